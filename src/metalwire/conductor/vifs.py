@@ -1,0 +1,91 @@
+"""VIF attach, detach and list, each under the node's lock and recorded in its history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from metalwire.conductor.tasks import Conductor, node_label
+from metalwire.context import RequestContext
+from metalwire.db import vifs as vif_db
+from metalwire.errors import MetalwireError, VifAlreadyAttached
+from metalwire.networking.selection import describe
+from metalwire.networking.task import Task
+
+
+def _check_not_attached(task: Task, vif_id: str) -> None:
+    """A VIF may sit on one node only: refuse it if this or another node has it."""
+    if task.find_target(vif_id) is not None:
+        raise VifAlreadyAttached(
+            f"Unable to attach VIF {vif_id}: it is already attached to node "
+            f"{node_label(task.node)}."
+        )
+    with task.db.read() as session:
+        other = vif_db.holder_node(session, vif_id)
+    if other is not None:
+        raise VifAlreadyAttached(
+            f"Unable to attach VIF {vif_id}: it is already attached to node {node_label(other)}."
+        )
+
+
+def vif_attach(
+    conductor: Conductor, context: RequestContext, node_ident: str, vif_info: dict[str, Any]
+) -> None:
+    vif_id = vif_info["id"]
+    with conductor.exclusive_task(node_ident, context) as task:
+        iface = conductor.network_interface(task.node)
+        try:
+            iface.validate(task)
+            _check_not_attached(task, vif_id)
+            iface.vif_attach(task, vif_info)
+        except MetalwireError as exc:
+            conductor.record_history(
+                task, "vif", f"Attaching VIF {vif_id} failed: {exc}", error=True, vif_id=vif_id
+            )
+            raise
+        target = task.find_target(vif_id)
+        where = f" to {describe(target)}" if target is not None else ""
+        conductor.record_history(
+            task,
+            "vif",
+            f"VIF {vif_id} attached{where} by {iface.name}",
+            vif_id=vif_id,
+            target_uuid=None if target is None else target.uuid,
+        )
+
+
+def vif_detach(conductor: Conductor, context: RequestContext, node_ident: str, vif_id: str) -> None:
+    with conductor.exclusive_task(node_ident, context) as task:
+        iface = conductor.network_interface(task.node)
+        target = task.find_target(vif_id)
+        try:
+            iface.vif_detach(task, vif_id)
+        except MetalwireError as exc:
+            conductor.record_history(
+                task, "vif", f"Detaching VIF {vif_id} failed: {exc}", error=True, vif_id=vif_id
+            )
+            raise
+        where = f" from {describe(target)}" if target is not None else ""
+        conductor.record_history(
+            task,
+            "vif",
+            f"VIF {vif_id} detached{where} by {iface.name}",
+            vif_id=vif_id,
+            target_uuid=None if target is None else target.uuid,
+        )
+
+
+def vif_list(
+    conductor: Conductor, context: RequestContext, node_ident: str
+) -> list[dict[str, str]]:
+    task = conductor.shared_task(node_ident, context)
+    return conductor.network_interface(task.node).vif_list(task)
+
+
+def detach_all(conductor: Conductor, task: Task) -> None:
+    """Detach every VIF of the node (at undeploy), recording each in the history."""
+    iface = conductor.network_interface(task.node)
+    for entry in iface.vif_list(task):
+        iface.vif_detach(task, entry["id"])
+        conductor.record_history(
+            task, "vif", f"VIF {entry['id']} detached at undeploy", vif_id=entry["id"]
+        )

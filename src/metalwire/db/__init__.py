@@ -1,0 +1,1 @@
+"""Persistence: tables, the engine, migrations and one repository per noun."""

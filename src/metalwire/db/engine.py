@@ -1,0 +1,83 @@
+"""The database engine and transactions.
+
+SQLite is the embedded default (WAL journal, foreign keys on, a busy timeout). A write
+transaction on SQLite starts with ``BEGIN IMMEDIATE`` so that two writers queue on the database
+lock instead of failing when a read-then-write transaction tries to upgrade its lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Session, sessionmaker
+
+_WRITE_OPTION = "metalwire_write"
+
+
+def _is_sqlite(url: str) -> bool:
+    return url.startswith("sqlite")
+
+
+def make_engine(url: str, pool_size: int = 10) -> Engine:
+    if _is_sqlite(url):
+        if url.startswith("sqlite:///") and ":memory:" not in url:
+            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            pool_size=pool_size,
+            max_overflow=40,
+        )
+        _configure_sqlite(engine)
+        return engine
+    return create_engine(url, pool_size=pool_size, max_overflow=40, pool_pre_ping=True)
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy's begin event emit BEGIN, so writers can ask for BEGIN IMMEDIATE.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        immediate = conn.get_execution_options().get(_WRITE_OPTION, False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+class Database:
+    """Hands out read and write transactions on one engine."""
+
+    def __init__(self, url: str, pool_size: int = 10) -> None:
+        self.url = url
+        self.engine = make_engine(url, pool_size)
+        self.is_sqlite = _is_sqlite(url)
+        self._reader = sessionmaker(bind=self.engine, expire_on_commit=False)
+        self._writer = sessionmaker(
+            bind=self.engine.execution_options(**{_WRITE_OPTION: True}), expire_on_commit=False
+        )
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[Session]:
+        with self._reader() as session, session.begin():
+            yield session
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[Session]:
+        """A transaction that commits when the block ends and rolls back if it raises."""
+        with self._writer() as session, session.begin():
+            yield session
+
+    def dispose(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,152 @@
+"""Tables. Every SQL statement that touches them lives in the repositories beside this file."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class Node(Base):
+    __tablename__ = "nodes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    uuid: Mapped[str] = mapped_column(String(36), unique=True)
+    name: Mapped[str | None] = mapped_column(String(255), unique=True)
+    driver: Mapped[str] = mapped_column(String(255))
+    network_interface: Mapped[str] = mapped_column(String(255))
+    provision_state: Mapped[str] = mapped_column(String(32))
+    target_provision_state: Mapped[str | None] = mapped_column(String(32))
+    provision_updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    power_state: Mapped[str | None] = mapped_column(String(32))
+    maintenance: Mapped[bool] = mapped_column(Boolean, default=False)
+    maintenance_reason: Mapped[str | None] = mapped_column(Text)
+    instance_uuid: Mapped[str | None] = mapped_column(String(36), unique=True)
+    owner: Mapped[str | None] = mapped_column(String(255), index=True)
+    lessee: Mapped[str | None] = mapped_column(String(255), index=True)
+    resource_class: Mapped[str | None] = mapped_column(String(80))
+    conductor_group: Mapped[str] = mapped_column(String(255), default="")
+    last_error: Mapped[str | None] = mapped_column(Text)
+    properties: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    instance_info: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    driver_info: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    driver_internal_info: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # Fields that metalwire stores and shows but attaches no behaviour to.
+    attrs: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # The node lock: who holds it and until when (epoch seconds) without renewal.
+    reservation: Mapped[str | None] = mapped_column(String(255))
+    lock_expires_at: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (
+        Index("ix_nodes_provision_state", "provision_state"),
+        Index("ix_nodes_driver", "driver"),
+    )
+
+
+class Portgroup(Base):
+    __tablename__ = "portgroups"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    uuid: Mapped[str] = mapped_column(String(36), unique=True)
+    node_id: Mapped[int] = mapped_column(ForeignKey("nodes.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str | None] = mapped_column(String(255), unique=True)
+    address: Mapped[str | None] = mapped_column(String(18), unique=True)
+    mode: Mapped[str | None] = mapped_column(String(255))
+    properties: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    standalone_ports_supported: Mapped[bool] = mapped_column(Boolean, default=True)
+    extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    internal_info: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class Port(Base):
+    __tablename__ = "ports"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    uuid: Mapped[str] = mapped_column(String(36), unique=True)
+    node_id: Mapped[int] = mapped_column(ForeignKey("nodes.id", ondelete="CASCADE"), index=True)
+    portgroup_id: Mapped[int | None] = mapped_column(
+        ForeignKey("portgroups.id", ondelete="RESTRICT"), index=True
+    )
+    address: Mapped[str] = mapped_column(String(18), unique=True)
+    local_link_connection: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    pxe_enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    physical_network: Mapped[str | None] = mapped_column(String(64))
+    is_smartnic: Mapped[bool] = mapped_column(Boolean, default=False)
+    extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    internal_info: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class VifAttachment(Base):
+    """One row per attached VIF; the keys make the invariants hold in the database itself.
+
+    The primary key puts a VIF on at most one node; the unique port and portgroup columns put
+    at most one VIF on each port and portgroup.
+    """
+
+    __tablename__ = "vif_attachments"
+
+    vif_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    node_id: Mapped[int] = mapped_column(ForeignKey("nodes.id", ondelete="CASCADE"), index=True)
+    port_id: Mapped[int | None] = mapped_column(
+        ForeignKey("ports.id", ondelete="CASCADE"), unique=True
+    )
+    portgroup_id: Mapped[int | None] = mapped_column(
+        ForeignKey("portgroups.id", ondelete="CASCADE"), unique=True
+    )
+    # "api" for POST /vifs, "legacy" for a PATCH of extra/vif_port_id.
+    source: Mapped[str] = mapped_column(String(16), default="api")
+    info: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    __table_args__ = (
+        CheckConstraint(
+            "(port_id IS NULL) <> (portgroup_id IS NULL)", name="ck_vif_on_port_or_portgroup"
+        ),
+    )
+
+
+class NodeHistory(Base):
+    __tablename__ = "node_history"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    uuid: Mapped[str] = mapped_column(String(36), unique=True)
+    node_id: Mapped[int] = mapped_column(ForeignKey("nodes.id", ondelete="CASCADE"))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    severity: Mapped[str] = mapped_column(String(16))
+    event_type: Mapped[str] = mapped_column(String(32))
+    event: Mapped[str] = mapped_column(Text)
+    conductor: Mapped[str | None] = mapped_column(String(255))
+    user: Mapped[str | None] = mapped_column(String(255))
+    vif_id: Mapped[str | None] = mapped_column(String(255))
+    target_uuid: Mapped[str | None] = mapped_column(String(36))
+    result: Mapped[str | None] = mapped_column(String(16))
+
+    __table_args__ = (Index("ix_node_history_node_created", "node_id", "created_at"),)

@@ -1,0 +1,133 @@
+"""SQL for nodes."""
+
+from __future__ import annotations
+
+import uuid as uuidlib
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from metalwire.db import integrity
+from metalwire.db.models import Node, utcnow
+from metalwire.db.pagination import Page, paginate
+from metalwire.errors import NodeNotFound
+
+SORTABLE = {
+    "id",
+    "uuid",
+    "name",
+    "driver",
+    "provision_state",
+    "created_at",
+    "updated_at",
+    "owner",
+    "lessee",
+    "instance_uuid",
+    "maintenance",
+    "resource_class",
+    "conductor_group",
+    "provision_updated_at",
+}
+
+
+def is_uuid_like(value: str) -> bool:
+    try:
+        return str(uuidlib.UUID(value)) == value.lower()
+    except ValueError:
+        return False
+
+
+def _conflict(exc: IntegrityError, values: Mapping[str, Any]) -> Exception:
+    return integrity.explain(
+        exc,
+        {
+            "instance_uuid": f"Instance {values.get('instance_uuid')} is already associated "
+            "with a node.",
+            "name": f"A node with name {values.get('name')} already exists.",
+            "uuid": f"A node with UUID {values.get('uuid')} already exists.",
+        },
+    )
+
+
+def create(session: Session, values: Mapping[str, Any]) -> Node:
+    node = Node(**values)
+    session.add(node)
+    try:
+        session.flush()
+    except IntegrityError as exc:
+        raise _conflict(exc, values) from None
+    return node
+
+
+def get(session: Session, ident: str) -> Node:
+    """A node by UUID or name; raises NodeNotFound."""
+    column = Node.uuid if is_uuid_like(ident) else Node.name
+    node = session.scalars(select(Node).where(column == ident)).one_or_none()
+    if node is None:
+        raise NodeNotFound(ident)
+    return node
+
+
+def get_by_id(session: Session, node_id: int) -> Node:
+    node = session.get(Node, node_id)
+    if node is None:
+        raise NodeNotFound(str(node_id))
+    return node
+
+
+def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list[Node]:
+    query = select(Node)
+    for key, value in filters.items():
+        if key == "associated":
+            query = query.where(
+                Node.instance_uuid.is_not(None) if value else Node.instance_uuid.is_(None)
+            )
+        elif key == "description_contains":
+            query = query.where(Node.attrs["description"].as_string().contains(value))
+        else:
+            query = query.where(getattr(Node, key) == value)
+    return paginate(session, query, Node, page, SORTABLE)
+
+
+def update(session: Session, node: Node, changes: Mapping[str, Any]) -> Node:
+    for key, value in changes.items():
+        setattr(node, key, value)
+    node.updated_at = utcnow()
+    try:
+        session.flush()
+    except IntegrityError as exc:
+        raise _conflict(exc, {**changes, "uuid": node.uuid}) from None
+    return node
+
+
+def delete(session: Session, node: Node) -> None:
+    session.delete(node)
+    session.flush()
+
+
+_COLUMNS = {c.name for c in Node.__table__.columns} - {"attrs", "id"}
+
+
+def to_storage(
+    values: Mapping[str, Any], current_attrs: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Split API field values into columns and the ``attrs`` bag of behaviour-free fields."""
+    stored: dict[str, Any] = {}
+    attrs = dict(current_attrs or {})
+    for key, value in values.items():
+        if key in _COLUMNS:
+            stored[key] = value
+        else:
+            attrs[key] = value
+    if attrs != (current_attrs or {}):
+        stored["attrs"] = attrs
+    return stored
+
+
+def field_value(node: Node, name: str, default: Any = None) -> Any:
+    if name in _COLUMNS:
+        return getattr(node, name)
+    return node.attrs.get(name, default)

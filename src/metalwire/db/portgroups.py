@@ -1,0 +1,95 @@
+"""SQL for portgroups."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from metalwire.db import integrity
+from metalwire.db.models import Port, Portgroup, utcnow
+from metalwire.db.nodes import is_uuid_like
+from metalwire.db.pagination import Page, paginate
+from metalwire.errors import PortgroupNotFound
+
+SORTABLE = {"id", "uuid", "name", "address", "created_at", "updated_at"}
+
+
+def _conflict(exc: IntegrityError, values: Mapping[str, Any]) -> Exception:
+    return integrity.explain(
+        exc,
+        {
+            "address": f"A portgroup with MAC address {values.get('address')} already exists.",
+            "name": f"A portgroup with name {values.get('name')} already exists.",
+            "uuid": f"A portgroup with UUID {values.get('uuid')} already exists.",
+        },
+    )
+
+
+def create(session: Session, values: Mapping[str, Any]) -> Portgroup:
+    portgroup = Portgroup(**values)
+    session.add(portgroup)
+    try:
+        session.flush()
+    except IntegrityError as exc:
+        raise _conflict(exc, values) from None
+    return portgroup
+
+
+def get(session: Session, ident: str) -> Portgroup:
+    """A portgroup by UUID or name; raises PortgroupNotFound."""
+    column = Portgroup.uuid if is_uuid_like(ident) else Portgroup.name
+    portgroup = session.scalars(select(Portgroup).where(column == ident)).one_or_none()
+    if portgroup is None:
+        raise PortgroupNotFound(ident)
+    return portgroup
+
+
+def get_by_id(session: Session, portgroup_id: int) -> Portgroup:
+    portgroup = session.get(Portgroup, portgroup_id)
+    if portgroup is None:
+        raise PortgroupNotFound(str(portgroup_id))
+    return portgroup
+
+
+def list_portgroups(session: Session, filters: Mapping[str, Any], page: Page) -> list[Portgroup]:
+    query = select(Portgroup)
+    for key, value in filters.items():
+        query = query.where(getattr(Portgroup, key) == value)
+    return paginate(session, query, Portgroup, page, SORTABLE)
+
+
+def for_node(session: Session, node_id: int) -> list[Portgroup]:
+    return list(
+        session.scalars(
+            select(Portgroup).where(Portgroup.node_id == node_id).order_by(Portgroup.id)
+        )
+    )
+
+
+def member_count(session: Session, portgroup_id: int) -> int:
+    return (
+        session.scalar(
+            select(func.count()).select_from(Port).where(Port.portgroup_id == portgroup_id)
+        )
+        or 0
+    )
+
+
+def update(session: Session, portgroup: Portgroup, changes: Mapping[str, Any]) -> Portgroup:
+    for key, value in changes.items():
+        setattr(portgroup, key, value)
+    portgroup.updated_at = utcnow()
+    try:
+        session.flush()
+    except IntegrityError as exc:
+        raise _conflict(exc, {**changes, "uuid": portgroup.uuid}) from None
+    return portgroup
+
+
+def delete(session: Session, portgroup: Portgroup) -> None:
+    session.delete(portgroup)
+    session.flush()

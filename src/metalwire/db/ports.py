@@ -1,0 +1,71 @@
+"""SQL for ports."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from metalwire.db import integrity
+from metalwire.db.models import Port, utcnow
+from metalwire.db.pagination import Page, paginate
+from metalwire.errors import PortNotFound
+
+SORTABLE = {"id", "uuid", "address", "created_at", "updated_at", "physical_network", "pxe_enabled"}
+
+
+def _conflict(exc: IntegrityError, address: str | None, uuid: str | None) -> Exception:
+    return integrity.explain(
+        exc,
+        {
+            "address": f"A port with MAC address {address} already exists.",
+            "uuid": f"A port with UUID {uuid} already exists.",
+        },
+    )
+
+
+def create(session: Session, values: Mapping[str, Any]) -> Port:
+    port = Port(**values)
+    session.add(port)
+    try:
+        session.flush()
+    except IntegrityError as exc:
+        raise _conflict(exc, values.get("address"), values.get("uuid")) from None
+    return port
+
+
+def get(session: Session, uuid: str) -> Port:
+    port = session.scalars(select(Port).where(Port.uuid == uuid)).one_or_none()
+    if port is None:
+        raise PortNotFound(uuid)
+    return port
+
+
+def list_ports(session: Session, filters: Mapping[str, Any], page: Page) -> list[Port]:
+    query = select(Port)
+    for key, value in filters.items():
+        query = query.where(getattr(Port, key) == value)
+    return paginate(session, query, Port, page, SORTABLE)
+
+
+def for_node(session: Session, node_id: int) -> list[Port]:
+    return list(session.scalars(select(Port).where(Port.node_id == node_id).order_by(Port.id)))
+
+
+def update(session: Session, port: Port, changes: Mapping[str, Any]) -> Port:
+    for key, value in changes.items():
+        setattr(port, key, value)
+    port.updated_at = utcnow()
+    try:
+        session.flush()
+    except IntegrityError as exc:
+        raise _conflict(exc, changes.get("address"), port.uuid) from None
+    return port
+
+
+def delete(session: Session, port: Port) -> None:
+    session.delete(port)
+    session.flush()

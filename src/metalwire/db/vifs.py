@@ -1,0 +1,103 @@
+"""SQL for VIF attachments: the record of which VIF sits on which port or portgroup."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import delete as sql_delete
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from metalwire.db.models import Node, Port, Portgroup, VifAttachment
+from metalwire.errors import Conflict, VifAlreadyAttached
+
+
+def for_node(session: Session, node_id: int) -> list[VifAttachment]:
+    """Attachments of a node: those on ports first, then those on portgroups."""
+    rows = session.scalars(select(VifAttachment).where(VifAttachment.node_id == node_id)).all()
+    return sorted(rows, key=lambda a: (a.port_id is None, a.port_id or a.portgroup_id or 0))
+
+
+def find(session: Session, vif_id: str) -> VifAttachment | None:
+    return session.get(VifAttachment, vif_id)
+
+
+def holder_node(session: Session, vif_id: str) -> Node | None:
+    """The node a VIF is attached to anywhere in the inventory, if any."""
+    attachment = find(session, vif_id)
+    return None if attachment is None else session.get(Node, attachment.node_id)
+
+
+def record(
+    session: Session,
+    node_id: int,
+    vif_id: str,
+    target: Port | Portgroup,
+    info: Mapping[str, Any],
+    source: str = "api",
+) -> VifAttachment:
+    """Record the attachment; the keys refuse a second VIF on the target or the VIF twice."""
+    attachment = VifAttachment(
+        vif_id=vif_id,
+        node_id=node_id,
+        port_id=target.id if isinstance(target, Port) else None,
+        portgroup_id=target.id if isinstance(target, Portgroup) else None,
+        source=source,
+        info=dict(info),
+    )
+    try:
+        with session.begin_nested():
+            session.add(attachment)
+    except IntegrityError:
+        other = holder_node(session, vif_id)
+        if other is not None:
+            raise VifAlreadyAttached(
+                f"Unable to attach VIF {vif_id}: it is already attached to node "
+                f"{other.uuid}" + (f" ({other.name})" if other.name else "") + "."
+            ) from None
+        kind = "port" if isinstance(target, Port) else "portgroup"
+        raise Conflict(
+            f"Unable to attach VIF {vif_id}: {kind} {target.uuid} already holds another VIF."
+        ) from None
+    return attachment
+
+
+def remove(session: Session, vif_id: str) -> None:
+    session.execute(sql_delete(VifAttachment).where(VifAttachment.vif_id == vif_id))
+
+
+def on_port(session: Session, port_id: int) -> VifAttachment | None:
+    return session.scalars(
+        select(VifAttachment).where(VifAttachment.port_id == port_id)
+    ).one_or_none()
+
+
+def on_portgroup(session: Session, portgroup_id: int) -> VifAttachment | None:
+    return session.scalars(
+        select(VifAttachment).where(VifAttachment.portgroup_id == portgroup_id)
+    ).one_or_none()
+
+
+def by_port_ids(session: Session, port_ids: list[int]) -> dict[int, str]:
+    """VIF id per port id, for showing internal_info of many ports in one query."""
+    if not port_ids:
+        return {}
+    rows = session.execute(
+        select(VifAttachment.port_id, VifAttachment.vif_id).where(
+            VifAttachment.port_id.in_(port_ids)
+        )
+    )
+    return {port_id: vif_id for port_id, vif_id in rows if port_id is not None}
+
+
+def by_portgroup_ids(session: Session, portgroup_ids: list[int]) -> dict[int, str]:
+    if not portgroup_ids:
+        return {}
+    rows = session.execute(
+        select(VifAttachment.portgroup_id, VifAttachment.vif_id).where(
+            VifAttachment.portgroup_id.in_(portgroup_ids)
+        )
+    )
+    return {pg_id: vif_id for pg_id, vif_id in rows if pg_id is not None}

@@ -1,0 +1,135 @@
+"""The one exception catalog of metalwire.
+
+Every error the service can report is a subclass of :class:`MetalwireError`. Each class knows
+the HTTP status it maps to, so the API layer translates them in one place and no lower layer
+ever deals with HTTP.
+
+    MetalwireError (500)
+    +-- Invalid (400)                  malformed or semantically wrong input
+    |   +-- InvalidParameterValue      a named field has a bad value
+    |   +-- MissingParameterValue      a required field is absent
+    |   +-- PatchError                 a JSON patch cannot be applied
+    |   +-- NoFreePhysicalPort         no port or portgroup can take the VIF
+    |   +-- VifNotAttached             detach of a VIF the node does not have
+    |   +-- InvalidStateRequested      provision verb not allowed from this state
+    |   +-- NetworkInterfaceInvalid    the node's network interface refuses to work
+    +-- NotFound (404)
+    |   +-- NodeNotFound, PortNotFound, PortgroupNotFound
+    +-- NotAcceptable (406)            microversion out of range or field too new
+    +-- Conflict (409)
+    |   +-- Duplicate                  unique name or MAC address already used
+    |   +-- NodeLocked                 the node lock was not free within the wait budget
+    |   +-- VifAlreadyAttached         the VIF is on this node or another one
+    |   +-- ResourceInUse              deleting something that is still in use
+    +-- NetworkError (503 or 502)      an external network service failed
+"""
+
+from __future__ import annotations
+
+
+class MetalwireError(Exception):
+    """Base of every metalwire error; ``code`` is the HTTP status it maps to."""
+
+    code: int = 500
+    safe: bool = False  # a safe message may be shown to clients even for a 5xx
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class Invalid(MetalwireError):
+    code = 400
+    safe = True
+
+
+class InvalidParameterValue(Invalid):
+    pass
+
+
+class MissingParameterValue(Invalid):
+    pass
+
+
+class PatchError(Invalid):
+    pass
+
+
+class NoFreePhysicalPort(Invalid):
+    pass
+
+
+class VifNotAttached(Invalid):
+    pass
+
+
+class InvalidStateRequested(Invalid):
+    pass
+
+
+class NetworkInterfaceInvalid(Invalid):
+    pass
+
+
+class NotFound(MetalwireError):
+    code = 404
+    safe = True
+
+
+class NodeNotFound(NotFound):
+    def __init__(self, node: str) -> None:
+        super().__init__(f"Node {node} could not be found.")
+
+
+class PortNotFound(NotFound):
+    def __init__(self, port: str) -> None:
+        super().__init__(f"Port {port} could not be found.")
+
+
+class PortgroupNotFound(NotFound):
+    def __init__(self, portgroup: str) -> None:
+        super().__init__(f"Portgroup {portgroup} could not be found.")
+
+
+class NotAcceptable(MetalwireError):
+    code = 406
+    safe = True
+
+
+class Conflict(MetalwireError):
+    code = 409
+    safe = True
+
+
+class Duplicate(Conflict):
+    pass
+
+
+class NodeLocked(Conflict):
+    def __init__(self, node: str, holder: str, waited: float) -> None:
+        super().__init__(
+            f"Node {node} is locked by host {holder}, please retry after the current "
+            f"operation is completed (waited {waited:.1f} s)."
+        )
+
+
+class VifAlreadyAttached(Conflict):
+    pass
+
+
+class ResourceInUse(Conflict):
+    pass
+
+
+class NetworkError(MetalwireError):
+    """An external network service (Neutron) failed or could not be reached."""
+
+    code = 503
+    safe = True
+
+    def __init__(self, message: str, code: int = 503) -> None:
+        super().__init__(message)
+        self.code = code

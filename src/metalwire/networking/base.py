@@ -1,0 +1,189 @@
+"""The network interface contract.
+
+A network interface decides how a node's VIFs map onto its physical ports and what an
+external network service must be told about it. One is chosen per node (``network_interface``)
+from those enabled in configuration, loaded from the ``metalwire.network_interfaces``
+entry-point group. The conductor calls every method with the node's lock held.
+
+:class:`StoredVifMixin` gives an interface working ``vif_list``/``vif_attach``/``vif_detach``/
+``get_current_vif`` by recording each VIF on the chosen port or portgroup, shown to clients as
+``internal_info["tenant_vif_port_id"]``.
+"""
+
+from __future__ import annotations
+
+import abc
+import logging
+from collections.abc import Collection
+from typing import Any
+
+from metalwire.config import Config
+from metalwire.db import vifs as vif_db
+from metalwire.db.models import Port, Portgroup
+from metalwire.errors import Conflict, InvalidParameterValue, VifNotAttached
+from metalwire.networking import selection
+from metalwire.networking.task import Task
+
+LOG = logging.getLogger(__name__)
+
+VifInfo = dict[str, Any]
+
+
+class NetworkInterface(abc.ABC):
+    """Base class of every network interface.
+
+    Implementations raise the catalog's errors: :class:`~metalwire.errors.Invalid` (400) for a
+    request that cannot be satisfied, :class:`~metalwire.errors.Conflict` (409) for a clash
+    with existing state, :class:`~metalwire.errors.NetworkError` (5xx) when an external
+    network service fails.
+    """
+
+    name: str = ""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    @abc.abstractmethod
+    def validate(self, task: Task) -> None:
+        """Check the interface can work for this node; raise NetworkInterfaceInvalid if not."""
+
+    @abc.abstractmethod
+    def vif_list(self, task: Task) -> list[dict[str, str]]:
+        """The VIFs attached to the node, as ``[{"id": ...}]``: ports first, then portgroups."""
+
+    @abc.abstractmethod
+    def vif_attach(self, task: Task, vif_info: VifInfo) -> None:
+        """Attach ``vif_info["id"]`` to a port or portgroup of the node.
+
+        ``port_uuid`` / ``portgroup_uuid`` in ``vif_info`` pick the target. Raises
+        NoFreePhysicalPort when nothing can take the VIF, VifAlreadyAttached when it is
+        attached already. Must leave nothing half-done when it raises.
+        """
+
+    @abc.abstractmethod
+    def vif_detach(self, task: Task, vif_id: str) -> None:
+        """Detach a VIF; raises VifNotAttached if the node does not have it."""
+
+    @abc.abstractmethod
+    def get_current_vif(self, task: Task, target: Port | Portgroup) -> str | None:
+        """The VIF on a port or portgroup, or None."""
+
+    def port_changed(self, task: Task, port: Port, changed: Collection[str]) -> None:
+        """Called before a port update is stored; ``changed`` names the changed fields.
+
+        Raise to refuse the change (nothing is stored then).
+        """
+
+    def portgroup_changed(self, task: Task, portgroup: Portgroup, changed: Collection[str]) -> None:
+        """Called before a portgroup update is stored; raise to refuse it."""
+
+    def add_provisioning_network(self, task: Task) -> None:
+        """Prepare the node's ports for deployment (called at the start of a deploy)."""
+
+    def remove_provisioning_network(self, task: Task) -> None:
+        """Undo :meth:`add_provisioning_network` (called once the image is written)."""
+
+    def configure_tenant_networks(self, task: Task) -> None:
+        """Put the node's attached VIFs in service (called at the end of a deploy)."""
+
+    def unconfigure_tenant_networks(self, task: Task) -> None:
+        """Take the node's attached VIFs out of service (called at undeploy)."""
+
+    def add_cleaning_network(self, task: Task) -> None:
+        """Prepare the node's ports for cleaning."""
+
+    def remove_cleaning_network(self, task: Task) -> None:
+        """Undo :meth:`add_cleaning_network`."""
+
+
+class StoredVifMixin:
+    """VIF bookkeeping that records each VIF on the port or portgroup chosen for it.
+
+    Subclasses may override :meth:`vif_physnets` to restrict the physical networks a VIF may
+    use, and :meth:`after_record` / :meth:`before_forget` to tell an external service.
+    """
+
+    def vif_physnets(self, task: Task, vif_info: VifInfo) -> set[str]:
+        """Physical networks the VIF can use; empty means any."""
+        return set()
+
+    def vif_list(self, task: Task) -> list[dict[str, str]]:
+        return [{"id": attachment.vif_id} for attachment in task.attachments]
+
+    def get_current_vif(self, task: Task, target: Port | Portgroup) -> str | None:
+        return task.vif_on(target)
+
+    def choose_target(self, task: Task, vif_info: VifInfo) -> Port | Portgroup:
+        vif_id = vif_info["id"]
+        physnets = self.vif_physnets(task, vif_info)
+        wanted = _requested_target(task, vif_info)
+        if wanted is None:
+            return selection.select_free_target(task, vif_id, physnets)
+        selection.check_requested_target(task, vif_id, wanted, physnets)
+        return wanted
+
+    def vif_attach(self, task: Task, vif_info: VifInfo) -> None:
+        target = self.choose_target(task, vif_info)
+        info = {k: v for k, v in vif_info.items() if k != "id"}
+        with task.db.write() as session:
+            vif_db.record(session, task.node.id, vif_info["id"], target, info)
+            self.after_record(task, vif_info, target)
+        task.reload()
+        LOG.info(
+            "VIF %s attached to %s of node %s",
+            vif_info["id"],
+            selection.describe(target),
+            task.node.uuid,
+        )
+
+    def vif_detach(self, task: Task, vif_id: str) -> None:
+        target = task.find_target(vif_id)
+        if target is None:
+            raise VifNotAttached(
+                f"Unable to detach VIF {vif_id} from node {task.node.uuid} because it is not "
+                "attached to it."
+            )
+        with task.db.write() as session:
+            self.before_forget(task, vif_id, target)
+            vif_db.remove(session, vif_id)
+            if isinstance(target, Port | Portgroup) and "vif_port_id" in target.extra:
+                # The legacy record lives in extra; forget it with the attachment.
+                target.extra = {k: v for k, v in target.extra.items() if k != "vif_port_id"}
+                session.merge(target)
+        task.reload()
+
+    def port_changed(self, task: Task, port: Port, changed: Collection[str]) -> None:
+        vif = task.vif_on(port)
+        if vif is None:
+            return
+        for field in ("portgroup_id", "physical_network"):
+            if field in changed:
+                name = "portgroup" if field == "portgroup_id" else field
+                raise Conflict(
+                    f"Cannot change the {name} of port {port.uuid} while VIF {vif} is "
+                    "attached to it; detach the VIF first."
+                )
+
+    def after_record(self, task: Task, vif_info: VifInfo, target: Port | Portgroup) -> None:
+        """Called inside the recording transaction; raise to roll the record back."""
+
+    def before_forget(self, task: Task, vif_id: str, target: Port | Portgroup) -> None:
+        """Called inside the transaction that removes the record; raise to keep it."""
+
+
+def _requested_target(task: Task, vif_info: VifInfo) -> Port | Portgroup | None:
+    port_uuid = vif_info.get("port_uuid")
+    portgroup_uuid = vif_info.get("portgroup_uuid")
+    if port_uuid:
+        for port in task.ports:
+            if port.uuid == port_uuid:
+                return port
+        raise InvalidParameterValue(f"Port {port_uuid} is not a port of node {task.node.uuid}.")
+    if portgroup_uuid:
+        for portgroup in task.portgroups:
+            if portgroup.uuid == portgroup_uuid:
+                return portgroup
+        raise InvalidParameterValue(
+            f"Portgroup {portgroup_uuid} is not a portgroup of node {task.node.uuid}."
+        )
+    return None

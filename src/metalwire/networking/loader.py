@@ -1,0 +1,49 @@
+"""Loads the enabled network interfaces from the ``metalwire.network_interfaces`` entry points."""
+
+from __future__ import annotations
+
+from importlib.metadata import entry_points
+
+from metalwire.config import Config
+from metalwire.errors import Invalid, InvalidParameterValue
+from metalwire.networking.base import NetworkInterface
+
+GROUP = "metalwire.network_interfaces"
+
+
+class NetworkInterfaces:
+    """The enabled interfaces by name, and the default one."""
+
+    def __init__(self, config: Config) -> None:
+        enabled = config.default.enabled_network_interfaces
+        available = {ep.name: ep for ep in entry_points(group=GROUP)}
+        self.by_name: dict[str, NetworkInterface] = {}
+        for name in enabled:
+            if name not in available:
+                known = ", ".join(sorted(available)) or "none"
+                raise Invalid(
+                    f"enabled_network_interfaces names {name!r}, which is not installed "
+                    f"(installed: {known})"
+                )
+            cls = available[name].load()
+            if not (isinstance(cls, type) and issubclass(cls, NetworkInterface)):
+                raise Invalid(f"network interface {name!r} is not a NetworkInterface subclass")
+            self.by_name[name] = cls(config)
+        self.default = config.default.default_network_interface
+        if self.default not in self.by_name:
+            raise Invalid(
+                f"default_network_interface {self.default!r} is not one of the enabled "
+                f"network interfaces ({', '.join(enabled)})"
+            )
+
+    def get(self, name: str) -> NetworkInterface:
+        try:
+            return self.by_name[name]
+        except KeyError:
+            raise InvalidParameterValue(
+                f"Network interface {name!r} is not enabled; enabled interfaces are "
+                f"{', '.join(self.by_name)}."
+            ) from None
+
+    def check_enabled(self, name: str) -> None:
+        self.get(name)

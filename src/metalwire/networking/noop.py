@@ -1,0 +1,26 @@
+"""``noop``: networking is managed elsewhere; VIF operations succeed and record nothing."""
+
+from __future__ import annotations
+
+from metalwire.db.models import Port, Portgroup
+from metalwire.networking.base import NetworkInterface, VifInfo
+from metalwire.networking.task import Task
+
+
+class NoopNetwork(NetworkInterface):
+    name = "noop"
+
+    def validate(self, task: Task) -> None:
+        return None
+
+    def vif_list(self, task: Task) -> list[dict[str, str]]:
+        return []
+
+    def vif_attach(self, task: Task, vif_info: VifInfo) -> None:
+        return None
+
+    def vif_detach(self, task: Task, vif_id: str) -> None:
+        return None
+
+    def get_current_vif(self, task: Task, target: Port | Portgroup) -> str | None:
+        return None
