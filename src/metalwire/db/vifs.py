@@ -80,24 +80,18 @@ def on_portgroup(session: Session, portgroup_id: int) -> VifAttachment | None:
     ).one_or_none()
 
 
-def by_port_ids(session: Session, port_ids: list[int]) -> dict[int, str]:
-    """VIF id per port id, for showing internal_info of many ports in one query."""
+def by_port_ids(session: Session, port_ids: list[int]) -> dict[int, VifAttachment]:
+    """Attachment per port id, for showing many ports with one query."""
     if not port_ids:
         return {}
-    rows = session.execute(
-        select(VifAttachment.port_id, VifAttachment.vif_id).where(
-            VifAttachment.port_id.in_(port_ids)
-        )
-    )
-    return {port_id: vif_id for port_id, vif_id in rows if port_id is not None}
+    rows = session.scalars(select(VifAttachment).where(VifAttachment.port_id.in_(port_ids)))
+    return {row.port_id: row for row in rows if row.port_id is not None}
 
 
-def by_portgroup_ids(session: Session, portgroup_ids: list[int]) -> dict[int, str]:
+def by_portgroup_ids(session: Session, portgroup_ids: list[int]) -> dict[int, VifAttachment]:
     if not portgroup_ids:
         return {}
-    rows = session.execute(
-        select(VifAttachment.portgroup_id, VifAttachment.vif_id).where(
-            VifAttachment.portgroup_id.in_(portgroup_ids)
-        )
+    rows = session.scalars(
+        select(VifAttachment).where(VifAttachment.portgroup_id.in_(portgroup_ids))
     )
-    return {pg_id: vif_id for pg_id, vif_id in rows if pg_id is not None}
+    return {row.portgroup_id: row for row in rows if row.portgroup_id is not None}

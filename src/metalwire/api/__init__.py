@@ -1,0 +1,1 @@
+"""The REST API: Ironic's v1 URLs, microversions and error body, over the RPC API."""

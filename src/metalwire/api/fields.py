@@ -1,0 +1,154 @@
+"""Which fields each resource has, from which microversion, and which a client may set.
+
+A field introduced above the request's version is neither shown nor settable; setting it
+answers 406, as Ironic does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Access(Enum):
+    READ_ONLY = "read-only"
+    CREATE_ONLY = "create-only"  # settable at creation, never patched (uuid)
+    WRITABLE = "writable"
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    since: int
+    access: Access = Access.WRITABLE
+    kind: str = "any"  # str, bool, dict, list, or any; checked on create and patch
+
+
+RO, CO, W = Access.READ_ONLY, Access.CREATE_ONLY, Access.WRITABLE
+
+NODE_FIELDS: tuple[Field, ...] = (
+    Field("uuid", 1, CO, "str"),
+    Field("name", 5, W, "str"),
+    Field("driver", 1, W, "str"),
+    Field("driver_info", 1, W, "dict"),
+    Field("driver_internal_info", 3, RO),
+    Field("extra", 1, W, "dict"),
+    Field("instance_info", 1, W, "dict"),
+    Field("instance_uuid", 1, W, "str"),
+    Field("properties", 1, W, "dict"),
+    Field("chassis_uuid", 1, W, "str"),
+    Field("maintenance", 1, W, "bool"),
+    Field("maintenance_reason", 1, W, "str"),
+    Field("power_state", 1, RO),
+    Field("target_power_state", 1, RO),
+    Field("provision_state", 1, RO),
+    Field("target_provision_state", 1, RO),
+    Field("provision_updated_at", 1, RO),
+    Field("last_error", 1, RO),
+    Field("console_enabled", 1, RO),
+    Field("reservation", 1, RO),
+    Field("created_at", 1, RO),
+    Field("updated_at", 1, RO),
+    Field("inspection_started_at", 6, RO),
+    Field("inspection_finished_at", 6, RO),
+    Field("clean_step", 7, RO),
+    Field("raid_config", 12, RO),
+    Field("target_raid_config", 12, RO),
+    Field("network_interface", 20, W, "str"),
+    Field("resource_class", 21, W, "str"),
+    *(
+        Field(f"{kind}_interface", 31, W, "str")
+        for kind in (
+            "boot",
+            "console",
+            "deploy",
+            "inspect",
+            "management",
+            "power",
+            "raid",
+            "vendor",
+        )
+    ),
+    Field("storage_interface", 33, W, "str"),
+    Field("traits", 37, RO),
+    Field("rescue_interface", 38, W, "str"),
+    Field("bios_interface", 40, W, "str"),
+    Field("fault", 42, RO),
+    Field("deploy_step", 44, RO),
+    Field("conductor_group", 46, W, "str"),
+    Field("automated_clean", 47, W, "bool"),
+    Field("protected", 48, W, "bool"),
+    Field("protected_reason", 48, W, "str"),
+    Field("conductor", 49, RO),
+    Field("owner", 50, W, "str"),
+    Field("description", 51, W, "str"),
+    Field("allocation_uuid", 52, RO),
+    Field("retired", 61, W, "bool"),
+    Field("retired_reason", 61, W, "str"),
+    Field("lessee", 65, W, "str"),
+    Field("network_data", 66, W, "dict"),
+    Field("boot_mode", 75, RO),
+    Field("secure_boot", 75, RO),
+)
+NODE_LIST_FIELDS = (
+    "uuid",
+    "name",
+    "instance_uuid",
+    "power_state",
+    "provision_state",
+    "maintenance",
+)
+# Values shown for fields never set, where Ironic shows something other than null.
+NODE_DEFAULTS: dict[str, object] = {
+    "console_enabled": False,
+    "clean_step": {},
+    "deploy_step": {},
+    "raid_config": {},
+    "target_raid_config": {},
+    "traits": [],
+    "conductor_group": "",
+    "automated_clean": None,
+    "protected": False,
+    "retired": False,
+    "network_data": {},
+    "maintenance": False,
+}
+
+PORT_FIELDS: tuple[Field, ...] = (
+    Field("uuid", 1, CO, "str"),
+    Field("address", 1, W, "str"),
+    Field("node_uuid", 1, W, "str"),
+    Field("extra", 1, W, "dict"),
+    Field("internal_info", 18, RO),
+    Field("local_link_connection", 19, W, "dict"),
+    Field("pxe_enabled", 19, W, "bool"),
+    Field("portgroup_uuid", 24, W, "str"),
+    Field("physical_network", 34, W, "str"),
+    Field("is_smartnic", 53, W, "bool"),
+    Field("created_at", 1, RO),
+    Field("updated_at", 1, RO),
+)
+PORT_LIST_FIELDS = ("uuid", "address")
+
+PORTGROUP_FIELDS: tuple[Field, ...] = (
+    Field("uuid", 23, CO, "str"),
+    Field("address", 23, W, "str"),
+    Field("name", 23, W, "str"),
+    Field("node_uuid", 23, W, "str"),
+    Field("standalone_ports_supported", 23, W, "bool"),
+    Field("internal_info", 23, RO),
+    Field("extra", 23, W, "dict"),
+    Field("mode", 26, W, "str"),
+    Field("properties", 26, W, "dict"),
+    Field("created_at", 23, RO),
+    Field("updated_at", 23, RO),
+)
+PORTGROUP_LIST_FIELDS = ("uuid", "address", "name")
+
+
+def visible(fields: tuple[Field, ...], minor: int) -> list[Field]:
+    return [f for f in fields if f.since <= minor]
+
+
+def by_name(fields: tuple[Field, ...]) -> dict[str, Field]:
+    return {f.name: f for f in fields}

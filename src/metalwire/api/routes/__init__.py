@@ -1,0 +1,1 @@
+"""One module per resource; each handler checks input, delegates, and renders."""

@@ -1,0 +1,113 @@
+"""What every handler needs: the request's version, base URL, context and services."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any
+from urllib.parse import urlencode
+
+from fastapi import Body, Request
+
+from metalwire.api import microversion as mv
+from metalwire.api.app_services import Services
+from metalwire.context import RequestContext
+from metalwire.db.pagination import Page
+from metalwire.errors import InvalidParameterValue, NotFound
+
+
+@dataclass(frozen=True)
+class Call:
+    version: mv.Version
+    base: str
+    context: RequestContext
+    services: Services
+    request: Request
+
+    def require(self, minor: int) -> None:
+        """Resources newer than the request's version do not exist for it (404)."""
+        if not self.version.at_least(minor):
+            raise NotFound("The resource could not be found.")
+
+
+def call(request: Request) -> Call:
+    services: Services = request.app.state.services
+    base = services.config.api.public_endpoint.rstrip("/") or str(request.base_url).rstrip("/")
+    return Call(
+        version=request.state.api_version,
+        base=base,
+        context=RequestContext(
+            request_id=request.state.request_id,
+            user=request.headers.get("x-user-id"),
+            project=request.headers.get("x-project-id"),
+        ),
+        services=services,
+        request=request,
+    )
+
+
+def flag(value: str | None, name: str) -> bool | None:
+    if value is None:
+        return None
+    lowered = value.strip().lower()
+    if lowered in ("1", "true", "yes", "on", "t", "y"):
+        return True
+    if lowered in ("0", "false", "no", "off", "f", "n"):
+        return False
+    raise InvalidParameterValue(f"Invalid value for {name}: {value!r}; expected a boolean.")
+
+
+def page(c: Call, default_sort: str = "id") -> Page:
+    params = c.request.query_params
+    raw = params.get("limit")
+    limit = c.services.config.api.max_limit
+    if raw is not None:
+        try:
+            asked = int(raw)
+        except ValueError:
+            raise InvalidParameterValue(f"Invalid limit {raw!r}: expected an integer.") from None
+        if asked < 0:
+            raise InvalidParameterValue(f"Limit must be positive, got {asked}.")
+        if asked > 0:
+            limit = min(asked, limit)
+    return Page(
+        limit=limit,
+        marker=params.get("marker"),
+        sort_key=params.get("sort_key", default_sort),
+        sort_dir=params.get("sort_dir", "asc"),
+    )
+
+
+def collection(
+    c: Call, key: str, items: Sequence[Any], views: list[dict[str, Any]], limit: int
+) -> dict[str, Any]:
+    """The list body, with a ``next`` link when the page was full."""
+    body: dict[str, Any] = {key: views}
+    if items and len(items) >= limit:
+        params = {k: v for k, v in c.request.query_params.items() if k != "marker"}
+        params["limit"] = str(limit)
+        params["marker"] = items[-1].uuid
+        body["next"] = f"{c.base}{c.request.url.path}?{urlencode(params)}"
+    return body
+
+
+def detail_requested(c: Call, detail_path: bool) -> bool:
+    if detail_path:
+        return True
+    value = flag(c.request.query_params.get("detail"), "detail")
+    if value is not None and not c.version.at_least(mv.DETAIL_QUERY):
+        raise InvalidParameterValue("The detail query parameter requires API version 1.43.")
+    if value and c.request.query_params.get("fields"):
+        raise InvalidParameterValue("Cannot use both the fields and detail query parameters.")
+    return bool(value)
+
+
+def fields_param(c: Call) -> str | None:
+    wanted = c.request.query_params.get("fields")
+    if wanted is not None and not c.version.at_least(mv.FIELDS_PARAM):
+        raise InvalidParameterValue("The fields query parameter requires API version 1.8.")
+    return wanted
+
+
+# A request body parsed as JSON; malformed JSON is a 400 from the validation handler.
+JsonBody = Annotated[Any, Body()]

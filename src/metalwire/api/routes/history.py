@@ -1,0 +1,59 @@
+"""``/v1/nodes/{node}/history``: what happened to a node (from API version 1.78)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from metalwire.api import microversion as mv
+from metalwire.api.routes.common import call, collection, flag, page
+from metalwire.api.views import as_json, links
+from metalwire.db import history as history_db
+from metalwire.db import nodes as node_db
+from metalwire.db.models import NodeHistory
+
+router = APIRouter(prefix="/v1/nodes/{ident}/history")
+
+
+def history_view(entry: NodeHistory, node_uuid: str, base: str, detail: bool) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "uuid": entry.uuid,
+        "created_at": as_json(entry.created_at),
+        "severity": entry.severity,
+        "event": entry.event,
+        "links": links(base, "nodes", f"{node_uuid}/history/{entry.uuid}"),
+    }
+    if detail:
+        body.update(
+            event_type=entry.event_type,
+            conductor=entry.conductor,
+            user=entry.user,
+            vif_id=entry.vif_id,
+            target_uuid=entry.target_uuid,
+            result=entry.result,
+        )
+    return body
+
+
+@router.get("")
+def list_history(request: Request, ident: str) -> dict[str, Any]:
+    c = call(request)
+    c.require(mv.NODE_HISTORY)
+    detail = bool(flag(c.request.query_params.get("detail"), "detail"))
+    p = page(c)
+    with c.services.db.read() as session:
+        node = node_db.get(session, ident)
+        entries = history_db.for_node(session, node.id, p)
+    views = [history_view(e, node.uuid, c.base, detail) for e in entries]
+    return collection(c, "history", entries, views, p.limit)
+
+
+@router.get("/{uuid}")
+def get_history(request: Request, ident: str, uuid: str) -> dict[str, Any]:
+    c = call(request)
+    c.require(mv.NODE_HISTORY)
+    with c.services.db.read() as session:
+        node = node_db.get(session, ident)
+        entry = history_db.get(session, node.id, uuid)
+    return history_view(entry, node.uuid, c.base, detail=True)

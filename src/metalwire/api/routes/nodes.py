@@ -1,0 +1,194 @@
+"""``/v1/nodes``: create, show, list, patch, delete, and the node's ports and portgroups."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+
+from metalwire.api import microversion as mv
+from metalwire.api import validation
+from metalwire.api.fields import (
+    NODE_FIELDS,
+    NODE_LIST_FIELDS,
+    PORT_FIELDS,
+    PORT_LIST_FIELDS,
+    PORTGROUP_FIELDS,
+    PORTGROUP_LIST_FIELDS,
+)
+from metalwire.api.jsonpatch import apply_patch
+from metalwire.api.routes.common import (
+    Call,
+    JsonBody,
+    call,
+    collection,
+    detail_requested,
+    fields_param,
+    flag,
+    page,
+)
+from metalwire.api.views import node_view, port_views, portgroup_views, selected_fields
+from metalwire.db import nodes as node_db
+from metalwire.db import portgroups as portgroup_db
+from metalwire.db import ports as port_db
+from metalwire.db.models import Node
+from metalwire.errors import InvalidParameterValue
+
+router = APIRouter(prefix="/v1/nodes")
+
+# Filters and the version that introduced each.
+_FILTERS: dict[str, int] = {
+    "driver": 16,
+    "provision_state": 9,
+    "owner": 50,
+    "lessee": 65,
+    "resource_class": 21,
+    "conductor_group": 46,
+    "description_contains": 51,
+    "instance_uuid": 1,
+    "maintenance": 1,
+    "associated": 1,
+}
+
+
+def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
+    """Check formats of node fields a client sets; returns them ready to store."""
+    out = dict(values)
+    if out.get("name") is not None:
+        out["name"] = validation.logical_name(out["name"], "node name", c.version)
+    for key in ("uuid", "instance_uuid", "chassis_uuid"):
+        if out.get(key) is not None:
+            out[key] = validation.uuid_value(out[key], key)
+    if "driver" in out and not out["driver"]:
+        raise InvalidParameterValue("driver cannot be empty.")
+    return out
+
+
+def _filters(c: Call) -> dict[str, Any]:
+    filters: dict[str, Any] = {}
+    params = c.request.query_params
+    for key, since in _FILTERS.items():
+        value = params.get(key)
+        if value is None:
+            continue
+        if not c.version.at_least(since):
+            raise InvalidParameterValue(f"Filter {key} requires API version 1.{since}.")
+        filters[key] = flag(value, key) if key in ("maintenance", "associated") else value
+    return filters
+
+
+def _list(request: Request, detail_path: bool) -> dict[str, Any]:
+    c = call(request)
+    detail = detail_requested(c, detail_path)
+    fields = selected_fields(
+        NODE_FIELDS, c.version, fields_param(c), None if detail else NODE_LIST_FIELDS
+    )
+    p = page(c)
+    with c.services.db.read() as session:
+        nodes = node_db.list_nodes(session, _filters(c), p)
+    views = [node_view(n, fields, c.base, c.version, sublinks=detail) for n in nodes]
+    return collection(c, "nodes", nodes, views, p.limit)
+
+
+@router.get("")
+def list_nodes(request: Request) -> dict[str, Any]:
+    return _list(request, detail_path=False)
+
+
+@router.get("/detail")
+def list_nodes_detail(request: Request) -> dict[str, Any]:
+    return _list(request, detail_path=True)
+
+
+def show(c: Call, node: Node) -> dict[str, Any]:
+    fields = selected_fields(NODE_FIELDS, c.version, fields_param(c), None)
+    return node_view(node, fields, c.base, c.version, sublinks=True)
+
+
+@router.get("/{ident}")
+def get_node(request: Request, ident: str) -> dict[str, Any]:
+    c = call(request)
+    with c.services.db.read() as session:
+        node = node_db.get(session, ident)
+    return show(c, node)
+
+
+@router.post("", status_code=201)
+def create_node(request: Request, response: Response, body: JsonBody = None) -> dict[str, Any]:
+    c = call(request)
+    values = validation.check_create_body(body, NODE_FIELDS, c.version, required=("driver",))
+    values = normalize(c, values)
+    values.setdefault(
+        "provision_state", "enroll" if c.version.at_least(mv.ENROLL_DEFAULT) else "available"
+    )
+    node = c.services.rpcapi.create_node(c.context, values)
+    response.headers["Location"] = f"{c.base}/v1/nodes/{node.uuid}"
+    return show(c, node)
+
+
+@router.patch("/{ident}")
+def patch_node(request: Request, ident: str, body: JsonBody = None) -> dict[str, Any]:
+    c = call(request)
+    with c.services.db.read() as session:
+        node = node_db.get(session, ident)
+    current = {f.name: node_db.field_value(node, f.name) for f in NODE_FIELDS}
+    changes = apply_patch(current, body, NODE_FIELDS, c.version, mandatory=("driver",))
+    validation.check_kinds(changes, NODE_FIELDS)
+    updated = c.services.rpcapi.update_node(c.context, node.uuid, normalize(c, changes))
+    return show(c, updated)
+
+
+@router.delete("/{ident}", status_code=204)
+def delete_node(request: Request, ident: str) -> Response:
+    c = call(request)
+    c.services.rpcapi.delete_node(c.context, ident)
+    return Response(status_code=204)
+
+
+def _node_ports(request: Request, ident: str, detail_path: bool) -> dict[str, Any]:
+    c = call(request)
+    detail = detail_requested(c, detail_path)
+    fields = selected_fields(
+        PORT_FIELDS, c.version, fields_param(c), None if detail else PORT_LIST_FIELDS
+    )
+    p = page(c)
+    with c.services.db.read() as session:
+        node = node_db.get(session, ident)
+        ports = port_db.list_ports(session, {"node_id": node.id}, p)
+        views = port_views(session, ports, fields, c.base)
+    return collection(c, "ports", ports, views, p.limit)
+
+
+@router.get("/{ident}/ports")
+def node_ports(request: Request, ident: str) -> dict[str, Any]:
+    return _node_ports(request, ident, detail_path=False)
+
+
+@router.get("/{ident}/ports/detail")
+def node_ports_detail(request: Request, ident: str) -> dict[str, Any]:
+    return _node_ports(request, ident, detail_path=True)
+
+
+def _node_portgroups(request: Request, ident: str, detail_path: bool) -> dict[str, Any]:
+    c = call(request)
+    c.require(mv.PORTGROUP_SUBCONTROLLERS)
+    detail = detail_requested(c, detail_path)
+    fields = selected_fields(
+        PORTGROUP_FIELDS, c.version, fields_param(c), None if detail else PORTGROUP_LIST_FIELDS
+    )
+    p = page(c)
+    with c.services.db.read() as session:
+        node = node_db.get(session, ident)
+        portgroups = portgroup_db.list_portgroups(session, {"node_id": node.id}, p)
+        views = portgroup_views(session, portgroups, fields, c.base, sublinks=detail)
+    return collection(c, "portgroups", portgroups, views, p.limit)
+
+
+@router.get("/{ident}/portgroups")
+def node_portgroups(request: Request, ident: str) -> dict[str, Any]:
+    return _node_portgroups(request, ident, detail_path=False)
+
+
+@router.get("/{ident}/portgroups/detail")
+def node_portgroups_detail(request: Request, ident: str) -> dict[str, Any]:
+    return _node_portgroups(request, ident, detail_path=True)

@@ -1,0 +1,160 @@
+"""``/v1/portgroups``: bonds of a node's ports (from API version 1.23)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+
+from metalwire.api import microversion as mv
+from metalwire.api import validation
+from metalwire.api.fields import (
+    PORT_FIELDS,
+    PORT_LIST_FIELDS,
+    PORTGROUP_FIELDS,
+    PORTGROUP_LIST_FIELDS,
+)
+from metalwire.api.jsonpatch import apply_patch
+from metalwire.api.routes.common import (
+    Call,
+    JsonBody,
+    call,
+    collection,
+    detail_requested,
+    fields_param,
+    page,
+)
+from metalwire.api.routes.ports import warn_if_legacy_vif
+from metalwire.api.views import port_views, portgroup_views, selected_fields
+from metalwire.db import nodes as node_db
+from metalwire.db import portgroups as portgroup_db
+from metalwire.db import ports as port_db
+from metalwire.db.models import Portgroup
+
+router = APIRouter(prefix="/v1/portgroups")
+
+
+def portgroup_call(request: Request) -> Call:
+    c = call(request)
+    c.require(mv.PORTGROUPS)
+    return c
+
+
+def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
+    out = dict(values)
+    if out.get("address") is not None:
+        out["address"] = validation.mac_address(out["address"])
+    if out.get("name") is not None:
+        out["name"] = validation.logical_name(out["name"], "portgroup name", c.version)
+    if "node_uuid" in out:
+        out["node_uuid"] = validation.uuid_value(out["node_uuid"], "node_uuid")
+    for key, default in (("extra", {}), ("properties", {}), ("standalone_ports_supported", True)):
+        if key in out and out[key] is None:
+            out[key] = default
+    return out
+
+
+def _list(request: Request, detail_path: bool) -> dict[str, Any]:
+    c = portgroup_call(request)
+    detail = detail_requested(c, detail_path)
+    fields = selected_fields(
+        PORTGROUP_FIELDS, c.version, fields_param(c), None if detail else PORTGROUP_LIST_FIELDS
+    )
+    p = page(c)
+    params = c.request.query_params
+    filters: dict[str, Any] = {}
+    with c.services.db.read() as session:
+        if params.get("node"):
+            filters["node_id"] = node_db.get(session, params["node"]).id
+        if params.get("address"):
+            filters["address"] = validation.mac_address(params["address"])
+        portgroups = portgroup_db.list_portgroups(session, filters, p)
+        views = portgroup_views(session, portgroups, fields, c.base, sublinks=detail)
+    return collection(c, "portgroups", portgroups, views, p.limit)
+
+
+@router.get("")
+def list_portgroups(request: Request) -> dict[str, Any]:
+    return _list(request, detail_path=False)
+
+
+@router.get("/detail")
+def list_portgroups_detail(request: Request) -> dict[str, Any]:
+    return _list(request, detail_path=True)
+
+
+def show(c: Call, portgroup: Portgroup) -> dict[str, Any]:
+    fields = selected_fields(PORTGROUP_FIELDS, c.version, fields_param(c), None)
+    with c.services.db.read() as session:
+        return portgroup_views(session, [portgroup], fields, c.base, sublinks=True)[0]
+
+
+@router.get("/{ident}")
+def get_portgroup(request: Request, ident: str) -> dict[str, Any]:
+    c = portgroup_call(request)
+    with c.services.db.read() as session:
+        portgroup = portgroup_db.get(session, ident)
+    return show(c, portgroup)
+
+
+@router.post("", status_code=201)
+def create_portgroup(request: Request, response: Response, body: JsonBody = None) -> dict[str, Any]:
+    c = portgroup_call(request)
+    values = validation.check_create_body(
+        body, PORTGROUP_FIELDS, c.version, required=("node_uuid",)
+    )
+    portgroup = c.services.rpcapi.create_portgroup(c.context, normalize(c, values))
+    response.headers["Location"] = f"{c.base}/v1/portgroups/{portgroup.uuid}"
+    warn_if_legacy_vif(response, portgroup.extra, "Portgroup", portgroup.uuid)
+    return show(c, portgroup)
+
+
+@router.patch("/{ident}")
+def patch_portgroup(
+    request: Request, response: Response, ident: str, body: JsonBody = None
+) -> dict[str, Any]:
+    c = portgroup_call(request)
+    with c.services.db.read() as session:
+        portgroup = portgroup_db.get(session, ident)
+        current = portgroup_views(session, [portgroup], [f.name for f in PORTGROUP_FIELDS], c.base)[
+            0
+        ]
+    current["internal_info"] = portgroup.internal_info
+    changes = apply_patch(current, body, PORTGROUP_FIELDS, c.version, mandatory=("node_uuid",))
+    validation.check_kinds(changes, PORTGROUP_FIELDS)
+    updated = c.services.rpcapi.update_portgroup(c.context, portgroup.uuid, normalize(c, changes))
+    if "extra" in changes:
+        warn_if_legacy_vif(response, changes["extra"], "Portgroup", portgroup.uuid)
+    return show(c, updated)
+
+
+@router.delete("/{ident}", status_code=204)
+def delete_portgroup(request: Request, ident: str) -> Response:
+    c = portgroup_call(request)
+    c.services.rpcapi.delete_portgroup(c.context, ident)
+    return Response(status_code=204)
+
+
+def _members(request: Request, ident: str, detail_path: bool) -> dict[str, Any]:
+    c = portgroup_call(request)
+    c.require(mv.PORTGROUP_SUBCONTROLLERS)
+    detail = detail_requested(c, detail_path)
+    fields = selected_fields(
+        PORT_FIELDS, c.version, fields_param(c), None if detail else PORT_LIST_FIELDS
+    )
+    p = page(c)
+    with c.services.db.read() as session:
+        portgroup = portgroup_db.get(session, ident)
+        ports = port_db.list_ports(session, {"portgroup_id": portgroup.id}, p)
+        views = port_views(session, ports, fields, c.base)
+    return collection(c, "ports", ports, views, p.limit)
+
+
+@router.get("/{ident}/ports")
+def portgroup_ports(request: Request, ident: str) -> dict[str, Any]:
+    return _members(request, ident, detail_path=False)
+
+
+@router.get("/{ident}/ports/detail")
+def portgroup_ports_detail(request: Request, ident: str) -> dict[str, Any]:
+    return _members(request, ident, detail_path=True)

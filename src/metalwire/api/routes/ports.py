@@ -1,0 +1,163 @@
+"""``/v1/ports``: a node's physical NICs."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+
+from metalwire.api import microversion as mv
+from metalwire.api import validation
+from metalwire.api.fields import PORT_FIELDS, PORT_LIST_FIELDS
+from metalwire.api.jsonpatch import apply_patch
+from metalwire.api.routes.common import (
+    Call,
+    JsonBody,
+    call,
+    collection,
+    detail_requested,
+    fields_param,
+    page,
+)
+from metalwire.api.views import port_views, selected_fields
+from metalwire.db import nodes as node_db
+from metalwire.db import portgroups as portgroup_db
+from metalwire.db import ports as port_db
+from metalwire.db.models import Port
+from metalwire.errors import InvalidParameterValue
+
+router = APIRouter(prefix="/v1/ports")
+LOG = logging.getLogger(__name__)
+
+LEGACY_VIF_WARNING = (
+    '299 - "Setting extra/vif_port_id is deprecated; attach VIFs with '
+    'POST /v1/nodes/{node}/vifs instead."'
+)
+
+
+def normalize(values: dict[str, Any]) -> dict[str, Any]:
+    """Check formats of port fields a client sets; returns them ready to store."""
+    out = dict(values)
+    if "address" in out:
+        out["address"] = validation.mac_address(out["address"])
+    if "node_uuid" in out:
+        out["node_uuid"] = validation.uuid_value(out["node_uuid"], "node_uuid")
+    if out.get("portgroup_uuid") is not None:
+        out["portgroup_uuid"] = validation.uuid_value(out["portgroup_uuid"], "portgroup_uuid")
+    if out.get("local_link_connection") is not None:
+        out["local_link_connection"] = validation.local_link_connection(
+            out["local_link_connection"], bool(out.get("is_smartnic"))
+        )
+    for key, default in (
+        ("local_link_connection", {}),
+        ("extra", {}),
+        ("pxe_enabled", True),
+        ("is_smartnic", False),
+    ):
+        if key in out and out[key] is None:
+            out[key] = default
+    return out
+
+
+def warn_if_legacy_vif(response: Response, extra: Any, kind: str, uuid: str) -> None:
+    if isinstance(extra, dict) and extra.get("vif_port_id"):
+        LOG.warning(
+            "%s %s: extra/vif_port_id set to %s; this path is deprecated",
+            kind,
+            uuid,
+            extra["vif_port_id"],
+        )
+        response.headers["Warning"] = LEGACY_VIF_WARNING
+
+
+def _filters(c: Call) -> dict[str, Any]:
+    params = c.request.query_params
+    filters: dict[str, Any] = {}
+    with c.services.db.read() as session:
+        node_ident = params.get("node") or params.get("node_uuid")
+        if node_ident:
+            filters["node_id"] = node_db.get(session, node_ident).id
+        if params.get("portgroup"):
+            if not c.version.at_least(mv.PORTGROUP_SUBCONTROLLERS):
+                raise InvalidParameterValue("Filter portgroup requires API version 1.24.")
+            filters["portgroup_id"] = portgroup_db.get(session, params["portgroup"]).id
+    if params.get("address"):
+        filters["address"] = validation.mac_address(params["address"])
+    if params.get("physical_network") is not None:
+        filters["physical_network"] = params["physical_network"]
+    return filters
+
+
+def _list(request: Request, detail_path: bool) -> dict[str, Any]:
+    c = call(request)
+    detail = detail_requested(c, detail_path)
+    fields = selected_fields(
+        PORT_FIELDS, c.version, fields_param(c), None if detail else PORT_LIST_FIELDS
+    )
+    p = page(c)
+    filters = _filters(c)
+    with c.services.db.read() as session:
+        ports = port_db.list_ports(session, filters, p)
+        views = port_views(session, ports, fields, c.base)
+    return collection(c, "ports", ports, views, p.limit)
+
+
+@router.get("")
+def list_ports(request: Request) -> dict[str, Any]:
+    return _list(request, detail_path=False)
+
+
+@router.get("/detail")
+def list_ports_detail(request: Request) -> dict[str, Any]:
+    return _list(request, detail_path=True)
+
+
+def show(c: Call, port: Port) -> dict[str, Any]:
+    fields = selected_fields(PORT_FIELDS, c.version, fields_param(c), None)
+    with c.services.db.read() as session:
+        return port_views(session, [port], fields, c.base)[0]
+
+
+@router.get("/{uuid}")
+def get_port(request: Request, uuid: str) -> dict[str, Any]:
+    c = call(request)
+    with c.services.db.read() as session:
+        port = port_db.get(session, uuid)
+    return show(c, port)
+
+
+@router.post("", status_code=201)
+def create_port(request: Request, response: Response, body: JsonBody = None) -> dict[str, Any]:
+    c = call(request)
+    values = validation.check_create_body(
+        body, PORT_FIELDS, c.version, required=("address", "node_uuid")
+    )
+    port = c.services.rpcapi.create_port(c.context, normalize(values))
+    response.headers["Location"] = f"{c.base}/v1/ports/{port.uuid}"
+    warn_if_legacy_vif(response, port.extra, "Port", port.uuid)
+    return show(c, port)
+
+
+@router.patch("/{uuid}")
+def patch_port(
+    request: Request, response: Response, uuid: str, body: JsonBody = None
+) -> dict[str, Any]:
+    c = call(request)
+    with c.services.db.read() as session:
+        port = port_db.get(session, uuid)
+        current = port_views(session, [port], [f.name for f in PORT_FIELDS], c.base)[0]
+    current["internal_info"] = port.internal_info
+    changes = apply_patch(current, body, PORT_FIELDS, c.version, mandatory=("address", "node_uuid"))
+    validation.check_kinds(changes, PORT_FIELDS)
+    updated = c.services.rpcapi.update_port(c.context, uuid, normalize(changes))
+    if "extra" in changes:
+        warn_if_legacy_vif(response, changes["extra"], "Port", uuid)
+    return show(c, updated)
+
+
+@router.delete("/{uuid}", status_code=204)
+def delete_port(request: Request, uuid: str) -> Response:
+    c = call(request)
+    c.services.rpcapi.delete_port(c.context, uuid)
+    return Response(status_code=204)

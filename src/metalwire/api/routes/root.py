@@ -1,0 +1,65 @@
+"""Version discovery: ``GET /`` and ``GET /v1/``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from metalwire.api import microversion as mv
+from metalwire.api.routes.common import call
+
+router = APIRouter()
+
+DESCRIPTION = (
+    "metalwire wires bare-metal machines to networks: nodes, ports, portgroups and VIFs "
+    "through the Bare Metal v1 API."
+)
+
+
+def _version(base: str) -> dict[str, Any]:
+    return {
+        "id": "v1",
+        "links": [{"href": f"{base}/v1/", "rel": "self"}],
+        "status": "CURRENT",
+        "min_version": str(mv.MIN_VERSION),
+        "version": str(mv.MAX_VERSION),
+    }
+
+
+@router.get("/")
+def discover(request: Request) -> dict[str, Any]:
+    base = call(request).base
+    return {
+        "name": "metalwire",
+        "description": DESCRIPTION,
+        "default_version": _version(base),
+        "versions": [_version(base)],
+    }
+
+
+@router.get("/v1")
+@router.get("/v1/")
+def discover_v1(request: Request) -> dict[str, Any]:
+    c = call(request)
+    base = c.base
+
+    def resource(name: str) -> list[dict[str, str]]:
+        return [
+            {"href": f"{base}/v1/{name}/", "rel": "self"},
+            {"href": f"{base}/{name}/", "rel": "bookmark"},
+        ]
+
+    body: dict[str, Any] = {
+        "id": "v1",
+        "links": [{"href": f"{base}/v1/", "rel": "self"}],
+        "media_types": [
+            {"base": "application/json", "type": "application/vnd.openstack.ironic.v1+json"}
+        ],
+        "nodes": resource("nodes"),
+        "ports": resource("ports"),
+        "version": _version(base),
+    }
+    if c.version.at_least(mv.PORTGROUPS):
+        body["portgroups"] = resource("portgroups")
+    return body

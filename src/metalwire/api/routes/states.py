@@ -1,0 +1,83 @@
+"""``/v1/nodes/{node}/states`` and ``/maintenance``: provision verbs and maintenance mode."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+
+from metalwire.api.routes.common import JsonBody, call
+from metalwire.api.views import as_json, links
+from metalwire.db import nodes as node_db
+from metalwire.errors import InvalidParameterValue, NotAcceptable
+
+router = APIRouter(prefix="/v1/nodes/{ident}")
+
+# Verb -> (conductor verb, first API version that accepts it).
+VERBS: dict[str, tuple[str, int]] = {
+    "active": ("active", 1),
+    "deleted": ("deleted", 1),
+    "rebuild": ("rebuild", 1),
+    "manage": ("manage", 4),
+    "provide": ("provide", 4),
+    "clean": ("clean", 15),
+    "deploy": ("active", 73),
+    "undeploy": ("deleted", 73),
+}
+
+
+@router.get("/states")
+def get_states(request: Request, ident: str) -> dict[str, Any]:
+    c = call(request)
+    with c.services.db.read() as session:
+        node = node_db.get(session, ident)
+    return {
+        "power_state": node.power_state,
+        "target_power_state": None,
+        "provision_state": node.provision_state,
+        "target_provision_state": node.target_provision_state,
+        "provision_updated_at": as_json(node.provision_updated_at),
+        "last_error": node.last_error,
+        "console_enabled": False,
+        "raid_config": {},
+        "target_raid_config": {},
+    }
+
+
+@router.put("/states/provision", status_code=202)
+def set_provision_state(
+    request: Request, response: Response, ident: str, body: JsonBody = None
+) -> None:
+    c = call(request)
+    if not isinstance(body, dict) or not isinstance(body.get("target"), str):
+        raise InvalidParameterValue(
+            "The request body must be a JSON object with a 'target' provision verb."
+        )
+    target = body["target"]
+    if target not in VERBS:
+        raise InvalidParameterValue(
+            f"Invalid provision state target {target!r}; metalwire supports "
+            f"{', '.join(sorted(VERBS))}."
+        )
+    verb, since = VERBS[target]
+    if not c.version.at_least(since):
+        raise NotAcceptable(f"Provision verb {target!r} requires API version 1.{since}.")
+    c.services.rpcapi.do_provisioning_action(c.context, ident, verb)
+    response.headers["Location"] = links(c.base, "nodes", f"{ident}/states")[0]["href"]
+
+
+@router.put("/maintenance", status_code=202)
+def set_maintenance(request: Request, ident: str, body: JsonBody = None) -> None:
+    c = call(request)
+    reason = body.get("reason") if isinstance(body, dict) else None
+    if reason is not None and not isinstance(reason, str):
+        raise InvalidParameterValue("Maintenance reason must be a string.")
+    c.services.rpcapi.update_node(
+        c.context, ident, {"maintenance": True, "maintenance_reason": reason}
+    )
+
+
+@router.delete("/maintenance", status_code=202)
+def unset_maintenance(request: Request, ident: str) -> None:
+    c = call(request)
+    c.services.rpcapi.update_node(c.context, ident, {"maintenance": False})

@@ -1,0 +1,165 @@
+"""How nodes, ports and portgroups look to a client of a given microversion."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from metalwire.api import microversion as mv
+from metalwire.api.fields import (
+    NODE_DEFAULTS,
+    Field,
+    visible,
+)
+from metalwire.db import nodes as node_db
+from metalwire.db import vifs as vif_db
+from metalwire.db.models import Node, Port, Portgroup, VifAttachment
+from metalwire.errors import InvalidParameterValue
+
+TENANT_VIF_KEY = "tenant_vif_port_id"
+
+
+def links(base: str, collection: str, ident: str) -> list[dict[str, str]]:
+    return [
+        {"href": f"{base}/v1/{collection}/{ident}", "rel": "self"},
+        {"href": f"{base}/{collection}/{ident}", "rel": "bookmark"},
+    ]
+
+
+def as_json(value: Any) -> Any:
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=dt.UTC)
+        return value.isoformat()
+    return value
+
+
+def selected_fields(
+    all_fields: tuple[Field, ...],
+    version: mv.Version,
+    wanted: str | None,
+    default: Sequence[str] | None,
+) -> list[str]:
+    """Field names to show: ``?fields=`` if given, else ``default`` (a list view) or all."""
+    names = [f.name for f in visible(all_fields, version.minor)]
+    if wanted is None:
+        return names if default is None else [n for n in default if n in names]
+    chosen = [n.strip() for n in wanted.split(",") if n.strip()]
+    unknown = [n for n in chosen if n not in names]
+    if unknown:
+        raise InvalidParameterValue(
+            f"Field(s) {', '.join(unknown)} are not valid for this resource at version "
+            f"{version}; valid fields are {', '.join(names)}."
+        )
+    return chosen
+
+
+def node_view(
+    node: Node, fields: list[str], base: str, version: mv.Version, sublinks: bool = False
+) -> dict[str, Any]:
+    body: dict[str, Any] = {}
+    for name in fields:
+        if (
+            name == "provision_state"
+            and node.provision_state == "available"
+            and (not version.at_least(2))
+        ):
+            body[name] = None  # before 1.2, "available" was called NOSTATE
+            continue
+        value = node_db.field_value(node, name, NODE_DEFAULTS.get(name))
+        body[name] = as_json(value)
+    body["links"] = links(base, "nodes", node.uuid)
+    if sublinks:
+        body["ports"] = links(base, "nodes", f"{node.uuid}/ports")
+        body["states"] = links(base, "nodes", f"{node.uuid}/states")
+        if version.at_least(mv.PORTGROUP_SUBCONTROLLERS):
+            body["portgroups"] = links(base, "nodes", f"{node.uuid}/portgroups")
+    return body
+
+
+def _node_uuids(session: Session, node_ids: Iterable[int]) -> dict[int, str]:
+    ids = sorted(set(node_ids))
+    if not ids:
+        return {}
+    rows = session.execute(select(Node.id, Node.uuid).where(Node.id.in_(ids))).tuples()
+    return {node_id: uuid for node_id, uuid in rows}
+
+
+def _portgroup_uuids(session: Session, ids: Iterable[int | None]) -> dict[int, str]:
+    wanted = sorted({i for i in ids if i is not None})
+    if not wanted:
+        return {}
+    rows = session.execute(select(Portgroup.id, Portgroup.uuid).where(Portgroup.id.in_(wanted)))
+    return {pg_id: uuid for pg_id, uuid in rows.tuples()}
+
+
+def _internal_info(stored: dict[str, Any], attachment: VifAttachment | None) -> dict[str, Any]:
+    if attachment is None or attachment.source == "legacy":
+        return stored
+    return {**stored, TENANT_VIF_KEY: attachment.vif_id}
+
+
+def port_views(
+    session: Session, ports: Sequence[Port], fields: list[str], base: str
+) -> list[dict[str, Any]]:
+    node_uuids = _node_uuids(session, (p.node_id for p in ports))
+    pg_uuids = _portgroup_uuids(session, (p.portgroup_id for p in ports))
+    attached = (
+        vif_db.by_port_ids(session, [p.id for p in ports]) if ("internal_info" in fields) else {}
+    )
+    views = []
+    for port in ports:
+        body: dict[str, Any] = {}
+        for name in fields:
+            if name == "node_uuid":
+                body[name] = node_uuids.get(port.node_id)
+            elif name == "portgroup_uuid":
+                body[name] = pg_uuids.get(port.portgroup_id) if port.portgroup_id else None
+            elif name == "internal_info":
+                body[name] = _internal_info(port.internal_info, attached.get(port.id))
+            else:
+                body[name] = as_json(getattr(port, name))
+        body["links"] = links(base, "ports", port.uuid)
+        views.append(body)
+    return views
+
+
+def portgroup_views(
+    session: Session,
+    portgroups: Sequence[Portgroup],
+    fields: list[str],
+    base: str,
+    sublinks: bool = False,
+) -> list[dict[str, Any]]:
+    node_uuids = _node_uuids(session, (pg.node_id for pg in portgroups))
+    attached = (
+        vif_db.by_portgroup_ids(session, [pg.id for pg in portgroups])
+        if ("internal_info" in fields)
+        else {}
+    )
+    views = []
+    for portgroup in portgroups:
+        body: dict[str, Any] = {}
+        for name in fields:
+            if name == "node_uuid":
+                body[name] = node_uuids.get(portgroup.node_id)
+            elif name == "internal_info":
+                body[name] = _internal_info(portgroup.internal_info, attached.get(portgroup.id))
+            else:
+                body[name] = as_json(getattr(portgroup, name))
+        body["links"] = links(base, "portgroups", portgroup.uuid)
+        if sublinks:
+            body["ports"] = links(base, "portgroups", f"{portgroup.uuid}/ports")
+        views.append(body)
+    return views
+
+
+def patchable_document(
+    values: dict[str, Any], fields: tuple[Field, ...], minor: int
+) -> dict[str, Any]:
+    """The resource as a JSON Patch applies to it: every field visible at this version."""
+    return {f.name: values.get(f.name) for f in visible(fields, minor)}

@@ -1,0 +1,1 @@
+"""The ``metalwire`` command: the server (serve, db upgrade) and the client commands."""

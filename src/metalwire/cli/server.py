@@ -1,0 +1,105 @@
+"""``metalwire serve``, ``metalwire db upgrade`` and ``metalwire config-reference``."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+from metalwire import config as config_module
+from metalwire.errors import MetalwireError
+
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
+
+
+def _add_config_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="FILE", help="INI configuration file")
+    parser.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="directory of the embedded SQLite database (default ./metalwire-data)",
+    )
+    parser.add_argument(
+        "--database", metavar="URL", help="SQLAlchemy database URL; overrides the SQLite file"
+    )
+
+
+def register(commands: Any) -> None:
+    serve = commands.add_parser("serve", help="run the API service")
+    _add_config_args(serve)
+    serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="TCP port to listen on (default 6385)")
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.set_defaults(handler=run_serve)
+
+    db = commands.add_parser("db", help="database maintenance")
+    db_commands = db.add_subparsers(dest="db_command", metavar="ACTION", required=True)
+    upgrade = db_commands.add_parser("upgrade", help="create or upgrade the schema")
+    _add_config_args(upgrade)
+    upgrade.set_defaults(handler=run_db_upgrade)
+
+    reference = commands.add_parser(
+        "config-reference", help="print every configuration option with its help"
+    )
+    reference.set_defaults(handler=lambda _a: print(config_module.reference()) or 0)
+
+
+def load(args: argparse.Namespace) -> config_module.Config:
+    return config_module.load_config(
+        args.config,
+        overrides={
+            ("DEFAULT", "data_dir"): args.data_dir,
+            ("database", "connection"): args.database,
+            ("api", "host_ip"): getattr(args, "host", None),
+            ("api", "port"): getattr(args, "port", None),
+        },
+    )
+
+
+def run_db_upgrade(args: argparse.Namespace) -> int:
+    from metalwire.db import migrations
+    from metalwire.db.engine import Database
+
+    try:
+        conf = load(args)
+    except MetalwireError as exc:
+        print(f"metalwire: {exc}", file=sys.stderr)
+        return 2
+    db = Database(conf.database_url())
+    migrations.upgrade(db.engine)
+    print(
+        f"schema at revision {migrations.current_revision(db.engine)} on "
+        f"{db.engine.url.render_as_string(hide_password=True)}"
+    )
+    return 0
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from metalwire.api.app import create_app
+
+    logging.basicConfig(level=args.log_level.upper(), format=LOG_FORMAT)
+    try:
+        conf = load(args)
+        app = create_app(conf)
+    except MetalwireError as exc:
+        print(f"metalwire: {exc}", file=sys.stderr)
+        return 2
+    url = app.state.services.db.engine.url.render_as_string(hide_password=True)
+    logging.getLogger("metalwire").info(
+        "metalwire serving on http://%s:%d with database %s",
+        conf.api.host_ip,
+        conf.api.port,
+        url,
+    )
+    uvicorn.run(
+        app,
+        host=conf.api.host_ip,
+        port=conf.api.port,
+        log_level=args.log_level,
+        access_log=False,
+        log_config=None,
+    )
+    return 0

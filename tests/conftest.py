@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from metalwire.api.app import create_app
+from metalwire.config import Config, load_config
+from tests.support.server import MetalwireServer
+
+LATEST = "1.78"
+
+
+class Api:
+    """A TestClient that sends a microversion header and builds common fixtures."""
+
+    def __init__(self, client: TestClient, version: str = LATEST) -> None:
+        self.client = client
+        self.version = version
+
+    def headers(self, version: str | None = None) -> dict[str, str]:
+        return {"X-OpenStack-Ironic-API-Version": version or self.version}
+
+    def get(self, url: str, version: str | None = None, **kw: Any) -> Any:
+        return self.client.get(url, headers=self.headers(version), **kw)
+
+    def post(self, url: str, body: Any = None, version: str | None = None, **kw: Any) -> Any:
+        return self.client.post(url, json=body, headers=self.headers(version), **kw)
+
+    def patch(self, url: str, patch: Any, version: str | None = None) -> Any:
+        return self.client.patch(url, json=patch, headers=self.headers(version))
+
+    def put(self, url: str, body: Any = None, version: str | None = None) -> Any:
+        return self.client.put(url, json=body, headers=self.headers(version))
+
+    def delete(self, url: str, version: str | None = None) -> Any:
+        return self.client.delete(url, headers=self.headers(version))
+
+    def node(self, **fields: Any) -> dict[str, Any]:
+        resp = self.post("/v1/nodes", {"driver": "fake-hardware", **fields})
+        assert resp.status_code == 201, resp.text
+        return dict(resp.json())
+
+    def port(self, node: dict[str, Any], address: str, **fields: Any) -> dict[str, Any]:
+        resp = self.post("/v1/ports", {"node_uuid": node["uuid"], "address": address, **fields})
+        assert resp.status_code == 201, resp.text
+        return dict(resp.json())
+
+    def portgroup(self, node: dict[str, Any], **fields: Any) -> dict[str, Any]:
+        resp = self.post("/v1/portgroups", {"node_uuid": node["uuid"], **fields})
+        assert resp.status_code == 201, resp.text
+        return dict(resp.json())
+
+    def vifs(self, node: str) -> list[str]:
+        resp = self.get(f"/v1/nodes/{node}/vifs")
+        assert resp.status_code == 200, resp.text
+        return [v["id"] for v in resp.json()["vifs"]]
+
+
+def fault(resp: Any) -> str:
+    """The faultstring of an Ironic error body."""
+    import json
+
+    return str(json.loads(resp.json()["error_message"])["faultstring"])
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Config:
+    return load_config(environ={}, overrides={("DEFAULT", "data_dir"): str(tmp_path / "data")})
+
+
+@pytest.fixture
+def client(config: Config) -> Iterator[TestClient]:
+    with TestClient(create_app(config)) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def api(client: TestClient) -> Api:
+    return Api(client)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MetalwireServer]:
+    """One real ``metalwire serve`` process for the whole test session."""
+    with MetalwireServer(tmp_path_factory.mktemp("server")) as running:
+        yield running

@@ -1,0 +1,90 @@
+"""Runs a real ``metalwire serve`` process on a free loopback port for tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import TracebackType
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class MetalwireServer:
+    """``with MetalwireServer(data_dir) as server: server.url`` — a real server process.
+
+    ``database`` overrides the SQLite file; ``env`` adds METALWIRE_* settings.
+    """
+
+    def __init__(
+        self,
+        data_dir: Path,
+        database: str | None = None,
+        env: dict[str, str] | None = None,
+        port: int | None = None,
+    ) -> None:
+        self.data_dir = data_dir
+        self.database = database
+        self.env = env or {}
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = data_dir / f"server-{self.port}.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 30.0) -> MetalwireServer:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        args = [sys.executable, "-m", "metalwire.cli.main", "serve", "--host", "127.0.0.1",
+                "--port", str(self.port), "--data-dir", str(self.data_dir)]
+        if self.database:
+            args += ["--database", self.database]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("METALWIRE_")}
+        env.update(self.env)
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                            start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"metalwire serve exited early:\n{self.log()}")
+            try:
+                if httpx.get(self.url + "/", timeout=1.0).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"metalwire serve did not answer within {timeout} s:\n{self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash would: no lock is released."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(15)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def __enter__(self) -> MetalwireServer:
+        return self.start()
+
+    def __exit__(self, t: type[BaseException] | None, e: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
