@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -7,8 +8,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from metalwire.api.app import create_app
+from metalwire.api.app import build_services, create_app
 from metalwire.config import Config, load_config
+from metalwire.db import migrations
+from metalwire.db.engine import Database
 from tests.support.server import MetalwireServer
 
 LATEST = "1.78"
@@ -67,15 +70,32 @@ def fault(resp: Any) -> str:
     return str(json.loads(resp.json()["error_message"])["faultstring"])
 
 
+@pytest.fixture(scope="session")
+def migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An SQLite file at the newest schema, copied for each test instead of migrating anew."""
+    data_dir = tmp_path_factory.mktemp("template")
+    conf = load_config(environ={}, overrides={("DEFAULT", "data_dir"): str(data_dir)})
+    db = Database(conf.database_url())
+    migrations.upgrade(db.engine)
+    db.dispose()
+    return data_dir / "metalwire.db"
+
+
 @pytest.fixture
-def config(tmp_path: Path) -> Config:
-    return load_config(environ={}, overrides={("DEFAULT", "data_dir"): str(tmp_path / "data")})
+def config(tmp_path: Path, migrated_template: Path) -> Config:
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    shutil.copyfile(migrated_template, data_dir / "metalwire.db")
+    return load_config(environ={}, overrides={("DEFAULT", "data_dir"): str(data_dir)})
 
 
 @pytest.fixture
 def client(config: Config) -> Iterator[TestClient]:
-    with TestClient(create_app(config)) as test_client:
+    services, locks = build_services(config, upgrade_schema=False)
+    with TestClient(create_app(config, services)) as test_client:
         yield test_client
+    locks.release_all()
+    services.db.dispose()
 
 
 @pytest.fixture

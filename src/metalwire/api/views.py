@@ -85,7 +85,7 @@ def _node_uuids(session: Session, node_ids: Iterable[int]) -> dict[int, str]:
     ids = sorted(set(node_ids))
     if not ids:
         return {}
-    rows = session.execute(select(Node.id, Node.uuid).where(Node.id.in_(ids))).tuples()
+    rows = session.execute(select(Node.id, Node.uuid).where(Node.id.in_(ids)))
     return {node_id: uuid for node_id, uuid in rows}
 
 
@@ -94,7 +94,7 @@ def _portgroup_uuids(session: Session, ids: Iterable[int | None]) -> dict[int, s
     if not wanted:
         return {}
     rows = session.execute(select(Portgroup.id, Portgroup.uuid).where(Portgroup.id.in_(wanted)))
-    return {pg_id: uuid for pg_id, uuid in rows.tuples()}
+    return {pg_id: uuid for pg_id, uuid in rows}
 
 
 def _internal_info(stored: dict[str, Any], attachment: VifAttachment | None) -> dict[str, Any]:

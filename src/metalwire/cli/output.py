@@ -1,0 +1,171 @@
+"""How the client commands print results: tables for people, json/yaml/value for scripts.
+
+The shapes follow the ``baremetal`` command (cliff): a list is a table with one column per
+field, headed by labels such as "Provisioning State"; a single resource is a two-column
+"Field | Value" table. ``-f json``/``-f yaml`` print a list as objects keyed by the column
+labels and a resource as an object keyed by field names; ``-f value`` prints only the values,
+one row per line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, TextIO
+
+import yaml
+
+FORMATS = ("table", "json", "yaml", "value")
+
+# Column labels used by the baremetal command.
+LABELS: dict[str, str] = {
+    "address": "Address",
+    "allocation_uuid": "Allocation UUID",
+    "automated_clean": "Automated Clean",
+    "bios_interface": "BIOS Interface",
+    "boot_mode": "Boot Mode",
+    "chassis_uuid": "Chassis UUID",
+    "conductor_group": "Conductor Group",
+    "created_at": "Created At",
+    "driver_info": "Driver Info",
+    "driver_internal_info": "Driver Internal Info",
+    "id": "ID",
+    "instance_info": "Instance Info",
+    "instance_uuid": "Instance UUID",
+    "is_smartnic": "Is Smartnic",
+    "last_error": "Last Error",
+    "local_link_connection": "Local Link Connection",
+    "network_data": "Network Configuration",
+    "node_uuid": "Node UUID",
+    "portgroup_uuid": "Portgroup UUID",
+    "provision_state": "Provisioning State",
+    "pxe_enabled": "PXE boot enabled",
+    "raid_config": "RAID configuration",
+    "raid_interface": "RAID Interface",
+    "standalone_ports_supported": "Standalone Ports Supported",
+    "target_raid_config": "Target RAID configuration",
+    "uuid": "UUID",
+}
+
+
+class UsageError(Exception):
+    """A command-line mistake found after parsing (e.g. an unknown column)."""
+
+
+def label(field: str) -> str:
+    """The column label of a field: ``provision_state`` -> ``Provisioning State``."""
+    if field in LABELS:
+        return LABELS[field]
+    words = field.replace("_", " ").title().split()
+    return " ".join("UUID" if w == "Uuid" else w for w in words)
+
+
+def add_format_arguments(parser: argparse.ArgumentParser) -> None:
+    """``-f/--format`` and ``-c/--column``, as cliff offers them."""
+    group = parser.add_argument_group("output formatters")
+    group.add_argument(
+        "-f",
+        "--format",
+        dest="format",
+        choices=FORMATS,
+        default="table",
+        help="the output format (default table)",
+    )
+    group.add_argument(
+        "-c",
+        "--column",
+        dest="columns",
+        action="append",
+        metavar="COLUMN",
+        help="show only this column (repeat for more); a label for lists, a field otherwise",
+    )
+
+
+def cell(value: Any) -> str:
+    """A value as text: JSON for objects and lists, ``None``/``True``/``False`` as Python."""
+    if isinstance(value, dict | list):
+        return json.dumps(value, sort_keys=True)
+    return str(value)
+
+
+def render_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """An ASCII table with a border, one line per row (multi-line cells span lines)."""
+    texts = [[cell(v) for v in row] for row in rows]
+    widths = [len(h) for h in headers]
+    for row in texts:
+        for i, text in enumerate(row):
+            widths[i] = max(widths[i], *(len(line) for line in text.split("\n")))
+    rule = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+
+    def line(parts: Sequence[str]) -> str:
+        return "| " + " | ".join(p.ljust(w) for p, w in zip(parts, widths, strict=True)) + " |"
+
+    out = [rule, line(headers), rule]
+    for row in texts:
+        split = [text.split("\n") for text in row]
+        height = max((len(s) for s in split), default=1)
+        for n in range(height):
+            out.append(line([s[n] if n < len(s) else "" for s in split]))
+    if rows:
+        out.append(rule)
+    return "\n".join(out)
+
+
+def _pick(available: Sequence[str], wanted: Sequence[str] | None) -> list[int]:
+    if not wanted:
+        return list(range(len(available)))
+    unknown = [w for w in wanted if w not in available]
+    if unknown:
+        raise UsageError(
+            f"No such column: {', '.join(unknown)}. Columns are: {', '.join(available)}."
+        )
+    return [available.index(w) for w in wanted]
+
+
+def _dump(data: Any, fmt: str, out: TextIO) -> None:
+    if fmt == "json":
+        out.write(json.dumps(data, indent=2) + "\n")
+    else:
+        out.write(yaml.safe_dump(data, default_flow_style=False, sort_keys=False))
+
+
+def print_list(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    fmt: str,
+    out: TextIO,
+    columns: Sequence[str] | None = None,
+) -> None:
+    """Print rows under ``headers`` (labels) in format ``fmt``.
+
+    Raises UsageError when ``columns`` names a column that is not in ``headers``.
+    """
+    keep = _pick(headers, columns)
+    heads = [headers[i] for i in keep]
+    picked = [[row[i] for i in keep] for row in rows]
+    if fmt == "table":
+        out.write(render_table(heads, picked) + "\n")
+    elif fmt == "value":
+        for row in picked:
+            out.write(" ".join(cell(v) for v in row) + "\n")
+    else:
+        _dump([dict(zip(heads, row, strict=True)) for row in picked], fmt, out)
+
+
+def print_record(
+    record: Mapping[str, Any], fmt: str, out: TextIO, columns: Sequence[str] | None = None
+) -> None:
+    """Print one resource's fields in format ``fmt`` (a Field/Value table by default).
+
+    Raises UsageError when ``columns`` names a field the record does not have.
+    """
+    names = list(record)
+    keep = [names[i] for i in _pick(names, columns)]
+    if fmt == "table":
+        out.write(render_table(["Field", "Value"], [[k, record[k]] for k in keep]) + "\n")
+    elif fmt == "value":
+        for key in keep:
+            out.write(cell(record[key]) + "\n")
+    else:
+        _dump({k: record[k] for k in keep}, fmt, out)

@@ -1,0 +1,620 @@
+"""The synchronous client of the Bare Metal v1 API (metalwire or Ironic)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, Literal, TypedDict, TypeVar, Unpack
+from urllib.parse import parse_qsl, quote, urlsplit
+
+import httpx
+
+from metalwire import __version__
+from metalwire.client import exceptions as exc
+from metalwire.client import versions
+from metalwire.client.patch import PatchOp
+from metalwire.client.resources import Node, Port, Portgroup, Resource
+from metalwire.client.retry import RetryEvent, RetryPolicy, backoff_delay, retry_after
+from metalwire.client.versions import APIVersion
+
+LOG = logging.getLogger(__name__)
+
+DEFAULT_URL = "http://127.0.0.1:6385"
+
+ProvisionTarget = Literal[
+    "manage", "provide", "active", "deleted", "deploy", "undeploy", "rebuild", "clean"
+]
+# The microversion that introduced each provision target.
+_TARGET_SINCE: dict[str, APIVersion] = {
+    "manage": versions.MANAGE_PROVIDE,
+    "provide": versions.MANAGE_PROVIDE,
+    "clean": APIVersion(1, 15),
+    "deploy": APIVersion(1, 73),
+    "undeploy": APIVersion(1, 73),
+}
+
+R = TypeVar("R", bound=Resource)
+
+
+class ListQuery(TypedDict, total=False):
+    """Options of every list call."""
+
+    detail: bool
+    fields: Sequence[str]
+    limit: int
+    page_size: int
+    marker: str
+    sort_key: str
+    sort_dir: Literal["asc", "desc"]
+
+
+class NodeQuery(ListQuery, total=False):
+    """Options and filters of :meth:`Client.iter_nodes`."""
+
+    maintenance: bool
+    associated: bool
+    provision_state: str
+    driver: str
+    resource_class: str
+    conductor_group: str
+    owner: str
+    lessee: str
+    description_contains: str
+    instance_uuid: str
+
+
+class PortQuery(ListQuery, total=False):
+    """Options and filters of :meth:`Client.iter_ports`."""
+
+    node: str
+    portgroup: str
+    address: str
+    physical_network: str
+
+
+class PortgroupQuery(ListQuery, total=False):
+    """Options and filters of :meth:`Client.iter_portgroups`."""
+
+    node: str
+    address: str
+
+
+_LIST_OPTIONS = frozenset(ListQuery.__annotations__)
+_FILTERS: dict[str, frozenset[str]] = {
+    "nodes": frozenset(NodeQuery.__annotations__) - _LIST_OPTIONS,
+    "ports": frozenset(PortQuery.__annotations__) - _LIST_OPTIONS,
+    "portgroups": frozenset(PortgroupQuery.__annotations__) - _LIST_OPTIONS,
+}
+
+
+def _segment(ident: str) -> str:
+    if not ident:
+        raise ValueError("An identifier (UUID or name) is required.")
+    return quote(ident, safe="")
+
+
+def _ident(value: str | Resource) -> str:
+    return value.uuid if isinstance(value, Resource) else value
+
+
+class Client:
+    """A client of the Bare Metal v1 API with microversion negotiation and safe retries.
+
+    ``url`` is the service root (``http://host:6385``). ``api_version`` pins a microversion
+    ("1.N"); None or "latest" negotiates the highest one both sides support on first use.
+    ``retry`` says which failures are retried (:class:`RetryPolicy`); ``transport`` replaces
+    httpx's network transport, e.g. with :class:`metalwire.client.transport.ASGITransport`.
+
+    Use as a context manager, or call :meth:`close`. Every call raises the errors of
+    :mod:`metalwire.client.exceptions`: :class:`~exceptions.APIConnectionError` when the
+    server cannot be reached, :class:`~exceptions.VersionNegotiationError` when no
+    microversion can be agreed, an :class:`~exceptions.HTTPError` subclass for an error
+    status. Raises ValueError for a malformed ``api_version``.
+    """
+
+    def __init__(
+        self,
+        url: str = DEFAULT_URL,
+        *,
+        api_version: str | None = None,
+        timeout: float = 60.0,
+        retry: RetryPolicy | None = None,
+        transport: httpx.BaseTransport | None = None,
+        headers: Mapping[str, str] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.url = url.rstrip("/")
+        self._pinned = (
+            None
+            if api_version is None or api_version.strip().lower() == "latest"
+            else APIVersion.parse(api_version)
+        )
+        self.retry = retry if retry is not None else RetryPolicy()
+        self._sleep = sleep
+        self._version: APIVersion | None = None
+        self._server_range: tuple[APIVersion, APIVersion] | None = None
+        self.last_request_id: str | None = None
+        self._http = httpx.Client(
+            base_url=self.url,
+            timeout=timeout,
+            transport=transport,
+            headers={
+                "Accept": "application/json",
+                "User-Agent": f"metalwire-client/{__version__}",
+                **(headers or {}),
+            },
+        )
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connections (and the transport)."""
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- versions ------------------------------------------------------------------------
+
+    @property
+    def api_version(self) -> APIVersion:
+        """The microversion in use; negotiates on first access (raises as :meth:`negotiate`)."""
+        if self._version is None:
+            self._version = self.negotiate()
+        return self._version
+
+    @property
+    def server_versions(self) -> tuple[APIVersion, APIVersion]:
+        """The ``(minimum, maximum)`` microversions the server announced."""
+        if self._server_range is None:
+            self.negotiate()
+        assert self._server_range is not None
+        return self._server_range
+
+    def negotiate(self) -> APIVersion:
+        """Read ``/`` and ``/v1/`` and pick the microversion to use.
+
+        Raises VersionNegotiationError when no version fits (a pinned version outside the
+        server's range included), InvalidResponse when the server announces no v1 API,
+        APIConnectionError / HTTPError when discovery fails.
+        """
+        root = self._request("GET", "/", versioned=False)
+        server_min, server_max = self._announced_range(root)
+        chosen = versions.choose_version(server_min, server_max, self._pinned)
+        response = self._send("GET", "/v1/", headers={versions.VERSION_HEADER: str(chosen)})
+        answered = response.headers.get(versions.VERSION_HEADER)
+        if answered is not None and answered.strip() != str(chosen):
+            raise exc.VersionNegotiationError(
+                f"API version {chosen} was requested but the server answered with {answered}."
+            )
+        self._server_range = (server_min, server_max)
+        self._version = chosen
+        LOG.debug(
+            "Using API version %s with %s (server %s-%s)", chosen, self.url, server_min, server_max
+        )
+        return chosen
+
+    def _announced_range(self, root: Any) -> tuple[APIVersion, APIVersion]:
+        entries: list[Any] = []
+        if isinstance(root, dict):
+            entries = [root.get("default_version"), *(root.get("versions") or [])]
+        for entry in entries:
+            if isinstance(entry, dict) and entry.get("id") == "v1" and entry.get("version"):
+                try:
+                    return (
+                        APIVersion.parse(str(entry.get("min_version") or "1.1")),
+                        APIVersion.parse(str(entry["version"])),
+                    )
+                except ValueError:
+                    break
+        # An old server announces its range only in the headers of /v1/.
+        response = self._send("GET", "/v1/")
+        low = response.headers.get(versions.MIN_VERSION_HEADER)
+        high = response.headers.get(versions.MAX_VERSION_HEADER)
+        if low is None or high is None:
+            raise exc.InvalidResponse(f"The server at {self.url} announces no v1 API versions.")
+        try:
+            return APIVersion.parse(low), APIVersion.parse(high)
+        except ValueError as error:
+            raise exc.InvalidResponse(f"The server announced a bad API version: {error}") from None
+
+    def require(self, minimum: APIVersion, feature: str) -> None:
+        """Raise FeatureNotSupported when the negotiated version is below ``minimum``."""
+        if self.api_version < minimum:
+            raise exc.FeatureNotSupported(feature, str(minimum), str(self.api_version))
+
+    # -- HTTP ----------------------------------------------------------------------------
+
+    def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> httpx.Response:
+        """One call with retries; returns a 2xx/3xx response or raises."""
+        retries = 0
+        url = f"{self.url}{path}"
+        while True:
+            reason: str
+            delay: float | None = None
+            try:
+                response = self._http.request(
+                    method,
+                    path,
+                    json=json,
+                    params=params,
+                    headers=headers,
+                )
+            except (httpx.ConnectError, httpx.ConnectTimeout) as error:
+                failure: exc.MetalwireClientError = _connection_error(error, method, url, False)
+                failure.__cause__ = error
+                reason = "connect"
+            except httpx.TimeoutException as error:
+                raise _connection_error(error, method, url, True) from error
+            except httpx.TransportError as error:
+                raise _connection_error(error, method, url, True) from error
+            else:
+                self.last_request_id = response.headers.get(exc.REQUEST_ID_HEADER)
+                if response.status_code < 400:
+                    return response
+                failure = exc.from_response(response)
+                if isinstance(failure, exc.ServiceUnavailable):
+                    reason = "unavailable"
+                    delay = retry_after(response.headers.get("Retry-After"), self.retry)
+                elif isinstance(failure, exc.NodeLocked):
+                    reason = "node_locked"
+                else:
+                    raise failure
+            if retries >= self.retry.max_retries or not self.retry.allows(reason):
+                raise failure
+            retries += 1
+            if delay is None:
+                delay = backoff_delay(retries, self.retry)
+            LOG.info("%s %s failed (%s); retry %d in %.2f s", method, url, failure, retries, delay)
+            if self.retry.on_retry is not None:
+                self.retry.on_retry(RetryEvent(retries, delay, method, url, reason, failure))
+            self._sleep(delay)
+
+    def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: Mapping[str, str] | None = None,
+        versioned: bool = True,
+    ) -> Any:
+        """A call's decoded JSON body (None when empty)."""
+        headers = {versions.VERSION_HEADER: str(self.api_version)} if versioned else None
+        response = self._send(method, path, json=json, params=params, headers=headers)
+        if not response.content or response.status_code == 204:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            raise exc.InvalidResponse(
+                f"{method} {path} answered {response.status_code} with a body that is not JSON."
+            ) from None
+
+    def _object(self, method: str, path: str, json: Any = None) -> dict[str, Any]:
+        body = self._request(method, path, json=json)
+        if not isinstance(body, dict):
+            raise exc.InvalidResponse(f"{method} {path} did not answer with a JSON object.")
+        return body
+
+    def _paginate(
+        self,
+        path: str,
+        key: str,
+        params: dict[str, str],
+        limit: int | None,
+    ) -> Iterator[dict[str, Any]]:
+        """Items of a collection, following ``next`` links until ``limit`` items were seen."""
+        seen = 0
+        query = dict(params)
+        while True:
+            body = self._request("GET", path, params=query)
+            if not isinstance(body, dict) or not isinstance(body.get(key), list):
+                raise exc.InvalidResponse(f"GET {path} did not answer with a '{key}' list.")
+            for item in body[key]:
+                yield item
+                seen += 1
+                if limit is not None and seen >= limit:
+                    return
+            following = body.get("next")
+            if not following or not body[key]:
+                return
+            # The next link may use another host name (public_endpoint): keep only its query.
+            query = dict(parse_qsl(urlsplit(str(following)).query, keep_blank_values=True))
+
+    def _list(self, cls: type[R], path: str, key: str, query: Mapping[str, Any]) -> Iterator[R]:
+        unknown = set(query) - _LIST_OPTIONS - _FILTERS[key]
+        if unknown:
+            raise TypeError(f"Unknown {key} list option(s): {', '.join(sorted(unknown))}.")
+        detail = bool(query.get("detail"))
+        fields: Sequence[str] | None = query.get("fields")
+        limit: int | None = query.get("limit")
+        if detail and fields:
+            raise ValueError("detail and fields cannot be used together.")
+        if limit is not None and limit < 0:
+            raise ValueError("limit must be 0 or more.")
+        if limit == 0:
+            return iter(())
+        params: dict[str, str] = {}
+        for name in sorted(_FILTERS[key]):
+            value = query.get(name)
+            if value is not None:
+                params[name] = ("true" if value else "false") if isinstance(value, bool) else value
+        if fields:
+            params["fields"] = ",".join(fields)
+        for option, param in (
+            ("page_size", "limit"),
+            ("marker", "marker"),
+            ("sort_key", "sort_key"),
+            ("sort_dir", "sort_dir"),
+        ):
+            if query.get(option) is not None:
+                params[param] = str(query[option])
+        items = self._paginate(f"{path}/detail" if detail else path, key, params, limit)
+        return (cls(item) for item in items)
+
+    # -- nodes ---------------------------------------------------------------------------
+
+    def create_node(self, driver: str, **fields: Any) -> Node:
+        """Enrol a node with ``driver`` and any writable fields (name, properties...).
+
+        Raises BadRequest for an invalid or unknown field value, Conflict for a duplicate
+        name or UUID, NotAcceptable for a field newer than the microversion.
+        """
+        return Node(self._object("POST", "/v1/nodes", {"driver": driver, **fields}))
+
+    def get_node(self, node: str | Resource, fields: Sequence[str] | None = None) -> Node:
+        """The node by UUID or name. Raises NotFound when there is none."""
+        params = {"fields": ",".join(fields)} if fields else None
+        body = self._request("GET", f"/v1/nodes/{_segment(_ident(node))}", params=params)
+        if not isinstance(body, dict):
+            raise exc.InvalidResponse("GET /v1/nodes/{node} did not answer with a JSON object.")
+        return Node(body)
+
+    def iter_nodes(self, **query: Unpack[NodeQuery]) -> Iterator[Node]:
+        """Nodes matching the filters, fetched page by page (following ``next``) as consumed.
+
+        Options: ``detail`` (every field), ``fields`` (only those), ``limit`` (total cap),
+        ``page_size`` (items per request), ``marker``, ``sort_key``, ``sort_dir``; filters:
+        ``maintenance``, ``associated``, ``provision_state``, ``driver``, ``resource_class``,
+        ``conductor_group``, ``owner``, ``lessee``, ``description_contains``,
+        ``instance_uuid``. Raises BadRequest for a filter the microversion does not know,
+        ValueError for ``detail`` with ``fields`` or a negative ``limit``, TypeError for an
+        unknown option.
+        """
+        return self._list(Node, "/v1/nodes", "nodes", query)
+
+    def list_nodes(self, **query: Unpack[NodeQuery]) -> list[Node]:
+        """All nodes :meth:`iter_nodes` yields for the same options; raises as it does."""
+        return list(self.iter_nodes(**query))
+
+    def update_node(self, node: str | Resource, patch: Sequence[PatchOp]) -> Node:
+        """Apply a JSON patch (see :mod:`metalwire.client.patch`); returns the updated node.
+
+        Raises BadRequest for a bad patch or value, NotFound, Conflict (NodeLocked included)
+        and NotAcceptable for a field newer than the microversion.
+        """
+        path = f"/v1/nodes/{_segment(_ident(node))}"
+        return Node(self._object("PATCH", path, list(patch)))
+
+    def delete_node(self, node: str | Resource) -> None:
+        """Delete the node with its ports and portgroups.
+
+        Raises NotFound, Conflict (associated with an instance, or locked) or BadRequest (a
+        provision state that forbids deletion).
+        """
+        self._request("DELETE", f"/v1/nodes/{_segment(_ident(node))}")
+
+    def set_node_traits(self, node: str | Resource, traits: Sequence[str]) -> None:
+        """Replace the node's traits (API 1.37). Raises FeatureNotSupported, HTTPError."""
+        self.require(versions.TRAITS, "Node traits")
+        path = f"/v1/nodes/{_segment(_ident(node))}/traits"
+        self._request("PUT", path, json={"traits": list(traits)})
+
+    # -- provision state and maintenance --------------------------------------------------
+
+    def set_provision_state(self, node: str | Resource, target: ProvisionTarget) -> None:
+        """Ask for a provision state change (``PUT /v1/nodes/{node}/states/provision``).
+
+        ``target`` is a verb: manage, provide, active (deploy), deleted (undeploy), rebuild or
+        clean. Raises FeatureNotSupported for a verb newer than the microversion, BadRequest
+        when the node's state does not allow it, NotFound, NodeLocked.
+        """
+        since = _TARGET_SINCE.get(target)
+        if since is not None:
+            self.require(since, f"Provision target {target!r}")
+        path = f"/v1/nodes/{_segment(_ident(node))}/states/provision"
+        self._request("PUT", path, json={"target": target})
+
+    def manage(self, node: str | Resource) -> None:
+        """Move the node to ``manageable``; raises as :meth:`set_provision_state`."""
+        self.set_provision_state(node, "manage")
+
+    def provide(self, node: str | Resource) -> None:
+        """Move the node to ``available``; raises as :meth:`set_provision_state`."""
+        self.set_provision_state(node, "provide")
+
+    def deploy(self, node: str | Resource) -> None:
+        """Deploy the node (target ``active``); raises as :meth:`set_provision_state`."""
+        self.set_provision_state(node, "active")
+
+    def undeploy(self, node: str | Resource) -> None:
+        """Tear the node down (target ``deleted``); raises as :meth:`set_provision_state`."""
+        self.set_provision_state(node, "deleted")
+
+    def get_states(self, node: str | Resource) -> dict[str, Any]:
+        """The node's power and provision states (``GET /v1/nodes/{node}/states``).
+
+        Raises NotFound.
+        """
+        return self._object("GET", f"/v1/nodes/{_segment(_ident(node))}/states")
+
+    def set_maintenance(self, node: str | Resource, reason: str | None = None) -> None:
+        """Put the node in maintenance mode. Raises NotFound, NodeLocked."""
+        body = {"reason": reason} if reason is not None else None
+        self._request("PUT", f"/v1/nodes/{_segment(_ident(node))}/maintenance", json=body)
+
+    def unset_maintenance(self, node: str | Resource) -> None:
+        """Take the node out of maintenance mode. Raises NotFound, NodeLocked."""
+        self._request("DELETE", f"/v1/nodes/{_segment(_ident(node))}/maintenance")
+
+    # -- VIFs ----------------------------------------------------------------------------
+
+    def vif_list(self, node: str | Resource) -> list[str]:
+        """IDs of the VIFs attached to the node (API 1.28).
+
+        Raises FeatureNotSupported, NotFound.
+        """
+        self.require(versions.VIFS, "VIFs")
+        body = self._object("GET", f"/v1/nodes/{_segment(_ident(node))}/vifs")
+        vifs = body.get("vifs")
+        if not isinstance(vifs, list):
+            raise exc.InvalidResponse("GET /v1/nodes/{node}/vifs did not answer a 'vifs' list.")
+        return [str(v["id"]) for v in vifs if isinstance(v, dict) and "id" in v]
+
+    def vif_attach(
+        self,
+        node: str | Resource,
+        vif_id: str,
+        *,
+        port_uuid: str | None = None,
+        portgroup_uuid: str | None = None,
+        vif_info: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Attach a VIF to a free port or portgroup of the node (API 1.28).
+
+        ``port_uuid`` or ``portgroup_uuid`` (API 1.67) picks the target; ``vif_info`` adds
+        keys to the request body. Raises ValueError when both targets are given,
+        FeatureNotSupported, BadRequest (no free port, bad target), NotFound,
+        VifAlreadyAttached (never retried) and NodeLocked.
+        """
+        self.require(versions.VIFS, "VIFs")
+        if port_uuid and portgroup_uuid:
+            raise ValueError("Give port_uuid or portgroup_uuid, not both.")
+        if port_uuid or portgroup_uuid:
+            self.require(versions.VIF_ATTACH_TARGET, "Attaching a VIF to a given port")
+        body: dict[str, Any] = {**(vif_info or {}), "id": vif_id}
+        if port_uuid:
+            body["port_uuid"] = port_uuid
+        if portgroup_uuid:
+            body["portgroup_uuid"] = portgroup_uuid
+        self._request("POST", f"/v1/nodes/{_segment(_ident(node))}/vifs", json=body)
+
+    def vif_detach(self, node: str | Resource, vif_id: str) -> None:
+        """Detach a VIF from the node (API 1.28).
+
+        Raises FeatureNotSupported, BadRequest when the VIF is not attached to it, NotFound,
+        NodeLocked.
+        """
+        self.require(versions.VIFS, "VIFs")
+        path = f"/v1/nodes/{_segment(_ident(node))}/vifs/{_segment(vif_id)}"
+        self._request("DELETE", path)
+
+    # -- ports ---------------------------------------------------------------------------
+
+    def create_port(self, node_uuid: str, address: str, **fields: Any) -> Port:
+        """Create a port (a NIC) of the node with MAC ``address``.
+
+        Raises BadRequest for a bad value or a node UUID that is not one, Conflict for a MAC
+        in use, NotFound when the node does not exist.
+        """
+        body = {"node_uuid": node_uuid, "address": address, **fields}
+        return Port(self._object("POST", "/v1/ports", body))
+
+    def get_port(self, port: str | Resource, fields: Sequence[str] | None = None) -> Port:
+        """The port by UUID. Raises NotFound."""
+        params = {"fields": ",".join(fields)} if fields else None
+        body = self._request("GET", f"/v1/ports/{_segment(_ident(port))}", params=params)
+        if not isinstance(body, dict):
+            raise exc.InvalidResponse("GET /v1/ports/{port} did not answer with a JSON object.")
+        return Port(body)
+
+    def iter_ports(self, **query: Unpack[PortQuery]) -> Iterator[Port]:
+        """Ports matching the filters, page by page; options as :meth:`iter_nodes`.
+
+        Filters: ``node`` (UUID or name), ``portgroup``, ``address``, ``physical_network``.
+        Raises NotFound for an unknown ``node``/``portgroup``, BadRequest, ValueError,
+        TypeError as :meth:`iter_nodes`.
+        """
+        return self._list(Port, "/v1/ports", "ports", query)
+
+    def list_ports(self, **query: Unpack[PortQuery]) -> list[Port]:
+        """All ports :meth:`iter_ports` yields for the same options; raises as it does."""
+        return list(self.iter_ports(**query))
+
+    def update_port(self, port: str | Resource, patch: Sequence[PatchOp]) -> Port:
+        """Apply a JSON patch to the port. Raises BadRequest, NotFound, Conflict."""
+        return Port(self._object("PATCH", f"/v1/ports/{_segment(_ident(port))}", list(patch)))
+
+    def delete_port(self, port: str | Resource) -> None:
+        """Delete the port. Raises NotFound, Conflict/BadRequest when a VIF is on it."""
+        self._request("DELETE", f"/v1/ports/{_segment(_ident(port))}")
+
+    # -- portgroups ----------------------------------------------------------------------
+
+    def create_portgroup(self, node_uuid: str, **fields: Any) -> Portgroup:
+        """Create a portgroup (a bond) of the node (API 1.23); fields: name, address, mode...
+
+        Raises FeatureNotSupported, BadRequest, Conflict (duplicate name or MAC), NotFound.
+        """
+        self.require(versions.PORTGROUPS, "Portgroups")
+        body = {"node_uuid": node_uuid, **fields}
+        return Portgroup(self._object("POST", "/v1/portgroups", body))
+
+    def get_portgroup(
+        self, portgroup: str | Resource, fields: Sequence[str] | None = None
+    ) -> Portgroup:
+        """The portgroup by UUID or name (API 1.23). Raises FeatureNotSupported, NotFound."""
+        self.require(versions.PORTGROUPS, "Portgroups")
+        params = {"fields": ",".join(fields)} if fields else None
+        path = f"/v1/portgroups/{_segment(_ident(portgroup))}"
+        body = self._request("GET", path, params=params)
+        if not isinstance(body, dict):
+            raise exc.InvalidResponse(f"GET {path} did not answer with a JSON object.")
+        return Portgroup(body)
+
+    def iter_portgroups(self, **query: Unpack[PortgroupQuery]) -> Iterator[Portgroup]:
+        """Portgroups matching the filters, page by page; options as :meth:`iter_nodes`.
+
+        Filters: ``node`` (UUID or name), ``address``. Raises FeatureNotSupported (API
+        1.23), NotFound for an unknown ``node``, BadRequest, ValueError, TypeError.
+        """
+        self.require(versions.PORTGROUPS, "Portgroups")
+        return self._list(Portgroup, "/v1/portgroups", "portgroups", query)
+
+    def list_portgroups(self, **query: Unpack[PortgroupQuery]) -> list[Portgroup]:
+        """All portgroups :meth:`iter_portgroups` yields; raises as it does."""
+        return list(self.iter_portgroups(**query))
+
+    def update_portgroup(self, portgroup: str | Resource, patch: Sequence[PatchOp]) -> Portgroup:
+        """Apply a JSON patch to the portgroup. Raises BadRequest, NotFound, Conflict."""
+        self.require(versions.PORTGROUPS, "Portgroups")
+        path = f"/v1/portgroups/{_segment(_ident(portgroup))}"
+        return Portgroup(self._object("PATCH", path, list(patch)))
+
+    def delete_portgroup(self, portgroup: str | Resource) -> None:
+        """Delete the portgroup. Raises NotFound, Conflict/BadRequest when in use."""
+        self.require(versions.PORTGROUPS, "Portgroups")
+        self._request("DELETE", f"/v1/portgroups/{_segment(_ident(portgroup))}")
+
+
+def _connection_error(
+    error: httpx.TransportError, method: str, url: str, sent: bool
+) -> exc.APIConnectionError:
+    cls = (
+        exc.APITimeoutError if isinstance(error, httpx.TimeoutException) else exc.APIConnectionError
+    )
+    detail = str(error) or type(error).__name__
+    return cls(f"Cannot reach {url}: {detail}", method=method, url=url, sent=sent)

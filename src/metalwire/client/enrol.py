@@ -1,0 +1,266 @@
+"""Bulk enrolment: nodes with their ports and portgroups, from YAML or JSON descriptions.
+
+The file format is the one of ``baremetal create``::
+
+    nodes:
+      - driver: ipmi
+        name: compute-0
+        properties: {cpus: 8}
+        ports:
+          - address: "52:54:00:00:00:01"
+        portgroups:
+          - name: compute-0-bond
+            ports:
+              - address: "52:54:00:00:00:02"
+
+Each node is one item: it is created with its portgroups (and their member ports) and then
+its ports. If any of them fails, what was created for the node is deleted again (rolled back)
+and the item is reported as failed; the next nodes are still enrolled.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from metalwire.client.client import Client
+from metalwire.client.exceptions import HTTPError, MetalwireClientError
+
+Status = Literal["created", "failed", "rolled back", "rollback failed"]
+
+
+class EnrolFileError(Exception):
+    """A description file cannot be read, parsed, or does not have the expected shape."""
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """One node to enrol: where it was described and what it says."""
+
+    source: str  # file name
+    position: int  # 1-based index in its file
+    body: Any  # the node's description as parsed (checked at enrolment)
+
+    @property
+    def label(self) -> str:
+        """The node's name (or UUID) from the file, else ``source#position``."""
+        if isinstance(self.body, Mapping):
+            for key in ("name", "uuid"):
+                if isinstance(self.body.get(key), str) and self.body[key]:
+                    return str(self.body[key])
+        return f"{self.source}#{self.position}"
+
+
+@dataclass
+class NodeResult:
+    """What happened to one node of the files."""
+
+    spec: NodeSpec
+    status: Status = "failed"
+    node_uuid: str | None = None
+    ports: list[str] = field(default_factory=list)
+    portgroups: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "created"
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Reported before (``result`` None) and after each node is handled."""
+
+    index: int  # 1-based over all files
+    total: int
+    spec: NodeSpec
+    result: NodeResult | None = None
+
+
+def load_file(path: str | Path) -> list[NodeSpec]:
+    """The nodes described in a ``.yaml``/``.yml`` or ``.json`` file.
+
+    Raises EnrolFileError when the file cannot be read or parsed, has another extension, is
+    not an object with a ``nodes`` list, or has other top-level keys (``chassis`` included:
+    metalwire has none).
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".yaml", ".yml", ".json"):
+        raise EnrolFileError(f"Cannot process file {str(path)!r}: it must be .json or .yaml.")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise EnrolFileError(f"Cannot read file {str(path)!r}: {error.strerror}.") from None
+    try:
+        data = json.loads(text) if suffix == ".json" else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as error:
+        raise EnrolFileError(f"File {str(path)!r} is invalid: {error}") from None
+    if not isinstance(data, dict):
+        raise EnrolFileError(f"File {str(path)!r} must hold an object with a 'nodes' list.")
+    extra = sorted(set(data) - {"nodes"})
+    if extra:
+        raise EnrolFileError(
+            f"File {str(path)!r} has unsupported top-level key(s) {', '.join(extra)}; "
+            "only 'nodes' is allowed."
+        )
+    nodes = data.get("nodes", [])
+    if not isinstance(nodes, list):
+        raise EnrolFileError(f"In file {str(path)!r}, 'nodes' must be a list.")
+    return [NodeSpec(str(path), i, body) for i, body in enumerate(nodes, start=1)]
+
+
+class _ItemError(Exception):
+    """A failure of one part of a node, with the part's description."""
+
+
+def _message(error: Exception) -> str:
+    if isinstance(error, HTTPError):
+        return error.faultstring
+    return str(error)
+
+
+def _list_of_objects(value: Any, what: str) -> list[dict[str, Any]]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise _ItemError(f"{what} must be a list of objects")
+    return [dict(v) for v in value]
+
+
+def _port_label(port: Mapping[str, Any]) -> str:
+    return f"port {port.get('address', '?')}"
+
+
+class _Enrolment:
+    def __init__(self, client: Client, spec: NodeSpec) -> None:
+        self.client = client
+        self.spec = spec
+        self.result = NodeResult(spec)
+
+    def run(self) -> NodeResult:
+        body = self.spec.body
+        if not isinstance(body, dict):
+            self.result.error = "the node description must be an object"
+            return self.result
+        node = dict(body)
+        try:
+            ports = _list_of_objects(node.pop("ports", None), "'ports'")
+            portgroups = _list_of_objects(node.pop("portgroups", None), "'portgroups'")
+            members = [
+                _list_of_objects(pg.pop("ports", None), "a portgroup's 'ports'")
+                for pg in portgroups
+            ]
+        except _ItemError as error:
+            self.result.error = str(error)
+            return self.result
+        traits = node.pop("traits", None)
+        driver = node.pop("driver", None)
+        if not isinstance(driver, str) or not driver:
+            self.result.error = "the node has no 'driver'"
+            return self.result
+        try:
+            created = self.client.create_node(driver, **node)
+        except MetalwireClientError as error:
+            self.result.error = _message(error)
+            return self.result
+        self.result.node_uuid = created.uuid
+        try:
+            if traits:
+                self._step("traits", lambda: self.client.set_node_traits(created.uuid, traits))
+            for portgroup, member_ports in zip(portgroups, members, strict=True):
+                pg_uuid = self._create_portgroup(portgroup)
+                for port in member_ports:
+                    self._create_port(port, pg_uuid)
+            for port in ports:
+                self._create_port(port, None)
+        except _ItemError as error:
+            self.result.error = str(error)
+            self._roll_back()
+            return self.result
+        self.result.status = "created"
+        return self.result
+
+    def _step(self, what: str, action: Callable[[], Any]) -> Any:
+        try:
+            return action()
+        except MetalwireClientError as error:
+            raise _ItemError(f"{what}: {_message(error)}") from error
+
+    def _create_portgroup(self, portgroup: dict[str, Any]) -> str:
+        node_uuid = self.result.node_uuid
+        assert node_uuid is not None
+        what = f"portgroup {portgroup.get('name') or portgroup.get('address') or '?'}"
+        if portgroup.get("node_uuid") not in (None, node_uuid):
+            raise _ItemError(f"{what}: its node_uuid is not the node's")
+        portgroup.pop("node_uuid", None)
+        created = self._step(what, lambda: self.client.create_portgroup(node_uuid, **portgroup))
+        self.result.portgroups.append(created.uuid)
+        return str(created.uuid)
+
+    def _create_port(self, port: dict[str, Any], portgroup_uuid: str | None) -> None:
+        node_uuid = self.result.node_uuid
+        assert node_uuid is not None
+        what = _port_label(port)
+        if port.get("node_uuid") not in (None, node_uuid):
+            raise _ItemError(f"{what}: its node_uuid is not the node's")
+        if portgroup_uuid is not None:
+            if port.get("portgroup_uuid") not in (None, portgroup_uuid):
+                raise _ItemError(f"{what}: its portgroup_uuid is not its portgroup's")
+            port["portgroup_uuid"] = portgroup_uuid
+        fields = {k: v for k, v in port.items() if k not in ("node_uuid", "address")}
+        address = port.get("address")
+        if not isinstance(address, str):
+            raise _ItemError(f"{what}: 'address' is missing")
+        created = self._step(what, lambda: self.client.create_port(node_uuid, address, **fields))
+        self.result.ports.append(created.uuid)
+
+    def _roll_back(self) -> None:
+        """Delete what was created for the node: ports, portgroups, then the node."""
+        problems: list[str] = []
+        for port in reversed(self.result.ports):
+            try:
+                self.client.delete_port(port)
+            except MetalwireClientError as error:
+                problems.append(f"port {port}: {_message(error)}")
+        for portgroup in reversed(self.result.portgroups):
+            try:
+                self.client.delete_portgroup(portgroup)
+            except MetalwireClientError as error:
+                problems.append(f"portgroup {portgroup}: {_message(error)}")
+        assert self.result.node_uuid is not None
+        try:
+            self.client.delete_node(self.result.node_uuid)
+        except MetalwireClientError as error:
+            problems.append(f"node {self.result.node_uuid}: {_message(error)}")
+            self.result.status = "rollback failed"
+            self.result.error = f"{self.result.error}; rollback failed: {'; '.join(problems)}"
+            return
+        self.result.status = "rolled back"
+
+
+def enrol(
+    client: Client,
+    specs: Sequence[NodeSpec],
+    progress: Callable[[Progress], None] | None = None,
+) -> list[NodeResult]:
+    """Enrol each node of ``specs`` in order; one failure does not stop the others.
+
+    ``progress`` is called before and after each node. Never raises for a node's failure:
+    it is in that node's :class:`NodeResult` (``status`` and ``error``).
+    """
+    results: list[NodeResult] = []
+    total = len(specs)
+    for index, spec in enumerate(specs, start=1):
+        if progress is not None:
+            progress(Progress(index, total, spec))
+        result = _Enrolment(client, spec).run()
+        results.append(result)
+        if progress is not None:
+            progress(Progress(index, total, spec, result))
+    return results

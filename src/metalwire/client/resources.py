@@ -1,0 +1,216 @@
+"""Nodes, ports and portgroups as the server shows them.
+
+Each is a read-only mapping of the fields in the response (which fields depends on the
+microversion and on ``fields=``), with typed properties for the common ones. A property whose
+field is absent reads as None (or an empty dict).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+
+class Resource(Mapping[str, Any]):
+    """A resource body; read fields as keys or through the typed properties."""
+
+    __slots__ = ("_data",)
+    kind = "resource"
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self._data = dict(data)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._data.get('uuid')!r})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A copy of every field, links included."""
+        return dict(self._data)
+
+    def fields(self) -> dict[str, Any]:
+        """A copy of the fields without the hypermedia links (``links``, ``ports``...)."""
+        return {k: v for k, v in self._data.items() if not _is_links(v)}
+
+    def _str(self, key: str) -> str | None:
+        value = self._data.get(key)
+        return None if value is None else str(value)
+
+    def _dict(self, key: str) -> dict[str, Any]:
+        value = self._data.get(key)
+        return dict(value) if isinstance(value, dict) else {}
+
+    @property
+    def uuid(self) -> str:
+        return str(self._data.get("uuid", ""))
+
+
+def _is_links(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(v, dict) and set(v) == {"href", "rel"} for v in value)
+    )
+
+
+class Node(Resource):
+    kind = "node"
+
+    @property
+    def name(self) -> str | None:
+        return self._str("name")
+
+    @property
+    def driver(self) -> str | None:
+        return self._str("driver")
+
+    @property
+    def provision_state(self) -> str | None:
+        return self._str("provision_state")
+
+    @property
+    def target_provision_state(self) -> str | None:
+        return self._str("target_provision_state")
+
+    @property
+    def power_state(self) -> str | None:
+        return self._str("power_state")
+
+    @property
+    def maintenance(self) -> bool:
+        return bool(self._data.get("maintenance"))
+
+    @property
+    def maintenance_reason(self) -> str | None:
+        return self._str("maintenance_reason")
+
+    @property
+    def instance_uuid(self) -> str | None:
+        return self._str("instance_uuid")
+
+    @property
+    def network_interface(self) -> str | None:
+        return self._str("network_interface")
+
+    @property
+    def resource_class(self) -> str | None:
+        return self._str("resource_class")
+
+    @property
+    def last_error(self) -> str | None:
+        return self._str("last_error")
+
+    @property
+    def properties(self) -> dict[str, Any]:
+        return self._dict("properties")
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        return self._dict("extra")
+
+    @property
+    def driver_info(self) -> dict[str, Any]:
+        return self._dict("driver_info")
+
+    @property
+    def instance_info(self) -> dict[str, Any]:
+        return self._dict("instance_info")
+
+    @property
+    def label(self) -> str:
+        """``name`` if set, else ``uuid``."""
+        return self.name or self.uuid
+
+
+class Port(Resource):
+    kind = "port"
+
+    @property
+    def address(self) -> str | None:
+        return self._str("address")
+
+    @property
+    def node_uuid(self) -> str | None:
+        return self._str("node_uuid")
+
+    @property
+    def portgroup_uuid(self) -> str | None:
+        return self._str("portgroup_uuid")
+
+    @property
+    def pxe_enabled(self) -> bool | None:
+        value = self._data.get("pxe_enabled")
+        return None if value is None else bool(value)
+
+    @property
+    def physical_network(self) -> str | None:
+        return self._str("physical_network")
+
+    @property
+    def local_link_connection(self) -> dict[str, Any]:
+        return self._dict("local_link_connection")
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        return self._dict("extra")
+
+    @property
+    def internal_info(self) -> dict[str, Any]:
+        return self._dict("internal_info")
+
+    @property
+    def vif_id(self) -> str | None:
+        """The VIF attached to this port, if the response shows it."""
+        value = self.internal_info.get("tenant_vif_port_id") or self.extra.get("vif_port_id")
+        return None if value is None else str(value)
+
+
+class Portgroup(Resource):
+    kind = "portgroup"
+
+    @property
+    def name(self) -> str | None:
+        return self._str("name")
+
+    @property
+    def address(self) -> str | None:
+        return self._str("address")
+
+    @property
+    def node_uuid(self) -> str | None:
+        return self._str("node_uuid")
+
+    @property
+    def mode(self) -> str | None:
+        return self._str("mode")
+
+    @property
+    def standalone_ports_supported(self) -> bool | None:
+        value = self._data.get("standalone_ports_supported")
+        return None if value is None else bool(value)
+
+    @property
+    def properties(self) -> dict[str, Any]:
+        return self._dict("properties")
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        return self._dict("extra")
+
+    @property
+    def internal_info(self) -> dict[str, Any]:
+        return self._dict("internal_info")
+
+    @property
+    def vif_id(self) -> str | None:
+        """The VIF attached to this portgroup, if the response shows it."""
+        value = self.internal_info.get("tenant_vif_port_id") or self.extra.get("vif_port_id")
+        return None if value is None else str(value)

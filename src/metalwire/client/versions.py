@@ -1,0 +1,83 @@
+"""API microversions as the client sees them, and the rule that picks one."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import total_ordering
+
+from metalwire.client.exceptions import VersionNegotiationError
+
+VERSION_HEADER = "X-OpenStack-Ironic-API-Version"
+MIN_VERSION_HEADER = "X-OpenStack-Ironic-API-Minimum-Version"
+MAX_VERSION_HEADER = "X-OpenStack-Ironic-API-Maximum-Version"
+
+_PATTERN = re.compile(r"^\s*(\d+)\.(\d+)\s*$")
+
+
+@total_ordering
+@dataclass(frozen=True)
+class APIVersion:
+    """A ``MAJOR.MINOR`` API version; ordered numerically (1.9 < 1.10)."""
+
+    major: int
+    minor: int
+
+    @classmethod
+    def parse(cls, text: str) -> APIVersion:
+        """Parse ``"1.N"``; raises ValueError for anything else."""
+        match = _PATTERN.match(text)
+        if match is None:
+            raise ValueError(f"Invalid API version {text!r}: expected MAJOR.MINOR, e.g. 1.78.")
+        return cls(int(match.group(1)), int(match.group(2)))
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}"
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, APIVersion):
+            return NotImplemented
+        return (self.major, self.minor) < (other.major, other.minor)
+
+
+MIN_VERSION = APIVersion(1, 1)
+# The newest microversion whose behaviour this client knows.
+LATEST_VERSION = APIVersion(1, 78)
+
+# Versions that gate client calls.
+VIFS = APIVersion(1, 28)
+VIF_ATTACH_TARGET = APIVersion(1, 67)
+PORTGROUPS = APIVersion(1, 23)
+MANAGE_PROVIDE = APIVersion(1, 4)
+TRAITS = APIVersion(1, 37)
+
+
+def choose_version(
+    server_min: APIVersion,
+    server_max: APIVersion,
+    pinned: APIVersion | None = None,
+    client_min: APIVersion = MIN_VERSION,
+    client_max: APIVersion = LATEST_VERSION,
+) -> APIVersion:
+    """The microversion to use with a server serving ``[server_min, server_max]``.
+
+    Without a pin, the highest version both sides support. A pinned version is used as is
+    (even above ``client_max``: the caller takes responsibility) if the server serves it.
+
+    Raises VersionNegotiationError when the pinned version is outside the server's range or
+    the two ranges do not overlap.
+    """
+    if pinned is not None:
+        if not server_min <= pinned <= server_max:
+            raise VersionNegotiationError(
+                f"API version {pinned} was requested but the server supports only "
+                f"{server_min} to {server_max}."
+            )
+        return pinned
+    chosen = min(server_max, client_max)
+    if chosen < max(server_min, client_min):
+        raise VersionNegotiationError(
+            f"No API version in common: the server supports {server_min} to {server_max}, "
+            f"this client {client_min} to {client_max}."
+        )
+    return chosen

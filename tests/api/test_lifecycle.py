@@ -1,0 +1,141 @@
+"""Provision states through HTTP, and the network interface hooks they call, in order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.conftest import Api, fault
+
+
+@pytest.fixture
+def node(api: Api) -> dict[str, Any]:
+    node = api.node(name="life")
+    api.port(node, "52:54:00:20:00:01")
+    api.port(node, "52:54:00:20:00:02")
+    return node
+
+
+def provision(api: Api, target: str, node: str = "life", version: str | None = None) -> Any:
+    return api.put(f"/v1/nodes/{node}/states/provision", {"target": target}, version=version)
+
+
+def hook_events(api: Api) -> list[str]:
+    entries = api.get("/v1/nodes/life/history?detail=true").json()["history"]
+    return [
+        e["event"].removeprefix("flat.")
+        for e in entries
+        if e["event_type"] == "provisioning" and e["event"].startswith("flat.")
+    ]
+
+
+def test_full_lifecycle_calls_hooks_in_order(api: Api, node: dict[str, Any]) -> None:
+    assert provision(api, "manage").status_code == 202
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "manageable"
+    assert provision(api, "provide").status_code == 202
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "available"
+    assert hook_events(api) == ["add_cleaning_network done", "remove_cleaning_network done"]
+
+    api.patch(
+        "/v1/nodes/life",
+        [{"op": "add", "path": "/instance_info/nova_host_id", "value": "compute-1"}],
+    )
+    assert api.post("/v1/nodes/life/vifs", {"id": "tenant-vif"}).status_code == 204
+    assert provision(api, "active").status_code == 202
+    shown = api.get("/v1/nodes/life").json()
+    assert shown["provision_state"] == "active"
+    assert shown["target_provision_state"] is None
+    assert shown["power_state"] == "power on"
+    assert hook_events(api)[2:] == [
+        "add_provisioning_network done",
+        "remove_provisioning_network done",
+        "configure_tenant_networks done",
+    ]
+    assert api.vifs("life") == ["tenant-vif"]
+
+    assert provision(api, "deleted").status_code == 202
+    shown = api.get("/v1/nodes/life").json()
+    assert shown["provision_state"] == "available"
+    assert shown["instance_info"] == {}
+    assert api.vifs("life") == []
+    assert hook_events(api)[5:] == [
+        "unconfigure_tenant_networks done",
+        "add_cleaning_network done",
+        "remove_cleaning_network done",
+    ]
+    details = api.get("/v1/nodes/life/history?detail=true").json()["history"]
+    assert any(e["vif_id"] == "tenant-vif" and "undeploy" in e["event"] for e in details)
+
+
+def test_deploy_binds_vifs_to_compute_host(api: Api, node: dict[str, Any]) -> None:
+    provision(api, "manage")
+    provision(api, "provide")
+    api.patch(
+        "/v1/nodes/life",
+        [{"op": "add", "path": "/instance_info/nova_host_id", "value": "compute-7"}],
+    )
+    api.post("/v1/nodes/life/vifs", {"id": "bound-vif"})
+    provision(api, "active")
+    client = api.client
+    services = client.app.state.services  # type: ignore[attr-defined]
+    from metalwire.db import vifs as vif_db
+
+    with services.db.read() as session:
+        attachment = vif_db.find(session, "bound-vif")
+    assert attachment is not None and attachment.info["binding_host_id"] == "compute-7"
+
+
+def test_deploy_and_undeploy_verbs_from_1_73(api: Api, node: dict[str, Any]) -> None:
+    provision(api, "manage")
+    provision(api, "provide")
+    assert provision(api, "deploy", version="1.72").status_code == 406
+    assert provision(api, "deploy", version="1.73").status_code == 202
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "active"
+    assert provision(api, "undeploy", version="1.73").status_code == 202
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "available"
+
+
+def test_invalid_transition_is_400_naming_state(api: Api, node: dict[str, Any]) -> None:
+    resp = provision(api, "active")
+    assert resp.status_code == 400
+    assert "enroll" in fault(resp)
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "enroll"
+
+
+def test_unknown_verb_is_400(api: Api, node: dict[str, Any]) -> None:
+    resp = provision(api, "explode")
+    assert resp.status_code == 400
+    assert "explode" in fault(resp)
+
+
+def test_deploy_refused_in_maintenance(api: Api, node: dict[str, Any]) -> None:
+    provision(api, "manage")
+    provision(api, "provide")
+    api.put("/v1/nodes/life/maintenance", {"reason": "r"})
+    resp = provision(api, "active")
+    assert resp.status_code == 400
+    assert "maintenance" in fault(resp)
+
+
+def test_deploy_with_unconfigured_neutron_is_400(api: Api) -> None:
+    api.node(name="nn", network_interface="neutron")
+    provision(api, "manage", node="nn")
+    provision(api, "provide", node="nn")
+    resp = provision(api, "active", node="nn")
+    assert resp.status_code == 400
+    assert api.get("/v1/nodes/nn").json()["provision_state"] == "available"
+
+
+def test_states_endpoint(api: Api, node: dict[str, Any]) -> None:
+    states = api.get("/v1/nodes/life/states").json()
+    assert states["provision_state"] == "enroll"
+    assert states["target_provision_state"] is None
+
+
+def test_active_node_cannot_be_deleted(api: Api, node: dict[str, Any]) -> None:
+    for verb in ("manage", "provide", "active"):
+        provision(api, verb)
+    resp = api.delete("/v1/nodes/life")
+    assert resp.status_code == 400
+    assert "active" in fault(resp)

@@ -1,0 +1,183 @@
+"""Ports and portgroups through HTTP."""
+
+from __future__ import annotations
+
+import uuid
+
+from tests.conftest import Api, fault
+
+LLC = {"switch_id": "aa:bb:cc:dd:ee:ff", "port_id": "Ethernet1/1", "switch_info": "sw1"}
+
+
+def test_create_and_show_port(api: Api) -> None:
+    node = api.node()
+    resp = api.post(
+        "/v1/ports",
+        {
+            "node_uuid": node["uuid"],
+            "address": "52:54:00:12:34:56",
+            "local_link_connection": LLC,
+            "physical_network": "physnet1",
+            "pxe_enabled": False,
+        },
+    )
+    assert resp.status_code == 201, resp.text
+    port = resp.json()
+    assert resp.headers["Location"].endswith(f"/v1/ports/{port['uuid']}")
+    assert port["node_uuid"] == node["uuid"]
+    assert port["local_link_connection"] == LLC
+    assert port["physical_network"] == "physnet1"
+    assert port["pxe_enabled"] is False
+    assert port["internal_info"] == {}
+    assert port["portgroup_uuid"] is None
+    assert api.get(f"/v1/ports/{port['uuid']}").json()["address"] == "52:54:00:12:34:56"
+
+
+def test_port_fields_follow_microversion(api: Api) -> None:
+    node = api.node()
+    port = api.port(node, "52:54:00:12:34:57")
+    old = api.get(f"/v1/ports/{port['uuid']}", version="1.18").json()
+    assert "internal_info" in old and "local_link_connection" not in old
+    assert "physical_network" not in api.get(f"/v1/ports/{port['uuid']}", version="1.33").json()
+    resp = api.post(
+        "/v1/ports",
+        {"node_uuid": node["uuid"], "address": "52:54:00:12:34:58", "physical_network": "p"},
+        version="1.33",
+    )
+    assert resp.status_code == 406
+
+
+def test_invalid_mac_is_400(api: Api) -> None:
+    node = api.node()
+    resp = api.post("/v1/ports", {"node_uuid": node["uuid"], "address": "not-a-mac"})
+    assert resp.status_code == 400
+    assert "not-a-mac" in fault(resp)
+
+
+def test_duplicate_mac_is_409(api: Api) -> None:
+    node = api.node()
+    api.port(node, "52:54:00:00:00:aa")
+    resp = api.post("/v1/ports", {"node_uuid": node["uuid"], "address": "52:54:00:00:00:AA"})
+    assert resp.status_code == 409
+    assert "52:54:00:00:00:aa" in fault(resp)
+
+
+def test_port_on_unknown_node_is_404(api: Api) -> None:
+    resp = api.post("/v1/ports", {"node_uuid": str(uuid.uuid4()), "address": "52:54:00:00:01:01"})
+    assert resp.status_code == 404
+
+
+def test_internal_info_is_read_only(api: Api) -> None:
+    node = api.node()
+    resp = api.post(
+        "/v1/ports",
+        {"node_uuid": node["uuid"], "address": "52:54:00:00:01:02", "internal_info": {"a": 1}},
+    )
+    assert resp.status_code == 400
+    port = api.port(node, "52:54:00:00:01:03")
+    resp = api.patch(
+        f"/v1/ports/{port['uuid']}", [{"op": "add", "path": "/internal_info/a", "value": 1}]
+    )
+    assert resp.status_code == 400
+
+
+def test_local_link_connection_is_checked(api: Api) -> None:
+    node = api.node()
+    resp = api.post(
+        "/v1/ports",
+        {
+            "node_uuid": node["uuid"],
+            "address": "52:54:00:00:01:04",
+            "local_link_connection": {"port_id": "x"},
+        },
+    )
+    assert resp.status_code == 400
+    assert "switch_id" in fault(resp)
+
+
+def test_list_ports_filters(api: Api) -> None:
+    n1, n2 = api.node(name="pn1"), api.node(name="pn2")
+    api.port(n1, "52:54:00:00:02:01")
+    api.port(n2, "52:54:00:00:02:02")
+    by_node = api.get("/v1/ports?node=pn1").json()["ports"]
+    assert [p["address"] for p in by_node] == ["52:54:00:00:02:01"]
+    assert set(by_node[0]) == {"uuid", "address", "links"}
+    by_uuid = api.get(f"/v1/ports?node_uuid={n2['uuid']}").json()["ports"]
+    assert [p["address"] for p in by_uuid] == ["52:54:00:00:02:02"]
+    by_mac = api.get("/v1/ports/detail?address=52:54:00:00:02:02").json()["ports"]
+    assert by_mac[0]["node_uuid"] == n2["uuid"]
+    assert [p["address"] for p in api.get("/v1/nodes/pn2/ports").json()["ports"]] == [
+        "52:54:00:00:02:02"
+    ]
+
+
+def test_patch_port_address_and_delete(api: Api) -> None:
+    node = api.node()
+    port = api.port(node, "52:54:00:00:03:01")
+    resp = api.patch(
+        f"/v1/ports/{port['uuid']}",
+        [{"op": "replace", "path": "/address", "value": "52:54:00:00:03:02"}],
+    )
+    assert resp.status_code == 200
+    assert resp.json()["address"] == "52:54:00:00:03:02"
+    assert api.delete(f"/v1/ports/{port['uuid']}").status_code == 204
+    assert api.get(f"/v1/ports/{port['uuid']}").status_code == 404
+
+
+def test_portgroup_crud_and_members(api: Api) -> None:
+    node = api.node(name="pgnode")
+    resp = api.post(
+        "/v1/portgroups",
+        {
+            "node_uuid": node["uuid"],
+            "name": "bond0",
+            "address": "52:54:00:00:04:00",
+            "mode": "802.3ad",
+            "properties": {"miimon": "100"},
+        },
+    )
+    assert resp.status_code == 201, resp.text
+    group = resp.json()
+    assert group["standalone_ports_supported"] is True
+    assert group["mode"] == "802.3ad"
+    port = api.port(node, "52:54:00:00:04:01", portgroup_uuid=group["uuid"])
+    assert port["portgroup_uuid"] == group["uuid"]
+    assert api.get("/v1/portgroups/bond0").json()["uuid"] == group["uuid"]
+    members = api.get("/v1/portgroups/bond0/ports").json()["ports"]
+    assert [m["uuid"] for m in members] == [port["uuid"]]
+    assert [g["name"] for g in api.get("/v1/nodes/pgnode/portgroups").json()["portgroups"]] == [
+        "bond0"
+    ]
+    assert (
+        api.get(f"/v1/ports?portgroup={group['uuid']}").json()["ports"][0]["uuid"] == port["uuid"]
+    )
+    resp = api.patch("/v1/portgroups/bond0", [{"op": "replace", "path": "/name", "value": "b1"}])
+    assert resp.status_code == 200 and resp.json()["name"] == "b1"
+    resp = api.delete("/v1/portgroups/b1")
+    assert resp.status_code == 400
+    assert port["uuid"] in fault(resp)
+    assert api.delete(f"/v1/ports/{port['uuid']}").status_code == 204
+    assert api.delete("/v1/portgroups/b1").status_code == 204
+
+
+def test_portgroups_need_1_23(api: Api) -> None:
+    assert api.get("/v1/portgroups", version="1.22").status_code == 404
+    assert api.get("/v1/portgroups", version="1.23").status_code == 200
+
+
+def test_port_portgroup_must_be_on_same_node(api: Api) -> None:
+    n1, n2 = api.node(), api.node()
+    group = api.portgroup(n1, name="g-other")
+    resp = api.post(
+        "/v1/ports",
+        {"node_uuid": n2["uuid"], "address": "52:54:00:00:05:01", "portgroup_uuid": group["uuid"]},
+    )
+    assert resp.status_code == 400
+    assert group["uuid"] in fault(resp)
+
+
+def test_duplicate_portgroup_name_is_409(api: Api) -> None:
+    node = api.node()
+    api.portgroup(node, name="same")
+    resp = api.post("/v1/portgroups", {"node_uuid": node["uuid"], "name": "same"})
+    assert resp.status_code == 409
