@@ -62,9 +62,9 @@ def task(
         context=RequestContext(),
         node=Node(id=1, uuid="node-1", name="n1"),
         conductor="test",
-        ports=ports,
-        portgroups=list(groups or []),
-        attachments=attachments,
+        _ports=ports,
+        _portgroups=list(groups or []),
+        _attachments=attachments,
     )
 
 

@@ -239,7 +239,8 @@ def _print_resources(
 
 
 def _show(resource: Resource, args: argparse.Namespace) -> None:
-    print_record(resource.fields(), args.format, sys.stdout, args.columns)
+    fields = resource.fields()
+    print_record(dict(sorted(fields.items())), args.format, sys.stdout, args.columns)
 
 
 def _node_uuid(client: Client, ident: str) -> str:
@@ -543,17 +544,20 @@ def bulk_create(client: Client, args: argparse.Namespace) -> int:
         print("metalwire: nothing was created.", file=sys.stderr)
         return 1
     results = enrol(client, specs, progress=_progress)
-    rows = [
-        [
-            r.spec.label,
-            r.node_uuid if r.ok else None,
-            r.status,
-            len(r.ports),
-            len(r.portgroups),
-            r.error,
-        ]
-        for r in results
-    ]
+    rows: list[list[Any]] = []
+    for r in results:
+        # What exists now: nothing is left of a node that was rolled back.
+        left = r.status in ("created", "rollback failed")
+        rows.append(
+            [
+                r.spec.label,
+                r.node_uuid if left else None,
+                r.status,
+                len(r.ports) if left else 0,
+                len(r.portgroups) if left else 0,
+                r.error,
+            ]
+        )
     if rows or args.format != "table":
         headers = ["Node", "UUID", "Status", "Ports", "Portgroups", "Error"]
         print_list(headers, rows, args.format, sys.stdout, args.columns)

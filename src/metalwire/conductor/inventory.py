@@ -82,7 +82,7 @@ def update_node(
                 )
         if changes.get("maintenance") is False:
             changes = {**changes, "maintenance_reason": None}
-        with conductor.db.write() as session:
+        with task.transaction() as session:
             row = node_db.get_by_id(session, node.id)
             return node_db.update(session, row, node_db.to_storage(changes, row.attrs))
 
@@ -102,7 +102,7 @@ def delete_node(conductor: Conductor, context: RequestContext, ident: str) -> No
             )
         if node_db.field_value(node, "protected"):
             raise InvalidStateRequested(f"Node {node_label(node)} is protected.")
-        with conductor.db.write() as session:
+        with task.transaction() as session:
             node_db.delete(session, node_db.get_by_id(session, node.id))
 
 
@@ -112,7 +112,7 @@ def delete_node(conductor: Conductor, context: RequestContext, ident: str) -> No
 def _resolve_portgroup(task: Task, portgroup_uuid: str | None) -> int | None:
     if portgroup_uuid is None:
         return None
-    with task.db.read() as session:
+    with task.transaction() as session:
         portgroup = portgroup_db.get(session, portgroup_uuid)
     if portgroup.node_id != task.node.id:
         raise InvalidParameterValue(
@@ -150,7 +150,7 @@ def create_port(conductor: Conductor, context: RequestContext, values: dict[str,
         values["node_id"] = task.node.id
         values["portgroup_id"] = _resolve_portgroup(task, portgroup_uuid)
         values.setdefault("uuid", str(uuidlib.uuid4()))
-        with conductor.db.write() as session:
+        with task.transaction() as session:
             port = port_db.create(session, values)
             _sync_legacy_vif(session, task, port, None, _legacy_vif(port.extra))
         return port
@@ -165,7 +165,7 @@ def update_port(
     with conductor.exclusive_task(port.node_id, context) as task:
         if "node_uuid" in changes:
             node_uuid = changes.pop("node_uuid")
-            with conductor.db.read() as session:
+            with task.transaction() as session:
                 new_node = node_db.get(session, node_uuid)
             if new_node.id != task.node.id:
                 if task.node.provision_state == "active" and not task.node.maintenance:
@@ -186,7 +186,7 @@ def update_port(
         for key in changed:
             setattr(proposed, key, changes[key])
         conductor.network_interface(task.node).port_changed(task, proposed, changed)
-        with conductor.db.write() as session:
+        with task.transaction() as session:
             row = port_db.get(session, uuid)
             updated = port_db.update(session, row, {k: changes[k] for k in changed})
             _sync_legacy_vif(session, task, updated, old_vif, new_vif)
@@ -212,7 +212,7 @@ def delete_port(conductor: Conductor, context: RequestContext, uuid: str) -> Non
     with conductor.exclusive_task(port.node_id, context) as task:
         current = next(p for p in task.ports if p.uuid == uuid)
         _refuse_if_vif(task, current)
-        with conductor.db.write() as session:
+        with task.transaction() as session:
             port_db.delete(session, port_db.get(session, uuid))
 
 
@@ -227,7 +227,7 @@ def create_portgroup(
     with conductor.exclusive_task(node_uuid, context) as task:
         values["node_id"] = task.node.id
         values.setdefault("uuid", str(uuidlib.uuid4()))
-        with conductor.db.write() as session:
+        with task.transaction() as session:
             portgroup = portgroup_db.create(session, values)
             _sync_legacy_vif(session, task, portgroup, None, _legacy_vif(portgroup.extra))
         return portgroup
@@ -242,7 +242,7 @@ def update_portgroup(
     with conductor.exclusive_task(portgroup.node_id, context) as task:
         current = next(pg for pg in task.portgroups if pg.id == portgroup.id)
         if "node_uuid" in changes:
-            with conductor.db.read() as session:
+            with task.transaction() as session:
                 new_node = node_db.get(session, changes.pop("node_uuid"))
             if new_node.id != task.node.id:
                 if task.members(current):
@@ -260,7 +260,7 @@ def update_portgroup(
         for key in changed:
             setattr(proposed, key, changes[key])
         conductor.network_interface(task.node).portgroup_changed(task, proposed, changed)
-        with conductor.db.write() as session:
+        with task.transaction() as session:
             row = portgroup_db.get_by_id(session, current.id)
             updated = portgroup_db.update(session, row, {k: changes[k] for k in changed})
             _sync_legacy_vif(session, task, updated, old_vif, new_vif)
@@ -281,5 +281,5 @@ def delete_portgroup(conductor: Conductor, context: RequestContext, ident: str) 
                 f"{', '.join(p.uuid for p in task.members(current))} are still members."
             )
         _refuse_if_vif(task, current)
-        with conductor.db.write() as session:
+        with task.transaction() as session:
             portgroup_db.delete(session, portgroup_db.get_by_id(session, current.id))

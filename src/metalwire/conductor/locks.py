@@ -1,12 +1,18 @@
 """Node locks that make concurrent operations on one node wait their turn.
 
-Two levels, both needed:
+Two levels:
 
 * inside one process, a lock per node queues the threads that want the node, so they never
   poll the database against each other;
 * across processes, the node row holds a lease (``reservation`` + ``lock_expires_at``) taken
-  by a conditional UPDATE; a holder renews its leases in the background, so a lease outlives
-  its holder by at most ``node_lock_lease`` seconds if the process dies.
+  by a conditional UPDATE, atomic on every supported database (SQLite included) without
+  ``SELECT ... FOR UPDATE``.
+
+The lease is taken in one of two ways. :meth:`NodeLocks.locked_transaction` takes it inside
+the transaction that does the work and gives it back in the same commit: nothing is ever left
+locked, even if the process dies. :meth:`NodeLocks.lease` commits the lease and renews it in
+the background while an operation calls external services; if the holder dies, the lease runs
+out after ``node_lock_lease`` seconds.
 
 An operation gives up with 409 NodeLocked only after waiting ``node_lock_wait`` seconds.
 """
@@ -16,10 +22,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sys
 import threading
 import time
 import uuid
 from collections.abc import Iterator
+
+from sqlalchemy.orm import Session
 
 from metalwire.db import node_locks
 from metalwire.db.engine import Database
@@ -33,11 +42,23 @@ def make_holder_name(host: str) -> str:
     return f"{host}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
+class Deadline:
+    def __init__(self, budget: float) -> None:
+        self.started = time.monotonic()
+        self.until = self.started + budget
+
+    def remaining(self) -> float:
+        return max(0.0, self.until - time.monotonic())
+
+    def waited(self) -> float:
+        return time.monotonic() - self.started
+
+
 class NodeLocks:
     def __init__(self, db: Database, holder: str, lease: float, wait: float) -> None:
         self.db = db
         self.holder = holder
-        self.lease = lease
+        self.lease_seconds = lease
         self.wait = wait
         self._guard = threading.Lock()
         self._local: dict[int, tuple[threading.Lock, int]] = {}
@@ -46,59 +67,79 @@ class NodeLocks:
         self._renewer: threading.Thread | None = None
 
     @contextlib.contextmanager
-    def exclusive(self, node_id: int, label: str) -> Iterator[None]:
-        """Hold the node's lock for the block; raises NodeLocked after the wait budget."""
-        started = time.monotonic()
-        deadline = started + self.wait
-        local = self._local_lock(node_id)
-        try:
-            if not local.acquire(timeout=max(0.0, deadline - time.monotonic())):
-                raise NodeLocked(label, self.holder, time.monotonic() - started)
-            try:
-                self._acquire_lease(node_id, label, started, deadline)
-                try:
-                    yield
-                finally:
-                    self._release_lease(node_id)
-            finally:
-                local.release()
-        finally:
-            self._forget_local(node_id)
-
-    def _local_lock(self, node_id: int) -> threading.Lock:
+    def in_process(self, node_id: int, label: str, deadline: Deadline) -> Iterator[None]:
+        """Queue behind the other threads of this process that hold the node."""
         with self._guard:
             lock, users = self._local.get(node_id, (threading.Lock(), 0))
             self._local[node_id] = (lock, users + 1)
-            return lock
+        try:
+            if not lock.acquire(timeout=deadline.remaining()):
+                raise NodeLocked(label, self.holder, deadline.waited())
+            try:
+                yield
+            finally:
+                lock.release()
+        finally:
+            with self._guard:
+                lock, users = self._local[node_id]
+                if users <= 1:
+                    del self._local[node_id]
+                else:
+                    self._local[node_id] = (lock, users - 1)
 
-    def _forget_local(self, node_id: int) -> None:
-        with self._guard:
-            lock, users = self._local[node_id]
-            if users <= 1:
-                del self._local[node_id]
-            else:
-                self._local[node_id] = (lock, users - 1)
+    @staticmethod
+    def _pause(label: str, holder: str, deadline: Deadline, pause: float) -> float:
+        """Sleep before the next attempt; raise NodeLocked when the wait budget is spent."""
+        if deadline.remaining() < pause:
+            raise NodeLocked(label, holder, deadline.waited())
+        time.sleep(pause)
+        return min(pause * 2, 0.05)
 
-    def _acquire_lease(self, node_id: int, label: str, started: float, deadline: float) -> None:
+    @contextlib.contextmanager
+    def locked_transaction(self, node_id: int, label: str, deadline: Deadline) -> Iterator[Session]:
+        """A write transaction holding the node's lease until it commits or rolls back."""
+        pause = 0.002
+        while True:
+            stack = contextlib.ExitStack()
+            session = stack.enter_context(self.db.write())
+            try:
+                holder = None
+                if not node_locks.try_acquire(
+                    session, node_id, self.holder, time.time(), self.lease_seconds
+                ):
+                    holder = node_locks.holder_of(session, node_id) or "unknown"
+            except BaseException:
+                stack.__exit__(*sys.exc_info())
+                raise
+            if holder is None:
+                break
+            stack.close()
+            pause = self._pause(label, holder, deadline, pause)
+        with stack:
+            yield session
+            node_locks.release(session, node_id, self.holder)
+
+    @contextlib.contextmanager
+    def lease(self, node_id: int, label: str, deadline: Deadline) -> Iterator[None]:
+        """Hold a committed, renewed lease on the node for the block."""
         pause = 0.002
         while True:
             with self.db.write() as session:
-                if node_locks.try_acquire(session, node_id, self.holder, time.time(), self.lease):
+                now = time.time()
+                if node_locks.try_acquire(session, node_id, self.holder, now, self.lease_seconds):
                     break
                 holder = node_locks.holder_of(session, node_id) or "unknown"
-            if time.monotonic() + pause > deadline:
-                raise NodeLocked(label, holder, time.monotonic() - started)
-            time.sleep(pause)
-            pause = min(pause * 2, 0.05)
+            pause = self._pause(label, holder, deadline, pause)
         with self._guard:
             self._held.add(node_id)
             self._start_renewer()
-
-    def _release_lease(self, node_id: int) -> None:
-        with self._guard:
-            self._held.discard(node_id)
-        with self.db.write() as session:
-            node_locks.release(session, node_id, self.holder)
+        try:
+            yield
+        finally:
+            with self._guard:
+                self._held.discard(node_id)
+            with self.db.write() as session:
+                node_locks.release(session, node_id, self.holder)
 
     def _start_renewer(self) -> None:
         if self._renewer is None or not self._renewer.is_alive():
@@ -108,14 +149,14 @@ class NodeLocks:
             self._renewer.start()
 
     def _renew_forever(self) -> None:
-        while not self._stop.wait(self.lease / 3):
+        while not self._stop.wait(self.lease_seconds / 3):
             with self._guard:
                 held = sorted(self._held)
             if not held:
                 continue
             try:
                 with self.db.write() as session:
-                    node_locks.renew(session, held, self.holder, time.time(), self.lease)
+                    node_locks.renew(session, held, self.holder, time.time(), self.lease_seconds)
             except Exception:
                 LOG.exception("Could not renew node locks %s", held)
 

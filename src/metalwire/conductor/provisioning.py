@@ -42,7 +42,7 @@ TRANSITIONS: dict[str, Transition] = {
 
 
 def _set_state(conductor: Conductor, task: Task, **values: Any) -> None:
-    with conductor.db.write() as session:
+    with task.transaction() as session:
         row = node_db.get_by_id(session, task.node.id)
         node_db.update(session, row, {"provision_updated_at": utcnow(), **values})
     task.reload()
@@ -117,7 +117,8 @@ def do_provisioning_action(
         )
         _set_state(conductor, task, target_provision_state=transition.target, last_error=None)
         try:
-            final = _steps(conductor, task, verb)
+            with task.savepoint():
+                final = _steps(conductor, task, verb)
         except MetalwireError as exc:
             conductor.record_history(task, "provisioning", f"{verb} failed: {exc}", error=True)
             _set_state(

@@ -14,12 +14,7 @@ from metalwire.networking.task import Task
 
 def _check_not_attached(task: Task, vif_id: str) -> None:
     """A VIF may sit on one node only: refuse it if this or another node has it."""
-    if task.find_target(vif_id) is not None:
-        raise VifAlreadyAttached(
-            f"Unable to attach VIF {vif_id}: it is already attached to node "
-            f"{node_label(task.node)}."
-        )
-    with task.db.read() as session:
+    with task.transaction() as session:
         other = vif_db.holder_node(session, vif_id)
     if other is not None:
         raise VifAlreadyAttached(
@@ -31,47 +26,51 @@ def vif_attach(
     conductor: Conductor, context: RequestContext, node_ident: str, vif_info: dict[str, Any]
 ) -> None:
     vif_id = vif_info["id"]
-    with conductor.exclusive_task(node_ident, context) as task:
-        iface = conductor.network_interface(task.node)
-        try:
+    node: tuple[int, str] | None = None
+    try:
+        with conductor.exclusive_task(node_ident, context) as task:
+            node = (task.node.id, task.node.uuid)
+            iface = conductor.network_interface(task.node)
             iface.validate(task)
             _check_not_attached(task, vif_id)
             iface.vif_attach(task, vif_info)
-        except MetalwireError as exc:
+            target = task.find_target(vif_id)
+            where = f" to {describe(target)}" if target is not None else ""
             conductor.record_history(
-                task, "vif", f"Attaching VIF {vif_id} failed: {exc}", error=True, vif_id=vif_id
+                task,
+                "vif",
+                f"VIF {vif_id} attached{where} by {iface.name}",
+                vif_id=vif_id,
+                target_uuid=None if target is None else target.uuid,
             )
-            raise
-        target = task.find_target(vif_id)
-        where = f" to {describe(target)}" if target is not None else ""
-        conductor.record_history(
-            task,
-            "vif",
-            f"VIF {vif_id} attached{where} by {iface.name}",
-            vif_id=vif_id,
-            target_uuid=None if target is None else target.uuid,
+    except MetalwireError as exc:
+        conductor.record_failure(
+            node, context, "vif", f"Attaching VIF {vif_id} failed: {exc}", vif_id=vif_id
         )
+        raise
 
 
 def vif_detach(conductor: Conductor, context: RequestContext, node_ident: str, vif_id: str) -> None:
-    with conductor.exclusive_task(node_ident, context) as task:
-        iface = conductor.network_interface(task.node)
-        target = task.find_target(vif_id)
-        try:
+    node: tuple[int, str] | None = None
+    try:
+        with conductor.exclusive_task(node_ident, context) as task:
+            node = (task.node.id, task.node.uuid)
+            iface = conductor.network_interface(task.node)
+            target = task.find_target(vif_id)
             iface.vif_detach(task, vif_id)
-        except MetalwireError as exc:
+            where = f" from {describe(target)}" if target is not None else ""
             conductor.record_history(
-                task, "vif", f"Detaching VIF {vif_id} failed: {exc}", error=True, vif_id=vif_id
+                task,
+                "vif",
+                f"VIF {vif_id} detached{where} by {iface.name}",
+                vif_id=vif_id,
+                target_uuid=None if target is None else target.uuid,
             )
-            raise
-        where = f" from {describe(target)}" if target is not None else ""
-        conductor.record_history(
-            task,
-            "vif",
-            f"VIF {vif_id} detached{where} by {iface.name}",
-            vif_id=vif_id,
-            target_uuid=None if target is None else target.uuid,
+    except MetalwireError as exc:
+        conductor.record_failure(
+            node, context, "vif", f"Detaching VIF {vif_id} failed: {exc}", vif_id=vif_id
         )
+        raise
 
 
 def vif_list(

@@ -65,6 +65,18 @@ def record(
 
 
 def remove(session: Session, vif_id: str) -> None:
+    """Forget an attachment; one made through extra/vif_port_id leaves that key too."""
+    attachment = find(session, vif_id)
+    if attachment is None:
+        return
+    if attachment.source == "legacy":
+        target: Port | Portgroup | None = (
+            session.get(Port, attachment.port_id)
+            if attachment.port_id is not None
+            else session.get(Portgroup, attachment.portgroup_id)
+        )
+        if target is not None and "vif_port_id" in target.extra:
+            target.extra = {k: v for k, v in target.extra.items() if k != "vif_port_id"}
     session.execute(sql_delete(VifAttachment).where(VifAttachment.vif_id == vif_id))
 
 

@@ -43,6 +43,14 @@ class NetworkInterface(abc.ABC):
     def __init__(self, config: Config) -> None:
         self.config = config
 
+    def calls_external_service(self) -> bool:
+        """Whether VIF operations call a service outside metalwire (e.g. Neutron).
+
+        If not, the conductor runs each operation in a single database transaction; if so,
+        it holds a lease on the node instead, so no transaction stays open across a call.
+        """
+        return False
+
     @abc.abstractmethod
     def validate(self, task: Task) -> None:
         """Check the interface can work for this node; raise NetworkInterfaceInvalid if not."""
@@ -125,7 +133,7 @@ class StoredVifMixin:
     def vif_attach(self, task: Task, vif_info: VifInfo) -> None:
         target = self.choose_target(task, vif_info)
         info = {k: v for k, v in vif_info.items() if k != "id"}
-        with task.db.write() as session:
+        with task.transaction() as session:
             vif_db.record(session, task.node.id, vif_info["id"], target, info)
             self.after_record(task, vif_info, target)
         task.reload()
@@ -143,13 +151,9 @@ class StoredVifMixin:
                 f"Unable to detach VIF {vif_id} from node {task.node.uuid} because it is not "
                 "attached to it."
             )
-        with task.db.write() as session:
+        with task.transaction() as session:
             self.before_forget(task, vif_id, target)
             vif_db.remove(session, vif_id)
-            if isinstance(target, Port | Portgroup) and "vif_port_id" in target.extra:
-                # The legacy record lives in extra; forget it with the attachment.
-                target.extra = {k: v for k, v in target.extra.items() if k != "vif_port_id"}
-                session.merge(target)
         task.reload()
 
     def port_changed(self, task: Task, port: Port, changed: Collection[str]) -> None:

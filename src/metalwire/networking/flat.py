@@ -22,6 +22,9 @@ COMPUTE_HOST_KEY = "nova_host_id"
 class FlatNetwork(StoredVifMixin, NetworkInterface):
     name = "flat"
 
+    def calls_external_service(self) -> bool:
+        return bool(self.config.neutron.url)
+
     def validate(self, task: Task) -> None:
         return None
 
@@ -39,7 +42,7 @@ class FlatNetwork(StoredVifMixin, NetworkInterface):
                 COMPUTE_HOST_KEY,
             )
             return
-        with task.db.write() as session:
+        with task.transaction() as session:
             for attachment in task.attachments:
                 row = vif_db.find(session, attachment.vif_id)
                 if row is not None:
@@ -47,7 +50,7 @@ class FlatNetwork(StoredVifMixin, NetworkInterface):
         task.reload()
 
     def unconfigure_tenant_networks(self, task: Task) -> None:
-        with task.db.write() as session:
+        with task.transaction() as session:
             for attachment in task.attachments:
                 row = vif_db.find(session, attachment.vif_id)
                 if row is not None and "binding_host_id" in row.info:

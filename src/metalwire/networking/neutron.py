@@ -10,6 +10,9 @@ from metalwire.networking.task import Task
 class NeutronNetwork(StoredVifMixin, NetworkInterface):
     name = "neutron"
 
+    def calls_external_service(self) -> bool:
+        return True
+
     def validate(self, task: Task) -> None:
         if not self.config.neutron.url:
             raise NetworkInterfaceInvalid(

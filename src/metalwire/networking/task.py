@@ -1,8 +1,19 @@
-"""A task: one operation on one node, with the node's inventory loaded and its lock held."""
+"""A task: one operation on one node, with the node's lock held.
+
+Network interfaces read the node's inventory from the task and write through
+:meth:`Task.transaction`. When the node's interface calls no external service, the conductor
+runs the whole operation in one database transaction (lock, reads, writes, history, unlock:
+one commit); otherwise the lock is a committed lease and each ``transaction()`` is a short
+transaction of its own, so that no database transaction stays open across a network call.
+"""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+
+from sqlalchemy.orm import Session
 
 from metalwire.config import Config
 from metalwire.context import RequestContext
@@ -16,28 +27,71 @@ from metalwire.db.models import Node, Port, Portgroup, VifAttachment
 
 @dataclass
 class Task:
-    """What a network interface sees of a node while the conductor holds its lock.
-
-    ``ports``, ``portgroups`` and ``attachments`` are a snapshot taken when the task started;
-    :meth:`reload` refreshes them after the task itself changed the database.
-    """
-
     db: Database
     config: Config
     context: RequestContext
     node: Node
     conductor: str
     shared: bool = False
-    ports: list[Port] = field(default_factory=list)
-    portgroups: list[Portgroup] = field(default_factory=list)
-    attachments: list[VifAttachment] = field(default_factory=list)
+    # The open transaction of a single-transaction task, or None.
+    session: Session | None = None
+    _ports: list[Port] | None = field(default=None, repr=False)
+    _portgroups: list[Portgroup] | None = field(default=None, repr=False)
+    _attachments: list[VifAttachment] | None = field(default=None, repr=False)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """Where to write: the task's own transaction, or a new short one."""
+        if self.session is not None:
+            yield self.session
+            self.session.flush()
+        else:
+            with self.db.write() as session:
+                yield session
+
+    @contextlib.contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """Undo the block's writes if it raises, keeping the task's transaction usable."""
+        if self.session is None:
+            yield
+            return
+        with self.session.begin_nested():
+            yield
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[Session]:
+        if self.session is not None:
+            yield self.session
+        else:
+            with self.db.read() as session:
+                yield session
+
+    @property
+    def ports(self) -> list[Port]:
+        if self._ports is None:
+            with self._reading() as session:
+                self._ports = port_db.for_node(session, self.node.id)
+        return self._ports
+
+    @property
+    def portgroups(self) -> list[Portgroup]:
+        if self._portgroups is None:
+            with self._reading() as session:
+                self._portgroups = portgroup_db.for_node(session, self.node.id)
+        return self._portgroups
+
+    @property
+    def attachments(self) -> list[VifAttachment]:
+        if self._attachments is None:
+            with self._reading() as session:
+                self._attachments = vif_db.for_node(session, self.node.id)
+        return self._attachments
 
     def reload(self) -> None:
-        with self.db.read() as session:
+        """Forget the loaded inventory after the task changed it; it loads again on use."""
+        with self._reading() as session:
             self.node = node_db.get_by_id(session, self.node.id)
-            self.ports = port_db.for_node(session, self.node.id)
-            self.portgroups = portgroup_db.for_node(session, self.node.id)
-            self.attachments = vif_db.for_node(session, self.node.id)
+        self._ports = self._portgroups = self._attachments = None
 
     def vif_on(self, target: Port | Portgroup) -> str | None:
         """The VIF recorded on a port or portgroup, if any."""
