@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,8 @@ from metalwire.api.app import build_services, create_app
 from metalwire.config import Config, load_config
 from metalwire.db import migrations
 from metalwire.db.engine import Database
+from tests.support import mariadb
+from tests.support.postgres import PostgresServer, find_pg_bindir
 from tests.support.server import MetalwireServer
 
 LATEST = "1.78"
@@ -81,12 +84,87 @@ def migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return data_dir / "metalwire.db"
 
 
+# The API and repository tests run once per database; METALWIRE_TEST_DATABASES narrows it.
+DATABASES = [
+    name.strip()
+    for name in os.environ.get("METALWIRE_TEST_DATABASES", "sqlite,postgresql,mariadb").split(",")
+    if name.strip()
+]
+_TABLES_CHILD_FIRST = ("vif_attachments", "node_history", "ports", "portgroups", "nodes")
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI must run every database)")
+    pytest.skip(reason)
+
+
+def find_pg_bindir_or_none() -> Path | None:
+    try:
+        return find_pg_bindir()
+    except Exception:
+        return None
+
+
+@pytest.fixture(scope="session")
+def postgresql_url() -> Iterator[str]:
+    """A migrated database on a throwaway PostgreSQL cluster, one per test session."""
+    if find_pg_bindir_or_none() is None:
+        _unavailable("PostgreSQL binaries not found")
+    with PostgresServer() as pg:
+        url = pg.create_database("metalwire_tests")
+        db = Database(url)
+        migrations.upgrade(db.engine)
+        db.dispose()
+        yield url
+
+
+@pytest.fixture(scope="session")
+def mariadb_url() -> Iterator[str]:
+    """A migrated database on a throwaway MariaDB server, one per test session."""
+    if not mariadb.available():
+        _unavailable("MariaDB is not installed (scripts/install-mariadb)")
+    with mariadb.MariaDBServer() as server:
+        url = server.create_database("metalwire_tests")
+        db = Database(url)
+        migrations.upgrade(db.engine)
+        db.dispose()
+        yield url
+
+
+def _emptied(url: str) -> str:
+    db = Database(url)
+    with db.engine.begin() as conn:
+        for table in _TABLES_CHILD_FIRST:
+            conn.exec_driver_sql(f"DELETE FROM {table}")
+    db.dispose()
+    return url
+
+
+@pytest.fixture(
+    params=[
+        pytest.param(name, marks=[getattr(pytest.mark, name)] if name != "sqlite" else [])
+        for name in DATABASES
+    ]
+)
+def database(request: pytest.FixtureRequest) -> str:
+    """The name of the database the test runs on."""
+    return str(request.param)
+
+
 @pytest.fixture
-def config(tmp_path: Path, migrated_template: Path) -> Config:
+def config(
+    tmp_path: Path, migrated_template: Path, database: str, request: pytest.FixtureRequest
+) -> Config:
     data_dir = tmp_path / "data"
     data_dir.mkdir()
-    shutil.copyfile(migrated_template, data_dir / "metalwire.db")
-    return load_config(environ={}, overrides={("DEFAULT", "data_dir"): str(data_dir)})
+    overrides: dict[tuple[str, str], Any] = {("DEFAULT", "data_dir"): str(data_dir)}
+    if database == "sqlite":
+        shutil.copyfile(migrated_template, data_dir / "metalwire.db")
+    else:
+        url = request.getfixturevalue(f"{database}_url")
+        overrides[("database", "connection")] = _emptied(url)
+    return load_config(environ={}, overrides=overrides)
 
 
 @pytest.fixture

@@ -9,6 +9,12 @@ import pytest
 from tests.conftest import Api, fault
 
 
+@pytest.fixture
+def database() -> str:
+    """Version handling never reaches the database: SQLite alone is enough here."""
+    return "sqlite"
+
+
 def test_root_lists_v1_with_version_range(api: Api) -> None:
     resp = api.client.get("/")
     assert resp.status_code == 200

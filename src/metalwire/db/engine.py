@@ -35,7 +35,10 @@ def make_engine(url: str, pool_size: int = 10) -> Engine:
         )
         _configure_sqlite(engine)
         return engine
-    return create_engine(url, pool_size=pool_size, max_overflow=40, pool_pre_ping=True)
+    # READ COMMITTED everywhere: a transaction that waited for a node's row sees the rows
+    # committed by the transaction it waited for (MariaDB defaults to REPEATABLE READ).
+    return create_engine(url, pool_size=pool_size, max_overflow=40, pool_pre_ping=True,
+                         isolation_level="READ COMMITTED")
 
 
 def _configure_sqlite(engine: Engine) -> None:

@@ -1,0 +1,150 @@
+"""A throwaway MariaDB server for tests.
+
+``MariaDBServer`` initialises a data directory in a fresh temporary folder with
+``mariadb-install-db``, starts ``mariadbd`` on a free port of 127.0.0.1 (as the ``mysql``
+system user when run as root), creates databases on request and hands back SQLAlchemy URLs.
+``stop()`` shuts it down and removes every file it made. The binaries come from Debian's
+``mariadb-server`` package (``scripts/install-mariadb``).
+
+Usage::
+
+    with MariaDBServer() as server:
+        url = server.create_database("metalwire")
+        # mysql+pymysql://root@127.0.0.1:PORT/metalwire
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import BinaryIO, Self
+
+import pymysql
+
+from tests.support.server import free_port
+
+MARIADBD = "/usr/sbin/mariadbd"
+
+
+class MariaDBError(RuntimeError):
+    """The server could not be made, started or stopped."""
+
+
+def available() -> bool:
+    return Path(MARIADBD).exists() and shutil.which("mariadb-install-db") is not None
+
+
+class MariaDBServer:
+    def __init__(self, start_timeout: float = 60.0) -> None:
+        self.port = 0
+        self.root: Path | None = None
+        self.process: subprocess.Popen[bytes] | None = None
+        self.start_timeout = start_timeout
+
+    def _owner(self) -> tuple[int, int] | None:
+        if os.geteuid() != 0:
+            return None
+        entry = pwd.getpwnam("mysql")
+        return entry.pw_uid, entry.pw_gid
+
+    def start(self) -> Self:
+        if not available():
+            raise MariaDBError("mariadb-server is not installed (run scripts/install-mariadb)")
+        self.root = Path(tempfile.mkdtemp(prefix="metalwire-mariadb-"))
+        owner = self._owner()
+        if owner is not None:
+            os.chown(self.root, *owner)
+        user_args = ["--user=mysql"] if owner is not None else []
+        subprocess.run(
+            [
+                "mariadb-install-db",
+                "--no-defaults",
+                *user_args,
+                f"--datadir={self.root}/data",
+                "--auth-root-authentication-method=normal",
+                "--skip-test-db",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+        self.port = free_port()
+        with (self.root / "server.log").open("ab") as log:
+            self.process = self._spawn(log, user_args)
+        deadline = time.monotonic() + self.start_timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise MariaDBError(f"mariadbd exited early:\n{self.log()}")
+            try:
+                pymysql.connect(host="127.0.0.1", port=self.port, user="root").close()
+                return self
+            except pymysql.err.OperationalError:
+                time.sleep(0.2)
+        self.stop()
+        raise MariaDBError(f"mariadbd did not answer within {self.start_timeout} s")
+
+    def _spawn(self, log: BinaryIO, user_args: list[str]) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [
+                MARIADBD,
+                "--no-defaults",
+                *user_args,
+                f"--datadir={self.root}/data",
+                f"--port={self.port}",
+                "--bind-address=127.0.0.1",
+                f"--socket={self.root}/sock",
+                f"--pid-file={self.root}/pid",
+                "--skip-log-bin",
+                "--innodb-buffer-pool-size=64M",
+                "--innodb-flush-log-at-trx-commit=0",
+                "--max-connections=500",
+                "--character-set-server=utf8mb4",
+                "--collation-server=utf8mb4_general_ci",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def log(self) -> str:
+        if self.root is None:
+            return ""
+        path = self.root / "server.log"
+        return path.read_text(errors="replace")[-4000:] if path.exists() else ""
+
+    def url(self, database: str) -> str:
+        return f"mysql+pymysql://root@127.0.0.1:{self.port}/{database}"
+
+    def create_database(self, name: str) -> str:
+        with pymysql.connect(host="127.0.0.1", port=self.port, user="root") as conn:
+            with conn.cursor() as cursor:
+                cursor.execute(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4")
+            conn.commit()
+        return self.url(name)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(10)
+        if self.root is not None:
+            shutil.rmtree(self.root, ignore_errors=True)
+            self.root = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
