@@ -193,10 +193,29 @@ class NeutronServer:
         return self.process.pid if self.process is not None else None
 
     def log_text(self) -> str:
+        """Everything Neutron logged so far ("" once stopped)."""
         try:
             return self.log_file.read_text(errors="replace")
         except (OSError, NeutronError):
             return ""
+
+    def log_lines(self, *needles: str) -> list[str]:
+        """Log lines that contain every one of ``needles``."""
+        return [line for line in self.log_text().splitlines() if all(n in line for n in needles)]
+
+    def fake_switch_commands(self) -> list[str]:
+        """Commands the ``netmiko_fake`` switches received, oldest first.
+
+        For example ``"plug port Ethernet1/1 to network 256"``, ``"delete port
+        Ethernet1/1"``, ``"add network 256"`` (the switch name is not part of these
+        lines; ``log_lines("on device sw2")`` finds the driver's per-switch lines).
+        """
+        marker = "networking_generic_switch.devices.netmiko_devices.fake "
+        commands = []
+        for line in self.log_text().splitlines():
+            if marker in line and "] " in line:
+                commands.append(line.split("] ", 1)[1].strip())
+        return commands
 
     # -- configuration -----------------------------------------------------------------
 
@@ -442,10 +461,8 @@ class NeutronServer:
         pgid = process.pid
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pgid, signal.SIGTERM)
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            pass
         # Workers can outlive the master for a moment; make sure none are left.
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pgid, signal.SIGKILL)
@@ -483,12 +500,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        with PostgresServer() as pg, NeutronServer(
-            pg, venv=args.venv, port=args.port, debug=args.debug
-        ) as neutron:
+        with (
+            PostgresServer() as pg,
+            NeutronServer(pg, venv=args.venv, port=args.port, debug=args.debug) as neutron,
+        ):
             print(f"Neutron endpoint: {neutron.endpoint}", flush=True)
             print(f"headers: {json.dumps(dict(ADMIN_HEADERS))}", flush=True)
-            print(f"started in {neutron.timings['start_s']:.1f} s", flush=True)
+            t = neutron.timings
+            print(
+                f"started in {t['start_s']:.1f} s (migrations {t['migrate_s']:.1f} s, "
+                f"API {t['serve_s']:.1f} s); {neutron.rss_bytes() / 2**20:.0f} MiB resident",
+                flush=True,
+            )
             print(f"log: {neutron.log_file}", flush=True)
             print(f"database: {neutron.database_url}", flush=True)
             print("switches:", flush=True)

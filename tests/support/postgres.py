@@ -84,7 +84,9 @@ def find_pg_bindir() -> Path:
         return Path(initdb).resolve().parent
     candidates = sorted(
         glob.glob("/usr/lib/postgresql/*/bin/initdb"),
-        key=lambda p: int(Path(p).parent.parent.name) if Path(p).parent.parent.name.isdigit() else 0,
+        key=lambda p: (
+            int(Path(p).parent.parent.name) if Path(p).parent.parent.name.isdigit() else 0
+        ),
         reverse=True,
     )
     if candidates:
@@ -231,7 +233,8 @@ class PostgresServer:
             with contextlib.suppress(OSError, PostgresError):
                 log = self.log_file.read_text(errors="replace")[-4000:]
             raise PostgresError(
-                f"{what} failed (exit {result.returncode}):\n{result.stdout}\n{result.stderr}\n{log}"
+                f"{what} failed (exit {result.returncode}):\n"
+                f"{result.stdout}\n{result.stderr}\n{log}"
             )
 
     def start(self) -> Self:
@@ -423,7 +426,7 @@ class PostgresServer:
         """Create database ``name`` (UTF8, owned by the superuser); return its URL."""
         if not _IDENTIFIER.match(name):
             raise ValueError(f"invalid database name: {name!r}")
-        self.execute(f'CREATE DATABASE "{name}" ENCODING \'UTF8\' TEMPLATE template0')
+        self.execute(f"CREATE DATABASE \"{name}\" ENCODING 'UTF8' TEMPLATE template0")
         return self.url(name, driver)
 
     def drop_database(self, name: str) -> None:

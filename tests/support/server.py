@@ -43,15 +43,26 @@ class MetalwireServer:
 
     def start(self, timeout: float = 30.0) -> MetalwireServer:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        args = [sys.executable, "-m", "metalwire.cli.main", "serve", "--host", "127.0.0.1",
-                "--port", str(self.port), "--data-dir", str(self.data_dir)]
+        args = [
+            sys.executable,
+            "-m",
+            "metalwire.cli.main",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--data-dir",
+            str(self.data_dir),
+        ]
         if self.database:
             args += ["--database", self.database]
         env = {k: v for k, v in os.environ.items() if not k.startswith("METALWIRE_")}
         env.update(self.env)
         with self.log_path.open("ab") as log:
-            self.process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env,
-                                            start_new_session=True)
+            self.process = subprocess.Popen(
+                args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
+            )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -85,6 +96,7 @@ class MetalwireServer:
     def __enter__(self) -> MetalwireServer:
         return self.start()
 
-    def __exit__(self, t: type[BaseException] | None, e: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()
