@@ -107,16 +107,22 @@ def find_pg_bindir_or_none() -> Path | None:
 
 
 @pytest.fixture(scope="session")
-def postgresql_url() -> Iterator[str]:
-    """A migrated database on a throwaway PostgreSQL cluster, one per test session."""
+def postgres_server() -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL cluster, one per test session."""
     if find_pg_bindir_or_none() is None:
         _unavailable("PostgreSQL binaries not found")
-    with PostgresServer() as pg:
-        url = pg.create_database("metalwire_tests")
-        db = Database(url)
-        migrations.upgrade(db.engine)
-        db.dispose()
-        yield url
+    with PostgresServer(settings={"max_connections": "400"}) as pg:
+        yield pg
+
+
+@pytest.fixture(scope="session")
+def postgresql_url(postgres_server: PostgresServer) -> str:
+    """A migrated database on the session's PostgreSQL cluster."""
+    url = postgres_server.create_database("metalwire_tests")
+    db = Database(url)
+    migrations.upgrade(db.engine)
+    db.dispose()
+    return url
 
 
 @pytest.fixture(scope="session")
