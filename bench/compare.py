@@ -1,0 +1,475 @@
+"""Benchmark metalwire against the FastAPI+SQLite baseline and upstream Ironic.
+
+Each round starts every server afresh (new data directory), runs bench/run.py
+against it, and stops it; servers take turns (baseline, Ironic, metalwire, then
+again) so that drifting machine load hits all of them alike. One JSON summary goes
+to stdout; every run's full output and server log stay in .bench/compare-<time>/.
+
+    python bench/compare.py                      # everything, 2 rounds, 10 s levels
+    python bench/compare.py --skip-ironic
+    python bench/compare.py --metalwire-url http://127.0.0.1:6385   # already running
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+from procs import LOOPBACK, Process, free_port, log
+from upstream_ironic import DEFAULT_VENV, IRONIC_VERSION, IronicServer, ensure_installed
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+TARGETS = ("baseline", "ironic", "metalwire")
+
+# (key, description, how to combine rounds)
+METRICS: list[tuple[str, str, str]] = [
+    ("cycles_c1", "attach+list+detach cycles/s, 1 client", "mean"),
+    ("cycles_c8", "attach+list+detach cycles/s, 8 clients", "mean"),
+    ("cycles_c32", "attach+list+detach cycles/s, 32 clients", "mean"),
+    ("get_vifs_c8", "GET vifs/s, 8 clients", "mean"),
+    ("burst4_ms", "4 VIFs on one node at once: ms until all attached (median)", "max"),
+    ("burst8_ms", "8 VIFs on one node at once: ms until all attached (median)", "max"),
+    ("burst8_409", "409 answers seen during the bursts of 8", "sum"),
+    ("burst8_retries", "client retries during the bursts of 8", "sum"),
+]
+
+
+class Unavailable(Exception):
+    """A server could not be started; the comparison goes on without it."""
+
+
+def dig(data: dict[str, Any], *keys: str) -> Any:
+    cur: Any = data
+    for key in keys:
+        if not isinstance(cur, dict) or key not in cur:
+            return None
+        cur = cur[key]
+    return cur
+
+
+def figures(result: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "cycles_c1": dig(result, "cycles", "1", "cycles_per_s"),
+        "cycles_c8": dig(result, "cycles", "8", "cycles_per_s"),
+        "cycles_c32": dig(result, "cycles", "32", "cycles_per_s"),
+        "get_vifs_c8": dig(result, "get_vifs", "gets_per_s"),
+        "burst4_ms": dig(result, "burst", "4", "all_attached_ms_median"),
+        "burst8_ms": dig(result, "burst", "8", "all_attached_ms_median"),
+        "burst8_409": dig(result, "burst", "8", "seen_409"),
+        "burst8_retries": dig(result, "burst", "8", "retries"),
+    }
+
+
+def verify_report(result: dict[str, Any]) -> list[str]:
+    """Every verification outcome that is neither ok nor the noop skip."""
+    found: list[str] = []
+
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, dict):
+            status = node.get("status")
+            if isinstance(status, str) and status.startswith("failed"):
+                found.append(f"{where}: {status} {node.get('problems', [])[:3]}")
+            mismatches = node.get("list_mismatches")
+            if isinstance(mismatches, int) and mismatches:
+                found.append(f"{where}: {mismatches} VIF lists differed from what was attached")
+            for key, value in node.items():
+                walk(value, f"{where}.{key}" if where else key)
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, f"{where}[{i}]")
+
+    walk(result, "")
+    return found
+
+
+def request_errors(result: dict[str, Any]) -> int:
+    total = 0
+
+    def walk(node: Any) -> None:
+        nonlocal total
+        if isinstance(node, dict):
+            if "errors" in node and isinstance(node["errors"], int) and "p50_ms" in node:
+                total += node["errors"]
+            if isinstance(node.get("failed_requests"), int):
+                total += node["failed_requests"]
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(result)
+    return total
+
+
+def combine(values: list[Any], how: str) -> float | None:
+    nums = [float(v) for v in values if isinstance(v, int | float)]
+    if not nums:
+        return None
+    if how == "sum":
+        return sum(nums)
+    if how == "max":
+        return max(nums)
+    return round(statistics.fmean(nums), 2)
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    if a is None or b is None or b == 0:
+        return None
+    return round(a / b, 3)
+
+
+class Runner:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        default = REPO / ".bench" / time.strftime("compare-%Y%m%d-%H%M%S")
+        self.outdir = Path(args.workdir or default).resolve()
+        self.outdir.mkdir(parents=True, exist_ok=True)
+        self.notes: dict[str, str] = {}
+
+    # -- servers --------------------------------------------------------------------
+
+    def start_baseline(self, tag: str) -> tuple[str, Callable[[], None]]:
+        port = free_port()
+        data = self.outdir / f"{tag}-data"
+        proc = Process(
+            name="baseline",
+            argv=[
+                sys.executable,
+                str(BENCH / "baseline_app.py"),
+                "--host",
+                LOOPBACK,
+                "--port",
+                str(port),
+                "--data-dir",
+                str(data),
+            ],
+            log_path=self.outdir / f"{tag}.log",
+            url=f"http://{LOOPBACK}:{port}",
+        )
+        proc.start()
+        try:
+            proc.wait_ready(timeout=30)
+        except RuntimeError as exc:
+            proc.stop()
+            raise Unavailable(str(exc)) from exc
+        except BaseException:
+            proc.stop()
+            raise
+        return proc.url, proc.stop
+
+    def start_ironic(self, tag: str) -> tuple[str, Callable[[], None]]:
+        workdir = self.outdir / f"{tag}-data"
+        workdir.mkdir(parents=True, exist_ok=True)
+        server = IronicServer(
+            venv=self.args.ironic_venv, workdir=workdir, log_path=self.outdir / f"{tag}.log"
+        )
+        try:
+            server.start(timeout=180)
+        except (RuntimeError, subprocess.CalledProcessError) as exc:
+            server.stop()
+            raise Unavailable(f"upstream Ironic did not start: {exc}") from exc
+        except BaseException:
+            server.stop()
+            raise
+        return server.url, server.stop
+
+    def start_metalwire(self, tag: str) -> tuple[str, Callable[[], None]]:
+        if self.args.metalwire_url:
+            url = self.args.metalwire_url.rstrip("/")
+            try:
+                httpx.get(url + "/", timeout=5).raise_for_status()
+            except httpx.HTTPError as exc:
+                raise Unavailable(f"metalwire at {url} does not answer GET /: {exc}") from exc
+            return url, lambda: None
+        binary = Path(self.args.metalwire_bin)
+        if not binary.exists():
+            raise Unavailable(
+                f"metalwire is not installed yet ({binary} not found); install the "
+                "project into .venv, or pass --metalwire-bin PATH or --metalwire-url URL"
+            )
+        port = free_port()
+        data = self.outdir / f"{tag}-data"
+        data.mkdir(parents=True, exist_ok=True)
+        argv = [str(binary), "serve", "--host", LOOPBACK, "--port", str(port)]
+        argv += ["--data-dir", str(data), *self.args.metalwire_arg]
+        proc = Process(
+            name="metalwire",
+            argv=argv,
+            log_path=self.outdir / f"{tag}.log",
+            url=f"http://{LOOPBACK}:{port}",
+            cwd=data,
+        )
+        proc.start()
+        try:
+            proc.wait_ready(timeout=self.args.start_timeout)
+        except RuntimeError as exc:
+            proc.stop()
+            raise Unavailable(f"metalwire did not start: {exc}") from exc
+        except BaseException:
+            proc.stop()
+            raise
+        return proc.url, proc.stop
+
+    # -- runs -----------------------------------------------------------------------
+
+    def bench(self, target: str, url: str, tag: str) -> dict[str, Any]:
+        args = self.args
+        iface = args.ironic_network_interface if target == "ironic" else args.network_interface
+        out = self.outdir / f"{tag}.json"
+        argv = [
+            sys.executable,
+            str(BENCH / "run.py"),
+            "--url",
+            url,
+            "--label",
+            tag,
+            "--nodes",
+            str(args.nodes),
+            "--ports",
+            str(args.ports),
+            "--concurrency",
+            "1,8,32",
+            "--duration",
+            str(args.duration),
+            "--warmup",
+            str(args.warmup),
+            "--burst-repeats",
+            str(args.burst_repeats),
+            "--network-interface",
+            iface,
+            "--api-version",
+            args.api_version,
+            "--output",
+            str(out),
+        ]
+        load = os.getloadavg()[0]
+        started = time.monotonic()
+        proc = subprocess.run(argv, stdout=subprocess.PIPE, text=True, check=False)
+        if proc.returncode != 0:
+            raise Unavailable(f"bench/run.py exited with {proc.returncode} against {target}")
+        result: dict[str, Any] = json.loads(proc.stdout)
+        result["_load_before"] = round(load, 2)
+        result["_bench_s"] = round(time.monotonic() - started, 1)
+        return result
+
+    def run(self) -> dict[str, Any]:
+        args = self.args
+        targets = [
+            t
+            for t in args.targets
+            if not (t == "ironic" and args.skip_ironic)
+            and not (t == "metalwire" and args.skip_metalwire)
+        ]
+        if "ironic" in targets:
+            try:
+                ensure_installed(args.ironic_venv, IRONIC_VERSION)
+            except (OSError, RuntimeError, subprocess.CalledProcessError) as exc:
+                self.notes["ironic"] = f"not installed: {exc}"
+                targets.remove("ironic")
+        starters = {
+            "baseline": self.start_baseline,
+            "ironic": self.start_ironic,
+            "metalwire": self.start_metalwire,
+        }
+        runs: dict[str, list[dict[str, Any]]] = {t: [] for t in targets}
+        for rnd in range(1, args.rounds + 1):
+            for target in targets:
+                if target in self.notes:
+                    continue
+                tag = f"{target}-r{rnd}"
+                log(f"=== round {rnd}/{args.rounds}: {target}")
+                try:
+                    url, stop = starters[target](tag)
+                except Unavailable as exc:
+                    log(f"!!! {target} skipped: {exc}")
+                    self.notes[target] = str(exc).splitlines()[0]
+                    continue
+                try:
+                    log(f"{target} answering on {url}")
+                    runs[target].append(self.bench(target, url, tag))
+                except Unavailable as exc:
+                    log(f"!!! {exc}")
+                    self.notes[tag] = str(exc)
+                finally:
+                    stop()
+                    if not args.keep_data:
+                        shutil.rmtree(self.outdir / f"{tag}-data", ignore_errors=True)
+        return self.summarize(targets, runs)
+
+    # -- summary --------------------------------------------------------------------
+
+    def summarize(
+        self, targets: list[str], runs: dict[str, list[dict[str, Any]]]
+    ) -> dict[str, Any]:
+        per_target: dict[str, Any] = {}
+        combined: dict[str, dict[str, float | None]] = {}
+        for target in targets:
+            results = runs.get(target, [])
+            rounds = [figures(r) for r in results]
+            combined[target] = {
+                key: combine([r[key] for r in rounds], how) for key, _, how in METRICS
+            }
+            if not results:
+                per_target[target] = {"status": self.notes.get(target, "no run completed")}
+                continue
+            failures = [f for r in results for f in verify_report(r)]
+            per_target[target] = {
+                "status": "ok",
+                "network_interface": results[0].get("network_interface"),
+                "api_version": results[0].get("api_version"),
+                "figures": combined[target],
+                "rounds": rounds,
+                "verification": "all ok or skipped" if not failures else failures[:10],
+                "request_errors": sum(request_errors(r) for r in results),
+                "load_avg_before_runs": [r.get("_load_before") for r in results],
+            }
+        mw = combined.get("metalwire", {})
+        base = combined.get("baseline", {})
+        iro = combined.get("ironic", {})
+        ratios = {
+            "metalwire/baseline": {
+                k: ratio(mw.get(k), base.get(k))
+                for k in ("cycles_c1", "cycles_c8", "cycles_c32", "get_vifs_c8", "burst8_ms")
+            },
+            "metalwire/ironic": {
+                k: ratio(mw.get(k), iro.get(k))
+                for k in ("cycles_c1", "cycles_c8", "cycles_c32", "get_vifs_c8", "burst8_ms")
+            },
+        }
+        loads = [r["_load_before"] for rs in runs.values() for r in rs if "_load_before" in r]
+        cores = os.cpu_count() or 1
+        if loads and max(loads) > cores:
+            self.notes["machine_load"] = (
+                f"1-minute load average reached {max(loads)} on {cores} cores before a run: "
+                "other processes were competing for the CPUs, so the figures are noisy; "
+                "compare the rounds and rerun on a quiet machine"
+            )
+        return {
+            "rounds": self.args.rounds,
+            "cpu_count": cores,
+            "duration_s": self.args.duration,
+            "nodes": self.args.nodes,
+            "ports_per_node": self.args.ports,
+            "metrics": {key: desc for key, desc, _ in METRICS},
+            "targets": per_target,
+            "ratios": ratios,
+            "targets_check": self.targets_check(mw, base, iro),
+            "notes": self.notes,
+            "output_dir": str(self.outdir),
+        }
+
+    @staticmethod
+    def targets_check(
+        mw: dict[str, float | None], base: dict[str, float | None], iro: dict[str, float | None]
+    ) -> list[dict[str, Any]]:
+        def at_least(name: str, value: float | None, floor: float | None) -> dict[str, Any]:
+            ok = None if value is None or floor is None else value >= floor
+            return {
+                "target": name,
+                "metalwire": value,
+                "needed": None if floor is None else round(floor, 2),
+                "pass": ok,
+            }
+
+        def scaled(source: dict[str, float | None], key: str, factor: float) -> float | None:
+            value = source.get(key)
+            return None if value is None else value * factor
+
+        b8_ms, b8_409 = mw.get("burst8_ms"), mw.get("burst8_409")
+        burst_ok = None if b8_ms is None or b8_409 is None else b8_ms <= 100.0 and b8_409 == 0
+        return [
+            at_least(
+                "cycles/s at c8 >= 70% of baseline",
+                mw.get("cycles_c8"),
+                scaled(base, "cycles_c8", 0.7),
+            ),
+            at_least(
+                "cycles/s at c32 >= 70% of baseline",
+                mw.get("cycles_c32"),
+                scaled(base, "cycles_c32", 0.7),
+            ),
+            at_least(
+                "cycles/s at c8 >= 20x Ironic", mw.get("cycles_c8"), scaled(iro, "cycles_c8", 20.0)
+            ),
+            {
+                "target": "burst of 8 on one node within 100 ms with zero 409",
+                "metalwire": {"ms": b8_ms, "seen_409": b8_409},
+                "needed": {"ms": 100.0, "seen_409": 0},
+                "pass": burst_ok,
+            },
+            at_least(
+                "GET vifs/s at c8 >= 70% of baseline",
+                mw.get("get_vifs_c8"),
+                scaled(base, "get_vifs_c8", 0.7),
+            ),
+        ]
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description="metalwire vs baseline vs upstream Ironic")
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--duration", type=float, default=10.0, help="seconds per measured level")
+    p.add_argument("--warmup", type=float, default=1.0)
+    p.add_argument("--nodes", type=int, default=50)
+    p.add_argument("--ports", type=int, default=4)
+    p.add_argument("--burst-repeats", type=int, default=3)
+    p.add_argument("--api-version", default="1.67")
+    p.add_argument("--network-interface", default="flat", help="for baseline and metalwire")
+    p.add_argument(
+        "--ironic-network-interface",
+        default="noop",
+        help="Ironic's flat interface needs a Neutron, so noop by default",
+    )
+    p.add_argument(
+        "--targets",
+        type=lambda text: [t for t in text.split(",") if t],
+        default=list(TARGETS),
+        help="which servers, in turn order (default baseline,ironic,metalwire)",
+    )
+    p.add_argument("--skip-ironic", action="store_true")
+    p.add_argument("--skip-metalwire", action="store_true")
+    p.add_argument("--ironic-venv", type=Path, default=DEFAULT_VENV)
+    p.add_argument("--metalwire-bin", default=str(REPO / ".venv" / "bin" / "metalwire"))
+    p.add_argument(
+        "--metalwire-arg",
+        action="append",
+        default=[],
+        help="extra argument for `metalwire serve` (repeatable)",
+    )
+    p.add_argument("--metalwire-url", help="use this running metalwire instead of starting one")
+    p.add_argument("--start-timeout", type=float, default=60.0)
+    p.add_argument("--workdir", help="where runs, logs and data go (default .bench/compare-*)")
+    p.add_argument("--keep-data", action="store_true", help="keep each server's data dir")
+    args = p.parse_args()
+    unknown = set(args.targets) - set(TARGETS)
+    if unknown:
+        p.error(f"unknown targets: {', '.join(sorted(unknown))}")
+    args.ironic_venv = args.ironic_venv.resolve()
+
+    def interrupted(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    # SIGTERM unwinds like Ctrl-C, so the server of the current run is stopped.
+    signal.signal(signal.SIGTERM, interrupted)
+    summary = Runner(args).run()
+    text = json.dumps(summary, indent=2)
+    (Path(summary["output_dir"]) / "summary.json").write_text(text + "\n")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
