@@ -22,6 +22,7 @@ ever deals with HTTP.
     |   +-- VifAlreadyAttached         the VIF is on this node or another one
     |   +-- ResourceInUse              deleting something that is still in use
     +-- NetworkError (503 or 502)      an external network service failed
+    +-- DatabaseBusy (503)             no write turn on the database in time
 """
 
 from __future__ import annotations
@@ -133,3 +134,10 @@ class NetworkError(MetalwireError):
     def __init__(self, message: str, code: int = 503) -> None:
         super().__init__(message)
         self.code = code
+
+
+class DatabaseBusy(MetalwireError):
+    """The database did not give this process a write turn in time."""
+
+    code = 503
+    safe = True

@@ -136,6 +136,7 @@ def _sync_legacy_vif(
     if old is not None and vif_db.find(session, old) is not None:
         vif_db.remove(session, old)
     if new is not None:
+        vif_db.check_free(session, new)
         busy = task.vif_on(target)
         if busy is not None and busy != old:
             raise Conflict(f"{type(target).__name__} {target.uuid} already holds VIF {busy}.")

@@ -97,17 +97,13 @@ class NodeLocks:
 
     @contextlib.contextmanager
     def locked_transaction(self, node_id: int, label: str, deadline: Deadline) -> Iterator[Session]:
-        """A write transaction holding the node's lease until it commits or rolls back."""
+        """A write transaction that owns the node until it commits or rolls back."""
         pause = 0.002
         while True:
             stack = contextlib.ExitStack()
             session = stack.enter_context(self.db.write())
             try:
-                holder = None
-                if not node_locks.try_acquire(
-                    session, node_id, self.holder, time.time(), self.lease_seconds
-                ):
-                    holder = node_locks.holder_of(session, node_id) or "unknown"
+                holder = self._take_in_transaction(session, node_id)
             except BaseException:
                 stack.__exit__(*sys.exc_info())
                 raise
@@ -117,7 +113,21 @@ class NodeLocks:
             pause = self._pause(label, holder, deadline, pause)
         with stack:
             yield session
-            node_locks.release(session, node_id, self.holder)
+            if not self.db.is_sqlite:
+                node_locks.release(session, node_id, self.holder)
+
+    def _take_in_transaction(self, session: Session, node_id: int) -> str | None:
+        """Take the node inside ``session``; return the other holder if it is taken."""
+        now = time.time()
+        if self.db.is_sqlite:
+            # SQLite has one writer at a time, and this transaction is it: the node is ours
+            # unless another process holds a lease on it.
+            return node_locks.lease_holder(session, node_id, now)
+        # Elsewhere the UPDATE also locks the row, so other transactions for this node wait
+        # for this one to end and then see the lease already cleared.
+        if node_locks.try_acquire(session, node_id, self.holder, now, self.lease_seconds):
+            return None
+        return node_locks.holder_of(session, node_id) or "unknown"
 
     @contextlib.contextmanager
     def lease(self, node_id: int, label: str, deadline: Deadline) -> Iterator[None]:

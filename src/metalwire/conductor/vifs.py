@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from metalwire.conductor.tasks import Conductor, node_label
+from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import vifs as vif_db
-from metalwire.errors import MetalwireError, VifAlreadyAttached
+from metalwire.errors import MetalwireError
 from metalwire.networking.selection import describe
 from metalwire.networking.task import Task
 
@@ -15,11 +15,7 @@ from metalwire.networking.task import Task
 def _check_not_attached(task: Task, vif_id: str) -> None:
     """A VIF may sit on one node only: refuse it if this or another node has it."""
     with task.transaction() as session:
-        other = vif_db.holder_node(session, vif_id)
-    if other is not None:
-        raise VifAlreadyAttached(
-            f"Unable to attach VIF {vif_id}: it is already attached to node {node_label(other)}."
-        )
+        vif_db.check_free(session, vif_id)
 
 
 def vif_attach(

@@ -8,6 +8,7 @@ lock instead of failing when a read-then-write transaction tries to upgrade its 
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,10 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session, sessionmaker
 
+from metalwire.errors import DatabaseBusy
+
 _WRITE_OPTION = "metalwire_write"
+WRITE_TURN_TIMEOUT = 30.0
 
 
 def _is_sqlite(url: str) -> bool:
@@ -37,8 +41,13 @@ def make_engine(url: str, pool_size: int = 10) -> Engine:
         return engine
     # READ COMMITTED everywhere: a transaction that waited for a node's row sees the rows
     # committed by the transaction it waited for (MariaDB defaults to REPEATABLE READ).
-    return create_engine(url, pool_size=pool_size, max_overflow=40, pool_pre_ping=True,
-                         isolation_level="READ COMMITTED")
+    return create_engine(
+        url,
+        pool_size=pool_size,
+        max_overflow=40,
+        pool_pre_ping=True,
+        isolation_level="READ COMMITTED",
+    )
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -70,6 +79,9 @@ class Database:
         self._writer = sessionmaker(
             bind=self.engine.execution_options(**{_WRITE_OPTION: True}), expire_on_commit=False
         )
+        # SQLite admits one writer at a time; threads of this process queue here, on a lock
+        # that wakes the next at once, instead of in SQLite's busy handler, which sleeps.
+        self._write_turn = threading.Lock() if self.is_sqlite else None
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Session]:
@@ -79,8 +91,19 @@ class Database:
     @contextlib.contextmanager
     def write(self) -> Iterator[Session]:
         """A transaction that commits when the block ends and rolls back if it raises."""
-        with self._writer() as session, session.begin():
-            yield session
+        if self._write_turn is None:
+            with self._writer() as session, session.begin():
+                yield session
+            return
+        if not self._write_turn.acquire(timeout=WRITE_TURN_TIMEOUT):
+            raise DatabaseBusy(
+                f"no write turn on the SQLite database within {WRITE_TURN_TIMEOUT:.0f} s"
+            )
+        try:
+            with self._writer() as session, session.begin():
+                yield session
+        finally:
+            self._write_turn.release()
 
     def dispose(self) -> None:
         self.engine.dispose()

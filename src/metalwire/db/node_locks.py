@@ -43,3 +43,13 @@ def renew(session: Session, node_ids: list[int], holder: str, now: float, lease:
 
 def holder_of(session: Session, node_id: int) -> str | None:
     return session.scalar(select(Node.reservation).where(Node.id == node_id))
+
+
+def lease_holder(session: Session, node_id: int, now: float) -> str | None:
+    """Who holds a live lease on the node, or None; loads the node into the session."""
+    node = session.get(Node, node_id)
+    if node is None or node.reservation is None:
+        return None
+    if node.lock_expires_at is not None and node.lock_expires_at < now:
+        return None
+    return node.reservation

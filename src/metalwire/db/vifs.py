@@ -38,7 +38,11 @@ def record(
     info: Mapping[str, Any],
     source: str = "api",
 ) -> VifAttachment:
-    """Record the attachment; the keys refuse a second VIF on the target or the VIF twice."""
+    """Record the attachment; the keys refuse a second VIF on the target or the VIF twice.
+
+    Callers check :func:`holder_node` first for a message naming the other node; the keys
+    still hold when two processes race, and then the transaction fails with Conflict.
+    """
     attachment = VifAttachment(
         vif_id=vif_id,
         node_id=node_id,
@@ -47,21 +51,26 @@ def record(
         source=source,
         info=dict(info),
     )
+    session.add(attachment)
     try:
-        with session.begin_nested():
-            session.add(attachment)
+        session.flush()
     except IntegrityError:
-        other = holder_node(session, vif_id)
-        if other is not None:
-            raise VifAlreadyAttached(
-                f"Unable to attach VIF {vif_id}: it is already attached to node "
-                f"{other.uuid}" + (f" ({other.name})" if other.name else "") + "."
-            ) from None
         kind = "port" if isinstance(target, Port) else "portgroup"
         raise Conflict(
-            f"Unable to attach VIF {vif_id}: {kind} {target.uuid} already holds another VIF."
+            f"Unable to attach VIF {vif_id} to {kind} {target.uuid}: the VIF or the {kind} "
+            "was taken by another request at the same moment."
         ) from None
     return attachment
+
+
+def check_free(session: Session, vif_id: str) -> None:
+    """Raise VifAlreadyAttached, naming the node, if the VIF is attached anywhere."""
+    other = holder_node(session, vif_id)
+    if other is not None:
+        name = f" ({other.name})" if other.name else ""
+        raise VifAlreadyAttached(
+            f"Unable to attach VIF {vif_id}: it is already attached to node {other.uuid}{name}."
+        )
 
 
 def remove(session: Session, vif_id: str) -> None:

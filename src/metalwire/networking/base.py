@@ -121,9 +121,13 @@ class StoredVifMixin:
     def get_current_vif(self, task: Task, target: Port | Portgroup) -> str | None:
         return task.vif_on(target)
 
-    def choose_target(self, task: Task, vif_info: VifInfo) -> Port | Portgroup:
+    def choose_target(
+        self, task: Task, vif_info: VifInfo, physnets: set[str] | None = None
+    ) -> Port | Portgroup:
+        """The port or portgroup for the VIF; ``physnets`` (if given) spares the lookup."""
         vif_id = vif_info["id"]
-        physnets = self.vif_physnets(task, vif_info)
+        if physnets is None:
+            physnets = self.vif_physnets(task, vif_info)
         wanted = _requested_target(task, vif_info)
         if wanted is None:
             return selection.select_free_target(task, vif_id, physnets)
@@ -134,15 +138,9 @@ class StoredVifMixin:
         target = self.choose_target(task, vif_info)
         info = {k: v for k, v in vif_info.items() if k != "id"}
         with task.transaction() as session:
-            vif_db.record(session, task.node.id, vif_info["id"], target, info)
+            attachment = vif_db.record(session, task.node.id, vif_info["id"], target, info)
             self.after_record(task, vif_info, target)
-        task.reload()
-        LOG.info(
-            "VIF %s attached to %s of node %s",
-            vif_info["id"],
-            selection.describe(target),
-            task.node.uuid,
-        )
+        task.note_attached(attachment)
 
     def vif_detach(self, task: Task, vif_id: str) -> None:
         target = task.find_target(vif_id)
@@ -154,7 +152,7 @@ class StoredVifMixin:
         with task.transaction() as session:
             self.before_forget(task, vif_id, target)
             vif_db.remove(session, vif_id)
-        task.reload()
+        task.note_detached(vif_id)
 
     def port_changed(self, task: Task, port: Port, changed: Collection[str]) -> None:
         vif = task.vif_on(port)

@@ -93,6 +93,14 @@ class Task:
             self.node = node_db.get_by_id(session, self.node.id)
         self._ports = self._portgroups = self._attachments = None
 
+    def note_attached(self, attachment: VifAttachment) -> None:
+        """Add an attachment this task recorded to the loaded inventory."""
+        self._attachments = [*self.attachments, attachment]
+
+    def note_detached(self, vif_id: str) -> None:
+        """Drop an attachment this task removed from the loaded inventory."""
+        self._attachments = [a for a in self.attachments if a.vif_id != vif_id]
+
     def vif_on(self, target: Port | Portgroup) -> str | None:
         """The VIF recorded on a port or portgroup, if any."""
         for attachment in self.attachments:

@@ -91,6 +91,7 @@ def _list(request: Request, detail_path: bool) -> dict[str, Any]:
 
 
 @router.get("")
+@router.get("/")
 def list_nodes(request: Request) -> dict[str, Any]:
     return _list(request, detail_path=False)
 

@@ -74,6 +74,7 @@ def _list(request: Request, detail_path: bool) -> dict[str, Any]:
 
 
 @router.get("")
+@router.get("/")
 def list_portgroups(request: Request) -> dict[str, Any]:
     return _list(request, detail_path=False)
 
