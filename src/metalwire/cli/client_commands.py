@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 import uuid as uuidlib
@@ -119,6 +120,7 @@ def _fail(message: str) -> int:
 
 def _run(handler: Handler) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
+        _configure_logging(args.debug)
         try:
             retry = RetryPolicy(max_retries=args.max_retries)
             client = Client(
@@ -137,6 +139,14 @@ def _run(handler: Handler) -> Callable[[argparse.Namespace], int]:
             return _fail(str(error))
 
     return run
+
+
+def _configure_logging(debug: bool) -> None:
+    """Requests are logged only with ``--debug``; warnings always reach stderr."""
+    if debug:
+        logging.basicConfig(level=logging.DEBUG, format="%(levelname)s %(name)s %(message)s")
+    for name in ("httpx", "httpcore", "metalwire.client"):
+        logging.getLogger(name).setLevel(logging.DEBUG if debug else logging.WARNING)
 
 
 def _common_parser() -> argparse.ArgumentParser:
@@ -167,6 +177,7 @@ def _common_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="retries of a connection refused, 503 or locked node (default 3)",
     )
+    group.add_argument("--debug", action="store_true", help="log every request to stderr")
     return common
 
 
@@ -280,7 +291,7 @@ def _dict_values(pairs: Sequence[tuple[str, Any]] | None) -> dict[str, Any]:
 # -- nodes -------------------------------------------------------------------------------
 
 
-def node_create(client: Client, args: argparse.Namespace) -> int:
+def _node_create(client: Client, args: argparse.Namespace) -> int:
     fields: dict[str, Any] = {}
     if args.uuid:
         fields["uuid"] = args.uuid
@@ -296,7 +307,7 @@ def node_create(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-def node_list(client: Client, args: argparse.Namespace) -> int:
+def _node_list(client: Client, args: argparse.Namespace) -> int:
     query = _list_query(args)
     for name in (
         "maintenance",
@@ -315,12 +326,12 @@ def node_list(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-def node_show(client: Client, args: argparse.Namespace) -> int:
+def _node_show(client: Client, args: argparse.Namespace) -> int:
     _show(client.get_node(args.node, fields=args.fields), args)
     return 0
 
 
-def node_set(client: Client, args: argparse.Namespace) -> int:
+def _node_set(client: Client, args: argparse.Namespace) -> int:
     ops: list[PatchOp] = []
     for name in ("driver", "instance_uuid", *NODE_SCALARS, "protected_reason"):
         value = getattr(args, name)
@@ -338,7 +349,7 @@ def node_set(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-def node_unset(client: Client, args: argparse.Namespace) -> int:
+def _node_unset(client: Client, args: argparse.Namespace) -> int:
     ops: list[PatchOp] = []
     for name in ("instance_uuid", *NODE_SCALARS, "automated_clean", "protected_reason"):
         if getattr(args, name):
@@ -352,7 +363,7 @@ def node_unset(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-def node_delete(client: Client, args: argparse.Namespace) -> int:
+def _node_delete(client: Client, args: argparse.Namespace) -> int:
     return _delete_each(args.nodes, "node", client.delete_node)
 
 
@@ -371,13 +382,13 @@ def _provision(command: str) -> Handler:
     return run
 
 
-def maintenance_set(client: Client, args: argparse.Namespace) -> int:
+def _maintenance_set(client: Client, args: argparse.Namespace) -> int:
     return _each_node(
         args.nodes, "set maintenance on", lambda n: client.set_maintenance(n, args.reason)
     )
 
 
-def maintenance_unset(client: Client, args: argparse.Namespace) -> int:
+def _maintenance_unset(client: Client, args: argparse.Namespace) -> int:
     return _each_node(args.nodes, "unset maintenance on", client.unset_maintenance)
 
 
@@ -392,7 +403,7 @@ def _each_node(nodes: Sequence[str], what: str, action: Callable[[str], None]) -
     return 1 if failures else 0
 
 
-def vif_list(client: Client, args: argparse.Namespace) -> int:
+def _vif_list(client: Client, args: argparse.Namespace) -> int:
     rows = [[vif] for vif in client.vif_list(args.node)]
     if args.format == "table" and not rows:
         return 0
@@ -400,7 +411,7 @@ def vif_list(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-def vif_attach(client: Client, args: argparse.Namespace) -> int:
+def _vif_attach(client: Client, args: argparse.Namespace) -> int:
     client.vif_attach(
         args.node,
         args.vif_id,
@@ -411,7 +422,7 @@ def vif_attach(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-def vif_detach(client: Client, args: argparse.Namespace) -> int:
+def _vif_detach(client: Client, args: argparse.Namespace) -> int:
     client.vif_detach(args.node, args.vif_id)
     return 0
 
@@ -419,7 +430,7 @@ def vif_detach(client: Client, args: argparse.Namespace) -> int:
 # -- ports and portgroups ----------------------------------------------------------------
 
 
-def port_create(client: Client, args: argparse.Namespace) -> int:
+def _port_create(client: Client, args: argparse.Namespace) -> int:
     fields: dict[str, Any] = {}
     if args.uuid:
         fields["uuid"] = args.uuid
@@ -440,7 +451,7 @@ def port_create(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-def port_list(client: Client, args: argparse.Namespace) -> int:
+def _port_list(client: Client, args: argparse.Namespace) -> int:
     query = _list_query(args)
     for name, value in (
         ("node", args.node),
@@ -453,7 +464,7 @@ def port_list(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-def port_show(client: Client, args: argparse.Namespace) -> int:
+def _port_show(client: Client, args: argparse.Namespace) -> int:
     if args.address:
         found = client.list_ports(**_lookup_query(args.port, args.fields))
         if not found:
@@ -464,11 +475,11 @@ def port_show(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-def port_delete(client: Client, args: argparse.Namespace) -> int:
+def _port_delete(client: Client, args: argparse.Namespace) -> int:
     return _delete_each(args.ports, "port", client.delete_port)
 
 
-def portgroup_create(client: Client, args: argparse.Namespace) -> int:
+def _portgroup_create(client: Client, args: argparse.Namespace) -> int:
     fields: dict[str, Any] = {}
     for name in ("uuid", "name", "address", "mode"):
         if getattr(args, name) is not None:
@@ -484,7 +495,7 @@ def portgroup_create(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-def portgroup_list(client: Client, args: argparse.Namespace) -> int:
+def _portgroup_list(client: Client, args: argparse.Namespace) -> int:
     query = _list_query(args)
     for name, value in (("node", args.node), ("address", args.address)):
         if value is not None:
@@ -493,7 +504,7 @@ def portgroup_list(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-def portgroup_show(client: Client, args: argparse.Namespace) -> int:
+def _portgroup_show(client: Client, args: argparse.Namespace) -> int:
     if args.address:
         found = client.list_portgroups(**_lookup_query(args.portgroup, args.fields))
         if not found:
@@ -504,7 +515,7 @@ def portgroup_show(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-def portgroup_delete(client: Client, args: argparse.Namespace) -> int:
+def _portgroup_delete(client: Client, args: argparse.Namespace) -> int:
     return _delete_each(args.portgroups, "port group", client.delete_portgroup)
 
 
@@ -530,7 +541,7 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-def bulk_create(client: Client, args: argparse.Namespace) -> int:
+def _bulk_create(client: Client, args: argparse.Namespace) -> int:
     specs: list[NodeSpec] = []
     problems: list[str] = []
     for name in args.files:
@@ -613,12 +624,12 @@ def _register_nodes(commands: Any, common: argparse.ArgumentParser) -> None:
     node = commands.add_parser("node", help="manage nodes", description="Manage nodes.")
     actions = node.add_subparsers(dest="node_command", metavar="ACTION", required=True)
 
-    create = _leaf(actions, "create", common, "Register a new node", node_create, True)
+    create = _leaf(actions, "create", common, "Register a new node", _node_create, True)
     create.add_argument("--driver", required=True, help="hardware type (e.g. ipmi)")
     create.add_argument("--uuid", help="the node's UUID (default: a new one)")
     _add_node_field_options(create, creating=True)
 
-    listing = _leaf(actions, "list", common, "List nodes", node_list, True)
+    listing = _leaf(actions, "list", common, "List nodes", _node_list, True)
     _list_arguments(listing)
     maintenance = listing.add_mutually_exclusive_group()
     maintenance.add_argument(
@@ -666,11 +677,11 @@ def _register_nodes(commands: Any, common: argparse.ArgumentParser) -> None:
             help=f"only nodes with this {name.replace('_', ' ')}",
         )
 
-    show = _leaf(actions, "show", common, "Show a node", node_show, True)
+    show = _leaf(actions, "show", common, "Show a node", _node_show, True)
     show.add_argument("node", metavar="NODE", help="name or UUID of the node")
     show.add_argument("--fields", nargs="+", metavar="FIELD", help="show only these fields")
 
-    set_ = _leaf(actions, "set", common, "Set node fields", node_set)
+    set_ = _leaf(actions, "set", common, "Set node fields", _node_set)
     set_.add_argument("node", metavar="NODE", help="name or UUID of the node")
     set_.add_argument("--driver", help="hardware type")
     set_.add_argument(
@@ -691,7 +702,7 @@ def _register_nodes(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     _add_node_field_options(set_, creating=False)
 
-    unset = _leaf(actions, "unset", common, "Unset node fields", node_unset)
+    unset = _leaf(actions, "unset", common, "Unset node fields", _node_unset)
     unset.add_argument("node", metavar="NODE", help="name or UUID of the node")
     for name in ("instance_uuid", *NODE_SCALARS, "automated_clean", "protected_reason"):
         unset.add_argument(
@@ -709,7 +720,7 @@ def _register_nodes(commands: Any, common: argparse.ArgumentParser) -> None:
             help=f"remove KEY from {field} (repeat for more)",
         )
 
-    delete = _leaf(actions, "delete", common, "Delete nodes", node_delete)
+    delete = _leaf(actions, "delete", common, "Delete nodes", _node_delete)
     delete.add_argument("nodes", nargs="+", metavar="NODE", help="names or UUIDs of nodes")
 
     for command, (_, _, help_text) in PROVISION_COMMANDS.items():
@@ -720,19 +731,19 @@ def _register_nodes(commands: Any, common: argparse.ArgumentParser) -> None:
     maint_actions = maint.add_subparsers(
         dest="maintenance_command", metavar="ACTION", required=True
     )
-    mset = _leaf(maint_actions, "set", common, "Put nodes in maintenance mode", maintenance_set)
+    mset = _leaf(maint_actions, "set", common, "Put nodes in maintenance mode", _maintenance_set)
     mset.add_argument("nodes", nargs="+", metavar="NODE", help="names or UUIDs of nodes")
     mset.add_argument("--reason", help="why the nodes are in maintenance")
     munset = _leaf(
-        maint_actions, "unset", common, "Take nodes out of maintenance mode", maintenance_unset
+        maint_actions, "unset", common, "Take nodes out of maintenance mode", _maintenance_unset
     )
     munset.add_argument("nodes", nargs="+", metavar="NODE", help="names or UUIDs of nodes")
 
     vif = actions.add_parser("vif", help="list, attach and detach VIFs")
     vif_actions = vif.add_subparsers(dest="vif_command", metavar="ACTION", required=True)
-    vlist = _leaf(vif_actions, "list", common, "List the VIFs attached to a node", vif_list, True)
+    vlist = _leaf(vif_actions, "list", common, "List the VIFs attached to a node", _vif_list, True)
     vlist.add_argument("node", metavar="NODE", help="name or UUID of the node")
-    attach = _leaf(vif_actions, "attach", common, "Attach a VIF to a node", vif_attach)
+    attach = _leaf(vif_actions, "attach", common, "Attach a VIF to a node", _vif_attach)
     attach.add_argument("node", metavar="NODE", help="name or UUID of the node")
     attach.add_argument("vif_id", metavar="VIF", help="the VIF (e.g. a Neutron port UUID)")
     target = attach.add_mutually_exclusive_group()
@@ -753,7 +764,7 @@ def _register_nodes(commands: Any, common: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="extra VIF information (repeat for more)",
     )
-    detach = _leaf(vif_actions, "detach", common, "Detach a VIF from a node", vif_detach)
+    detach = _leaf(vif_actions, "detach", common, "Detach a VIF from a node", _vif_detach)
     detach.add_argument("node", metavar="NODE", help="name or UUID of the node")
     detach.add_argument("vif_id", metavar="VIF", help="the VIF to detach")
 
@@ -762,7 +773,7 @@ def _register_ports(commands: Any, common: argparse.ArgumentParser) -> None:
     port = commands.add_parser("port", help="manage ports", description="Manage ports.")
     actions = port.add_subparsers(dest="port_command", metavar="ACTION", required=True)
 
-    create = _leaf(actions, "create", common, "Create a port", port_create, True)
+    create = _leaf(actions, "create", common, "Create a port", _port_create, True)
     create.add_argument("address", metavar="ADDRESS", help="MAC address of the port")
     create.add_argument("--node", required=True, help="name or UUID of the port's node")
     create.add_argument("--uuid", help="the port's UUID (default: a new one)")
@@ -804,7 +815,7 @@ def _register_ports(commands: Any, common: argparse.ArgumentParser) -> None:
         "--is-smartnic", dest="is_smartnic", action="store_true", help="the port is a Smart NIC"
     )
 
-    listing = _leaf(actions, "list", common, "List ports", port_list, True)
+    listing = _leaf(actions, "list", common, "List ports", _port_list, True)
     _list_arguments(listing)
     listing.add_argument("--node", help="only ports of this node (name or UUID)")
     listing.add_argument("--address", help="only the port with this MAC address")
@@ -812,12 +823,12 @@ def _register_ports(commands: Any, common: argparse.ArgumentParser) -> None:
         "--port-group", dest="port_group", metavar="PORTGROUP", help="only ports of this portgroup"
     )
 
-    show = _leaf(actions, "show", common, "Show a port", port_show, True)
+    show = _leaf(actions, "show", common, "Show a port", _port_show, True)
     show.add_argument("port", metavar="PORT", help="UUID of the port (MAC with --address)")
     show.add_argument("--address", action="store_true", help="PORT is a MAC address")
     show.add_argument("--fields", nargs="+", metavar="FIELD", help="show only these fields")
 
-    delete = _leaf(actions, "delete", common, "Delete ports", port_delete)
+    delete = _leaf(actions, "delete", common, "Delete ports", _port_delete)
     delete.add_argument("ports", nargs="+", metavar="PORT", help="UUIDs of ports")
 
 
@@ -827,7 +838,7 @@ def _register_portgroups(commands: Any, common: argparse.ArgumentParser) -> None
     )
     actions = portgroup.add_subparsers(dest="portgroup_command", metavar="ACTION", required=True)
 
-    create = _leaf(actions, "create", common, "Create a portgroup", portgroup_create, True)
+    create = _leaf(actions, "create", common, "Create a portgroup", _portgroup_create, True)
     create.add_argument("--node", required=True, help="name or UUID of the portgroup's node")
     create.add_argument("--address", help="MAC address of the portgroup")
     create.add_argument("--name", help="name of the portgroup")
@@ -863,19 +874,19 @@ def _register_portgroups(commands: Any, common: argparse.ArgumentParser) -> None
         help="member ports may not be used on their own",
     )
 
-    listing = _leaf(actions, "list", common, "List portgroups", portgroup_list, True)
+    listing = _leaf(actions, "list", common, "List portgroups", _portgroup_list, True)
     _list_arguments(listing)
     listing.add_argument("--node", help="only portgroups of this node (name or UUID)")
     listing.add_argument("--address", help="only the portgroup with this MAC address")
 
-    show = _leaf(actions, "show", common, "Show a portgroup", portgroup_show, True)
+    show = _leaf(actions, "show", common, "Show a portgroup", _portgroup_show, True)
     show.add_argument(
         "portgroup", metavar="PORTGROUP", help="name or UUID of the portgroup (MAC with --address)"
     )
     show.add_argument("--address", action="store_true", help="PORTGROUP is a MAC address")
     show.add_argument("--fields", nargs="+", metavar="FIELD", help="show only these fields")
 
-    delete = _leaf(actions, "delete", common, "Delete portgroups", portgroup_delete)
+    delete = _leaf(actions, "delete", common, "Delete portgroups", _portgroup_delete)
     delete.add_argument(
         "portgroups", nargs="+", metavar="PORTGROUP", help="names or UUIDs of portgroups"
     )
@@ -892,7 +903,7 @@ def register(commands: Any) -> None:
         "create",
         common,
         "Enrol nodes with their ports and portgroups from YAML or JSON files",
-        bulk_create,
+        _bulk_create,
         True,
     )
     create.add_argument("files", nargs="+", metavar="FILE", help=".yaml or .json file")

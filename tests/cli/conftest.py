@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from metalwire.client import Client
+from tests.support.server import MetalwireServer
+
+
+@dataclass
+class Result:
+    code: int
+    stdout: str
+    stderr: str
+
+
+Run = Callable[..., Result]
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The test's environment without endpoint settings, plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("METALWIRE_", "OS_"))}
+    env.update(extra)
+    return env
+
+
+def run_metalwire(*args: str, env: dict[str, str], stdin: str | None = None) -> Result:
+    """Run the real ``metalwire`` program (``python -m metalwire.cli.main``)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "metalwire.cli.main", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=120,
+    )
+    return Result(done.returncode, done.stdout, done.stderr)
+
+
+@pytest.fixture
+def cli(server: MetalwireServer) -> Run:
+    """``cli("node", "list")`` runs the program against the session's server."""
+
+    def run(*args: str, **env: str) -> Result:
+        return run_metalwire(*args, env=clean_env(METALWIRE_URL=server.url, **env))
+
+    return run
+
+
+@pytest.fixture
+def mw(server: MetalwireServer) -> Iterator[Client]:
+    with Client(server.url) as c:
+        yield c

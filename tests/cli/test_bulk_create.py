@@ -1,0 +1,145 @@
+"""``metalwire create FILE...``: bulk enrolment with progress, summary and rollback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from metalwire.client import Client, NotFound
+from tests.cli.conftest import Run
+from tests.client.util import mac, unique
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "enrol.yaml"
+
+
+@pytest.fixture
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("enrol")
+
+
+def test_the_example_file_enrols(tmp_path: Path, cli: Run, mw: Client) -> None:
+    # The example's names and MACs are fixed: enrol a copy with unique ones.
+    data = yaml.safe_load(EXAMPLE.read_text())
+    for node in data["nodes"]:
+        node["name"] = unique(node["name"])
+        for port in node.get("ports", []):
+            port["address"] = mac()
+        for group in node.get("portgroups", []):
+            group["name"] = unique(group["name"])
+            group["address"] = mac()
+            for port in group.get("ports", []):
+                port["address"] = mac()
+    copy = tmp_path / "enrol.yaml"
+    copy.write_text(yaml.safe_dump(data))
+
+    result = cli("create", str(copy))
+    assert result.code == 0, result.stderr
+    first, second = (n["name"] for n in data["nodes"])
+    progress = result.stderr.splitlines()
+    assert progress[0].startswith(f"[1/2] {first} ... created ")
+    assert progress[0].endswith("(3 ports, 1 portgroup)")
+    assert progress[1].startswith(f"[2/2] {second} ... created ")
+    assert progress[-1] == "2 nodes created (5 ports, 1 portgroup), 0 failed, 0 rolled back, of 2."
+    assert "| created |" in result.stdout
+
+    node = mw.get_node(first)
+    assert node.driver == "ipmi" and node.properties["cpus"] == 16
+    (bond,) = mw.list_portgroups(node=first, detail=True)
+    assert bond.mode == "802.3ad"
+    members = mw.list_ports(portgroup=bond.uuid)
+    assert len(members) == 2
+    assert len(mw.list_ports(node=first)) == 3
+    assert len(mw.list_ports(node=second)) == 2
+
+
+def test_one_bad_node_does_not_stop_the_others(tmp_path: Path, cli: Run, mw: Client) -> None:
+    good, bad, rolled, last = (unique(n) for n in ("good", "bad", "rolled", "last"))
+    taken = mac()
+    fresh_mac = mac()
+    document = {
+        "nodes": [
+            {"name": good, "driver": "fake-hardware", "ports": [{"address": taken}]},
+            {"name": bad, "driver": "no-such-driver"},
+            {
+                "name": rolled,
+                "driver": "fake-hardware",
+                "portgroups": [{"name": unique("pg"), "ports": [{"address": fresh_mac}]}],
+                "ports": [{"address": taken}],  # already used by the first node
+            },
+            {"name": last, "driver": "fake-hardware", "properties": {"cpus": 2}},
+        ]
+    }
+    path = tmp_path / "nodes.json"
+    path.write_text(json.dumps(document))
+
+    result = cli("create", str(path), "-f", "json")
+    assert result.code == 1
+    rows = {r["Node"]: r for r in json.loads(result.stdout)}
+    assert rows[good]["Status"] == "created" and rows[good]["Ports"] == 1
+    assert rows[bad]["Status"] == "failed"
+    assert "Driver no-such-driver could not be found" in rows[bad]["Error"]
+    assert rows[rolled]["Status"] == "rolled back"
+    assert rows[rolled]["UUID"] is None
+    assert rows[rolled]["Error"].startswith(f"port {taken}: A port with MAC address")
+    assert rows[last]["Status"] == "created"
+
+    lines = result.stderr.splitlines()
+    assert lines[1].startswith(f"[2/4] {bad} ... FAILED: Driver no-such-driver")
+    assert lines[2].startswith(f"[3/4] {rolled} ... ROLLED BACK: port {taken}")
+    assert lines[-1] == "2 nodes created (1 port, 0 portgroups), 1 failed, 1 rolled back, of 4."
+
+    assert mw.get_node(good).uuid and mw.get_node(last).properties == {"cpus": 2}
+    with pytest.raises(NotFound):
+        mw.get_node(rolled)
+    assert mw.list_ports(address=fresh_mac) == []  # the rolled-back node's ports are gone
+
+
+def test_an_invalid_file_creates_nothing(tmp_path: Path, cli: Run, mw: Client) -> None:
+    name = unique("never")
+    good = tmp_path / "good.yaml"
+    good.write_text(yaml.safe_dump({"nodes": [{"name": name, "driver": "fake-hardware"}]}))
+    chassis = tmp_path / "chassis.yaml"
+    chassis.write_text(yaml.safe_dump({"chassis": [{"description": "rack"}], "nodes": []}))
+    broken = tmp_path / "broken.json"
+    broken.write_text("{nodes: [")
+    text = tmp_path / "nodes.txt"
+    text.write_text("nodes: []")
+
+    result = cli("create", str(good), str(chassis), str(broken), str(text))
+    assert result.code == 1
+    assert "unsupported top-level key(s) chassis" in result.stderr
+    assert f"File '{broken}' is invalid" in result.stderr
+    assert "it must be .json or .yaml" in result.stderr
+    assert "nothing was created" in result.stderr
+    with pytest.raises(NotFound):
+        mw.get_node(name)
+
+
+def test_malformed_items_are_reported_per_node(tmp_path: Path, cli: Run, mw: Client) -> None:
+    ok = unique("ok")
+    path = tmp_path / "items.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "nodes": [
+                    "not-an-object",
+                    {"name": unique("nodriver")},
+                    {"name": unique("badports"), "driver": "fake-hardware", "ports": "x"},
+                    {"name": ok, "driver": "fake-hardware"},
+                ]
+            }
+        )
+    )
+    result = cli("create", str(path), "-f", "value", "-c", "Status", "-c", "Error")
+    assert result.code == 1
+    assert result.stdout.splitlines() == [
+        "failed the node description must be an object",
+        "failed the node has no 'driver'",
+        "failed 'ports' must be a list of objects",
+        "created None",
+    ]
+    assert f"{path}#1" in result.stderr
+    assert mw.get_node(ok).name == ok
