@@ -13,6 +13,8 @@ ever deals with HTTP.
     |   +-- VifNotAttached             detach of a VIF the node does not have
     |   +-- InvalidStateRequested      provision verb not allowed from this state
     |   +-- NetworkInterfaceInvalid    the node's network interface refuses to work
+    +-- Forbidden (403)
+    |   +-- NodeProtected              the node is protected from this action
     +-- NotFound (404)
     |   +-- NodeNotFound, PortNotFound, PortgroupNotFound
     +-- NotAcceptable (406)            microversion out of range or field too new
@@ -21,6 +23,7 @@ ever deals with HTTP.
     |   +-- NodeLocked                 the node lock was not free within the wait budget
     |   +-- VifAlreadyAttached         the VIF is on this node or another one
     |   +-- ResourceInUse              deleting something that is still in use
+    |   +-- InvalidState               the node's state does not allow the change
     +-- NetworkError (503 or 502)      an external network service failed
     +-- DatabaseBusy (503)             no write turn on the database in time
 """
@@ -75,6 +78,15 @@ class NetworkInterfaceInvalid(Invalid):
     pass
 
 
+class Forbidden(MetalwireError):
+    code = 403
+    safe = True
+
+
+class NodeProtected(Forbidden):
+    pass
+
+
 class NotFound(MetalwireError):
     code = 404
     safe = True
@@ -122,6 +134,10 @@ class VifAlreadyAttached(Conflict):
 
 
 class ResourceInUse(Conflict):
+    pass
+
+
+class InvalidState(Conflict):
     pass
 
 

@@ -137,5 +137,45 @@ def test_active_node_cannot_be_deleted(api: Api, node: dict[str, Any]) -> None:
     for verb in ("manage", "provide", "active"):
         provision(api, verb)
     resp = api.delete("/v1/nodes/life")
-    assert resp.status_code == 400
+    assert resp.status_code == 409
     assert "active" in fault(resp)
+
+
+def test_protected_node_cannot_be_undeployed_or_deleted(api: Api, node: dict[str, Any]) -> None:
+    for verb in ("manage", "provide", "active"):
+        provision(api, verb)
+    api.patch("/v1/nodes/life", [{"op": "replace", "path": "/protected", "value": True}])
+    resp = provision(api, "deleted")
+    assert resp.status_code == 403
+    assert "protected" in fault(resp)
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "active"
+    resp = api.delete("/v1/nodes/life")
+    assert resp.status_code == 403
+
+
+def test_provision_and_maintenance_answer_202_with_empty_body(
+    api: Api, node: dict[str, Any]
+) -> None:
+    resp = provision(api, "manage")
+    assert resp.status_code == 202 and resp.content == b""
+    assert resp.headers["Location"].endswith("/v1/nodes/life/states")
+    resp = api.put("/v1/nodes/life/maintenance", {"reason": "x"})
+    assert resp.status_code == 202 and resp.content == b""
+
+
+def test_traits(api: Api, node: dict[str, Any]) -> None:
+    assert api.get("/v1/nodes/life/traits", version="1.36").status_code == 404
+    assert (
+        api.put("/v1/nodes/life/traits", {"traits": ["CUSTOM_B", "HW_CPU_X86_VMX"]}).status_code
+        == 204
+    )
+    assert api.put("/v1/nodes/life/traits/CUSTOM_A").status_code == 204
+    assert api.get("/v1/nodes/life/traits").json() == {
+        "traits": ["CUSTOM_A", "CUSTOM_B", "HW_CPU_X86_VMX"]
+    }
+    assert api.get("/v1/nodes/life").json()["traits"] == ["CUSTOM_A", "CUSTOM_B", "HW_CPU_X86_VMX"]
+    assert api.delete("/v1/nodes/life/traits/CUSTOM_B").status_code == 204
+    assert api.delete("/v1/nodes/life/traits/CUSTOM_B").status_code == 404
+    assert api.put("/v1/nodes/life/traits/bad trait").status_code == 400
+    assert api.delete("/v1/nodes/life/traits").status_code == 204
+    assert api.get("/v1/nodes/life/traits").json() == {"traits": []}

@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException
 from metalwire.api import errors
 from metalwire.api.app_services import Services
 from metalwire.api.middleware import ApiMiddleware
-from metalwire.api.routes import history, nodes, portgroups, ports, root, states, vifs
+from metalwire.api.routes import history, nodes, portgroups, ports, root, states, traits, vifs
 from metalwire.conductor.locks import NodeLocks, make_holder_name
 from metalwire.conductor.rpcapi import LocalConductorAPI
 from metalwire.conductor.tasks import Conductor
@@ -54,7 +54,7 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
         title="metalwire", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
     )
     app.state.services = services
-    for module in (root, nodes, ports, portgroups, vifs, states, history):
+    for module in (root, nodes, ports, portgroups, vifs, states, history, traits):
         app.include_router(module.router)
     app.add_exception_handler(MetalwireError, errors.on_metalwire_error)
     app.add_exception_handler(HTTPException, errors.on_http_error)

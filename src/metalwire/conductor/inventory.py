@@ -22,7 +22,9 @@ from metalwire.errors import (
     Conflict,
     Invalid,
     InvalidParameterValue,
+    InvalidState,
     InvalidStateRequested,
+    NodeProtected,
     ResourceInUse,
 )
 from metalwire.networking.task import Task
@@ -95,13 +97,16 @@ def delete_node(conductor: Conductor, context: RequestContext, ident: str) -> No
                 f"Node {node_label(node)} is associated with instance {node.instance_uuid}; "
                 "it can be deleted only when it has none or is in maintenance."
             )
+        if node_db.field_value(node, "protected"):
+            raise NodeProtected(
+                f"Node {node_label(node)} is protected and cannot be deleted; unset "
+                "'protected' first."
+            )
         if node.provision_state not in DELETABLE_STATES and not node.maintenance:
-            raise InvalidStateRequested(
+            raise InvalidState(
                 f"Node {node_label(node)} cannot be deleted in provision state "
                 f"{node.provision_state!r}."
             )
-        if node_db.field_value(node, "protected"):
-            raise InvalidStateRequested(f"Node {node_label(node)} is protected.")
         with task.transaction() as session:
             node_db.delete(session, node_db.get_by_id(session, node.id))
 

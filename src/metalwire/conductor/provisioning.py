@@ -16,7 +16,7 @@ from metalwire.conductor.tasks import Conductor, node_label
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
 from metalwire.db.models import utcnow
-from metalwire.errors import InvalidStateRequested, MetalwireError
+from metalwire.errors import InvalidStateRequested, MetalwireError, NodeProtected
 from metalwire.networking.task import Task
 
 
@@ -109,6 +109,11 @@ def do_provisioning_action(
         if node.maintenance and verb in ("active", "rebuild", "deleted", "provide", "clean"):
             raise InvalidStateRequested(
                 f'Node {node_label(node)} is in maintenance; "{verb}" is not allowed.'
+            )
+        if verb in ("rebuild", "deleted") and node_db.field_value(node, "protected"):
+            raise NodeProtected(
+                f"Node {node_label(node)} is protected and cannot be "
+                f"{'rebuilt' if verb == 'rebuild' else 'undeployed'}; unset 'protected' first."
             )
         if verb in ("active", "rebuild"):
             conductor.network_interface(node).validate(task)

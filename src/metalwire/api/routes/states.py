@@ -45,9 +45,7 @@ def get_states(request: Request, ident: str) -> dict[str, Any]:
 
 
 @router.put("/states/provision", status_code=202)
-def set_provision_state(
-    request: Request, response: Response, ident: str, body: JsonBody = None
-) -> None:
+def set_provision_state(request: Request, ident: str, body: JsonBody = None) -> Response:
     c = call(request)
     if not isinstance(body, dict) or not isinstance(body.get("target"), str):
         raise InvalidParameterValue(
@@ -63,11 +61,12 @@ def set_provision_state(
     if not c.version.at_least(since):
         raise NotAcceptable(f"Provision verb {target!r} requires API version 1.{since}.")
     c.services.rpcapi.do_provisioning_action(c.context, ident, verb)
-    response.headers["Location"] = links(c.base, "nodes", f"{ident}/states")[0]["href"]
+    location = links(c.base, "nodes", f"{ident}/states")[0]["href"]
+    return Response(status_code=202, headers={"Location": location})
 
 
 @router.put("/maintenance", status_code=202)
-def set_maintenance(request: Request, ident: str, body: JsonBody = None) -> None:
+def set_maintenance(request: Request, ident: str, body: JsonBody = None) -> Response:
     c = call(request)
     reason = body.get("reason") if isinstance(body, dict) else None
     if reason is not None and not isinstance(reason, str):
@@ -75,9 +74,11 @@ def set_maintenance(request: Request, ident: str, body: JsonBody = None) -> None
     c.services.rpcapi.update_node(
         c.context, ident, {"maintenance": True, "maintenance_reason": reason}
     )
+    return Response(status_code=202)
 
 
 @router.delete("/maintenance", status_code=202)
-def unset_maintenance(request: Request, ident: str) -> None:
+def unset_maintenance(request: Request, ident: str) -> Response:
     c = call(request)
     c.services.rpcapi.update_node(c.context, ident, {"maintenance": False})
+    return Response(status_code=202)

@@ -1,0 +1,84 @@
+"""``/v1/nodes/{node}/traits`` (from API version 1.37)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+
+from metalwire.api.routes.common import Call, JsonBody, call
+from metalwire.db import nodes as node_db
+from metalwire.errors import InvalidParameterValue, NotFound
+
+router = APIRouter(prefix="/v1/nodes/{ident}/traits")
+
+TRAITS = 37
+MAX_TRAITS = 50
+# Standard traits are upper-case names (os-traits); custom ones start with CUSTOM_.
+_TRAIT = re.compile(r"^[A-Z][A-Z0-9_]{0,254}$")
+
+
+def check_trait(value: Any) -> str:
+    if not isinstance(value, str) or not _TRAIT.match(value):
+        raise InvalidParameterValue(
+            f"Invalid trait {value!r}: a trait is an upper-case name of letters, digits and "
+            "'_' (custom traits start with CUSTOM_), at most 255 long."
+        )
+    return value
+
+
+def _traits_call(request: Request) -> Call:
+    c = call(request)
+    c.require(TRAITS)
+    return c
+
+
+def _current(c: Call, ident: str) -> list[str]:
+    with c.services.db.read() as session:
+        node = node_db.get(session, ident)
+    return list(node_db.field_value(node, "traits") or [])
+
+
+def _store(c: Call, ident: str, traits: list[str]) -> Response:
+    if len(traits) > MAX_TRAITS:
+        raise InvalidParameterValue(f"A node can have at most {MAX_TRAITS} traits.")
+    c.services.rpcapi.update_node(c.context, ident, {"traits": traits})
+    return Response(status_code=204)
+
+
+@router.get("")
+def list_traits(request: Request, ident: str) -> dict[str, Any]:
+    c = _traits_call(request)
+    return {"traits": _current(c, ident)}
+
+
+@router.put("")
+def set_traits(request: Request, ident: str, body: JsonBody = None) -> Response:
+    c = _traits_call(request)
+    if not isinstance(body, dict) or not isinstance(body.get("traits"), list):
+        raise InvalidParameterValue('The request body must be {"traits": [...]}.')
+    traits = sorted({check_trait(t) for t in body["traits"]})
+    return _store(c, ident, traits)
+
+
+@router.put("/{trait}")
+def add_trait(request: Request, ident: str, trait: str) -> Response:
+    c = _traits_call(request)
+    traits = sorted({*_current(c, ident), check_trait(trait)})
+    return _store(c, ident, traits)
+
+
+@router.delete("")
+def remove_all_traits(request: Request, ident: str) -> Response:
+    c = _traits_call(request)
+    return _store(c, ident, [])
+
+
+@router.delete("/{trait}")
+def remove_trait(request: Request, ident: str, trait: str) -> Response:
+    c = _traits_call(request)
+    current = _current(c, ident)
+    if trait not in current:
+        raise NotFound(f"Node {ident} has no trait {trait}.")
+    return _store(c, ident, [t for t in current if t != trait])
