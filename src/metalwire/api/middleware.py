@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import time
@@ -26,6 +27,17 @@ def _error_body(status: int, message: str) -> bytes:
     return json.dumps({"error_message": json.dumps(fault)}).encode()
 
 
+_IRONIC_KEY = mv.IRONIC_HEADER.lower().encode()
+_GENERIC_KEY = mv.GENERIC_HEADER.lower().encode()
+_REQUEST_ID_KEY = REQUEST_ID_HEADER.encode()
+
+
+@functools.cache
+def _version_headers(version: mv.Version | None) -> tuple[tuple[bytes, bytes], ...]:
+    """The raw version headers of a response, built once per version."""
+    return tuple((k.lower().encode(), v.encode()) for k, v in mv.response_headers(version).items())
+
+
 class ApiMiddleware:
     """Pure ASGI, so it adds no task switch per request."""
 
@@ -38,7 +50,12 @@ class ApiMiddleware:
             return
         started = time.perf_counter()
         request_id = new_request_id()
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        ironic_header = generic_header = None
+        for key, value in scope["headers"]:  # ASGI servers give header names in lower case
+            if key == _IRONIC_KEY:
+                ironic_header = value.decode("latin-1")
+            elif key == _GENERIC_KEY:
+                generic_header = value.decode("latin-1")
         version: mv.Version | None = None
         status = 500
         response_started = False
@@ -50,17 +67,13 @@ class ApiMiddleware:
             if message["type"] == "http.response.start":
                 response_started = True
                 status = message["status"]
-                extra = mv.response_headers(version)
-                extra[REQUEST_ID_HEADER] = request_id
-                raw = [(k.lower().encode(), v.encode()) for k, v in extra.items()]
+                raw = [*_version_headers(version), (_REQUEST_ID_KEY, request_id.encode())]
                 message = {**message, "headers": [*message.get("headers", []), *raw]}
             await send(message)
 
         try:
             try:
-                version = mv.from_headers(
-                    headers.get(mv.IRONIC_HEADER.lower()), headers.get(mv.GENERIC_HEADER.lower())
-                )
+                version = mv.from_headers(ironic_header, generic_header)
             except NotAcceptable as exc:
                 await self._send_error(send_with_headers, 406, exc.message)
                 return

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
@@ -14,8 +14,10 @@ from metalwire.config import Config
 from metalwire.context import RequestContext
 from metalwire.db import history as history_db
 from metalwire.db import nodes as node_db
+from metalwire.db import vifs as vif_db
 from metalwire.db.engine import Database
 from metalwire.db.models import Node
+from metalwire.errors import NodeNotFound
 from metalwire.networking.base import NetworkInterface
 from metalwire.networking.loader import NetworkInterfaces
 from metalwire.networking.task import Task
@@ -27,6 +29,53 @@ def node_label(node: Node) -> str:
     return node.uuid + (f" ({node.name})" if node.name else "")
 
 
+@dataclass(frozen=True)
+class NodeRef:
+    """What identifies a node and decides how to lock it."""
+
+    id: int
+    uuid: str
+    name: str | None
+    network_interface: str
+
+    @property
+    def label(self) -> str:
+        return self.uuid + (f" ({self.name})" if self.name else "")
+
+    def matches(self, node: Node) -> bool:
+        return (node.uuid, node.name, node.network_interface) == (
+            self.uuid,
+            self.name,
+            self.network_interface,
+        )
+
+
+class NodeDirectory:
+    """Remembers which node an identifier (UUID, name or id) names, to skip a query.
+
+    Entries are only hints: an operation checks them once it holds the node's lock and looks
+    the node up again if it was renamed, deleted or given another network interface.
+    """
+
+    LIMIT = 100_000
+
+    def __init__(self) -> None:
+        self._refs: dict[str | int, NodeRef] = {}
+
+    def lookup(self, ident: str | int, fresh: bool, find: Callable[[str | int], Node]) -> NodeRef:
+        ref = None if fresh else self._refs.get(ident)
+        if ref is None:
+            node = find(ident)
+            ref = NodeRef(node.id, node.uuid, node.name, node.network_interface)
+            if len(self._refs) >= self.LIMIT:
+                self._refs.clear()
+            self._refs[ident] = ref
+        return ref
+
+    def forget(self, ident: str | int) -> None:
+        self._refs.pop(ident, None)
+
+
 @dataclass
 class Conductor:
     """What every conductor operation needs: storage, settings, drivers and locks."""
@@ -35,6 +84,7 @@ class Conductor:
     config: Config
     interfaces: NetworkInterfaces
     locks: NodeLocks
+    directory: NodeDirectory = field(default_factory=NodeDirectory)
 
     @property
     def host(self) -> str:
@@ -50,8 +100,9 @@ class Conductor:
             return node_db.get(session, ident)
 
     def shared_task(self, ident: str, context: RequestContext) -> Task:
-        """A read-only view of the node; takes no lock."""
-        node = self._find(ident)
+        """A read-only view of the node and its VIF attachments, read at once; no lock."""
+        with self.db.read() as session:
+            node, attachments = vif_db.node_with_attachments(session, ident)
         return Task(
             db=self.db,
             config=self.config,
@@ -59,6 +110,7 @@ class Conductor:
             node=node,
             conductor=self.locks.holder,
             shared=True,
+            _attachments=attachments,
         )
 
     @contextlib.contextmanager
@@ -67,18 +119,46 @@ class Conductor:
 
         If the node's network interface calls no external service, the whole block is one
         transaction that also takes and gives back the lock; otherwise the lock is a lease
-        held across the block's own short transactions.
+        held across the block's own short transactions. Which node an identifier names is
+        remembered between calls and checked again once the lock is held.
         """
-        node = self._find(ident)
-        label = node_label(node)
         deadline = Deadline(self.config.conductor.node_lock_wait)
-        with self.locks.in_process(node.id, label, deadline):
-            if self.network_interface(node).calls_external_service():
-                with self.locks.lease(node.id, label, deadline):
-                    yield self._task(node.id, context, None)
-            else:
-                with self.locks.locked_transaction(node.id, label, deadline) as session:
-                    yield self._task(node.id, context, session)
+        for fresh in (False, True):
+            ref = self.directory.lookup(ident, fresh, self._find)
+            with contextlib.ExitStack() as stack:
+                task = self._open(stack, ref, context, deadline)
+                if task is None:  # the remembered node changed meanwhile: look it up anew
+                    self.directory.forget(ident)
+                    continue
+                yield task
+                return
+        raise NodeNotFound(str(ident))
+
+    def _open(
+        self,
+        stack: contextlib.ExitStack,
+        ref: NodeRef,
+        context: RequestContext,
+        deadline: Deadline,
+    ) -> Task | None:
+        label = ref.label
+        stack.enter_context(self.locks.in_process(ref.id, label, deadline))
+        external = self.interfaces.get(ref.network_interface).calls_external_service()
+        if external:
+            stack.enter_context(self.locks.lease(ref.id, label, deadline))
+            session = None
+        else:
+            session = stack.enter_context(self.locks.locked_transaction(ref.id, label, deadline))
+        try:
+            task = self._task(ref.id, context, session)
+        except NodeNotFound:
+            return None
+        node = task.node
+        if ref.matches(node) and self.network_interface(node).calls_external_service() == (
+            external
+        ):
+            return task
+        return None
 
     def _task(self, node_id: int, context: RequestContext, session: Session | None) -> Task:
         task = Task(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sqlalchemy import delete as sql_delete
@@ -11,13 +11,31 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from metalwire.db.models import Node, Port, Portgroup, VifAttachment
-from metalwire.errors import Conflict, VifAlreadyAttached
+from metalwire.db.nodes import is_uuid_like
+from metalwire.errors import Conflict, NodeNotFound, VifAlreadyAttached
 
 
 def for_node(session: Session, node_id: int) -> list[VifAttachment]:
     """Attachments of a node: those on ports first, then those on portgroups."""
-    rows = session.scalars(select(VifAttachment).where(VifAttachment.node_id == node_id)).all()
-    return sorted(rows, key=lambda a: (a.port_id is None, a.port_id or a.portgroup_id or 0))
+    rows = session.scalars(select(VifAttachment).where(VifAttachment.node_id == node_id))
+    return _ports_first(rows)
+
+
+def _ports_first(attachments: Iterable[VifAttachment]) -> list[VifAttachment]:
+    return sorted(attachments, key=lambda a: (a.port_id is None, a.port_id or a.portgroup_id or 0))
+
+
+def node_with_attachments(session: Session, ident: str) -> tuple[Node, list[VifAttachment]]:
+    """A node by UUID or name and its attachments (ports first), in one query."""
+    column = Node.uuid if is_uuid_like(ident) else Node.name
+    rows = session.execute(
+        select(Node, VifAttachment)
+        .outerjoin(VifAttachment, VifAttachment.node_id == Node.id)
+        .where(column == ident)
+    ).all()
+    if not rows:
+        raise NodeNotFound(ident)
+    return rows[0][0], _ports_first(a for _, a in rows if a is not None)
 
 
 def find(session: Session, vif_id: str) -> VifAttachment | None:
