@@ -3,14 +3,23 @@
 Without a Neutron endpoint it works standalone: attach, list and detach keep metalwire's own
 record, and deployment binds the attached VIFs to the compute host by recording that host on
 each attachment.
+
+With ``[neutron] url`` set, the VIFs' Neutron ports are kept in step as well: an attach sets
+the Neutron port's MAC to the chosen port's (undone if anything fails), a detach unbinds it
+and gives it back its MAC, ``add_provisioning_network`` binds every attached VIF to the
+compute host (``binding:host_id`` = ``instance_info["nova_host_id"]``, ``binding:vnic_type``
+= ``baremetal``) and ``unconfigure_tenant_networks`` unbinds them.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 
 from metalwire.db import vifs as vif_db
-from metalwire.networking.base import NetworkInterface, StoredVifMixin
+from metalwire.errors import NetworkError
+from metalwire.networking.base import NetworkInterface
+from metalwire.networking.neutron import VNIC_BAREMETAL, NeutronPortsMixin, Rollback, rolled_back
 from metalwire.networking.task import Task
 
 LOG = logging.getLogger(__name__)
@@ -19,7 +28,7 @@ LOG = logging.getLogger(__name__)
 COMPUTE_HOST_KEY = "nova_host_id"
 
 
-class FlatNetwork(StoredVifMixin, NetworkInterface):
+class FlatNetwork(NeutronPortsMixin, NetworkInterface):
     name = "flat"
 
     def calls_external_service(self) -> bool:
@@ -42,6 +51,8 @@ class FlatNetwork(StoredVifMixin, NetworkInterface):
                 COMPUTE_HOST_KEY,
             )
             return
+        if self.uses_neutron():
+            self._bind_to_host(task, host)
         with task.transaction() as session:
             for attachment in task.attachments:
                 row = vif_db.find(session, attachment.vif_id)
@@ -49,7 +60,37 @@ class FlatNetwork(StoredVifMixin, NetworkInterface):
                     row.info = {**row.info, "binding_host_id": host}
         task.reload()
 
+    def _bind_to_host(self, task: Task, host: str) -> None:
+        client = self.neutron()
+        rollback = Rollback()
+        try:
+            for attachment in task.attachments:
+                vif_id = attachment.vif_id
+                rollback.add(
+                    f"unbind VIF port {vif_id}", functools.partial(self._unbind, client, vif_id)
+                )
+                client.update_port(
+                    vif_id,
+                    {"binding:host_id": host, "binding:vnic_type": VNIC_BAREMETAL},
+                    f"bind VIF port {vif_id} to compute host {host}",
+                )
+        except NetworkError as exc:
+            raise rolled_back(
+                f"Binding the VIFs of node {task.node.uuid} to compute host {host} failed",
+                exc,
+                rollback.run(),
+            ) from None
+
     def unconfigure_tenant_networks(self, task: Task) -> None:
+        if self.uses_neutron():
+            client = self.neutron()
+            for attachment in task.attachments:
+                try:
+                    self._unbind(client, attachment.vif_id)
+                except NetworkError as exc:
+                    raise NetworkError(
+                        f"Unbinding the VIFs of node {task.node.uuid} failed: {exc}", exc.code
+                    ) from None
         with task.transaction() as session:
             for attachment in task.attachments:
                 row = vif_db.find(session, attachment.vif_id)
