@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import random
-import socket
 import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
@@ -101,28 +103,60 @@ def test_three_processes_on_postgresql_lose_and_duplicate_nothing(
     assert counts.get("attach 204", 0) > 100 and counts.get("detach 204", 0) > 100, counts
 
 
-class Blackhole:
-    """A TCP listener that accepts connections and never answers: a hung Neutron."""
+class HangingNeutron:
+    """A Neutron stand-in that answers reads and never answers a change: it hangs an attach
+    after metalwire recorded it as pending and before Neutron was changed."""
 
     def __init__(self) -> None:
-        self.port = free_port()
-        self.sock = socket.create_server(("127.0.0.1", self.port))
-        self.conns: list[socket.socket] = []
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-        self.thread.start()
+        self.release = threading.Event()
+        release = self.release
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.conns.append(conn)
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                return None
+
+            def do_GET(self) -> None:
+                kind, _, ident = self.path.removeprefix("/v2.0/").partition("/")
+                if kind == "ports":
+                    body = {
+                        "port": {
+                            "id": ident,
+                            "network_id": "net-1",
+                            "status": "DOWN",
+                            "mac_address": "fa:16:3e:00:00:01",
+                        }
+                    }
+                else:
+                    body = {"network": {"id": ident, "name": "net-1"}}
+                data = json.dumps(body).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_PUT(self) -> None:
+                release.wait(120)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def close(self) -> None:
-        self.sock.close()
-        for conn in self.conns:
-            conn.close()
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _attach_in_background(url: str, node: str, vif: str) -> None:
+    def attach() -> None:
+        with contextlib.suppress(httpx.TransportError):  # the server is killed mid-request
+            httpx.post(
+                f"{url}/v1/nodes/{node}/vifs", json={"id": vif}, headers=HEADERS, timeout=300
+            )
+
+    threading.Thread(target=attach, daemon=True).start()
 
 
 @pytest.mark.slow
@@ -131,70 +165,49 @@ def test_lock_of_killed_process_is_taken_over_within_the_lease(
 ) -> None:
     url = postgres_server.create_database("crash")
     lease = 4.0
-    hole = Blackhole()
-    hung = MetalwireServer(
-        tmp_path / "hung",
-        database=url,
-        env={
-            "METALWIRE_NEUTRON_URL": f"http://127.0.0.1:{hole.port}",
-            "METALWIRE_NEUTRON_TIMEOUT": "300",
-            "METALWIRE_NEUTRON_RETRIES": "0",
-            "METALWIRE_CONDUCTOR_NODE_LOCK_LEASE": str(lease),
-        },
-    )
-    survivor = MetalwireServer(
-        tmp_path / "survivor",
-        database=url,
-        env={
-            "METALWIRE_NEUTRON_URL": f"http://127.0.0.1:{hole.port}",
-            "METALWIRE_CONDUCTOR_NODE_LOCK_LEASE": str(lease),
-            "METALWIRE_CONDUCTOR_NODE_LOCK_WAIT": "30",
-        },
-    )
+    neutron = HangingNeutron()
+    settings = {
+        "METALWIRE_NEUTRON_URL": neutron.url,
+        "METALWIRE_NEUTRON_TIMEOUT": "300",
+        "METALWIRE_NEUTRON_RETRIES": "0",
+        "METALWIRE_CONDUCTOR_NODE_LOCK_LEASE": str(lease),
+        "METALWIRE_CONDUCTOR_NODE_LOCK_WAIT": "30",
+    }
+    hung = MetalwireServer(tmp_path / "hung", database=url, env=settings)
+    survivor = MetalwireServer(tmp_path / "survivor", database=url, env=settings)
     try:
-        with hung, survivor, httpx.Client(timeout=60) as client:
+        with hung, survivor, httpx.Client(timeout=60, headers=HEADERS) as client:
             resp = client.post(
                 f"{hung.url}/v1/nodes",
-                headers=HEADERS,
                 json={"driver": "fake-hardware", "name": "crashy", "network_interface": "neutron"},
             )
             assert resp.status_code == 201, resp.text
             client.post(
                 f"{hung.url}/v1/ports",
-                headers=HEADERS,
                 json={"node_uuid": resp.json()["uuid"], "address": "52:54:00:cc:00:01"},
             )
-            threading.Thread(
-                target=lambda: httpx.post(
-                    f"{hung.url}/v1/nodes/crashy/vifs",
-                    json={"id": "stuck-vif"},
-                    headers=HEADERS,
-                    timeout=300,
-                ),
-                daemon=True,
-            ).start()
+            _attach_in_background(hung.url, "crashy", "stuck-vif")
             deadline = time.monotonic() + 20
-            while (
-                client.get(f"{survivor.url}/v1/nodes/crashy", headers=HEADERS).json()["reservation"]
-                is None
-            ):
+            while client.get(f"{survivor.url}/v1/nodes/crashy").json()["reservation"] is None:
                 assert time.monotonic() < deadline, "the attach never took the node lock"
                 time.sleep(0.05)
+            time.sleep(0.5)  # let the attach reach Neutron and hang there
             hung.kill()
             killed = time.monotonic()
             resp = client.patch(
                 f"{survivor.url}/v1/nodes/crashy",
-                headers=HEADERS,
                 json=[{"op": "add", "path": "/extra/after_crash", "value": True}],
             )
             took_over = time.monotonic() - killed
             assert resp.status_code == 200, resp.text
-            node = client.get(f"{survivor.url}/v1/nodes/crashy", headers=HEADERS).json()
-            vifs = client.get(f"{survivor.url}/v1/nodes/crashy/vifs", headers=HEADERS).json()
+            node = client.get(f"{survivor.url}/v1/nodes/crashy").json()
+            vifs = client.get(f"{survivor.url}/v1/nodes/crashy/vifs").json()
+            history = client.get(f"{survivor.url}/v1/nodes/crashy/history").json()["history"]
     finally:
-        hole.close()
+        neutron.close()
     print(f"\nnode lock of the killed process taken over after {took_over:.2f} s (lease {lease} s)")
     assert took_over <= lease + 1.0
     assert node["extra"] == {"after_crash": True}
     assert node["reservation"] is None
     assert vifs == {"vifs": []}
+    assert any("stuck-vif" in e["event"] and "interrupted" in e["event"] for e in history)

@@ -98,7 +98,7 @@ def _portgroup_uuids(session: Session, ids: Iterable[int | None]) -> dict[int, s
 
 
 def _internal_info(stored: dict[str, Any], attachment: VifAttachment | None) -> dict[str, Any]:
-    if attachment is None or attachment.source == "legacy":
+    if attachment is None or attachment.source == "legacy" or attachment.pending:
         return stored
     return {**stored, TENANT_VIF_KEY: attachment.vif_id}
 

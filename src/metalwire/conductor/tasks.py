@@ -154,11 +154,33 @@ class Conductor:
         except NodeNotFound:
             return None
         node = task.node
-        if ref.matches(node) and self.network_interface(node).calls_external_service() == (
+        if not ref.matches(node) or self.network_interface(node).calls_external_service() != (
             external
         ):
-            return task
-        return None
+            return None
+        if external:
+            self._clear_interrupted_attaches(task)
+        return task
+
+    def _clear_interrupted_attaches(self, task: Task) -> None:
+        """Remove pending attachments left by an operation whose process died.
+
+        Only an operation holding the node lock leaves a pending record, and this task holds
+        it now: any pending record of the node belongs to an operation that was cut short.
+        """
+        for attachment in [a for a in task.attachments if a.pending]:
+            self.network_interface(task.node).recover_interrupted_attach(task, attachment)
+            with task.transaction() as session:
+                vif_db.remove(session, attachment.vif_id)
+            task.note_detached(attachment.vif_id)
+            self.record_history(
+                task,
+                "vif",
+                f"Attach of VIF {attachment.vif_id} was interrupted (its process "
+                "stopped); its record was removed",
+                error=True,
+                vif_id=attachment.vif_id,
+            )
 
     def _task(self, node_id: int, context: RequestContext, session: Session | None) -> Task:
         task = Task(

@@ -123,6 +123,10 @@ class VifAttachment(Base):
     )
     # "api" for POST /vifs, "legacy" for a PATCH of extra/vif_port_id.
     source: Mapped[str] = mapped_column(String(16), default="api")
+    # True while an attach that calls an external service is under way; such a row reserves
+    # the VIF and the target but is not shown as attached. A pending row whose operation no
+    # longer holds the node lock was interrupted and is cleared by the next one.
+    pending: Mapped[bool] = mapped_column(Boolean, default=False)
     info: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 

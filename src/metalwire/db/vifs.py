@@ -55,6 +55,7 @@ def record(
     target: Port | Portgroup,
     info: Mapping[str, Any],
     source: str = "api",
+    pending: bool = False,
 ) -> VifAttachment:
     """Record the attachment; the keys refuse a second VIF on the target or the VIF twice.
 
@@ -68,6 +69,7 @@ def record(
         portgroup_id=target.id if isinstance(target, Portgroup) else None,
         source=source,
         info=dict(info),
+        pending=pending,
     )
     session.add(attachment)
     try:
@@ -79,6 +81,13 @@ def record(
             "was taken by another request at the same moment."
         ) from None
     return attachment
+
+
+def confirm(session: Session, vif_id: str) -> None:
+    """Mark a pending attachment as done."""
+    attachment = find(session, vif_id)
+    if attachment is not None:
+        attachment.pending = False
 
 
 def check_free(session: Session, vif_id: str) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from metalwire.config import Config
 from metalwire.db import vifs as vif_db
-from metalwire.db.models import Port, Portgroup
+from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import Conflict, InvalidParameterValue, VifNotAttached
 from metalwire.networking import selection
 from metalwire.networking.task import Task
@@ -85,6 +85,13 @@ class NetworkInterface(abc.ABC):
     def portgroup_changed(self, task: Task, portgroup: Portgroup, changed: Collection[str]) -> None:
         """Called before a portgroup update is stored; raise to refuse it."""
 
+    def recover_interrupted_attach(self, task: Task, attachment: VifAttachment) -> None:
+        """Undo what an attach interrupted by the death of its process did outside metalwire.
+
+        Called, best effort, before the conductor removes the attachment's pending record;
+        ``attachment.info`` holds what the attach kept for undoing. Must not raise.
+        """
+
     def add_provisioning_network(self, task: Task) -> None:
         """Prepare the node's ports for deployment (called at the start of a deploy)."""
 
@@ -116,7 +123,7 @@ class StoredVifMixin:
         return set()
 
     def vif_list(self, task: Task) -> list[dict[str, str]]:
-        return [{"id": attachment.vif_id} for attachment in task.attachments]
+        return [{"id": a.vif_id} for a in task.attachments if not a.pending]
 
     def get_current_vif(self, task: Task, target: Port | Portgroup) -> str | None:
         return task.vif_on(target)

@@ -44,7 +44,7 @@ from typing import Any
 from metalwire.config import Config
 from metalwire.db import ports as port_db
 from metalwire.db import vifs as vif_db
-from metalwire.db.models import Port, Portgroup
+from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import (
     Invalid,
     InvalidParameterValue,
@@ -329,7 +329,7 @@ class NeutronPortsMixin(StoredVifMixin):
         # The record comes first: its keys reserve the VIF and the target, so a racing
         # attach of the same VIF to another node fails before touching Neutron.
         with task.transaction() as session:
-            attachment = vif_db.record(session, task.node.id, vif_id, target, info)
+            attachment = vif_db.record(session, task.node.id, vif_id, target, info, pending=True)
         task.note_attached(attachment)
         rollback = Rollback()
         rollback.add(f"forget the attachment of VIF {vif_id}", lambda: self._forget(task, vif_id))
@@ -346,6 +346,9 @@ class NeutronPortsMixin(StoredVifMixin):
                     f"Attaching VIF {vif_id} to {where} failed", exc, failures
                 ) from None
             raise
+        with task.transaction() as session:
+            vif_db.confirm(session, vif_id)
+        attachment.pending = False
         LOG.info("VIF %s attached to %s", vif_id, where)
 
     def _forget(self, task: Task, vif_id: str) -> None:
@@ -384,6 +387,23 @@ class NeutronPortsMixin(StoredVifMixin):
             ) from None
         self._forget(task, vif_id)
         LOG.info("VIF %s detached from node %s", vif_id, task.node.uuid)
+
+    def recover_interrupted_attach(self, task: Task, attachment: VifAttachment) -> None:
+        if not self.uses_neutron():
+            return
+        target = task.find_target(attachment.vif_id)
+        original = (attachment.info or {}).get(ORIGINAL_MAC_KEY)
+        try:
+            client = self.neutron()
+            port = client.find_port(attachment.vif_id, "read an interrupted attach's VIF port")
+            if port is not None and target is not None:
+                self._release(client, port, target, original)
+        except NetworkError as exc:
+            LOG.warning(
+                "Could not undo the interrupted attach of VIF %s in Neutron: %s",
+                attachment.vif_id,
+                exc,
+            )
 
     def _release(
         self,

@@ -1,0 +1,219 @@
+"""The ``baremetal`` and ``openstack baremetal`` programs, unmodified, against a real server.
+
+Each program runs as a subprocess with ``--os-auth-type none --os-endpoint URL``, a
+throwaway HOME and no ``OS_*`` variable. Every command starts a fresh interpreter, so to
+keep the suite fast each scenario runs for both programs side by side, and independent
+commands of a scenario run at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.compat.clients import Cli, CliResult, random_mac, run_all, unique
+from tests.support.server import MetalwireServer
+
+pytestmark = pytest.mark.compat
+
+PROGRAMS = ("baremetal", "openstack")
+
+
+@pytest.fixture(scope="module")
+def clis(compat_server: MetalwireServer, cli_env: dict[str, str]) -> list[Cli]:
+    return [Cli(program, compat_server.url, cli_env) for program in PROGRAMS]
+
+
+def for_each_program(clis: list[Cli], scenario: Callable[[Cli], None]) -> None:
+    """Run ``scenario`` once per program, concurrently; re-raise what any run raised."""
+    with ThreadPoolExecutor(max_workers=len(clis)) as pool:
+        futures = [pool.submit(scenario, cli) for cli in clis]
+    failures = [error for future in futures if (error := future.exception()) is not None]
+    if len(failures) == 1:
+        raise failures[0]
+    if failures:
+        raise BaseExceptionGroup("the scenario failed for several programs", failures)
+
+
+@pytest.fixture(scope="module")
+def baremetal_once(compat_server: MetalwireServer, cli_env: dict[str, str]) -> Cli:
+    """``baremetal`` without its retries of a 409 (5 more attempts, 2 s apart, by default).
+
+    ``openstack baremetal`` has no option to turn them off, so 409s are checked with this.
+    """
+    return Cli("baremetal", compat_server.url, cli_env, options=["--max-retries", "0"])
+
+
+def make_node(http: httpx.Client, **fields: Any) -> dict[str, Any]:
+    resp = http.post("/v1/nodes", json={"driver": "fake-hardware", "name": unique("cli"), **fields})
+    assert resp.status_code == 201, resp.text
+    return dict(resp.json())
+
+
+def make_port(http: httpx.Client, node: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    body = {"node_uuid": node["uuid"], "address": random_mac(), **fields}
+    resp = http.post("/v1/ports", json=body)
+    assert resp.status_code == 201, resp.text
+    return dict(resp.json())
+
+
+def failed_with(result: CliResult, status: int, *fragments: str) -> None:
+    assert result.returncode != 0, result.describe()
+    assert f"HTTP {status}" in result.stderr, result.describe()
+    for fragment in fragments:
+        assert fragment in result.stderr, result.describe()
+
+
+def node_lifecycle(cli: Cli, http: httpx.Client) -> None:
+    name = unique("cli-node")
+    created = cli.json(
+        "node", "create", "--driver", "fake-hardware", "--name", name,
+        "--property", "cpus=4", "--extra", "rack=r1", "--extra", "row=a",
+    )  # fmt: skip
+    uuid = created["uuid"]
+    assert created["name"] == name
+    assert created["driver"] == "fake-hardware"
+    assert created["provision_state"] == "enroll"
+    assert created["properties"] == {"cpus": 4}
+    assert created["extra"] == {"rack": "r1", "row": "a"}
+
+    renamed = unique("cli-node")
+    cli.ok("node", "set", name, "--name", renamed, "--property", "memory_mb=2048",
+           "--extra", "rack=r2", "--description", "from the cli")  # fmt: skip
+    assert http.get(f"/v1/nodes/{uuid}").json()["description"] == "from the cli"
+    cli.ok("node", "unset", renamed, "--extra", "row", "--description")
+
+    show, listing = cli.run_all(
+        ["node", "show", uuid, "-f", "json"],
+        ["node", "list", "-f", "json"],
+    )
+    shown = show.json()
+    assert shown["uuid"] == uuid
+    assert shown["name"] == renamed
+    assert shown["properties"] == {"cpus": 4, "memory_mb": 2048}
+    assert shown["extra"] == {"rack": "r2"}
+    assert shown["description"] is None
+    rows = {row["uuid"]: row for row in listing.json()}
+    assert rows[uuid] == {
+        "uuid": uuid,
+        "name": renamed,
+        "instance_uuid": None,
+        "power_state": None,
+        "provision_state": "enroll",
+        "maintenance": False,
+    }
+
+    deleted = cli.ok("node", "delete", renamed)
+    assert renamed in deleted.stdout + deleted.stderr
+    assert http.get(f"/v1/nodes/{uuid}").status_code == 404
+
+
+def port_and_port_group_lifecycle(cli: Cli, http: httpx.Client) -> None:
+    node = make_node(http)
+    group_name = unique("bond")
+    group_address, port_address = random_mac(), random_mac()
+    group = cli.json(
+        "port", "group", "create", "--node", node["uuid"], "--name", group_name,
+        "--address", group_address, "--mode", "802.3ad", "--property", "miimon=100",
+    )  # fmt: skip
+    assert (group["name"], group["address"], group["node_uuid"]) == (
+        group_name,
+        group_address,
+        node["uuid"],
+    )
+    assert (group["mode"], group["properties"]) == ("802.3ad", {"miimon": 100})
+
+    port = cli.json(
+        "port", "create", port_address, "--node", node["uuid"], "--port-group", group["uuid"],
+        "--physical-network", "physnet1", "--extra", "slot=2",
+        "--local-link-connection", "switch_id=00:11:22:33:44:55",
+        "--local-link-connection", "port_id=Eth1/7",
+    )  # fmt: skip
+    assert (port["address"], port["node_uuid"]) == (port_address, node["uuid"])
+    assert port["portgroup_uuid"] == group["uuid"]
+    assert port["physical_network"] == "physnet1"
+    assert port["local_link_connection"] == {"switch_id": "00:11:22:33:44:55", "port_id": "Eth1/7"}
+
+    port_list, port_show, group_list, group_show = cli.run_all(
+        ["port", "list", "--node", node["uuid"], "-f", "json"],
+        ["port", "show", port["uuid"], "-f", "json"],
+        ["port", "group", "list", "--node", node["uuid"], "-f", "json"],
+        ["port", "group", "show", group_name, "-f", "json"],
+    )
+    assert port_list.json() == [{"uuid": port["uuid"], "address": port_address}]
+    shown = port_show.json()
+    assert (shown["uuid"], shown["extra"]) == (port["uuid"], {"slot": 2})
+    assert group_list.json() == [
+        {"uuid": group["uuid"], "address": group_address, "name": group_name}
+    ]
+    shown_group = group_show.json()
+    assert (shown_group["uuid"], shown_group["mode"]) == (group["uuid"], "802.3ad")
+
+    cli.ok("port", "delete", port["uuid"])
+    cli.ok("port", "group", "delete", group_name)
+    assert http.get(f"/v1/ports/{port['uuid']}").status_code == 404
+    assert http.get(f"/v1/portgroups/{group['uuid']}").status_code == 404
+
+
+def vif_attach_list_detach(cli: Cli, http: httpx.Client) -> None:
+    node = make_node(http)
+    first, second = make_port(http, node), make_port(http, node)
+    group = http.post("/v1/portgroups", json={"node_uuid": node["uuid"]}).json()
+    make_port(http, node, portgroup_uuid=group["uuid"])
+    vif_port, vif_group = unique("vif-port"), unique("vif-group")
+
+    cli.ok("node", "vif", "attach", node["name"], vif_port, "--port-uuid", second["uuid"],
+           "--vif-info", "tag=blue")  # fmt: skip
+    cli.ok("node", "vif", "attach", node["uuid"], vif_group,
+           "--vif-info", f"portgroup_uuid={group['uuid']}")  # fmt: skip
+
+    listing, too_old = run_all(
+        (cli, ["node", "vif", "list", node["uuid"], "-f", "json"]),
+        (cli.at("1.27"), ["node", "vif", "list", node["uuid"]]),
+    )
+    assert sorted(row["id"] for row in listing.json()) == sorted([vif_port, vif_group])
+    failed_with(too_old, 404, "could not be found")
+    assert too_old.stdout == ""
+
+    internal = http.get(f"/v1/ports/{second['uuid']}").json()["internal_info"]
+    assert internal["tenant_vif_port_id"] == vif_port
+    untouched = http.get(f"/v1/ports/{first['uuid']}").json()["internal_info"]
+    assert "tenant_vif_port_id" not in untouched
+    group_info = http.get(f"/v1/portgroups/{group['uuid']}").json()["internal_info"]
+    assert group_info["tenant_vif_port_id"] == vif_group
+
+    cli.ok("node", "vif", "detach", node["uuid"], vif_port)
+    assert http.get(f"/v1/nodes/{node['uuid']}/vifs").json() == {"vifs": [{"id": vif_group}]}
+
+
+def test_conflicts_fail_with_409(baremetal_once: Cli, http: httpx.Client) -> None:
+    node, other = make_node(http), make_node(http)
+    port = make_port(http, node)
+    make_port(http, other)
+    vif = unique("vif")
+    assert http.post(f"/v1/nodes/{node['uuid']}/vifs", json={"id": vif}).status_code == 204
+
+    duplicate_mac, vif_elsewhere = baremetal_once.run_all(
+        ["port", "create", port["address"], "--node", other["uuid"]],
+        ["node", "vif", "attach", other["uuid"], vif],
+    )
+    failed_with(duplicate_mac, 409, port["address"])
+    failed_with(vif_elsewhere, 409, vif)
+    assert http.get(f"/v1/nodes/{other['uuid']}/vifs").json() == {"vifs": []}
+    assert len(http.get("/v1/ports", params={"address": port["address"]}).json()["ports"]) == 1
+
+
+def test_node_create_show_list_set_unset_delete(clis: list[Cli], http: httpx.Client) -> None:
+    for_each_program(clis, lambda cli: node_lifecycle(cli, http))
+
+
+def test_port_and_port_group_create_list_show_delete(clis: list[Cli], http: httpx.Client) -> None:
+    for_each_program(clis, lambda cli: port_and_port_group_lifecycle(cli, http))
+
+
+def test_node_vif_attach_list_detach(clis: list[Cli], http: httpx.Client) -> None:
+    for_each_program(clis, lambda cli: vif_attach_list_detach(cli, http))
