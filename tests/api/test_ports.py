@@ -181,3 +181,27 @@ def test_duplicate_portgroup_name_is_409(api: Api) -> None:
     api.portgroup(node, name="same")
     resp = api.post("/v1/portgroups", {"node_uuid": node["uuid"], "name": "same"})
     assert resp.status_code == 409
+
+
+def test_patch_to_a_used_mac_is_409_and_changes_nothing(api: Api) -> None:
+    node = api.node()
+    api.port(node, "52:54:00:00:06:01")
+    port = api.port(node, "52:54:00:00:06:02")
+    resp = api.patch(
+        f"/v1/ports/{port['uuid']}",
+        [{"op": "replace", "path": "/address", "value": "52:54:00:00:06:01"}],
+    )
+    assert resp.status_code == 409
+    assert "52:54:00:00:06:01" in fault(resp)
+    assert api.get(f"/v1/ports/{port['uuid']}").json()["address"] == "52:54:00:00:06:02"
+
+
+def test_delete_port_in_maintenance_detaches_its_vif_first(api: Api) -> None:
+    node = api.node(name="maint-del")
+    port = api.port(node, "52:54:00:00:06:03")
+    assert api.post("/v1/nodes/maint-del/vifs", {"id": "gone-with-port"}).status_code == 204
+    api.put("/v1/nodes/maint-del/maintenance", {"reason": "replace NIC"})
+    assert api.delete(f"/v1/ports/{port['uuid']}").status_code == 204
+    assert api.vifs("maint-del") == []
+    events = [e["event"] for e in api.get("/v1/nodes/maint-del/history").json()["history"]]
+    assert any("gone-with-port" in e and "maintenance" in e for e in events)

@@ -6,6 +6,7 @@ let the node's network interface refuse them before anything is stored.
 
 from __future__ import annotations
 
+import logging
 import uuid as uuidlib
 from typing import Any
 
@@ -20,14 +21,18 @@ from metalwire.db import vifs as vif_db
 from metalwire.db.models import Node, Port, Portgroup
 from metalwire.errors import (
     Conflict,
+    Duplicate,
     Invalid,
     InvalidParameterValue,
     InvalidState,
     InvalidStateRequested,
+    MetalwireError,
     NodeProtected,
     ResourceInUse,
 )
 from metalwire.networking.task import Task
+
+LOG = logging.getLogger(__name__)
 
 DELETABLE_STATES = {
     "enroll",
@@ -107,6 +112,9 @@ def delete_node(conductor: Conductor, context: RequestContext, ident: str) -> No
                 f"Node {node_label(node)} cannot be deleted in provision state "
                 f"{node.provision_state!r}."
             )
+        _detach_before_delete(
+            conductor, task, [a.vif_id for a in task.attachments if a.source == "api"]
+        )
         with task.transaction() as session:
             node_db.delete(session, node_db.get_by_id(session, node.id))
 
@@ -191,6 +199,7 @@ def update_port(
         proposed = Port(**{c: getattr(current, c) for c in _PORT_COLUMNS})
         for key in changed:
             setattr(proposed, key, changes[key])
+        _check_address_free(task, uuid, changes)
         conductor.network_interface(task.node).port_changed(task, proposed, changed)
         with task.transaction() as session:
             row = port_db.get(session, uuid)
@@ -212,12 +221,48 @@ def _refuse_if_vif(task: Task, target: Port | Portgroup) -> None:
         )
 
 
+def _detach_before_delete(conductor: Conductor, task: Task, vifs: list[str]) -> None:
+    """Tell the network interface about VIFs a forced delete (maintenance) takes away.
+
+    Best effort: the delete goes on if the network service cannot be told; the record goes
+    with the port, portgroup or node in any case.
+    """
+    iface = conductor.network_interface(task.node)
+    for vif in vifs:
+        try:
+            iface.vif_detach(task, vif)
+        except MetalwireError as exc:
+            LOG.warning(
+                "Deleting in maintenance: could not detach VIF %s from node %s: %s",
+                vif,
+                task.node.uuid,
+                exc,
+            )
+            continue
+        conductor.record_history(
+            task, "vif", f"VIF {vif} detached by a delete in maintenance", vif_id=vif
+        )
+
+
+def _check_address_free(task: Task, uuid: str, changes: dict[str, Any]) -> None:
+    """Refuse a MAC already used before the network interface is told about the change."""
+    address = changes.get("address")
+    if address is None:
+        return
+    with task.transaction() as session:
+        other = port_db.find_by_address(session, address)
+    if other is not None and other.uuid != uuid:
+        raise Duplicate(f"A port with MAC address {address} already exists.")
+
+
 def delete_port(conductor: Conductor, context: RequestContext, uuid: str) -> None:
     with conductor.db.read() as session:
         port = port_db.get(session, uuid)
     with conductor.exclusive_task(port.node_id, context) as task:
         current = next(p for p in task.ports if p.uuid == uuid)
         _refuse_if_vif(task, current)
+        vif = task.vif_on(current)
+        _detach_before_delete(conductor, task, [vif] if vif else [])
         with task.transaction() as session:
             port_db.delete(session, port_db.get(session, uuid))
 
@@ -287,5 +332,7 @@ def delete_portgroup(conductor: Conductor, context: RequestContext, ident: str) 
                 f"{', '.join(p.uuid for p in task.members(current))} are still members."
             )
         _refuse_if_vif(task, current)
+        vif = task.vif_on(current)
+        _detach_before_delete(conductor, task, [vif] if vif else [])
         with task.transaction() as session:
             portgroup_db.delete(session, portgroup_db.get_by_id(session, current.id))

@@ -44,6 +44,10 @@ def get(session: Session, uuid: str) -> Port:
     return port
 
 
+def find_by_address(session: Session, address: str) -> Port | None:
+    return session.scalars(select(Port).where(Port.address == address)).one_or_none()
+
+
 def list_ports(session: Session, filters: Mapping[str, Any], page: Page) -> list[Port]:
     query = select(Port)
     for key, value in filters.items():
