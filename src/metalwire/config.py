@@ -57,7 +57,6 @@ class ApiOptions:
         "", "Base URL used in links; empty means the URL the request came in on."
     )
     max_limit: int = _opt(1000, "Largest page a list request may ask for.")
-    workers: int = _opt(1, "Number of API worker processes.")
 
 
 @dataclass

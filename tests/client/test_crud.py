@@ -155,7 +155,7 @@ def test_provision_verbs_and_maintenance(mw: Client) -> None:
     states = mw.get_states(node)
     assert states["provision_state"] == "active"
     assert states["target_provision_state"] is None
-    with pytest.raises(BadRequest, match="active"):
+    with pytest.raises(Conflict, match="active"):
         mw.delete_node(node)
     mw.undeploy(node)
     assert mw.get_node(node).provision_state == "available"

@@ -177,3 +177,10 @@ def test_requested_target_on_wrong_physnet_is_refused() -> None:
     p = port(physnet="physnet2")
     with pytest.raises(Invalid, match="physnet2"):
         check_requested_target(task([p]), "vif", p, {"physnet1"})
+
+
+def test_requested_member_of_portgroup_without_standalone_ports_is_refused() -> None:
+    g = group(standalone=False)
+    member = port(group=g)
+    with pytest.raises(Invalid, match="does not allow standalone ports"):
+        check_requested_target(task([member], [g]), "vif", member)

@@ -118,5 +118,9 @@ def check_requested_target(
             reason = f"is busy with VIF {busy}"
         elif isinstance(target, Portgroup) and not task.members(target):
             reason = "has no member ports"
+        elif isinstance(target, Port) and target.portgroup_id is not None:
+            group = next(pg for pg in task.portgroups if pg.id == target.portgroup_id)
+            if not group.standalone_ports_supported:
+                reason = f"belongs to portgroup {group.uuid}, which does not allow standalone ports"
     if reason is not None:
         raise Invalid(f"Unable to attach VIF {vif_id} to {describe(target)}: it {reason}.")
