@@ -54,8 +54,9 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
         title="metalwire", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
     )
     app.state.services = services
-    for module in (root, nodes, ports, portgroups, vifs, states, history, traits):
-        app.include_router(module.router)
+    # The routes are added flat, the busiest first: the router tries them in order.
+    for module in (vifs, nodes, ports, portgroups, states, history, traits, root):
+        app.router.routes.extend(module.router.routes)
     app.add_exception_handler(MetalwireError, errors.on_metalwire_error)
     app.add_exception_handler(HTTPException, errors.on_http_error)
     app.add_exception_handler(RequestValidationError, errors.on_validation_error)

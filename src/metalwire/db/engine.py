@@ -75,9 +75,13 @@ class Database:
         self.url = url
         self.engine = make_engine(url, pool_size)
         self.is_sqlite = _is_sqlite(url)
-        self._reader = sessionmaker(bind=self.engine, expire_on_commit=False)
+        # No autoflush: the repositories flush where a later statement must see a change,
+        # which spares a flush check before every query.
+        self._reader = sessionmaker(bind=self.engine, expire_on_commit=False, autoflush=False)
         self._writer = sessionmaker(
-            bind=self.engine.execution_options(**{_WRITE_OPTION: True}), expire_on_commit=False
+            bind=self.engine.execution_options(**{_WRITE_OPTION: True}),
+            expire_on_commit=False,
+            autoflush=False,
         )
         # SQLite admits one writer at a time; threads of this process queue here, on a lock
         # that wakes the next at once, instead of in SQLite's busy handler, which sleeps.

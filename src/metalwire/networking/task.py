@@ -44,7 +44,8 @@ class Task:
         """Where to write: the task's own transaction, or a new short one."""
         if self.session is not None:
             yield self.session
-            self.session.flush()
+            if self.session.new or self.session.dirty or self.session.deleted:
+                self.session.flush()
         else:
             with self.db.write() as session:
                 yield session
