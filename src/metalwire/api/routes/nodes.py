@@ -11,12 +11,10 @@ from metalwire.api import validation
 from metalwire.api.fields import (
     NODE_FIELDS,
     NODE_LIST_FIELDS,
-    PORT_FIELDS,
-    PORT_LIST_FIELDS,
-    PORTGROUP_FIELDS,
-    PORTGROUP_LIST_FIELDS,
 )
 from metalwire.api.jsonpatch import apply_patch
+from metalwire.api.routes import portgroups as portgroup_routes
+from metalwire.api.routes import ports as port_routes
 from metalwire.api.routes.common import (
     Call,
     JsonBody,
@@ -27,10 +25,8 @@ from metalwire.api.routes.common import (
     flag,
     page,
 )
-from metalwire.api.views import node_view, port_views, portgroup_views, selected_fields
+from metalwire.api.views import node_view, selected_fields
 from metalwire.db import nodes as node_db
-from metalwire.db import portgroups as portgroup_db
-from metalwire.db import ports as port_db
 from metalwire.db.models import Node
 from metalwire.errors import InvalidParameterValue
 
@@ -147,17 +143,9 @@ def delete_node(request: Request, ident: str) -> Response:
 
 
 def _node_ports(request: Request, ident: str, detail_path: bool) -> dict[str, Any]:
-    c = call(request)
-    detail = detail_requested(c, detail_path)
-    fields = selected_fields(
-        PORT_FIELDS, c.version, fields_param(c), None if detail else PORT_LIST_FIELDS
+    return port_routes.list_view(
+        request, detail_path, lambda s: {"node_id": node_db.get(s, ident).id}
     )
-    p = page(c)
-    with c.services.db.read() as session:
-        node = node_db.get(session, ident)
-        ports = port_db.list_ports(session, {"node_id": node.id}, p)
-        views = port_views(session, ports, fields, c.base)
-    return collection(c, "ports", ports, views, p.limit)
 
 
 @router.get("/{ident}/ports")
@@ -171,18 +159,10 @@ def node_ports_detail(request: Request, ident: str) -> dict[str, Any]:
 
 
 def _node_portgroups(request: Request, ident: str, detail_path: bool) -> dict[str, Any]:
-    c = call(request)
-    c.require(mv.PORTGROUP_SUBCONTROLLERS)
-    detail = detail_requested(c, detail_path)
-    fields = selected_fields(
-        PORTGROUP_FIELDS, c.version, fields_param(c), None if detail else PORTGROUP_LIST_FIELDS
+    call(request).require(mv.PORTGROUP_SUBCONTROLLERS)
+    return portgroup_routes.list_view(
+        request, detail_path, lambda s: {"node_id": node_db.get(s, ident).id}
     )
-    p = page(c)
-    with c.services.db.read() as session:
-        node = node_db.get(session, ident)
-        portgroups = portgroup_db.list_portgroups(session, {"node_id": node.id}, p)
-        views = portgroup_views(session, portgroups, fields, c.base, sublinks=detail)
-    return collection(c, "portgroups", portgroups, views, p.limit)
 
 
 @router.get("/{ident}/portgroups")

@@ -9,12 +9,11 @@ from fastapi import APIRouter, Request, Response
 from metalwire.api import microversion as mv
 from metalwire.api import validation
 from metalwire.api.fields import (
-    PORT_FIELDS,
-    PORT_LIST_FIELDS,
     PORTGROUP_FIELDS,
     PORTGROUP_LIST_FIELDS,
 )
 from metalwire.api.jsonpatch import apply_patch
+from metalwire.api.routes import ports as port_routes
 from metalwire.api.routes.common import (
     Call,
     JsonBody,
@@ -25,10 +24,9 @@ from metalwire.api.routes.common import (
     page,
 )
 from metalwire.api.routes.ports import warn_if_legacy_vif
-from metalwire.api.views import port_views, portgroup_views, selected_fields
+from metalwire.api.views import portgroup_views, selected_fields
 from metalwire.db import nodes as node_db
 from metalwire.db import portgroups as portgroup_db
-from metalwire.db import ports as port_db
 from metalwire.db.models import Portgroup
 
 router = APIRouter(prefix="/v1/portgroups")
@@ -54,7 +52,10 @@ def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _list(request: Request, detail_path: bool) -> dict[str, Any]:
+def list_view(
+    request: Request, detail_path: bool, scope: port_routes.Scope | None = None
+) -> dict[str, Any]:
+    """The body of any portgroup list: /v1/portgroups or a node's portgroups."""
     c = portgroup_call(request)
     detail = detail_requested(c, detail_path)
     fields = selected_fields(
@@ -68,6 +69,8 @@ def _list(request: Request, detail_path: bool) -> dict[str, Any]:
             filters["node_id"] = node_db.get(session, params["node"]).id
         if params.get("address"):
             filters["address"] = validation.mac_address(params["address"])
+        if scope is not None:
+            filters.update(scope(session))
         portgroups = portgroup_db.list_portgroups(session, filters, p)
         views = portgroup_views(session, portgroups, fields, c.base, sublinks=detail)
     return collection(c, "portgroups", portgroups, views, p.limit)
@@ -76,12 +79,12 @@ def _list(request: Request, detail_path: bool) -> dict[str, Any]:
 @router.get("")
 @router.get("/")
 def list_portgroups(request: Request) -> dict[str, Any]:
-    return _list(request, detail_path=False)
+    return list_view(request, detail_path=False)
 
 
 @router.get("/detail")
 def list_portgroups_detail(request: Request) -> dict[str, Any]:
-    return _list(request, detail_path=True)
+    return list_view(request, detail_path=True)
 
 
 def show(c: Call, portgroup: Portgroup) -> dict[str, Any]:
@@ -137,18 +140,10 @@ def delete_portgroup(request: Request, ident: str) -> Response:
 
 
 def _members(request: Request, ident: str, detail_path: bool) -> dict[str, Any]:
-    c = portgroup_call(request)
-    c.require(mv.PORTGROUP_SUBCONTROLLERS)
-    detail = detail_requested(c, detail_path)
-    fields = selected_fields(
-        PORT_FIELDS, c.version, fields_param(c), None if detail else PORT_LIST_FIELDS
+    portgroup_call(request).require(mv.PORTGROUP_SUBCONTROLLERS)
+    return port_routes.list_view(
+        request, detail_path, lambda s: {"portgroup_id": portgroup_db.get(s, ident).id}
     )
-    p = page(c)
-    with c.services.db.read() as session:
-        portgroup = portgroup_db.get(session, ident)
-        ports = port_db.list_ports(session, {"portgroup_id": portgroup.id}, p)
-        views = port_views(session, ports, fields, c.base)
-    return collection(c, "ports", ports, views, p.limit)
 
 
 @router.get("/{ident}/ports")

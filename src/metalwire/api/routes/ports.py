@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
+from sqlalchemy.orm import Session
 
 from metalwire.api import microversion as mv
 from metalwire.api import validation
@@ -89,7 +91,12 @@ def _filters(c: Call) -> dict[str, Any]:
     return filters
 
 
-def _list(request: Request, detail_path: bool) -> dict[str, Any]:
+# Narrows a list to one node's or one portgroup's ports: reads the owner, returns the filter.
+Scope = Callable[[Session], dict[str, Any]]
+
+
+def list_view(request: Request, detail_path: bool, scope: Scope | None = None) -> dict[str, Any]:
+    """The body of any port list: /v1/ports, a node's ports, a portgroup's ports."""
     c = call(request)
     detail = detail_requested(c, detail_path)
     fields = selected_fields(
@@ -98,6 +105,8 @@ def _list(request: Request, detail_path: bool) -> dict[str, Any]:
     p = page(c)
     filters = _filters(c)
     with c.services.db.read() as session:
+        if scope is not None:
+            filters.update(scope(session))
         ports = port_db.list_ports(session, filters, p)
         views = port_views(session, ports, fields, c.base)
     return collection(c, "ports", ports, views, p.limit)
@@ -106,12 +115,12 @@ def _list(request: Request, detail_path: bool) -> dict[str, Any]:
 @router.get("")
 @router.get("/")
 def list_ports(request: Request) -> dict[str, Any]:
-    return _list(request, detail_path=False)
+    return list_view(request, detail_path=False)
 
 
 @router.get("/detail")
 def list_ports_detail(request: Request) -> dict[str, Any]:
-    return _list(request, detail_path=True)
+    return list_view(request, detail_path=True)
 
 
 def show(c: Call, port: Port) -> dict[str, Any]:
