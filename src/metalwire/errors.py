@@ -24,6 +24,7 @@ ever deals with HTTP.
     |   +-- VifAlreadyAttached         the VIF is on this node or another one
     |   +-- ResourceInUse              deleting something that is still in use
     |   +-- InvalidState               the node's state does not allow the change
+    |   +-- StaleUpdate                the object changed since the update was prepared
     +-- NetworkError (503 or 502)      an external network service failed
     +-- DatabaseBusy (503)             no write turn on the database in time
 """
@@ -139,6 +140,10 @@ class ResourceInUse(Conflict):
 
 class InvalidState(Conflict):
     pass
+
+
+class StaleUpdate(Conflict):
+    """An update prepared from values that another request changed meanwhile."""
 
 
 class NetworkError(MetalwireError):

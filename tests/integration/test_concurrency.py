@@ -112,3 +112,30 @@ def test_two_processes_on_one_sqlite_file_keep_invariants(tmp_path: Path) -> Non
     assert attached_ok - detached_ok == len(placement), (counts, len(placement))
     assert attached_ok > 20 and detached_ok > 20, counts
     print(f"\nrace counts: {dict(sorted(counts.items()))}; attached at end: {len(placement)}")
+
+
+def test_concurrent_patches_of_one_node_lose_no_change(server: MetalwireServer) -> None:
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        node = client.post("/v1/nodes", json={"driver": "fake-hardware"}, headers=HEADERS).json()[
+            "uuid"
+        ]
+    barrier = threading.Barrier(8)
+
+    def change(i: int) -> tuple[int, int]:
+        with httpx.Client(base_url=server.url, timeout=30) as own:
+            barrier.wait()
+            patched = own.patch(
+                f"/v1/nodes/{node}",
+                headers=HEADERS,
+                json=[{"op": "add", "path": f"/extra/key{i}", "value": i}],
+            )
+            trait = own.put(f"/v1/nodes/{node}/traits/CUSTOM_T{i}", headers=HEADERS)
+            return patched.status_code, trait.status_code
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(change, range(8)))
+    assert results == [(200, 204)] * 8
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        shown = client.get(f"/v1/nodes/{node}", headers=HEADERS).json()
+    assert shown["extra"] == {f"key{i}": i for i in range(8)}
+    assert shown["traits"] == sorted(f"CUSTOM_T{i}" for i in range(8))

@@ -29,6 +29,7 @@ from metalwire.errors import (
     MetalwireError,
     NodeProtected,
     ResourceInUse,
+    StaleUpdate,
 )
 from metalwire.networking.task import Task
 
@@ -67,11 +68,31 @@ def create_node(conductor: Conductor, values: dict[str, Any]) -> Node:
         return node_db.create(session, node_db.to_storage(values))
 
 
+def _empty_as_none(value: Any) -> Any:
+    # An unset field reads as None or as an empty collection depending on where it is kept.
+    return None if value in (None, {}, [], "") else value
+
+
+def _check_unchanged(kind: str, ident: str, current: Any, expected: dict[str, Any] | None) -> None:
+    """Refuse an update prepared from values that changed since (compare-and-swap)."""
+    for name, value in (expected or {}).items():
+        now = node_db.field_value(current, name) if kind == "node" else getattr(current, name)
+        if _empty_as_none(now) != _empty_as_none(value):
+            raise StaleUpdate(
+                f"The {kind} {ident} changed ({name}) while this update was prepared; retry it."
+            )
+
+
 def update_node(
-    conductor: Conductor, context: RequestContext, ident: str, changes: dict[str, Any]
+    conductor: Conductor,
+    context: RequestContext,
+    ident: str,
+    changes: dict[str, Any],
+    expected: dict[str, Any] | None = None,
 ) -> Node:
     with conductor.exclusive_task(ident, context) as task:
         node = task.node
+        _check_unchanged("node", ident, node, expected)
         if "driver" in changes:
             _check_driver(conductor, changes["driver"])
         new_iface = changes.get("network_interface")
@@ -171,7 +192,11 @@ def create_port(conductor: Conductor, context: RequestContext, values: dict[str,
 
 
 def update_port(
-    conductor: Conductor, context: RequestContext, uuid: str, changes: dict[str, Any]
+    conductor: Conductor,
+    context: RequestContext,
+    uuid: str,
+    changes: dict[str, Any],
+    expected: dict[str, Any] | None = None,
 ) -> Port:
     with conductor.db.read() as session:
         port = port_db.get(session, uuid)
@@ -191,6 +216,7 @@ def update_port(
         if "portgroup_uuid" in changes:
             changes["portgroup_id"] = _resolve_portgroup(task, changes.pop("portgroup_uuid"))
         current = next(p for p in task.ports if p.uuid == uuid)
+        _check_unchanged("port", uuid, current, expected)
         changed = {k for k, v in changes.items() if getattr(current, k) != v}
         if not changed:
             return current
@@ -285,13 +311,18 @@ def create_portgroup(
 
 
 def update_portgroup(
-    conductor: Conductor, context: RequestContext, ident: str, changes: dict[str, Any]
+    conductor: Conductor,
+    context: RequestContext,
+    ident: str,
+    changes: dict[str, Any],
+    expected: dict[str, Any] | None = None,
 ) -> Portgroup:
     with conductor.db.read() as session:
         portgroup = portgroup_db.get(session, ident)
     changes = dict(changes)
     with conductor.exclusive_task(portgroup.node_id, context) as task:
         current = next(pg for pg in task.portgroups if pg.id == portgroup.id)
+        _check_unchanged("portgroup", ident, current, expected)
         if "node_uuid" in changes:
             with task.transaction() as session:
                 new_node = node_db.get(session, changes.pop("node_uuid"))

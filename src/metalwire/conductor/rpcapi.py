@@ -47,8 +47,14 @@ class ConductorAPI(abc.ABC):
 
     @abc.abstractmethod
     def update_node(
-        self, context: RequestContext, node_id: str, changes: dict[str, Any]
-    ) -> Node: ...
+        self,
+        context: RequestContext,
+        node_id: str,
+        changes: dict[str, Any],
+        expected: dict[str, Any] | None = None,
+    ) -> Node:
+        """Apply ``changes``; with ``expected``, raise StaleUpdate (409) if any of those
+        fields no longer holds the given value (compare-and-swap under the node lock)."""
 
     @abc.abstractmethod
     def delete_node(self, context: RequestContext, node_id: str) -> None: ...
@@ -58,8 +64,14 @@ class ConductorAPI(abc.ABC):
 
     @abc.abstractmethod
     def update_port(
-        self, context: RequestContext, port_id: str, changes: dict[str, Any]
-    ) -> Port: ...
+        self,
+        context: RequestContext,
+        port_id: str,
+        changes: dict[str, Any],
+        expected: dict[str, Any] | None = None,
+    ) -> Port:
+        """Apply ``changes``; with ``expected``, raise StaleUpdate (409) if any of those
+        fields no longer holds the given value (compare-and-swap under the node lock)."""
 
     @abc.abstractmethod
     def delete_port(self, context: RequestContext, port_id: str) -> None: ...
@@ -69,8 +81,14 @@ class ConductorAPI(abc.ABC):
 
     @abc.abstractmethod
     def update_portgroup(
-        self, context: RequestContext, portgroup_id: str, changes: dict[str, Any]
-    ) -> Portgroup: ...
+        self,
+        context: RequestContext,
+        portgroup_id: str,
+        changes: dict[str, Any],
+        expected: dict[str, Any] | None = None,
+    ) -> Portgroup:
+        """Apply ``changes``; with ``expected``, raise StaleUpdate (409) if any of those
+        fields no longer holds the given value (compare-and-swap under the node lock)."""
 
     @abc.abstractmethod
     def delete_portgroup(self, context: RequestContext, portgroup_id: str) -> None: ...
@@ -97,8 +115,14 @@ class LocalConductorAPI(ConductorAPI):
     def create_node(self, context: RequestContext, values: dict[str, Any]) -> Node:
         return inventory.create_node(self.conductor, values)
 
-    def update_node(self, context: RequestContext, node_id: str, changes: dict[str, Any]) -> Node:
-        return inventory.update_node(self.conductor, context, node_id, changes)
+    def update_node(
+        self,
+        context: RequestContext,
+        node_id: str,
+        changes: dict[str, Any],
+        expected: dict[str, Any] | None = None,
+    ) -> Node:
+        return inventory.update_node(self.conductor, context, node_id, changes, expected)
 
     def delete_node(self, context: RequestContext, node_id: str) -> None:
         inventory.delete_node(self.conductor, context, node_id)
@@ -106,8 +130,14 @@ class LocalConductorAPI(ConductorAPI):
     def create_port(self, context: RequestContext, values: dict[str, Any]) -> Port:
         return inventory.create_port(self.conductor, context, values)
 
-    def update_port(self, context: RequestContext, port_id: str, changes: dict[str, Any]) -> Port:
-        return inventory.update_port(self.conductor, context, port_id, changes)
+    def update_port(
+        self,
+        context: RequestContext,
+        port_id: str,
+        changes: dict[str, Any],
+        expected: dict[str, Any] | None = None,
+    ) -> Port:
+        return inventory.update_port(self.conductor, context, port_id, changes, expected)
 
     def delete_port(self, context: RequestContext, port_id: str) -> None:
         inventory.delete_port(self.conductor, context, port_id)
@@ -116,9 +146,13 @@ class LocalConductorAPI(ConductorAPI):
         return inventory.create_portgroup(self.conductor, context, values)
 
     def update_portgroup(
-        self, context: RequestContext, portgroup_id: str, changes: dict[str, Any]
+        self,
+        context: RequestContext,
+        portgroup_id: str,
+        changes: dict[str, Any],
+        expected: dict[str, Any] | None = None,
     ) -> Portgroup:
-        return inventory.update_portgroup(self.conductor, context, portgroup_id, changes)
+        return inventory.update_portgroup(self.conductor, context, portgroup_id, changes, expected)
 
     def delete_portgroup(self, context: RequestContext, portgroup_id: str) -> None:
         inventory.delete_portgroup(self.conductor, context, portgroup_id)

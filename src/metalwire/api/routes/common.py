@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import random
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 from urllib.parse import urlencode
 
 from fastapi import Body, Request
@@ -13,7 +15,9 @@ from metalwire.api import microversion as mv
 from metalwire.api.app_services import Services
 from metalwire.context import RequestContext
 from metalwire.db.pagination import Page
-from metalwire.errors import InvalidParameterValue, NotFound
+from metalwire.errors import InvalidParameterValue, NotFound, StaleUpdate
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -111,3 +115,18 @@ def fields_param(c: Call) -> str | None:
 
 # A request body parsed as JSON; malformed JSON is a 400 from the validation handler.
 JsonBody = Annotated[Any, Body()]
+
+
+# How many times a read-modify-write request is tried when another request changed the
+# object between the read and the write: enough for dozens of concurrent writers.
+STALE_RETRIES = 30
+
+
+def until_unchanged(attempt: Callable[[], T]) -> T:
+    """Run a read-modify-write until no concurrent change gets in between."""
+    for tries in range(STALE_RETRIES - 1):
+        try:
+            return attempt()
+        except StaleUpdate:
+            time.sleep(random.uniform(0, min(0.001 * 2**tries, 0.02)))
+    return attempt()

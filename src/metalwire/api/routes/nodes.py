@@ -24,6 +24,7 @@ from metalwire.api.routes.common import (
     fields_param,
     flag,
     page,
+    until_unchanged,
 )
 from metalwire.api.views import node_view, selected_fields
 from metalwire.db import nodes as node_db
@@ -126,13 +127,17 @@ def create_node(request: Request, response: Response, body: JsonBody = None) -> 
 @router.patch("/{ident}")
 def patch_node(request: Request, ident: str, body: JsonBody = None) -> dict[str, Any]:
     c = call(request)
-    with c.services.db.read() as session:
-        node = node_db.get(session, ident)
-    current = {f.name: node_db.field_value(node, f.name) for f in NODE_FIELDS}
-    changes = apply_patch(current, body, NODE_FIELDS, c.version, mandatory=("driver",))
-    validation.check_kinds(changes, NODE_FIELDS)
-    updated = c.services.rpcapi.update_node(c.context, node.uuid, normalize(c, changes))
-    return show(c, updated)
+
+    def attempt() -> Node:
+        with c.services.db.read() as session:
+            node = node_db.get(session, ident)
+        current = {f.name: node_db.field_value(node, f.name) for f in NODE_FIELDS}
+        changes = apply_patch(current, body, NODE_FIELDS, c.version, mandatory=("driver",))
+        validation.check_kinds(changes, NODE_FIELDS)
+        expected = {name: current[name] for name in changes}
+        return c.services.rpcapi.update_node(c.context, node.uuid, normalize(c, changes), expected)
+
+    return show(c, until_unchanged(attempt))
 
 
 @router.delete("/{ident}", status_code=204)

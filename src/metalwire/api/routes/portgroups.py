@@ -22,6 +22,7 @@ from metalwire.api.routes.common import (
     detail_requested,
     fields_param,
     page,
+    until_unchanged,
 )
 from metalwire.api.routes.ports import warn_if_legacy_vif
 from metalwire.api.views import portgroup_views, selected_fields
@@ -118,17 +119,24 @@ def patch_portgroup(
     request: Request, response: Response, ident: str, body: JsonBody = None
 ) -> dict[str, Any]:
     c = portgroup_call(request)
-    with c.services.db.read() as session:
-        portgroup = portgroup_db.get(session, ident)
-        current = portgroup_views(session, [portgroup], [f.name for f in PORTGROUP_FIELDS], c.base)[
-            0
-        ]
-    current["internal_info"] = portgroup.internal_info
-    changes = apply_patch(current, body, PORTGROUP_FIELDS, c.version, mandatory=("node_uuid",))
-    validation.check_kinds(changes, PORTGROUP_FIELDS)
-    updated = c.services.rpcapi.update_portgroup(c.context, portgroup.uuid, normalize(c, changes))
+
+    def attempt() -> tuple[Portgroup, dict[str, Any]]:
+        with c.services.db.read() as session:
+            portgroup = portgroup_db.get(session, ident)
+            names = [f.name for f in PORTGROUP_FIELDS]
+            current = portgroup_views(session, [portgroup], names, c.base)[0]
+        current["internal_info"] = portgroup.internal_info
+        changes = apply_patch(current, body, PORTGROUP_FIELDS, c.version, mandatory=("node_uuid",))
+        validation.check_kinds(changes, PORTGROUP_FIELDS)
+        expected = {k: current[k] for k in changes if k not in port_routes.OWNER_FIELDS}
+        updated = c.services.rpcapi.update_portgroup(
+            c.context, portgroup.uuid, normalize(c, changes), expected
+        )
+        return updated, changes
+
+    updated, changes = until_unchanged(attempt)
     if "extra" in changes:
-        warn_if_legacy_vif(response, changes["extra"], "Portgroup", portgroup.uuid)
+        warn_if_legacy_vif(response, changes["extra"], "Portgroup", updated.uuid)
     return show(c, updated)
 
 

@@ -21,6 +21,7 @@ from metalwire.api.routes.common import (
     detail_requested,
     fields_param,
     page,
+    until_unchanged,
 )
 from metalwire.api.views import port_views, selected_fields
 from metalwire.db import nodes as node_db
@@ -31,6 +32,9 @@ from metalwire.errors import InvalidParameterValue
 
 router = APIRouter(prefix="/v1/ports")
 LOG = logging.getLogger(__name__)
+
+# Shown as UUIDs but stored as row ids: not compared when checking for concurrent changes.
+OWNER_FIELDS = ("node_uuid", "portgroup_uuid")
 
 LEGACY_VIF_WARNING = (
     '299 - "Setting extra/vif_port_id is deprecated; attach VIFs with '
@@ -154,13 +158,22 @@ def patch_port(
     request: Request, response: Response, uuid: str, body: JsonBody = None
 ) -> dict[str, Any]:
     c = call(request)
-    with c.services.db.read() as session:
-        port = port_db.get(session, uuid)
-        current = port_views(session, [port], [f.name for f in PORT_FIELDS], c.base)[0]
-    current["internal_info"] = port.internal_info
-    changes = apply_patch(current, body, PORT_FIELDS, c.version, mandatory=("address", "node_uuid"))
-    validation.check_kinds(changes, PORT_FIELDS)
-    updated = c.services.rpcapi.update_port(c.context, uuid, normalize(changes))
+
+    def attempt() -> tuple[Port, dict[str, Any]]:
+        with c.services.db.read() as session:
+            port = port_db.get(session, uuid)
+            current = port_views(session, [port], [f.name for f in PORT_FIELDS], c.base)[0]
+        current["internal_info"] = port.internal_info
+        changes = apply_patch(
+            current, body, PORT_FIELDS, c.version, mandatory=("address", "node_uuid")
+        )
+        validation.check_kinds(changes, PORT_FIELDS)
+        expected = {k: current[k] for k in changes if k not in OWNER_FIELDS}
+        return c.services.rpcapi.update_port(c.context, uuid, normalize(changes), expected), (
+            changes
+        )
+
+    updated, changes = until_unchanged(attempt)
     if "extra" in changes:
         warn_if_legacy_vif(response, changes["extra"], "Port", uuid)
     return show(c, updated)

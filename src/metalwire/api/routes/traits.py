@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
-from metalwire.api.routes.common import Call, JsonBody, call
+from metalwire.api.routes.common import Call, JsonBody, call, until_unchanged
 from metalwire.db import nodes as node_db
 from metalwire.errors import InvalidParameterValue, NotFound
 
@@ -40,10 +41,19 @@ def _current(c: Call, ident: str) -> list[str]:
     return list(node_db.field_value(node, "traits") or [])
 
 
-def _store(c: Call, ident: str, traits: list[str]) -> Response:
-    if len(traits) > MAX_TRAITS:
-        raise InvalidParameterValue(f"A node can have at most {MAX_TRAITS} traits.")
-    c.services.rpcapi.update_node(c.context, ident, {"traits": traits})
+def _change(c: Call, ident: str, change: Callable[[list[str]], list[str]]) -> Response:
+    """Apply ``change`` to the node's current traits, retried if they change meanwhile."""
+
+    def attempt() -> None:
+        current = _current(c, ident)
+        traits = change(current)
+        if len(traits) > MAX_TRAITS:
+            raise InvalidParameterValue(f"A node can have at most {MAX_TRAITS} traits.")
+        c.services.rpcapi.update_node(
+            c.context, ident, {"traits": traits}, expected={"traits": current}
+        )
+
+    until_unchanged(attempt)
     return Response(status_code=204)
 
 
@@ -59,26 +69,29 @@ def set_traits(request: Request, ident: str, body: JsonBody = None) -> Response:
     if not isinstance(body, dict) or not isinstance(body.get("traits"), list):
         raise InvalidParameterValue('The request body must be {"traits": [...]}.')
     traits = sorted({check_trait(t) for t in body["traits"]})
-    return _store(c, ident, traits)
+    return _change(c, ident, lambda _current: traits)
 
 
 @router.put("/{trait}")
 def add_trait(request: Request, ident: str, trait: str) -> Response:
     c = _traits_call(request)
-    traits = sorted({*_current(c, ident), check_trait(trait)})
-    return _store(c, ident, traits)
+    check_trait(trait)
+    return _change(c, ident, lambda current: sorted({*current, trait}))
 
 
 @router.delete("")
 def remove_all_traits(request: Request, ident: str) -> Response:
     c = _traits_call(request)
-    return _store(c, ident, [])
+    return _change(c, ident, lambda _current: [])
 
 
 @router.delete("/{trait}")
 def remove_trait(request: Request, ident: str, trait: str) -> Response:
     c = _traits_call(request)
-    current = _current(c, ident)
-    if trait not in current:
-        raise NotFound(f"Node {ident} has no trait {trait}.")
-    return _store(c, ident, [t for t in current if t != trait])
+
+    def without(current: list[str]) -> list[str]:
+        if trait not in current:
+            raise NotFound(f"Node {ident} has no trait {trait}.")
+        return [t for t in current if t != trait]
+
+    return _change(c, ident, without)
