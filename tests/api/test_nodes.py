@@ -270,3 +270,14 @@ def test_maintenance_endpoint(api: Api) -> None:
     assert api.delete(f"/v1/nodes/{node['uuid']}/maintenance").status_code == 202
     shown = api.get(f"/v1/nodes/{node['uuid']}").json()
     assert shown["maintenance"] is False and shown["maintenance_reason"] is None
+
+
+def test_list_filters_fault_retired_conductor(api: Api) -> None:
+    api.node(name="old", retired=True, retired_reason="eol")
+    api.node(name="young")
+    names = lambda url: sorted(n["name"] for n in api.get(url).json()["nodes"])  # noqa: E731
+    assert names("/v1/nodes?retired=true") == ["old"]
+    assert names("/v1/nodes?retired=false") == ["young"]
+    assert names("/v1/nodes?fault=power%20failure") == []
+    assert names("/v1/nodes?conductor=elsewhere") == []
+    assert api.get("/v1/nodes?retired=true", version="1.60").status_code == 400

@@ -203,6 +203,8 @@ def test_legacy_vif_port_id_is_listed_warned_and_detachable(api: Api, node: dict
     assert api.delete("/v1/nodes/vifnode/vifs/legacy-vif").status_code == 204
     assert api.vifs("vifnode") == []
     assert "vif_port_id" not in api.get(f"/v1/ports/{port}").json()["extra"]
+    events = [e["event"] for e in api.get("/v1/nodes/vifnode/history").json()["history"]]
+    assert any("legacy-vif" in e and "extra/vif_port_id" in e for e in events)
 
 
 def test_legacy_vif_removed_by_patch(api: Api, node: dict[str, Any]) -> None:

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from metalwire.conductor.tasks import Conductor, node_label
 from metalwire.context import RequestContext
+from metalwire.db import history as history_db
 from metalwire.db import nodes as node_db
 from metalwire.db import portgroups as portgroup_db
 from metalwire.db import ports as port_db
@@ -167,14 +168,47 @@ def _sync_legacy_vif(
     """Keep the attachment record in step with extra/vif_port_id, in the caller's transaction."""
     if old == new:
         return
+    where = f"{type(target).__name__.lower()} {target.uuid}"
     if old is not None and vif_db.find(session, old) is not None:
         vif_db.remove(session, old)
+        _legacy_history(
+            session,
+            task,
+            f"VIF {old} detached from {where} (extra/vif_port_id removed; deprecated)",
+            old,
+            target,
+        )
     if new is not None:
         vif_db.check_free(session, new)
         busy = task.vif_on(target)
         if busy is not None and busy != old:
             raise Conflict(f"{type(target).__name__} {target.uuid} already holds VIF {busy}.")
         vif_db.record(session, task.node.id, new, target, {}, source="legacy")
+        _legacy_history(
+            session,
+            task,
+            f"VIF {new} attached to {where} through extra/vif_port_id (deprecated)",
+            new,
+            target,
+        )
+
+
+def _legacy_history(
+    session: Session, task: Task, event: str, vif_id: str, target: Port | Portgroup
+) -> None:
+    LOG.warning("node %s: %s", task.node.uuid, event)
+    history_db.record(
+        session,
+        task.node.id,
+        "vif",
+        event,
+        severity="WARNING",
+        conductor=task.conductor,
+        user=task.context.user,
+        vif_id=vif_id,
+        target_uuid=target.uuid,
+        result="success",
+    )
 
 
 def create_port(conductor: Conductor, context: RequestContext, values: dict[str, Any]) -> Port:

@@ -6,7 +6,7 @@ import uuid as uuidlib
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import false, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -87,6 +87,16 @@ def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list
             )
         elif key == "description_contains":
             query = query.where(Node.attrs["description"].as_string().contains(value))
+        elif key == "fault":
+            query = query.where(Node.attrs["fault"].as_string() == value)
+        elif key == "retired":
+            retired = Node.attrs["retired"].as_boolean()
+            query = query.where(
+                retired.is_(True) if value else or_(retired.is_(None), retired.is_(False))
+            )
+        elif key == "conductor":
+            # Every metalwire process serves every node: none is bound to one conductor.
+            query = query.where(false())
         else:
             query = query.where(getattr(Node, key) == value)
     return paginate(session, query, Node, page, SORTABLE)

@@ -45,7 +45,11 @@ _FILTERS: dict[str, int] = {
     "instance_uuid": 1,
     "maintenance": 1,
     "associated": 1,
+    "fault": 42,
+    "conductor": 49,
+    "retired": 61,
 }
+_FLAG_FILTERS = ("maintenance", "associated", "retired")
 
 
 def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
@@ -70,7 +74,7 @@ def _filters(c: Call) -> dict[str, Any]:
             continue
         if not c.version.at_least(since):
             raise InvalidParameterValue(f"Filter {key} requires API version 1.{since}.")
-        filters[key] = flag(value, key) if key in ("maintenance", "associated") else value
+        filters[key] = flag(value, key) if key in _FLAG_FILTERS else value
     return filters
 
 
