@@ -100,7 +100,7 @@ def test_three_processes_on_postgresql_lose_and_duplicate_nothing(
         f"; attached at end {len(placement)}; lost {len(lost)}; duplicated {len(extra)}"
     )
     assert lost == [] and extra == []
-    assert counts.get("attach 204", 0) > 100 and counts.get("detach 204", 0) > 100, counts
+    assert counts.get("attach 204", 0) > 30 and counts.get("detach 204", 0) > 30, counts
 
 
 class HangingNeutron:
@@ -109,7 +109,8 @@ class HangingNeutron:
 
     def __init__(self) -> None:
         self.release = threading.Event()
-        release = self.release
+        self.put_seen = threading.Event()
+        release, put_seen = self.release, self.put_seen
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: object) -> None:
@@ -136,6 +137,7 @@ class HangingNeutron:
                 self.wfile.write(data)
 
             def do_PUT(self) -> None:
+                put_seen.set()
                 release.wait(120)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
@@ -191,7 +193,7 @@ def test_lock_of_killed_process_is_taken_over_within_the_lease(
             while client.get(f"{survivor.url}/v1/nodes/crashy").json()["reservation"] is None:
                 assert time.monotonic() < deadline, "the attach never took the node lock"
                 time.sleep(0.05)
-            time.sleep(0.5)  # let the attach reach Neutron and hang there
+            assert neutron.put_seen.wait(20), "the attach never reached its Neutron update"
             hung.kill()
             killed = time.monotonic()
             resp = client.patch(
