@@ -47,48 +47,54 @@ class MetalwireError(Exception):
 
 
 class Invalid(MetalwireError):
+    """Malformed or semantically wrong input."""
+
     code = 400
     safe = True
 
 
 class InvalidParameterValue(Invalid):
-    pass
+    """A named field has a bad value."""
 
 
 class MissingParameterValue(Invalid):
-    pass
+    """A required field is absent."""
 
 
 class PatchError(Invalid):
-    pass
+    """A JSON patch cannot be applied."""
 
 
 class NoFreePhysicalPort(Invalid):
-    pass
+    """No port or portgroup of the node can take the VIF."""
 
 
 class VifNotAttached(Invalid):
-    pass
+    """Detach of a VIF the node does not have."""
 
 
 class InvalidStateRequested(Invalid):
-    pass
+    """A provision verb that the node's state does not allow."""
 
 
 class NetworkInterfaceInvalid(Invalid):
-    pass
+    """The node's network interface cannot work for it."""
 
 
 class Forbidden(MetalwireError):
+    """The action is not allowed on this object."""
+
     code = 403
     safe = True
 
 
 class NodeProtected(Forbidden):
-    pass
+    """The node is protected from this action."""
 
 
 class NotFound(MetalwireError):
+    """The object does not exist."""
+
     code = 404
     safe = True
 
@@ -109,17 +115,21 @@ class PortgroupNotFound(NotFound):
 
 
 class NotAcceptable(MetalwireError):
+    """The microversion is not served or the field is too new for it."""
+
     code = 406
     safe = True
 
 
 class Conflict(MetalwireError):
+    """The request clashes with the current state."""
+
     code = 409
     safe = True
 
 
 class Duplicate(Conflict):
-    pass
+    """A unique name or MAC address is already used."""
 
 
 class NodeLocked(Conflict):
@@ -131,15 +141,15 @@ class NodeLocked(Conflict):
 
 
 class VifAlreadyAttached(Conflict):
-    pass
+    """The VIF is attached to this node or another one."""
 
 
 class ResourceInUse(Conflict):
-    pass
+    """The object is still in use."""
 
 
 class InvalidState(Conflict):
-    pass
+    """The node's state does not allow the change."""
 
 
 class StaleUpdate(Conflict):
