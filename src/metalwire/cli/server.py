@@ -7,6 +7,8 @@ import logging
 import sys
 from typing import Any
 
+from sqlalchemy.exc import OperationalError
+
 from metalwire import config as config_module
 from metalwire.errors import MetalwireError
 
@@ -63,11 +65,14 @@ def run_db_upgrade(args: argparse.Namespace) -> int:
 
     try:
         conf = load(args)
+        db = Database(conf.database_url())
+        migrations.upgrade(db.engine)
     except MetalwireError as exc:
         print(f"metalwire: {exc}", file=sys.stderr)
         return 2
-    db = Database(conf.database_url())
-    migrations.upgrade(db.engine)
+    except OperationalError as exc:
+        print(f"metalwire: cannot use the database: {exc.orig}", file=sys.stderr)
+        return 2
     print(
         f"schema at revision {migrations.current_revision(db.engine)} on "
         f"{db.engine.url.render_as_string(hide_password=True)}"
@@ -86,6 +91,9 @@ def run_serve(args: argparse.Namespace) -> int:
         app = create_app(conf)
     except MetalwireError as exc:
         print(f"metalwire: {exc}", file=sys.stderr)
+        return 2
+    except OperationalError as exc:
+        print(f"metalwire: cannot use the database: {exc.orig}", file=sys.stderr)
         return 2
     url = app.state.services.db.engine.url.render_as_string(hide_password=True)
     logging.getLogger("metalwire").info(

@@ -15,9 +15,10 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
-from metalwire.errors import DatabaseBusy
+from metalwire.errors import DatabaseBusy, Invalid
 
 _WRITE_OPTION = "metalwire_write"
 WRITE_TURN_TIMEOUT = 30.0
@@ -27,7 +28,26 @@ def _is_sqlite(url: str) -> bool:
     return url.startswith("sqlite")
 
 
+_DRIVER_EXTRAS = {"psycopg2": "postgresql", "pymysql": "mysql", "MySQLdb": "mysql"}
+
+
 def make_engine(url: str, pool_size: int = 10) -> Engine:
+    """An engine for ``url``; raises Invalid for a malformed URL or a missing driver."""
+    try:
+        return _make_engine(url, pool_size)
+    except ArgumentError as exc:
+        raise Invalid(f"bad database URL {url!r}: {exc}") from None
+    except ModuleNotFoundError as exc:
+        extra = _DRIVER_EXTRAS.get(exc.name or "", "")
+        hint = f" (pip install 'metalwire[{extra}]')" if extra else ""
+        if exc.name == "psycopg":
+            hint = " (write postgresql+psycopg2://..., which metalwire[postgresql] installs)"
+        raise Invalid(
+            f"the database URL needs the Python module {exc.name!r}, which is not installed{hint}"
+        ) from None
+
+
+def _make_engine(url: str, pool_size: int) -> Engine:
     if _is_sqlite(url):
         if url.startswith("sqlite:///") and ":memory:" not in url:
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)

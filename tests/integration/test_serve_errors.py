@@ -1,0 +1,44 @@
+"""`metalwire serve` and `metalwire db upgrade` refuse a bad database clearly, without traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.server import free_port
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "metalwire.cli.main", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize("command", ["serve", "db upgrade"])
+def test_unknown_database_scheme(tmp_path: Path, command: str) -> None:
+    result = run(*command.split(), "--database", "nonsense://x", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "bad database URL 'nonsense://x'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_missing_driver_names_the_module(tmp_path: Path) -> None:
+    result = run("db", "upgrade", "--database", "postgresql://u@127.0.0.1/db", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "needs the Python module 'psycopg'" in result.stderr
+    assert "postgresql+psycopg2://" in result.stderr
+
+
+def test_unreachable_database(tmp_path: Path) -> None:
+    url = f"postgresql+psycopg2://u@127.0.0.1:{free_port()}/db"
+    result = run("serve", "--port", str(free_port()), "--database", url, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "cannot use the database" in result.stderr and "refused" in result.stderr
+    assert "Traceback" not in result.stderr
