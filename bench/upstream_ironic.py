@@ -214,10 +214,9 @@ def main() -> int:
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     try:
-        while not done.is_set() and server.process.running():
-            done.wait(1.0)
-    except KeyboardInterrupt:
-        pass
+        with contextlib.suppress(KeyboardInterrupt):
+            while not done.is_set() and server.process.running():
+                done.wait(1.0)
     finally:
         server.stop()
     return 0

@@ -464,15 +464,26 @@ def _port_list(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-def _port_show(client: Client, args: argparse.Namespace) -> int:
+def _show_by_id_or_address(
+    args: argparse.Namespace,
+    ident: str,
+    kind: str,
+    get: Callable[..., Resource],
+    find: Callable[..., list[Any]],
+) -> int:
+    """Show one port or portgroup named by UUID (or name), or by MAC with ``--address``."""
     if args.address:
-        found = client.list_ports(**_lookup_query(args.port, args.fields))
+        found = find(**_lookup_query(ident, args.fields))
         if not found:
-            return _fail(f"Port with address {args.port} could not be found.")
+            return _fail(f"{kind} with address {ident} could not be found.")
         _show(found[0], args)
     else:
-        _show(client.get_port(args.port, fields=args.fields), args)
+        _show(get(ident, fields=args.fields), args)
     return 0
+
+
+def _port_show(client: Client, args: argparse.Namespace) -> int:
+    return _show_by_id_or_address(args, args.port, "Port", client.get_port, client.list_ports)
 
 
 def _port_delete(client: Client, args: argparse.Namespace) -> int:
@@ -505,14 +516,9 @@ def _portgroup_list(client: Client, args: argparse.Namespace) -> int:
 
 
 def _portgroup_show(client: Client, args: argparse.Namespace) -> int:
-    if args.address:
-        found = client.list_portgroups(**_lookup_query(args.portgroup, args.fields))
-        if not found:
-            return _fail(f"Portgroup with address {args.portgroup} could not be found.")
-        _show(found[0], args)
-    else:
-        _show(client.get_portgroup(args.portgroup, fields=args.fields), args)
-    return 0
+    return _show_by_id_or_address(
+        args, args.portgroup, "Portgroup", client.get_portgroup, client.list_portgroups
+    )
 
 
 def _portgroup_delete(client: Client, args: argparse.Namespace) -> int:

@@ -1,10 +1,19 @@
-"""Turns a database constraint violation into the catalog error that names what collided."""
+"""Writes rows and turns a constraint violation into the catalog error that names what collided."""
 
 from __future__ import annotations
 
-from sqlalchemy.exc import IntegrityError
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from metalwire.db.models import Base, utcnow
 from metalwire.errors import Conflict, MetalwireError
+
+M = TypeVar("M", bound=Base)
+# Builds the error for a violation from the values that were being written.
+Explainer = Callable[[IntegrityError, Mapping[str, Any]], Exception]
 
 
 def explain(exc: IntegrityError, messages: dict[str, str]) -> MetalwireError:
@@ -18,3 +27,26 @@ def explain(exc: IntegrityError, messages: dict[str, str]) -> MetalwireError:
         if column.lower() in text:
             return Conflict(message)
     return Conflict(f"the change conflicts with existing data: {exc.orig}")
+
+
+def _flush(session: Session, values: Mapping[str, Any], conflict: Explainer) -> None:
+    try:
+        session.flush()
+    except IntegrityError as exc:
+        raise conflict(exc, values) from None
+
+
+def insert(session: Session, row: M, values: Mapping[str, Any], conflict: Explainer) -> M:
+    """Add ``row`` (made from ``values``); a violated key raises ``conflict``'s error."""
+    session.add(row)
+    _flush(session, values, conflict)
+    return row
+
+
+def change(session: Session, row: M, changes: Mapping[str, Any], conflict: Explainer) -> M:
+    """Set ``changes`` and ``updated_at`` on ``row``; a violated key raises ``conflict``'s error."""
+    for key, value in changes.items():
+        setattr(row, key, value)
+    row.updated_at = utcnow()  # type: ignore[attr-defined]
+    _flush(session, {**changes, "uuid": row.uuid}, conflict)  # type: ignore[attr-defined]
+    return row

@@ -11,7 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from metalwire.db import integrity
-from metalwire.db.models import Node, utcnow
+from metalwire.db.models import Node
 from metalwire.db.pagination import Page, paginate
 from metalwire.errors import NodeNotFound
 
@@ -53,13 +53,7 @@ def _conflict(exc: IntegrityError, values: Mapping[str, Any]) -> Exception:
 
 
 def create(session: Session, values: Mapping[str, Any]) -> Node:
-    node = Node(**values)
-    session.add(node)
-    try:
-        session.flush()
-    except IntegrityError as exc:
-        raise _conflict(exc, values) from None
-    return node
+    return integrity.insert(session, Node(**values), values, _conflict)
 
 
 def get(session: Session, ident: str) -> Node:
@@ -103,14 +97,7 @@ def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list
 
 
 def update(session: Session, node: Node, changes: Mapping[str, Any]) -> Node:
-    for key, value in changes.items():
-        setattr(node, key, value)
-    node.updated_at = utcnow()
-    try:
-        session.flush()
-    except IntegrityError as exc:
-        raise _conflict(exc, {**changes, "uuid": node.uuid}) from None
-    return node
+    return integrity.change(session, node, changes, _conflict)
 
 
 def delete(session: Session, node: Node) -> None:

@@ -10,7 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from metalwire.db import integrity
-from metalwire.db.models import Port, Portgroup, utcnow
+from metalwire.db.models import Port, Portgroup
 from metalwire.db.nodes import is_uuid_like
 from metalwire.db.pagination import Page, paginate
 from metalwire.errors import PortgroupNotFound
@@ -30,13 +30,7 @@ def _conflict(exc: IntegrityError, values: Mapping[str, Any]) -> Exception:
 
 
 def create(session: Session, values: Mapping[str, Any]) -> Portgroup:
-    portgroup = Portgroup(**values)
-    session.add(portgroup)
-    try:
-        session.flush()
-    except IntegrityError as exc:
-        raise _conflict(exc, values) from None
-    return portgroup
+    return integrity.insert(session, Portgroup(**values), values, _conflict)
 
 
 def get(session: Session, ident: str) -> Portgroup:
@@ -80,14 +74,7 @@ def member_count(session: Session, portgroup_id: int) -> int:
 
 
 def update(session: Session, portgroup: Portgroup, changes: Mapping[str, Any]) -> Portgroup:
-    for key, value in changes.items():
-        setattr(portgroup, key, value)
-    portgroup.updated_at = utcnow()
-    try:
-        session.flush()
-    except IntegrityError as exc:
-        raise _conflict(exc, {**changes, "uuid": portgroup.uuid}) from None
-    return portgroup
+    return integrity.change(session, portgroup, changes, _conflict)
 
 
 def delete(session: Session, portgroup: Portgroup) -> None:

@@ -10,14 +10,15 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from metalwire.db import integrity
-from metalwire.db.models import Port, utcnow
+from metalwire.db.models import Port
 from metalwire.db.pagination import Page, paginate
 from metalwire.errors import PortNotFound
 
 SORTABLE = {"id", "uuid", "address", "created_at", "updated_at", "physical_network", "pxe_enabled"}
 
 
-def _conflict(exc: IntegrityError, address: str | None, uuid: str | None) -> Exception:
+def _conflict(exc: IntegrityError, values: Mapping[str, Any]) -> Exception:
+    address, uuid = values.get("address"), values.get("uuid")
     return integrity.explain(
         exc,
         {
@@ -28,13 +29,7 @@ def _conflict(exc: IntegrityError, address: str | None, uuid: str | None) -> Exc
 
 
 def create(session: Session, values: Mapping[str, Any]) -> Port:
-    port = Port(**values)
-    session.add(port)
-    try:
-        session.flush()
-    except IntegrityError as exc:
-        raise _conflict(exc, values.get("address"), values.get("uuid")) from None
-    return port
+    return integrity.insert(session, Port(**values), values, _conflict)
 
 
 def get(session: Session, uuid: str) -> Port:
@@ -60,14 +55,7 @@ def for_node(session: Session, node_id: int) -> list[Port]:
 
 
 def update(session: Session, port: Port, changes: Mapping[str, Any]) -> Port:
-    for key, value in changes.items():
-        setattr(port, key, value)
-    port.updated_at = utcnow()
-    try:
-        session.flush()
-    except IntegrityError as exc:
-        raise _conflict(exc, changes.get("address"), port.uuid) from None
-    return port
+    return integrity.change(session, port, changes, _conflict)
 
 
 def delete(session: Session, port: Port) -> None:
