@@ -80,9 +80,10 @@ def test_deploy_binds_vifs_to_compute_host(api: Api, node: dict[str, Any]) -> No
     client = api.client
     services = client.app.state.services  # type: ignore[attr-defined]
     from metalwire.db import vifs as vif_db
+    from metalwire.db.statements import Sql
 
-    with services.db.read() as session:
-        attachment = vif_db.find(session, "bound-vif")
+    with services.db.connection() as connection:
+        attachment = vif_db.find(Sql(connection), "bound-vif")
     assert attachment is not None and attachment.info["binding_host_id"] == "compute-7"
 
 

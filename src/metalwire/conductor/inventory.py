@@ -20,6 +20,7 @@ from metalwire.db import portgroups as portgroup_db
 from metalwire.db import ports as port_db
 from metalwire.db import vifs as vif_db
 from metalwire.db.models import Node, Port, Portgroup
+from metalwire.db.statements import Sql
 from metalwire.errors import (
     Conflict,
     Duplicate,
@@ -168,24 +169,25 @@ def _sync_legacy_vif(
     """Keep the attachment record in step with extra/vif_port_id, in the caller's transaction."""
     if old == new:
         return
+    sql = Sql.of(session)
     where = f"{type(target).__name__.lower()} {target.uuid}"
-    if old is not None and vif_db.find(session, old) is not None:
-        vif_db.remove(session, old)
+    if old is not None and vif_db.find(sql, old) is not None:
+        vif_db.remove(sql, old)
         _legacy_history(
-            session,
+            sql,
             task,
             f"VIF {old} detached from {where} (extra/vif_port_id removed; deprecated)",
             old,
             target,
         )
     if new is not None:
-        vif_db.check_free(session, new)
+        vif_db.check_free(sql, new)
         busy = task.vif_on(target)
         if busy is not None and busy != old:
             raise Conflict(f"{type(target).__name__} {target.uuid} already holds VIF {busy}.")
-        vif_db.record(session, task.node.id, new, target, {}, source="legacy")
+        vif_db.record(sql, task.node.id, new, target, {}, source="legacy")
         _legacy_history(
-            session,
+            sql,
             task,
             f"VIF {new} attached to {where} through extra/vif_port_id (deprecated)",
             new,
@@ -194,11 +196,11 @@ def _sync_legacy_vif(
 
 
 def _legacy_history(
-    session: Session, task: Task, event: str, vif_id: str, target: Port | Portgroup
+    sql: Sql, task: Task, event: str, vif_id: str, target: Port | Portgroup
 ) -> None:
     LOG.warning("node %s: %s", task.node.uuid, event)
     history_db.record(
-        session,
+        sql,
         task.node.id,
         "vif",
         event,

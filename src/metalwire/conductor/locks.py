@@ -28,10 +28,11 @@ import time
 import uuid
 from collections.abc import Iterator
 
-from sqlalchemy.orm import Session
+from sqlalchemy.engine import Connection
 
 from metalwire.db import node_locks
-from metalwire.db.engine import Database
+from metalwire.db.engine import Database, WouldWait
+from metalwire.db.statements import Sql
 from metalwire.errors import NodeLocked
 
 LOG = logging.getLogger(__name__)
@@ -67,13 +68,21 @@ class NodeLocks:
         self._renewer: threading.Thread | None = None
 
     @contextlib.contextmanager
-    def in_process(self, node_id: int, label: str, deadline: Deadline) -> Iterator[None]:
-        """Queue behind the other threads of this process that hold the node."""
+    def in_process(
+        self, node_id: int, label: str, deadline: Deadline, wait: bool = True
+    ) -> Iterator[None]:
+        """Queue behind the other threads of this process that hold the node.
+
+        With ``wait=False`` it raises WouldWait if another thread holds it.
+        """
         with self._guard:
             lock, users = self._local.get(node_id, (threading.Lock(), 0))
             self._local[node_id] = (lock, users + 1)
         try:
-            if not lock.acquire(timeout=deadline.remaining()):
+            if not wait:
+                if not lock.acquire(blocking=False):
+                    raise WouldWait(f"node {label} is busy in this process")
+            elif not lock.acquire(timeout=deadline.remaining()):
                 raise NodeLocked(label, self.holder, deadline.waited())
             try:
                 yield
@@ -96,49 +105,56 @@ class NodeLocks:
         return min(pause * 2, 0.05)
 
     @contextlib.contextmanager
-    def locked_transaction(self, node_id: int, label: str, deadline: Deadline) -> Iterator[Session]:
-        """A write transaction that owns the node until it commits or rolls back."""
+    def locked_transaction(
+        self, node_id: int, label: str, deadline: Deadline, wait: bool = True
+    ) -> Iterator[Connection]:
+        """A write transaction that owns the node until it commits or rolls back.
+
+        With ``wait=False`` it raises WouldWait instead of waiting, before doing anything.
+        """
         pause = 0.002
         while True:
             stack = contextlib.ExitStack()
-            session = stack.enter_context(self.db.write())
+            connection = stack.enter_context(self.db.write_connection(wait))
             try:
-                holder = self._take_in_transaction(session, node_id)
+                holder = self._take_in_transaction(Sql(connection), node_id)
             except BaseException:
                 stack.__exit__(*sys.exc_info())
                 raise
             if holder is None:
                 break
             stack.close()
+            if not wait:
+                raise WouldWait(f"node {label} is locked by {holder}")
             pause = self._pause(label, holder, deadline, pause)
         with stack:
-            yield session
+            yield connection
             if not self.db.is_sqlite:
-                node_locks.release(session, node_id, self.holder)
+                node_locks.release(Sql(connection), node_id, self.holder)
 
-    def _take_in_transaction(self, session: Session, node_id: int) -> str | None:
-        """Take the node inside ``session``; return the other holder if it is taken."""
+    def _take_in_transaction(self, sql: Sql, node_id: int) -> str | None:
+        """Take the node inside the transaction; return the other holder if it is taken."""
         now = time.time()
         if self.db.is_sqlite:
             # SQLite has one writer at a time, and this transaction is it: the node is ours
             # unless another process holds a lease on it.
-            return node_locks.lease_holder(session, node_id, now)
+            return node_locks.lease_holder(sql, node_id, now)
         # Elsewhere the UPDATE also locks the row, so other transactions for this node wait
         # for this one to end and then see the lease already cleared.
-        if node_locks.try_acquire(session, node_id, self.holder, now, self.lease_seconds):
+        if node_locks.try_acquire(sql, node_id, self.holder, now, self.lease_seconds):
             return None
-        return node_locks.holder_of(session, node_id) or "unknown"
+        return node_locks.holder_of(sql, node_id) or "unknown"
 
     @contextlib.contextmanager
     def lease(self, node_id: int, label: str, deadline: Deadline) -> Iterator[None]:
         """Hold a committed, renewed lease on the node for the block."""
         pause = 0.002
         while True:
-            with self.db.write() as session:
-                now = time.time()
-                if node_locks.try_acquire(session, node_id, self.holder, now, self.lease_seconds):
+            with self.db.write_connection() as connection:
+                sql, now = Sql(connection), time.time()
+                if node_locks.try_acquire(sql, node_id, self.holder, now, self.lease_seconds):
                     break
-                holder = node_locks.holder_of(session, node_id) or "unknown"
+                holder = node_locks.holder_of(sql, node_id) or "unknown"
             pause = self._pause(label, holder, deadline, pause)
         with self._guard:
             self._held.add(node_id)
@@ -148,8 +164,8 @@ class NodeLocks:
         finally:
             with self._guard:
                 self._held.discard(node_id)
-            with self.db.write() as session:
-                node_locks.release(session, node_id, self.holder)
+            with self.db.write_connection() as connection:
+                node_locks.release(Sql(connection), node_id, self.holder)
 
     def _start_renewer(self) -> None:
         if self._renewer is None or not self._renewer.is_alive():
@@ -165,8 +181,10 @@ class NodeLocks:
             if not held:
                 continue
             try:
-                with self.db.write() as session:
-                    node_locks.renew(session, held, self.holder, time.time(), self.lease_seconds)
+                with self.db.write_connection() as connection:
+                    node_locks.renew(
+                        Sql(connection), held, self.holder, time.time(), self.lease_seconds
+                    )
             except Exception:
                 LOG.exception("Could not renew node locks %s", held)
 
@@ -177,5 +195,5 @@ class NodeLocks:
             held = sorted(self._held)
             self._held.clear()
         for node_id in held:
-            with self.db.write() as session:
-                node_locks.release(session, node_id, self.holder)
+            with self.db.write_connection() as connection:
+                node_locks.release(Sql(connection), node_id, self.holder)

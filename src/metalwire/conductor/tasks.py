@@ -7,16 +7,17 @@ import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from sqlalchemy.orm import Session
+from sqlalchemy.engine import Connection
 
 from metalwire.conductor.locks import Deadline, NodeLocks
 from metalwire.config import Config
 from metalwire.context import RequestContext
 from metalwire.db import history as history_db
-from metalwire.db import nodes as node_db
 from metalwire.db import vifs as vif_db
 from metalwire.db.engine import Database
 from metalwire.db.models import Node
+from metalwire.db.nodes import is_uuid_like
+from metalwire.db.statements import Sql
 from metalwire.errors import NodeNotFound
 from metalwire.networking.base import NetworkInterface
 from metalwire.networking.loader import NetworkInterfaces
@@ -94,15 +95,19 @@ class Conductor:
         return self.interfaces.get(node.network_interface)
 
     def _find(self, ident: str | int) -> Node:
-        with self.db.read() as session:
-            if isinstance(ident, int):
-                return node_db.get_by_id(session, ident)
-            return node_db.get(session, ident)
+        where = "id = ?"
+        if isinstance(ident, str):
+            where = "uuid = ?" if is_uuid_like(ident) else "name = ?"
+        with self.db.connection() as connection:
+            found = Sql(connection).load(Node, where, (ident,))
+        if not found:
+            raise NodeNotFound(str(ident))
+        return found[0]
 
     def shared_task(self, ident: str, context: RequestContext) -> Task:
         """A read-only view of the node and its VIF attachments, read at once; no lock."""
-        with self.db.read() as session:
-            node, attachments = vif_db.node_with_attachments(session, ident)
+        with self.db.connection() as connection:
+            node, attachments = vif_db.node_with_attachments(Sql(connection), ident)
         return Task(
             db=self.db,
             config=self.config,
@@ -146,11 +151,11 @@ class Conductor:
         external = self.interfaces.get(ref.network_interface).calls_external_service()
         if external:
             stack.enter_context(self.locks.lease(ref.id, label, deadline))
-            session = None
+            connection = None
         else:
-            session = stack.enter_context(self.locks.locked_transaction(ref.id, label, deadline))
+            connection = stack.enter_context(self.locks.locked_transaction(ref.id, label, deadline))
         try:
-            task = self._task(ref.id, context, session)
+            task = self._task(ref.id, context, connection)
         except NodeNotFound:
             return None
         node = task.node
@@ -170,8 +175,8 @@ class Conductor:
         """
         for attachment in [a for a in task.attachments if a.pending]:
             self.network_interface(task.node).recover_interrupted_attach(task, attachment)
-            with task.transaction() as session:
-                vif_db.remove(session, attachment.vif_id)
+            with task.sql() as sql:
+                vif_db.remove(sql, attachment.vif_id)
             task.note_detached(attachment.vif_id)
             self.record_history(
                 task,
@@ -182,14 +187,14 @@ class Conductor:
                 vif_id=attachment.vif_id,
             )
 
-    def _task(self, node_id: int, context: RequestContext, session: Session | None) -> Task:
+    def _task(self, node_id: int, context: RequestContext, connection: Connection | None) -> Task:
         task = Task(
             db=self.db,
             config=self.config,
             context=context,
             node=Node(id=node_id),
             conductor=self.locks.holder,
-            session=session,
+            connection=connection,
         )
         task.reload()  # the node as it is now that the lock is held
         return task
@@ -206,9 +211,9 @@ class Conductor:
     ) -> None:
         """Add a node history entry (in the task's transaction) and log it."""
         (LOG.warning if error else LOG.info)("node %s: %s", task.node.uuid, event)
-        with task.transaction() as session:
+        with task.sql() as sql:
             history_db.record(
-                session,
+                sql,
                 task.node.id,
                 event_type,
                 event,
@@ -237,9 +242,9 @@ class Conductor:
         node_id, node_uuid = node
         LOG.warning("node %s: %s", node_uuid, event)
         try:
-            with self.db.write() as session:
+            with self.db.write_connection() as connection:
                 history_db.record(
-                    session,
+                    Sql(connection),
                     node_id,
                     event_type,
                     event,

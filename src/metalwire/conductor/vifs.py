@@ -14,8 +14,8 @@ from metalwire.networking.task import Task
 
 def _check_not_attached(task: Task, vif_id: str) -> None:
     """A VIF may sit on one node only: refuse it if this or another node has it."""
-    with task.transaction() as session:
-        vif_db.check_free(session, vif_id)
+    with task.sql() as sql:
+        vif_db.check_free(sql, vif_id)
 
 
 def vif_attach(

@@ -21,7 +21,13 @@ from sqlalchemy.orm import Session, sessionmaker
 from metalwire.errors import DatabaseBusy, Invalid
 
 _WRITE_OPTION = "metalwire_write"
+_NOWAIT_OPTION = "metalwire_nowait"
 WRITE_TURN_TIMEOUT = 30.0
+BUSY_TIMEOUT_MS = 30_000
+
+
+class WouldWait(Exception):
+    """A transaction asked not to wait found the database busy; nothing was done."""
 
 
 def _is_sqlite(url: str) -> bool:
@@ -79,13 +85,27 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
-        immediate = conn.get_execution_options().get(_WRITE_OPTION, False)
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        options = conn.get_execution_options()
+        raw = conn.connection.dbapi_connection
+        assert raw is not None
+        if not options.get(_WRITE_OPTION, False):
+            raw.execute("BEGIN")
+        elif not options.get(_NOWAIT_OPTION, False):
+            raw.execute("BEGIN IMMEDIATE")
+        else:
+            # Fail at once instead of sleeping in SQLite's busy handler.
+            raw.execute("PRAGMA busy_timeout=0")
+            try:
+                raw.execute("BEGIN IMMEDIATE")
+            except raw.OperationalError as exc:
+                raise WouldWait(str(exc)) from None
+            finally:
+                raw.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
 
 
 class Database:
@@ -98,10 +118,10 @@ class Database:
         # No autoflush: the repositories flush where a later statement must see a change,
         # which spares a flush check before every query.
         self._reader = sessionmaker(bind=self.engine, expire_on_commit=False, autoflush=False)
-        self._writer = sessionmaker(
-            bind=self.engine.execution_options(**{_WRITE_OPTION: True}),
-            expire_on_commit=False,
-            autoflush=False,
+        self._joining = sessionmaker(expire_on_commit=False, autoflush=False)
+        self._write_engine = self.engine.execution_options(**{_WRITE_OPTION: True})
+        self._nowait_engine = self.engine.execution_options(
+            **{_WRITE_OPTION: True, _NOWAIT_OPTION: True}
         )
         # SQLite admits one writer at a time; threads of this process queue here, on a lock
         # that wakes the next at once, instead of in SQLite's busy handler, which sleeps.
@@ -114,18 +134,44 @@ class Database:
 
     @contextlib.contextmanager
     def write(self) -> Iterator[Session]:
-        """A transaction that commits when the block ends and rolls back if it raises."""
+        """A session in a write transaction that commits when the block ends."""
+        with self.write_connection() as connection, self.session_on(connection) as session:
+            yield session
+
+    @contextlib.contextmanager
+    def session_on(self, connection: Connection) -> Iterator[Session]:
+        """A session joining the connection's transaction, flushed when the block ends."""
+        with self._joining(bind=connection) as session:
+            yield session
+            session.flush()
+
+    @contextlib.contextmanager
+    def connection(self) -> Iterator[Connection]:
+        """A connection for reads: each statement sees what is committed when it runs."""
+        with self.engine.connect() as connection:
+            yield connection
+
+    @contextlib.contextmanager
+    def write_connection(self, wait: bool = True) -> Iterator[Connection]:
+        """A connection in a write transaction that commits when the block ends.
+
+        With ``wait=False`` (SQLite only) it raises WouldWait instead of waiting for another
+        writer, before anything is done.
+        """
         if self._write_turn is None:
-            with self._writer() as session, session.begin():
-                yield session
+            with self._write_engine.begin() as connection:
+                yield connection
             return
-        if not self._write_turn.acquire(timeout=WRITE_TURN_TIMEOUT):
+        if not wait:
+            if not self._write_turn.acquire(blocking=False):
+                raise WouldWait("another thread of this process is writing")
+        elif not self._write_turn.acquire(timeout=WRITE_TURN_TIMEOUT):
             raise DatabaseBusy(
                 f"no write turn on the SQLite database within {WRITE_TURN_TIMEOUT:.0f} s"
             )
         try:
-            with self._writer() as session, session.begin():
-                yield session
+            with (self._write_engine if wait else self._nowait_engine).begin() as connection:
+                yield connection
         finally:
             self._write_turn.release()
 

@@ -9,11 +9,12 @@ from sqlalchemy.orm import Session
 
 from metalwire.db.models import NodeHistory
 from metalwire.db.pagination import Page, paginate
+from metalwire.db.statements import Sql, detached
 from metalwire.errors import NotFound
 
 
 def record(
-    session: Session,
+    sql: Sql,
     node_id: int,
     event_type: str,
     event: str,
@@ -24,21 +25,19 @@ def record(
     target_uuid: str | None = None,
     result: str | None = None,
 ) -> NodeHistory:
-    entry = NodeHistory(
-        uuid=str(uuidlib.uuid4()),
-        node_id=node_id,
-        event_type=event_type,
-        event=event,
-        severity=severity,
-        conductor=conductor,
-        user=user,
-        vif_id=vif_id,
-        target_uuid=target_uuid,
-        result=result,
-    )
-    session.add(entry)
-    session.flush()
-    return entry
+    values = {
+        "uuid": str(uuidlib.uuid4()),
+        "node_id": node_id,
+        "event_type": event_type,
+        "event": event,
+        "severity": severity,
+        "conductor": conductor,
+        "user": user,
+        "vif_id": vif_id,
+        "target_uuid": target_uuid,
+        "result": result,
+    }
+    return detached(NodeHistory, sql.insert(NodeHistory, values))
 
 
 def for_node(session: Session, node_id: int, page: Page) -> list[NodeHistory]:

@@ -6,50 +6,45 @@ on every database metalwire supports, SQLite included, without SELECT ... FOR UP
 
 from __future__ import annotations
 
-from sqlalchemy import or_, select, update
-from sqlalchemy.orm import Session
-
-from metalwire.db.models import Node
+from metalwire.db.statements import Sql
 
 
-def try_acquire(session: Session, node_id: int, holder: str, now: float, lease: float) -> bool:
-    result = session.execute(
-        update(Node)
-        .where(Node.id == node_id)
-        .where(or_(Node.reservation.is_(None), Node.lock_expires_at < now))
-        .values(reservation=holder, lock_expires_at=now + lease)
-        .execution_options(synchronize_session=False)
+def try_acquire(sql: Sql, node_id: int, holder: str, now: float, lease: float) -> bool:
+    changed = sql.execute(
+        "UPDATE nodes SET reservation = ?, lock_expires_at = ?"
+        " WHERE id = ? AND (reservation IS NULL OR lock_expires_at < ?)",
+        (holder, now + lease, node_id, now),
     )
-    return bool(result.rowcount)  # type: ignore[attr-defined]
+    return changed > 0
 
 
-def release(session: Session, node_id: int, holder: str) -> None:
-    session.execute(
-        update(Node)
-        .where(Node.id == node_id, Node.reservation == holder)
-        .values(reservation=None, lock_expires_at=None)
-        .execution_options(synchronize_session=False)
+def release(sql: Sql, node_id: int, holder: str) -> None:
+    sql.execute(
+        "UPDATE nodes SET reservation = NULL, lock_expires_at = NULL"
+        " WHERE id = ? AND reservation = ?",
+        (node_id, holder),
     )
 
 
-def renew(session: Session, node_ids: list[int], holder: str, now: float, lease: float) -> None:
-    session.execute(
-        update(Node)
-        .where(Node.id.in_(node_ids), Node.reservation == holder)
-        .values(lock_expires_at=now + lease)
-        .execution_options(synchronize_session=False)
+def renew(sql: Sql, node_ids: list[int], holder: str, now: float, lease: float) -> None:
+    marks = ", ".join("?" for _ in node_ids)
+    sql.execute(
+        f"UPDATE nodes SET lock_expires_at = ? WHERE id IN ({marks}) AND reservation = ?",
+        (now + lease, *node_ids, holder),
     )
 
 
-def holder_of(session: Session, node_id: int) -> str | None:
-    return session.scalar(select(Node.reservation).where(Node.id == node_id))
+def holder_of(sql: Sql, node_id: int) -> str | None:
+    value = sql.scalar("SELECT reservation FROM nodes WHERE id = ?", (node_id,))
+    return None if value is None else str(value)
 
 
-def lease_holder(session: Session, node_id: int, now: float) -> str | None:
-    """Who holds a live lease on the node, or None; loads the node into the session."""
-    node = session.get(Node, node_id)
-    if node is None or node.reservation is None:
+def lease_holder(sql: Sql, node_id: int, now: float) -> str | None:
+    """Who holds a live lease on the node, or None."""
+    rows = sql.rows("SELECT reservation, lock_expires_at FROM nodes WHERE id = ?", (node_id,))
+    if not rows or rows[0][0] is None:
         return None
-    if node.lock_expires_at is not None and node.lock_expires_at < now:
+    holder, expires = rows[0]
+    if expires is not None and expires < now:
         return None
-    return node.reservation
+    return str(holder)

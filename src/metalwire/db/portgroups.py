@@ -13,6 +13,7 @@ from metalwire.db import integrity
 from metalwire.db.models import Port, Portgroup
 from metalwire.db.nodes import is_uuid_like
 from metalwire.db.pagination import Page, paginate
+from metalwire.db.statements import Sql
 from metalwire.errors import PortgroupNotFound
 
 SORTABLE = {"id", "uuid", "name", "address", "created_at", "updated_at"}
@@ -56,12 +57,8 @@ def list_portgroups(session: Session, filters: Mapping[str, Any], page: Page) ->
     return paginate(session, query, Portgroup, page, SORTABLE)
 
 
-def for_node(session: Session, node_id: int) -> list[Portgroup]:
-    return list(
-        session.scalars(
-            select(Portgroup).where(Portgroup.node_id == node_id).order_by(Portgroup.id)
-        )
-    )
+def for_node(sql: Sql, node_id: int) -> list[Portgroup]:
+    return sql.load(Portgroup, "node_id = ? ORDER BY id", (node_id,))
 
 
 def member_count(session: Session, portgroup_id: int) -> int:

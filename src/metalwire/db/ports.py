@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from metalwire.db import integrity
 from metalwire.db.models import Port
 from metalwire.db.pagination import Page, paginate
+from metalwire.db.statements import Sql
 from metalwire.errors import PortNotFound
 
 SORTABLE = {"id", "uuid", "address", "created_at", "updated_at", "physical_network", "pxe_enabled"}
@@ -50,8 +51,8 @@ def list_ports(session: Session, filters: Mapping[str, Any], page: Page) -> list
     return paginate(session, query, Port, page, SORTABLE)
 
 
-def for_node(session: Session, node_id: int) -> list[Port]:
-    return list(session.scalars(select(Port).where(Port.node_id == node_id).order_by(Port.id)))
+def for_node(sql: Sql, node_id: int) -> list[Port]:
+    return sql.load(Port, "node_id = ? ORDER BY id", (node_id,))
 
 
 def update(session: Session, port: Port, changes: Mapping[str, Any]) -> Port:

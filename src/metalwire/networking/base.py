@@ -144,8 +144,8 @@ class StoredVifMixin:
     def vif_attach(self, task: Task, vif_info: VifInfo) -> None:
         target = self.choose_target(task, vif_info)
         info = {k: v for k, v in vif_info.items() if k != "id"}
-        with task.transaction() as session:
-            attachment = vif_db.record(session, task.node.id, vif_info["id"], target, info)
+        with task.sql() as sql:
+            attachment = vif_db.record(sql, task.node.id, vif_info["id"], target, info)
             self.after_record(task, vif_info, target)
         task.note_attached(attachment)
 
@@ -156,9 +156,9 @@ class StoredVifMixin:
                 f"Unable to detach VIF {vif_id} from node {task.node.uuid} because it is not "
                 "attached to it."
             )
-        with task.transaction() as session:
+        with task.sql() as sql:
             self.before_forget(task, vif_id, target)
-            vif_db.remove(session, vif_id)
+            vif_db.remove(sql, vif_id)
         task.note_detached(vif_id)
 
     def port_changed(self, task: Task, port: Port, changed: Collection[str]) -> None:

@@ -53,11 +53,11 @@ class FlatNetwork(NeutronPortsMixin, NetworkInterface):
             return
         if self.uses_neutron():
             self._bind_to_host(task, host)
-        with task.transaction() as session:
+        with task.sql() as sql:
             for attachment in task.attachments:
-                row = vif_db.find(session, attachment.vif_id)
-                if row is not None:
-                    row.info = {**row.info, "binding_host_id": host}
+                vif_db.update_info(
+                    sql, attachment.vif_id, {**attachment.info, "binding_host_id": host}
+                )
         task.reload()
 
     def _bind_to_host(self, task: Task, host: str) -> None:
@@ -91,9 +91,9 @@ class FlatNetwork(NeutronPortsMixin, NetworkInterface):
                     raise NetworkError(
                         f"Unbinding the VIFs of node {task.node.uuid} failed: {exc}", exc.code
                     ) from None
-        with task.transaction() as session:
+        with task.sql() as sql:
             for attachment in task.attachments:
-                row = vif_db.find(session, attachment.vif_id)
-                if row is not None and "binding_host_id" in row.info:
-                    row.info = {k: v for k, v in row.info.items() if k != "binding_host_id"}
+                if "binding_host_id" in attachment.info:
+                    info = {k: v for k, v in attachment.info.items() if k != "binding_host_id"}
+                    vif_db.update_info(sql, attachment.vif_id, info)
         task.reload()

@@ -328,8 +328,8 @@ class NeutronPortsMixin(StoredVifMixin):
         where = f"{selection.describe(target)} of node {task.node.uuid}"
         # The record comes first: its keys reserve the VIF and the target, so a racing
         # attach of the same VIF to another node fails before touching Neutron.
-        with task.transaction() as session:
-            attachment = vif_db.record(session, task.node.id, vif_id, target, info, pending=True)
+        with task.sql() as sql:
+            attachment = vif_db.record(sql, task.node.id, vif_id, target, info, pending=True)
         task.note_attached(attachment)
         rollback = Rollback()
         rollback.add(f"forget the attachment of VIF {vif_id}", lambda: self._forget(task, vif_id))
@@ -346,14 +346,14 @@ class NeutronPortsMixin(StoredVifMixin):
                     f"Attaching VIF {vif_id} to {where} failed", exc, failures
                 ) from None
             raise
-        with task.transaction() as session:
-            vif_db.confirm(session, vif_id)
+        with task.sql() as sql:
+            vif_db.confirm(sql, vif_id)
         attachment.pending = False
         LOG.info("VIF %s attached to %s", vif_id, where)
 
     def _forget(self, task: Task, vif_id: str) -> None:
-        with task.transaction() as session:
-            vif_db.remove(session, vif_id)
+        with task.sql() as sql:
+            vif_db.remove(sql, vif_id)
         task.note_detached(vif_id)
 
     def vif_detach(self, task: Task, vif_id: str) -> None:

@@ -1,9 +1,10 @@
 """A task: one operation on one node, with the node's lock held.
 
 Network interfaces read the node's inventory from the task and write through
-:meth:`Task.transaction`. When the node's interface calls no external service, the conductor
-runs the whole operation in one database transaction (lock, reads, writes, history, unlock:
-one commit); otherwise the lock is a committed lease and each ``transaction()`` is a short
+:meth:`Task.transaction` (an ORM session) or :meth:`Task.sql` (plain statements, see
+:mod:`metalwire.db.statements`). When the node's interface calls no external service, the
+conductor runs the whole operation in one database transaction (lock, reads, writes, history,
+unlock: one commit); otherwise the lock is a committed lease and each block is a short
 transaction of its own, so that no database transaction stays open across a network call.
 """
 
@@ -13,16 +14,18 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from metalwire.config import Config
 from metalwire.context import RequestContext
-from metalwire.db import nodes as node_db
 from metalwire.db import portgroups as portgroup_db
 from metalwire.db import ports as port_db
 from metalwire.db import vifs as vif_db
 from metalwire.db.engine import Database
 from metalwire.db.models import Node, Port, Portgroup, VifAttachment
+from metalwire.db.statements import Sql
+from metalwire.errors import NodeNotFound
 
 
 @dataclass
@@ -34,64 +37,79 @@ class Task:
     conductor: str
     shared: bool = False
     # The open transaction of a single-transaction task, or None.
-    session: Session | None = None
+    connection: Connection | None = None
+    _sql: Sql | None = field(default=None, repr=False)
     _ports: list[Port] | None = field(default=None, repr=False)
     _portgroups: list[Portgroup] | None = field(default=None, repr=False)
     _attachments: list[VifAttachment] | None = field(default=None, repr=False)
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Session]:
-        """Where to write: the task's own transaction, or a new short one."""
-        if self.session is not None:
-            yield self.session
-            if self.session.new or self.session.dirty or self.session.deleted:
-                self.session.flush()
+        """An ORM session to write with: in the task's own transaction, or a new short one."""
+        if self.connection is not None:
+            with self.db.session_on(self.connection) as session:
+                yield session
         else:
             with self.db.write() as session:
                 yield session
 
     @contextlib.contextmanager
+    def sql(self) -> Iterator[Sql]:
+        """Plain statements: in the task's own transaction, or a new short one."""
+        if self.connection is not None:
+            if self._sql is None:
+                self._sql = Sql(self.connection)
+            yield self._sql
+        else:
+            with self.db.write_connection() as connection:
+                yield Sql(connection)
+
+    @contextlib.contextmanager
     def savepoint(self) -> Iterator[None]:
         """Undo the block's writes if it raises, keeping the task's transaction usable."""
-        if self.session is None:
+        if self.connection is None:
             yield
             return
-        with self.session.begin_nested():
+        with self.connection.begin_nested():
             yield
 
     @contextlib.contextmanager
-    def _reading(self) -> Iterator[Session]:
-        if self.session is not None:
-            yield self.session
+    def _reading(self) -> Iterator[Sql]:
+        if self.connection is not None:
+            with self.sql() as sql:
+                yield sql
         else:
-            with self.db.read() as session:
-                yield session
+            with self.db.connection() as connection:
+                yield Sql(connection)
 
     @property
     def ports(self) -> list[Port]:
         if self._ports is None:
-            with self._reading() as session:
-                self._ports = port_db.for_node(session, self.node.id)
+            with self._reading() as sql:
+                self._ports = port_db.for_node(sql, self.node.id)
         return self._ports
 
     @property
     def portgroups(self) -> list[Portgroup]:
         if self._portgroups is None:
-            with self._reading() as session:
-                self._portgroups = portgroup_db.for_node(session, self.node.id)
+            with self._reading() as sql:
+                self._portgroups = portgroup_db.for_node(sql, self.node.id)
         return self._portgroups
 
     @property
     def attachments(self) -> list[VifAttachment]:
         if self._attachments is None:
-            with self._reading() as session:
-                self._attachments = vif_db.for_node(session, self.node.id)
+            with self._reading() as sql:
+                self._attachments = vif_db.for_node(sql, self.node.id)
         return self._attachments
 
     def reload(self) -> None:
         """Forget the loaded inventory after the task changed it; it loads again on use."""
-        with self._reading() as session:
-            self.node = node_db.get_by_id(session, self.node.id)
+        with self._reading() as sql:
+            found = sql.load(Node, "id = ?", (self.node.id,))
+        if not found:
+            raise NodeNotFound(str(self.node.id))
+        self.node = found[0]
         self._ports = self._portgroups = self._attachments = None
 
     def note_attached(self, attachment: VifAttachment) -> None:
