@@ -5,6 +5,9 @@ API's own process; a remote transport implements the same class (serialising the
 the catalog's errors) and is swapped in by :func:`metalwire.api.app.create_app`'s ``rpcapi``
 argument, without any change to the REST layer.
 
+The VIF methods, the busiest, are coroutines, so that an implementation can answer them
+without a thread of its own; the others are plain calls.
+
 Every method raises the catalog's errors (:mod:`metalwire.errors`): NotFound when the node,
 port or portgroup does not exist, Invalid for a request that cannot be satisfied, Conflict
 (NodeLocked among them) for a clash with existing state, NetworkError when an external
@@ -14,28 +17,35 @@ network service fails.
 from __future__ import annotations
 
 import abc
-from typing import Any
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import anyio.to_thread
 
 from metalwire.conductor import inventory, provisioning, vifs
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
+from metalwire.db.engine import WouldWait
 from metalwire.db.models import Node, Port, Portgroup
+
+T = TypeVar("T")
 
 
 class ConductorAPI(abc.ABC):
     @abc.abstractmethod
-    def vif_attach(self, context: RequestContext, node_id: str, vif: dict[str, Any]) -> None:
+    async def vif_attach(self, context: RequestContext, node_id: str, vif: dict[str, Any]) -> None:
         """Attach ``vif["id"]`` to the node (by UUID or name).
 
         Raises NoFreePhysicalPort (400), VifAlreadyAttached (409), NodeLocked (409).
         """
 
     @abc.abstractmethod
-    def vif_detach(self, context: RequestContext, node_id: str, vif_id: str) -> None:
+    async def vif_detach(self, context: RequestContext, node_id: str, vif_id: str) -> None:
         """Detach a VIF from the node; raises VifNotAttached (400), NodeLocked (409)."""
 
     @abc.abstractmethod
-    def vif_list(self, context: RequestContext, node_id: str) -> list[dict[str, str]]:
+    async def vif_list(self, context: RequestContext, node_id: str) -> list[dict[str, str]]:
         """The node's VIFs as ``[{"id": ...}]``, ports first, then portgroups."""
 
     @abc.abstractmethod
@@ -95,19 +105,34 @@ class ConductorAPI(abc.ABC):
 
 
 class LocalConductorAPI(ConductorAPI):
-    """Runs each call in this process, on the calling thread."""
+    """Runs each call in this process: plain calls on the calling thread, VIF calls as below.
+
+    On SQLite, a VIF call on a node whose interface calls no external service runs at once
+    on the event loop when nothing would make it wait (node free, database free): it is a
+    few statements on a local file, cheaper than handing it to a thread. Anything that would
+    wait, and every call on other databases, goes to a worker thread instead.
+    """
 
     def __init__(self, conductor: Conductor) -> None:
         self.conductor = conductor
+        self._inline = conductor.db.is_sqlite
 
-    def vif_attach(self, context: RequestContext, node_id: str, vif: dict[str, Any]) -> None:
-        vifs.vif_attach(self.conductor, context, node_id, vif)
+    async def _run(self, operation: Callable[..., T], *args: Any) -> T:
+        if self._inline:
+            try:
+                return operation(self.conductor, *args, wait=False)
+            except WouldWait:
+                pass
+        return await anyio.to_thread.run_sync(functools.partial(operation, self.conductor, *args))
 
-    def vif_detach(self, context: RequestContext, node_id: str, vif_id: str) -> None:
-        vifs.vif_detach(self.conductor, context, node_id, vif_id)
+    async def vif_attach(self, context: RequestContext, node_id: str, vif: dict[str, Any]) -> None:
+        await self._run(vifs.vif_attach, context, node_id, vif)
 
-    def vif_list(self, context: RequestContext, node_id: str) -> list[dict[str, str]]:
-        return vifs.vif_list(self.conductor, context, node_id)
+    async def vif_detach(self, context: RequestContext, node_id: str, vif_id: str) -> None:
+        await self._run(vifs.vif_detach, context, node_id, vif_id)
+
+    async def vif_list(self, context: RequestContext, node_id: str) -> list[dict[str, str]]:
+        return await self._run(vifs.vif_list, context, node_id)
 
     def do_provisioning_action(self, context: RequestContext, node_id: str, verb: str) -> None:
         provisioning.do_provisioning_action(self.conductor, context, node_id, verb)

@@ -14,7 +14,7 @@ from metalwire.config import Config
 from metalwire.context import RequestContext
 from metalwire.db import history as history_db
 from metalwire.db import vifs as vif_db
-from metalwire.db.engine import Database
+from metalwire.db.engine import Database, WouldWait
 from metalwire.db.models import Node
 from metalwire.db.nodes import is_uuid_like
 from metalwire.db.statements import Sql
@@ -118,20 +118,29 @@ class Conductor:
             _attachments=attachments,
         )
 
+    def runs_locally(self, node: Node) -> bool:
+        """Whether operations on the node stay inside metalwire (no external service)."""
+        return not self.network_interface(node).calls_external_service()
+
     @contextlib.contextmanager
-    def exclusive_task(self, ident: str | int, context: RequestContext) -> Iterator[Task]:
+    def exclusive_task(
+        self, ident: str | int, context: RequestContext, wait: bool = True
+    ) -> Iterator[Task]:
         """The node with its lock held for the block.
 
         If the node's network interface calls no external service, the whole block is one
         transaction that also takes and gives back the lock; otherwise the lock is a lease
         held across the block's own short transactions. Which node an identifier names is
         remembered between calls and checked again once the lock is held.
+
+        With ``wait=False`` the task opens only if it can at once and its node's interface
+        calls no external service; otherwise WouldWait is raised before anything is done.
         """
         deadline = Deadline(self.config.conductor.node_lock_wait)
         for fresh in (False, True):
             ref = self.directory.lookup(ident, fresh, self._find)
             with contextlib.ExitStack() as stack:
-                task = self._open(stack, ref, context, deadline)
+                task = self._open(stack, ref, context, deadline, wait)
                 if task is None:  # the remembered node changed meanwhile: look it up anew
                     self.directory.forget(ident)
                     continue
@@ -145,15 +154,20 @@ class Conductor:
         ref: NodeRef,
         context: RequestContext,
         deadline: Deadline,
+        wait: bool,
     ) -> Task | None:
         label = ref.label
-        stack.enter_context(self.locks.in_process(ref.id, label, deadline))
         external = self.interfaces.get(ref.network_interface).calls_external_service()
+        if external and not wait:
+            raise WouldWait(f"node {label} calls an external network service")
+        stack.enter_context(self.locks.in_process(ref.id, label, deadline, wait))
         if external:
             stack.enter_context(self.locks.lease(ref.id, label, deadline))
             connection = None
         else:
-            connection = stack.enter_context(self.locks.locked_transaction(ref.id, label, deadline))
+            connection = stack.enter_context(
+                self.locks.locked_transaction(ref.id, label, deadline, wait)
+            )
         try:
             task = self._task(ref.id, context, connection)
         except NodeNotFound:

@@ -7,6 +7,7 @@ from typing import Any
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import vifs as vif_db
+from metalwire.db.engine import WouldWait
 from metalwire.errors import MetalwireError
 from metalwire.networking.selection import describe
 from metalwire.networking.task import Task
@@ -19,12 +20,16 @@ def _check_not_attached(task: Task, vif_id: str) -> None:
 
 
 def vif_attach(
-    conductor: Conductor, context: RequestContext, node_ident: str, vif_info: dict[str, Any]
+    conductor: Conductor,
+    context: RequestContext,
+    node_ident: str,
+    vif_info: dict[str, Any],
+    wait: bool = True,
 ) -> None:
     vif_id = vif_info["id"]
     node: tuple[int, str] | None = None
     try:
-        with conductor.exclusive_task(node_ident, context) as task:
+        with conductor.exclusive_task(node_ident, context, wait) as task:
             node = (task.node.id, task.node.uuid)
             iface = conductor.network_interface(task.node)
             iface.validate(task)
@@ -46,10 +51,12 @@ def vif_attach(
         raise
 
 
-def vif_detach(conductor: Conductor, context: RequestContext, node_ident: str, vif_id: str) -> None:
+def vif_detach(
+    conductor: Conductor, context: RequestContext, node_ident: str, vif_id: str, wait: bool = True
+) -> None:
     node: tuple[int, str] | None = None
     try:
-        with conductor.exclusive_task(node_ident, context) as task:
+        with conductor.exclusive_task(node_ident, context, wait) as task:
             node = (task.node.id, task.node.uuid)
             iface = conductor.network_interface(task.node)
             target = task.find_target(vif_id)
@@ -70,9 +77,12 @@ def vif_detach(conductor: Conductor, context: RequestContext, node_ident: str, v
 
 
 def vif_list(
-    conductor: Conductor, context: RequestContext, node_ident: str
+    conductor: Conductor, context: RequestContext, node_ident: str, wait: bool = True
 ) -> list[dict[str, str]]:
+    """The node's VIFs; with ``wait=False``, WouldWait if the interface may call out."""
     task = conductor.shared_task(node_ident, context)
+    if not wait and not conductor.runs_locally(task.node):
+        raise WouldWait(f"node {task.node.uuid} calls an external network service")
     return conductor.network_interface(task.node).vif_list(task)
 
 

@@ -34,13 +34,13 @@ def vif_call(request: Request) -> Call:
 
 
 @router.get("")
-def list_vifs(request: Request, ident: str) -> dict[str, Any]:
+async def list_vifs(request: Request, ident: str) -> dict[str, Any]:
     c = vif_call(request)
-    return {"vifs": c.services.rpcapi.vif_list(c.context, ident)}
+    return {"vifs": await c.services.rpcapi.vif_list(c.context, ident)}
 
 
 @router.post("", status_code=204)
-def attach_vif(request: Request, ident: str, body: JsonBody = None) -> Response:
+async def attach_vif(request: Request, ident: str, body: JsonBody = None) -> Response:
     c = vif_call(request)
     if not isinstance(body, dict):
         raise InvalidParameterValue(
@@ -58,12 +58,12 @@ def attach_vif(request: Request, ident: str, body: JsonBody = None) -> Response:
     for key in ("port_uuid", "portgroup_uuid"):
         if key in body and not (isinstance(body[key], str) and is_uuid(body[key])):
             raise InvalidParameterValue(f"Expected a UUID for {key} but received {body[key]!r}.")
-    c.services.rpcapi.vif_attach(c.context, ident, dict(body))
+    await c.services.rpcapi.vif_attach(c.context, ident, dict(body))
     return Response(status_code=204)
 
 
 @router.delete("/{vif_id}", status_code=204)
-def detach_vif(request: Request, ident: str, vif_id: str) -> Response:
+async def detach_vif(request: Request, ident: str, vif_id: str) -> Response:
     c = vif_call(request)
-    c.services.rpcapi.vif_detach(c.context, ident, check_vif_id(vif_id))
+    await c.services.rpcapi.vif_detach(c.context, ident, check_vif_id(vif_id))
     return Response(status_code=204)
