@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Dialect
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, configure_mappers
 from sqlalchemy.orm.attributes import manager_of_class
 
 from metalwire.db.models import Base
@@ -66,6 +66,8 @@ def _readers(
 
 @functools.cache
 def _table(model: type[Base], dialect: Dialect) -> _Table:
+    # Instances are made without a query, which is what would otherwise set the mappers up.
+    configure_mappers()
     table = model.metadata.tables[model.__tablename__]
     quote = dialect.identifier_preparer.quote
     types, writers, defaults = [], {}, {}
