@@ -11,7 +11,7 @@ import logging
 
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from starlette.exceptions import HTTPException
 
 from metalwire.errors import MetalwireError
@@ -19,32 +19,41 @@ from metalwire.errors import MetalwireError
 LOG = logging.getLogger(__name__)
 
 
-def error_response(
-    status: int, message: str, headers: dict[str, str] | None = None
-) -> JSONResponse:
+def fault_body(status: int, message: str) -> bytes:
+    """The error body Ironic's clients parse, as bytes."""
     fault = {
         "faultcode": "Client" if status < 500 else "Server",
         "faultstring": message,
         "debuginfo": None,
     }
-    return JSONResponse({"error_message": json.dumps(fault)}, status_code=status, headers=headers)
+    return json.dumps({"error_message": json.dumps(fault)}).encode()
+
+
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    return Response(
+        fault_body(status, message),
+        status_code=status,
+        headers=headers,
+        media_type="application/json",
+    )
 
 
 def _request_id(request: Request) -> str:
     return str(getattr(request.state, "request_id", "-"))
 
 
+def client_message(exc: MetalwireError, request_id: str, method: str, path: str) -> str:
+    """What the client is told about a catalog error; server-side failures are logged."""
+    if exc.code >= 500:
+        LOG.error("%s %s failed [%s]: %s", method, path, request_id, exc)
+    if exc.safe:
+        return exc.message
+    return f"An internal error occurred; request id {request_id}."
+
+
 async def on_metalwire_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, MetalwireError)
-    if exc.code >= 500:
-        LOG.error(
-            "%s %s failed [%s]: %s", request.method, request.url.path, _request_id(request), exc
-        )
-    message = (
-        exc.message
-        if exc.safe
-        else (f"An internal error occurred; request id {_request_id(request)}.")
-    )
+    message = client_message(exc, _request_id(request), request.method, request.url.path)
     return error_response(exc.code, message)
 
 
@@ -52,6 +61,10 @@ _HTTP_MESSAGES = {
     404: "The resource could not be found.",
     405: "The method {method} is not allowed for this resource.",
 }
+
+
+def method_not_allowed(method: str) -> str:
+    return _HTTP_MESSAGES[405].format(method=method)
 
 
 async def on_http_error(request: Request, exc: Exception) -> Response:

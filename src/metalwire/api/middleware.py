@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import time
 from typing import Any
@@ -11,20 +10,12 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from metalwire.api import microversion as mv
+from metalwire.api.errors import fault_body
 from metalwire.context import new_request_id
 from metalwire.errors import NotAcceptable
 
 LOG = logging.getLogger("metalwire.api.access")
 REQUEST_ID_HEADER = "x-openstack-request-id"
-
-
-def _error_body(status: int, message: str) -> bytes:
-    fault = {
-        "faultcode": "Client" if status < 500 else "Server",
-        "faultstring": message,
-        "debuginfo": None,
-    }
-    return json.dumps({"error_message": json.dumps(fault)}).encode()
 
 
 _IRONIC_KEY = mv.IRONIC_HEADER.lower().encode()
@@ -101,7 +92,7 @@ class ApiMiddleware:
 
     @staticmethod
     async def _send_error(send: Send, status: int, message: str) -> None:
-        body = _error_body(status, message)
+        body = fault_body(status, message)
         await send(
             {
                 "type": "http.response.start",

@@ -32,6 +32,7 @@ from sqlalchemy.engine import Connection
 
 from metalwire.db import node_locks
 from metalwire.db.engine import Database, WouldWait
+from metalwire.db.models import Node
 from metalwire.db.statements import Sql
 from metalwire.errors import NodeLocked
 
@@ -107,17 +108,19 @@ class NodeLocks:
     @contextlib.contextmanager
     def locked_transaction(
         self, node_id: int, label: str, deadline: Deadline, wait: bool = True
-    ) -> Iterator[Connection]:
+    ) -> Iterator[tuple[Connection, Node | None]]:
         """A write transaction that owns the node until it commits or rolls back.
 
-        With ``wait=False`` it raises WouldWait instead of waiting, before doing anything.
+        Yields the connection and the node's row as read once the lock is held (None if the
+        node was deleted meanwhile). With ``wait=False`` it raises WouldWait instead of
+        waiting, before doing anything.
         """
         pause = 0.002
         while True:
             stack = contextlib.ExitStack()
             connection = stack.enter_context(self.db.write_connection(wait))
             try:
-                holder = self._take_in_transaction(Sql(connection), node_id)
+                holder, node = self._take_in_transaction(Sql(connection), node_id)
             except BaseException:
                 stack.__exit__(*sys.exc_info())
                 raise
@@ -128,22 +131,23 @@ class NodeLocks:
                 raise WouldWait(f"node {label} is locked by {holder}")
             pause = self._pause(label, holder, deadline, pause)
         with stack:
-            yield connection
+            yield connection, node
             if not self.db.is_sqlite:
                 node_locks.release(Sql(connection), node_id, self.holder)
 
-    def _take_in_transaction(self, sql: Sql, node_id: int) -> str | None:
-        """Take the node inside the transaction; return the other holder if it is taken."""
+    def _take_in_transaction(self, sql: Sql, node_id: int) -> tuple[str | None, Node | None]:
+        """Take the node inside the transaction: (the other holder if it is taken, the row)."""
         now = time.time()
         if self.db.is_sqlite:
             # SQLite has one writer at a time, and this transaction is it: the node is ours
             # unless another process holds a lease on it.
-            return node_locks.lease_holder(sql, node_id, now)
+            node = node_locks.load(sql, node_id)
+            return (None if node is None else node_locks.live_holder(node, now)), node
         # Elsewhere the UPDATE also locks the row, so other transactions for this node wait
         # for this one to end and then see the lease already cleared.
         if node_locks.try_acquire(sql, node_id, self.holder, now, self.lease_seconds):
-            return None
-        return node_locks.holder_of(sql, node_id) or "unknown"
+            return None, node_locks.load(sql, node_id)
+        return node_locks.holder_of(sql, node_id) or "unknown", None
 
     @contextlib.contextmanager
     def lease(self, node_id: int, label: str, deadline: Deadline) -> Iterator[None]:

@@ -108,14 +108,21 @@ class Conductor:
         """A read-only view of the node and its VIF attachments, read at once; no lock."""
         with self.db.connection() as connection:
             node, attachments = vif_db.node_with_attachments(Sql(connection), ident)
+        task = self._task(node, context, connection=None, shared=True)
+        task.note_loaded(attachments)
+        return task
+
+    def _task(
+        self, node: Node, context: RequestContext, connection: Connection | None, shared: bool
+    ) -> Task:
         return Task(
             db=self.db,
             config=self.config,
             context=context,
             node=node,
             conductor=self.locks.holder,
-            shared=True,
-            _attachments=attachments,
+            shared=shared,
+            connection=connection,
         )
 
     def runs_locally(self, node: Node) -> bool:
@@ -161,18 +168,22 @@ class Conductor:
         if external and not wait:
             raise WouldWait(f"node {label} calls an external network service")
         stack.enter_context(self.locks.in_process(ref.id, label, deadline, wait))
+        # The node as it is now that the lock is held.
+        node: Node | None
         if external:
             stack.enter_context(self.locks.lease(ref.id, label, deadline))
             connection = None
+            try:
+                node = self._find(ref.id)
+            except NodeNotFound:
+                node = None
         else:
-            connection = stack.enter_context(
+            connection, node = stack.enter_context(
                 self.locks.locked_transaction(ref.id, label, deadline, wait)
             )
-        try:
-            task = self._task(ref.id, context, connection)
-        except NodeNotFound:
+        if node is None:
             return None
-        node = task.node
+        task = self._task(node, context, connection, shared=False)
         if not ref.matches(node) or self.network_interface(node).calls_external_service() != (
             external
         ):
@@ -200,18 +211,6 @@ class Conductor:
                 error=True,
                 vif_id=attachment.vif_id,
             )
-
-    def _task(self, node_id: int, context: RequestContext, connection: Connection | None) -> Task:
-        task = Task(
-            db=self.db,
-            config=self.config,
-            context=context,
-            node=Node(id=node_id),
-            conductor=self.locks.holder,
-            connection=connection,
-        )
-        task.reload()  # the node as it is now that the lock is held
-        return task
 
     def record_history(
         self,

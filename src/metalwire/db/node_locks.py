@@ -6,6 +6,7 @@ on every database metalwire supports, SQLite included, without SELECT ... FOR UP
 
 from __future__ import annotations
 
+from metalwire.db.models import Node
 from metalwire.db.statements import Sql
 
 
@@ -39,12 +40,16 @@ def holder_of(sql: Sql, node_id: int) -> str | None:
     return None if value is None else str(value)
 
 
-def lease_holder(sql: Sql, node_id: int, now: float) -> str | None:
+def load(sql: Sql, node_id: int) -> Node | None:
+    """The node's row, lease included."""
+    found = sql.load(Node, "id = ?", (node_id,))
+    return found[0] if found else None
+
+
+def live_holder(node: Node, now: float) -> str | None:
     """Who holds a live lease on the node, or None."""
-    rows = sql.rows("SELECT reservation, lock_expires_at FROM nodes WHERE id = ?", (node_id,))
-    if not rows or rows[0][0] is None:
+    if node.reservation is None:
         return None
-    holder, expires = rows[0]
-    if expires is not None and expires < now:
+    if node.lock_expires_at is not None and node.lock_expires_at < now:
         return None
-    return str(holder)
+    return node.reservation

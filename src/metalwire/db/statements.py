@@ -35,14 +35,29 @@ class _Table:
 
     name: str
     columns: tuple[str, ...]
-    quoted: tuple[str, ...]
+    select_list: str
     types: tuple[Any, ...]
     writers: Mapping[str, Processor]
     defaults: Mapping[str, Callable[[], Any]]
 
-    @property
-    def select_list(self) -> str:
-        return ", ".join(f"{self.name}.{column}" for column in self.quoted)
+
+@dataclass(frozen=True)
+class _Reader:
+    """Makes detached instances of a model from rows holding all its columns, in order."""
+
+    new: Callable[[], Any]
+    columns: tuple[str, ...]
+    converted: tuple[tuple[str, Callable[[Any], Any]], ...]
+
+    def __call__(self, row: Iterable[Any]) -> Any:
+        values = dict(zip(self.columns, row, strict=True))
+        for name, convert in self.converted:
+            value = values[name]
+            if value is not None:
+                values[name] = convert(value)
+        obj = self.new()
+        obj.__dict__.update(values)
+        return obj
 
 
 def _default_of(column: Any) -> Callable[[], Any] | None:
@@ -56,12 +71,15 @@ def _default_of(column: Any) -> Callable[[], Any] | None:
 
 
 @functools.cache
-def _readers(
-    model: type[Base], dialect: Dialect, type_codes: tuple[Any, ...]
-) -> tuple[Processor, ...]:
-    """How to turn the driver's values into the model's, given the driver's column types."""
-    types = _table(model, dialect).types
-    return tuple(t.result_processor(dialect, c) for t, c in zip(types, type_codes, strict=True))
+def _reader(model: type[Base], dialect: Dialect, type_codes: tuple[Any, ...]) -> _Reader:
+    """How to turn the driver's rows into instances, given the driver's column types."""
+    table = _table(model, dialect)
+    converted = []
+    for name, kind, code in zip(table.columns, table.types, type_codes, strict=True):
+        convert = kind.result_processor(dialect, code)
+        if convert is not None:
+            converted.append((name, convert))
+    return _Reader(manager_of_class(model).new_instance, table.columns, tuple(converted))
 
 
 @functools.cache
@@ -79,10 +97,11 @@ def _table(model: type[Base], dialect: Dialect) -> _Table:
         if default is not None:
             defaults[column.name] = default
     names = tuple(c.name for c in table.columns)
+    name = quote(table.name)
     return _Table(
-        name=quote(table.name),
+        name=name,
         columns=names,
-        quoted=tuple(quote(n) for n in names),
+        select_list=", ".join(f"{name}.{quote(n)}" for n in names),
         types=tuple(types),
         writers=writers,
         defaults=defaults,
@@ -146,40 +165,26 @@ class Sql:
         """
         width = len(_table(model, self.dialect).columns)
         codes = tuple(d[1] for d in self._cursor.description[offset : offset + width])
-        readers = _readers(model, self.dialect, codes)
-        return [
-            instance(model, readers, row[offset : offset + width])
-            for row in rows
-            if row[offset] is not None
-        ]
+        make = _reader(model, self.dialect, codes)
+        if offset == 0 and width == len(self._cursor.description):
+            return [make(row) for row in rows]
+        return [make(row[offset : offset + width]) for row in rows if row[offset] is not None]
 
     def insert(self, model: type[Base], values: Mapping[str, Any]) -> dict[str, Any]:
         """Insert one row with the model's defaults for missing columns; the values stored."""
         table = _table(model, self.dialect)
         stored = {**{k: make() for k, make in table.defaults.items()}, **values}
-        names = [c for c in table.columns if c in stored]
-        sql = (
-            f"INSERT INTO {table.name} ({', '.join(_quote(self.dialect, n) for n in names)}) "
-            f"VALUES ({', '.join('?' for _ in names)})"
+        names = tuple(c for c in table.columns if c in stored)
+        self.execute(
+            _insert_text(model, self.dialect, names),
+            [self.bind(model, n, stored[n]) for n in names],
         )
-        self.execute(sql, [self.bind(model, n, stored[n]) for n in names])
         return stored
 
     def bind(self, model: type[Base], column: str, value: Any) -> Any:
         """A value as the database stores it in the model's column."""
         writer = _table(model, self.dialect).writers[column]
         return value if writer is None or value is None else writer(value)
-
-
-def instance(model: type[M], readers: Sequence[Processor], row: Iterable[Any]) -> M:
-    """A detached model instance holding one row of its table (all columns, in order)."""
-    obj: M = manager_of_class(model).new_instance()
-    columns = model.metadata.tables[model.__tablename__].columns
-    obj.__dict__.update(
-        (column.name, value if reader is None or value is None else reader(value))
-        for column, reader, value in zip(columns, readers, row, strict=True)
-    )
-    return obj
 
 
 def detached(model: type[M], values: Mapping[str, Any]) -> M:
@@ -189,8 +194,13 @@ def detached(model: type[M], values: Mapping[str, Any]) -> M:
     return obj
 
 
-def _quote(dialect: Dialect, name: str) -> str:
-    return str(dialect.identifier_preparer.quote(name))
+@functools.cache
+def _insert_text(model: type[Base], dialect: Dialect, names: tuple[str, ...]) -> str:
+    quote = dialect.identifier_preparer.quote
+    return (
+        f"INSERT INTO {_table(model, dialect).name} ({', '.join(quote(n) for n in names)}) "
+        f"VALUES ({', '.join('?' for _ in names)})"
+    )
 
 
 @functools.cache

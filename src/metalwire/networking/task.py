@@ -112,6 +112,10 @@ class Task:
         self.node = found[0]
         self._ports = self._portgroups = self._attachments = None
 
+    def note_loaded(self, attachments: list[VifAttachment]) -> None:
+        """Use attachments already read with the node instead of reading them again."""
+        self._attachments = attachments
+
     def note_attached(self, attachment: VifAttachment) -> None:
         """Add an attachment this task recorded to the loaded inventory."""
         self._attachments = [*self.attachments, attachment]
