@@ -1,0 +1,184 @@
+"""The plain-statement layer (db/statements.py) on every database, and its no-wait writes."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+from sqlalchemy.exc import IntegrityError
+
+from metalwire.config import Config
+from metalwire.db import nodes as node_db
+from metalwire.db import ports as port_db
+from metalwire.db import vifs as vif_db
+from metalwire.db.engine import Database, WouldWait
+from metalwire.db.models import Node, NodeHistory, Port, VifAttachment
+from metalwire.db.statements import Sql
+from metalwire.errors import Conflict, VifAlreadyAttached
+from tests.conftest import Api
+
+
+@pytest.fixture
+def db(config: Config) -> Any:
+    database = Database(config.database_url())
+    yield database
+    database.dispose()
+
+
+def _node(db: Database, name: str) -> tuple[Node, list[Port]]:
+    with db.write() as session:
+        node = node_db.create(
+            session,
+            {
+                "uuid": f"00000000-0000-4000-8000-0000000000{len(name):02d}",
+                "name": name,
+                "driver": "fake-hardware",
+                "network_interface": "flat",
+                "provision_state": "available",
+                "properties": {"cpus": 8, "nested": {"a": [1, 2]}},
+                "maintenance": True,
+            },
+        )
+        ports = [
+            port_db.create(
+                session,
+                {
+                    "uuid": f"00000000-0000-4000-9000-0000000000{i:02d}",
+                    "node_id": node.id,
+                    "address": f"52:54:00:00:00:{i:02x}",
+                    "pxe_enabled": i == 0,
+                    "local_link_connection": {"switch_id": "aa:bb", "port_id": f"Eth{i}"},
+                },
+            )
+            for i in range(2)
+        ]
+    return node, ports
+
+
+def test_rows_load_as_the_orm_loads_them(db: Database) -> None:
+    node, _ = _node(db, "stmt")
+    with db.connection() as connection:
+        sql = Sql(connection)
+        [loaded] = sql.load(Node, "uuid = ?", (node.uuid,))
+        loaded_ports = port_db.for_node(sql, node.id)
+    with db.read() as session:
+        orm_node = node_db.get(session, node.uuid)
+        orm_ports = [session.get(Port, p.id) for p in loaded_ports]
+    assert isinstance(loaded, Node)
+    for column in Node.__table__.columns:
+        assert getattr(loaded, column.name) == getattr(orm_node, column.name), column.name
+    for port, orm_port in zip(loaded_ports, orm_ports, strict=True):
+        for column in Port.__table__.columns:
+            assert getattr(port, column.name) == getattr(orm_port, column.name), column.name
+    assert loaded.properties == {"cpus": 8, "nested": {"a": [1, 2]}}
+    assert loaded.maintenance is True
+    assert [p.pxe_enabled for p in loaded_ports] == [True, False]
+    assert loaded_ports[1].local_link_connection == {"switch_id": "aa:bb", "port_id": "Eth1"}
+
+
+def test_insert_applies_model_defaults_and_keys_still_hold(db: Database) -> None:
+    node, ports = _node(db, "keys")
+    with db.write_connection() as connection:
+        sql = Sql(connection)
+        vif_db.record(sql, node.id, "vif-a", ports[0], {"k": "v"})
+        vif_db.record(sql, node.id, "vif-b", ports[1], {}, pending=True)
+    # Each failure aborts its transaction (PostgreSQL ignores anything after it).
+    taken = pytest.raises(Conflict, match="taken by another request")
+    with taken, db.write_connection() as connection:
+        vif_db.record(Sql(connection), node.id, "vif-c", ports[0], {})  # the port is taken
+    with pytest.raises(IntegrityError), db.write_connection() as connection:
+        Sql(connection).insert(
+            VifAttachment, {"vif_id": "vif-a", "node_id": node.id, "port_id": ports[1].id}
+        )
+    with db.connection() as connection:
+        sql = Sql(connection)
+        attachments = vif_db.for_node(sql, node.id)
+        with pytest.raises(VifAlreadyAttached, match="keys"):
+            vif_db.check_free(sql, "vif-a")
+    assert [(a.vif_id, a.info, a.pending, a.source) for a in attachments] == [
+        ("vif-a", {"k": "v"}, False, "api"),
+        ("vif-b", {}, True, "api"),
+    ]
+    assert all(a.created_at is not None for a in attachments)
+
+
+def test_node_with_attachments_reads_both_in_one_statement(db: Database) -> None:
+    node, ports = _node(db, "joined")
+    with db.connection() as connection:
+        assert vif_db.node_with_attachments(Sql(connection), "joined")[1] == []
+    with db.write_connection() as connection:
+        vif_db.record(Sql(connection), node.id, "second", ports[1], {})
+        vif_db.record(Sql(connection), node.id, "first", ports[0], {})
+    with db.connection() as connection:
+        loaded, attachments = vif_db.node_with_attachments(Sql(connection), node.uuid)
+    assert loaded.name == "joined" and loaded.properties["cpus"] == 8
+    assert [a.vif_id for a in attachments] == ["first", "second"]  # by port, not by insert
+
+
+def test_history_rows_are_written_with_a_reserved_column_name(db: Database) -> None:
+    node, _ = _node(db, "hist")
+    from metalwire.db import history as history_db
+
+    with db.write_connection() as connection:
+        history_db.record(Sql(connection), node.id, "vif", "something", user="alice")
+    with db.connection() as connection:
+        [entry] = Sql(connection).load(NodeHistory, "node_id = ?", (node.id,))
+    assert (entry.user, entry.event, entry.severity) == ("alice", "something", "INFO")
+
+
+@pytest.mark.parametrize("database", ["sqlite"])
+def test_a_write_that_must_not_wait_gives_way_at_once(db: Database) -> None:
+    """Another process's writer or another thread's write turn: WouldWait, nothing done."""
+    other = db.engine.raw_connection()
+    try:
+        other.cursor().execute("BEGIN IMMEDIATE")
+        started = time.monotonic()
+        with pytest.raises(WouldWait), db.write_connection(wait=False):
+            pass
+        assert time.monotonic() - started < 1.0
+    finally:
+        other.rollback()
+        other.close()
+    held, release = threading.Event(), threading.Event()
+
+    def hold_turn() -> None:
+        with db.write_connection():
+            held.set()
+            release.wait(5)
+
+    holder = threading.Thread(target=hold_turn)
+    holder.start()
+    held.wait(5)
+    try:
+        with pytest.raises(WouldWait), db.write_connection(wait=False):
+            pass
+    finally:
+        release.set()
+        holder.join()
+    with db.write_connection(wait=False) as connection:  # free again
+        assert Sql(connection).scalar("SELECT 1") == 1
+
+
+@pytest.mark.parametrize("database", ["sqlite"])
+def test_attach_on_a_node_leased_elsewhere_waits_in_a_thread(api: Api, config: Config) -> None:
+    """The event loop does not wait for another process's lease: the call goes to a worker
+    thread, which waits for the lease to run out and then attaches."""
+    node = api.node(name="leased")
+    api.port(node, "52:54:00:aa:00:01")
+    db = Database(config.database_url())
+    try:
+        with db.write_connection() as connection:
+            Sql(connection).execute(
+                "UPDATE nodes SET reservation = ?, lock_expires_at = ? WHERE uuid = ?",
+                ("elsewhere:1:abc", time.time() + 1.0, node["uuid"]),
+            )
+        started = time.monotonic()
+        resp = api.post(f"/v1/nodes/{node['uuid']}/vifs", {"id": "after-lease"})
+        waited = time.monotonic() - started
+    finally:
+        db.dispose()
+    assert resp.status_code == 204, resp.text
+    assert 0.5 < waited < 10
+    assert api.get(f"/v1/nodes/{node['uuid']}/vifs").json() == {"vifs": [{"id": "after-lease"}]}
