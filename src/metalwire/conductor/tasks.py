@@ -201,7 +201,7 @@ class Conductor:
         for attachment in [a for a in task.attachments if a.pending]:
             self.network_interface(task.node).recover_interrupted_attach(task, attachment)
             with task.sql() as sql:
-                vif_db.remove(sql, attachment.vif_id)
+                vif_db.remove(sql, attachment.vif_id, attachment)
             task.note_detached(attachment.vif_id)
             self.record_history(
                 task,

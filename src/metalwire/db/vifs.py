@@ -110,9 +110,12 @@ def check_free(sql: Sql, vif_id: str) -> None:
         )
 
 
-def remove(sql: Sql, vif_id: str) -> None:
-    """Forget an attachment; one made through extra/vif_port_id leaves that key too."""
-    attachment = find(sql, vif_id)
+def remove(sql: Sql, vif_id: str, known: VifAttachment | None = None) -> None:
+    """Forget an attachment; one made through extra/vif_port_id leaves that key too.
+
+    ``known`` is the attachment as the caller read it in this transaction, if it did.
+    """
+    attachment = known if known is not None else find(sql, vif_id)
     if attachment is None:
         return
     if attachment.source == "legacy":

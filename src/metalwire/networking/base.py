@@ -158,7 +158,7 @@ class StoredVifMixin:
             )
         with task.sql() as sql:
             self.before_forget(task, vif_id, target)
-            vif_db.remove(sql, vif_id)
+            vif_db.remove(sql, vif_id, task.attachment_of(vif_id))
         task.note_detached(vif_id)
 
     def port_changed(self, task: Task, port: Port, changed: Collection[str]) -> None:

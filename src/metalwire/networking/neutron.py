@@ -353,7 +353,7 @@ class NeutronPortsMixin(StoredVifMixin):
 
     def _forget(self, task: Task, vif_id: str) -> None:
         with task.sql() as sql:
-            vif_db.remove(sql, vif_id)
+            vif_db.remove(sql, vif_id, task.attachment_of(vif_id))
         task.note_detached(vif_id)
 
     def vif_detach(self, task: Task, vif_id: str) -> None:

@@ -124,6 +124,10 @@ class Task:
         """Drop an attachment this task removed from the loaded inventory."""
         self._attachments = [a for a in self.attachments if a.vif_id != vif_id]
 
+    def attachment_of(self, vif_id: str) -> VifAttachment | None:
+        """The node's attachment of a VIF, if it has it."""
+        return next((a for a in self.attachments if a.vif_id == vif_id), None)
+
     def vif_on(self, target: Port | Portgroup) -> str | None:
         """The VIF recorded on a port or portgroup, if any."""
         for attachment in self.attachments:
