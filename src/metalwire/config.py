@@ -21,10 +21,11 @@ from typing import Any
 from metalwire.errors import Invalid
 
 
-def _opt(default: Any, help: str) -> Any:
+def _opt(default: Any, help: str, minimum: float | None = None) -> Any:
+    metadata = {"help": help, "minimum": minimum}
     if isinstance(default, list):
-        return field(default_factory=lambda: list(default), metadata={"help": help})
-    return field(default=default, metadata={"help": help})
+        return field(default_factory=lambda: list(default), metadata=metadata)
+    return field(default=default, metadata=metadata)
 
 
 @dataclass
@@ -56,7 +57,7 @@ class ApiOptions:
     public_endpoint: str = _opt(
         "", "Base URL used in links; empty means the URL the request came in on."
     )
-    max_limit: int = _opt(1000, "Largest page a list request may ask for.")
+    max_limit: int = _opt(1000, "Largest page a list request may ask for.", minimum=1)
 
 
 @dataclass
@@ -64,7 +65,9 @@ class DatabaseOptions:
     connection: str = _opt(
         "", "SQLAlchemy database URL. Empty means the SQLite file metalwire.db in data_dir."
     )
-    pool_size: int = _opt(10, "Connections kept open per process (server databases only).")
+    pool_size: int = _opt(
+        10, "Connections kept open per process (server databases only).", minimum=1
+    )
 
 
 @dataclass
@@ -79,6 +82,15 @@ class ConductorOptions:
         "again after this.",
     )
     automated_clean: bool = _opt(True, "Run cleaning when a node is provided or undeployed.")
+    db_workers: int = _opt(
+        4,
+        "Worker threads of one process that run VIF operations touching only the database "
+        "(every such operation on PostgreSQL or MariaDB; on SQLite, those that cannot run on "
+        "the event loop at once). A few keep the process busy while others wait for the "
+        "database; more only contend for the interpreter. Operations on nodes whose "
+        "interface calls an external service (Neutron) are not limited by this.",
+        minimum=1,
+    )
 
 
 @dataclass
@@ -206,7 +218,20 @@ def load_config(
     for (section, name), value in (overrides or {}).items():
         if value is not None:
             setattr(conf.section(section), name, value)
+    _check_minimums(conf)
     return conf
+
+
+def _check_minimums(conf: Config) -> None:
+    for section, cls in SECTIONS.items():
+        for fld in dataclasses.fields(cls):
+            minimum = fld.metadata.get("minimum")
+            value = getattr(conf.section(section), fld.name)
+            if minimum is not None and value < minimum:
+                raise Invalid(
+                    f"configuration option [{section}] {fld.name}: {value!r} is below the "
+                    f"minimum {minimum}"
+                )
 
 
 def reference() -> str:

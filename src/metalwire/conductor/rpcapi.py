@@ -21,6 +21,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import anyio
 import anyio.to_thread
 
 from metalwire.conductor import inventory, provisioning, vifs
@@ -110,20 +111,33 @@ class LocalConductorAPI(ConductorAPI):
     On SQLite, a VIF call on a node whose interface calls no external service runs at once
     on the event loop when nothing would make it wait (node free, database free): it is a
     few statements on a local file, cheaper than handing it to a thread. Anything that would
-    wait, and every call on other databases, goes to a worker thread instead.
+    wait, and every call on other databases, goes to a worker thread instead: at most
+    ``[conductor] db_workers`` at once for nodes known to call no external service (threads
+    of one process beyond a few only contend for the interpreter, and throughput falls),
+    the shared pool of worker threads for the others, which wait on the network.
     """
 
     def __init__(self, conductor: Conductor) -> None:
         self.conductor = conductor
         self._inline = conductor.db.is_sqlite
+        self._db_workers = conductor.config.conductor.db_workers
+        self._db_limiter: anyio.CapacityLimiter | None = None
 
-    async def _run(self, operation: Callable[..., T], *args: Any) -> T:
+    async def _run(
+        self, operation: Callable[..., T], context: RequestContext, node_id: str, *args: Any
+    ) -> T:
         if self._inline:
             try:
-                return operation(self.conductor, *args, wait=False)
+                return operation(self.conductor, context, node_id, *args, wait=False)
             except WouldWait:
                 pass
-        return await anyio.to_thread.run_sync(functools.partial(operation, self.conductor, *args))
+        limiter = None
+        if self.conductor.known_local(node_id):
+            if self._db_limiter is None:  # made on the event loop that uses it
+                self._db_limiter = anyio.CapacityLimiter(self._db_workers)
+            limiter = self._db_limiter
+        call = functools.partial(operation, self.conductor, context, node_id, *args)
+        return await anyio.to_thread.run_sync(call, limiter=limiter)
 
     async def vif_attach(self, context: RequestContext, node_id: str, vif: dict[str, Any]) -> None:
         await self._run(vifs.vif_attach, context, node_id, vif)

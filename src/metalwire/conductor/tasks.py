@@ -73,6 +73,10 @@ class NodeDirectory:
             self._refs[ident] = ref
         return ref
 
+    def peek(self, ident: str | int) -> NodeRef | None:
+        """What is remembered about the identifier, without a query."""
+        return self._refs.get(ident)
+
     def forget(self, ident: str | int) -> None:
         self._refs.pop(ident, None)
 
@@ -128,6 +132,14 @@ class Conductor:
     def runs_locally(self, node: Node) -> bool:
         """Whether operations on the node stay inside metalwire (no external service)."""
         return not self.network_interface(node).calls_external_service()
+
+    def known_local(self, ident: str) -> bool:
+        """Whether the node is known, without a query, to call no external service."""
+        ref = self.directory.peek(ident)
+        return (
+            ref is not None
+            and not self.interfaces.get(ref.network_interface).calls_external_service()
+        )
 
     @contextlib.contextmanager
     def exclusive_task(
