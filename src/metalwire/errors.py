@@ -18,6 +18,7 @@ ever deals with HTTP.
     +-- NotFound (404)
     |   +-- NodeNotFound, PortNotFound, PortgroupNotFound
     +-- NotAcceptable (406)            microversion out of range or field too new
+    +-- RequestTooLarge (413)          the request body is larger than accepted
     +-- Conflict (409)
     |   +-- Duplicate                  unique name or MAC address already used
     |   +-- NodeLocked                 the node lock was not free within the wait budget
@@ -118,6 +119,13 @@ class NotAcceptable(MetalwireError):
     """The microversion is not served or the field is too new for it."""
 
     code = 406
+    safe = True
+
+
+class RequestTooLarge(MetalwireError):
+    """The request body is larger than the endpoint accepts."""
+
+    code = 413
     safe = True
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -61,6 +62,18 @@ def test_non_json_body_is_400(api: Api, node: dict[str, Any]) -> None:
         headers={**api.headers(), "Content-Type": "application/json"},
     )
     assert resp.status_code == 400
+
+
+def test_oversized_body_is_413_and_nothing_attached(api: Api, node: dict[str, Any]) -> None:
+    body = json.dumps({"id": "big", "padding": "x" * 200_000}).encode()
+    resp = api.client.post(
+        "/v1/nodes/vifnode/vifs",
+        content=body,
+        headers={**api.headers(), "Content-Type": "application/json"},
+    )
+    assert resp.status_code == 413
+    assert "larger than" in fault(resp)
+    assert api.get("/v1/nodes/vifnode/vifs").json() == {"vifs": []}
 
 
 def test_name_like_vif_ids_are_accepted(api: Api, node: dict[str, Any]) -> None:

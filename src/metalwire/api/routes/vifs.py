@@ -21,11 +21,13 @@ from metalwire.api import microversion as mv
 from metalwire.api.app_services import Services
 from metalwire.api.validation import is_uuid
 from metalwire.context import RequestContext
-from metalwire.errors import InvalidParameterValue, MetalwireError, NotFound
+from metalwire.errors import InvalidParameterValue, MetalwireError, NotFound, RequestTooLarge
 
 _PATH = re.compile(r"/v1/nodes/(?P<node>[^/]+)/vifs(?:/(?P<vif>[^/]+))?")
 _VIF_NAME = re.compile(r"[A-Za-z0-9\-._~]{1,255}")
 _JSON = [(b"content-type", b"application/json")]
+# An attach body is a VIF id and a few options; Ironic's API refuses bodies above this too.
+MAX_BODY = 114_688
 
 
 def check_vif_id(value: Any) -> str:
@@ -122,10 +124,14 @@ def _context(scope: Scope, request_id: str) -> RequestContext:
 
 
 async def _read_body(receive: Receive) -> bytes:
-    chunks = []
+    chunks, size = [], 0
     while True:
         message = await receive()
-        chunks.append(message.get("body", b""))
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise RequestTooLarge(f"The request body is larger than {MAX_BODY} bytes.")
+        chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks)
 
