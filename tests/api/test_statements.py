@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy.exc import IntegrityError
 
 from metalwire.config import Config
+from metalwire.db import history as history_db
 from metalwire.db import nodes as node_db
 from metalwire.db import ports as port_db
 from metalwire.db import vifs as vif_db
@@ -119,8 +121,6 @@ def test_node_with_attachments_reads_both_in_one_statement(db: Database) -> None
 
 def test_history_rows_are_written_with_a_reserved_column_name(db: Database) -> None:
     node, _ = _node(db, "hist")
-    from metalwire.db import history as history_db
-
     with db.write_connection() as connection:
         history_db.record(Sql(connection), node.id, "vif", "something", user="alice")
     with db.connection() as connection:
@@ -182,3 +182,30 @@ def test_attach_on_a_node_leased_elsewhere_waits_in_a_thread(api: Api, config: C
     assert resp.status_code == 204, resp.text
     assert 0.5 < waited < 10
     assert api.get(f"/v1/nodes/{node['uuid']}/vifs").json() == {"vifs": [{"id": "after-lease"}]}
+
+
+@pytest.mark.parametrize("database", ["sqlite"])
+def test_write_ahead_log_is_checkpointed_in_the_background(config: Config) -> None:
+    """Commits leave their pages in the log; the checkpointer thread moves them into the
+    database file soon after, without any commit doing it."""
+    db = Database(config.database_url())
+    path = Path(db.engine.url.database or "")
+    try:
+        with db.connection() as connection:
+            assert Sql(connection).scalar("PRAGMA wal_autocheckpoint") == 25_000
+        node, _ = _node(db, "wal")
+        size_before = path.stat().st_size
+        for i in range(300):
+            with db.write_connection() as connection:
+                history_db.record(Sql(connection), node.id, "vif", f"event {i} " + "x" * 200)
+        deadline = time.monotonic() + 5
+        while path.stat().st_size <= size_before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert path.stat().st_size > size_before  # the pages reached the database file
+    finally:
+        db.dispose()
+    with Database(config.database_url()).connection() as connection:
+        count = Sql(connection).scalar(
+            "SELECT COUNT(*) FROM node_history WHERE node_id = ?", (node.id,)
+        )
+    assert count == 300

@@ -48,8 +48,9 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
-        if locks is not None:
+        if locks is not None:  # the services are this app's own: close them
             locks.release_all()
+            services.db.dispose()
 
     app = FastAPI(
         title="metalwire", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan

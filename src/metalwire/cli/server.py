@@ -77,6 +77,7 @@ def run_db_upgrade(args: argparse.Namespace) -> int:
         f"schema at revision {migrations.current_revision(db.engine)} on "
         f"{db.engine.url.render_as_string(hide_password=True)}"
     )
+    db.dispose()
     return 0
 
 
