@@ -136,7 +136,7 @@ def test_a_write_that_must_not_wait_gives_way_at_once(db: Database) -> None:
         other.cursor().execute("BEGIN IMMEDIATE")
         started = time.monotonic()
         with pytest.raises(WouldWait), db.write_connection(wait=False):
-            pass
+            pytest.fail("the transaction opened although another process was writing")
         assert time.monotonic() - started < 1.0
     finally:
         other.rollback()
@@ -153,7 +153,7 @@ def test_a_write_that_must_not_wait_gives_way_at_once(db: Database) -> None:
     held.wait(5)
     try:
         with pytest.raises(WouldWait), db.write_connection(wait=False):
-            pass
+            pytest.fail("the transaction opened although another thread had the write turn")
     finally:
         release.set()
         holder.join()

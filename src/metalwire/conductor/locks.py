@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from sqlalchemy.engine import Connection
 
 from metalwire.db import node_locks
+from metalwire.db import nodes as node_db
 from metalwire.db.engine import Database, WouldWait
 from metalwire.db.models import Node
 from metalwire.db.statements import Sql
@@ -141,12 +142,12 @@ class NodeLocks:
         if self.db.is_sqlite:
             # SQLite has one writer at a time, and this transaction is it: the node is ours
             # unless another process holds a lease on it.
-            node = node_locks.load(sql, node_id)
+            node = node_db.find(sql, node_id)
             return (None if node is None else node_locks.live_holder(node, now)), node
         # Elsewhere the UPDATE also locks the row, so other transactions for this node wait
         # for this one to end and then see the lease already cleared.
         if node_locks.try_acquire(sql, node_id, self.holder, now, self.lease_seconds):
-            return None, node_locks.load(sql, node_id)
+            return None, node_db.find(sql, node_id)
         return node_locks.holder_of(sql, node_id) or "unknown", None
 
     @contextlib.contextmanager

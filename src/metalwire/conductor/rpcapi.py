@@ -17,6 +17,7 @@ network service fails.
 from __future__ import annotations
 
 import abc
+import contextlib
 import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -126,13 +127,13 @@ class LocalConductorAPI(ConductorAPI):
     async def _run(
         self, operation: Callable[..., T], context: RequestContext, node_id: str, *args: Any
     ) -> T:
-        if self._inline:
-            try:
+        external = self.conductor.remembered_external(node_id)
+        if self._inline and not external:
+            # Runs here unless it would wait; then WouldWait, nothing done, and a thread below.
+            with contextlib.suppress(WouldWait):
                 return operation(self.conductor, context, node_id, *args, wait=False)
-            except WouldWait:
-                pass
         limiter = None
-        if self.conductor.known_local(node_id):
+        if external is False:
             if self._db_limiter is None:  # made on the event loop that uses it
                 self._db_limiter = anyio.CapacityLimiter(self._db_workers)
             limiter = self._db_limiter

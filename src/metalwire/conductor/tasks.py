@@ -13,10 +13,10 @@ from metalwire.conductor.locks import Deadline, NodeLocks
 from metalwire.config import Config
 from metalwire.context import RequestContext
 from metalwire.db import history as history_db
+from metalwire.db import nodes as node_db
 from metalwire.db import vifs as vif_db
 from metalwire.db.engine import Database, WouldWait
 from metalwire.db.models import Node
-from metalwire.db.nodes import is_uuid_like
 from metalwire.db.statements import Sql
 from metalwire.errors import NodeNotFound
 from metalwire.networking.base import NetworkInterface
@@ -99,14 +99,11 @@ class Conductor:
         return self.interfaces.get(node.network_interface)
 
     def _find(self, ident: str | int) -> Node:
-        where = "id = ?"
-        if isinstance(ident, str):
-            where = "uuid = ?" if is_uuid_like(ident) else "name = ?"
         with self.db.connection() as connection:
-            found = Sql(connection).load(Node, where, (ident,))
-        if not found:
+            node = node_db.find(Sql(connection), ident)
+        if node is None:
             raise NodeNotFound(str(ident))
-        return found[0]
+        return node
 
     def shared_task(self, ident: str, context: RequestContext) -> Task:
         """A read-only view of the node and its VIF attachments, read at once; no lock."""
@@ -133,13 +130,15 @@ class Conductor:
         """Whether operations on the node stay inside metalwire (no external service)."""
         return not self.network_interface(node).calls_external_service()
 
-    def known_local(self, ident: str) -> bool:
-        """Whether the node is known, without a query, to call no external service."""
+    def remembered_external(self, ident: str) -> bool | None:
+        """Whether the node calls an external service, as remembered; None if not known.
+
+        No query: a hint for choosing where an operation runs, checked again once it runs.
+        """
         ref = self.directory.peek(ident)
-        return (
-            ref is not None
-            and not self.interfaces.get(ref.network_interface).calls_external_service()
-        )
+        if ref is None:
+            return None
+        return self.interfaces.get(ref.network_interface).calls_external_service()
 
     @contextlib.contextmanager
     def exclusive_task(

@@ -40,12 +40,6 @@ def holder_of(sql: Sql, node_id: int) -> str | None:
     return None if value is None else str(value)
 
 
-def load(sql: Sql, node_id: int) -> Node | None:
-    """The node's row, lease included."""
-    found = sql.load(Node, "id = ?", (node_id,))
-    return found[0] if found else None
-
-
 def live_holder(node: Node, now: float) -> str | None:
     """Who holds a live lease on the node, or None."""
     if node.reservation is None:

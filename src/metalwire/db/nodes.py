@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from metalwire.db import integrity
 from metalwire.db.models import Node
 from metalwire.db.pagination import Page, paginate
+from metalwire.db.statements import Sql
 from metalwire.errors import NodeNotFound
 
 SORTABLE = {
@@ -56,9 +57,22 @@ def create(session: Session, values: Mapping[str, Any]) -> Node:
     return integrity.insert(session, Node(**values), values, _conflict)
 
 
+def ident_column(ident: str | int) -> str:
+    """The column an identifier names a node by: id (a number), uuid or name."""
+    if isinstance(ident, int):
+        return "id"
+    return "uuid" if is_uuid_like(ident) else "name"
+
+
+def find(sql: Sql, ident: str | int) -> Node | None:
+    """A node by id, UUID or name, lease included, read with plain statements."""
+    found = sql.load(Node, f"{ident_column(ident)} = ?", (ident,))
+    return found[0] if found else None
+
+
 def get(session: Session, ident: str) -> Node:
     """A node by UUID or name; raises NodeNotFound."""
-    column = Node.uuid if is_uuid_like(ident) else Node.name
+    column = getattr(Node, ident_column(ident))
     node = session.scalars(select(Node).where(column == ident)).one_or_none()
     if node is None:
         raise NodeNotFound(ident)

@@ -10,7 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from metalwire.db.models import Node, Port, Portgroup, VifAttachment
-from metalwire.db.nodes import is_uuid_like
+from metalwire.db.nodes import ident_column
 from metalwire.db.statements import Sql, detached
 from metalwire.errors import Conflict, NodeNotFound, VifAlreadyAttached
 
@@ -26,7 +26,7 @@ def _ports_first(attachments: Iterable[VifAttachment]) -> list[VifAttachment]:
 
 def node_with_attachments(sql: Sql, ident: str) -> tuple[Node, list[VifAttachment]]:
     """A node by UUID or name and its attachments (ports first), in one query."""
-    column = "uuid" if is_uuid_like(ident) else "name"
+    column = ident_column(ident)
     rows = sql.rows(
         f"SELECT {sql.columns(Node)}, {sql.columns(VifAttachment)} FROM nodes"
         " LEFT OUTER JOIN vif_attachments ON vif_attachments.node_id = nodes.id"

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from metalwire.config import Config
 from metalwire.context import RequestContext
+from metalwire.db import nodes as node_db
 from metalwire.db import portgroups as portgroup_db
 from metalwire.db import ports as port_db
 from metalwire.db import vifs as vif_db
@@ -106,10 +107,10 @@ class Task:
     def reload(self) -> None:
         """Forget the loaded inventory after the task changed it; it loads again on use."""
         with self._reading() as sql:
-            found = sql.load(Node, "id = ?", (self.node.id,))
-        if not found:
+            node = node_db.find(sql, self.node.id)
+        if node is None:
             raise NodeNotFound(str(self.node.id))
-        self.node = found[0]
+        self.node = node
         self._ports = self._portgroups = self._attachments = None
 
     def note_loaded(self, attachments: list[VifAttachment]) -> None:
