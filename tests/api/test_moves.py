@@ -177,3 +177,41 @@ def test_opposite_moves_at_once_all_succeed(
     on_b = {p["uuid"] for p in api.get("/v1/nodes/node-b/ports").json()["ports"]}
     on_a = {p["uuid"] for p in api.get("/v1/nodes/node-a/ports").json()["ports"]}
     assert (on_a, on_b) == (set(from_b), set(from_a))
+
+
+def test_a_portgroup_without_standalone_ports_takes_no_pxe_member(api: Api) -> None:
+    node = api.node(name="node-s")
+    bond = api.portgroup(node, name="bond-s", standalone_ports_supported=False)
+    body = {"node_uuid": node["uuid"], "address": "52:54:00:ac:00:01"}
+    resp = api.post("/v1/ports", {**body, "portgroup_uuid": bond["uuid"]})
+    assert resp.status_code == 409, resp.text
+    assert bond["uuid"] in fault(resp) and "pxe_enabled" in fault(resp)
+    assert api.get("/v1/ports?address=52:54:00:ac:00:01").json()["ports"] == []
+    port = api.port(node, "52:54:00:ac:00:01", portgroup_uuid=bond["uuid"], pxe_enabled=False)
+    resp = api.patch(
+        f"/v1/ports/{port['uuid']}", [{"op": "replace", "path": "/pxe_enabled", "value": True}]
+    )
+    assert resp.status_code == 409, resp.text
+    resp = api.patch(
+        f"/v1/ports/{port['uuid']}",
+        [{"op": "add", "path": "/extra/vif_port_id", "value": "legacy-s"}],
+    )
+    assert resp.status_code == 409, resp.text
+    assert "legacy-s" in fault(resp)
+    assert api.get(f"/v1/ports/{port['uuid']}").json()["pxe_enabled"] is False
+    assert api.vifs("node-s") == []
+
+
+def test_standalone_ports_cannot_be_turned_off_under_a_pxe_member(api: Api) -> None:
+    node = api.node(name="node-t")
+    bond = api.portgroup(node, name="bond-t")
+    port = api.port(node, "52:54:00:ad:00:01", portgroup_uuid=bond["uuid"])
+    off = [{"op": "replace", "path": "/standalone_ports_supported", "value": False}]
+    resp = api.patch(f"/v1/portgroups/{bond['uuid']}", off)
+    assert resp.status_code == 409, resp.text
+    assert port["uuid"] in fault(resp)
+    assert api.get(f"/v1/portgroups/{bond['uuid']}").json()["standalone_ports_supported"]
+    api.patch(
+        f"/v1/ports/{port['uuid']}", [{"op": "replace", "path": "/pxe_enabled", "value": False}]
+    )
+    assert api.patch(f"/v1/portgroups/{bond['uuid']}", off).status_code == 200
