@@ -7,6 +7,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import pytest
+
 from tests.conftest import Api
 
 RACES = 6
@@ -23,25 +25,19 @@ def _race(*calls: Callable[[], Any]) -> list[int]:
         return list(pool.map(run, calls))
 
 
-def test_two_deletes_of_one_port_give_204_and_404(api: Api) -> None:
+@pytest.mark.parametrize("kind", ["ports", "portgroups"])
+def test_two_deletes_of_one_object_give_204_and_404(api: Api, kind: str) -> None:
     node = api.node()
     for i in range(RACES):
-        url = f"/v1/ports/{api.port(node, f'52:54:00:de:00:{i:02x}')['uuid']}"
-        assert sorted(_race(lambda u=url: api.delete(u), lambda u=url: api.delete(u))) == [
-            204,
-            404,
-        ]
+        made = (
+            api.port(node, f"52:54:00:de:00:{i:02x}")
+            if kind == "ports"
+            else api.portgroup(node, name=f"bond-{i}")
+        )
+        url = f"/v1/{kind}/{made['uuid']}"
+        statuses = _race(lambda u=url: api.delete(u), lambda u=url: api.delete(u))
+        assert sorted(statuses) == [204, 404]
         assert api.get(url).status_code == 404
-
-
-def test_two_deletes_of_one_portgroup_give_204_and_404(api: Api) -> None:
-    node = api.node()
-    for i in range(RACES):
-        url = f"/v1/portgroups/{api.portgroup(node, name=f'bond-{i}')['uuid']}"
-        assert sorted(_race(lambda u=url: api.delete(u), lambda u=url: api.delete(u))) == [
-            204,
-            404,
-        ]
 
 
 def test_a_delete_racing_a_patch_never_answers_500(api: Api) -> None:

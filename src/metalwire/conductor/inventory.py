@@ -374,6 +374,10 @@ def _check_address_free(task: Task, uuid: str, changes: dict[str, Any]) -> None:
         raise Duplicate(f"A port with MAC address {address} already exists.")
 
 
+# Enough for a row that keeps moving between nodes while a delete chases it.
+STALE_RETRIES = 10
+
+
 def _until_still_there(attempt: Callable[[], None]) -> None:
     """Run a delete again if its row moved to another node between the read and the lock."""
     for _ in range(STALE_RETRIES - 1):
@@ -383,9 +387,6 @@ def _until_still_there(attempt: Callable[[], None]) -> None:
             continue
     return attempt()
 
-
-# Enough for a row that keeps moving between nodes while a delete chases it.
-STALE_RETRIES = 10
 
 
 def delete_port(conductor: Conductor, context: RequestContext, uuid: str) -> None:
