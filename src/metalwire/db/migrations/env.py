@@ -34,15 +34,17 @@ def _check_sqlite_keys(connection: Connection) -> None:
 
 engine: Engine = context.config.attributes["engine"]
 sqlite = engine.dialect.name == "sqlite"
-with engine.connect() as connection:
-    with _sqlite_keys_off(connection) if sqlite else contextlib.nullcontext():
-        context.configure(
-            connection=connection,
-            target_metadata=Base.metadata,
-            render_as_batch=sqlite,
-        )
-        with context.begin_transaction():
-            context.run_migrations()
-            if sqlite:
-                _check_sqlite_keys(connection)
-        connection.commit()
+with (
+    engine.connect() as connection,
+    _sqlite_keys_off(connection) if sqlite else contextlib.nullcontext(),
+):
+    context.configure(
+        connection=connection,
+        target_metadata=Base.metadata,
+        render_as_batch=sqlite,
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+        if sqlite:
+            _check_sqlite_keys(connection)
+    connection.commit()
