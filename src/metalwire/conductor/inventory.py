@@ -388,7 +388,6 @@ def _until_still_there(attempt: Callable[[], None]) -> None:
     return attempt()
 
 
-
 def delete_port(conductor: Conductor, context: RequestContext, uuid: str) -> None:
     def attempt() -> None:
         with conductor.db.read() as session:
