@@ -16,7 +16,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from metalwire.api import errors
+from metalwire.api import errors, json_body
 from metalwire.api import microversion as mv
 from metalwire.api.app_services import Services
 from metalwire.api.validation import is_uuid
@@ -105,7 +105,8 @@ class VifEndpoints:
             vifs = await services.rpcapi.vif_list(context, node)
             return 200, json.dumps({"vifs": vifs}).encode()
         if method == "POST":
-            info = check_attach_body(_parse(await _read_body(receive)), version)
+            body = json_body.parse(await _read_body(receive), _content_type(scope))
+            info = check_attach_body(body, version)
             await services.rpcapi.vif_attach(context, node, info)
         else:
             assert vif is not None
@@ -136,10 +137,8 @@ async def _read_body(receive: Receive) -> bytes:
             return b"".join(chunks)
 
 
-def _parse(body: bytes) -> Any:
-    if not body.strip():
-        return None
-    try:
-        return json.loads(body)
-    except ValueError as exc:
-        raise InvalidParameterValue(f"The request body is not valid JSON: {exc}.") from None
+def _content_type(scope: Scope) -> str | None:
+    for key, value in scope["headers"]:
+        if key == b"content-type":
+            return str(value.decode("latin-1"))
+    return None
