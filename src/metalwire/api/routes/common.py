@@ -13,6 +13,7 @@ from fastapi import Depends, Request
 
 from metalwire.api import json_body as json_body_parser
 from metalwire.api import microversion as mv
+from metalwire.api import validation
 from metalwire.api.app_services import Services
 from metalwire.context import RequestContext
 from metalwire.db.pagination import Page
@@ -43,7 +44,7 @@ def call(request: Request) -> Call:
         base=base,
         context=RequestContext(
             request_id=request.state.request_id,
-            user=request.headers.get("x-user-id"),
+            user=validation.user_header(request.headers.get("x-user-id")),
             project=request.headers.get("x-project-id"),
         ),
         services=services,
