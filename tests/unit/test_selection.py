@@ -81,9 +81,7 @@ def select(t: Task, vif_id: str, physnets: Collection[str] = ()) -> Port | Portg
     return select_free_target(t, vif_id, physnets, port_refusal=_flat_rule(t))
 
 
-def check(
-    t: Task, vif_id: str, target: Port | Portgroup, physnets: Collection[str] = ()
-) -> None:
+def check(t: Task, vif_id: str, target: Port | Portgroup, physnets: Collection[str] = ()) -> None:
     check_requested_target(t, vif_id, target, physnets, port_refusal=_flat_rule(t))
 
 
@@ -141,8 +139,6 @@ def test_member_port_not_used_while_its_portgroup_is_free() -> None:
     member = port(group=g)
     t = task([member], [g])
     assert select(t, "vif") is g
-
-
 
 
 def test_empty_portgroup_is_ignored() -> None:
@@ -339,7 +335,9 @@ TABLE = [
         id="smart-NIC mismatch: ordinary port with a Smart NIC's link info",
     ),
     pytest.param(
-        Row({"p0": {"smartnic": True}, "p1": {"smartnic": True, "link": SMART_NIC_LINK}}, picks="p1"),
+        Row(
+            {"p0": {"smartnic": True}, "p1": {"smartnic": True, "link": SMART_NIC_LINK}}, picks="p1"
+        ),
         id="smart-NIC with port_id and hostname is usable",
     ),
     pytest.param(
