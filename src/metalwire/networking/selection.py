@@ -117,13 +117,11 @@ class _Assessment:
 
     def own_refusal(self, port: Port) -> str | None:
         """Rules 1 to 3 for one port, leaving its portgroup aside."""
-        reason = self.port_refusal(port)
+        reason = self.port_refusal(port) or _physnet_refusal(port.physical_network, self.physnets)
         if reason is not None:
             return reason
         vif = self.task.vif_on(port)
-        if vif is not None:
-            return f"is busy with VIF {vif}"
-        return _physnet_refusal(port.physical_network, self.physnets)
+        return None if vif is None else f"is busy with VIF {vif}"
 
     def busy_member(self, portgroup: Portgroup) -> tuple[Port, str] | None:
         for member in self.task.members(portgroup):
