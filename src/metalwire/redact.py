@@ -11,9 +11,9 @@ The list is the one OpenStack's services mask (oslo.utils), so a node shows the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 MASK = "******"
 
@@ -97,12 +97,14 @@ def keep_masked(new: Any, old: Any, extra: Collection[str] = ()) -> Any:
     return new
 
 
+# ``scheme://user:password@``: the password runs to the last "@", so that one written
+# without percent-encoding ("p@ss/word") is removed whole; removing too much is harmless.
+_USERINFO = re.compile(r"^(?P<scheme>[^/?#@]*:)?//[^@/?#:]*(?::.*)?@", re.DOTALL)
+
+
 def without_userinfo(url: str) -> str:
-    """``url`` without its ``user:password@`` part, for messages and logs."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<unparsable URL>" if "@" in url else url
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    """``url`` without its ``user:password@`` part, for messages and logs.
+
+    Works on text that is no valid URL too: it is used to print URLs that were refused.
+    """
+    return _USERINFO.sub(lambda m: f"{m['scheme'] or ''}//", url, count=1)

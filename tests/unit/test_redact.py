@@ -68,8 +68,12 @@ def test_keep_masked_gives_back_stored_secrets_only_where_the_mask_was_sent() ->
         ("http://user@neutron:9696", "http://neutron:9696"),
         ("postgresql+psycopg2://u:p%40ss@db/metalwire", "postgresql+psycopg2://db/metalwire"),
         ("http://neutron:9696/v2.0", "http://neutron:9696/v2.0"),
-        ("http://[::1", "http://[::1"),
-        ("http://u:p@[::1", "<unparsable URL>"),
+        ("http://u:p@[::1]:9696", "http://[::1]:9696"),
+        ("http://u:p@[::1", "http://[::1"),
+        ("nonsense://u:p@ss/w#rd@x/db", "nonsense://x/db"),
+        ("://u:pw@", "://"),
+        ("sqlite:////tmp/a@b/metalwire.db", "sqlite:////tmp/a@b/metalwire.db"),
+        ("http://neutron/v2.0?owner=a@b", "http://neutron/v2.0?owner=a@b"),
     ],
 )
 def test_without_userinfo(url: str, shown: str) -> None:
