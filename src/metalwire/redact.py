@@ -15,6 +15,8 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
+import httpx
+
 MASK = "******"
 
 SECRET_KEY_PARTS: tuple[str, ...] = (
@@ -108,3 +110,18 @@ def without_userinfo(url: str) -> str:
     Works on text that is no valid URL too: it is used to print URLs that were refused.
     """
     return _USERINFO.sub(lambda m: f"{m['scheme'] or ''}//", url, count=1)
+
+
+def split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
+    """``url`` without its userinfo, and that userinfo's user name and password, if any.
+
+    Lets a client send the credentials as Basic authentication (as httpx would) while the
+    URL it logs and prints carries none.
+    """
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL:
+        return without_userinfo(url), None
+    if not parsed.userinfo:
+        return url, None
+    return without_userinfo(url), (parsed.username, parsed.password)

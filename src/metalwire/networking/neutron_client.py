@@ -169,17 +169,6 @@ def _bounded(value: object, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
-    """``url`` without its userinfo, and that userinfo's user name and password, if any."""
-    try:
-        parsed = httpx.URL(url)
-    except httpx.InvalidURL:
-        return redact.without_userinfo(url), None
-    if not parsed.userinfo:
-        return url, None
-    return redact.without_userinfo(url), (parsed.username, parsed.password)
-
-
 def _basic_auth(credentials: tuple[str, str] | None) -> httpx.BasicAuth | None:
     return None if credentials is None else httpx.BasicAuth(*credentials)
 
@@ -218,10 +207,10 @@ class NeutronClient:
                 f"{', '.join(AUTH_STRATEGIES)}."
             )
         self.options = options
-        base, neutron_userinfo = split_credentials(options.url.rstrip("/"))
+        base, neutron_userinfo = redact.split_credentials(options.url.rstrip("/"))
         self.base_url = base if base.endswith("/v2.0") else base + "/v2.0"
         self._basic_auth = _basic_auth(neutron_userinfo)
-        keystone, keystone_userinfo = split_credentials(options.auth_url.rstrip("/"))
+        keystone, keystone_userinfo = redact.split_credentials(options.auth_url.rstrip("/"))
         self._keystone_url = keystone if keystone.endswith("/v3") else keystone + "/v3"
         self._keystone_basic_auth = _basic_auth(keystone_userinfo)
         self._secrets = _secrets_of(options, neutron_userinfo, keystone_userinfo)
