@@ -124,4 +124,4 @@ def split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
         return without_userinfo(url), None
     if not parsed.userinfo:
         return url, None
-    return without_userinfo(url), (parsed.username, parsed.password)
+    return str(parsed.copy_with(userinfo=b"")), (parsed.username, parsed.password)

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from metalwire.redact import MASK, is_secret_key, keep_masked, masked, without_userinfo
+from metalwire.redact import (
+    MASK,
+    is_secret_key,
+    keep_masked,
+    masked,
+    split_credentials,
+    without_userinfo,
+)
 
 
 @pytest.mark.parametrize(
@@ -78,3 +85,11 @@ def test_keep_masked_gives_back_stored_secrets_only_where_the_mask_was_sent() ->
 )
 def test_without_userinfo(url: str, shown: str) -> None:
     assert without_userinfo(url) == shown
+
+
+def test_split_credentials_keeps_the_rest_of_the_url_exactly() -> None:
+    assert split_credentials("http://u:p%40ss@neutron:9696/v2.0?owner=a@b") == (
+        "http://neutron:9696/v2.0?owner=a@b",
+        ("u", "p@ss"),
+    )
+    assert split_credentials("http://neutron:9696") == ("http://neutron:9696", None)
