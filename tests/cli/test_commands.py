@@ -97,6 +97,37 @@ def test_node_list_table_json_yaml_and_value(cli: Run, mw: Client) -> None:
     assert cli("node", "list", "--resource-class", unique("none"), "-f", "json").stdout == "[]\n"
 
 
+def test_node_commands_show_the_bmc_password_masked(cli: Run) -> None:
+    name = unique("bmc")
+    outputs = [
+        cli(
+            "node",
+            "create",
+            "--driver",
+            "ipmi",
+            "--name",
+            name,
+            "--driver-info",
+            "ipmi_password=calvin",
+            "--driver-info",
+            "ipmi_address=192.0.2.7",
+        ),
+        cli("node", "show", name),
+        cli("node", "set", name, "--driver-info", "ipmi_port=623"),
+        cli("node", "show", name, "-f", "yaml"),
+        cli("node", "list", "--long", "-f", "json"),
+    ]
+    for result in outputs:
+        assert result.code == 0, result.stderr
+        assert "calvin" not in result.stdout + result.stderr
+    shown = json.loads(cli("node", "show", name, "-f", "json", "-c", "driver_info").stdout)
+    assert shown["driver_info"] == {
+        "ipmi_address": "192.0.2.7",
+        "ipmi_password": "******",
+        "ipmi_port": 623,
+    }
+
+
 def test_node_show_set_unset_delete(cli: Run, mw: Client) -> None:
     name = unique("show")
     node = mw.create_node("fake-hardware", name=name)

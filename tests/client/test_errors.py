@@ -82,6 +82,28 @@ def test_connection_refused_is_a_connection_error_retried_per_policy() -> None:
     assert 0.05 <= slept[0] <= 0.1 and 0.1 <= slept[1] <= 0.2
 
 
+def test_credentials_in_the_url_are_sent_but_never_shown(caplog: pytest.LogCaptureFixture) -> None:
+    seen: list[httpx.Request] = []
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
+
+    policy = RetryPolicy(max_retries=1, backoff_base=0.01)
+    url = "http://admin:cl1ent-s3cret@127.0.0.1:6385"
+    caplog.set_level("DEBUG")
+    with (
+        Client(url, retry=policy, transport=httpx.MockTransport(refuse)) as client,
+        pytest.raises(APIConnectionError) as caught,
+    ):
+        client.list_nodes()
+    assert str(caught.value).startswith("Cannot reach http://127.0.0.1:6385/")
+    assert "s3cret" not in str(caught.value) + caught.value.url + caplog.text
+    assert (
+        seen[0].headers["Authorization"] == httpx.BasicAuth("admin", "cl1ent-s3cret")._auth_header
+    )
+
+
 def test_connection_retries_can_be_switched_off() -> None:
     events: list[RetryEvent] = []
     policy = RetryPolicy(connect_errors=False, on_retry=events.append)

@@ -29,6 +29,21 @@ def test_unknown_database_scheme(tmp_path: Path, command: str) -> None:
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("command", ["serve", "db upgrade"])
+@pytest.mark.parametrize(
+    "url",
+    ["nonsense://admin:db-s3cret@x/db", "postgresql+psycopg2://admin:db-s3cret@db:port/x"],
+)
+def test_bad_database_url_is_printed_without_its_password(
+    tmp_path: Path, command: str, url: str
+) -> None:
+    result = run(*command.split(), "--database", url, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "bad database URL '" + url.replace("admin:db-s3cret@", "") in result.stderr
+    assert "s3cret" not in result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_missing_driver_names_the_module(tmp_path: Path) -> None:
     result = run("db", "upgrade", "--database", "postgresql://u@127.0.0.1/db", cwd=tmp_path)
     assert result.returncode == 2

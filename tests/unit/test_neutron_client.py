@@ -148,6 +148,70 @@ def test_neutron_error_is_a_502_naming_the_call(make: Callable[..., NeutronClien
     assert len(script.requests) == 1  # a 4xx is never retried
 
 
+def test_neutron_error_keeps_only_its_type_and_a_bounded_message(
+    make: Callable[..., NeutronClient],
+) -> None:
+    error = {"type": "PortInUse", "message": "x" * 2000, "detail": "X-Auth-Token: leaked"}
+    script = Scripted(httpx.Response(409, json={"NeutronError": error}))
+    with pytest.raises(NetworkError) as caught:
+        make(script).update_port(PORT_ID, {}, "set MAC")
+    message = str(caught.value)
+    assert "HTTP 409 PortInUse: " + "x" * 511 + "…" in message
+    assert "x" * 512 not in message and "leaked" not in message
+
+
+def test_an_answer_that_is_no_neutron_error_is_described_not_quoted(
+    make: Callable[..., NeutronClient],
+) -> None:
+    page = "<html><pre>X-Auth-Token: tok-123 Authorization: Basic abc</pre></html>"
+    script = Scripted(httpx.Response(500, text=page, headers={"Content-Type": "text/html"}))
+    with pytest.raises(NetworkError) as caught:
+        make(script, auth_strategy="token", token="tok-123").get_port(PORT_ID)
+    assert str(caught.value) == (
+        f"Neutron GET /v2.0/ports/{PORT_ID} (read port) failed: HTTP 500 Internal Server Error "
+        f"(not a Neutron error answer: {len(page)} bytes of text/html)"
+    )
+
+
+def test_a_neutron_message_quoting_the_token_shows_it_masked(
+    make: Callable[..., NeutronClient],
+) -> None:
+    script = Scripted(neutron_error(400, "BadRequest", "bad header X-Auth-Token: tok-123"))
+    with pytest.raises(NetworkError) as caught:
+        make(script, auth_strategy="token", token="tok-123").get_port(PORT_ID)
+    assert str(caught.value).endswith("HTTP 400 BadRequest: bad header X-Auth-Token: ******")
+
+
+def test_credentials_in_the_url_are_sent_as_basic_auth_and_never_shown(
+    make: Callable[..., NeutronClient],
+) -> None:
+    script = Scripted(refused, httpx.Response(200, json=port_body()))
+    client = make(script, url="http://u:s3cret@neutron.test:9696", retries=0)
+    with pytest.raises(NetworkError) as caught:
+        client.get_port(PORT_ID)
+    assert "Neutron at http://neutron.test:9696/v2.0 is unreachable" in str(caught.value)
+    assert "s3cret" not in str(caught.value)
+    client.get_port(PORT_ID)
+    for request in script.requests:
+        assert request.url == httpx.URL(f"http://neutron.test:9696/v2.0/ports/{PORT_ID}")
+        assert request.headers["Authorization"] == httpx.BasicAuth("u", "s3cret")._auth_header
+
+
+def test_credentials_in_the_keystone_url_are_never_shown(
+    make: Callable[..., NeutronClient],
+) -> None:
+    script = Scripted(httpx.Response(401, json={"error": {"message": "no user k:pw"}}))
+    client = make(
+        script, auth_strategy="keystone", auth_url="http://k:pw@keystone.test", password="pw"
+    )
+    with pytest.raises(NetworkError) as caught:
+        client.get_port(PORT_ID)
+    assert "(POST http://keystone.test/v3/auth/tokens): HTTP 401 no user k:******" in str(
+        caught.value
+    )
+    assert script.requests[0].url == httpx.URL("http://keystone.test/v3/auth/tokens")
+
+
 def test_unreachable_is_a_503_after_the_retries(make: Callable[..., NeutronClient]) -> None:
     script = Scripted(refused, refused, refused)
     with pytest.raises(NetworkError) as caught:

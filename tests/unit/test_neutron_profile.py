@@ -115,8 +115,10 @@ def test_neutron_error_text_quotes_neutron_error() -> None:
     assert neutron_error_text(response) == "HTTP 409 PortBound: port is bound"
 
 
-def test_neutron_error_text_without_a_neutron_body() -> None:
-    assert neutron_error_text(httpx.Response(500, text="boom\n  bang")) == "HTTP 500 boom bang"
+def test_neutron_error_text_without_a_neutron_body_describes_it_without_quoting() -> None:
+    assert neutron_error_text(httpx.Response(500, text="boom\n  bang")) == (
+        "HTTP 500 Internal Server Error (not a Neutron error answer: 11 bytes of text/plain)"
+    )
 
 
 def test_port_from_json_reads_the_binding() -> None:

@@ -10,6 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from metalwire.api import microversion as mv
+from metalwire.api import secrets
 from metalwire.api.fields import (
     NODE_DEFAULTS,
     Field,
@@ -71,7 +72,7 @@ def node_view(
             body[name] = None  # before 1.2, "available" was called NOSTATE
             continue
         value = node_db.field_value(node, name, NODE_DEFAULTS.get(name))
-        body[name] = as_json(value)
+        body[name] = as_json(secrets.shown(name, value))
     body["links"] = links(base, "nodes", node.uuid)
     if sublinks:
         body["ports"] = links(base, "nodes", f"{node.uuid}/ports")

@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl, quote, urlsplit
 
 import httpx
 
-from metalwire import __version__
+from metalwire import __version__, redact
 from metalwire.client import exceptions as exc
 from metalwire.client import versions
 from metalwire.client.patch import PatchOp
@@ -124,7 +124,8 @@ class Client:
         headers: Mapping[str, str] | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.url = url.rstrip("/")
+        # The URL is shown in messages and logs; credentials in it go as Basic authentication.
+        self.url, userinfo = redact.split_credentials(url.rstrip("/"))
         self._pinned = (
             None
             if api_version is None or api_version.strip().lower() == "latest"
@@ -137,6 +138,7 @@ class Client:
         self.last_request_id: str | None = None
         self._http = httpx.Client(
             base_url=self.url,
+            auth=None if userinfo is None else httpx.BasicAuth(*userinfo),
             timeout=timeout,
             transport=transport,
             headers={

@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
+from metalwire import redact
 from metalwire.errors import DatabaseBusy, Invalid
 
 LOG = logging.getLogger(__name__)
@@ -88,8 +89,9 @@ def make_engine(url: str, pool_size: int = 10) -> Engine:
     """An engine for ``url``; raises Invalid for a malformed URL or a missing driver."""
     try:
         return _make_engine(url, pool_size)
-    except ArgumentError as exc:
-        raise Invalid(f"bad database URL {url!r}: {exc}") from None
+    except (ArgumentError, ValueError) as exc:  # ValueError: a port that is no number
+        shown = redact.without_userinfo(url)
+        raise Invalid(f"bad database URL {shown!r}: {str(exc).replace(url, shown)}") from None
     except ModuleNotFoundError as exc:
         extra = _DRIVER_EXTRAS.get(exc.name or "", "")
         hint = f" (pip install 'metalwire[{extra}]')" if extra else ""

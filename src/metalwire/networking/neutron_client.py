@@ -17,7 +17,12 @@ connection could not be opened at all (nothing was sent).
 
 Every failure raises :class:`~metalwire.errors.NetworkError`, whose message names the call
 (method, path with the Neutron port or network id, and what it was for) and Neutron's error
-(the ``NeutronError`` message of its answer, or the connection error). Its status is:
+(the ``type`` and ``message`` of its ``NeutronError`` answer, at most 512 characters, or the
+connection error). The message is shown to clients and kept in node history, so it never
+quotes an answer verbatim (an error page may echo the request's headers), never shows the
+``user:password@`` of a configured URL (credentials there are sent as HTTP Basic
+authentication, as httpx would), and has the client's own token and passwords masked.
+Its status is:
 
 * **503 Service Unavailable** when Neutron could not be reached, timed out or answered 503
   (after the retries): the request may succeed later as it is;
@@ -28,6 +33,7 @@ Every failure raises :class:`~metalwire.errors.NetworkError`, whose message name
 
 from __future__ import annotations
 
+import base64
 import logging
 import threading
 import time
@@ -38,6 +44,7 @@ from typing import Any
 
 import httpx
 
+from metalwire import redact
 from metalwire.config import NeutronOptions
 from metalwire.errors import Invalid, NetworkError
 
@@ -54,6 +61,8 @@ PHYSNET_KEY = "provider:physical_network"
 _BACKOFF_FIRST = 0.2
 _BACKOFF_MAX = 2.0
 _POLL_INTERVAL = 0.2
+#: The longest piece of a Neutron or Keystone error message repeated in ours.
+ERROR_TEXT_LIMIT = 512
 
 
 @dataclass(frozen=True)
@@ -123,7 +132,11 @@ def network_physnets(network: Mapping[str, Any]) -> set[str]:
 
 
 def neutron_error_text(response: httpx.Response) -> str:
-    """Neutron's own account of an error answer: ``HTTP 409 PortBound: message``."""
+    """Neutron's own account of an error answer: ``HTTP 409 PortBound: message``.
+
+    Only the ``type`` and ``message`` of a ``NeutronError`` (or the ``message`` of
+    Keystone's ``error``) are kept, bounded; any other answer is described, not quoted.
+    """
     detail = ""
     try:
         body = response.json()
@@ -132,16 +145,42 @@ def neutron_error_text(response: httpx.Response) -> str:
     if isinstance(body, dict):
         error = body.get("NeutronError")
         if isinstance(error, dict):
-            kind = error.get("type")
-            message = error.get("message") or error.get("detail") or ""
-            detail = f"{kind}: {message}" if kind else str(message)
+            kind = _bounded(error.get("type"), 100)
+            message = _bounded(error.get("message"), ERROR_TEXT_LIMIT)
+            detail = f"{kind}: {message}" if kind and message else kind or message
         elif isinstance(error, str):
-            detail = error
+            detail = _bounded(error, ERROR_TEXT_LIMIT)
         elif isinstance(body.get("error"), dict):  # Keystone's error shape
-            detail = str(body["error"].get("message") or "")
+            detail = _bounded(body["error"].get("message"), ERROR_TEXT_LIMIT)
     if not detail:
-        detail = " ".join(response.text.split())[:300] or response.reason_phrase
+        kind = response.headers.get("Content-Type", "").partition(";")[0].strip()
+        detail = (
+            f"{response.reason_phrase} (not a Neutron error answer: "
+            f"{len(response.content)} bytes of {kind or 'unknown type'})"
+        )
     return f"HTTP {response.status_code} {detail}"
+
+
+def _bounded(value: object, limit: int) -> str:
+    """One line of at most ``limit`` characters of a string value ('' for anything else)."""
+    if not isinstance(value, str):
+        return ""
+    text = " ".join(value.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _basic_auth(credentials: tuple[str, str] | None) -> httpx.BasicAuth | None:
+    return None if credentials is None else httpx.BasicAuth(*credentials)
+
+
+def _secrets_of(options: NeutronOptions, *userinfo: tuple[str, str] | None) -> list[str]:
+    """Every credential the client may send: masked wherever a message could quote it."""
+    found = [options.token, options.password]
+    for credentials in userinfo:
+        if credentials is not None:
+            pair = f"{credentials[0]}:{credentials[1]}".encode()
+            found += [credentials[1], base64.b64encode(pair).decode()]
+    return [secret for secret in found if secret]
 
 
 def _is_uuid(value: str) -> bool:
@@ -168,8 +207,13 @@ class NeutronClient:
                 f"{', '.join(AUTH_STRATEGIES)}."
             )
         self.options = options
-        base = options.url.rstrip("/")
+        base, neutron_userinfo = redact.split_credentials(options.url.rstrip("/"))
         self.base_url = base if base.endswith("/v2.0") else base + "/v2.0"
+        self._basic_auth = _basic_auth(neutron_userinfo)
+        keystone, keystone_userinfo = redact.split_credentials(options.auth_url.rstrip("/"))
+        self._keystone_url = keystone if keystone.endswith("/v3") else keystone + "/v3"
+        self._keystone_basic_auth = _basic_auth(keystone_userinfo)
+        self._secrets = _secrets_of(options, neutron_userinfo, keystone_userinfo)
         self._prefix = httpx.URL(self.base_url).path.rstrip("/")
         self._http = httpx.Client(timeout=options.timeout, transport=transport)
         self._token_lock = threading.Lock()
@@ -322,6 +366,7 @@ class NeutronClient:
                     json=json,
                     params=httpx.QueryParams(tuple(params or ())),
                     headers=self._auth_headers(call),
+                    auth=self._basic_auth,
                 )
             except httpx.TransportError as exc:
                 retriable = method in IDEMPOTENT or isinstance(
@@ -329,11 +374,11 @@ class NeutronClient:
                 )
                 if retriable and attempt < self.options.retries:
                     attempt += 1
-                    self._pause(call, attempt, _describe_transport_error(exc, self.options))
+                    self._pause(call, attempt, self._transport_text(exc))
                     continue
                 raise NetworkError(
                     f"{call} failed: Neutron at {self.base_url} is unreachable: "
-                    f"{_describe_transport_error(exc, self.options)}.",
+                    f"{self._transport_text(exc)}.",
                     UNAVAILABLE,
                 ) from None
             status = response.status_code
@@ -343,13 +388,13 @@ class NeutronClient:
                 continue
             if status == 503 and method in IDEMPOTENT and attempt < self.options.retries:
                 attempt += 1
-                self._pause(call, attempt, neutron_error_text(response))
+                self._pause(call, attempt, self._error_text(response))
                 continue
             if status == 404 and missing_ok:
                 return None
             if status >= 400:
                 raise NetworkError(
-                    f"{call} failed: {neutron_error_text(response)}",
+                    f"{call} failed: {self._error_text(response)}",
                     UNAVAILABLE if status == 503 else BAD_GATEWAY,
                 )
             if not response.content:
@@ -370,6 +415,19 @@ class NeutronClient:
         delay = min(_BACKOFF_MAX, _BACKOFF_FIRST * 2 ** (attempt - 1))
         LOG.warning("%s: %s; retry %d in %.1f s", call, why, attempt, delay)
         time.sleep(delay)
+
+    def _masked(self, text: str) -> str:
+        """``text`` with every credential of this client (and its Keystone token) masked."""
+        for secret in [*self._secrets, self._token or ""]:
+            if secret:
+                text = text.replace(secret, redact.MASK)
+        return text
+
+    def _error_text(self, response: httpx.Response) -> str:
+        return self._masked(neutron_error_text(response))
+
+    def _transport_text(self, exc: httpx.TransportError) -> str:
+        return self._masked(_describe_transport_error(exc, self.options))
 
     # -- authentication --------------------------------------------------------------------
 
@@ -399,8 +457,7 @@ class NeutronClient:
                 f"{call} failed: [neutron] auth_strategy is keystone but auth_url is not set.",
                 BAD_GATEWAY,
             )
-        base = opts.auth_url.rstrip("/")
-        url = (base if base.endswith("/v3") else base + "/v3") + "/auth/tokens"
+        url = self._keystone_url + "/auth/tokens"
         body = {
             "auth": {
                 "identity": {
@@ -425,24 +482,24 @@ class NeutronClient:
         attempt = 0
         while True:
             try:
-                response = self._http.post(url, json=body)
+                response = self._http.request(
+                    "POST", url, json=body, auth=self._keystone_basic_auth
+                )
                 break
             except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
                 if attempt < opts.retries:
                     attempt += 1
-                    self._pause(what, attempt, _describe_transport_error(exc, opts))
+                    self._pause(what, attempt, self._transport_text(exc))
                     continue
                 raise NetworkError(
-                    f"{what}: Keystone is unreachable: {_describe_transport_error(exc, opts)}.",
+                    f"{what}: Keystone is unreachable: {self._transport_text(exc)}.",
                     UNAVAILABLE,
                 ) from None
             except httpx.TransportError as exc:
-                raise NetworkError(
-                    f"{what}: {_describe_transport_error(exc, opts)}.", UNAVAILABLE
-                ) from None
+                raise NetworkError(f"{what}: {self._transport_text(exc)}.", UNAVAILABLE) from None
         token: str | None = response.headers.get("X-Subject-Token")
         if response.status_code >= 400 or not token:
-            reason = neutron_error_text(response) if response.status_code >= 400 else "no token"
+            reason = self._error_text(response) if response.status_code >= 400 else "no token"
             raise NetworkError(
                 f"{what}: {reason}",
                 UNAVAILABLE if response.status_code == 503 else BAD_GATEWAY,

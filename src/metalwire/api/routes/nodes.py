@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 
 from metalwire.api import microversion as mv
-from metalwire.api import validation
+from metalwire.api import secrets, validation
 from metalwire.api.fields import (
     NODE_FIELDS,
     NODE_LIST_FIELDS,
@@ -138,6 +138,7 @@ def patch_node(request: Request, ident: str, body: JsonBody = None) -> dict[str,
             node = node_db.get(session, ident)
         current = {f.name: node_db.field_value(node, f.name) for f in NODE_FIELDS}
         changes = apply_patch(current, body, NODE_FIELDS, c.version, mandatory=("driver",))
+        changes = secrets.keep_stored_secrets(changes, current)
         validation.check_kinds(changes, NODE_FIELDS)
         expected = {name: current[name] for name in changes}
         return c.services.rpcapi.update_node(c.context, node.uuid, normalize(c, changes), expected)
