@@ -14,6 +14,7 @@ class Access(Enum):
     READ_ONLY = "read-only"
     CREATE_ONLY = "create-only"  # settable at creation, never patched (uuid)
     WRITABLE = "writable"
+    PATCH_ONLY = "patch-only"  # patched, never given at creation (Ironic: protected)
 
 
 @dataclass(frozen=True)
@@ -22,9 +23,10 @@ class Field:
     since: int
     access: Access = Access.WRITABLE
     kind: str = "any"  # str, bool, dict, list, or any; checked on create and patch
+    # A bool is also given as a string: validation.boolean reads it.
 
 
-RO, CO, W = Access.READ_ONLY, Access.CREATE_ONLY, Access.WRITABLE
+RO, CO, W, PO = Access.READ_ONLY, Access.CREATE_ONLY, Access.WRITABLE, Access.PATCH_ONLY
 
 NODE_FIELDS: tuple[Field, ...] = (
     Field("uuid", 1, CO, "str"),
@@ -45,7 +47,7 @@ NODE_FIELDS: tuple[Field, ...] = (
     Field("target_provision_state", 1, RO),
     Field("provision_updated_at", 1, RO),
     Field("last_error", 1, RO),
-    Field("console_enabled", 1, RO),
+    Field("console_enabled", 1, CO, "bool"),
     Field("reservation", 1, RO),
     Field("created_at", 1, RO),
     Field("updated_at", 1, RO),
@@ -77,8 +79,8 @@ NODE_FIELDS: tuple[Field, ...] = (
     Field("deploy_step", 44, RO),
     Field("conductor_group", 46, W, "str"),
     Field("automated_clean", 47, W, "bool"),
-    Field("protected", 48, W, "bool"),
-    Field("protected_reason", 48, W, "str"),
+    Field("protected", 48, PO, "bool"),
+    Field("protected_reason", 48, PO, "str"),
     Field("conductor", 49, RO),
     Field("owner", 50, W, "str"),
     Field("description", 51, W, "str"),

@@ -76,12 +76,17 @@ def apply_patch(
                 f"Field {top} requires API version 1.{field.since} or later; the request "
                 f"used {version}."
             )
-        if field.access is not Access.WRITABLE:
+        if field.access not in (Access.WRITABLE, Access.PATCH_ONLY):
             raise PatchError(f"'/{top}' is an internal attribute and can not be updated.")
         if op["op"] != "remove" and "value" not in op:
             raise PatchError(f"Patch operation {op['op']} on {op['path']} needs a 'value'.")
         _apply_one(doc, parts, op, mandatory, creatable=field.kind == "dict")
-    return {k: v for k, v in doc.items() if document.get(k) != v}
+    return {k: v for k, v in doc.items() if _differs(document.get(k), v)}
+
+
+def _differs(before: Any, after: Any) -> bool:
+    # 1 == True in Python, but a JSON number is not a boolean: keep it so it can be refused.
+    return before != after or type(before) is not type(after)
 
 
 def _apply_one(

@@ -121,11 +121,16 @@ def check_create_body(
             )
         if field.access is Access.READ_ONLY:
             raise InvalidParameterValue(f"Field {name} is read-only and cannot be set.")
+        if field.access is Access.PATCH_ONLY:
+            raise InvalidParameterValue(
+                f"Field {name} cannot be set when creating; set it with PATCH afterwards."
+            )
     for name in required:
         if body.get(name) in (None, ""):
             raise MissingParameterValue(f"Mandatory field missing: {name}.")
-    check_kinds(body, fields)
-    return dict(body)
+    values = booleans(body, fields)
+    check_kinds(values, fields)
+    return values
 
 
 def check_lengths(values: Mapping[str, Any], table: FromClause) -> None:
@@ -160,3 +165,47 @@ def user_header(value: str | None) -> str | None:
             f"Invalid X-User-Id header: {len(value)} characters, at most {_USER_LIMIT} allowed."
         )
     return value
+
+
+# oslo.utils' strict bool_from_string, which Ironic applies to every boolean field.
+TRUE_WORDS = ("1", "t", "true", "on", "y", "yes")
+FALSE_WORDS = ("0", "f", "false", "off", "n", "no")
+_ACCEPTED_WORDS = ", ".join(repr(w) for w in sorted(TRUE_WORDS + FALSE_WORDS))
+
+
+def boolean(value: Any, field: str) -> bool:
+    """A JSON boolean, or a string spelling one in any case with surrounding spaces ignored.
+
+    The ``baremetal`` CLI sends several flags as strings ("True", "False"). Numbers are
+    refused, as Ironic's schema refuses them.
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in TRUE_WORDS:
+            return True
+        if word in FALSE_WORDS:
+            return False
+    raise InvalidParameterValue(
+        f"Invalid value for field {field}: {value!r} is not a boolean; use JSON true or "
+        f"false, or one of the strings {_ACCEPTED_WORDS}."
+    )
+
+
+def booleans(values: dict[str, Any], fields: tuple[Field, ...]) -> dict[str, Any]:
+    """``values`` with every non-null value of a boolean field converted to a JSON boolean."""
+    known = by_name(fields)
+    out = dict(values)
+    for name, value in values.items():
+        field = known.get(name)
+        if field is not None and field.kind == "bool" and value is not None:
+            out[name] = boolean(value, name)
+    return out
+
+
+def checked_patch(changes: dict[str, Any], fields: tuple[Field, ...]) -> dict[str, Any]:
+    """The changed fields of a patched document, booleans converted and kinds checked."""
+    converted = booleans(changes, fields)
+    check_kinds(converted, fields)
+    return converted

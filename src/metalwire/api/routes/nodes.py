@@ -63,6 +63,11 @@ def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
     if "driver" in out and not out["driver"]:
         raise InvalidParameterValue("driver cannot be empty.")
     validation.check_lengths(out, Node.__table__)
+    for key in ("maintenance", "console_enabled"):
+        if key in out and out[key] is None:
+            raise InvalidParameterValue(f"{key} cannot be null: it is either true or false.")
+    if "protected" in out and out["protected"] is None:
+        out["protected"] = False  # as Ironic: removing protection leaves the node unprotected
     return out
 
 
@@ -139,7 +144,7 @@ def patch_node(request: Request, ident: str, body: JsonBody = None) -> dict[str,
         current = {f.name: node_db.field_value(node, f.name) for f in NODE_FIELDS}
         changes = apply_patch(current, body, NODE_FIELDS, c.version, mandatory=("driver",))
         changes = secrets.keep_stored_secrets(changes, current)
-        validation.check_kinds(changes, NODE_FIELDS)
+        changes = validation.checked_patch(changes, NODE_FIELDS)
         expected = {name: current[name] for name in changes}
         return c.services.rpcapi.update_node(c.context, node.uuid, normalize(c, changes), expected)
 

@@ -130,7 +130,7 @@ def patch_portgroup(
             current = portgroup_views(session, [portgroup], names, c.base)[0]
         current["internal_info"] = portgroup.internal_info
         changes = apply_patch(current, body, PORTGROUP_FIELDS, c.version, mandatory=("node_uuid",))
-        validation.check_kinds(changes, PORTGROUP_FIELDS)
+        changes = validation.checked_patch(changes, PORTGROUP_FIELDS)
         expected = {k: current[k] for k in changes if k not in port_routes.OWNER_FIELDS}
         updated = c.services.rpcapi.update_portgroup(
             c.context, portgroup.uuid, normalize(c, changes), expected

@@ -170,7 +170,7 @@ def patch_port(
         changes = apply_patch(
             current, body, PORT_FIELDS, c.version, mandatory=("address", "node_uuid")
         )
-        validation.check_kinds(changes, PORT_FIELDS)
+        changes = validation.checked_patch(changes, PORT_FIELDS)
         expected = {k: current[k] for k in changes if k not in OWNER_FIELDS}
         return c.services.rpcapi.update_port(c.context, uuid, normalize(changes), expected), (
             changes

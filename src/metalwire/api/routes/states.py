@@ -38,7 +38,7 @@ def get_states(request: Request, ident: str) -> dict[str, Any]:
         "target_provision_state": node.target_provision_state,
         "provision_updated_at": as_json(node.provision_updated_at),
         "last_error": node.last_error,
-        "console_enabled": False,
+        "console_enabled": bool(node_db.field_value(node, "console_enabled", False)),
         "raid_config": {},
         "target_raid_config": {},
     }
