@@ -377,6 +377,7 @@ def record_portgroups(r: Recorder) -> None:
         {
             "uuid": MEMBER_1,
             "node_uuid": NODE_2,
+            "pxe_enabled": False,
             "address": "52:54:00:aa:00:11",
             "portgroup_uuid": BOND,
         },
@@ -388,6 +389,7 @@ def record_portgroups(r: Recorder) -> None:
         {
             "uuid": MEMBER_2,
             "node_uuid": NODE_2,
+            "pxe_enabled": False,
             "address": "52:54:00:aa:00:12",
             "portgroup_uuid": BOND,
         },

@@ -28,6 +28,7 @@ ever deals with HTTP.
     |   +-- StaleUpdate                the object changed since the update was prepared
     +-- NetworkError (503 or 502)      an external network service failed
     +-- DatabaseBusy (503)             no write turn on the database in time
+    +-- InventoryInconsistent (500)    stored rows break a rule a schema upgrade enforces
 """
 
 from __future__ import annotations
@@ -180,3 +181,7 @@ class DatabaseBusy(MetalwireError):
 
     code = 503
     safe = True
+
+
+class InventoryInconsistent(MetalwireError):
+    """Stored rows break an inventory rule (found by a schema upgrade that enforces it)."""

@@ -62,9 +62,19 @@ def test_duplicate_mac_is_409(api: Api) -> None:
     assert "52:54:00:00:00:aa" in fault(resp)
 
 
-def test_port_on_unknown_node_is_404(api: Api) -> None:
-    resp = api.post("/v1/ports", {"node_uuid": str(uuid.uuid4()), "address": "52:54:00:00:01:01"})
-    assert resp.status_code == 404
+def test_port_on_unknown_node_or_portgroup_is_400_as_ironic(api: Api) -> None:
+    ghost = str(uuid.uuid4())
+    resp = api.post("/v1/ports", {"node_uuid": ghost, "address": "52:54:00:00:01:01"})
+    assert resp.status_code == 400
+    assert fault(resp) == f"Node {ghost} could not be found."
+    node = api.node()
+    body = {"node_uuid": node["uuid"], "address": "52:54:00:00:01:01", "portgroup_uuid": ghost}
+    resp = api.post("/v1/ports", body)
+    assert resp.status_code == 400
+    assert ghost in fault(resp) and "could not be found" in fault(resp)
+    resp = api.post("/v1/portgroups", {"node_uuid": ghost})
+    assert resp.status_code == 400
+    assert api.get("/v1/ports?address=52:54:00:00:01:01").json()["ports"] == []
 
 
 def test_internal_info_is_read_only(api: Api) -> None:

@@ -256,3 +256,79 @@ def test_history_records_attach_and_failures(api: Api, node: dict[str, Any]) -> 
     one = api.get(f"/v1/nodes/vifnode/history/{entries[1]['uuid']}").json()
     assert "not attached" in one["event"]
     assert api.get("/v1/nodes/vifnode/history", version="1.77").status_code == 404
+
+
+# -- which port or portgroup a VIF gets (Ironic's rule) --------------------------------------
+
+
+@pytest.fixture
+def bonded(api: Api) -> dict[str, dict[str, Any]]:
+    """Node "bonded": portgroup bond0 with members p0 and p1, and a standalone port p2."""
+    node = api.node(name="bonded")
+    group = api.portgroup(node, name="bonded-bond0", address="52:54:00:20:00:00")
+    return {
+        "G": group,
+        "p0": api.port(node, "52:54:00:20:00:01", portgroup_uuid=group["uuid"]),
+        "p1": api.port(node, "52:54:00:20:00:02", portgroup_uuid=group["uuid"]),
+        "p2": api.port(node, "52:54:00:20:00:03"),
+    }
+
+
+def _vif_of(api: Api, kind: str, uuid: str) -> str | None:
+    shown = api.get(f"/v1/{kind}/{uuid}").json()
+    return shown["internal_info"].get("tenant_vif_port_id")  # type: ignore[no-any-return]
+
+
+def test_vif_after_the_bond_goes_on_the_standalone_port_then_400(
+    api: Api, bonded: dict[str, dict[str, Any]]
+) -> None:
+    for vif in ("first", "second"):
+        assert api.post("/v1/nodes/bonded/vifs", {"id": vif}).status_code == 204
+    assert _vif_of(api, "portgroups", bonded["G"]["uuid"]) == "first"
+    assert _vif_of(api, "ports", bonded["p2"]["uuid"]) == "second"
+    resp = api.post("/v1/nodes/bonded/vifs", {"id": "third"})
+    assert resp.status_code == 400
+    message = fault(resp)
+    assert "No free port or portgroup" in message and "third" in message
+    for member in ("p0", "p1"):
+        assert f"{bonded[member]['uuid']} (52:54:00:20:00:0" in message
+        assert _vif_of(api, "ports", bonded[member]["uuid"]) is None
+    assert f"portgroup {bonded['G']['uuid']}, which is busy with VIF first" in message
+    assert sorted(api.vifs("bonded")) == ["first", "second"]
+
+
+def test_port_uuid_of_a_bond_member_is_400(api: Api, bonded: dict[str, dict[str, Any]]) -> None:
+    member = bonded["p0"]["uuid"]
+    resp = api.post("/v1/nodes/bonded/vifs", {"id": "on-member", "port_uuid": member})
+    assert resp.status_code == 400
+    assert member in fault(resp) and "member of portgroup" in fault(resp)
+    assert api.vifs("bonded") == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        ({"is_smartnic": True}, "is a Smart NIC (is_smartnic true)"),
+        (
+            {
+                "local_link_connection": {
+                    "port_id": "Ethernet1/1",
+                    "switch_id": "00:1b:21:00:00:01",
+                    "hostname": "dpu-1",
+                }
+            },
+            "is not a Smart NIC (is_smartnic false)",
+        ),
+    ],
+)
+def test_port_whose_smart_nic_flag_contradicts_its_link_is_not_used(
+    api: Api, fields: dict[str, Any], reason: str
+) -> None:
+    node = api.node(name="smartnic")
+    contradicting = api.port(node, "52:54:00:21:00:01", **fields)
+    resp = api.post("/v1/nodes/smartnic/vifs", {"id": "v"})
+    assert resp.status_code == 400
+    assert f"port {contradicting['uuid']}" in fault(resp) and reason in fault(resp)
+    ordinary = api.port(node, "52:54:00:21:00:02")
+    assert api.post("/v1/nodes/smartnic/vifs", {"id": "v"}).status_code == 204
+    assert _vif_of(api, "ports", ordinary["uuid"]) == "v"

@@ -87,3 +87,21 @@ def test_unknown_node_and_malformed_network_info(mw: Client) -> None:
     node = _node(mw, ports=1)
     with pytest.raises(ValueError, match="no 'id'"):
         plug_vifs(mw, node, [{"address": "fa:16:3e:00:00:02"}])
+
+
+def test_plug_on_a_bond_and_a_standalone_port_fails_at_the_third_vif(mw: Client) -> None:
+    """Nova's second VIF goes on the standalone port, not a bond member; the third fails."""
+    node = mw.create_node("fake-hardware", name=unique("bonded"))
+    bond = mw.create_portgroup(node.uuid, name=unique("bond"))
+    members = [mw.create_port(node.uuid, mac(), portgroup_uuid=bond.uuid) for _ in range(2)]
+    standalone = mw.create_port(node.uuid, mac())
+    network_info: list[VifSpec] = [_nova_vif(v("vif-bond")), _nova_vif(v("vif-nic"))]
+    network_info.append(_nova_vif(v("vif-spare")))
+    with pytest.raises(VifPlugError) as caught:
+        plug_vifs(mw, node, network_info)
+    assert caught.value.vif_id == v("vif-spare")
+    assert "No free port" in caught.value.reason
+    assert mw.get_portgroup(bond.uuid).vif_id == v("vif-bond")
+    assert mw.get_port(standalone.uuid).vif_id == v("vif-nic")
+    assert [mw.get_port(m.uuid).vif_id for m in members] == [None, None]
+    assert sorted(mw.vif_list(node)) == sorted([v("vif-bond"), v("vif-nic")])

@@ -3,21 +3,49 @@
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from metalwire.api.fields import Access, Field, by_name
 from metalwire.api.microversion import Version
 from metalwire.errors import NotAcceptable, PatchError
 
+# Every operation RFC 6902 defines; Ironic's API takes the first three.
+RFC_OPS = ("add", "remove", "replace", "move", "copy", "test")
 _OPS = {"add", "replace", "remove"}
+# An array index (RFC 6901): "0" or digits without a leading zero, ASCII only.
+_INDEX = re.compile(r"0|[1-9][0-9]*")
+
+
+def _show(value: Any) -> str:
+    """A client's value in a message, cut short so a huge one cannot flood it."""
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:77]}..."
 
 
 def _pointer(path: Any) -> list[str]:
     if not isinstance(path, str) or not path.startswith("/") or path == "/":
         raise PatchError(
-            f"Invalid patch path {path!r}: it must look like '/field' or '/field/key'."
+            f"Invalid patch path {_show(path)}: it must look like '/field' or '/field/key'."
         )
     return [p.replace("~1", "/").replace("~0", "~") for p in path[1:].split("/")]
+
+
+def _check_operation(op: Any, position: int) -> dict[str, Any]:
+    if not isinstance(op, dict):
+        raise PatchError(
+            f"Invalid patch operation {position}: expected a JSON object with 'op' and "
+            f"'path', got {_show(op)}."
+        )
+    kind = op.get("op")
+    if not isinstance(kind, str) or kind not in RFC_OPS:
+        raise PatchError(
+            f"Invalid patch operation {position}: 'op' must be one of {', '.join(RFC_OPS)}; "
+            f"got {_show(kind)}."
+        )
+    if kind not in _OPS:
+        raise PatchError(f"Patch operation {kind!r} is not supported: use add, replace or remove.")
+    return op
 
 
 def apply_patch(
@@ -36,11 +64,8 @@ def apply_patch(
         raise PatchError("The patch must be a non-empty JSON array of operations.")
     known = by_name(fields)
     doc = copy.deepcopy(document)
-    for op in patch:
-        if not isinstance(op, dict) or op.get("op") not in _OPS:
-            raise PatchError(
-                f"Invalid patch operation {op!r}: 'op' must be one of add, replace, remove."
-            )
+    for position, raw in enumerate(patch):
+        op = _check_operation(raw, position)
         parts = _pointer(op.get("path"))
         top = parts[0]
         field = known.get(top)
@@ -55,13 +80,18 @@ def apply_patch(
             raise PatchError(f"'/{top}' is an internal attribute and can not be updated.")
         if op["op"] != "remove" and "value" not in op:
             raise PatchError(f"Patch operation {op['op']} on {op['path']} needs a 'value'.")
-        _apply_one(doc, parts, op, mandatory)
+        _apply_one(doc, parts, op, mandatory, creatable=field.kind == "dict")
     return {k: v for k, v in doc.items() if document.get(k) != v}
 
 
 def _apply_one(
-    doc: dict[str, Any], parts: list[str], op: dict[str, Any], mandatory: tuple[str, ...]
+    doc: dict[str, Any],
+    parts: list[str],
+    op: dict[str, Any],
+    mandatory: tuple[str, ...],
+    creatable: bool,
 ) -> None:
+    """Apply one checked operation; ``creatable``: an unset top-level object may be added to."""
     kind, path = op["op"], op["path"]
     if len(parts) == 1:
         if kind == "remove":
@@ -71,29 +101,39 @@ def _apply_one(
         else:
             doc[parts[0]] = op["value"]
         return
+    if doc.get(parts[0]) is None and kind == "add" and creatable:
+        doc[parts[0]] = {}  # shown to clients as {} while unset
     parent: Any = doc
     for part in parts[:-1]:
-        if isinstance(parent, dict) and part in parent and parent[part] is not None:
-            parent = parent[part]
-        elif isinstance(parent, dict) and kind == "add" and part == parts[0]:
-            parent[part] = {}
-            parent = parent[part]
-        else:
-            raise PatchError(f"Cannot apply {kind} to {path}: {part!r} does not exist.")
+        parent = _child(parent, part, kind, path)
     last = parts[-1]
     if isinstance(parent, list):
         _apply_to_list(parent, last, op)
         return
     if not isinstance(parent, dict):
-        raise PatchError(f"Cannot apply {kind} to {path}: the parent is not an object.")
+        raise PatchError(f"Cannot apply {kind} to {_show(path)}: the parent is not an object.")
     if kind == "remove":
         if last not in parent:
-            raise PatchError(f"Cannot remove {path}: it does not exist.")
+            raise PatchError(f"Cannot remove {_show(path)}: it does not exist.")
         del parent[last]
     elif kind == "replace" and last not in parent:
-        raise PatchError(f"Cannot replace {path}: it does not exist.")
+        raise PatchError(f"Cannot replace {_show(path)}: it does not exist.")
     else:
         parent[last] = op["value"]
+
+
+def _child(parent: Any, part: str, kind: str, path: str) -> Any:
+    """The existing member ``part`` of an object or array; RFC 6902 creates no parents."""
+    if isinstance(parent, dict) and parent.get(part) is not None:
+        return parent[part]
+    if isinstance(parent, list) and _INDEX.fullmatch(part) and _position(part) < len(parent):
+        return parent[int(part)]
+    raise PatchError(f"Cannot apply {kind} to {_show(path)}: {_show(part)} does not exist.")
+
+
+def _position(index: str) -> int:
+    """A well-formed index as a number; one too long to convert is beyond any list anyway."""
+    return int(index) if len(index) <= 18 else 10**18
 
 
 def _apply_to_list(target: list[Any], index: str, op: dict[str, Any]) -> None:
@@ -101,13 +141,14 @@ def _apply_to_list(target: list[Any], index: str, op: dict[str, Any]) -> None:
     if index == "-" and kind == "add":
         target.append(op["value"])
         return
-    if (
-        not index.isdigit()
-        or int(index) > len(target)
-        or (kind != "add" and int(index) >= len(target))
-    ):
-        raise PatchError(f"Cannot apply {kind} to {path}: index out of range.")
-    position = int(index)
+    if not _INDEX.fullmatch(index):
+        raise PatchError(
+            f"Cannot apply {kind} to {_show(path)}: {_show(index)} is not an array index "
+            "(0, or digits without a leading zero)."
+        )
+    position = _position(index)
+    if position > len(target) or (kind != "add" and position >= len(target)):
+        raise PatchError(f"Cannot apply {kind} to {_show(path)}: index out of range.")
     if kind == "add":
         target.insert(position, op["value"])
     elif kind == "replace":

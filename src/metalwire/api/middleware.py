@@ -1,4 +1,8 @@
-"""Per-request plumbing: microversion, request id, version headers, one log line, 500s."""
+"""Per-request plumbing: microversion, request id, version headers, one log line, 500s.
+
+Also the two things every route shares: a NUL character in the URL (which PostgreSQL cannot
+compare) is a 400 before any route runs, and ``HEAD`` is answered as ``GET`` without a body.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +10,14 @@ import functools
 import logging
 import time
 from typing import Any
+from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from metalwire.api import microversion as mv
 from metalwire.api.errors import fault_body
 from metalwire.context import new_request_id
-from metalwire.errors import NotAcceptable
+from metalwire.errors import InvalidParameterValue, NotAcceptable
 
 LOG = logging.getLogger("metalwire.api.access")
 REQUEST_ID_HEADER = "x-openstack-request-id"
@@ -41,6 +46,10 @@ class ApiMiddleware:
             return
         started = time.perf_counter()
         request_id = new_request_id()
+        method = scope["method"]
+        head = method == "HEAD"
+        if head:
+            scope = {**scope, "method": "GET"}
         ironic_header = generic_header = None
         for key, value in scope["headers"]:  # ASGI servers give header names in lower case
             if key == _IRONIC_KEY:
@@ -60,6 +69,8 @@ class ApiMiddleware:
                 status = message["status"]
                 raw = [*_version_headers(version), (_REQUEST_ID_KEY, request_id.encode())]
                 message = {**message, "headers": [*message.get("headers", []), *raw]}
+            elif head and message["type"] == "http.response.body":
+                message = {**message, "body": b""}
             await send(message)
 
         try:
@@ -69,6 +80,11 @@ class ApiMiddleware:
                 await self._send_error(send_with_headers, 406, exc.message)
                 return
             state["api_version"] = version
+            try:
+                check_url(scope)
+            except InvalidParameterValue as exc:
+                await self._send_error(send_with_headers, exc.code, exc.message)
+                return
             await self.app(scope, receive, send_with_headers)
         except Exception:
             LOG.exception("Unhandled error [%s]", request_id)
@@ -81,7 +97,7 @@ class ApiMiddleware:
             query = scope.get("query_string", b"").decode("latin-1")
             LOG.info(
                 "%s %s%s %s %.1fms v%s [%s]",
-                scope.get("method"),
+                method,
                 path,
                 f"?{query}" if query else "",
                 status,
@@ -104,3 +120,19 @@ class ApiMiddleware:
             }
         )
         await send({"type": "http.response.body", "body": body})
+
+
+def check_url(scope: Scope) -> None:
+    """Refuse a NUL character in the path or a query parameter (400 naming where)."""
+    if "\x00" in scope["path"]:
+        raise InvalidParameterValue(
+            f"Invalid URL path {scope['path']!r}: it contains a NUL character."
+        )
+    query: bytes = scope.get("query_string", b"")
+    if b"%00" not in query and b"\x00" not in query:
+        return
+    for key, value in parse_qsl(query.decode("latin-1"), keep_blank_values=True):
+        if "\x00" in key or "\x00" in value:
+            raise InvalidParameterValue(
+                f"Invalid query parameter {key!r}: it contains a NUL character."
+            )

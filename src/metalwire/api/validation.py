@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Mapping
 from typing import Any
+
+from sqlalchemy import FromClause, String
 
 from metalwire.api.fields import Access, Field, by_name
 from metalwire.api.microversion import Version
+from metalwire.db.models import NodeHistory
 from metalwire.errors import InvalidParameterValue, MissingParameterValue, NotAcceptable
 
 _MAC = re.compile(r"^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$", re.IGNORECASE)
@@ -122,3 +126,37 @@ def check_create_body(
             raise MissingParameterValue(f"Mandatory field missing: {name}.")
     check_kinds(body, fields)
     return dict(body)
+
+
+def check_lengths(values: Mapping[str, Any], table: FromClause) -> None:
+    """Strings for ``table``'s columns fit their length, checked before the database sees them.
+
+    SQLite would store a longer string, PostgreSQL and MariaDB refuse it: checking here gives
+    every database the same 400.
+    """
+    for name, value in values.items():
+        column = table.columns.get(name)
+        if column is None or not isinstance(value, str) or not isinstance(column.type, String):
+            continue
+        limit = column.type.length
+        if limit is not None and len(value) > limit:
+            raise InvalidParameterValue(
+                f"Invalid value for {name}: {len(value)} characters, at most {limit} allowed."
+            )
+
+
+def _length(table: FromClause, name: str) -> int | None:
+    kind = table.columns[name].type
+    return kind.length if isinstance(kind, String) else None
+
+
+_USER_LIMIT = _length(NodeHistory.__table__, "user")
+
+
+def user_header(value: str | None) -> str | None:
+    """The ``X-User-Id`` header, which node history records: it must fit that column."""
+    if value is not None and _USER_LIMIT is not None and len(value) > _USER_LIMIT:
+        raise InvalidParameterValue(
+            f"Invalid X-User-Id header: {len(value)} characters, at most {_USER_LIMIT} allowed."
+        )
+    return value

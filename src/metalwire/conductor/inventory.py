@@ -6,12 +6,15 @@ let the node's network interface refuse them before anything is stored.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import uuid as uuidlib
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session
 
+from metalwire.conductor.inventory_rules import Inventory, check_port, check_portgroup
 from metalwire.conductor.tasks import Conductor, node_label
 from metalwire.context import RequestContext
 from metalwire.db import history as history_db
@@ -29,7 +32,9 @@ from metalwire.errors import (
     InvalidState,
     InvalidStateRequested,
     MetalwireError,
+    NodeNotFound,
     NodeProtected,
+    PortgroupNotFound,
     ResourceInUse,
     StaleUpdate,
 )
@@ -142,31 +147,81 @@ def delete_node(conductor: Conductor, context: RequestContext, ident: str) -> No
             node_db.delete(session, node_db.get_by_id(session, node.id))
 
 
-# -- ports -------------------------------------------------------------------------------
+# -- ports and portgroups ------------------------------------------------------------------
 
 
-def _resolve_portgroup(task: Task, portgroup_uuid: str | None) -> int | None:
-    if portgroup_uuid is None:
+def _existing_node(session: Session, ident: str) -> Node:
+    """The node a port or portgroup is to be on; an unknown one is a bad request (400)."""
+    try:
+        return node_db.get(session, ident)
+    except NodeNotFound as exc:
+        raise InvalidParameterValue(str(exc)) from None
+
+
+def _existing_portgroup(session: Session, ident: str | None) -> Portgroup | None:
+    if ident is None:
         return None
-    with task.transaction() as session:
-        portgroup = portgroup_db.get(session, portgroup_uuid)
-    if portgroup.node_id != task.node.id:
-        raise InvalidParameterValue(
-            f"Port can not be added to portgroup {portgroup.uuid}: the portgroup is on "
-            f"another node than the port's node {task.node.uuid}."
-        )
-    return portgroup.id
+    try:
+        return portgroup_db.get(session, ident)
+    except PortgroupNotFound as exc:
+        raise InvalidParameterValue(str(exc)) from None
 
 
-def _legacy_vif(extra: dict[str, Any]) -> str | None:
-    value = extra.get("vif_port_id")
+@contextlib.contextmanager
+def _tasks_for(
+    conductor: Conductor, context: RequestContext, node_ids: set[int]
+) -> Iterator[dict[int, Task]]:
+    """A task for each node a change touches, with every one of their locks held."""
+    if len(node_ids) == 1:
+        with conductor.exclusive_task(next(iter(node_ids)), context) as task:
+            yield {task.node.id: task}
+    else:
+        with conductor.exclusive_tasks(node_ids, context) as tasks:
+            yield tasks
+
+
+R = TypeVar("R", Port, Portgroup)
+
+
+def _under_lock(conductor: Conductor, rows: list[R], wanted: R) -> R:
+    """The row as the locked node has it now.
+
+    Gone from the node: deleted meanwhile (404), or moved to another node, whose lock this
+    operation does not hold (StaleUpdate: the caller reads it again and retries).
+    """
+    row = next((r for r in rows if r.id == wanted.id), None)
+    if row is not None:
+        return row
+    kind = type(wanted).__name__.lower()
+    with conductor.db.read() as session:
+        if isinstance(wanted, Port):
+            port_db.get(session, wanted.uuid)
+        else:
+            portgroup_db.get(session, wanted.uuid)
+    raise StaleUpdate(f"The {kind} {wanted.uuid} moved to another node meanwhile; retry.")
+
+
+def _proposed(current: R, changes: dict[str, Any], changed: set[str]) -> R:
+    """A detached copy of ``current`` with the changes applied: the row the rules check."""
+    columns = current.__table__.columns
+    proposed = type(current)(**{c.name: getattr(current, c.name) for c in columns})
+    for key in changed:
+        setattr(proposed, key, changes[key])
+    return proposed
+
+
+def _legacy_vif(extra: dict[str, Any] | None) -> str | None:
+    value = (extra or {}).get("vif_port_id")
     return str(value) if value else None
 
 
 def _sync_legacy_vif(
     session: Session, task: Task, target: Port | Portgroup, old: str | None, new: str | None
 ) -> None:
-    """Keep the attachment record in step with extra/vif_port_id, in the caller's transaction."""
+    """Keep the attachment record in step with extra/vif_port_id, in the caller's transaction.
+
+    ``task`` is the task of the node the target is on after the change.
+    """
     if old == new:
         return
     sql = Sql.of(session)
@@ -215,15 +270,19 @@ def _legacy_history(
 
 def create_port(conductor: Conductor, context: RequestContext, values: dict[str, Any]) -> Port:
     values = dict(values)
-    node_uuid = values.pop("node_uuid")
-    portgroup_uuid = values.pop("portgroup_uuid", None)
-    with conductor.exclusive_task(node_uuid, context) as task:
+    with conductor.db.read() as session:
+        node = _existing_node(session, values.pop("node_uuid"))
+        portgroup = _existing_portgroup(session, values.pop("portgroup_uuid", None))
+    with conductor.exclusive_task(node.id, context) as task:
         values["node_id"] = task.node.id
-        values["portgroup_id"] = _resolve_portgroup(task, portgroup_uuid)
+        values["portgroup_id"] = portgroup.id if portgroup else None
         values.setdefault("uuid", str(uuidlib.uuid4()))
+        values.setdefault("pxe_enabled", True)
+        new_vif = _legacy_vif(values.get("extra"))
+        check_port(Port(**values), None, Inventory.of([task]), portgroup, legacy_vif=new_vif)
         with task.transaction() as session:
             port = port_db.create(session, values)
-            _sync_legacy_vif(session, task, port, None, _legacy_vif(port.extra))
+            _sync_legacy_vif(session, task, port, None, new_vif)
         return port
 
 
@@ -234,43 +293,41 @@ def update_port(
     changes: dict[str, Any],
     expected: dict[str, Any] | None = None,
 ) -> Port:
+    changes = dict(changes)
+    node_ident = changes.pop("node_uuid", None)
     with conductor.db.read() as session:
         port = port_db.get(session, uuid)
-    changes = dict(changes)
-    with conductor.exclusive_task(port.node_id, context) as task:
-        if "node_uuid" in changes:
-            node_uuid = changes.pop("node_uuid")
-            with task.transaction() as session:
-                new_node = node_db.get(session, node_uuid)
-            if new_node.id != task.node.id:
-                if task.node.provision_state == "active" and not task.node.maintenance:
-                    raise InvalidStateRequested(
-                        f"Cannot move port {uuid} off node {node_label(task.node)} while it "
-                        "is active."
-                    )
-                changes["node_id"] = new_node.id
-        if "portgroup_uuid" in changes:
-            changes["portgroup_id"] = _resolve_portgroup(task, changes.pop("portgroup_uuid"))
-        current = next(p for p in task.ports if p.uuid == uuid)
+        node_id = _existing_node(session, node_ident).id if node_ident else port.node_id
+        portgroup = _existing_portgroup(session, changes.get("portgroup_uuid"))
+    if "portgroup_uuid" in changes:
+        del changes["portgroup_uuid"]
+        changes["portgroup_id"] = portgroup.id if portgroup else None
+    if node_id != port.node_id:
+        changes["node_id"] = node_id
+    with _tasks_for(conductor, context, {port.node_id, node_id}) as tasks:
+        task = tasks[port.node_id]
+        current = _under_lock(conductor, task.ports, port)
         _check_unchanged("port", uuid, current, expected)
         changed = {k for k, v in changes.items() if getattr(current, k) != v}
         if not changed:
             return current
-        old_vif = _legacy_vif(current.extra)
-        new_vif = _legacy_vif(changes.get("extra", current.extra))
-        proposed = Port(**{c: getattr(current, c) for c in _PORT_COLUMNS})
-        for key in changed:
-            setattr(proposed, key, changes[key])
+        proposed = _proposed(current, changes, changed)
+        owner = tasks[proposed.node_id]
+        old_vif, new_vif = _legacy_vif(current.extra), _legacy_vif(proposed.extra)
+        check_port(
+            proposed,
+            current,
+            Inventory.of(tasks.values()),
+            portgroup,
+            legacy_vif=new_vif if new_vif != old_vif else None,
+        )
         _check_address_free(task, uuid, changes)
-        conductor.network_interface(task.node).port_changed(task, proposed, changed)
+        conductor.network_interface(owner.node).port_changed(owner, proposed, changed)
         with task.transaction() as session:
             row = port_db.get(session, uuid)
             updated = port_db.update(session, row, {k: changes[k] for k in changed})
-            _sync_legacy_vif(session, task, updated, old_vif, new_vif)
+            _sync_legacy_vif(session, owner, updated, old_vif, new_vif)
         return updated
-
-
-_PORT_COLUMNS = [c.name for c in Port.__table__.columns]
 
 
 def _refuse_if_vif(task: Task, target: Port | Portgroup) -> None:
@@ -317,29 +374,45 @@ def _check_address_free(task: Task, uuid: str, changes: dict[str, Any]) -> None:
         raise Duplicate(f"A port with MAC address {address} already exists.")
 
 
+# Enough for a row that keeps moving between nodes while a delete chases it.
+STALE_RETRIES = 10
+
+
+def _until_still_there(attempt: Callable[[], None]) -> None:
+    """Run a delete again if its row moved to another node between the read and the lock."""
+    for _ in range(STALE_RETRIES - 1):
+        try:
+            return attempt()
+        except StaleUpdate:
+            continue
+    return attempt()
+
+
 def delete_port(conductor: Conductor, context: RequestContext, uuid: str) -> None:
-    with conductor.db.read() as session:
-        port = port_db.get(session, uuid)
-    with conductor.exclusive_task(port.node_id, context) as task:
-        current = next(p for p in task.ports if p.uuid == uuid)
-        _refuse_if_vif(task, current)
-        vif = task.vif_on(current)
-        _detach_before_delete(conductor, task, [vif] if vif else [])
-        with task.transaction() as session:
-            port_db.delete(session, port_db.get(session, uuid))
+    def attempt() -> None:
+        with conductor.db.read() as session:
+            port = port_db.get(session, uuid)
+        with conductor.exclusive_task(port.node_id, context) as task:
+            current = _under_lock(conductor, task.ports, port)
+            _refuse_if_vif(task, current)
+            vif = task.vif_on(current)
+            _detach_before_delete(conductor, task, [vif] if vif else [])
+            with task.transaction() as session:
+                port_db.delete(session, port_db.get(session, uuid))
 
-
-# -- portgroups --------------------------------------------------------------------------
+    _until_still_there(attempt)
 
 
 def create_portgroup(
     conductor: Conductor, context: RequestContext, values: dict[str, Any]
 ) -> Portgroup:
     values = dict(values)
-    node_uuid = values.pop("node_uuid")
-    with conductor.exclusive_task(node_uuid, context) as task:
+    with conductor.db.read() as session:
+        node = _existing_node(session, values.pop("node_uuid"))
+    with conductor.exclusive_task(node.id, context) as task:
         values["node_id"] = task.node.id
         values.setdefault("uuid", str(uuidlib.uuid4()))
+        check_portgroup(Portgroup(**values), None, Inventory.of([task]))
         with task.transaction() as session:
             portgroup = portgroup_db.create(session, values)
             _sync_legacy_vif(session, task, portgroup, None, _legacy_vif(portgroup.extra))
@@ -353,53 +426,47 @@ def update_portgroup(
     changes: dict[str, Any],
     expected: dict[str, Any] | None = None,
 ) -> Portgroup:
+    changes = dict(changes)
+    node_ident = changes.pop("node_uuid", None)
     with conductor.db.read() as session:
         portgroup = portgroup_db.get(session, ident)
-    changes = dict(changes)
-    with conductor.exclusive_task(portgroup.node_id, context) as task:
-        current = next(pg for pg in task.portgroups if pg.id == portgroup.id)
+        node_id = _existing_node(session, node_ident).id if node_ident else portgroup.node_id
+    if node_id != portgroup.node_id:
+        changes["node_id"] = node_id
+    with _tasks_for(conductor, context, {portgroup.node_id, node_id}) as tasks:
+        task = tasks[portgroup.node_id]
+        current = _under_lock(conductor, task.portgroups, portgroup)
         _check_unchanged("portgroup", ident, current, expected)
-        if "node_uuid" in changes:
-            with task.transaction() as session:
-                new_node = node_db.get(session, changes.pop("node_uuid"))
-            if new_node.id != task.node.id:
-                if task.members(current):
-                    raise Invalid(
-                        f"Portgroup {current.uuid} has member ports; it cannot move to "
-                        "another node."
-                    )
-                changes["node_id"] = new_node.id
         changed = {k for k, v in changes.items() if getattr(current, k) != v}
         if not changed:
             return current
-        old_vif = _legacy_vif(current.extra)
-        new_vif = _legacy_vif(changes.get("extra", current.extra))
-        proposed = Portgroup(**{c: getattr(current, c) for c in _PORTGROUP_COLUMNS})
-        for key in changed:
-            setattr(proposed, key, changes[key])
-        conductor.network_interface(task.node).portgroup_changed(task, proposed, changed)
+        proposed = _proposed(current, changes, changed)
+        owner = tasks[proposed.node_id]
+        old_vif, new_vif = _legacy_vif(current.extra), _legacy_vif(proposed.extra)
+        check_portgroup(proposed, current, Inventory.of(tasks.values()))
+        conductor.network_interface(owner.node).portgroup_changed(owner, proposed, changed)
         with task.transaction() as session:
             row = portgroup_db.get_by_id(session, current.id)
             updated = portgroup_db.update(session, row, {k: changes[k] for k in changed})
-            _sync_legacy_vif(session, task, updated, old_vif, new_vif)
+            _sync_legacy_vif(session, owner, updated, old_vif, new_vif)
         return updated
 
 
-_PORTGROUP_COLUMNS = [c.name for c in Portgroup.__table__.columns]
-
-
 def delete_portgroup(conductor: Conductor, context: RequestContext, ident: str) -> None:
-    with conductor.db.read() as session:
-        portgroup = portgroup_db.get(session, ident)
-    with conductor.exclusive_task(portgroup.node_id, context) as task:
-        current = next(pg for pg in task.portgroups if pg.id == portgroup.id)
-        if task.members(current):
-            raise Invalid(
-                f"Portgroup {current.uuid} cannot be deleted: ports "
-                f"{', '.join(p.uuid for p in task.members(current))} are still members."
-            )
-        _refuse_if_vif(task, current)
-        vif = task.vif_on(current)
-        _detach_before_delete(conductor, task, [vif] if vif else [])
-        with task.transaction() as session:
-            portgroup_db.delete(session, portgroup_db.get_by_id(session, current.id))
+    def attempt() -> None:
+        with conductor.db.read() as session:
+            portgroup = portgroup_db.get(session, ident)
+        with conductor.exclusive_task(portgroup.node_id, context) as task:
+            current = _under_lock(conductor, task.portgroups, portgroup)
+            if task.members(current):
+                raise Invalid(
+                    f"Portgroup {current.uuid} cannot be deleted: ports "
+                    f"{', '.join(p.uuid for p in task.members(current))} are still members."
+                )
+            _refuse_if_vif(task, current)
+            vif = task.vif_on(current)
+            _detach_before_delete(conductor, task, [vif] if vif else [])
+            with task.transaction() as session:
+                portgroup_db.delete(session, portgroup_db.get_by_id(session, current.id))
+
+    _until_still_there(attempt)

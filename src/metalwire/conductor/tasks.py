@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Connection
@@ -165,6 +165,31 @@ class Conductor:
                 yield task
                 return
         raise NodeNotFound(str(ident))
+
+    @contextlib.contextmanager
+    def exclusive_tasks(
+        self, node_ids: Collection[int], context: RequestContext
+    ) -> Iterator[dict[int, Task]]:
+        """Several nodes, each with its lock held for the block, by node id.
+
+        The locks are taken in the order of the node ids, so two operations on the same
+        nodes (a port moving from a to b while another moves from b to a) queue instead of
+        each holding one lock and waiting for the other. Each lock is a committed lease and
+        each of the tasks' blocks a short transaction of its own; a write that spans the
+        nodes goes through one task's transaction.
+        """
+        deadline = Deadline(self.config.conductor.node_lock_wait)
+        with contextlib.ExitStack() as stack:
+            tasks: dict[int, Task] = {}
+            for node_id in sorted(set(node_ids)):
+                label = node_label(self._find(node_id))
+                stack.enter_context(self.locks.in_process(node_id, label, deadline))
+                stack.enter_context(self.locks.lease(node_id, label, deadline))
+                task = self._task(self._find(node_id), context, connection=None, shared=False)
+                if self.network_interface(task.node).calls_external_service():
+                    self._clear_interrupted_attaches(task)
+                tasks[node_id] = task
+            yield tasks
 
     def _open(
         self,

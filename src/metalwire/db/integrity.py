@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -9,20 +10,33 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from metalwire.db.models import Base, utcnow
-from metalwire.errors import Conflict, MetalwireError
+from metalwire.errors import Conflict, MetalwireError, MissingParameterValue
 
 M = TypeVar("M", bound=Base)
 # Builds the error for a violation from the values that were being written.
 Explainer = Callable[[IntegrityError, Mapping[str, Any]], Exception]
 
 
+# How SQLite, PostgreSQL and MariaDB name the column of a NOT NULL violation.
+_NOT_NULL = (
+    re.compile(r"not null constraint failed: \w+\.(\w+)"),
+    re.compile(r'null value in column "(\w+)"'),
+    re.compile(r"column '(\w+)' cannot be null"),
+)
+
+
 def explain(exc: IntegrityError, messages: dict[str, str]) -> MetalwireError:
     """Pick the message whose column name appears in the driver's text, else a generic one.
 
     ``messages`` maps a column (``address``, ``name``, ...) to the message to raise. Every
-    database names the violated column or constraint somewhere in its error text.
+    database names the violated column or constraint somewhere in its error text. A NOT NULL
+    violation is a value the request left out or set to null: a 400 naming the field.
     """
     text = str(exc.orig).lower()
+    for pattern in _NOT_NULL:
+        found = pattern.search(text)
+        if found:
+            return MissingParameterValue(f"Field {found[1]} cannot be null or removed.")
     for column, message in messages.items():
         if column.lower() in text:
             return Conflict(message)

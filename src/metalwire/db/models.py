@@ -12,10 +12,12 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     String,
     Text,
+    UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -83,6 +85,9 @@ class Portgroup(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
 
+    # The target of the keys that keep member ports and VIFs on the portgroup's own node.
+    __table_args__ = (UniqueConstraint("id", "node_id", name="uq_portgroups_id_node"),)
+
 
 class Port(Base):
     __tablename__ = "ports"
@@ -103,12 +108,23 @@ class Port(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
 
+    __table_args__ = (
+        UniqueConstraint("id", "node_id", name="uq_ports_id_node"),
+        # A port's portgroup is on the port's node.
+        ForeignKeyConstraint(
+            ["portgroup_id", "node_id"],
+            ["portgroups.id", "portgroups.node_id"],
+            name="fk_ports_portgroup_same_node",
+        ),
+    )
+
 
 class VifAttachment(Base):
     """One row per attached VIF; the keys make the invariants hold in the database itself.
 
     The primary key puts a VIF on at most one node; the unique port and portgroup columns put
-    at most one VIF on each port and portgroup.
+    at most one VIF on each port and portgroup; the composite keys keep the port or portgroup
+    on the attachment's node (so neither can move to another node while it carries the VIF).
     """
 
     __tablename__ = "vif_attachments"
@@ -133,6 +149,18 @@ class VifAttachment(Base):
     __table_args__ = (
         CheckConstraint(
             "(port_id IS NULL) <> (portgroup_id IS NULL)", name="ck_vif_on_port_or_portgroup"
+        ),
+        ForeignKeyConstraint(
+            ["port_id", "node_id"],
+            ["ports.id", "ports.node_id"],
+            name="fk_vif_attachments_port_same_node",
+            ondelete="CASCADE",
+        ),
+        ForeignKeyConstraint(
+            ["portgroup_id", "node_id"],
+            ["portgroups.id", "portgroups.node_id"],
+            name="fk_vif_attachments_portgroup_same_node",
+            ondelete="CASCADE",
         ),
     )
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import abc
 import logging
 from collections.abc import Collection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from metalwire.config import Config
 from metalwire.db import vifs as vif_db
@@ -76,6 +76,20 @@ class NetworkInterface(abc.ABC):
     def get_current_vif(self, task: Task, target: Port | Portgroup) -> str | None:
         """The VIF on a port or portgroup, or None."""
 
+    def port_unusable_reason(self, task: Task, port: Port) -> str | None:
+        """Why ``port`` cannot take a VIF on this node, or None if it can.
+
+        Used when choosing the port or portgroup for a VIF: an unusable port is never
+        chosen, requested or counted as a free member of its portgroup. The reason completes
+        "port <uuid> ...", e.g. "has no local_link_connection". By default (Ironic's rule
+        for every interface) a port with ``extra["client-id"]`` (InfiniBand) is usable, and
+        otherwise one whose ``is_smartnic`` contradicts its ``local_link_connection`` is
+        not. Subclasses may refuse more; they should keep these refusals (call ``super()``).
+        """
+        if port.extra and port.extra.get("client-id"):
+            return None
+        return selection.smart_nic_refusal(port)
+
     def port_changed(self, task: Task, port: Port, changed: Collection[str]) -> None:
         """Called before a port update is stored; ``changed`` names the changed fields.
 
@@ -118,6 +132,10 @@ class StoredVifMixin:
     use, and :meth:`after_record` / :meth:`before_forget` to tell an external service.
     """
 
+    if TYPE_CHECKING:
+        # Given by NetworkInterface, which every class using this mixin also derives from.
+        def port_unusable_reason(self, task: Task, port: Port) -> str | None: ...
+
     def vif_physnets(self, task: Task, vif_info: VifInfo) -> set[str]:
         """Physical networks the VIF can use; empty means any."""
         return set()
@@ -136,9 +154,13 @@ class StoredVifMixin:
         if physnets is None:
             physnets = self.vif_physnets(task, vif_info)
         wanted = _requested_target(task, vif_info)
+
+        def refusal(port: Port) -> str | None:
+            return self.port_unusable_reason(task, port)
+
         if wanted is None:
-            return selection.select_free_target(task, vif_id, physnets)
-        selection.check_requested_target(task, vif_id, wanted, physnets)
+            return selection.select_free_target(task, vif_id, physnets, port_refusal=refusal)
+        selection.check_requested_target(task, vif_id, wanted, physnets, port_refusal=refusal)
         return wanted
 
     def vif_attach(self, task: Task, vif_info: VifInfo) -> None:

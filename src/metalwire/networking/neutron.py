@@ -478,6 +478,16 @@ class NeutronNetwork(NeutronPortsMixin, NetworkInterface):
     def binds_on_attach(self, task: Task) -> bool:
         return task.node.provision_state == "active"
 
+    def port_unusable_reason(self, task: Task, port: Port) -> str | None:
+        """Neutron binds a port to its switch port: it needs the link, unless InfiniBand."""
+        client_id = port.extra.get("client-id") if port.extra else None
+        if not client_id and not port.local_link_connection:
+            return (
+                "has no local_link_connection, which the neutron network interface needs "
+                "(unless extra/client-id names an InfiniBand port)"
+            )
+        return super().port_unusable_reason(task, port)
+
     # -- tenant networks -------------------------------------------------------------------
 
     def configure_tenant_networks(self, task: Task) -> None:

@@ -1,28 +1,52 @@
-"""Choosing the port or portgroup a VIF goes on.
+"""Choosing the port or portgroup a VIF goes on, by Ironic's rule.
 
-Rules, in order:
+Which targets can take the VIF:
 
-1. A port or portgroup whose physical network is set and is not one the VIF can use is
-   refused.
-2. Candidates on one of the VIF's physical networks come before those with none set.
-3. Portgroups (with member ports) come before ports.
-4. Then PXE-enabled ports.
-5. A port that belongs to a portgroup is used only through that portgroup, unless the
-   portgroup is busy and allows standalone ports.
-6. An empty portgroup is never used.
+1. A port the node's network interface finds unusable (``port_unusable_reason``: e.g. a
+   ``neutron`` port without ``local_link_connection``) is never used.
+2. A port or portgroup already carrying a VIF is not used. A port carrying a VIF also makes
+   its portgroup unusable; a portgroup carrying a VIF is skipped together with its members.
+3. A port whose physical network is set and is not one the VIF can use is not used.
+4. A member port is reached through its portgroup. It is a candidate of its own only when
+   its portgroup is unusable because another member carries a VIF.
+5. A portgroup is a candidate only with at least one member that could take the VIF by
+   rules 1 to 3; an empty portgroup never is.
 
-Busy candidates are refused. If nothing is left, the error names every candidate and why it
-was refused, so an operator can see at once what to fix.
+Among the candidates: those on one of the VIF's physical networks first, then portgroups
+before ports, then PXE-enabled ports; on equal terms, standalone ports before member ports,
+and the oldest first. ``standalone_ports_supported`` plays no part here: it is a rule on what
+may be written to a member port, checked when the port or portgroup is written.
+
+A requested ``port_uuid`` must be a standalone port that is a candidate; a requested
+``portgroup_uuid`` must be a candidate portgroup. If nothing is left, the error names every
+port and portgroup and why it was refused, so an operator can see at once what to fix.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from metalwire.db.models import Port, Portgroup
 from metalwire.errors import Invalid, NoFreePhysicalPort
 from metalwire.networking.task import Task
+
+#: Why a port cannot take a VIF on its node, or None if it can (the network interface's rule).
+PortRefusal = Callable[[Port], str | None]
+
+# The keys Ironic allows in a Smart NIC's local_link_connection; port_id and hostname needed.
+_SMART_NIC_LINK_KEYS = frozenset(
+    {
+        "port_id",
+        "switch_id",
+        "hostname",
+        "switch_info",
+        "network_type",
+        "vtep-logical-switch",
+        "vtep-physical-switch",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -31,10 +55,12 @@ class Candidate:
     physnet_match: bool
 
     @property
-    def sort_key(self) -> tuple[bool, bool, bool, int]:
-        is_port = isinstance(self.target, Port)
-        pxe = isinstance(self.target, Port) and self.target.pxe_enabled
-        return (not self.physnet_match, is_port, not pxe, self.target.id)
+    def sort_key(self) -> tuple[bool, bool, bool]:
+        # Portgroups count as PXE-enabled, as in Ironic; only ports are compared on it.
+        target = self.target
+        is_port = isinstance(target, Port)
+        pxe = target.pxe_enabled if isinstance(target, Port) else True
+        return (not self.physnet_match, is_port, not pxe)
 
 
 def describe(target: Port | Portgroup) -> str:
@@ -49,57 +75,129 @@ def portgroup_physnet(task: Task, portgroup: Portgroup) -> str | None:
     return physnets.pop() if len(physnets) == 1 else None
 
 
-def _physnet_of(task: Task, target: Port | Portgroup) -> str | None:
-    if isinstance(target, Port):
-        return target.physical_network
-    return portgroup_physnet(task, target)
+def has_smart_nic_link(link: Mapping[str, Any] | None) -> bool:
+    """Whether a local_link_connection describes a Smart NIC (port_id and hostname)."""
+    if not link or not {"port_id", "hostname"} <= set(link) or set(link) - _SMART_NIC_LINK_KEYS:
+        return False
+    if link.get("network_type", "managed") not in ("managed", "unmanaged"):
+        return False
+    return all(isinstance(value, str) for value in link.values())
 
 
-def _physnet_refusal(
-    task: Task, target: Port | Portgroup, physnets: Collection[str]
-) -> tuple[str | None, bool]:
-    """(why the target's physical network rules it out or None, whether it matches)."""
-    physnet = _physnet_of(task, target)
-    if not physnets or physnet is None:
-        return None, False
-    if physnet in physnets:
-        return None, True
-    needed = ", ".join(sorted(physnets))
-    return f"is on physical network {physnet}, the VIF needs {needed}", False
-
-
-def _refusal(task: Task, target: Port | Portgroup) -> str | None:
-    """Why a target cannot take a VIF regardless of physical networks, or None."""
-    busy = task.vif_on(target)
-    if busy is not None:
-        return f"is busy with VIF {busy}"
-    if isinstance(target, Portgroup):
-        if not task.members(target):
-            return "has no member ports"
-        return None
-    if target.portgroup_id is not None:
-        group = next(pg for pg in task.portgroups if pg.id == target.portgroup_id)
-        if task.vif_on(group) is None and task.members(group):
-            return f"belongs to portgroup {group.uuid}, which is free and must be used instead"
-        if not group.standalone_ports_supported:
-            return f"belongs to portgroup {group.uuid}, which does not allow standalone ports"
+def smart_nic_refusal(port: Port) -> str | None:
+    """Why a port's ``is_smartnic`` contradicts its local_link_connection, or None."""
+    smart_link = has_smart_nic_link(port.local_link_connection)
+    if port.is_smartnic and not smart_link:
+        return (
+            "is a Smart NIC (is_smartnic true) but its local_link_connection lacks port_id "
+            "and hostname"
+        )
+    if not port.is_smartnic and smart_link:
+        return (
+            "is not a Smart NIC (is_smartnic false) but its local_link_connection has the "
+            "port_id and hostname of one"
+        )
     return None
 
 
-def select_free_target(task: Task, vif_id: str, physnets: Collection[str] = ()) -> Port | Portgroup:
-    """The best free port or portgroup for the VIF; raises NoFreePhysicalPort naming each."""
+def _physnet_refusal(physnet: str | None, physnets: Collection[str]) -> str | None:
+    if not physnets or physnet is None or physnet in physnets:
+        return None
+    needed = ", ".join(sorted(physnets))
+    return f"is on physical network {physnet}, the VIF needs {needed}"
+
+
+class _Assessment:
+    """Why each of the node's ports and portgroups can or cannot take the VIF."""
+
+    def __init__(self, task: Task, physnets: Collection[str], port_refusal: PortRefusal) -> None:
+        self.task = task
+        self.physnets = physnets
+        self.port_refusal = port_refusal
+
+    def own_refusal(self, port: Port) -> str | None:
+        """Rules 1 to 3 for one port, leaving its portgroup aside."""
+        reason = self.port_refusal(port) or _physnet_refusal(port.physical_network, self.physnets)
+        if reason is not None:
+            return reason
+        vif = self.task.vif_on(port)
+        return None if vif is None else f"is busy with VIF {vif}"
+
+    def busy_member(self, portgroup: Portgroup) -> tuple[Port, str] | None:
+        for member in self.task.members(portgroup):
+            vif = self.task.vif_on(member)
+            if vif is not None:
+                return member, vif
+        return None
+
+    def portgroup_refusal(self, portgroup: Portgroup) -> str | None:
+        vif = self.task.vif_on(portgroup)
+        if vif is not None:
+            return f"is busy with VIF {vif}"
+        members = self.task.members(portgroup)
+        if not members:
+            return "has no member ports"
+        taken = self.busy_member(portgroup)
+        if taken is not None:
+            return (
+                f"cannot be used while its member port {taken[0].uuid} carries VIF {taken[1]} "
+                "(its free members are used on their own)"
+            )
+        if all(self.own_refusal(member) is not None for member in members):
+            return "has no free member port that can take the VIF"
+        return None
+
+    def member_refusal(self, port: Port, portgroup: Portgroup) -> str | None:
+        vif = self.task.vif_on(portgroup)
+        if vif is not None:
+            return f"belongs to portgroup {portgroup.uuid}, which is busy with VIF {vif}"
+        reason = self.own_refusal(port)
+        if reason is not None:
+            return reason
+        if self.busy_member(portgroup) is None:
+            return f"belongs to portgroup {portgroup.uuid} and is used only through it"
+        return None
+
+    def physnet_match(self, target: Port | Portgroup) -> bool:
+        if isinstance(target, Port):
+            physnet = target.physical_network
+        else:
+            physnet = portgroup_physnet(self.task, target)
+        return physnet is not None and physnet in self.physnets
+
+    def in_order(self) -> list[tuple[Port | Portgroup, str | None]]:
+        """Every target with its refusal: standalone ports, then each portgroup and members."""
+        task = self.task
+        ports = sorted(task.ports, key=lambda p: p.id)
+        out: list[tuple[Port | Portgroup, str | None]] = [
+            (p, self.own_refusal(p)) for p in ports if p.portgroup_id is None
+        ]
+        for portgroup in sorted(task.portgroups, key=lambda pg: pg.id):
+            out.append((portgroup, self.portgroup_refusal(portgroup)))
+            for member in ports:
+                if member.portgroup_id == portgroup.id:
+                    out.append((member, self.member_refusal(member, portgroup)))
+        return out
+
+
+def select_free_target(
+    task: Task, vif_id: str, physnets: Collection[str] = (), *, port_refusal: PortRefusal
+) -> Port | Portgroup:
+    """The best free port or portgroup for the VIF; raises NoFreePhysicalPort naming each.
+
+    ``port_refusal`` is the node's network interface's rule on which ports are usable.
+    """
+    assessment = _Assessment(task, physnets, port_refusal)
     candidates: list[Candidate] = []
     refusals: list[str] = []
-    targets: list[Port | Portgroup] = [*task.portgroups, *task.ports]
-    for target in targets:
-        reason, match = _physnet_refusal(task, target, physnets)
-        reason = reason or _refusal(task, target)
+    for target, reason in assessment.in_order():
         if reason is None:
-            candidates.append(Candidate(target, match))
+            candidates.append(Candidate(target, assessment.physnet_match(target)))
         else:
             refusals.append(f"{describe(target)} {reason}")
     if candidates:
-        return min(candidates, key=lambda c: c.sort_key).target
+        # sorted() is stable: on equal keys the order of in_order() decides.
+        return sorted(candidates, key=lambda c: c.sort_key)[0].target
     node = task.node.uuid + (f" ({task.node.name})" if task.node.name else "")
     detail = "; ".join(refusals) if refusals else "the node has no ports or portgroups"
     raise NoFreePhysicalPort(
@@ -108,19 +206,24 @@ def select_free_target(task: Task, vif_id: str, physnets: Collection[str] = ()) 
 
 
 def check_requested_target(
-    task: Task, vif_id: str, target: Port | Portgroup, physnets: Collection[str] = ()
+    task: Task,
+    vif_id: str,
+    target: Port | Portgroup,
+    physnets: Collection[str] = (),
+    *,
+    port_refusal: PortRefusal,
 ) -> None:
-    """Refuse an explicitly requested port or portgroup that cannot take the VIF."""
-    reason, _ = _physnet_refusal(task, target, physnets)
-    if reason is None:
-        busy = task.vif_on(target)
-        if busy is not None:
-            reason = f"is busy with VIF {busy}"
-        elif isinstance(target, Portgroup) and not task.members(target):
-            reason = "has no member ports"
-        elif isinstance(target, Port) and target.portgroup_id is not None:
-            group = next(pg for pg in task.portgroups if pg.id == target.portgroup_id)
-            if not group.standalone_ports_supported:
-                reason = f"belongs to portgroup {group.uuid}, which does not allow standalone ports"
+    """Refuse (400) an explicitly requested port or portgroup that cannot take the VIF."""
+    assessment = _Assessment(task, physnets, port_refusal)
+    if isinstance(target, Portgroup):
+        reason = assessment.portgroup_refusal(target)
+    elif target.portgroup_id is not None:
+        group = next(pg for pg in task.portgroups if pg.id == target.portgroup_id)
+        reason = (
+            f"is a member of portgroup {group.uuid}; a VIF goes on the portgroup "
+            "(portgroup_uuid), not on one of its member ports"
+        )
+    else:
+        reason = assessment.own_refusal(target)
     if reason is not None:
         raise Invalid(f"Unable to attach VIF {vif_id} to {describe(target)}: it {reason}.")

@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 from urllib.parse import urlencode
 
-from fastapi import Body, Request
+from fastapi import Depends, Request
 
+from metalwire.api import json_body as json_body_parser
 from metalwire.api import microversion as mv
+from metalwire.api import validation
 from metalwire.api.app_services import Services
 from metalwire.api.validation import uuid_value
 from metalwire.context import RequestContext
@@ -43,7 +45,7 @@ def call(request: Request) -> Call:
         base=base,
         context=RequestContext(
             request_id=request.state.request_id,
-            user=request.headers.get("x-user-id"),
+            user=validation.user_header(request.headers.get("x-user-id")),
             project=request.headers.get("x-project-id"),
         ),
         services=services,
@@ -115,8 +117,13 @@ def fields_param(c: Call) -> str | None:
     return wanted
 
 
-# A request body parsed as JSON; malformed JSON is a 400 from the validation handler.
-JsonBody = Annotated[Any, Body()]
+async def json_body(request: Request) -> Any:
+    """The request body, parsed strictly (``api/json_body.py``); None when there is none."""
+    return json_body_parser.parse(await request.body(), request.headers.get("content-type"))
+
+
+# A request body parsed as JSON; what cannot be parsed or stored is a 400 naming where.
+JsonBody = Annotated[Any, Depends(json_body)]
 
 
 # How many times a read-modify-write request is tried when another request changed the

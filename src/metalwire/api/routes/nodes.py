@@ -62,6 +62,7 @@ def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
             out[key] = validation.uuid_value(out[key], key)
     if "driver" in out and not out["driver"]:
         raise InvalidParameterValue("driver cannot be empty.")
+    validation.check_lengths(out, Node.__table__)
     return out
 
 

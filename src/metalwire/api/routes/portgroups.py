@@ -41,6 +41,8 @@ def portgroup_call(request: Request) -> Call:
 
 def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
     out = dict(values)
+    if out.get("uuid") is not None:
+        out["uuid"] = validation.uuid_value(out["uuid"], "uuid")
     if out.get("address") is not None:
         out["address"] = validation.mac_address(out["address"])
     if out.get("name") is not None:
@@ -50,6 +52,7 @@ def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
     for key, default in (("extra", {}), ("properties", {}), ("standalone_ports_supported", True)):
         if key in out and out[key] is None:
             out[key] = default
+    validation.check_lengths(out, Portgroup.__table__)
     return out
 
 

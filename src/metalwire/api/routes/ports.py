@@ -45,6 +45,8 @@ LEGACY_VIF_WARNING = (
 def normalize(values: dict[str, Any]) -> dict[str, Any]:
     """Check formats of port fields a client sets; returns them ready to store."""
     out = dict(values)
+    if out.get("uuid") is not None:
+        out["uuid"] = validation.uuid_value(out["uuid"], "uuid")
     if "address" in out:
         out["address"] = validation.mac_address(out["address"])
     if "node_uuid" in out:
@@ -63,6 +65,7 @@ def normalize(values: dict[str, Any]) -> dict[str, Any]:
     ):
         if key in out and out[key] is None:
             out[key] = default
+    validation.check_lengths(out, Port.__table__)
     return out
 
 

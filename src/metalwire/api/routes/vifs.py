@@ -16,7 +16,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from metalwire.api import errors
+from metalwire.api import errors, json_body, validation
 from metalwire.api import microversion as mv
 from metalwire.api.app_services import Services
 from metalwire.api.validation import is_uuid
@@ -31,7 +31,15 @@ MAX_BODY = 114_688
 
 
 def check_vif_id(value: Any) -> str:
-    """A VIF id is a UUID or a name of RFC 3986 unreserved characters, at most 255 long."""
+    """A VIF id is a UUID or a name of RFC 3986 unreserved characters, at most 255 long.
+
+    ``.`` and ``..`` are refused: clients normalise them out of a URL, so
+    ``DELETE .../vifs/..`` would reach the node itself.
+    """
+    if value in (".", ".."):
+        raise InvalidParameterValue(
+            f"Invalid VIF id {value!r}: '.' and '..' are path segments, not names."
+        )
     if isinstance(value, str) and (is_uuid(value) or _VIF_NAME.fullmatch(value)):
         return value
     raise InvalidParameterValue(
@@ -105,7 +113,8 @@ class VifEndpoints:
             vifs = await services.rpcapi.vif_list(context, node)
             return 200, json.dumps({"vifs": vifs}).encode()
         if method == "POST":
-            info = check_attach_body(_parse(await _read_body(receive)), version)
+            body = json_body.parse(await _read_body(receive), _content_type(scope))
+            info = check_attach_body(body, version)
             await services.rpcapi.vif_attach(context, node, info)
         else:
             assert vif is not None
@@ -120,7 +129,7 @@ def _context(scope: Scope, request_id: str) -> RequestContext:
             user = value.decode("latin-1")
         elif key == b"x-project-id":
             project = value.decode("latin-1")
-    return RequestContext(request_id=request_id, user=user, project=project)
+    return RequestContext(request_id=request_id, user=validation.user_header(user), project=project)
 
 
 async def _read_body(receive: Receive) -> bytes:
@@ -136,10 +145,8 @@ async def _read_body(receive: Receive) -> bytes:
             return b"".join(chunks)
 
 
-def _parse(body: bytes) -> Any:
-    if not body.strip():
-        return None
-    try:
-        return json.loads(body)
-    except ValueError as exc:
-        raise InvalidParameterValue(f"The request body is not valid JSON: {exc}.") from None
+def _content_type(scope: Scope) -> str | None:
+    for key, value in scope["headers"]:
+        if key == b"content-type":
+            return str(value.decode("latin-1"))
+    return None

@@ -1,0 +1,139 @@
+"""The rules a port or portgroup must keep, checked on the row as it would be after a change.
+
+Each check takes the *proposed* row (the stored one with the change applied, or the new one),
+the stored row it replaces (None on create) and the inventory of every node the change
+touches, read under those nodes' locks. Checking the proposed row catches what a check of the
+request alone misses: a port moved to another node keeps the portgroup it had unless the same
+request says otherwise, so its portgroup is checked against the node it moves to.
+
+The schema holds the node rules as well (composite foreign keys, see ``db/models.py``); these
+checks come first so that the client gets a message naming what is wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from metalwire.db.models import Node, Port, Portgroup, VifAttachment
+from metalwire.errors import Conflict, Invalid, InvalidParameterValue, InvalidStateRequested
+from metalwire.networking.task import Task
+
+# Provision states in which a node's ports may move to another node without maintenance.
+_ACTIVE = "active"
+
+
+@dataclass(frozen=True)
+class Inventory:
+    """The nodes a change touches with their portgroups, ports and VIFs, read under lock."""
+
+    nodes: dict[int, Node]
+    portgroups: dict[int, Portgroup]
+    ports: list[Port]
+    attachments: list[VifAttachment]
+
+    @classmethod
+    def of(cls, tasks: Iterable[Task]) -> Inventory:
+        tasks = list(tasks)
+        return cls(
+            nodes={t.node.id: t.node for t in tasks},
+            portgroups={pg.id: pg for t in tasks for pg in t.portgroups},
+            ports=[p for t in tasks for p in t.ports],
+            attachments=[a for t in tasks for a in t.attachments],
+        )
+
+    def vif_on(self, target: Port | Portgroup) -> str | None:
+        column = "port_id" if isinstance(target, Port) else "portgroup_id"
+        return next((a.vif_id for a in self.attachments if getattr(a, column) == target.id), None)
+
+    def members(self, portgroup: Portgroup) -> list[Port]:
+        return [p for p in self.ports if p.portgroup_id == portgroup.id]
+
+    def label(self, node_id: int) -> str:
+        node = self.nodes.get(node_id)
+        if node is None:
+            return str(node_id)
+        return node.uuid + (f" ({node.name})" if node.name else "")
+
+
+def _refuse_move_of_vif_holder(kind: str, current: Port | Portgroup, inv: Inventory) -> None:
+    vif = inv.vif_on(current)
+    if vif is not None:
+        raise Conflict(
+            f"Cannot move {kind} {current.uuid} to another node: VIF {vif} is attached to it. "
+            "Detach the VIF first."
+        )
+    node = inv.nodes[current.node_id]
+    if node.provision_state == _ACTIVE and not node.maintenance:
+        raise InvalidStateRequested(
+            f"Cannot move {kind} {current.uuid} off node {inv.label(node.id)} while it is active."
+        )
+
+
+def check_port(
+    proposed: Port,
+    current: Port | None,
+    inv: Inventory,
+    portgroup_elsewhere: Portgroup | None = None,
+    legacy_vif: str | None = None,
+) -> None:
+    """Refuse a port that would break a rule; ``proposed.node_id`` must be in ``inv``.
+
+    ``portgroup_elsewhere`` is the proposed portgroup when it is on none of the locked nodes
+    (read without a lock, for the message only); ``legacy_vif`` the VIF the request sets in
+    ``extra/vif_port_id``.
+    """
+    moving = current is not None and current.node_id != proposed.node_id
+    if moving:
+        assert current is not None
+        _refuse_move_of_vif_holder("port", current, inv)
+    if proposed.portgroup_id is None:
+        return
+    portgroup = inv.portgroups.get(proposed.portgroup_id) or portgroup_elsewhere
+    if portgroup is None or portgroup.node_id != proposed.node_id:
+        where = (
+            f"on node {inv.label(portgroup.node_id)}"
+            if portgroup is not None
+            else "gone (deleted meanwhile)"
+        )
+        name = portgroup.uuid if portgroup is not None else str(proposed.portgroup_id)
+        hint = " Remove or replace portgroup_uuid in the same request." if moving else ""
+        raise InvalidParameterValue(
+            f"Port {proposed.uuid} cannot be a member of portgroup {name} while on node "
+            f"{inv.label(proposed.node_id)}: the portgroup is {where}.{hint}"
+        )
+    if not portgroup.standalone_ports_supported:
+        if proposed.pxe_enabled:
+            raise Conflict(
+                f"Port {proposed.uuid} cannot be a member of portgroup {portgroup.uuid} with "
+                "pxe_enabled true: the portgroup does not support standalone ports."
+            )
+        vif = (inv.vif_on(proposed) if current is not None else None) or legacy_vif
+        if vif is not None:
+            raise Conflict(
+                f"Port {proposed.uuid} carries VIF {vif}; it cannot be a member of portgroup "
+                f"{portgroup.uuid}, which does not support standalone ports."
+            )
+
+
+def check_portgroup(proposed: Portgroup, current: Portgroup | None, inv: Inventory) -> None:
+    """Refuse a portgroup that would break a rule; ``proposed.node_id`` must be in ``inv``."""
+    if current is None:
+        return
+    members = inv.members(current)
+    if current.node_id != proposed.node_id:
+        if members:
+            raise Invalid(
+                f"Portgroup {current.uuid} has member ports "
+                f"({', '.join(p.uuid for p in members)}); it cannot move to another node."
+            )
+        _refuse_move_of_vif_holder("portgroup", current, inv)
+    if not proposed.standalone_ports_supported and current.standalone_ports_supported:
+        for port in members:
+            vif = inv.vif_on(port)
+            if port.pxe_enabled or vif is not None:
+                why = f"carries VIF {vif}" if vif is not None else "has pxe_enabled true"
+                raise Conflict(
+                    f"Cannot set standalone_ports_supported false on portgroup "
+                    f"{current.uuid}: its member port {port.uuid} {why}."
+                )
