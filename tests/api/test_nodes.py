@@ -229,7 +229,7 @@ def test_list_sorting(api: Api) -> None:
     assert api.get("/v1/nodes?sort_key=bogus").status_code == 400
     assert api.get("/v1/nodes?sort_dir=up").status_code == 400
     assert api.get("/v1/nodes?limit=-1").status_code == 400
-    assert api.get(f"/v1/nodes?marker={uuid.uuid4()}").status_code == 400
+    assert api.get(f"/v1/nodes?marker={uuid.uuid4()}").status_code == 404
 
 
 def test_delete_node(api: Api) -> None:

@@ -42,7 +42,11 @@ def record(
 
 def for_node(session: Session, node_id: int, page: Page) -> list[NodeHistory]:
     query = select(NodeHistory).where(NodeHistory.node_id == node_id)
-    return paginate(session, query, NodeHistory, page, {"id", "created_at"})
+    return paginate(session, query, NodeHistory, page, {"id", "created_at"}, _not_found)
+
+
+def _not_found(uuid: str) -> NotFound:
+    return NotFound(f"Node history record {uuid} could not be found.")
 
 
 def get(session: Session, node_id: int, uuid: str) -> NodeHistory:
@@ -50,5 +54,5 @@ def get(session: Session, node_id: int, uuid: str) -> NodeHistory:
         select(NodeHistory).where(NodeHistory.node_id == node_id, NodeHistory.uuid == uuid)
     ).one_or_none()
     if entry is None:
-        raise NotFound(f"Node history record {uuid} could not be found.")
+        raise _not_found(uuid)
     return entry

@@ -107,7 +107,7 @@ def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list
             query = query.where(false())
         else:
             query = query.where(getattr(Node, key) == value)
-    return paginate(session, query, Node, page, SORTABLE)
+    return paginate(session, query, Node, page, SORTABLE, NodeNotFound)
 
 
 def update(session: Session, node: Node, changes: Mapping[str, Any]) -> Node:

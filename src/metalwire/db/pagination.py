@@ -1,14 +1,23 @@
-"""Marker-based paging shared by every list query."""
+"""Marker-based (keyset) paging shared by every list query.
+
+Every list is ordered by its sort column, then by ``id`` in the same direction, so rows with
+equal sort values keep a stable order and a marker names one exact position. NULLs sort first
+in ascending order and last in descending order -- the default of SQLite and MariaDB -- and
+the SQL says so explicitly with an ``IS NULL`` sort term, so PostgreSQL (whose default is the
+opposite) orders the same way. The marker condition follows the same rule, so a walk by
+``next`` links sees each row exactly once whatever NULLs and ties the column holds.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from sqlalchemy import Select, and_, or_
+from sqlalchemy import ColumnElement, Select, and_, literal, or_, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
-from metalwire.errors import InvalidParameterValue
+from metalwire.errors import InvalidParameterValue, NotFound
 
 T = TypeVar("T")
 
@@ -22,9 +31,18 @@ class Page:
 
 
 def paginate(
-    session: Session, query: Select[Any], model: Any, page: Page, sortable: set[str]
+    session: Session,
+    query: Select[Any],
+    model: Any,
+    page: Page,
+    sortable: set[str],
+    missing: Callable[[str], NotFound],
 ) -> list[T]:
-    """Apply sorting, the marker and the limit; raise Invalid for a bad key or marker."""
+    """Apply sorting, the marker and the limit.
+
+    Raises InvalidParameterValue for a bad sort key or direction, and ``missing(marker)``
+    when no row has the marker's UUID.
+    """
     if page.sort_dir not in ("asc", "desc"):
         raise InvalidParameterValue(
             f"Invalid sort direction: {page.sort_dir}. Acceptable values are 'asc' or 'desc'"
@@ -35,13 +53,54 @@ def paginate(
         )
     column: InstrumentedAttribute[Any] = getattr(model, page.sort_key)
     ident: InstrumentedAttribute[int] = model.id
+    nullable = bool(model.__table__.c[page.sort_key].nullable)
+    ascending = page.sort_dir == "asc"
     if page.marker is not None:
-        row = session.query(model).filter(model.uuid == page.marker).one_or_none()
-        if row is None:
-            raise InvalidParameterValue(f"The marker {page.marker} could not be found.")
-        value = getattr(row, page.sort_key)
-        after = column > value if page.sort_dir == "asc" else column < value
-        tie = ident > row.id if page.sort_dir == "asc" else ident < row.id
-        query = query.where(or_(after, and_(column == value, tie)))
-    order = (column.asc(), ident.asc()) if page.sort_dir == "asc" else (column.desc(), ident.desc())
-    return list(session.scalars(query.order_by(*order).limit(page.limit)))
+        found = session.execute(
+            select(column, ident).where(model.uuid == page.marker)
+        ).one_or_none()
+        if found is None:
+            raise missing(page.marker)
+        value, marker_id = found
+        query = query.where(_after(column, ident, value, marker_id, ascending, nullable))
+    ordered = query.order_by(*_order(column, ident, ascending, nullable))
+    return list(session.scalars(ordered.limit(page.limit)))
+
+
+def _order(
+    column: InstrumentedAttribute[Any],
+    ident: InstrumentedAttribute[int],
+    ascending: bool,
+    nullable: bool,
+) -> list[ColumnElement[Any]]:
+    """ORDER BY terms: NULLs first when ascending, last when descending; then id."""
+    terms: list[ColumnElement[Any]] = []
+    if nullable:
+        is_null = column.is_(None)
+        terms.append(is_null.desc() if ascending else is_null.asc())
+    if ascending:
+        return [*terms, column.asc(), ident.asc()]
+    return [*terms, column.desc(), ident.desc()]
+
+
+def _after(
+    column: InstrumentedAttribute[Any],
+    ident: InstrumentedAttribute[int],
+    value: Any,
+    marker_id: int,
+    ascending: bool,
+    nullable: bool,
+) -> ColumnElement[bool]:
+    """Rows that come after the marker row (sort value ``value``, id ``marker_id``)."""
+    if value is None:
+        # The marker is among the NULLs: the rest of them, then (ascending) every value.
+        rest_of_nulls = and_(
+            column.is_(None), ident > marker_id if ascending else ident < marker_id
+        )
+        return or_(rest_of_nulls, column.is_not(None)) if ascending else rest_of_nulls
+    # A literal of the column's type: SQLAlchemy refuses ``>`` against a bare True/False.
+    bound = literal(value, column.type)
+    if ascending:
+        return or_(column > bound, and_(column == bound, ident > marker_id))
+    later = or_(column < bound, and_(column == bound, ident < marker_id))
+    return or_(later, column.is_(None)) if nullable else later

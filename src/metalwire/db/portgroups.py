@@ -54,7 +54,7 @@ def list_portgroups(session: Session, filters: Mapping[str, Any], page: Page) ->
     query = select(Portgroup)
     for key, value in filters.items():
         query = query.where(getattr(Portgroup, key) == value)
-    return paginate(session, query, Portgroup, page, SORTABLE)
+    return paginate(session, query, Portgroup, page, SORTABLE, PortgroupNotFound)
 
 
 def for_node(sql: Sql, node_id: int) -> list[Portgroup]:

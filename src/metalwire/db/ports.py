@@ -48,7 +48,7 @@ def list_ports(session: Session, filters: Mapping[str, Any], page: Page) -> list
     query = select(Port)
     for key, value in filters.items():
         query = query.where(getattr(Port, key) == value)
-    return paginate(session, query, Port, page, SORTABLE)
+    return paginate(session, query, Port, page, SORTABLE, PortNotFound)
 
 
 def for_node(sql: Sql, node_id: int) -> list[Port]:

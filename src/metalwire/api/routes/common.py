@@ -15,6 +15,7 @@ from metalwire.api import json_body as json_body_parser
 from metalwire.api import microversion as mv
 from metalwire.api import validation
 from metalwire.api.app_services import Services
+from metalwire.api.validation import uuid_value
 from metalwire.context import RequestContext
 from metalwire.db.pagination import Page
 from metalwire.errors import InvalidParameterValue, NotFound, StaleUpdate
@@ -72,13 +73,14 @@ def page(c: Call, default_sort: str = "id") -> Page:
             asked = int(raw)
         except ValueError:
             raise InvalidParameterValue(f"Invalid limit {raw!r}: expected an integer.") from None
-        if asked < 0:
-            raise InvalidParameterValue(f"Limit must be positive, got {asked}.")
-        if asked > 0:
-            limit = min(asked, limit)
+        if asked <= 0:
+            # Ironic's words, for 0 as for negative values.
+            raise InvalidParameterValue("Limit must be positive")
+        limit = min(asked, limit)
+    marker = params.get("marker")
     return Page(
         limit=limit,
-        marker=params.get("marker"),
+        marker=None if marker is None else uuid_value(marker, "marker"),
         sort_key=params.get("sort_key", default_sort),
         sort_dir=params.get("sort_dir", "asc"),
     )
