@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from metalwire.api import microversion as mv
@@ -17,6 +16,7 @@ from metalwire.api.fields import (
     visible,
 )
 from metalwire.db import nodes as node_db
+from metalwire.db import portgroups as portgroup_db
 from metalwire.db import vifs as vif_db
 from metalwire.db.models import Node, Port, Portgroup, VifAttachment
 from metalwire.errors import InvalidParameterValue
@@ -82,22 +82,6 @@ def node_view(
     return body
 
 
-def _node_uuids(session: Session, node_ids: Iterable[int]) -> dict[int, str]:
-    ids = sorted(set(node_ids))
-    if not ids:
-        return {}
-    rows = session.execute(select(Node.id, Node.uuid).where(Node.id.in_(ids)))
-    return {node_id: uuid for node_id, uuid in rows}
-
-
-def _portgroup_uuids(session: Session, ids: Iterable[int | None]) -> dict[int, str]:
-    wanted = sorted({i for i in ids if i is not None})
-    if not wanted:
-        return {}
-    rows = session.execute(select(Portgroup.id, Portgroup.uuid).where(Portgroup.id.in_(wanted)))
-    return {pg_id: uuid for pg_id, uuid in rows}
-
-
 def _internal_info(stored: dict[str, Any], attachment: VifAttachment | None) -> dict[str, Any]:
     if attachment is None or attachment.source == "legacy" or attachment.pending:
         return stored
@@ -107,8 +91,8 @@ def _internal_info(stored: dict[str, Any], attachment: VifAttachment | None) -> 
 def port_views(
     session: Session, ports: Sequence[Port], fields: list[str], base: str
 ) -> list[dict[str, Any]]:
-    node_uuids = _node_uuids(session, (p.node_id for p in ports))
-    pg_uuids = _portgroup_uuids(session, (p.portgroup_id for p in ports))
+    node_uuids = node_db.uuids_by_id(session, (p.node_id for p in ports))
+    pg_uuids = portgroup_db.uuids_by_id(session, (p.portgroup_id for p in ports))
     attached = (
         vif_db.by_port_ids(session, [p.id for p in ports]) if ("internal_info" in fields) else {}
     )
@@ -136,7 +120,7 @@ def portgroup_views(
     base: str,
     sublinks: bool = False,
 ) -> list[dict[str, Any]]:
-    node_uuids = _node_uuids(session, (pg.node_id for pg in portgroups))
+    node_uuids = node_db.uuids_by_id(session, (pg.node_id for pg in portgroups))
     attached = (
         vif_db.by_portgroup_ids(session, [pg.id for pg in portgroups])
         if ("internal_info" in fields)

@@ -12,18 +12,12 @@ import uuid as uuidlib
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from sqlalchemy.orm import Session
-
 from metalwire.conductor.inventory_rules import Inventory, check_port, check_portgroup
 from metalwire.conductor.tasks import Conductor, node_label
 from metalwire.context import RequestContext
-from metalwire.db import history as history_db
 from metalwire.db import nodes as node_db
-from metalwire.db import portgroups as portgroup_db
-from metalwire.db import ports as port_db
-from metalwire.db import vifs as vif_db
 from metalwire.db.models import Node, Port, Portgroup
-from metalwire.db.statements import Sql
+from metalwire.db.work import Work
 from metalwire.errors import (
     Conflict,
     Duplicate,
@@ -71,8 +65,8 @@ def create_node(conductor: Conductor, values: dict[str, Any]) -> Node:
     values.setdefault("network_interface", conductor.interfaces.default)
     conductor.interfaces.check_enabled(values["network_interface"])
     values.setdefault("uuid", str(uuidlib.uuid4()))
-    with conductor.db.write() as session:
-        return node_db.create(session, node_db.to_storage(values))
+    with conductor.db.writing() as work:
+        return work.nodes.create(values)
 
 
 def _empty_as_none(value: Any) -> Any:
@@ -117,9 +111,7 @@ def update_node(
                 )
         if changes.get("maintenance") is False:
             changes = {**changes, "maintenance_reason": None}
-        with task.transaction() as session:
-            row = node_db.get_by_id(session, node.id)
-            return node_db.update(session, row, node_db.to_storage(changes, row.attrs))
+        return task.inventory.update_node(changes)
 
 
 def delete_node(conductor: Conductor, context: RequestContext, ident: str) -> None:
@@ -143,26 +135,25 @@ def delete_node(conductor: Conductor, context: RequestContext, ident: str) -> No
         _detach_before_delete(
             conductor, task, [a.vif_id for a in task.attachments if a.source == "api"]
         )
-        with task.transaction() as session:
-            node_db.delete(session, node_db.get_by_id(session, node.id))
+        task.inventory.delete_node()
 
 
 # -- ports and portgroups ------------------------------------------------------------------
 
 
-def _existing_node(session: Session, ident: str) -> Node:
+def _existing_node(work: Work, ident: str) -> Node:
     """The node a port or portgroup is to be on; an unknown one is a bad request (400)."""
     try:
-        return node_db.get(session, ident)
+        return work.nodes.get(ident)
     except NodeNotFound as exc:
         raise InvalidParameterValue(str(exc)) from None
 
 
-def _existing_portgroup(session: Session, ident: str | None) -> Portgroup | None:
+def _existing_portgroup(work: Work, ident: str | None) -> Portgroup | None:
     if ident is None:
         return None
     try:
-        return portgroup_db.get(session, ident)
+        return work.portgroups.get(ident)
     except PortgroupNotFound as exc:
         raise InvalidParameterValue(str(exc)) from None
 
@@ -193,11 +184,11 @@ def _under_lock(conductor: Conductor, rows: list[R], wanted: R) -> R:
     if row is not None:
         return row
     kind = type(wanted).__name__.lower()
-    with conductor.db.read() as session:
+    with conductor.db.reading() as work:
         if isinstance(wanted, Port):
-            port_db.get(session, wanted.uuid)
+            work.ports.get(wanted.uuid)
         else:
-            portgroup_db.get(session, wanted.uuid)
+            work.portgroups.get(wanted.uuid)
     raise StaleUpdate(f"The {kind} {wanted.uuid} moved to another node meanwhile; retry.")
 
 
@@ -216,7 +207,7 @@ def _legacy_vif(extra: dict[str, Any] | None) -> str | None:
 
 
 def _sync_legacy_vif(
-    session: Session, task: Task, target: Port | Portgroup, old: str | None, new: str | None
+    task: Task, target: Port | Portgroup, old: str | None, new: str | None
 ) -> None:
     """Keep the attachment record in step with extra/vif_port_id, in the caller's transaction.
 
@@ -224,25 +215,22 @@ def _sync_legacy_vif(
     """
     if old == new:
         return
-    sql = Sql.of(session)
     where = f"{type(target).__name__.lower()} {target.uuid}"
-    if old is not None and vif_db.find(sql, old) is not None:
-        vif_db.remove(sql, old)
+    if old is not None and task.attachment_of(old) is not None:
+        task.attachments.remove(old)
         _legacy_history(
-            sql,
             task,
             f"VIF {old} detached from {where} (extra/vif_port_id removed; deprecated)",
             old,
             target,
         )
     if new is not None:
-        vif_db.check_free(sql, new)
+        task.attachments.check_free(new)
         busy = task.vif_on(target)
         if busy is not None and busy != old:
             raise Conflict(f"{type(target).__name__} {target.uuid} already holds VIF {busy}.")
-        vif_db.record(sql, task.node.id, new, target, {}, source="legacy")
+        task.attachments.record(new, target, {}, source="legacy")
         _legacy_history(
-            sql,
             task,
             f"VIF {new} attached to {where} through extra/vif_port_id (deprecated)",
             new,
@@ -250,29 +238,16 @@ def _sync_legacy_vif(
         )
 
 
-def _legacy_history(
-    sql: Sql, task: Task, event: str, vif_id: str, target: Port | Portgroup
-) -> None:
+def _legacy_history(task: Task, event: str, vif_id: str, target: Port | Portgroup) -> None:
     LOG.warning("node %s: %s", task.node.uuid, event)
-    history_db.record(
-        sql,
-        task.node.id,
-        "vif",
-        event,
-        severity="WARNING",
-        conductor=task.conductor,
-        user=task.context.user,
-        vif_id=vif_id,
-        target_uuid=target.uuid,
-        result="success",
-    )
+    task.history.add("vif", event, severity="WARNING", vif_id=vif_id, target_uuid=target.uuid)
 
 
 def create_port(conductor: Conductor, context: RequestContext, values: dict[str, Any]) -> Port:
     values = dict(values)
-    with conductor.db.read() as session:
-        node = _existing_node(session, values.pop("node_uuid"))
-        portgroup = _existing_portgroup(session, values.pop("portgroup_uuid", None))
+    with conductor.db.reading() as work:
+        node = _existing_node(work, values.pop("node_uuid"))
+        portgroup = _existing_portgroup(work, values.pop("portgroup_uuid", None))
     with conductor.exclusive_task(node.id, context) as task:
         values["node_id"] = task.node.id
         values["portgroup_id"] = portgroup.id if portgroup else None
@@ -280,9 +255,9 @@ def create_port(conductor: Conductor, context: RequestContext, values: dict[str,
         values.setdefault("pxe_enabled", True)
         new_vif = _legacy_vif(values.get("extra"))
         check_port(Port(**values), None, Inventory.of([task]), portgroup, legacy_vif=new_vif)
-        with task.transaction() as session:
-            port = port_db.create(session, values)
-            _sync_legacy_vif(session, task, port, None, new_vif)
+        with task.atomic():
+            port = task.inventory.create_port(values)
+            _sync_legacy_vif(task, port, None, new_vif)
         return port
 
 
@@ -295,10 +270,10 @@ def update_port(
 ) -> Port:
     changes = dict(changes)
     node_ident = changes.pop("node_uuid", None)
-    with conductor.db.read() as session:
-        port = port_db.get(session, uuid)
-        node_id = _existing_node(session, node_ident).id if node_ident else port.node_id
-        portgroup = _existing_portgroup(session, changes.get("portgroup_uuid"))
+    with conductor.db.reading() as work:
+        port = work.ports.get(uuid)
+        node_id = _existing_node(work, node_ident).id if node_ident else port.node_id
+        portgroup = _existing_portgroup(work, changes.get("portgroup_uuid"))
     if "portgroup_uuid" in changes:
         del changes["portgroup_uuid"]
         changes["portgroup_id"] = portgroup.id if portgroup else None
@@ -323,10 +298,9 @@ def update_port(
         )
         _check_address_free(task, uuid, changes)
         conductor.network_interface(owner.node).port_changed(owner, proposed, changed)
-        with task.transaction() as session:
-            row = port_db.get(session, uuid)
-            updated = port_db.update(session, row, {k: changes[k] for k in changed})
-            _sync_legacy_vif(session, owner, updated, old_vif, new_vif)
+        with task.atomic(owner):
+            updated = task.inventory.update_port(uuid, {k: changes[k] for k in changed})
+            _sync_legacy_vif(owner, updated, old_vif, new_vif)
         return updated
 
 
@@ -368,8 +342,7 @@ def _check_address_free(task: Task, uuid: str, changes: dict[str, Any]) -> None:
     address = changes.get("address")
     if address is None:
         return
-    with task.transaction() as session:
-        other = port_db.find_by_address(session, address)
+    other = task.inventory.port_by_address(address)
     if other is not None and other.uuid != uuid:
         raise Duplicate(f"A port with MAC address {address} already exists.")
 
@@ -390,15 +363,14 @@ def _until_still_there(attempt: Callable[[], None]) -> None:
 
 def delete_port(conductor: Conductor, context: RequestContext, uuid: str) -> None:
     def attempt() -> None:
-        with conductor.db.read() as session:
-            port = port_db.get(session, uuid)
+        with conductor.db.reading() as work:
+            port = work.ports.get(uuid)
         with conductor.exclusive_task(port.node_id, context) as task:
             current = _under_lock(conductor, task.ports, port)
             _refuse_if_vif(task, current)
             vif = task.vif_on(current)
             _detach_before_delete(conductor, task, [vif] if vif else [])
-            with task.transaction() as session:
-                port_db.delete(session, port_db.get(session, uuid))
+            task.inventory.delete_port(uuid)
 
     _until_still_there(attempt)
 
@@ -407,15 +379,15 @@ def create_portgroup(
     conductor: Conductor, context: RequestContext, values: dict[str, Any]
 ) -> Portgroup:
     values = dict(values)
-    with conductor.db.read() as session:
-        node = _existing_node(session, values.pop("node_uuid"))
+    with conductor.db.reading() as work:
+        node = _existing_node(work, values.pop("node_uuid"))
     with conductor.exclusive_task(node.id, context) as task:
         values["node_id"] = task.node.id
         values.setdefault("uuid", str(uuidlib.uuid4()))
         check_portgroup(Portgroup(**values), None, Inventory.of([task]))
-        with task.transaction() as session:
-            portgroup = portgroup_db.create(session, values)
-            _sync_legacy_vif(session, task, portgroup, None, _legacy_vif(portgroup.extra))
+        with task.atomic():
+            portgroup = task.inventory.create_portgroup(values)
+            _sync_legacy_vif(task, portgroup, None, _legacy_vif(portgroup.extra))
         return portgroup
 
 
@@ -428,9 +400,9 @@ def update_portgroup(
 ) -> Portgroup:
     changes = dict(changes)
     node_ident = changes.pop("node_uuid", None)
-    with conductor.db.read() as session:
-        portgroup = portgroup_db.get(session, ident)
-        node_id = _existing_node(session, node_ident).id if node_ident else portgroup.node_id
+    with conductor.db.reading() as work:
+        portgroup = work.portgroups.get(ident)
+        node_id = _existing_node(work, node_ident).id if node_ident else portgroup.node_id
     if node_id != portgroup.node_id:
         changes["node_id"] = node_id
     with _tasks_for(conductor, context, {portgroup.node_id, node_id}) as tasks:
@@ -445,17 +417,16 @@ def update_portgroup(
         old_vif, new_vif = _legacy_vif(current.extra), _legacy_vif(proposed.extra)
         check_portgroup(proposed, current, Inventory.of(tasks.values()))
         conductor.network_interface(owner.node).portgroup_changed(owner, proposed, changed)
-        with task.transaction() as session:
-            row = portgroup_db.get_by_id(session, current.id)
-            updated = portgroup_db.update(session, row, {k: changes[k] for k in changed})
-            _sync_legacy_vif(session, owner, updated, old_vif, new_vif)
+        with task.atomic(owner):
+            updated = task.inventory.update_portgroup(current.id, {k: changes[k] for k in changed})
+            _sync_legacy_vif(owner, updated, old_vif, new_vif)
         return updated
 
 
 def delete_portgroup(conductor: Conductor, context: RequestContext, ident: str) -> None:
     def attempt() -> None:
-        with conductor.db.read() as session:
-            portgroup = portgroup_db.get(session, ident)
+        with conductor.db.reading() as work:
+            portgroup = work.portgroups.get(ident)
         with conductor.exclusive_task(portgroup.node_id, context) as task:
             current = _under_lock(conductor, task.portgroups, portgroup)
             if task.members(current):
@@ -466,7 +437,6 @@ def delete_portgroup(conductor: Conductor, context: RequestContext, ident: str) 
             _refuse_if_vif(task, current)
             vif = task.vif_on(current)
             _detach_before_delete(conductor, task, [vif] if vif else [])
-            with task.transaction() as session:
-                portgroup_db.delete(session, portgroup_db.get_by_id(session, current.id))
+            task.inventory.delete_portgroup(current.id)
 
     _until_still_there(attempt)

@@ -28,13 +28,10 @@ import time
 import uuid
 from collections.abc import Iterator
 
-from sqlalchemy.engine import Connection
-
 from metalwire.db import node_locks
-from metalwire.db import nodes as node_db
 from metalwire.db.engine import Database, WouldWait
 from metalwire.db.models import Node
-from metalwire.db.statements import Sql
+from metalwire.db.work import Work
 from metalwire.errors import NodeLocked
 
 LOG = logging.getLogger(__name__)
@@ -109,19 +106,19 @@ class NodeLocks:
     @contextlib.contextmanager
     def locked_transaction(
         self, node_id: int, label: str, deadline: Deadline, wait: bool = True
-    ) -> Iterator[tuple[Connection, Node | None]]:
+    ) -> Iterator[tuple[Work, Node | None]]:
         """A write transaction that owns the node until it commits or rolls back.
 
-        Yields the connection and the node's row as read once the lock is held (None if the
+        Yields the unit of work and the node's row as read once the lock is held (None if the
         node was deleted meanwhile). With ``wait=False`` it raises WouldWait instead of
         waiting, before doing anything.
         """
         pause = 0.002
         while True:
             stack = contextlib.ExitStack()
-            connection = stack.enter_context(self.db.write_connection(wait))
+            work = stack.enter_context(self.db.writing(wait))
             try:
-                holder, node = self._take_in_transaction(Sql(connection), node_id)
+                holder, node = self._take_in_transaction(work, node_id)
             except BaseException:
                 stack.__exit__(*sys.exc_info())
                 raise
@@ -132,34 +129,34 @@ class NodeLocks:
                 raise WouldWait(f"node {label} is locked by {holder}")
             pause = self._pause(label, holder, deadline, pause)
         with stack:
-            yield connection, node
+            yield work, node
             if not self.db.is_sqlite:
-                node_locks.release(Sql(connection), node_id, self.holder)
+                work.node_locks.release(node_id, self.holder)
 
-    def _take_in_transaction(self, sql: Sql, node_id: int) -> tuple[str | None, Node | None]:
+    def _take_in_transaction(self, work: Work, node_id: int) -> tuple[str | None, Node | None]:
         """Take the node inside the transaction: (the other holder if it is taken, the row)."""
         now = time.time()
         if self.db.is_sqlite:
             # SQLite has one writer at a time, and this transaction is it: the node is ours
             # unless another process holds a lease on it.
-            node = node_db.find(sql, node_id)
+            node = work.nodes.find(node_id)
             return (None if node is None else node_locks.live_holder(node, now)), node
         # Elsewhere the UPDATE also locks the row, so other transactions for this node wait
         # for this one to end and then see the lease already cleared.
-        if node_locks.try_acquire(sql, node_id, self.holder, now, self.lease_seconds):
-            return None, node_db.find(sql, node_id)
-        return node_locks.holder_of(sql, node_id) or "unknown", None
+        if work.node_locks.try_acquire(node_id, self.holder, now, self.lease_seconds):
+            return None, work.nodes.find(node_id)
+        return work.node_locks.holder_of(node_id) or "unknown", None
 
     @contextlib.contextmanager
     def lease(self, node_id: int, label: str, deadline: Deadline) -> Iterator[None]:
         """Hold a committed, renewed lease on the node for the block."""
         pause = 0.002
         while True:
-            with self.db.write_connection() as connection:
-                sql, now = Sql(connection), time.time()
-                if node_locks.try_acquire(sql, node_id, self.holder, now, self.lease_seconds):
+            with self.db.writing() as work:
+                now = time.time()
+                if work.node_locks.try_acquire(node_id, self.holder, now, self.lease_seconds):
                     break
-                holder = node_locks.holder_of(sql, node_id) or "unknown"
+                holder = work.node_locks.holder_of(node_id) or "unknown"
             pause = self._pause(label, holder, deadline, pause)
         with self._guard:
             self._held.add(node_id)
@@ -169,8 +166,8 @@ class NodeLocks:
         finally:
             with self._guard:
                 self._held.discard(node_id)
-            with self.db.write_connection() as connection:
-                node_locks.release(Sql(connection), node_id, self.holder)
+            with self.db.writing() as work:
+                work.node_locks.release(node_id, self.holder)
 
     def _start_renewer(self) -> None:
         if self._renewer is None or not self._renewer.is_alive():
@@ -186,10 +183,8 @@ class NodeLocks:
             if not held:
                 continue
             try:
-                with self.db.write_connection() as connection:
-                    node_locks.renew(
-                        Sql(connection), held, self.holder, time.time(), self.lease_seconds
-                    )
+                with self.db.writing() as work:
+                    work.node_locks.renew(held, self.holder, time.time(), self.lease_seconds)
             except Exception:
                 LOG.exception("Could not renew node locks %s", held)
 
@@ -200,5 +195,5 @@ class NodeLocks:
             held = sorted(self._held)
             self._held.clear()
         for node_id in held:
-            with self.db.write_connection() as connection:
-                node_locks.release(Sql(connection), node_id, self.holder)
+            with self.db.writing() as work:
+                work.node_locks.release(node_id, self.holder)

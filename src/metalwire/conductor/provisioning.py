@@ -42,9 +42,7 @@ TRANSITIONS: dict[str, Transition] = {
 
 
 def _set_state(conductor: Conductor, task: Task, **values: Any) -> None:
-    with task.transaction() as session:
-        row = node_db.get_by_id(session, task.node.id)
-        node_db.update(session, row, {"provision_updated_at": utcnow(), **values})
+    task.inventory.update_node({"provision_updated_at": utcnow(), **values})
     task.reload()
 
 

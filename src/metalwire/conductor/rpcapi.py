@@ -30,13 +30,14 @@ from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db.engine import WouldWait
 from metalwire.db.models import Node, Port, Portgroup
+from metalwire.networking.base import VifInfo
 
 T = TypeVar("T")
 
 
 class ConductorAPI(abc.ABC):
     @abc.abstractmethod
-    async def vif_attach(self, context: RequestContext, node_id: str, vif: dict[str, Any]) -> None:
+    async def vif_attach(self, context: RequestContext, node_id: str, vif: VifInfo) -> None:
         """Attach ``vif["id"]`` to the node (by UUID or name).
 
         Raises NoFreePhysicalPort (400), VifAlreadyAttached (409), NodeLocked (409).
@@ -140,7 +141,7 @@ class LocalConductorAPI(ConductorAPI):
         call = functools.partial(operation, self.conductor, context, node_id, *args)
         return await anyio.to_thread.run_sync(call, limiter=limiter)
 
-    async def vif_attach(self, context: RequestContext, node_id: str, vif: dict[str, Any]) -> None:
+    async def vif_attach(self, context: RequestContext, node_id: str, vif: VifInfo) -> None:
         await self._run(vifs.vif_attach, context, node_id, vif)
 
     async def vif_detach(self, context: RequestContext, node_id: str, vif_id: str) -> None:

@@ -7,17 +7,12 @@ import logging
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
-from sqlalchemy.engine import Connection
-
 from metalwire.conductor.locks import Deadline, NodeLocks
 from metalwire.config import Config
 from metalwire.context import RequestContext
-from metalwire.db import history as history_db
-from metalwire.db import nodes as node_db
-from metalwire.db import vifs as vif_db
 from metalwire.db.engine import Database, WouldWait
 from metalwire.db.models import Node
-from metalwire.db.statements import Sql
+from metalwire.db.work import Work
 from metalwire.errors import NodeNotFound
 from metalwire.networking.base import NetworkInterface
 from metalwire.networking.loader import NetworkInterfaces
@@ -99,23 +94,21 @@ class Conductor:
         return self.interfaces.get(node.network_interface)
 
     def _find(self, ident: str | int) -> Node:
-        with self.db.connection() as connection:
-            node = node_db.find(Sql(connection), ident)
+        with self.db.reading() as work:
+            node = work.nodes.find(ident)
         if node is None:
             raise NodeNotFound(str(ident))
         return node
 
     def shared_task(self, ident: str, context: RequestContext) -> Task:
         """A read-only view of the node and its VIF attachments, read at once; no lock."""
-        with self.db.connection() as connection:
-            node, attachments = vif_db.node_with_attachments(Sql(connection), ident)
-        task = self._task(node, context, connection=None, shared=True)
+        with self.db.reading() as work:
+            node, attachments = work.nodes.with_attachments(ident)
+        task = self._task(node, context, work=None, shared=True)
         task.note_loaded(attachments)
         return task
 
-    def _task(
-        self, node: Node, context: RequestContext, connection: Connection | None, shared: bool
-    ) -> Task:
+    def _task(self, node: Node, context: RequestContext, work: Work | None, shared: bool) -> Task:
         return Task(
             db=self.db,
             config=self.config,
@@ -123,7 +116,7 @@ class Conductor:
             node=node,
             conductor=self.locks.holder,
             shared=shared,
-            connection=connection,
+            work=work,
         )
 
     def runs_locally(self, node: Node) -> bool:
@@ -185,7 +178,7 @@ class Conductor:
                 label = node_label(self._find(node_id))
                 stack.enter_context(self.locks.in_process(node_id, label, deadline))
                 stack.enter_context(self.locks.lease(node_id, label, deadline))
-                task = self._task(self._find(node_id), context, connection=None, shared=False)
+                task = self._task(self._find(node_id), context, work=None, shared=False)
                 if self.network_interface(task.node).calls_external_service():
                     self._clear_interrupted_attaches(task)
                 tasks[node_id] = task
@@ -208,18 +201,18 @@ class Conductor:
         node: Node | None
         if external:
             stack.enter_context(self.locks.lease(ref.id, label, deadline))
-            connection = None
+            work = None
             try:
                 node = self._find(ref.id)
             except NodeNotFound:
                 node = None
         else:
-            connection, node = stack.enter_context(
+            work, node = stack.enter_context(
                 self.locks.locked_transaction(ref.id, label, deadline, wait)
             )
         if node is None:
             return None
-        task = self._task(node, context, connection, shared=False)
+        task = self._task(node, context, work, shared=False)
         if not ref.matches(node) or self.network_interface(node).calls_external_service() != (
             external
         ):
@@ -236,9 +229,7 @@ class Conductor:
         """
         for attachment in [a for a in task.attachments if a.pending]:
             self.network_interface(task.node).recover_interrupted_attach(task, attachment)
-            with task.sql() as sql:
-                vif_db.remove(sql, attachment.vif_id, attachment)
-            task.note_detached(attachment.vif_id)
+            task.attachments.remove(attachment.vif_id)
             self.record_history(
                 task,
                 "vif",
@@ -260,19 +251,14 @@ class Conductor:
     ) -> None:
         """Add a node history entry (in the task's transaction) and log it."""
         (LOG.warning if error else LOG.info)("node %s: %s", task.node.uuid, event)
-        with task.sql() as sql:
-            history_db.record(
-                sql,
-                task.node.id,
-                event_type,
-                event,
-                severity="ERROR" if error else "INFO",
-                conductor=self.host,
-                user=task.context.user,
-                vif_id=vif_id,
-                target_uuid=target_uuid,
-                result="failure" if error else "success",
-            )
+        task.history.add(
+            event_type,
+            event,
+            severity="ERROR" if error else "INFO",
+            vif_id=vif_id,
+            target_uuid=target_uuid,
+            result="failure" if error else "success",
+        )
 
     def record_failure(
         self,
@@ -291,9 +277,8 @@ class Conductor:
         node_id, node_uuid = node
         LOG.warning("node %s: %s", node_uuid, event)
         try:
-            with self.db.write_connection() as connection:
-                history_db.record(
-                    Sql(connection),
+            with self.db.writing() as work:
+                work.history.add(
                     node_id,
                     event_type,
                     event,

@@ -2,28 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
-from metalwire.db import vifs as vif_db
 from metalwire.db.engine import WouldWait
 from metalwire.errors import MetalwireError
+from metalwire.networking.base import VifInfo
 from metalwire.networking.selection import describe
 from metalwire.networking.task import Task
 
 
 def _check_not_attached(task: Task, vif_id: str) -> None:
     """A VIF may sit on one node only: refuse it if this or another node has it."""
-    with task.sql() as sql:
-        vif_db.check_free(sql, vif_id)
+    task.attachments.check_free(vif_id)
 
 
 def vif_attach(
     conductor: Conductor,
     context: RequestContext,
     node_ident: str,
-    vif_info: dict[str, Any],
+    vif_info: VifInfo,
     wait: bool = True,
 ) -> None:
     vif_id = vif_info["id"]

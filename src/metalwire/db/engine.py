@@ -21,6 +21,7 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
 from metalwire import redact
+from metalwire.db.work import Work
 from metalwire.errors import DatabaseBusy, Invalid
 
 LOG = logging.getLogger(__name__)
@@ -248,6 +249,22 @@ class Database:
                 yield connection
         finally:
             self._write_turn.release()
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[Work]:
+        """A unit of work for reads: each statement sees what is committed when it runs."""
+        with self.connection() as connection:
+            yield Work(connection, self.session_on)
+
+    @contextlib.contextmanager
+    def writing(self, wait: bool = True) -> Iterator[Work]:
+        """A unit of work in a write transaction that commits when the block ends.
+
+        With ``wait=False`` (SQLite only) it raises WouldWait instead of waiting for another
+        writer, before anything is done.
+        """
+        with self.write_connection(wait) as connection:
+            yield Work(connection, self.session_on)
 
     def dispose(self) -> None:
         with self._kept_free:

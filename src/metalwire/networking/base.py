@@ -15,10 +15,9 @@ from __future__ import annotations
 import abc
 import logging
 from collections.abc import Collection
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Required, TypedDict
 
 from metalwire.config import Config
-from metalwire.db import vifs as vif_db
 from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import Conflict, InvalidParameterValue, VifNotAttached
 from metalwire.networking import selection
@@ -26,7 +25,17 @@ from metalwire.networking.task import Task
 
 LOG = logging.getLogger(__name__)
 
-VifInfo = dict[str, Any]
+
+class VifInfo(TypedDict, total=False):
+    """An attach request as the network interface receives it.
+
+    ``id`` is the VIF; ``port_uuid`` or ``portgroup_uuid`` (1.67) asks for a target. Any other
+    keys of the request body come along too; they are kept in the attachment's ``info``.
+    """
+
+    id: Required[str]
+    port_uuid: str
+    portgroup_uuid: str
 
 
 class NetworkInterface(abc.ABC):
@@ -166,10 +175,9 @@ class StoredVifMixin:
     def vif_attach(self, task: Task, vif_info: VifInfo) -> None:
         target = self.choose_target(task, vif_info)
         info = {k: v for k, v in vif_info.items() if k != "id"}
-        with task.sql() as sql:
-            attachment = vif_db.record(sql, task.node.id, vif_info["id"], target, info)
+        with task.atomic():
+            task.attachments.record(vif_info["id"], target, info)
             self.after_record(task, vif_info, target)
-        task.note_attached(attachment)
 
     def vif_detach(self, task: Task, vif_id: str) -> None:
         target = task.find_target(vif_id)
@@ -178,10 +186,9 @@ class StoredVifMixin:
                 f"Unable to detach VIF {vif_id} from node {task.node.uuid} because it is not "
                 "attached to it."
             )
-        with task.sql() as sql:
+        with task.atomic():
             self.before_forget(task, vif_id, target)
-            vif_db.remove(sql, vif_id, task.attachment_of(vif_id))
-        task.note_detached(vif_id)
+            task.attachments.remove(vif_id)
 
     def port_changed(self, task: Task, port: Port, changed: Collection[str]) -> None:
         vif = task.vif_on(port)

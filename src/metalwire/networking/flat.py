@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import logging
 
-from metalwire.db import vifs as vif_db
 from metalwire.errors import NetworkError
 from metalwire.networking.base import NetworkInterface
 from metalwire.networking.neutron import VNIC_BAREMETAL, NeutronPortsMixin, Rollback, rolled_back
@@ -53,10 +52,10 @@ class FlatNetwork(NeutronPortsMixin, NetworkInterface):
             return
         if self.uses_neutron():
             self._bind_to_host(task, host)
-        with task.sql() as sql:
+        with task.atomic():
             for attachment in task.attachments:
-                vif_db.update_info(
-                    sql, attachment.vif_id, {**attachment.info, "binding_host_id": host}
+                task.attachments.update_info(
+                    attachment.vif_id, {**attachment.info, "binding_host_id": host}
                 )
         task.reload()
 
@@ -91,9 +90,9 @@ class FlatNetwork(NeutronPortsMixin, NetworkInterface):
                     raise NetworkError(
                         f"Unbinding the VIFs of node {task.node.uuid} failed: {exc}", exc.code
                     ) from None
-        with task.sql() as sql:
+        with task.atomic():
             for attachment in task.attachments:
                 if "binding_host_id" in attachment.info:
                     info = {k: v for k, v in attachment.info.items() if k != "binding_host_id"}
-                    vif_db.update_info(sql, attachment.vif_id, info)
+                    task.attachments.update_info(attachment.vif_id, info)
         task.reload()

@@ -42,8 +42,6 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from metalwire.config import Config
-from metalwire.db import ports as port_db
-from metalwire.db import vifs as vif_db
 from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import (
     Invalid,
@@ -328,9 +326,7 @@ class NeutronPortsMixin(StoredVifMixin):
         where = f"{selection.describe(target)} of node {task.node.uuid}"
         # The record comes first: its keys reserve the VIF and the target, so a racing
         # attach of the same VIF to another node fails before touching Neutron.
-        with task.sql() as sql:
-            attachment = vif_db.record(sql, task.node.id, vif_id, target, info, pending=True)
-        task.note_attached(attachment)
+        task.attachments.record(vif_id, target, info, pending=True)
         rollback = Rollback()
         rollback.add(f"forget the attachment of VIF {vif_id}", lambda: self._forget(task, vif_id))
         try:
@@ -346,15 +342,11 @@ class NeutronPortsMixin(StoredVifMixin):
                     f"Attaching VIF {vif_id} to {where} failed", exc, failures
                 ) from None
             raise
-        with task.sql() as sql:
-            vif_db.confirm(sql, vif_id)
-        attachment.pending = False
+        task.attachments.confirm(vif_id)
         LOG.info("VIF %s attached to %s", vif_id, where)
 
     def _forget(self, task: Task, vif_id: str) -> None:
-        with task.sql() as sql:
-            vif_db.remove(sql, vif_id, task.attachment_of(vif_id))
-        task.note_detached(vif_id)
+        task.attachments.remove(vif_id)
 
     def vif_detach(self, task: Task, vif_id: str) -> None:
         if not self.uses_neutron():
@@ -639,12 +631,12 @@ class NeutronNetwork(NeutronPortsMixin, NetworkInterface):
         """Set (or, for None, clear) one internal_info key of each port named by UUID."""
         if not changes:
             return
-        with task.transaction() as session:
+        with task.atomic():
             for port_uuid, (key, value) in changes.items():
-                row = port_db.get(session, port_uuid)
+                row = task.inventory.port(port_uuid)
                 info = {k: v for k, v in (row.internal_info or {}).items() if k != key}
                 if value is not None:
                     info[key] = value
                 if info != (row.internal_info or {}):
-                    port_db.update(session, row, {"internal_info": info})
+                    task.inventory.update_port(port_uuid, {"internal_info": info})
         task.reload()

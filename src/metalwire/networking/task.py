@@ -1,31 +1,29 @@
 """A task: one operation on one node, with the node's lock held.
 
-Network interfaces read the node's inventory from the task and write through
-:meth:`Task.transaction` (an ORM session) or :meth:`Task.sql` (plain statements, see
-:mod:`metalwire.db.statements`). When the node's interface calls no external service, the
-conductor runs the whole operation in one database transaction (lock, reads, writes, history,
-unlock: one commit); otherwise the lock is a committed lease and each block is a short
-transaction of its own, so that no database transaction stays open across a network call.
+Network interfaces read the node's inventory from the task (``task.ports``,
+``task.portgroups``, ``task.attachments``) and write through repositories bound to the task's
+node and transaction: ``task.attachments.record(...)``, ``task.history.add(...)``,
+``task.inventory.update_port(...)``. None of them hands out a connection or a session.
+
+When the node's interface calls no external service, the conductor runs the whole operation
+in one database transaction (lock, reads, writes, history, unlock: one commit) and every write
+goes into it. Otherwise the lock is a committed lease and each write is a short transaction of
+its own, so that no database transaction stays open across a network call; ``task.atomic()``
+groups several writes into one.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-
-from sqlalchemy.engine import Connection
-from sqlalchemy.orm import Session
+from typing import Any, overload
 
 from metalwire.config import Config
 from metalwire.context import RequestContext
-from metalwire.db import nodes as node_db
-from metalwire.db import portgroups as portgroup_db
-from metalwire.db import ports as port_db
-from metalwire.db import vifs as vif_db
 from metalwire.db.engine import Database
-from metalwire.db.models import Node, Port, Portgroup, VifAttachment
-from metalwire.db.statements import Sql
+from metalwire.db.models import Node, NodeHistory, Port, Portgroup, VifAttachment
+from metalwire.db.work import Work
 from metalwire.errors import NodeNotFound
 
 
@@ -38,76 +36,93 @@ class Task:
     conductor: str
     shared: bool = False
     # The open transaction of a single-transaction task, or None.
-    connection: Connection | None = None
-    _sql: Sql | None = field(default=None, repr=False)
+    work: Work | None = None
+    _atomic: Work | None = field(default=None, repr=False)
     _ports: list[Port] | None = field(default=None, repr=False)
     _portgroups: list[Portgroup] | None = field(default=None, repr=False)
     _attachments: list[VifAttachment] | None = field(default=None, repr=False)
 
-    @contextlib.contextmanager
-    def transaction(self) -> Iterator[Session]:
-        """An ORM session to write with: in the task's own transaction, or a new short one."""
-        if self.connection is not None:
-            with self.db.session_on(self.connection) as session:
-                yield session
-        else:
-            with self.db.write() as session:
-                yield session
+    def __post_init__(self) -> None:
+        self.attachments = NodeAttachments(self)
+        self.history = NodeHistoryLog(self)
+        self.inventory = NodeInventory(self)
+
+    # -- transactions --------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def sql(self) -> Iterator[Sql]:
-        """Plain statements: in the task's own transaction, or a new short one."""
-        if self.connection is not None:
-            if self._sql is None:
-                self._sql = Sql(self.connection)
-            yield self._sql
-        else:
-            with self.db.write_connection() as connection:
-                yield Sql(connection)
+    def atomic(self, *others: Task) -> Iterator[None]:
+        """Make the block's writes (of this task and of ``others``) one transaction.
+
+        A single-transaction task is one already; otherwise a write transaction is opened
+        for the block and commits when it ends.
+        """
+        tasks = (self, *others)
+        if any(t.work is not None or t._atomic is not None for t in tasks):
+            yield
+            return
+        with self.db.writing() as work:
+            for task in tasks:
+                task._atomic = work
+            try:
+                yield
+            finally:
+                for task in tasks:
+                    task._atomic = None
 
     @contextlib.contextmanager
     def savepoint(self) -> Iterator[None]:
         """Undo the block's writes if it raises, keeping the task's transaction usable."""
-        if self.connection is None:
+        if self.work is None:
             yield
             return
-        with self.connection.begin_nested():
+        with self.work.savepoint():
             yield
 
     @contextlib.contextmanager
-    def _reading(self) -> Iterator[Sql]:
-        if self.connection is not None:
-            with self.sql() as sql:
-                yield sql
+    def writing(self) -> Iterator[Work]:
+        """The task's open transaction, or a new short one (for the repositories)."""
+        open_work = self.work or self._atomic
+        if open_work is not None:
+            yield open_work
         else:
-            with self.db.connection() as connection:
-                yield Sql(connection)
+            with self.db.writing() as work:
+                yield work
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[Work]:
+        open_work = self.work or self._atomic
+        if open_work is not None:
+            yield open_work
+        else:
+            with self.db.reading() as work:
+                yield work
+
+    # -- the node's inventory, loaded on first use --------------------------------------
 
     @property
     def ports(self) -> list[Port]:
         if self._ports is None:
-            with self._reading() as sql:
-                self._ports = port_db.for_node(sql, self.node.id)
+            with self.reading() as work:
+                self._ports = work.ports.for_node(self.node.id)
         return self._ports
 
     @property
     def portgroups(self) -> list[Portgroup]:
         if self._portgroups is None:
-            with self._reading() as sql:
-                self._portgroups = portgroup_db.for_node(sql, self.node.id)
+            with self.reading() as work:
+                self._portgroups = work.portgroups.for_node(self.node.id)
         return self._portgroups
 
-    @property
-    def attachments(self) -> list[VifAttachment]:
+    def _loaded_attachments(self) -> list[VifAttachment]:
         if self._attachments is None:
-            with self._reading() as sql:
-                self._attachments = vif_db.for_node(sql, self.node.id)
+            with self.reading() as work:
+                self._attachments = work.attachments.for_node(self.node.id)
         return self._attachments
 
     def reload(self) -> None:
         """Forget the loaded inventory after the task changed it; it loads again on use."""
-        with self._reading() as sql:
-            node = node_db.find(sql, self.node.id)
+        with self.reading() as work:
+            node = work.nodes.find(self.node.id)
         if node is None:
             raise NodeNotFound(str(self.node.id))
         self.node = node
@@ -116,14 +131,6 @@ class Task:
     def note_loaded(self, attachments: list[VifAttachment]) -> None:
         """Use attachments already read with the node instead of reading them again."""
         self._attachments = attachments
-
-    def note_attached(self, attachment: VifAttachment) -> None:
-        """Add an attachment this task recorded to the loaded inventory."""
-        self._attachments = [*self.attachments, attachment]
-
-    def note_detached(self, vif_id: str) -> None:
-        """Drop an attachment this task removed from the loaded inventory."""
-        self._attachments = [a for a in self.attachments if a.vif_id != vif_id]
 
     def attachment_of(self, vif_id: str) -> VifAttachment | None:
         """The node's attachment of a VIF, if it has it."""
@@ -153,3 +160,157 @@ class Task:
                 if portgroup.id == attachment.portgroup_id:
                     return portgroup
         return None
+
+
+class NodeAttachments(Sequence[VifAttachment]):
+    """The node's VIF attachments (pending ones included), and the writes that change them.
+
+    Each write goes into the task's transaction (or a short one of its own) and keeps the
+    loaded list in step.
+    """
+
+    def __init__(self, task: Task) -> None:
+        self._task = task
+
+    @overload
+    def __getitem__(self, index: int) -> VifAttachment: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[VifAttachment]: ...
+    def __getitem__(self, index: int | slice) -> VifAttachment | Sequence[VifAttachment]:
+        return self._task._loaded_attachments()[index]
+
+    def __len__(self) -> int:
+        return len(self._task._loaded_attachments())
+
+    def __iter__(self) -> Iterator[VifAttachment]:
+        return iter(list(self._task._loaded_attachments()))
+
+    def check_free(self, vif_id: str) -> None:
+        """Raise VifAlreadyAttached, naming the node, if the VIF is on any node."""
+        with self._task.reading() as work:
+            work.attachments.check_free(vif_id)
+
+    def record(
+        self,
+        vif_id: str,
+        target: Port | Portgroup,
+        info: Mapping[str, Any],
+        *,
+        pending: bool = False,
+        source: str = "api",
+    ) -> VifAttachment:
+        """Record the VIF on the target; the keys refuse a busy target or a VIF elsewhere.
+
+        ``pending`` reserves both while an external service is told (see ``confirm``).
+        """
+        with self._task.writing() as work:
+            attachment = work.attachments.record(
+                self._task.node.id, vif_id, target, info, source=source, pending=pending
+            )
+        self._task._attachments = [*self._task._loaded_attachments(), attachment]
+        return attachment
+
+    def confirm(self, vif_id: str) -> None:
+        """Mark a pending attachment as done."""
+        with self._task.writing() as work:
+            work.attachments.confirm(vif_id)
+        for attachment in self._task._loaded_attachments():
+            if attachment.vif_id == vif_id:
+                attachment.pending = False
+
+    def update_info(self, vif_id: str, info: Mapping[str, Any]) -> None:
+        """Replace what is kept about an attachment (``info``)."""
+        with self._task.writing() as work:
+            work.attachments.update_info(vif_id, info)
+        for attachment in self._task._loaded_attachments():
+            if attachment.vif_id == vif_id:
+                attachment.info = dict(info)
+
+    def remove(self, vif_id: str) -> None:
+        """Forget the attachment (and, for one made through extra, that key)."""
+        with self._task.writing() as work:
+            work.attachments.remove(vif_id, self._task.attachment_of(vif_id))
+        self._task._attachments = [
+            a for a in self._task._loaded_attachments() if a.vif_id != vif_id
+        ]
+
+
+class NodeHistoryLog:
+    """The node's history, written in the task's transaction with who did it."""
+
+    def __init__(self, task: Task) -> None:
+        self._task = task
+
+    def add(
+        self,
+        event_type: str,
+        event: str,
+        *,
+        severity: str = "INFO",
+        vif_id: str | None = None,
+        target_uuid: str | None = None,
+        result: str | None = "success",
+    ) -> NodeHistory:
+        with self._task.writing() as work:
+            return work.history.add(
+                self._task.node.id,
+                event_type,
+                event,
+                severity=severity,
+                conductor=self._task.config.default.host,
+                user=self._task.context.user,
+                vif_id=vif_id,
+                target_uuid=target_uuid,
+                result=result,
+            )
+
+
+class NodeInventory:
+    """Writes to the node, its ports and portgroups, in the task's transaction.
+
+    The caller holds the lock of every node a write touches; a port or portgroup may be
+    written with another node's task only when both are locked (a move).
+    """
+
+    def __init__(self, task: Task) -> None:
+        self._task = task
+
+    def update_node(self, changes: Mapping[str, Any]) -> Node:
+        with self._task.writing() as work:
+            return work.nodes.update(self._task.node.id, changes)
+
+    def delete_node(self) -> None:
+        with self._task.writing() as work:
+            work.nodes.delete(self._task.node.id)
+
+    def port(self, uuid: str) -> Port:
+        with self._task.reading() as work:
+            return work.ports.get(uuid)
+
+    def port_by_address(self, address: str) -> Port | None:
+        with self._task.reading() as work:
+            return work.ports.find_by_address(address)
+
+    def create_port(self, values: Mapping[str, Any]) -> Port:
+        with self._task.writing() as work:
+            return work.ports.create(values)
+
+    def update_port(self, uuid: str, changes: Mapping[str, Any]) -> Port:
+        with self._task.writing() as work:
+            return work.ports.update(uuid, changes)
+
+    def delete_port(self, uuid: str) -> None:
+        with self._task.writing() as work:
+            work.ports.delete(uuid)
+
+    def create_portgroup(self, values: Mapping[str, Any]) -> Portgroup:
+        with self._task.writing() as work:
+            return work.portgroups.create(values)
+
+    def update_portgroup(self, portgroup_id: int, changes: Mapping[str, Any]) -> Portgroup:
+        with self._task.writing() as work:
+            return work.portgroups.update(portgroup_id, changes)
+
+    def delete_portgroup(self, portgroup_id: int) -> None:
+        with self._task.writing() as work:
+            work.portgroups.delete(portgroup_id)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, cast
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -22,6 +22,7 @@ from metalwire.api.app_services import Services
 from metalwire.api.validation import is_uuid
 from metalwire.context import RequestContext
 from metalwire.errors import InvalidParameterValue, MetalwireError, NotFound, RequestTooLarge
+from metalwire.networking.base import VifInfo
 
 _PATH = re.compile(r"/v1/nodes/(?P<node>[^/]+)/vifs(?:/(?P<vif>[^/]+))?")
 _VIF_NAME = re.compile(r"[A-Za-z0-9\-._~]{1,255}")
@@ -48,7 +49,7 @@ def check_vif_id(value: Any) -> str:
     )
 
 
-def check_attach_body(body: Any, version: mv.Version) -> dict[str, Any]:
+def check_attach_body(body: Any, version: mv.Version) -> VifInfo:
     """The attach request's VIF info: ``id`` plus what the network interface may use."""
     if not isinstance(body, dict):
         raise InvalidParameterValue(
@@ -62,7 +63,7 @@ def check_attach_body(body: Any, version: mv.Version) -> dict[str, Any]:
     for key in ("port_uuid", "portgroup_uuid"):
         if key in body and not (isinstance(body[key], str) and is_uuid(body[key])):
             raise InvalidParameterValue(f"Expected a UUID for {key} but received {body[key]!r}.")
-    return dict(body)
+    return cast(VifInfo, dict(body))
 
 
 class VifEndpoints:
