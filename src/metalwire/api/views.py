@@ -15,8 +15,8 @@ from metalwire.api.fields import (
     Field,
     visible,
 )
+from metalwire.db import lookups
 from metalwire.db import nodes as node_db
-from metalwire.db import portgroups as portgroup_db
 from metalwire.db import vifs as vif_db
 from metalwire.db.models import Node, Port, Portgroup, VifAttachment
 from metalwire.errors import InvalidParameterValue
@@ -91,8 +91,8 @@ def _internal_info(stored: dict[str, Any], attachment: VifAttachment | None) -> 
 def port_views(
     session: Session, ports: Sequence[Port], fields: list[str], base: str
 ) -> list[dict[str, Any]]:
-    node_uuids = node_db.uuids_by_id(session, (p.node_id for p in ports))
-    pg_uuids = portgroup_db.uuids_by_id(session, (p.portgroup_id for p in ports))
+    node_uuids = lookups.uuids_by_id(session, Node, (p.node_id for p in ports))
+    pg_uuids = lookups.uuids_by_id(session, Portgroup, (p.portgroup_id for p in ports))
     attached = (
         vif_db.by_port_ids(session, [p.id for p in ports]) if ("internal_info" in fields) else {}
     )
@@ -120,7 +120,7 @@ def portgroup_views(
     base: str,
     sublinks: bool = False,
 ) -> list[dict[str, Any]]:
-    node_uuids = node_db.uuids_by_id(session, (pg.node_id for pg in portgroups))
+    node_uuids = lookups.uuids_by_id(session, Node, (pg.node_id for pg in portgroups))
     attached = (
         vif_db.by_portgroup_ids(session, [pg.id for pg in portgroups])
         if ("internal_info" in fields)

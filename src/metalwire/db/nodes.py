@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid as uuidlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import false, or_, select
@@ -142,12 +142,3 @@ def field_value(node: Node, name: str, default: Any = None) -> Any:
     if name in _COLUMNS:
         return getattr(node, name)
     return node.attrs.get(name, default)
-
-
-def uuids_by_id(session: Session, ids: Iterable[int | None]) -> dict[int, str]:
-    """The UUID of each node id given (None and repeats ignored), in one query."""
-    wanted = sorted({i for i in ids if i is not None})
-    if not wanted:
-        return {}
-    rows = session.execute(select(Node.id, Node.uuid).where(Node.id.in_(wanted)))
-    return {row_id: uuid for row_id, uuid in rows}

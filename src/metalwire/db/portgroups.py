@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import func, select
@@ -77,12 +77,3 @@ def update(session: Session, portgroup: Portgroup, changes: Mapping[str, Any]) -
 def delete(session: Session, portgroup: Portgroup) -> None:
     session.delete(portgroup)
     session.flush()
-
-
-def uuids_by_id(session: Session, ids: Iterable[int | None]) -> dict[int, str]:
-    """The UUID of each portgroup id given (None and repeats ignored), in one query."""
-    wanted = sorted({i for i in ids if i is not None})
-    if not wanted:
-        return {}
-    rows = session.execute(select(Portgroup.id, Portgroup.uuid).where(Portgroup.id.in_(wanted)))
-    return {row_id: uuid for row_id, uuid in rows}
