@@ -82,6 +82,12 @@ class ConductorOptions:
         "again after this.",
     )
     automated_clean: bool = _opt(True, "Run cleaning when a node is provided or undeployed.")
+    event_loop_vif_calls: bool = _opt(
+        True,
+        "On SQLite, run a VIF operation on a node whose interface calls no external service "
+        "on the event loop when nothing would make it wait, instead of handing it to a "
+        "worker thread. bench/fast_path.py measures both ways.",
+    )
     db_workers: int = _opt(
         4,
         "Worker threads of one process that run VIF operations touching only the database "

@@ -121,7 +121,7 @@ class LocalConductorAPI(ConductorAPI):
 
     def __init__(self, conductor: Conductor) -> None:
         self.conductor = conductor
-        self._inline = conductor.db.is_sqlite
+        self._inline = conductor.db.is_sqlite and conductor.config.conductor.event_loop_vif_calls
         self._db_workers = conductor.config.conductor.db_workers
         self._db_limiter: anyio.CapacityLimiter | None = None
 

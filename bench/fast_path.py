@@ -1,0 +1,140 @@
+"""Does running VIF calls on the event loop (SQLite) pay? Both ways, taking turns, in one run.
+
+Starts ``metalwire serve`` with ``[conductor] event_loop_vif_calls`` on and off in
+alternating rounds, runs ``bench/run.py`` (attach/list/detach cycles) against each, and prints
+the median and spread of cycles/s and of the attach p50 per concurrency level. With
+``--pin`` the server runs on CPU 0 and the load on CPU 1 (``taskset``), so the two do not
+take turns on one core; without it the scheduler places them.
+
+    .venv/bin/python bench/fast_path.py --rounds 4 --duration 8 --pin
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from procs import Process, free_port
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+MODES = {"event loop": "true", "worker thread": "false"}
+
+
+def pinned(argv: list[str], cpu: int | None) -> list[str]:
+    taskset = shutil.which("taskset")
+    if cpu is None or taskset is None:
+        return argv
+    return [taskset, "-c", str(cpu), *argv]
+
+
+def one_round(args: argparse.Namespace, mode: str, workdir: Path) -> dict[str, Any]:
+    port = free_port()
+    data = workdir / "data"
+    data.mkdir(parents=True)
+    binary = str(Path(args.metalwire_bin))
+    argv = [binary, "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data)]
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("METALWIRE_")},
+        "METALWIRE_CONDUCTOR_EVENT_LOOP_VIF_CALLS": MODES[mode],
+    }
+    server = Process(
+        name=f"metalwire ({mode})",
+        argv=pinned(argv, 0 if args.pin else None),
+        log_path=workdir / "server.log",
+        url=f"http://127.0.0.1:{port}",
+        cwd=data,
+        env=env,
+    )
+    server.start()
+    try:
+        server.wait_ready(timeout=60)
+        out = workdir / "run.json"
+        load = [
+            sys.executable,
+            str(BENCH / "run.py"),
+            "--url",
+            server.url,
+            "--concurrency",
+            args.concurrency,
+            "--duration",
+            str(args.duration),
+            "--phases",
+            "setup,cycles,cleanup",
+            "--network-interface",
+            "flat",
+            "--label",
+            mode,
+            "--output",
+            str(out),
+        ]
+        subprocess.run(
+            pinned(load, 1 if args.pin else None),
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        result: dict[str, Any] = json.loads(out.read_text())
+        return result
+    finally:
+        server.stop()
+
+
+def spread(values: list[float]) -> str:
+    if not values:
+        return "n/a"
+    return f"{statistics.median(values):.1f} ({min(values):.1f}-{max(values):.1f})"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=4, help="rounds per mode (alternating)")
+    parser.add_argument("--duration", type=float, default=8.0, help="seconds per level")
+    parser.add_argument("--concurrency", default="1,8")
+    parser.add_argument("--pin", action="store_true", help="server on CPU 0, load on CPU 1")
+    parser.add_argument("--metalwire-bin", default=str(REPO / ".venv" / "bin" / "metalwire"))
+    args = parser.parse_args()
+    levels = args.concurrency.split(",")
+    cycles: dict[str, dict[str, list[float]]] = {m: {c: [] for c in levels} for m in MODES}
+    attach: dict[str, dict[str, list[float]]] = {m: {c: [] for c in levels} for m in MODES}
+    with tempfile.TemporaryDirectory(prefix="fast-path-") as tmp:
+        for i in range(args.rounds):
+            order = list(MODES) if i % 2 == 0 else list(reversed(MODES))
+            for mode in order:
+                workdir = Path(tmp) / f"{i}-{MODES[mode]}"
+                started = time.monotonic()
+                result = one_round(args, mode, workdir)
+                for c in levels:
+                    level = result["cycles"][c]
+                    cycles[mode][c].append(float(level["cycles_per_s"]))
+                    attach[mode][c].append(float(level["attach"]["p50_ms"]))
+                print(
+                    f"round {i + 1} {mode}: "
+                    + ", ".join(f"c{c} {cycles[mode][c][-1]:.1f} cycles/s" for c in levels)
+                    + f" ({time.monotonic() - started:.0f} s)",
+                    flush=True,
+                )
+    print(
+        f"\n{'pinned' if args.pin else 'unpinned'}, {args.rounds} rounds per mode, "
+        f"{args.duration:.0f} s per level; median (min-max)"
+    )
+    for mode in MODES:
+        for c in levels:
+            print(
+                f"  {mode:13} c{c:>2}: {spread(cycles[mode][c])} cycles/s, "
+                f"attach p50 {spread(attach[mode][c])} ms"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
