@@ -18,7 +18,12 @@ import logging
 
 from metalwire.errors import NetworkError
 from metalwire.networking.base import NetworkInterface
-from metalwire.networking.neutron import VNIC_BAREMETAL, NeutronPortsMixin, Rollback, rolled_back
+from metalwire.networking.neutron_ports import (
+    VNIC_BAREMETAL,
+    NeutronPortsMixin,
+    Rollback,
+    rolled_back,
+)
 from metalwire.networking.task import Task
 
 LOG = logging.getLogger(__name__)

@@ -7,7 +7,8 @@ import pytest
 
 from metalwire.db.models import Port, Portgroup
 from metalwire.errors import NetworkError
-from metalwire.networking.neutron import (
+from metalwire.networking.neutron_client import NeutronPort, network_physnets, neutron_error_text
+from metalwire.networking.neutron_ports import (
     Rollback,
     binding_fields,
     binding_profile,
@@ -15,7 +16,6 @@ from metalwire.networking.neutron import (
     rolled_back,
     same_mac,
 )
-from metalwire.networking.neutron_client import NeutronPort, network_physnets, neutron_error_text
 
 SW1 = {"switch_id": "00:00:5e:00:53:01", "port_id": "Ethernet1/1", "switch_info": "sw1"}
 SW2 = {"switch_id": "00:00:5e:00:53:02", "port_id": "Ethernet1/2", "switch_info": "sw2"}

@@ -1,0 +1,426 @@
+"""The Neutron port operations the ``flat`` and ``neutron`` interfaces share.
+
+:class:`NeutronPortsMixin` attaches and detaches VIFs that are Neutron ports: it reads the
+VIF's physical networks, records the attachment (pending while Neutron is told), moves the
+Neutron port's MAC to the chosen port's or portgroup's, binds it where the interface says
+so, and undoes what it did, newest first (:class:`Rollback`), when a Neutron call fails. It
+also makes an attached VIF's Neutron port follow a MAC change of its port or portgroup, and
+undoes what an attach interrupted by the death of its process left in Neutron.
+
+A binding is ``binding:host_id`` = node UUID, ``binding:vnic_type`` = ``baremetal`` and
+``binding:profile`` as built by :func:`binding_profile`. Status codes are those of
+:mod:`metalwire.networking.neutron_client`: 502 when Neutron answered with an error, 503
+when it could not be reached.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
+
+from metalwire.config import Config
+from metalwire.db.models import Port, Portgroup, VifAttachment
+from metalwire.errors import (
+    Invalid,
+    InvalidParameterValue,
+    NetworkError,
+    VifNotAttached,
+)
+from metalwire.networking import selection
+from metalwire.networking.base import StoredVifMixin, VifInfo
+from metalwire.networking.neutron_client import (
+    VIF_TYPE_BINDING_FAILED,
+    NeutronClient,
+    NeutronPort,
+    binding_failed_error,
+)
+from metalwire.networking.task import Task
+
+LOG = logging.getLogger(__name__)
+
+Json = dict[str, Any]
+
+VNIC_BAREMETAL = "baremetal"
+#: The MAC the Neutron port had before the attach, kept in the attachment's info.
+ORIGINAL_MAC_KEY = "neutron_original_mac"
+PROVISIONING_KEY = "provisioning_vif_port_id"
+CLEANING_KEY = "cleaning_vif_port_id"
+UNBIND: Json = {"binding:host_id": "", "binding:profile": {}}
+_CLIENT_LOCK = threading.Lock()
+
+
+# -- pure rules ----------------------------------------------------------------------------
+
+
+def local_group_information(portgroup: Portgroup) -> Json:
+    """What a portgroup tells Neutron about the bond: id, name, mode and bond properties.
+
+    Property names are passed with a ``bond_`` prefix (added when missing), the form bonding
+    options take in the kernel and in cloud-init.
+    """
+    properties = {
+        (key if key.startswith("bond") else f"bond_{key}"): value
+        for key, value in (portgroup.properties or {}).items()
+    }
+    return {
+        "id": portgroup.uuid,
+        "name": portgroup.name,
+        "bond_mode": portgroup.mode,
+        "bond_properties": properties,
+    }
+
+
+def binding_profile(
+    target: Port | Portgroup, members: Sequence[Port] = (), physnet: str | None = None
+) -> Json:
+    """The ``binding:profile`` binding a port or portgroup's VIF to the node.
+
+    ``local_link_information`` lists the port's ``local_link_connection``, or that of every
+    member port of a portgroup (``members``), whose ``local_group_information`` is added.
+    ``physical_network`` is added when the target has one.
+    """
+    if isinstance(target, Portgroup):
+        links = [dict(port.local_link_connection or {}) for port in members]
+    else:
+        links = [dict(target.local_link_connection or {})]
+    profile: Json = {"local_link_information": links}
+    if isinstance(target, Portgroup):
+        profile["local_group_information"] = local_group_information(target)
+    if physnet:
+        profile["physical_network"] = physnet
+    return profile
+
+
+def binding_fields(host_id: str, profile: Json) -> Json:
+    return {
+        "binding:vnic_type": VNIC_BAREMETAL,
+        "binding:host_id": host_id,
+        "binding:profile": profile,
+    }
+
+
+def same_mac(a: str | None, b: str | None) -> bool:
+    return (a or "").lower() == (b or "").lower()
+
+
+class Rollback:
+    """Undo steps of an operation, run newest first when a later step fails."""
+
+    def __init__(self) -> None:
+        self._steps: list[tuple[str, Callable[[], object]]] = []
+
+    def add(self, what: str, step: Callable[[], object]) -> None:
+        self._steps.append((what, step))
+
+    def run(self) -> list[str]:
+        """Run every step (a failing one does not stop the others); the failures."""
+        failures: list[str] = []
+        for what, step in reversed(self._steps):
+            try:
+                step()
+            except Exception as exc:
+                LOG.warning("Rollback step %r failed: %s", what, exc)
+                failures.append(f"{what}: {exc}")
+        self._steps.clear()
+        return failures
+
+
+def rolled_back(prefix: str, error: NetworkError, failures: Sequence[str]) -> NetworkError:
+    """The error for an operation whose rollback ran: what failed, and what was undone."""
+    if failures:
+        tail = " Undoing the steps already done failed too: " + "; ".join(failures)
+    else:
+        tail = " Everything already done was undone."
+    message = str(error).rstrip()
+    if not message.endswith("."):
+        message += "."
+    return NetworkError(f"{prefix}: {message}{tail}", error.code)
+
+
+# -- shared by neutron and flat ------------------------------------------------------------
+
+
+class NeutronPortsMixin(StoredVifMixin):
+    """VIF bookkeeping that keeps each VIF's Neutron port in step, when Neutron is configured.
+
+    Without ``[neutron] url`` every method behaves as :class:`StoredVifMixin`'s.
+    Subclasses choose whether an attach binds at once (:meth:`binds_on_attach`).
+    """
+
+    config: Config
+    _neutron: NeutronClient | None = None
+
+    def uses_neutron(self) -> bool:
+        return bool(self.config.neutron.url)
+
+    def neutron(self) -> NeutronClient:
+        """The process's Neutron client for this interface, made on first use."""
+        client = self._neutron
+        if client is None:
+            with _CLIENT_LOCK:
+                client = self._neutron
+                if client is None:
+                    client = self._neutron = NeutronClient(self.config.neutron)
+        return client
+
+    def binds_on_attach(self, task: Task) -> bool:
+        return False
+
+    # -- physical networks ---------------------------------------------------------------
+
+    def vif_physnets(self, task: Task, vif_info: VifInfo) -> set[str]:
+        if not self.uses_neutron():
+            return set()
+        vif_id = str(vif_info["id"])
+        return self._physnets(task, self.neutron(), self._vif_port(task, vif_id))
+
+    def _physnets(self, task: Task, client: NeutronClient, port: NeutronPort) -> set[str]:
+        """The VIF's physical networks; not looked up when no port of the node has one."""
+        node_physnets = {p.physical_network for p in task.ports if p.physical_network}
+        if not node_physnets:
+            return set()
+        network = client.get_network(
+            port.network_id, f"read the network of VIF port {port.id} for its physical networks"
+        )
+        physnets = set(network.physnets)
+        if len(physnets & node_physnets) > 1:
+            raise Invalid(
+                f"Unable to attach VIF {port.id} to node {task.node.uuid}: its network "
+                f"{network.id} has segments on physical networks "
+                f"{', '.join(sorted(physnets & node_physnets))}, and the node has ports on "
+                "more than one of them; Neutron can bind a host to one segment of a network "
+                "only."
+            )
+        return physnets
+
+    def _vif_port(self, task: Task, vif_id: str) -> NeutronPort:
+        client = self.neutron()
+        port = client.find_port(vif_id, f"read VIF port {vif_id}")
+        if port is None:
+            raise InvalidParameterValue(
+                f"Unable to attach VIF {vif_id} to node {task.node.uuid}: Neutron has no port "
+                f"{vif_id} (GET {client.path('/ports/' + vif_id)} answered 404)."
+            )
+        return port
+
+    # -- binding ---------------------------------------------------------------------------
+
+    def profile_for(self, task: Task, target: Port | Portgroup) -> Json:
+        if isinstance(target, Portgroup):
+            physnet = selection.portgroup_physnet(task, target)
+            return binding_profile(target, task.members(target), physnet)
+        return binding_profile(target, (), target.physical_network)
+
+    def bind(
+        self,
+        task: Task,
+        client: NeutronClient,
+        vif_id: str,
+        target: Port | Portgroup,
+        rollback: Rollback,
+    ) -> NeutronPort:
+        """Bind the VIF's Neutron port to the node through ``target``; wait for ACTIVE."""
+        purpose = f"bind VIF port {vif_id} to node {task.node.uuid}"
+        fields = binding_fields(task.node.uuid, self.profile_for(task, target))
+        rollback.add(f"unbind VIF port {vif_id}", lambda: self._unbind(client, vif_id))
+        port = client.update_port(vif_id, fields, purpose)
+        if port.vif_type == VIF_TYPE_BINDING_FAILED:
+            raise binding_failed_error("PUT", client.path(f"/ports/{vif_id}"), port, purpose)
+        return client.wait_for_port_status(vif_id, "ACTIVE")
+
+    @staticmethod
+    def _unbind(client: NeutronClient, vif_id: str) -> bool:
+        """Unbind a Neutron port; False if it no longer exists."""
+        done = client.update_port_if_exists(vif_id, UNBIND, f"unbind VIF port {vif_id}")
+        if done is None:
+            LOG.warning("Neutron port %s no longer exists; nothing to unbind", vif_id)
+        return done is not None
+
+    def settle(self) -> None:
+        """Give the network time to set up bound ports (``[neutron] port_setup_delay``)."""
+        if self.config.neutron.port_setup_delay > 0:
+            time.sleep(self.config.neutron.port_setup_delay)
+
+    @staticmethod
+    def change_mac(
+        client: NeutronClient, port: NeutronPort, mac: str | None, rollback: Rollback
+    ) -> None:
+        """Set a Neutron port's MAC (None: Neutron generates one), unbinding it around the
+        change if it is bound, since Neutron refuses a MAC change on a bound port."""
+        vif_id = port.id
+        old = port.mac_address
+        binding = {
+            "binding:host_id": port.host_id,
+            "binding:profile": port.profile,
+            "binding:vnic_type": port.vnic_type,
+        }
+        if port.bound:
+            rollback.add(
+                f"bind VIF port {vif_id} again",
+                lambda: client.update_port(vif_id, binding, f"restore the binding of {vif_id}"),
+            )
+            client.update_port(vif_id, UNBIND, f"unbind VIF port {vif_id} to change its MAC")
+        rollback.add(
+            f"restore MAC {old} of VIF port {vif_id}",
+            lambda: client.update_port(
+                vif_id, {"mac_address": old}, f"restore MAC {old} of VIF port {vif_id}"
+            ),
+        )
+        client.update_port(
+            vif_id, {"mac_address": mac}, f"set MAC of VIF port {vif_id} to {mac or 'a new one'}"
+        )
+        if port.bound:
+            rollback.add(
+                f"unbind VIF port {vif_id}",
+                lambda: client.update_port(vif_id, UNBIND, f"unbind VIF port {vif_id}"),
+            )
+            client.update_port(
+                vif_id, binding, f"bind VIF port {vif_id} again after changing its MAC"
+            )
+
+    # -- attach / detach -----------------------------------------------------------------
+
+    def vif_attach(self, task: Task, vif_info: VifInfo) -> None:
+        if not self.uses_neutron():
+            super().vif_attach(task, vif_info)
+            return
+        vif_id = str(vif_info["id"])
+        client = self.neutron()
+        try:
+            port = self._vif_port(task, vif_id)
+            physnets = self._physnets(task, client, port)
+        except NetworkError as exc:
+            raise NetworkError(
+                f"Attaching VIF {vif_id} to node {task.node.uuid} failed; nothing was changed: "
+                f"{exc}",
+                exc.code,
+            ) from None
+        target = self.choose_target(task, vif_info, physnets)
+        info = {k: v for k, v in vif_info.items() if k != "id"}
+        info[ORIGINAL_MAC_KEY] = port.mac_address
+        where = f"{selection.describe(target)} of node {task.node.uuid}"
+        # The record comes first: its keys reserve the VIF and the target, so a racing
+        # attach of the same VIF to another node fails before touching Neutron.
+        task.attachments.record(vif_id, target, info, pending=True)
+        rollback = Rollback()
+        rollback.add(f"forget the attachment of VIF {vif_id}", lambda: self._forget(task, vif_id))
+        try:
+            if target.address and not same_mac(target.address, port.mac_address):
+                self.change_mac(client, port, target.address, rollback)
+            if self.binds_on_attach(task):
+                self.bind(task, client, vif_id, target, rollback)
+                self.settle()
+        except Exception as exc:
+            failures = rollback.run()
+            if isinstance(exc, NetworkError):
+                raise rolled_back(
+                    f"Attaching VIF {vif_id} to {where} failed", exc, failures
+                ) from None
+            raise
+        task.attachments.confirm(vif_id)
+        LOG.info("VIF %s attached to %s", vif_id, where)
+
+    def _forget(self, task: Task, vif_id: str) -> None:
+        task.attachments.remove(vif_id)
+
+    def vif_detach(self, task: Task, vif_id: str) -> None:
+        if not self.uses_neutron():
+            super().vif_detach(task, vif_id)
+            return
+        target = task.find_target(vif_id)
+        if target is None:
+            raise VifNotAttached(
+                f"Unable to detach VIF {vif_id} from node {task.node.uuid} because it is not "
+                "attached to it."
+            )
+        attachment = next(a for a in task.attachments if a.vif_id == vif_id)
+        original = (attachment.info or {}).get(ORIGINAL_MAC_KEY)
+        client = self.neutron()
+        try:
+            port = client.find_port(vif_id, f"read VIF port {vif_id} to detach it")
+            if port is None:
+                LOG.warning(
+                    "Neutron port %s of node %s no longer exists; forgetting the VIF",
+                    vif_id,
+                    task.node.uuid,
+                )
+            else:
+                self._release(client, port, target, original)
+        except NetworkError as exc:
+            raise NetworkError(
+                f"Detaching VIF {vif_id} from node {task.node.uuid} failed; it stays attached "
+                f"and the detach can be retried: {exc}",
+                exc.code,
+            ) from None
+        self._forget(task, vif_id)
+        LOG.info("VIF %s detached from node %s", vif_id, task.node.uuid)
+
+    def recover_interrupted_attach(self, task: Task, attachment: VifAttachment) -> None:
+        if not self.uses_neutron():
+            return
+        target = task.find_target(attachment.vif_id)
+        original = (attachment.info or {}).get(ORIGINAL_MAC_KEY)
+        try:
+            client = self.neutron()
+            port = client.find_port(attachment.vif_id, "read an interrupted attach's VIF port")
+            if port is not None and target is not None:
+                self._release(client, port, target, original)
+        except NetworkError as exc:
+            LOG.warning(
+                "Could not undo the interrupted attach of VIF %s in Neutron: %s",
+                attachment.vif_id,
+                exc,
+            )
+
+    def _release(
+        self,
+        client: NeutronClient,
+        port: NeutronPort,
+        target: Port | Portgroup,
+        original: str | None,
+    ) -> None:
+        """Unbind a detached VIF's port and give it back the MAC it had before the attach."""
+        if port.bound and self._unbind(client, port.id) is False:
+            return
+        if not target.address or not same_mac(port.mac_address, target.address):
+            return  # the MAC is not the node's (any more): leave it as it is
+        if original and same_mac(original, port.mac_address):
+            return
+        purpose = f"reset MAC of VIF port {port.id} to {original or 'a new one'}"
+        client.update_port_if_exists(port.id, {"mac_address": original or None}, purpose)
+
+    # -- MAC changes -----------------------------------------------------------------------
+
+    def port_changed(self, task: Task, port: Port, changed: Collection[str]) -> None:
+        super().port_changed(task, port, changed)
+        if self.uses_neutron() and "address" in changed:
+            vif = task.vif_on(port)
+            if vif is not None:
+                self._follow_mac(task, vif, port.address, f"port {port.uuid}")
+
+    def portgroup_changed(self, task: Task, portgroup: Portgroup, changed: Collection[str]) -> None:
+        if self.uses_neutron() and "address" in changed and portgroup.address:
+            vif = task.vif_on(portgroup)
+            if vif is not None:
+                self._follow_mac(task, vif, portgroup.address, f"portgroup {portgroup.uuid}")
+
+    def _follow_mac(self, task: Task, vif_id: str, mac: str, what: str) -> None:
+        client = self.neutron()
+        rollback = Rollback()
+        try:
+            port = client.find_port(vif_id, f"read VIF port {vif_id} to change its MAC")
+            if port is None:
+                LOG.warning("Neutron port %s of %s no longer exists", vif_id, what)
+                return
+            if not same_mac(port.mac_address, mac):
+                self.change_mac(client, port, mac, rollback)
+        except NetworkError as exc:
+            raise rolled_back(
+                f"Changing the MAC of {what} to {mac} failed (VIF {vif_id} is attached to it, "
+                "and its Neutron port must follow); nothing was stored",
+                exc,
+                rollback.run(),
+            ) from None
