@@ -14,8 +14,11 @@ from metalwire.config import Config, load_config
 from metalwire.db import migrations
 from metalwire.db.engine import Database
 from tests.support import mariadb
+from tests.support.helpers import fault
 from tests.support.postgres import PostgresServer, find_pg_bindir
 from tests.support.server import MetalwireServer
+
+__all__ = ["LATEST", "Api", "fault"]
 
 LATEST = "1.78"
 
@@ -64,13 +67,6 @@ class Api:
         resp = self.get(f"/v1/nodes/{node}/vifs")
         assert resp.status_code == 200, resp.text
         return [v["id"] for v in resp.json()["vifs"]]
-
-
-def fault(resp: Any) -> str:
-    """The faultstring of an Ironic error body."""
-    import json
-
-    return str(json.loads(resp.json()["error_message"])["faultstring"])
 
 
 @pytest.fixture(scope="session")
