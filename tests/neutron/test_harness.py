@@ -8,13 +8,14 @@ switch with the fake switches sw1 and sw2 binding bare-metal ports.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
+from tests.support.helpers import wait_for
 from tests.support.neutron import ADMIN_HEADERS, DEFAULT_SWITCHES, NeutronServer
 
 SW1, SW2 = DEFAULT_SWITCHES
@@ -97,15 +98,6 @@ class Neutron:
             self.http.delete(f"/ports/{port_id}")
         for network_id in reversed(self.networks):
             self.http.delete(f"/networks/{network_id}")
-
-
-def wait_for(check: Callable[[], bool], timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
 
 
 @pytest.fixture(scope="module")

@@ -9,11 +9,10 @@ tests can cut, to see Neutron become unreachable in the middle of a test.
 from __future__ import annotations
 
 import contextlib
-import json
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,6 +20,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from tests.support.helpers import fault, wait_for
 from tests.support.neutron import ADMIN_HEADERS, DEFAULT_SWITCHES, NeutronServer
 from tests.support.server import MetalwireServer, free_port
 
@@ -37,19 +37,6 @@ def link(switch_port: str, switch: str = SW1.name, switch_mac: str = SW1.mac_add
 
 
 UNKNOWN_SWITCH = link("Ethernet9/9", "nosuch", "00:00:5e:00:53:99")
-
-
-def fault(response: httpx.Response) -> str:
-    return str(json.loads(response.json()["error_message"])["faultstring"])
-
-
-def wait_for(check: Callable[[], bool], timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
 
 
 class Neutron:
@@ -487,6 +474,7 @@ class Relay:
         self._listener: socket.socket | None = None
         self._open: list[socket.socket] = []
         self._lock = threading.Lock()
+        self.swallowed = 0  # connections accepted and never answered
 
     def _listen(self) -> None:
         listener = socket.socket()
@@ -510,7 +498,9 @@ class Relay:
                     self._open.append(upstream)
                 for a, b in ((conn, upstream), (upstream, conn)):
                     threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
-            # Otherwise the connection is held open and never answered.
+            else:  # held open and never answered
+                with self._lock:
+                    self.swallowed += 1
 
     @staticmethod
     def _pump(source: socket.socket, sink: socket.socket) -> None:
@@ -608,8 +598,9 @@ def test_neutron_unreachable_mid_test(cut_api: Metalwire, relay: Relay, neutron:
         result["seconds"] = time.monotonic() - started
 
     attaching = threading.Thread(target=attach_other)
+    swallowed = relay.swallowed
     attaching.start()
-    time.sleep(0.5)
+    assert wait_for(lambda: relay.swallowed > swallowed), "the attach never reached Neutron"
     for step in (
         lambda: api.attach("bystander", "noop-vif"),
         lambda: api.vifs("bystander"),
