@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from metalwire.api.app import build_services, create_app
+from metalwire.api.app import create_app
 from metalwire.config import Config, load_config
 from metalwire.db import migrations
 from metalwire.db.engine import Database
+from metalwire.services import build_services
 from tests.support import mariadb
 from tests.support.helpers import fault
 from tests.support.postgres import PostgresServer, find_pg_bindir

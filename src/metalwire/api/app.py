@@ -1,4 +1,5 @@
-"""Builds the ASGI application: routes, error handlers, middleware and the services behind."""
+"""Builds the ASGI application: routes, error handlers and middleware, in front of the services
+(built by :mod:`metalwire.services` unless given)."""
 
 from __future__ import annotations
 
@@ -14,29 +15,10 @@ from metalwire.api.app_services import Services
 from metalwire.api.middleware import ApiMiddleware
 from metalwire.api.routes import history, nodes, portgroups, ports, root, states, traits
 from metalwire.api.routes.vifs import VifEndpoints
-from metalwire.conductor.locks import NodeLocks, make_holder_name
-from metalwire.conductor.rpcapi import LocalConductorAPI
-from metalwire.conductor.tasks import Conductor
+from metalwire.conductor.locks import NodeLocks
 from metalwire.config import Config
-from metalwire.db import migrations
-from metalwire.db.engine import Database
 from metalwire.errors import MetalwireError
-from metalwire.networking.loader import NetworkInterfaces
-
-
-def build_services(config: Config, upgrade_schema: bool = True) -> tuple[Services, NodeLocks]:
-    """The in-process services: database, conductor and its locks, behind the local RPC API."""
-    db = Database(config.database_url(), config.database.pool_size)
-    if upgrade_schema:
-        migrations.upgrade(db.engine)
-    locks = NodeLocks(
-        db,
-        make_holder_name(config.default.host),
-        config.conductor.node_lock_lease,
-        config.conductor.node_lock_wait,
-    )
-    conductor = Conductor(db=db, config=config, interfaces=NetworkInterfaces(config), locks=locks)
-    return Services(config=config, db=db, rpcapi=LocalConductorAPI(conductor)), locks
+from metalwire.services import build_services
 
 
 def create_app(config: Config, services: Services | None = None) -> FastAPI:

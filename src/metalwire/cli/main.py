@@ -7,7 +7,8 @@ import sys
 from collections.abc import Sequence
 
 from metalwire import __version__
-from metalwire.cli import client_commands, server
+from metalwire.cli import commands as client_commands
+from metalwire.cli import server
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,16 +1,19 @@
-"""``metalwire serve``, ``metalwire db upgrade`` and ``metalwire config-reference``."""
+"""``metalwire serve``, ``metalwire db upgrade`` and ``metalwire config-reference``.
+
+Each command imports the server side (configuration, SQLAlchemy, the API, the conductor) when
+it runs, not when the parser is built: the client commands share the program and must start
+without it.
+"""
 
 from __future__ import annotations
 
 import argparse
 import logging
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.exc import OperationalError
-
-from metalwire import config as config_module
-from metalwire.errors import MetalwireError
+if TYPE_CHECKING:
+    from metalwire import config as config_module
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
 
@@ -44,10 +47,19 @@ def register(commands: Any) -> None:
     reference = commands.add_parser(
         "config-reference", help="print every configuration option with its help"
     )
-    reference.set_defaults(handler=lambda _a: print(config_module.reference()) or 0)
+    reference.set_defaults(handler=run_config_reference)
+
+
+def run_config_reference(_args: argparse.Namespace) -> int:
+    from metalwire import config as config_module
+
+    print(config_module.reference())
+    return 0
 
 
 def load(args: argparse.Namespace) -> config_module.Config:
+    from metalwire import config as config_module
+
     return config_module.load_config(
         args.config,
         overrides={
@@ -60,8 +72,11 @@ def load(args: argparse.Namespace) -> config_module.Config:
 
 
 def run_db_upgrade(args: argparse.Namespace) -> int:
+    from sqlalchemy.exc import OperationalError
+
     from metalwire.db import migrations
     from metalwire.db.engine import Database
+    from metalwire.errors import MetalwireError
 
     try:
         conf = load(args)
@@ -83,8 +98,10 @@ def run_db_upgrade(args: argparse.Namespace) -> int:
 
 def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
+    from sqlalchemy.exc import OperationalError
 
     from metalwire.api.app import create_app
+    from metalwire.errors import MetalwireError
 
     logging.basicConfig(level=args.log_level.upper(), format=LOG_FORMAT)
     try:

@@ -1,0 +1,34 @@
+"""Client commands of the ``metalwire`` program, following the ``baremetal`` command.
+
+    metalwire node create|list|show|set|unset|delete      node.py
+    metalwire node manage|provide|deploy|undeploy NODE    node.py
+    metalwire node maintenance set|unset NODE...          node.py
+    metalwire node vif list|attach|detach                 vif.py
+    metalwire port create|list|show|delete                port.py
+    metalwire portgroup create|list|show|delete           portgroup.py
+    metalwire create FILE...                              create.py
+
+What they share (connection options, argument types, printing) is in common.py. The endpoint
+comes from ``--url``, else ``METALWIRE_URL``, else ``OS_ENDPOINT``, else
+http://127.0.0.1:6385. Exit status: 0 on success, 1 when the server or the connection
+failed (the server's message is on stderr), 2 for a usage error.
+
+These modules use only the client library (:mod:`metalwire.client`) and never import the
+server side, so that a client command starts quickly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from metalwire.cli.commands import create, node, port, portgroup
+from metalwire.cli.commands.common import connection_parser
+
+
+def register(commands: Any) -> None:
+    """Add the client commands to the ``metalwire`` program's subcommands."""
+    common = connection_parser()
+    node.register(commands, common)
+    port.register(commands, common)
+    portgroup.register(commands, common)
+    create.register(commands, common)

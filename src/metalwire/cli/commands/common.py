@@ -1,0 +1,276 @@
+"""What every client command shares: the connection options, argument types, running a
+handler with a client, and printing resources.
+
+A handler takes the client and the parsed arguments and returns the exit status (``None``
+means 0). Exit status: 0 on success, 1 when the server or the connection failed (the
+server's message is on stderr), 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import uuid as uuidlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from metalwire.cli.output import UsageError, add_format_arguments, label, print_list, print_record
+from metalwire.client import Client, MetalwireClientError, Resource, RetryPolicy
+from metalwire.client.client import DEFAULT_URL
+
+Handler = Callable[[Client, argparse.Namespace], int | None]
+
+
+# -- arguments ---------------------------------------------------------------------------
+
+
+def endpoint(args: argparse.Namespace, environ: dict[str, str] | None = None) -> str:
+    """``--url``, else METALWIRE_URL, else OS_ENDPOINT, else the default endpoint."""
+    env = os.environ if environ is None else environ
+    url: str = args.url or env.get("METALWIRE_URL") or env.get("OS_ENDPOINT") or DEFAULT_URL
+    return url
+
+
+def key_value(text: str) -> tuple[str, Any]:
+    """Argument type of ``KEY=VALUE``: VALUE is read as JSON, else kept as text."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except ValueError:
+        return key, value
+
+
+def boolean(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in ("true", "yes", "1", "on"):
+        return True
+    if lowered in ("false", "no", "0", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def sort_order(text: str) -> tuple[str, str | None]:
+    """Argument type of ``KEY[:asc|desc]``."""
+    key, _, direction = text.partition(":")
+    if not key or direction not in ("", "asc", "desc"):
+        raise argparse.ArgumentTypeError(f"expected KEY[:asc|desc], got {text!r}")
+    return key, direction or None
+
+
+def dict_values(pairs: Sequence[tuple[str, Any]] | None) -> dict[str, Any]:
+    return dict(pairs or [])
+
+
+def connection_parser() -> argparse.ArgumentParser:
+    """The parent parser of every client command: where the API is and how to talk to it."""
+    common = argparse.ArgumentParser(add_help=False)
+    group = common.add_argument_group("connection")
+    group.add_argument(
+        "--url",
+        "--os-endpoint",
+        dest="url",
+        metavar="URL",
+        help=f"API endpoint (default: $METALWIRE_URL, $OS_ENDPOINT or {DEFAULT_URL})",
+    )
+    group.add_argument(
+        "--api-version",
+        "--os-baremetal-api-version",
+        dest="api_version",
+        metavar="VERSION",
+        default=os.environ.get("OS_BAREMETAL_API_VERSION"),
+        help="API microversion to use, 1.N or latest (default: negotiate the highest)",
+    )
+    group.add_argument(
+        "--timeout", type=float, default=60.0, help="seconds per request (default 60)"
+    )
+    group.add_argument(
+        "--max-retries",
+        type=int,
+        default=3,
+        metavar="N",
+        help="retries of a connection refused, 503 or locked node (default 3)",
+    )
+    group.add_argument("--debug", action="store_true", help="log every request to stderr")
+    return common
+
+
+def add_command(
+    commands: Any,
+    name: str,
+    common: argparse.ArgumentParser,
+    help: str,
+    handler: Handler,
+    formatted: bool = False,
+) -> argparse.ArgumentParser:
+    """A command that runs ``handler`` with a client (``formatted``: it takes -f/-c)."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        name, parents=[common], help=help, description=help
+    )
+    if formatted:
+        add_format_arguments(parser)
+    parser.set_defaults(handler=_with_client(handler))
+    return parser
+
+
+def add_list_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="show at most N items (default: all, fetched page by page)",
+    )
+    parser.add_argument("--marker", metavar="UUID", help="start after this item")
+    parser.add_argument(
+        "--sort", type=sort_order, metavar="KEY[:DIR]", help="sort by KEY, asc (default) or desc"
+    )
+    shape = parser.add_mutually_exclusive_group()
+    shape.add_argument("--long", action="store_true", help="show every field")
+    shape.add_argument("--fields", nargs="+", metavar="FIELD", help="show only these fields")
+
+
+def list_query(args: argparse.Namespace) -> dict[str, Any]:
+    """The query of a list command's --limit, --marker, --sort, --long and --fields."""
+    query: dict[str, Any] = {}
+    if args.limit is not None:
+        if args.limit < 0:
+            raise UsageError("--limit must be 0 or more")
+        query["limit"] = args.limit
+    if args.marker:
+        query["marker"] = args.marker
+    if args.sort:
+        query["sort_key"], direction = args.sort
+        if direction:
+            query["sort_dir"] = direction
+    if args.long:
+        query["detail"] = True
+    if args.fields:
+        query["fields"] = args.fields
+    return query
+
+
+# -- running -----------------------------------------------------------------------------
+
+
+def fail(message: str) -> int:
+    print(f"metalwire: {message}", file=sys.stderr)
+    return 1
+
+
+def _with_client(handler: Handler) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        _configure_logging(args.debug)
+        try:
+            retry = RetryPolicy(max_retries=args.max_retries)
+            client = Client(
+                endpoint(args), api_version=args.api_version, timeout=args.timeout, retry=retry
+            )
+        except ValueError as error:
+            print(f"metalwire: error: {error}", file=sys.stderr)
+            return 2
+        try:
+            with client:
+                return handler(client, args) or 0
+        except UsageError as error:
+            print(f"metalwire: error: {error}", file=sys.stderr)
+            return 2
+        except MetalwireClientError as error:
+            return fail(str(error))
+
+    return run
+
+
+def _configure_logging(debug: bool) -> None:
+    """Requests are logged only with ``--debug``; warnings always reach stderr."""
+    if debug:
+        logging.basicConfig(level=logging.DEBUG, format="%(levelname)s %(name)s %(message)s")
+    for name in ("httpx", "httpcore", "metalwire.client"):
+        logging.getLogger(name).setLevel(logging.DEBUG if debug else logging.WARNING)
+
+
+# -- resources ---------------------------------------------------------------------------
+
+
+def is_uuid(text: str) -> bool:
+    try:
+        uuidlib.UUID(text)
+    except ValueError:
+        return False
+    return True
+
+
+def node_uuid(client: Client, ident: str) -> str:
+    """The UUID of the node named by UUID or by name."""
+    return ident if is_uuid(ident) else client.get_node(ident, fields=["uuid"]).uuid
+
+
+def portgroup_uuid(client: Client, ident: str) -> str:
+    """The UUID of the portgroup named by UUID or by name."""
+    return ident if is_uuid(ident) else client.get_portgroup(ident, fields=["uuid"]).uuid
+
+
+def print_resources(
+    items: Sequence[Resource], default: Sequence[str], args: argparse.Namespace
+) -> None:
+    """A list command's output: ``default`` columns, every field (--long) or --fields."""
+    if args.fields:
+        fields = list(args.fields)
+    elif args.long:
+        fields = list(items[0].fields()) if items else list(default)
+    else:
+        fields = list(default)
+    rows = [[item.get(f) for f in fields] for item in items]
+    if args.format == "table" and not rows:
+        return
+    print_list([label(f) for f in fields], rows, args.format, sys.stdout, args.columns)
+
+
+def print_resource(resource: Resource, args: argparse.Namespace) -> None:
+    fields = resource.fields()
+    print_record(dict(sorted(fields.items())), args.format, sys.stdout, args.columns)
+
+
+def show_by_id_or_address(
+    args: argparse.Namespace,
+    ident: str,
+    kind: str,
+    get: Callable[..., Resource],
+    find: Callable[..., list[Any]],
+) -> int:
+    """Show one port or portgroup named by UUID (or name), or by MAC with ``--address``."""
+    if args.address:
+        found = find(**_lookup_query(ident, args.fields))
+        if not found:
+            return fail(f"{kind} with address {ident} could not be found.")
+        print_resource(found[0], args)
+    else:
+        print_resource(get(ident, fields=args.fields), args)
+    return 0
+
+
+def _lookup_query(address: str, fields: Sequence[str] | None) -> dict[str, Any]:
+    query: dict[str, Any] = {"address": address}
+    if fields:
+        query["fields"] = list(fields)
+    else:
+        query["detail"] = True
+    return query
+
+
+def delete_each(idents: Sequence[str], kind: str, delete: Callable[[str], None]) -> int:
+    """Delete every item, going on after a failure; 1 if any failed."""
+    failures = 0
+    for ident in idents:
+        try:
+            delete(ident)
+        except MetalwireClientError as error:
+            failures += 1
+            print(f"Failed to delete {kind} {ident}: {error}", file=sys.stderr)
+            continue
+        print(f"Deleted {kind} {ident}")
+    return 1 if failures else 0

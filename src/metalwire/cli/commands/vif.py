@@ -1,0 +1,69 @@
+"""``metalwire node vif list|attach|detach``: the VIFs attached to a node."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from metalwire.cli.commands.common import add_command, dict_values, key_value
+from metalwire.cli.output import print_list
+from metalwire.client import Client
+
+
+def _vif_list(client: Client, args: argparse.Namespace) -> int:
+    rows = [[vif] for vif in client.vif_list(args.node)]
+    if args.format == "table" and not rows:
+        return 0
+    print_list(["ID"], rows, args.format, sys.stdout, args.columns)
+    return 0
+
+
+def _vif_attach(client: Client, args: argparse.Namespace) -> int:
+    client.vif_attach(
+        args.node,
+        args.vif_id,
+        port_uuid=args.port_uuid,
+        portgroup_uuid=args.portgroup_uuid,
+        vif_info=dict_values(args.vif_info),
+    )
+    return 0
+
+
+def _vif_detach(client: Client, args: argparse.Namespace) -> int:
+    client.vif_detach(args.node, args.vif_id)
+    return 0
+
+
+def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
+    """Add ``vif list|attach|detach`` to the actions of ``metalwire node``."""
+    vif = node_actions.add_parser("vif", help="list, attach and detach VIFs")
+    vif_actions = vif.add_subparsers(dest="vif_command", metavar="ACTION", required=True)
+    vlist = add_command(
+        vif_actions, "list", common, "List the VIFs attached to a node", _vif_list, True
+    )
+    vlist.add_argument("node", metavar="NODE", help="name or UUID of the node")
+    attach = add_command(vif_actions, "attach", common, "Attach a VIF to a node", _vif_attach)
+    attach.add_argument("node", metavar="NODE", help="name or UUID of the node")
+    attach.add_argument("vif_id", metavar="VIF", help="the VIF (e.g. a Neutron port UUID)")
+    target = attach.add_mutually_exclusive_group()
+    target.add_argument(
+        "--port-uuid", dest="port_uuid", metavar="UUID", help="attach to this port of the node"
+    )
+    target.add_argument(
+        "--portgroup-uuid",
+        dest="portgroup_uuid",
+        metavar="UUID",
+        help="attach to this portgroup of the node",
+    )
+    attach.add_argument(
+        "--vif-info",
+        dest="vif_info",
+        type=key_value,
+        action="append",
+        metavar="KEY=VALUE",
+        help="extra VIF information (repeat for more)",
+    )
+    detach = add_command(vif_actions, "detach", common, "Detach a VIF from a node", _vif_detach)
+    detach.add_argument("node", metavar="NODE", help="name or UUID of the node")
+    detach.add_argument("vif_id", metavar="VIF", help="the VIF to detach")
