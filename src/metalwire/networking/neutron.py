@@ -55,11 +55,11 @@ from metalwire.errors import (
 from metalwire.networking import selection
 from metalwire.networking.base import NetworkInterface, StoredVifMixin, VifInfo
 from metalwire.networking.neutron_client import (
-    AUTH_STRATEGIES,
     VIF_TYPE_BINDING_FAILED,
     NeutronClient,
     NeutronPort,
     binding_failed_error,
+    configuration_problem,
 )
 from metalwire.networking.task import Task
 
@@ -170,7 +170,8 @@ def rolled_back(prefix: str, error: NetworkError, failures: Sequence[str]) -> Ne
 class NeutronPortsMixin(StoredVifMixin):
     """VIF bookkeeping that keeps each VIF's Neutron port in step, when Neutron is configured.
 
-    Without ``[neutron] url`` every method behaves as :class:`StoredVifMixin`'s.
+    Without a Neutron (``[neutron] endpoint_override`` or the Keystone catalog) every method
+    behaves as :class:`StoredVifMixin`'s.
     Subclasses choose whether an attach binds at once (:meth:`binds_on_attach`).
     """
 
@@ -178,7 +179,7 @@ class NeutronPortsMixin(StoredVifMixin):
     _neutron: NeutronClient | None = None
 
     def uses_neutron(self) -> bool:
-        return bool(self.config.neutron.url)
+        return self.config.neutron.configured
 
     def neutron(self) -> NeutronClient:
         """The process's Neutron client for this interface, made on first use."""
@@ -463,16 +464,10 @@ class NeutronNetwork(NeutronPortsMixin, NetworkInterface):
         return True
 
     def validate(self, task: Task) -> None:
-        if not self.config.neutron.url:
+        problem = configuration_problem(self.config.neutron)
+        if problem:
             raise NetworkInterfaceInvalid(
-                f"Node {task.node.uuid} uses the neutron network interface, but no Neutron "
-                "endpoint is configured ([neutron] url)."
-            )
-        if self.config.neutron.auth_strategy not in AUTH_STRATEGIES:
-            raise NetworkInterfaceInvalid(
-                f"Node {task.node.uuid} uses the neutron network interface, but [neutron] "
-                f"auth_strategy {self.config.neutron.auth_strategy!r} is not one of "
-                f"{', '.join(AUTH_STRATEGIES)}."
+                f"Node {task.node.uuid} uses the neutron network interface, but {problem}"
             )
 
     def binds_on_attach(self, task: Task) -> bool:
