@@ -25,9 +25,11 @@ def self_signed(directory: Path, name: str) -> tuple[Path, Path]:
     openssl = shutil.which("openssl")
     assert openssl, "the TLS tests need the openssl command"
     subprocess.run(
-        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
-        + ["-keyout", str(key), "-out", str(cert), "-subj", f"/CN={name}"]
-        + ["-addext", "subjectAltName=IP:127.0.0.1"],
+        [
+            *(openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"),
+            *("-keyout", str(key), "-out", str(cert), "-subj", f"/CN={name}"),
+            *("-addext", "subjectAltName=IP:127.0.0.1"),
+        ],
         check=True,
         capture_output=True,
     )
