@@ -27,6 +27,9 @@ TYPES = {
     "float": "number",
     "bool": "boolean",
     "list[str]": "comma-separated list",
+    "list[int]": "comma-separated list of integers",
+    "int | None": "integer or empty",
+    "float | None": "number or empty",
 }
 
 
@@ -40,7 +43,9 @@ def _default(section: str, fld: dataclasses.Field[Any]) -> str:
         return COMPUTED_DEFAULTS[(section, fld.name)]
     value = fld.default_factory() if callable(fld.default_factory) else fld.default
     if isinstance(value, list):
-        value = ",".join(value)
+        value = ",".join(str(item) for item in value)
+    if value is None:
+        value = ""
     if isinstance(value, bool):
         value = str(value).lower()
     return f"`{value}`" if value != "" else "empty"

@@ -4,13 +4,15 @@ Each section is a dataclass; its fields are the options, their ``help`` metadata
 documentation (``metalwire config-reference`` prints it). Values come, lowest priority first,
 from the defaults here, an INI file whose section and option names follow Ironic's, the
 environment (``METALWIRE_<OPTION>`` for ``[DEFAULT]``, ``METALWIRE_<SECTION>_<OPTION>``
-otherwise) and command-line flags.
+otherwise) and command-line flags. Old option names and Ironic options metalwire does not use
+are accepted with a warning (:mod:`metalwire.config_compat`).
 """
 
 from __future__ import annotations
 
 import configparser
 import dataclasses
+import logging
 import os
 import socket
 from collections.abc import Mapping
@@ -18,7 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from metalwire import config_compat
 from metalwire.errors import Invalid
+
+LOG = logging.getLogger(__name__)
 
 
 def _opt(default: Any, help: str, minimum: float | None = None) -> Any:
@@ -101,32 +106,101 @@ class ConductorOptions:
 
 @dataclass
 class NeutronOptions:
-    url: str = _opt(
+    """Ironic's ``[neutron]`` options (keystoneauth's names for auth, session and adapter)."""
+
+    auth_type: str = _opt(
+        "none",
+        "How to authenticate to Neutron, by keystoneauth plugin name: none (no token; sends "
+        "X-Roles from noauth_roles, for Neutron's noauth mode), password or v3password "
+        "(a Keystone user), v3applicationcredential, token or v3token (the token option: "
+        "exchanged at auth_url for a project-scoped token when auth_url is set, else sent "
+        "as it is).",
+    )
+    endpoint_override: str = _opt(
         "",
-        "Neutron endpoint URL. Empty means no Neutron: 'flat' works "
-        "standalone and 'neutron' refuses nodes.",
+        "Neutron endpoint URL ('/v2.0' is appended unless present). Empty means the Keystone "
+        "catalog's when auth_type authenticates to Keystone; otherwise there is no Neutron: "
+        "'flat' works standalone and 'neutron' refuses nodes.",
     )
-    auth_strategy: str = _opt(
-        "noauth", "How to authenticate to Neutron: noauth, token or keystone."
+    auth_url: str = _opt("", "Keystone URL ('/v3' is appended unless present).")
+    username: str = _opt("", "Keystone user name (password).")
+    password: str = _opt("", "Keystone password (password).")
+    project_name: str = _opt("", "Keystone project to scope the token to (password, token).")
+    user_domain_name: str = _opt("Default", "Keystone domain of the user (password).")
+    project_domain_name: str = _opt("Default", "Keystone domain of the project.")
+    application_credential_id: str = _opt(
+        "", "Keystone application credential id (v3applicationcredential)."
     )
-    token: str = _opt("", "Static token sent as X-Auth-Token when auth_strategy is token.")
-    auth_url: str = _opt("", "Keystone URL when auth_strategy is keystone.")
-    username: str = _opt("", "Keystone user name.")
-    password: str = _opt("", "Keystone password.")
-    project_name: str = _opt("", "Keystone project name.")
-    user_domain_name: str = _opt("Default", "Keystone user domain.")
-    project_domain_name: str = _opt("Default", "Keystone project domain.")
-    timeout: float = _opt(10.0, "Seconds one Neutron request may take.")
-    retries: int = _opt(
-        2, "Extra attempts of an idempotent Neutron request after a connection failure or 503."
+    application_credential_secret: str = _opt(
+        "", "Keystone application credential secret (v3applicationcredential)."
     )
-    port_setup_delay: float = _opt(0.0, "Seconds to wait after binding ports.")
+    token: str = _opt("", "Token for auth_type token or v3token.")
+    service_type: str = _opt("network", "Service type of Neutron in the Keystone catalog.")
+    service_name: str = _opt(
+        "", "Service name of Neutron in the Keystone catalog; empty means any."
+    )
+    valid_interfaces: list[str] = _opt(
+        ["internal", "public"],
+        "Catalog endpoint interfaces to use, in order of preference (public, internal, admin).",
+    )
+    region_name: str = _opt("", "Region of the catalog endpoint; empty means any.")
+    cafile: str = _opt(
+        "", "PEM file of the CA certificates that verify Neutron's and Keystone's TLS servers."
+    )
+    certfile: str = _opt("", "PEM client certificate presented to Neutron and Keystone.")
+    keyfile: str = _opt("", "PEM private key of certfile (empty: it is in certfile).")
+    insecure: bool = _opt(False, "Do not verify the TLS server certificates (testing only).")
+    request_timeout: float = _opt(45.0, "Seconds one Neutron or Keystone request may take.")
+    status_code_retries: int = _opt(
+        2,
+        "Extra attempts of an idempotent request answered with a retriable_status_codes "
+        "status (and, unless connect_retries is set, after a connection failure).",
+        minimum=0,
+    )
+    status_code_retry_delay: float | None = _opt(
+        None,
+        "Seconds between two status code retries; empty means 0.2 s doubling to at most 2 s.",
+        minimum=0,
+    )
+    connect_retries: int | None = _opt(
+        None,
+        "Extra attempts after a connection failure or timeout (a POST only when nothing was "
+        "sent); empty means status_code_retries.",
+        minimum=0,
+    )
+    connect_retry_delay: float | None = _opt(
+        None,
+        "Seconds between two connection retries; empty means status_code_retry_delay.",
+        minimum=0,
+    )
+    retriable_status_codes: list[int] = _opt(
+        [503], "HTTP statuses after which an idempotent request is tried again."
+    )
+    port_setup_delay: float = _opt(0.0, "Seconds to wait after binding ports.", minimum=0)
     status_wait_timeout: float = _opt(
         30.0, "Seconds to wait for a bound Neutron port to become ACTIVE."
     )
     provisioning_network: str = _opt("", "Neutron network name or UUID used for deploying.")
     cleaning_network: str = _opt("", "Neutron network name or UUID used for cleaning.")
-    noauth_roles: str = _opt("admin,service", "X-Roles header sent in noauth mode.")
+    noauth_roles: str = _opt("admin,service", "X-Roles header sent when auth_type is none.")
+
+    @property
+    def keystone_auth(self) -> bool:
+        """Whether the client gets its token from Keystone (and may read its catalog)."""
+        return self.auth_type in KEYSTONE_AUTH_TYPES or (
+            self.auth_type in TOKEN_AUTH_TYPES and bool(self.auth_url)
+        )
+
+    @property
+    def configured(self) -> bool:
+        """Whether there is a Neutron to call: an endpoint, or a catalog to find it in."""
+        return bool(self.endpoint_override) or (self.keystone_auth and bool(self.auth_url))
+
+
+#: ``auth_type`` values: keystoneauth plugin names metalwire implements.
+KEYSTONE_AUTH_TYPES = ("password", "v3password", "v3applicationcredential")
+TOKEN_AUTH_TYPES = ("token", "v3token")
+AUTH_TYPES = ("none", *KEYSTONE_AUTH_TYPES, *TOKEN_AUTH_TYPES)
 
 
 SECTIONS: dict[str, type[Any]] = {
@@ -172,6 +246,10 @@ def _convert(section: str, name: str, kind: Any, raw: str) -> Any:
             raise ValueError(text)
         if kind in (list[str], "list[str]"):
             return [item.strip() for item in text.split(",") if item.strip()]
+        if kind == "list[int]":
+            return [int(item) for item in text.split(",") if item.strip()]
+        if kind in ("int | None", "float | None"):
+            return None if not text else _convert(section, name, kind.split(" ")[0], raw)
     except ValueError:
         raise Invalid(f"configuration option [{section}] {name}: bad value {raw!r}") from None
     return text
@@ -207,16 +285,22 @@ def load_config(
                 if section == "DEFAULT"
                 else (parser[section] if parser.has_section(section) else {})
             )
-            for name, raw in items.items():
-                if section != "DEFAULT" and name in parser.defaults():
-                    continue
+            given = {
+                name: raw
+                for name, raw in items.items()
+                if section == "DEFAULT" or name not in parser.defaults()
+            }
+            for name, raw in _with_ironic_names(section, given, known, path).items():
                 if name not in known:
                     raise Invalid(f"configuration file {path}: unknown option [{section}] {name}")
                 setattr(target, name, _convert(section, name, known[name].type, raw))
-        for name, fld in known.items():
-            from_env = env.get(env_name(section, name))
-            if from_env is not None:
-                setattr(target, name, _convert(section, name, fld.type, from_env))
+        from_env = {
+            name: env[env_name(section, name)]
+            for name in [*known, *config_compat.aliases(section)]
+            if env_name(section, name) in env
+        }
+        for name, raw in _with_ironic_names(section, from_env, known, "environment").items():
+            setattr(target, name, _convert(section, name, known[name].type, raw))
     # Short aliases for the options people set most.
     alias = env.get("METALWIRE_DATABASE")
     if alias is not None:
@@ -228,12 +312,45 @@ def load_config(
     return conf
 
 
+def _with_ironic_names(
+    section: str, given: Mapping[str, str], known: Mapping[str, Any], where: str
+) -> dict[str, str]:
+    """``given`` with deprecated names read as their new options and Ironic's unused ones
+    dropped, each with a warning naming it (never its value, which may be a secret).
+
+    ``where`` is the file name, or "environment" (then options are named by variable).
+    """
+
+    def named(option: str) -> str:
+        if where == "environment":
+            return env_name(section, option)
+        return f"[{section}] {option}"
+
+    result: dict[str, str] = {}
+    for name, raw in given.items():
+        old = config_compat.alias(section, name) if name not in known else None
+        if old is not None:
+            new, old_name = named(old.new), named(name)
+            if old.new in given:
+                LOG.warning("%s: %s is deprecated and ignored: %s is set", where, old_name, new)
+                continue
+            LOG.warning("%s: %s is deprecated: use %s (Ironic's name)", where, old_name, new)
+            result[old.new] = old.translate(raw)
+        elif name not in known and config_compat.is_ironic_unused(section, name):
+            LOG.warning(
+                "%s: %s is an Ironic option metalwire does not use; ignored", where, named(name)
+            )
+        else:
+            result[name] = raw
+    return result
+
+
 def _check_minimums(conf: Config) -> None:
     for section, cls in SECTIONS.items():
         for fld in dataclasses.fields(cls):
             minimum = fld.metadata.get("minimum")
             value = getattr(conf.section(section), fld.name)
-            if minimum is not None and value < minimum:
+            if minimum is not None and value is not None and value < minimum:
                 raise Invalid(
                     f"configuration option [{section}] {fld.name}: {value!r} is below the "
                     f"minimum {minimum}"
@@ -248,7 +365,9 @@ def reference() -> str:
         for fld in dataclasses.fields(cls):
             default = fld.default_factory() if callable(fld.default_factory) else fld.default
             if isinstance(default, list):
-                default = ",".join(default)
+                default = ",".join(str(item) for item in default)
+            if default is None:
+                default = ""
             lines.append(f"# {fld.metadata['help']}")
             lines.append(f"# env: {env_name(section, fld.name)}")
             lines.append(f"#{fld.name} = {default}")

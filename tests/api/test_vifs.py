@@ -177,7 +177,7 @@ def test_neutron_without_endpoint_is_clear_400(api: Api) -> None:
     api.port(node, "52:54:00:10:02:01")
     resp = api.post("/v1/nodes/neutronnode/vifs", {"id": "n1"})
     assert resp.status_code == 400
-    assert "[neutron] url" in fault(resp)
+    assert "no Neutron endpoint is configured ([neutron] endpoint_override" in fault(resp)
 
 
 def test_delete_port_with_vif_is_409_unless_maintenance(api: Api, node: dict[str, Any]) -> None:

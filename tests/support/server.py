@@ -23,7 +23,8 @@ def free_port() -> int:
 class MetalwireServer:
     """``with MetalwireServer(data_dir) as server: server.url`` — a real server process.
 
-    ``database`` overrides the SQLite file; ``env`` adds METALWIRE_* settings.
+    ``database`` overrides the SQLite file; ``env`` adds METALWIRE_* settings; ``config`` is
+    an INI file passed with ``--config``.
     """
 
     def __init__(
@@ -32,7 +33,9 @@ class MetalwireServer:
         database: str | None = None,
         env: dict[str, str] | None = None,
         port: int | None = None,
+        config: Path | None = None,
     ) -> None:
+        self.config = config
         self.data_dir = data_dir
         self.database = database
         self.env = env or {}
@@ -57,6 +60,8 @@ class MetalwireServer:
         ]
         if self.database:
             args += ["--database", self.database]
+        if self.config:
+            args += ["--config", str(self.config)]
         env = {k: v for k, v in os.environ.items() if not k.startswith("METALWIRE_")}
         env.update(self.env)
         with self.log_path.open("ab") as log:

@@ -63,7 +63,11 @@ def make() -> Iterator[Callable[..., NeutronClient]]:
     clients: list[NeutronClient] = []
 
     def build(script: Scripted, **options: Any) -> NeutronClient:
-        opts = NeutronOptions(url="http://neutron.test:9696/", retries=2, timeout=1.0)
+        opts = NeutronOptions(
+            endpoint_override="http://neutron.test:9696/",
+            status_code_retries=2,
+            request_timeout=1.0,
+        )
         for key, value in options.items():
             setattr(opts, key, value)
         client = NeutronClient(opts, transport=httpx.MockTransport(script))
@@ -88,7 +92,7 @@ def test_noauth_sends_roles_and_never_a_project(make: Callable[..., NeutronClien
 
 def test_token_strategy_sends_the_static_token(make: Callable[..., NeutronClient]) -> None:
     script = Scripted(httpx.Response(200, json=port_body()))
-    make(script, auth_strategy="token", token="s3cret").get_port(PORT_ID)
+    make(script, auth_type="token", token="s3cret").get_port(PORT_ID)
     assert script.requests[0].headers["X-Auth-Token"] == "s3cret"
     assert "X-Roles" not in script.requests[0].headers
 
@@ -109,7 +113,7 @@ def test_keystone_token_is_cached_and_renewed_after_401(
     )
     client = make(
         script,
-        auth_strategy="keystone",
+        auth_type="password",
         auth_url="http://keystone.test/identity",
         username="ironic",
         password="pw",
@@ -128,7 +132,7 @@ def test_keystone_token_is_cached_and_renewed_after_401(
 
 def test_keystone_refusal_is_a_502_naming_keystone(make: Callable[..., NeutronClient]) -> None:
     script = Scripted(httpx.Response(401, json={"error": {"message": "bad password"}}))
-    client = make(script, auth_strategy="keystone", auth_url="http://keystone.test/v3")
+    client = make(script, auth_type="password", auth_url="http://keystone.test/v3")
     with pytest.raises(NetworkError) as caught:
         client.get_port(PORT_ID)
     assert caught.value.code == 502
@@ -166,7 +170,7 @@ def test_an_answer_that_is_no_neutron_error_is_described_not_quoted(
     page = "<html><pre>X-Auth-Token: tok-123 Authorization: Basic abc</pre></html>"
     script = Scripted(httpx.Response(500, text=page, headers={"Content-Type": "text/html"}))
     with pytest.raises(NetworkError) as caught:
-        make(script, auth_strategy="token", token="tok-123").get_port(PORT_ID)
+        make(script, auth_type="token", token="tok-123").get_port(PORT_ID)
     assert str(caught.value) == (
         f"Neutron GET /v2.0/ports/{PORT_ID} (read port) failed: HTTP 500 Internal Server Error "
         f"(not a Neutron error answer: {len(page)} bytes of text/html)"
@@ -178,7 +182,7 @@ def test_a_neutron_message_quoting_the_token_shows_it_masked(
 ) -> None:
     script = Scripted(neutron_error(400, "BadRequest", "bad header X-Auth-Token: tok-123"))
     with pytest.raises(NetworkError) as caught:
-        make(script, auth_strategy="token", token="tok-123").get_port(PORT_ID)
+        make(script, auth_type="token", token="tok-123").get_port(PORT_ID)
     assert str(caught.value).endswith("HTTP 400 BadRequest: bad header X-Auth-Token: ******")
 
 
@@ -186,7 +190,9 @@ def test_credentials_in_the_url_are_sent_as_basic_auth_and_never_shown(
     make: Callable[..., NeutronClient],
 ) -> None:
     script = Scripted(refused, httpx.Response(200, json=port_body()))
-    client = make(script, url="http://u:s3cret@neutron.test:9696", retries=0)
+    client = make(
+        script, endpoint_override="http://u:s3cret@neutron.test:9696", status_code_retries=0
+    )
     with pytest.raises(NetworkError) as caught:
         client.get_port(PORT_ID)
     assert "Neutron at http://neutron.test:9696/v2.0 is unreachable" in str(caught.value)
@@ -201,9 +207,7 @@ def test_credentials_in_the_keystone_url_are_never_shown(
     make: Callable[..., NeutronClient],
 ) -> None:
     script = Scripted(httpx.Response(401, json={"error": {"message": "no user k:pw"}}))
-    client = make(
-        script, auth_strategy="keystone", auth_url="http://k:pw@keystone.test", password="pw"
-    )
+    client = make(script, auth_type="password", auth_url="http://k:pw@keystone.test", password="pw")
     with pytest.raises(NetworkError) as caught:
         client.get_port(PORT_ID)
     assert "(POST http://keystone.test/v3/auth/tokens): HTTP 401 no user k:******" in str(
@@ -227,7 +231,7 @@ def test_unreachable_is_a_503_after_the_retries(make: Callable[..., NeutronClien
 def test_timeout_is_a_503_saying_so(make: Callable[..., NeutronClient]) -> None:
     script = Scripted(timed_out)
     with pytest.raises(NetworkError) as caught:
-        make(script, retries=0).get_port(PORT_ID)
+        make(script, status_code_retries=0).get_port(PORT_ID)
     assert caught.value.code == 503
     assert "no answer within 1 s (ReadTimeout)" in str(caught.value)
 
@@ -322,7 +326,7 @@ def test_list_ports_repeats_filters(make: Callable[..., NeutronClient]) -> None:
 
 
 def test_configuration_is_checked() -> None:
-    with pytest.raises(Invalid, match="url is not set"):
+    with pytest.raises(Invalid, match="no Neutron endpoint is configured"):
         NeutronClient(NeutronOptions())
-    with pytest.raises(Invalid, match="auth_strategy 'magic'"):
-        NeutronClient(NeutronOptions(url="http://n", auth_strategy="magic"))
+    with pytest.raises(Invalid, match="auth_type 'magic' is not one of none, password"):
+        NeutronClient(NeutronOptions(endpoint_override="http://n", auth_type="magic"))

@@ -36,7 +36,7 @@ class FlatNetwork(NeutronPortsMixin, NetworkInterface):
     name = "flat"
 
     def calls_external_service(self) -> bool:
-        return bool(self.config.neutron.url)
+        return self.config.neutron.configured
 
     def validate(self, task: Task) -> None:
         return None

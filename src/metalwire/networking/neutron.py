@@ -50,10 +50,10 @@ from metalwire.errors import (
 )
 from metalwire.networking.base import NetworkInterface
 from metalwire.networking.neutron_client import (
-    AUTH_STRATEGIES,
     VIF_TYPE_BINDING_FAILED,
     NeutronClient,
     binding_failed_error,
+    configuration_problem,
 )
 from metalwire.networking.neutron_ports import (
     NeutronPortsMixin,
@@ -74,16 +74,10 @@ class NeutronNetwork(NeutronPortsMixin, NetworkInterface):
         return True
 
     def validate(self, task: Task) -> None:
-        if not self.config.neutron.url:
+        problem = configuration_problem(self.config.neutron)
+        if problem:
             raise NetworkInterfaceInvalid(
-                f"Node {task.node.uuid} uses the neutron network interface, but no Neutron "
-                "endpoint is configured ([neutron] url)."
-            )
-        if self.config.neutron.auth_strategy not in AUTH_STRATEGIES:
-            raise NetworkInterfaceInvalid(
-                f"Node {task.node.uuid} uses the neutron network interface, but [neutron] "
-                f"auth_strategy {self.config.neutron.auth_strategy!r} is not one of "
-                f"{', '.join(AUTH_STRATEGIES)}."
+                f"Node {task.node.uuid} uses the neutron network interface, but {problem}"
             )
 
     def binds_on_attach(self, task: Task) -> bool:

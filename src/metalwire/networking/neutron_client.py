@@ -2,18 +2,17 @@
 
 Built on plain httpx rather than openstacksdk or keystoneauth: metalwire needs a handful of
 port and network calls, and wants the timeouts, retries and error messages of every one of
-them under its own control. The ``noauth`` and ``token`` strategies need no keystoneauth
-session at all, and ``keystone`` needs only one password authentication request, whose
-token is cached and fetched again when Neutron answers 401.
+them under its own control. Authentication is an ``httpx.Auth`` flow
+(:mod:`metalwire.networking.keystone`): ``auth_type`` ``none`` sends ``X-Roles``, a token
+without ``auth_url`` is sent as it is, and the Keystone types send a cached token that is
+fetched again once when Neutron answers 401.
 
-Configured by the ``[neutron]`` section: ``url`` (``/v2.0`` is appended unless present),
-``auth_strategy``, ``timeout`` (seconds per request), ``retries`` and
+Configured by the ``[neutron]`` section with Ironic's (keystoneauth's) option names:
+``endpoint_override`` (``/v2.0`` is appended unless present; when empty, the Keystone
+catalog's ``network`` endpoint), ``auth_type`` and its credentials, ``cafile``,
+``certfile``/``keyfile`` and ``insecure`` for TLS, ``request_timeout`` (seconds per request),
+the retry options of :mod:`metalwire.networking.retries` (one loop for every call) and
 ``status_wait_timeout``.
-
-Retries: a request that cannot have been acted on or may safely be repeated is retried up to
-``retries`` times with a short backoff (0.2 s, 0.4 s, ... at most 2 s). GET, PUT and DELETE
-are retried on any connection failure or timeout and on a 503 answer; POST only when the
-connection could not be opened at all (nothing was sent).
 
 Every failure raises :class:`~metalwire.errors.NetworkError`, whose message names the call
 (method, path with the Neutron port or network id, and what it was for) and Neutron's error
@@ -35,6 +34,7 @@ from __future__ import annotations
 
 import base64
 import logging
+import ssl
 import threading
 import time
 import uuid
@@ -45,21 +45,22 @@ from typing import Any
 import httpx
 
 from metalwire import redact
-from metalwire.config import NeutronOptions
+from metalwire.config import AUTH_TYPES, NeutronOptions
 from metalwire.errors import Invalid, NetworkError
+from metalwire.networking.keystone import HeadersAuth, KeystoneTokenAuth, KeystoneTokens
+from metalwire.networking.retries import RetryPolicy, send_with_retries
 
 LOG = logging.getLogger(__name__)
 
 Json = dict[str, Any]
 
-AUTH_STRATEGIES = ("noauth", "token", "keystone")
+#: Kept for the interfaces' configuration check: the ``auth_type`` values metalwire knows.
+AUTH_STRATEGIES = AUTH_TYPES
 IDEMPOTENT = frozenset({"GET", "PUT", "DELETE"})
 BAD_GATEWAY = 502
 UNAVAILABLE = 503
 VIF_TYPE_BINDING_FAILED = "binding_failed"
 PHYSNET_KEY = "provider:physical_network"
-_BACKOFF_FIRST = 0.2
-_BACKOFF_MAX = 2.0
 _POLL_INTERVAL = 0.2
 #: The longest piece of a Neutron or Keystone error message repeated in ours.
 ERROR_TEXT_LIMIT = 512
@@ -169,18 +170,58 @@ def _bounded(value: object, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _basic_auth(credentials: tuple[str, str] | None) -> httpx.BasicAuth | None:
-    return None if credentials is None else httpx.BasicAuth(*credentials)
-
-
 def _secrets_of(options: NeutronOptions, *userinfo: tuple[str, str] | None) -> list[str]:
     """Every credential the client may send: masked wherever a message could quote it."""
-    found = [options.token, options.password]
+    found = [options.token, options.password, options.application_credential_secret]
     for credentials in userinfo:
         if credentials is not None:
             pair = f"{credentials[0]}:{credentials[1]}".encode()
             found += [credentials[1], base64.b64encode(pair).decode()]
     return [secret for secret in found if secret]
+
+
+def configuration_problem(options: NeutronOptions) -> str | None:
+    """Why the ``[neutron]`` options cannot reach Neutron, or None if they can."""
+    if not options.configured:
+        return (
+            "no Neutron endpoint is configured ([neutron] endpoint_override, or auth_type "
+            "password or v3applicationcredential with auth_url to find it in the Keystone "
+            "catalog)."
+        )
+    if options.auth_type not in AUTH_TYPES:
+        return f"[neutron] auth_type {options.auth_type!r} is not one of {', '.join(AUTH_TYPES)}."
+    return None
+
+
+def tls_verification(options: NeutronOptions) -> ssl.SSLContext | bool:
+    """What httpx verifies TLS servers with, from ``cafile``, ``certfile``, ``keyfile`` and
+    ``insecure``; True (httpx's default CA bundle) when none is set."""
+    if not (options.cafile or options.certfile or options.insecure):
+        return True
+    try:
+        if options.cafile:
+            context = ssl.create_default_context(cafile=options.cafile)
+        else:
+            import certifi
+
+            context = ssl.create_default_context(cafile=certifi.where())
+        if options.insecure:
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+        if options.certfile:
+            context.load_cert_chain(options.certfile, options.keyfile or None)
+    except (OSError, ssl.SSLError) as exc:
+        files = ", ".join(
+            f"{name} {value}"
+            for name, value in (
+                ("cafile", options.cafile),
+                ("certfile", options.certfile),
+                ("keyfile", options.keyfile),
+            )
+            if value
+        )
+        raise Invalid(f"[neutron] TLS files cannot be used ({files}): {exc}") from None
+    return context
 
 
 def _is_uuid(value: str) -> bool:
@@ -199,25 +240,54 @@ class NeutronClient:
     """
 
     def __init__(self, options: NeutronOptions, transport: httpx.BaseTransport | None = None):
-        if not options.url:
-            raise Invalid("[neutron] url is not set; there is no Neutron to call.")
-        if options.auth_strategy not in AUTH_STRATEGIES:
-            raise Invalid(
-                f"[neutron] auth_strategy {options.auth_strategy!r} is not one of "
-                f"{', '.join(AUTH_STRATEGIES)}."
-            )
+        problem = configuration_problem(options)
+        if problem:
+            raise Invalid(problem)
         self.options = options
-        base, neutron_userinfo = redact.split_credentials(options.url.rstrip("/"))
-        self.base_url = base if base.endswith("/v2.0") else base + "/v2.0"
-        self._basic_auth = _basic_auth(neutron_userinfo)
-        keystone, keystone_userinfo = redact.split_credentials(options.auth_url.rstrip("/"))
-        self._keystone_url = keystone if keystone.endswith("/v3") else keystone + "/v3"
-        self._keystone_basic_auth = _basic_auth(keystone_userinfo)
-        self._secrets = _secrets_of(options, neutron_userinfo, keystone_userinfo)
-        self._prefix = httpx.URL(self.base_url).path.rstrip("/")
-        self._http = httpx.Client(timeout=options.timeout, transport=transport)
-        self._token_lock = threading.Lock()
-        self._token: str | None = None
+        self._policy = RetryPolicy.from_options(options)
+        self._http = httpx.Client(
+            timeout=options.request_timeout, transport=transport, verify=tls_verification(options)
+        )
+        self._neutron_userinfo: tuple[str, str] | None = None
+        self._base_url: str | None = None
+        self._catalog_endpoint = False
+        if options.endpoint_override:
+            self._base_url = self._versioned(options.endpoint_override)
+        keystone_userinfo = redact.split_credentials(options.auth_url)[1]
+        self._keystone: KeystoneTokens | None = None
+        if options.keystone_auth:
+            self._keystone = KeystoneTokens(
+                options, self._http, self._policy, self._masked, self._explain
+            )
+        self._secrets = _secrets_of(options, self._neutron_userinfo, keystone_userinfo)
+        self._endpoint_lock = threading.Lock()
+
+    def _versioned(self, url: str) -> str:
+        """``url`` with ``/v2.0`` and without userinfo (kept to be sent as Basic auth)."""
+        base, userinfo = redact.split_credentials(url.rstrip("/"))
+        if userinfo is not None:
+            self._neutron_userinfo = userinfo
+        return base if base.endswith("/v2.0") else base + "/v2.0"
+
+    @property
+    def base_url(self) -> str:
+        """Neutron's URL with ``/v2.0``; empty until read from the catalog."""
+        return self._base_url or ""
+
+    def _endpoint(self, call: str) -> str:
+        if self._base_url is None:
+            assert self._keystone is not None  # configuration_problem() saw to it
+            with self._endpoint_lock:
+                if self._base_url is None:
+                    url = self._keystone.endpoint(call)
+                    self._base_url = self._versioned(url)
+                    self._secrets = _secrets_of(
+                        self.options,
+                        self._neutron_userinfo,
+                        redact.split_credentials(self.options.auth_url)[1],
+                    )
+                    LOG.info("Neutron endpoint from the Keystone catalog: %s", self._base_url)
+        return self._base_url
 
     def close(self) -> None:
         self._http.close()
@@ -329,7 +399,8 @@ class NeutronClient:
 
     def path(self, relative: str) -> str:
         """The path of a call as shown in messages, e.g. ``/v2.0/ports/ID``."""
-        return self._prefix + relative
+        prefix = httpx.URL(self._base_url).path.rstrip("/") if self._base_url else "/v2.0"
+        return prefix + relative
 
     def _member(self, body: Json | None, key: str, method: str, path: str) -> Json:
         member = body.get(key) if body is not None else None
@@ -354,71 +425,54 @@ class NeutronClient:
     ) -> Json | None:
         """Send one call with retries; its JSON body ({} if empty), or None for a 404 if
         ``missing_ok``."""
+        url = self._endpoint(f"Neutron {method} {self.path(path)} ({purpose})") + path
         call = f"Neutron {method} {self.path(path)} ({purpose})"
-        url = self.base_url + path
-        attempt = 0
-        reauthenticated = False
-        while True:
-            try:
-                response = self._http.request(
+        auth = self._auth(call)
+        try:
+            response = send_with_retries(
+                lambda: self._http.request(
                     method,
                     url,
                     json=json,
                     params=httpx.QueryParams(tuple(params or ())),
-                    headers=self._auth_headers(call),
-                    auth=self._basic_auth,
-                )
-            except httpx.TransportError as exc:
-                retriable = method in IDEMPOTENT or isinstance(
-                    exc, httpx.ConnectError | httpx.ConnectTimeout
-                )
-                if retriable and attempt < self.options.retries:
-                    attempt += 1
-                    self._pause(call, attempt, self._transport_text(exc))
-                    continue
-                raise NetworkError(
-                    f"{call} failed: Neutron at {self.base_url} is unreachable: "
-                    f"{self._transport_text(exc)}.",
-                    UNAVAILABLE,
-                ) from None
-            status = response.status_code
-            if status == 401 and self.options.auth_strategy == "keystone" and not reauthenticated:
-                reauthenticated = True
-                self._forget_token()
-                continue
-            if status == 503 and method in IDEMPOTENT and attempt < self.options.retries:
-                attempt += 1
-                self._pause(call, attempt, self._error_text(response))
-                continue
-            if status == 404 and missing_ok:
-                return None
-            if status >= 400:
-                raise NetworkError(
-                    f"{call} failed: {self._error_text(response)}",
-                    UNAVAILABLE if status == 503 else BAD_GATEWAY,
-                )
-            if not response.content:
-                return {}
-            try:
-                body = response.json()
-            except ValueError:
-                body = None
-            if not isinstance(body, dict):
-                raise NetworkError(
-                    f"{call} failed: the answer (HTTP {status}) is not a JSON object.",
-                    BAD_GATEWAY,
-                )
-            return body
-
-    @staticmethod
-    def _pause(call: str, attempt: int, why: str) -> None:
-        delay = min(_BACKOFF_MAX, _BACKOFF_FIRST * 2 ** (attempt - 1))
-        LOG.warning("%s: %s; retry %d in %.1f s", call, why, attempt, delay)
-        time.sleep(delay)
+                    auth=auth,
+                ),
+                call=call,
+                idempotent=method in IDEMPOTENT,
+                policy=self._policy,
+                explain=self._explain,
+            )
+        except httpx.TransportError as exc:
+            raise NetworkError(
+                f"{call} failed: Neutron at {self.base_url} is unreachable: "
+                f"{self._transport_text(exc)}.",
+                UNAVAILABLE,
+            ) from None
+        status = response.status_code
+        if status == 404 and missing_ok:
+            return None
+        if status >= 400:
+            raise NetworkError(
+                f"{call} failed: {self._error_text(response)}",
+                UNAVAILABLE if status == 503 else BAD_GATEWAY,
+            )
+        if not response.content:
+            return {}
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            raise NetworkError(
+                f"{call} failed: the answer (HTTP {status}) is not a JSON object.",
+                BAD_GATEWAY,
+            )
+        return body
 
     def _masked(self, text: str) -> str:
         """``text`` with every credential of this client (and its Keystone token) masked."""
-        for secret in [*self._secrets, self._token or ""]:
+        token = self._keystone.current if self._keystone is not None else None
+        for secret in [*self._secrets, token or ""]:
             if secret:
                 text = text.replace(secret, redact.MASK)
         return text
@@ -429,88 +483,27 @@ class NeutronClient:
     def _transport_text(self, exc: httpx.TransportError) -> str:
         return self._masked(_describe_transport_error(exc, self.options))
 
+    def _explain(self, failure: httpx.TransportError | httpx.Response) -> str:
+        if isinstance(failure, httpx.Response):
+            return self._error_text(failure)
+        return self._transport_text(failure)
+
     # -- authentication --------------------------------------------------------------------
 
-    def _auth_headers(self, call: str) -> dict[str, str]:
-        strategy = self.options.auth_strategy
-        if strategy == "noauth":
-            # Never X-Project-Id: with it, Neutron's noauth mode refuses the binding fields.
-            return {"X-Roles": self.options.noauth_roles}
-        if strategy == "token":
-            return {"X-Auth-Token": self.options.token}
-        return {"X-Auth-Token": self._keystone_token(call)}
-
-    def _forget_token(self) -> None:
-        with self._token_lock:
-            self._token = None
-
-    def _keystone_token(self, call: str) -> str:
-        with self._token_lock:
-            if self._token is None:
-                self._token = self._authenticate(call)
-            return self._token
-
-    def _authenticate(self, call: str) -> str:
+    def _auth(self, call: str) -> httpx.Auth:
         opts = self.options
-        if not opts.auth_url:
-            raise NetworkError(
-                f"{call} failed: [neutron] auth_strategy is keystone but auth_url is not set.",
-                BAD_GATEWAY,
-            )
-        url = self._keystone_url + "/auth/tokens"
-        body = {
-            "auth": {
-                "identity": {
-                    "methods": ["password"],
-                    "password": {
-                        "user": {
-                            "name": opts.username,
-                            "domain": {"name": opts.user_domain_name},
-                            "password": opts.password,
-                        }
-                    },
-                },
-                "scope": {
-                    "project": {
-                        "name": opts.project_name,
-                        "domain": {"name": opts.project_domain_name},
-                    }
-                },
-            }
-        }
-        what = f"{call} failed: Keystone password authentication (POST {url})"
-        attempt = 0
-        while True:
-            try:
-                response = self._http.request(
-                    "POST", url, json=body, auth=self._keystone_basic_auth
-                )
-                break
-            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-                if attempt < opts.retries:
-                    attempt += 1
-                    self._pause(what, attempt, self._transport_text(exc))
-                    continue
-                raise NetworkError(
-                    f"{what}: Keystone is unreachable: {self._transport_text(exc)}.",
-                    UNAVAILABLE,
-                ) from None
-            except httpx.TransportError as exc:
-                raise NetworkError(f"{what}: {self._transport_text(exc)}.", UNAVAILABLE) from None
-        token: str | None = response.headers.get("X-Subject-Token")
-        if response.status_code >= 400 or not token:
-            reason = self._error_text(response) if response.status_code >= 400 else "no token"
-            raise NetworkError(
-                f"{what}: {reason}",
-                UNAVAILABLE if response.status_code == 503 else BAD_GATEWAY,
-            )
-        return token
+        if self._keystone is not None:
+            return KeystoneTokenAuth(self._keystone, call, self._neutron_userinfo)
+        if opts.auth_type == "none":
+            # Never X-Project-Id: with it, Neutron's noauth mode refuses the binding fields.
+            return HeadersAuth({"X-Roles": opts.noauth_roles}, self._neutron_userinfo)
+        return HeadersAuth({"X-Auth-Token": opts.token}, self._neutron_userinfo)
 
 
 def _describe_transport_error(exc: httpx.TransportError, options: NeutronOptions) -> str:
     if isinstance(exc, httpx.TimeoutException):
         kind = type(exc).__name__
-        return f"no answer within {options.timeout:g} s ({kind})"
+        return f"no answer within {options.request_timeout:g} s ({kind})"
     return str(exc) or type(exc).__name__
 
 

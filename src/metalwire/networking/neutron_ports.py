@@ -146,7 +146,8 @@ def rolled_back(prefix: str, error: NetworkError, failures: Sequence[str]) -> Ne
 class NeutronPortsMixin(StoredVifMixin):
     """VIF bookkeeping that keeps each VIF's Neutron port in step, when Neutron is configured.
 
-    Without ``[neutron] url`` every method behaves as :class:`StoredVifMixin`'s.
+    Without a Neutron (``[neutron] endpoint_override`` or the Keystone catalog) every method
+    behaves as :class:`StoredVifMixin`'s.
     Subclasses choose whether an attach binds at once (:meth:`binds_on_attach`).
     """
 
@@ -154,7 +155,7 @@ class NeutronPortsMixin(StoredVifMixin):
     _neutron: NeutronClient | None = None
 
     def uses_neutron(self) -> bool:
-        return bool(self.config.neutron.url)
+        return self.config.neutron.configured
 
     def neutron(self) -> NeutronClient:
         """The process's Neutron client for this interface, made on first use."""

@@ -1,0 +1,101 @@
+"""Option names metalwire accepts besides its own: old metalwire names and Ironic's extras.
+
+Two tables, read by :func:`metalwire.config.load_config`:
+
+* :data:`DEPRECATED_ALIASES`: names metalwire used before it took Ironic's. A value given
+  under the old name is read as the new option (translated where the values changed too)
+  and a warning at start names the new option. When both names are given, the new one wins.
+* :data:`IRONIC_UNUSED`: options of Ironic's ``ironic.conf`` that metalwire has no use for.
+  An operator's Ironic file carries them; metalwire starts with a warning that it ignores
+  them instead of refusing the file. An option metalwire comes to implement is declared in
+  its section's dataclass, which takes precedence over this table.
+
+Any other unknown option in a section metalwire knows is refused, naming it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Alias:
+    """An old option name, the option it now means, and how old values read as new ones."""
+
+    new: str
+    values: tuple[tuple[str, str], ...] = ()
+
+    def translate(self, raw: str) -> str:
+        return dict(self.values).get(raw.strip().lower(), raw)
+
+
+DEPRECATED_ALIASES: dict[str, dict[str, Alias]] = {
+    "neutron": {
+        "url": Alias("endpoint_override"),
+        "auth_strategy": Alias(
+            "auth_type", (("noauth", "none"), ("token", "token"), ("keystone", "password"))
+        ),
+        "timeout": Alias("request_timeout"),
+        "retries": Alias("status_code_retries"),
+    },
+}
+
+_LOGGING = (
+    "debug log_config_append log_date_format log_file log_dir watch_log_file use_journal "
+    "use_json use_syslog use_eventlog syslog_log_facility use_stderr "
+    "logging_context_format_string logging_default_format_string "
+    "logging_debug_format_suffix logging_exception_prefix logging_user_identity_format "
+    "default_log_levels publish_errors instance_format instance_uuid_format "
+    "rate_limit_interval rate_limit_burst rate_limit_except_level fatal_deprecations"
+)
+_MESSAGING_AND_SERVICE = (
+    "transport_url control_exchange rpc_response_timeout rpc_conn_pool_size "
+    "executor_thread_pool_size rpc_ping_enabled run_external_periodic_tasks backdoor_port "
+    "backdoor_socket log_options graceful_shutdown_timeout rpc_transport"
+)
+_HARDWARE_KINDS = (
+    "bios boot console deploy firmware inspect management power raid rescue storage vendor"
+)
+_HARDWARE_INTERFACES = " ".join(
+    f"enabled_{kind}_interfaces default_{kind}_interface" for kind in _HARDWARE_KINDS.split()
+)
+_IRONIC_DEFAULT = (
+    "auth_strategy debug_tracebacks_in_api pecan_debug default_resource_class "
+    "default_portgroup_mode bindir pybasedir state_path tempdir my_ip my_ipv6 "
+    "notification_level versioned_notifications_topics rootwrap_config "
+    "hash_partition_exponent hash_ring_reset_interval hash_ring_algorithm "
+    "image_download_concurrency parallel_image_downloads isolinux_bin "
+    "isolinux_config_template grub_config_path grub_config_template ldlinux_c32 esp_image "
+    "force_raw_images raw_image_growth_factor conductor_always_validates_images "
+    "minimum_required_memory minimum_memory_wait_time minimum_memory_wait_retries "
+    "minimum_memory_warning_only rbac_service_role_elevated_access rbac_service_project_name"
+)
+_IRONIC_NEUTRON = (
+    "provisioning_network_security_groups cleaning_network_security_groups "
+    "rescuing_network rescuing_network_security_groups inspection_network "
+    "inspection_network_security_groups servicing_network servicing_network_security_groups "
+    "add_all_ports dhcpv6_stateful_address_count allow_disabling_power_off "
+    # keystoneauth options metalwire does not read
+    "auth_section collect_timing split_loggers system_scope domain_id domain_name "
+    "project_id trust_id default_domain_id default_domain_name user_id user_domain_id "
+    "project_domain_id application_credential_name interface version min_version max_version"
+)
+
+IRONIC_UNUSED: dict[str, frozenset[str]] = {
+    "DEFAULT": frozenset(
+        f"{_LOGGING} {_MESSAGING_AND_SERVICE} {_HARDWARE_INTERFACES} {_IRONIC_DEFAULT}".split()
+    ),
+    "neutron": frozenset(_IRONIC_NEUTRON.split()),
+}
+
+
+def alias(section: str, name: str) -> Alias | None:
+    return DEPRECATED_ALIASES.get(section, {}).get(name)
+
+
+def aliases(section: str) -> dict[str, Alias]:
+    return DEPRECATED_ALIASES.get(section, {})
+
+
+def is_ironic_unused(section: str, name: str) -> bool:
+    return name in IRONIC_UNUSED.get(section, frozenset())

@@ -1,0 +1,188 @@
+"""An operator's ironic.conf is read as it is: Ironic's [neutron] names, old metalwire names
+with a deprecation warning, and Ironic options metalwire does not use with a warning."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from metalwire.config import load_config
+from metalwire.errors import Invalid
+
+IRONIC_NEUTRON = """\
+[neutron]
+auth_type = v3applicationcredential
+endpoint_override = https://neutron.example:9696
+auth_url = https://keystone.example/identity
+username = ironic
+password = pw-secret
+project_name = service
+user_domain_name = users
+project_domain_name = projects
+application_credential_id = ac-id
+application_credential_secret = ac-secret
+token = tok-secret
+cafile = /etc/ironic/ca.pem
+certfile = /etc/ironic/client.pem
+keyfile = /etc/ironic/client.key
+insecure = true
+request_timeout = 90
+status_code_retries = 5
+status_code_retry_delay = 1.5
+connect_retries = 3
+connect_retry_delay = 0.5
+retriable_status_codes = 409,503
+valid_interfaces = public
+region_name = RegionTwo
+service_type = network
+service_name = neutron
+provisioning_network = prov-net
+cleaning_network = clean-net
+port_setup_delay = 15
+"""
+
+
+def write(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "ironic.conf"
+    path.write_text(text)
+    return str(path)
+
+
+def warnings_of(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+
+
+def test_every_ironic_neutron_option_is_read_from_the_file(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    opts = load_config(write(tmp_path, IRONIC_NEUTRON), environ={}).neutron
+    assert opts.auth_type == "v3applicationcredential"
+    assert opts.endpoint_override == "https://neutron.example:9696"
+    assert opts.auth_url == "https://keystone.example/identity"
+    assert (opts.username, opts.password, opts.project_name) == ("ironic", "pw-secret", "service")
+    assert (opts.user_domain_name, opts.project_domain_name) == ("users", "projects")
+    assert (opts.application_credential_id, opts.application_credential_secret) == (
+        "ac-id",
+        "ac-secret",
+    )
+    assert opts.token == "tok-secret"
+    assert (opts.cafile, opts.certfile, opts.keyfile) == (
+        "/etc/ironic/ca.pem",
+        "/etc/ironic/client.pem",
+        "/etc/ironic/client.key",
+    )
+    assert opts.insecure is True
+    assert opts.request_timeout == 90.0
+    assert (opts.status_code_retries, opts.status_code_retry_delay) == (5, 1.5)
+    assert (opts.connect_retries, opts.connect_retry_delay) == (3, 0.5)
+    assert opts.retriable_status_codes == [409, 503]
+    assert (opts.valid_interfaces, opts.region_name) == (["public"], "RegionTwo")
+    assert (opts.service_type, opts.service_name) == ("network", "neutron")
+    assert (opts.provisioning_network, opts.cleaning_network) == ("prov-net", "clean-net")
+    assert opts.port_setup_delay == 15.0
+    assert warnings_of(caplog) == []
+
+
+def test_the_defaults_are_ironics() -> None:
+    opts = load_config(environ={}).neutron
+    assert opts.auth_type == "none" and opts.endpoint_override == ""
+    assert opts.request_timeout == 45.0
+    assert opts.valid_interfaces == ["internal", "public"]
+    assert opts.service_type == "network"
+    assert opts.status_code_retry_delay is None and opts.connect_retries is None
+    assert opts.retriable_status_codes == [503]
+    assert opts.insecure is False
+
+
+def test_environment_variables_take_the_new_names() -> None:
+    env = {
+        "METALWIRE_NEUTRON_ENDPOINT_OVERRIDE": "http://n:9696",
+        "METALWIRE_NEUTRON_STATUS_CODE_RETRY_DELAY": "0.25",
+        "METALWIRE_NEUTRON_INSECURE": "yes",
+    }
+    opts = load_config(environ=env).neutron
+    assert opts.endpoint_override == "http://n:9696"
+    assert opts.status_code_retry_delay == 0.25
+    assert opts.insecure is True
+
+
+@pytest.mark.parametrize(
+    ("old", "value", "new", "expected"),
+    [
+        ("url", "http://u:url-secret@n:9696", "endpoint_override", "http://u:url-secret@n:9696"),
+        ("auth_strategy", "noauth", "auth_type", "none"),
+        ("auth_strategy", "keystone", "auth_type", "password"),
+        ("auth_strategy", "token", "auth_type", "token"),
+        ("timeout", "7.5", "request_timeout", 7.5),
+        ("retries", "0", "status_code_retries", 0),
+    ],
+)
+def test_an_old_name_in_the_file_is_read_as_the_new_option_with_a_warning(
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    old: str,
+    value: str,
+    new: str,
+    expected: object,
+) -> None:
+    path = write(tmp_path, f"[neutron]\n{old} = {value}\n")
+    assert getattr(load_config(path, environ={}).neutron, new) == expected
+    assert warnings_of(caplog) == [
+        f"{path}: [neutron] {old} is deprecated: use [neutron] {new} (Ironic's name)"
+    ]
+    assert "secret" not in caplog.text
+
+
+def test_an_old_environment_name_warns_naming_the_new_variable(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    opts = load_config(environ={"METALWIRE_NEUTRON_URL": "http://n:9696"}).neutron
+    assert opts.endpoint_override == "http://n:9696"
+    assert warnings_of(caplog) == [
+        "environment: METALWIRE_NEUTRON_URL is deprecated: use "
+        "METALWIRE_NEUTRON_ENDPOINT_OVERRIDE (Ironic's name)"
+    ]
+
+
+def test_the_new_name_wins_over_the_old_one(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = write(tmp_path, "[neutron]\ntimeout = 5\nrequest_timeout = 60\n")
+    assert load_config(path, environ={}).neutron.request_timeout == 60.0
+    assert warnings_of(caplog) == [
+        f"{path}: [neutron] timeout is deprecated and ignored: [neutron] request_timeout is set"
+    ]
+
+
+def test_ironic_options_metalwire_does_not_use_start_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = write(
+        tmp_path,
+        "[DEFAULT]\ntransport_url = rabbit://ironic:rabbit-secret@mq\n"
+        "enabled_deploy_interfaces = direct\n"
+        "[neutron]\nendpoint_override = http://n:9696\nrescuing_network = rescue\n",
+    )
+    assert load_config(path, environ={}).neutron.endpoint_override == "http://n:9696"
+    assert sorted(warnings_of(caplog)) == [
+        f"{path}: [DEFAULT] enabled_deploy_interfaces is an Ironic option metalwire does not "
+        "use; ignored",
+        f"{path}: [DEFAULT] transport_url is an Ironic option metalwire does not use; ignored",
+        f"{path}: [neutron] rescuing_network is an Ironic option metalwire does not use; ignored",
+    ]
+    assert "secret" not in caplog.text
+
+
+@pytest.mark.parametrize("section", ["DEFAULT", "neutron"])
+def test_an_option_neither_knows_is_still_refused(tmp_path: Path, section: str) -> None:
+    path = write(tmp_path, f"[{section}]\nno_such_option = 1\n")
+    with pytest.raises(Invalid, match=rf"unknown option \[{section}\] no_such_option"):
+        load_config(path, environ={})
+
+
+def test_a_bad_retry_delay_names_the_option(tmp_path: Path) -> None:
+    path = write(tmp_path, "[neutron]\nstatus_code_retry_delay = soon\n")
+    with pytest.raises(Invalid, match=r"\[neutron\] status_code_retry_delay: bad value 'soon'"):
+        load_config(path, environ={})
