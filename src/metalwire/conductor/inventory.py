@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session
 
+from metalwire import hardware_types
 from metalwire.conductor.inventory_rules import Inventory, check_port, check_portgroup
 from metalwire.conductor.tasks import Conductor, node_label
 from metalwire.context import RequestContext
@@ -71,6 +72,7 @@ def create_node(conductor: Conductor, values: dict[str, Any]) -> Node:
     values.setdefault("network_interface", conductor.interfaces.default)
     conductor.interfaces.check_enabled(values["network_interface"])
     values.setdefault("uuid", str(uuidlib.uuid4()))
+    values = hardware_types.on_create(conductor.config.default, values)
     with conductor.db.write() as session:
         return node_db.create(session, node_db.to_storage(values))
 
@@ -115,6 +117,7 @@ def update_node(
                     f"Cannot change the network interface of node {node_label(node)} while "
                     f"VIFs are attached ({', '.join(a.vif_id for a in task.attachments)})."
                 )
+        changes = hardware_types.on_update(conductor.config.default, node.driver, changes)
         if changes.get("maintenance") is False:
             changes = {**changes, "maintenance_reason": None}
         with task.transaction() as session:
