@@ -221,6 +221,27 @@ def test_port_group_create_get_list_update_patch_delete(sdk: Any, http: httpx.Cl
         sdk.get_port_group(group.id)
 
 
+def test_node_interfaces_and_port_group_mode_are_filled_in(sdk: Any) -> None:
+    node = sdk.get_node(sdk.create_node(driver="ipmi", name=unique("sdk-ifaces")).id)
+    assert (node.boot_interface, node.power_interface, node.management_interface) == (
+        "ipxe",
+        "ipmitool",
+        "ipmitool",
+    )
+    assert (node.storage_interface, node.vendor_interface, node.rescue_interface) == (
+        "noop",
+        "ipmitool",
+        "no-rescue",
+    )
+    assert node.conductor
+    node = sdk.update_node(node, driver="fake-hardware")
+    assert (node.boot_interface, node.storage_interface) == ("fake", "noop")
+    group = sdk.get_port_group(sdk.create_port_group(node_id=node.id).id)
+    assert group.mode == "active-backup"
+    with pytest.raises(exceptions.BadRequestException):
+        sdk.patch_port_group(group, [{"op": "remove", "path": "/mode"}])
+
+
 def test_port_and_port_group_pagination_keeps_filters(
     sdk: Any, compat_server: MetalwireServer
 ) -> None:
