@@ -33,6 +33,15 @@ def _opt(default: Any, help: str, minimum: float | None = None) -> Any:
     return field(default=default, metadata=metadata)
 
 
+def _interface_opt(kind: str, default: str = "") -> Any:
+    return _opt(
+        default,
+        f"The {kind}_interface a node gets when it has none (on create, after a driver "
+        "change, or when the field is reset). Empty means the hardware type's own default, "
+        "as Ironic computes it; metalwire records the value and attaches no behaviour to it.",
+    )
+
+
 @dataclass
 class DefaultOptions:
     enabled_network_interfaces: list[str] = _opt(
@@ -50,9 +59,26 @@ class DefaultOptions:
     )
     host: str = _opt(
         socket.gethostname(),
-        "Name of this service host, recorded as a node lock holder and in node history.",
+        "Name of this service host, recorded as a node lock holder and in node history, "
+        "and shown as every node's conductor (each process serves every node).",
     )
     data_dir: str = _opt("./metalwire-data", "Directory holding the embedded SQLite database.")
+    default_portgroup_mode: str = _opt(
+        "active-backup",
+        "Bonding mode given to a portgroup created without one (the Linux bonding driver's "
+        "mode names); Neutron receives it in the binding profile.",
+    )
+    default_bios_interface: str = _interface_opt("bios")
+    default_boot_interface: str = _interface_opt("boot")
+    default_console_interface: str = _interface_opt("console")
+    default_deploy_interface: str = _interface_opt("deploy")
+    default_inspect_interface: str = _interface_opt("inspect")
+    default_management_interface: str = _interface_opt("management")
+    default_power_interface: str = _interface_opt("power")
+    default_raid_interface: str = _interface_opt("raid")
+    default_rescue_interface: str = _interface_opt("rescue")
+    default_storage_interface: str = _interface_opt("storage", "noop")
+    default_vendor_interface: str = _interface_opt("vendor")
 
 
 @dataclass

@@ -203,7 +203,10 @@ def test_port_group_create_get_list_update_patch_delete(sdk: Any, http: httpx.Cl
     assert [g.id for g in sdk.port_groups(node=node.id)] == [group.id]
     assert [g.mode for g in sdk.port_groups(details=True, node=node.id)] == ["802.3ad"]
 
-    member = sdk.create_port(node_id=node.id, address=random_mac(), port_group_id=group.id)
+    # A member that boots by PXE would keep standalone ports from being turned off (409).
+    member = sdk.create_port(
+        node_id=node.id, address=random_mac(), port_group_id=group.id, is_pxe_enabled=False
+    )
     assert member.port_group_id == group.id
     members = http.get(f"/v1/portgroups/{group.id}/ports").json()["ports"]
     assert [p["uuid"] for p in members] == [member.id]
@@ -219,6 +222,27 @@ def test_port_group_create_get_list_update_patch_delete(sdk: Any, http: httpx.Cl
     sdk.delete_port_group(group)
     with pytest.raises(exceptions.NotFoundException):
         sdk.get_port_group(group.id)
+
+
+def test_node_interfaces_and_port_group_mode_are_filled_in(sdk: Any) -> None:
+    node = sdk.get_node(sdk.create_node(driver="ipmi", name=unique("sdk-ifaces")).id)
+    assert (node.boot_interface, node.power_interface, node.management_interface) == (
+        "ipxe",
+        "ipmitool",
+        "ipmitool",
+    )
+    assert (node.storage_interface, node.vendor_interface, node.rescue_interface) == (
+        "noop",
+        "ipmitool",
+        "no-rescue",
+    )
+    assert node.conductor
+    node = sdk.update_node(node, driver="fake-hardware")
+    assert (node.boot_interface, node.storage_interface) == ("fake", "noop")
+    group = sdk.get_port_group(sdk.create_port_group(node_id=node.id).id)
+    assert group.mode == "active-backup"
+    with pytest.raises(exceptions.BadRequestException):
+        sdk.patch_port_group(group, [{"op": "remove", "path": "/mode"}])
 
 
 def test_port_and_port_group_pagination_keeps_filters(

@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException
 
 from metalwire.api import errors
 from metalwire.api.app_services import Services
+from metalwire.api.bookmarks import BookmarkPaths
 from metalwire.api.middleware import ApiMiddleware
 from metalwire.api.routes import history, nodes, portgroups, ports, root, states, traits
 from metalwire.api.routes.vifs import VifEndpoints
@@ -46,5 +47,6 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     app.add_exception_handler(HTTPException, errors.on_http_error)
     app.add_exception_handler(RequestValidationError, errors.on_validation_error)
     app.add_middleware(VifEndpoints)
+    app.add_middleware(BookmarkPaths)
     app.add_middleware(ApiMiddleware)  # added last, so it runs first
     return app

@@ -76,7 +76,8 @@ def node_view(
     body["links"] = links(base, "nodes", node.uuid)
     if sublinks:
         body["ports"] = links(base, "nodes", f"{node.uuid}/ports")
-        body["states"] = links(base, "nodes", f"{node.uuid}/states")
+        if version.at_least(mv.NODE_STATES_LINKS):
+            body["states"] = links(base, "nodes", f"{node.uuid}/states")
         if version.at_least(mv.PORTGROUP_SUBCONTROLLERS):
             body["portgroups"] = links(base, "nodes", f"{node.uuid}/portgroups")
     return body

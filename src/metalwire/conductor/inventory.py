@@ -12,6 +12,7 @@ import uuid as uuidlib
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
+from metalwire import hardware_types
 from metalwire.conductor.inventory_rules import Inventory, check_port, check_portgroup
 from metalwire.conductor.tasks import Conductor, node_label
 from metalwire.context import RequestContext
@@ -65,6 +66,7 @@ def create_node(conductor: Conductor, values: dict[str, Any]) -> Node:
     values.setdefault("network_interface", conductor.interfaces.default)
     conductor.interfaces.check_enabled(values["network_interface"])
     values.setdefault("uuid", str(uuidlib.uuid4()))
+    values = hardware_types.on_create(conductor.config.default, values)
     with conductor.db.writing() as work:
         return work.nodes.create(values)
 
@@ -109,6 +111,7 @@ def update_node(
                     f"Cannot change the network interface of node {node_label(node)} while "
                     f"VIFs are attached ({', '.join(a.vif_id for a in task.attachments)})."
                 )
+        changes = hardware_types.on_update(conductor.config.default, node.driver, changes)
         if changes.get("maintenance") is False:
             changes = {**changes, "maintenance_reason": None}
         return task.inventory.update_node(changes)

@@ -10,6 +10,7 @@ from sqlalchemy import false, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from metalwire import hardware_types
 from metalwire.db import integrity
 from metalwire.db.models import Node
 from metalwire.db.pagination import Page, paginate
@@ -103,7 +104,8 @@ def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list
                 retired.is_(True) if value else or_(retired.is_(None), retired.is_(False))
             )
         elif key == "conductor":
-            # Every metalwire process serves every node: none is bound to one conductor.
+            # Every metalwire process serves every node as its own host, which the API has
+            # matched already; any other conductor serves none.
             query = query.where(false())
         else:
             query = query.where(getattr(Node, key) == value)
@@ -141,4 +143,8 @@ def to_storage(
 def field_value(node: Node, name: str, default: Any = None) -> Any:
     if name in _COLUMNS:
         return getattr(node, name)
-    return node.attrs.get(name, default)
+    value = node.attrs.get(name, default)
+    if value is None and name in hardware_types.FIELDS:
+        # A node stored before interfaces were filled in shows its hardware type's default.
+        return hardware_types.hardware_default(node.driver, name.removesuffix("_interface"))
+    return value

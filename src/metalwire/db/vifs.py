@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from metalwire.db.models import Node, Port, Portgroup, VifAttachment
+from metalwire.db.models import Node, Port, Portgroup, VifAttachment, utcnow
 from metalwire.db.nodes import ident_column
 from metalwire.db.statements import Sql, detached
 from metalwire.errors import Conflict, NodeNotFound, VifAlreadyAttached
@@ -76,7 +76,23 @@ def record(
             f"Unable to attach VIF {vif_id} to {kind} {target.uuid}: the VIF or the {kind} "
             "was taken by another request at the same moment."
         ) from None
+    if not pending:
+        _touch(sql, type(target), target.id)
     return detached(VifAttachment, stored)
+
+
+def _touch(sql: Sql, model: type[Port | Portgroup], target_id: int | None) -> None:
+    """Set the target's ``updated_at``: the VIF it shows (internal_info) changed."""
+    sql.execute(
+        f"UPDATE {model.__tablename__} SET updated_at = ? WHERE id = ?",
+        (sql.bind(model, "updated_at", utcnow()), target_id),
+    )
+
+
+def _target_of(attachment: VifAttachment) -> tuple[type[Port | Portgroup], int | None]:
+    if attachment.port_id is not None:
+        return Port, attachment.port_id
+    return Portgroup, attachment.portgroup_id
 
 
 def confirm(sql: Sql, vif_id: str) -> None:
@@ -85,6 +101,9 @@ def confirm(sql: Sql, vif_id: str) -> None:
         "UPDATE vif_attachments SET pending = ? WHERE vif_id = ?",
         (sql.bind(VifAttachment, "pending", False), vif_id),
     )
+    attachment = find(sql, vif_id)
+    if attachment is not None:
+        _touch(sql, *_target_of(attachment))
 
 
 def update_info(sql: Sql, vif_id: str, info: Mapping[str, Any]) -> None:
@@ -118,9 +137,8 @@ def remove(sql: Sql, vif_id: str, known: VifAttachment | None = None) -> None:
     attachment = known if known is not None else find(sql, vif_id)
     if attachment is None:
         return
+    model, target_id = _target_of(attachment)
     if attachment.source == "legacy":
-        model: type[Port | Portgroup] = Port if attachment.port_id is not None else Portgroup
-        target_id = attachment.port_id or attachment.portgroup_id
         targets = sql.load(model, "id = ?", (target_id,))
         if targets and "vif_port_id" in targets[0].extra:
             extra = {k: v for k, v in targets[0].extra.items() if k != "vif_port_id"}
@@ -129,6 +147,8 @@ def remove(sql: Sql, vif_id: str, known: VifAttachment | None = None) -> None:
                 (sql.bind(model, "extra", extra), target_id),
             )
     sql.execute("DELETE FROM vif_attachments WHERE vif_id = ?", (vif_id,))
+    if not attachment.pending:
+        _touch(sql, model, target_id)
 
 
 def by_port_ids(session: Session, port_ids: list[int]) -> dict[int, VifAttachment]:

@@ -80,6 +80,8 @@ def _filters(c: Call) -> dict[str, Any]:
             continue
         if not c.version.at_least(since):
             raise InvalidParameterValue(f"Filter {key} requires API version 1.{since}.")
+        if key == "conductor" and value == c.services.config.default.host:
+            continue  # this host serves every node
         filters[key] = flag(value, key) if key in _FLAG_FILTERS else value
     return filters
 
@@ -93,8 +95,16 @@ def _list(request: Request, detail_path: bool) -> dict[str, Any]:
     p = page(c)
     with c.services.db.read() as session:
         nodes = node_db.list_nodes(session, _filters(c), p)
-    views = [node_view(n, fields, c.base, c.version, sublinks=detail) for n in nodes]
+    sublinks = detail and fields_param(c) is None
+    views = [_view(c, n, fields, sublinks) for n in nodes]
     return collection(c, "nodes", nodes, views, p.limit)
+
+
+def _view(c: Call, node: Node, fields: list[str], sublinks: bool) -> dict[str, Any]:
+    body = node_view(node, fields, c.base, c.version, sublinks=sublinks)
+    if "conductor" in body:
+        body["conductor"] = c.services.config.default.host  # every process serves every node
+    return body
 
 
 @router.get("")
@@ -109,8 +119,9 @@ def list_nodes_detail(request: Request) -> dict[str, Any]:
 
 
 def show(c: Call, node: Node) -> dict[str, Any]:
-    fields = selected_fields(NODE_FIELDS, c.version, fields_param(c), None)
-    return node_view(node, fields, c.base, c.version, sublinks=True)
+    wanted = fields_param(c)
+    fields = selected_fields(NODE_FIELDS, c.version, wanted, None)
+    return _view(c, node, fields, sublinks=wanted is None)
 
 
 @router.get("/{ident}")

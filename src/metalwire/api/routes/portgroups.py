@@ -52,6 +52,8 @@ def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
     for key, default in (("extra", {}), ("properties", {}), ("standalone_ports_supported", True)):
         if key in out and out[key] is None:
             out[key] = default
+    if "mode" in out and not out["mode"]:
+        out["mode"] = c.services.config.default.default_portgroup_mode  # a bond always has one
     validation.check_lengths(out, Portgroup.__table__)
     return out
 
@@ -76,7 +78,8 @@ def list_view(
         if scope is not None:
             filters.update(scope(session))
         portgroups = portgroup_db.list_portgroups(session, filters, p)
-        views = portgroup_views(session, portgroups, fields, c.base, sublinks=detail)
+        sublinks = detail and fields_param(c) is None
+        views = portgroup_views(session, portgroups, fields, c.base, sublinks=sublinks)
     return collection(c, "portgroups", portgroups, views, p.limit)
 
 
@@ -92,9 +95,10 @@ def list_portgroups_detail(request: Request) -> dict[str, Any]:
 
 
 def show(c: Call, portgroup: Portgroup) -> dict[str, Any]:
-    fields = selected_fields(PORTGROUP_FIELDS, c.version, fields_param(c), None)
+    wanted = fields_param(c)
+    fields = selected_fields(PORTGROUP_FIELDS, c.version, wanted, None)
     with c.services.db.read() as session:
-        return portgroup_views(session, [portgroup], fields, c.base, sublinks=True)[0]
+        return portgroup_views(session, [portgroup], fields, c.base, sublinks=wanted is None)[0]
 
 
 @router.get("/{ident}")
@@ -111,6 +115,7 @@ def create_portgroup(request: Request, response: Response, body: JsonBody = None
     values = validation.check_create_body(
         body, PORTGROUP_FIELDS, c.version, required=("node_uuid",)
     )
+    values = {"mode": None, **values}
     portgroup = c.services.rpcapi.create_portgroup(c.context, normalize(c, values))
     response.headers["Location"] = f"{c.base}/v1/portgroups/{portgroup.uuid}"
     warn_if_legacy_vif(response, portgroup.extra, "Portgroup", portgroup.uuid)
@@ -129,7 +134,9 @@ def patch_portgroup(
             names = [f.name for f in PORTGROUP_FIELDS]
             current = portgroup_views(session, [portgroup], names, c.base)[0]
         current["internal_info"] = portgroup.internal_info
-        changes = apply_patch(current, body, PORTGROUP_FIELDS, c.version, mandatory=("node_uuid",))
+        changes = apply_patch(
+            current, body, PORTGROUP_FIELDS, c.version, mandatory=("node_uuid", "mode")
+        )
         changes = validation.checked_patch(changes, PORTGROUP_FIELDS)
         expected = {k: current[k] for k in changes if k not in port_routes.OWNER_FIELDS}
         updated = c.services.rpcapi.update_portgroup(

@@ -16,6 +16,13 @@ DESCRIPTION = (
     "through the Bare Metal v1 API."
 )
 
+# The v1 API is Ironic's; its web API description is the one this document points to.
+DESCRIBED_BY = {
+    "href": "https://docs.openstack.org/ironic/latest/contributor/webapi.html",
+    "rel": "describedby",
+    "type": "text/html",
+}
+
 
 def _version(base: str) -> dict[str, Any]:
     return {
@@ -52,10 +59,11 @@ def discover_v1(request: Request) -> dict[str, Any]:
 
     body: dict[str, Any] = {
         "id": "v1",
-        "links": [{"href": f"{base}/v1/", "rel": "self"}],
-        "media_types": [
-            {"base": "application/json", "type": "application/vnd.openstack.ironic.v1+json"}
-        ],
+        "links": [{"href": f"{base}/v1/", "rel": "self"}, DESCRIBED_BY],
+        "media_types": {
+            "base": "application/json",
+            "type": "application/vnd.openstack.ironic.v1+json",
+        },
         "nodes": resource("nodes"),
         "ports": resource("ports"),
         "version": _version(base),
