@@ -97,3 +97,12 @@ def test_non_bcrypt_hash_refuses_to_start(tmp_path: Path, migrated_template: Pat
     )
     with pytest.raises(Invalid, match="hash of user 'alice' is not bcrypt"):
         create_app(config)
+
+
+def test_access_log_names_the_verified_user(
+    basic_client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level("INFO", logger="metalwire.api.access"):
+        basic_client.get("/v1/nodes", auth=("alice", "s3cret"))
+    assert "GET /v1/nodes 200" in caplog.text
+    assert "user alice project -" in caplog.text
