@@ -9,6 +9,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from metalwire.api.auth.identity import SCOPE_KEY
 from metalwire.api.auth.strategy import Strategy, Unauthenticated
 from metalwire.api.errors import fault_body
+from metalwire.errors import MetalwireError
 
 LOG = logging.getLogger(__name__)
 
@@ -31,21 +32,17 @@ class AuthMiddleware:
         try:
             scope[SCOPE_KEY] = await self.strategy.authenticate(dict(scope["headers"]))
         except Unauthenticated as exc:
-            await self._refuse(send, exc.message)
+            await self._refuse(send, 401, exc.message)
+            return
+        except MetalwireError as exc:  # the identity service failed: not the client's fault
+            await self._refuse(send, exc.code, exc.message)
             return
         await self.app(scope, receive, send)
 
-    async def _refuse(self, send: Send, message: str) -> None:
-        body = fault_body(401, message)
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 401,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", b"%d" % len(body)),
-                    (b"www-authenticate", self.strategy.challenge()),
-                ],
-            }
-        )
+    async def _refuse(self, send: Send, status: int, message: str) -> None:
+        body = fault_body(status, message)
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+        if status == 401:
+            headers.append((b"www-authenticate", self.strategy.challenge()))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})

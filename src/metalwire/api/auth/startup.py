@@ -46,6 +46,10 @@ def build_strategy(config: Config) -> Strategy:
         return NoAuth()
     if name == "http_basic":
         return HttpBasic(config.default.http_basic_auth_user_file)
+    if name == "keystone":
+        from metalwire.api.auth.keystone import KeystoneStrategy
+
+        return KeystoneStrategy(config.keystone_authtoken)
     raise Invalid(
         f"configuration option [DEFAULT] auth_strategy: {name!r} is not one of "
         + ", ".join(STRATEGIES)
