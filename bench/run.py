@@ -131,9 +131,11 @@ class Api:
     client shares the machine's cores with the server under test.
     """
 
-    def __init__(self, url: str, api_version: str, timeout: float) -> None:
+    def __init__(self, url: str, api_version: str, timeout: float, token: str = "") -> None:
         self.base = url
         self.headers = {VERSION_HEADER: api_version, "Accept": "application/json"}
+        if token:
+            self.headers["X-Auth-Token"] = token
         self.extensions: dict[str, Any] = {"timeout": httpx.Timeout(timeout).as_dict()}
         self.transport = httpx.HTTPTransport(
             limits=httpx.Limits(max_connections=1, max_keepalive_connections=1)
@@ -231,7 +233,7 @@ class Bench:
     # -- plumbing -------------------------------------------------------------------
 
     def api(self) -> Api:
-        return Api(self.args.url, self.api_version, self.args.timeout)
+        return Api(self.args.url, self.api_version, self.args.timeout, self.args.token)
 
     def pool_map(self, fn: Callable[[Api, T], Any], items: Sequence[T], workers: int) -> None:
         """Run fn(api, item) over items with a few workers, each with its own connection."""
@@ -876,6 +878,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--setup-concurrency", type=int, default=8)
     p.add_argument("--verify-concurrency", type=int, default=8)
     p.add_argument("--timeout", type=float, default=60.0, help="per HTTP request")
+    p.add_argument(
+        "--token", default="", help="Keystone token sent as X-Auth-Token with every request"
+    )
     p.add_argument("--output", help="also write the JSON summary to this file")
     args = p.parse_args(argv)
     # Nodes reused with --skip-setup are deleted only when --phases names cleanup.

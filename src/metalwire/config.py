@@ -79,6 +79,22 @@ class DefaultOptions:
     default_rescue_interface: str = _interface_opt("rescue")
     default_storage_interface: str = _interface_opt("storage", "noop")
     default_vendor_interface: str = _interface_opt("vendor")
+    auth_strategy: str = _opt(
+        "noauth",
+        "How API requests are authenticated: noauth (every request is the admin persona; "
+        "refused on a non-loopback address unless [api] allow_insecure_noauth), http_basic "
+        "(users of http_basic_auth_user_file) or keystone (tokens validated against Keystone "
+        "with the [keystone_authtoken] credentials).",
+    )
+    http_basic_auth_user_file: str = _opt(
+        "/etc/metalwire/htpasswd",
+        "Apache htpasswd file with bcrypt hashes, read when auth_strategy is http_basic.",
+    )
+    rbac_service_role_elevated_access: bool = _opt(
+        False,
+        "Let a user with the 'service' role act on every node, not only the nodes its "
+        "project owns (Nova's ironic driver needs this).",
+    )
 
 
 @dataclass
@@ -89,6 +105,11 @@ class ApiOptions:
         "", "Base URL used in links; empty means the URL the request came in on."
     )
     max_limit: int = _opt(1000, "Largest page a list request may ask for.", minimum=1)
+    allow_insecure_noauth: bool = _opt(
+        False,
+        "Serve with auth_strategy noauth on a non-loopback address (anyone who reaches the "
+        "port is an administrator); a warning is logged at start.",
+    )
 
 
 @dataclass
@@ -229,12 +250,52 @@ TOKEN_AUTH_TYPES = ("token", "v3token")
 AUTH_TYPES = ("none", *KEYSTONE_AUTH_TYPES, *TOKEN_AUTH_TYPES)
 
 
+@dataclass
+class KeystoneAuthtokenOptions:
+    www_authenticate_uri: str = _opt(
+        "", "Keystone URL named in the WWW-Authenticate header of a 401; empty means auth_url."
+    )
+    auth_url: str = _opt("", "Keystone URL used to validate tokens.")
+    auth_type: str = _opt("password", "How metalwire authenticates to Keystone: password.")
+    username: str = _opt("", "metalwire's own Keystone user.")
+    password: str = _opt("", "Password of that user.")
+    project_name: str = _opt("service", "Project of metalwire's own Keystone user.")
+    user_domain_name: str = _opt("Default", "Domain of metalwire's own Keystone user.")
+    project_domain_name: str = _opt("Default", "Domain of that project.")
+    cafile: str = _opt("", "CA bundle that verifies Keystone's certificate; empty: the system's.")
+    insecure: bool = _opt(False, "Do not verify Keystone's certificate.")
+    token_cache_time: float = _opt(
+        300.0,
+        "Seconds a validated token is trusted without asking Keystone again; a revoked token "
+        "is refused at the latest this long after its revocation.",
+        minimum=0,
+    )
+    token_cache_size: int = _opt(
+        10000, "Validated tokens kept in the cache (least recently used dropped).", minimum=1
+    )
+    http_request_max_retries: int = _opt(
+        3, "Extra attempts of a token validation after a connection failure.", minimum=0
+    )
+    http_connect_timeout: float = _opt(10.0, "Seconds one request to Keystone may take.")
+
+
+@dataclass
+class OsloPolicyOptions:
+    policy_file: str = _opt(
+        "",
+        "YAML or JSON file overriding policy rules by Ironic's rule names "
+        "(metalwire policy-reference prints the defaults); empty means the defaults.",
+    )
+
+
 SECTIONS: dict[str, type[Any]] = {
     "DEFAULT": DefaultOptions,
     "api": ApiOptions,
     "database": DatabaseOptions,
     "conductor": ConductorOptions,
     "neutron": NeutronOptions,
+    "keystone_authtoken": KeystoneAuthtokenOptions,
+    "oslo_policy": OsloPolicyOptions,
 }
 
 
@@ -245,6 +306,8 @@ class Config:
     database: DatabaseOptions = field(default_factory=DatabaseOptions)
     conductor: ConductorOptions = field(default_factory=ConductorOptions)
     neutron: NeutronOptions = field(default_factory=NeutronOptions)
+    keystone_authtoken: KeystoneAuthtokenOptions = field(default_factory=KeystoneAuthtokenOptions)
+    oslo_policy: OsloPolicyOptions = field(default_factory=OsloPolicyOptions)
 
     def section(self, name: str) -> Any:
         return getattr(self, "default" if name == "DEFAULT" else name)

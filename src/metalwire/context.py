@@ -3,11 +3,25 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+# Where the API's auth middleware puts the identity its strategy verified.
+IDENTITY_SCOPE_KEY = "metalwire.identity"
 
 
 def new_request_id() -> str:
     return f"req-{uuid.uuid4()}"
+
+
+class VerifiedIdentity(Protocol):
+    @property
+    def user_id(self) -> str | None: ...
+    @property
+    def project_id(self) -> str | None: ...
+    @property
+    def roles(self) -> frozenset[str]: ...
 
 
 @dataclass(frozen=True)
@@ -15,3 +29,21 @@ class RequestContext:
     request_id: str = field(default_factory=new_request_id)
     user: str | None = None
     project: str | None = None
+    roles: frozenset[str] = frozenset()
+
+
+def from_scope(scope: Mapping[str, Any], request_id: str) -> RequestContext:
+    """The context of an API request: only what the auth strategy verified names the user.
+
+    Headers such as ``X-User-Id`` are never trusted; without a verified identity (noauth,
+    http_basic) the user and project are unknown.
+    """
+    identity: VerifiedIdentity | None = scope.get(IDENTITY_SCOPE_KEY)
+    if identity is None:
+        return RequestContext(request_id=request_id)
+    return RequestContext(
+        request_id=request_id,
+        user=identity.user_id,
+        project=identity.project_id,
+        roles=identity.roles,
+    )

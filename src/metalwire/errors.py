@@ -13,8 +13,10 @@ ever deals with HTTP.
     |   +-- VifNotAttached             detach of a VIF the node does not have
     |   +-- InvalidStateRequested      provision verb not allowed from this state
     |   +-- NetworkInterfaceInvalid    the node's network interface refuses to work
+    +-- NotAuthorized (401)            no credentials, or credentials that do not verify
     +-- Forbidden (403)
     |   +-- NodeProtected              the node is protected from this action
+    |   +-- PolicyForbidden            the policy does not allow this user the action
     +-- NotFound (404)
     |   +-- NodeNotFound, PortNotFound, PortgroupNotFound
     +-- NotAcceptable (406)            microversion out of range or field too new
@@ -83,6 +85,13 @@ class NetworkInterfaceInvalid(Invalid):
     """The node's network interface cannot work for it."""
 
 
+class NotAuthorized(MetalwireError):
+    """The request carries no credentials, or credentials that do not verify."""
+
+    code = 401
+    safe = True
+
+
 class Forbidden(MetalwireError):
     """The action is not allowed on this object."""
 
@@ -92,6 +101,10 @@ class Forbidden(MetalwireError):
 
 class NodeProtected(Forbidden):
     """The node is protected from this action."""
+
+
+class PolicyForbidden(Forbidden):
+    """The policy does not allow this user the action (names the rule)."""
 
 
 class NotFound(MetalwireError):

@@ -12,6 +12,8 @@ from starlette.exceptions import HTTPException
 
 from metalwire.api import errors
 from metalwire.api.app_services import Services
+from metalwire.api.auth.middleware import AuthMiddleware
+from metalwire.api.auth.startup import build_strategy
 from metalwire.api.bookmarks import BookmarkPaths
 from metalwire.api.middleware import ApiMiddleware
 from metalwire.api.routes import history, nodes, portgroups, ports, root, states, traits
@@ -25,6 +27,7 @@ from metalwire.services import build_services
 def create_app(config: Config, services: Services | None = None) -> FastAPI:
     """The application; builds in-process services unless given others (e.g. a remote RPC)."""
     locks: NodeLocks | None = None
+    strategy = build_strategy(config)  # before the services: a bad auth setup opens nothing
     if services is None:
         services, locks = build_services(config)
 
@@ -48,5 +51,6 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     app.add_exception_handler(RequestValidationError, errors.on_validation_error)
     app.add_middleware(VifEndpoints)
     app.add_middleware(BookmarkPaths)
+    app.add_middleware(AuthMiddleware, strategy=strategy)  # in front of every endpoint
     app.add_middleware(ApiMiddleware)  # added last, so it runs first
     return app

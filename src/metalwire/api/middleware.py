@@ -16,7 +16,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from metalwire.api import microversion as mv
 from metalwire.api.errors import fault_body
-from metalwire.context import new_request_id
+from metalwire.context import IDENTITY_SCOPE_KEY, new_request_id
 from metalwire.errors import InvalidParameterValue, NotAcceptable
 
 LOG = logging.getLogger("metalwire.api.access")
@@ -95,8 +95,9 @@ class ApiMiddleware:
         finally:
             path = scope.get("path", "")
             query = scope.get("query_string", b"").decode("latin-1")
+            who = scope.get(IDENTITY_SCOPE_KEY)  # set by the auth layer once it verified it
             LOG.info(
-                "%s %s%s %s %.1fms v%s [%s]",
+                "%s %s%s %s %.1fms v%s [%s] user %s project %s",
                 method,
                 path,
                 f"?{query}" if query else "",
@@ -104,6 +105,8 @@ class ApiMiddleware:
                 (time.perf_counter() - started) * 1000,
                 version or "-",
                 request_id,
+                getattr(who, "user_id", None) or "-",
+                getattr(who, "project_id", None) or "-",
             )
 
     @staticmethod

@@ -101,11 +101,13 @@ def run_serve(args: argparse.Namespace) -> int:
     from sqlalchemy.exc import OperationalError
 
     from metalwire.api.app import create_app
+    from metalwire.api.auth.startup import check_listen_address
     from metalwire.errors import MetalwireError
 
     logging.basicConfig(level=args.log_level.upper(), format=LOG_FORMAT)
     try:
         conf = load(args)
+        check_listen_address(conf)
         app = create_app(conf)
     except MetalwireError as exc:
         print(f"metalwire: {exc}", file=sys.stderr)
@@ -115,10 +117,11 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     url = app.state.services.db.engine.url.render_as_string(hide_password=True)
     logging.getLogger("metalwire").info(
-        "metalwire serving on http://%s:%d with database %s",
+        "metalwire serving on http://%s:%d with database %s, auth_strategy %s",
         conf.api.host_ip,
         conf.api.port,
         url,
+        conf.default.auth_strategy,
     )
     uvicorn.run(
         app,

@@ -13,10 +13,9 @@ from fastapi import Depends, Request
 
 from metalwire.api import json_body as json_body_parser
 from metalwire.api import microversion as mv
-from metalwire.api import validation
 from metalwire.api.app_services import Services
 from metalwire.api.validation import uuid_value
-from metalwire.context import RequestContext
+from metalwire.context import RequestContext, from_scope
 from metalwire.db.pagination import Page
 from metalwire.errors import InvalidParameterValue, NotFound, StaleUpdate
 
@@ -43,11 +42,7 @@ def call(request: Request) -> Call:
     return Call(
         version=request.state.api_version,
         base=base,
-        context=RequestContext(
-            request_id=request.state.request_id,
-            user=validation.user_header(request.headers.get("x-user-id")),
-            project=request.headers.get("x-project-id"),
-        ),
+        context=from_scope(request.scope, request.state.request_id),
         services=services,
         request=request,
     )

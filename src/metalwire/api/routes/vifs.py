@@ -16,11 +16,11 @@ from typing import Any, cast
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from metalwire.api import errors, json_body, validation
+from metalwire.api import errors, json_body
 from metalwire.api import microversion as mv
 from metalwire.api.app_services import Services
 from metalwire.api.validation import is_uuid
-from metalwire.context import RequestContext
+from metalwire.context import from_scope
 from metalwire.errors import InvalidParameterValue, MetalwireError, NotFound, RequestTooLarge
 from metalwire.networking.base import VifInfo
 
@@ -109,7 +109,7 @@ class VifEndpoints:
         if not version.at_least(mv.VIFS):
             raise NotFound("The resource could not be found.")
         services: Services = scope["app"].state.services
-        context = _context(scope, state["request_id"])
+        context = from_scope(scope, state["request_id"])
         if method == "GET":
             vifs = await services.rpcapi.vif_list(context, node)
             return 200, json.dumps({"vifs": vifs}).encode()
@@ -121,16 +121,6 @@ class VifEndpoints:
             assert vif is not None
             await services.rpcapi.vif_detach(context, node, check_vif_id(vif))
         return 204, b""
-
-
-def _context(scope: Scope, request_id: str) -> RequestContext:
-    user = project = None
-    for key, value in scope["headers"]:
-        if key == b"x-user-id":
-            user = value.decode("latin-1")
-        elif key == b"x-project-id":
-            project = value.decode("latin-1")
-    return RequestContext(request_id=request_id, user=validation.user_header(user), project=project)
 
 
 async def _read_body(receive: Receive) -> bytes:

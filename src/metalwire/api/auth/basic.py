@@ -1,0 +1,87 @@
+"""``http_basic``: users and bcrypt hashes from an Apache htpasswd file, as Ironic standalone."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import hashlib
+import hmac
+import os
+from collections import OrderedDict
+from pathlib import Path
+
+import bcrypt
+
+from metalwire.api.auth.identity import ADMIN, Identity
+from metalwire.api.auth.strategy import Unauthenticated
+from metalwire.errors import Invalid
+
+_BCRYPT_PREFIXES = (b"$2a$", b"$2b$", b"$2y$")
+# Checking a bcrypt hash costs milliseconds by design; a credential verified once is
+# remembered (as a keyed digest, never the password) so busy clients do not pay it per call.
+_VERIFIED_CACHE_SIZE = 1024
+
+
+def read_user_file(path: str) -> dict[str, bytes]:
+    """The users and their bcrypt hashes; raises :class:`Invalid` naming what is wrong."""
+    try:
+        text = Path(path).read_bytes()
+    except OSError as exc:
+        raise Invalid(
+            f"[DEFAULT] http_basic_auth_user_file {path!r} cannot be read: {exc.strerror}"
+        ) from None
+    users: dict[str, bytes] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith(b"#"):
+            continue
+        user, sep, hashed = line.partition(b":")
+        if not sep or not user:
+            raise Invalid(f"{path} line {number}: expected 'user:bcrypt-hash'")
+        if not hashed.startswith(_BCRYPT_PREFIXES):
+            raise Invalid(
+                f"{path} line {number}: the hash of user {user.decode(errors='replace')!r} is "
+                "not bcrypt (create it with 'htpasswd -B')"
+            )
+        users[user.decode()] = hashed
+    return users
+
+
+class HttpBasic:
+    name = "http_basic"
+
+    def __init__(self, user_file: str) -> None:
+        self._users = read_user_file(user_file)
+        self._key = os.urandom(32)
+        self._verified: OrderedDict[bytes, Identity] = OrderedDict()
+
+    def challenge(self) -> bytes:
+        return b'Basic realm="metalwire"'
+
+    async def authenticate(self, headers: dict[bytes, bytes]) -> Identity:
+        header = headers.get(b"authorization")
+        if header is None:
+            raise Unauthenticated("Authentication required: send HTTP basic credentials.")
+        scheme, _, encoded = header.partition(b" ")
+        if scheme.lower() != b"basic":
+            raise Unauthenticated("Authentication required: send HTTP basic credentials.")
+        digest = hmac.new(self._key, encoded.strip(), hashlib.sha256).digest()
+        known = self._verified.get(digest)
+        if known is not None:
+            self._verified.move_to_end(digest)
+            return known
+        try:
+            user, sep, password = base64.b64decode(encoded.strip(), validate=True).partition(b":")
+        except (binascii.Error, ValueError):
+            raise Unauthenticated("Invalid HTTP basic credentials.") from None
+        hashed = self._users.get(user.decode(errors="replace")) if sep else None
+        if hashed is None or not await asyncio.to_thread(bcrypt.checkpw, password, hashed):
+            raise Unauthenticated("Invalid HTTP basic credentials.")
+        identity = Identity(
+            user_id=user.decode(), user_name=user.decode(), roles=ADMIN.roles, system_scope="all"
+        )
+        self._verified[digest] = identity
+        if len(self._verified) > _VERIFIED_CACHE_SIZE:
+            self._verified.popitem(last=False)
+        return identity

@@ -1,0 +1,46 @@
+"""The verified identity of a request, as the strategies and the policy see it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.types import Scope
+
+from metalwire.context import IDENTITY_SCOPE_KEY
+
+SCOPE_KEY = IDENTITY_SCOPE_KEY
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What a strategy verified: the user, its project (or system scope) and roles."""
+
+    user_id: str | None = None
+    user_name: str | None = None
+    project_id: str | None = None
+    project_name: str | None = None
+    roles: frozenset[str] = frozenset()
+    system_scope: str | None = None  # "all" for a system-scoped token
+    # The roles of a valid X-Service-Token sent alongside the user's token.
+    service_roles: frozenset[str] = field(default_factory=frozenset)
+
+    def credentials(self) -> dict[str, Any]:
+        """The credentials dictionary oslo.policy checks rules against."""
+        return {
+            "user_id": self.user_id,
+            "project_id": self.project_id,
+            "roles": sorted(self.roles),
+            "system_scope": self.system_scope,
+            "service_roles": sorted(self.service_roles),
+        }
+
+
+# noauth and http_basic: every request is a system administrator, as in Ironic.
+ADMIN = Identity(roles=frozenset({"admin", "member", "reader"}), system_scope="all")
+
+
+def from_scope(scope: Scope) -> Identity | None:
+    """The identity the auth middleware stored, or None outside of it (library use)."""
+    identity: Identity | None = scope.get(SCOPE_KEY)
+    return identity

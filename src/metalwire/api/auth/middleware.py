@@ -1,0 +1,48 @@
+"""The ASGI layer that authenticates every request but the public roots."""
+
+from __future__ import annotations
+
+import logging
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from metalwire.api.auth.identity import SCOPE_KEY
+from metalwire.api.auth.strategy import Strategy, Unauthenticated
+from metalwire.api.errors import fault_body
+from metalwire.errors import MetalwireError
+
+LOG = logging.getLogger(__name__)
+
+# As in Ironic, the version documents stay public whatever the strategy.
+PUBLIC_PATHS = frozenset({"/", "/v1", "/v1/"})
+
+
+class AuthMiddleware:
+    """Pure ASGI, in front of the VIF endpoints and the router: the identity goes into the
+    scope under ``metalwire.identity``; a request without one is answered 401 here."""
+
+    def __init__(self, app: ASGIApp, strategy: Strategy) -> None:
+        self.app = app
+        self.strategy = strategy
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in PUBLIC_PATHS:
+            await self.app(scope, receive, send)
+            return
+        try:
+            scope[SCOPE_KEY] = await self.strategy.authenticate(dict(scope["headers"]))
+        except Unauthenticated as exc:
+            await self._refuse(send, 401, exc.message)
+            return
+        except MetalwireError as exc:  # the identity service failed: not the client's fault
+            await self._refuse(send, exc.code, exc.message)
+            return
+        await self.app(scope, receive, send)
+
+    async def _refuse(self, send: Send, status: int, message: str) -> None:
+        body = fault_body(status, message)
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+        if status == 401:
+            headers.append((b"www-authenticate", self.strategy.challenge()))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
