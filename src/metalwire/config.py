@@ -58,6 +58,13 @@ class ApiOptions:
         "", "Base URL used in links; empty means the URL the request came in on."
     )
     max_limit: int = _opt(1000, "Largest page a list request may ask for.", minimum=1)
+    max_request_body_size: int = _opt(
+        114688,
+        "Largest request body accepted, in bytes, on every endpoint; a larger one is refused "
+        "with 413 before it is read when its Content-Length says so, or as soon as a streamed "
+        "body grows past it.",
+        minimum=1,
+    )
 
 
 @dataclass

@@ -64,5 +64,6 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     app.add_exception_handler(HTTPException, errors.on_http_error)
     app.add_exception_handler(RequestValidationError, errors.on_validation_error)
     app.add_middleware(VifEndpoints)
-    app.add_middleware(ApiMiddleware)  # added last, so it runs first
+    # Added last, so it runs first: every request, the VIF door's too, goes through it.
+    app.add_middleware(ApiMiddleware, max_body_size=config.api.max_request_body_size)
     return app

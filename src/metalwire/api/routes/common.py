@@ -13,11 +13,10 @@ from fastapi import Depends, Request
 
 from metalwire.api import json_body as json_body_parser
 from metalwire.api import microversion as mv
-from metalwire.api import validation
 from metalwire.api.app_services import Services
 from metalwire.context import RequestContext
 from metalwire.db.pagination import Page
-from metalwire.errors import InvalidParameterValue, NotFound, StaleUpdate
+from metalwire.errors import InvalidParameterValue, StaleUpdate
 
 T = TypeVar("T")
 
@@ -32,8 +31,7 @@ class Call:
 
     def require(self, minor: int) -> None:
         """Resources newer than the request's version do not exist for it (404)."""
-        if not self.version.at_least(minor):
-            raise NotFound("The resource could not be found.")
+        mv.require(self.version, minor)
 
 
 def call(request: Request) -> Call:
@@ -42,11 +40,7 @@ def call(request: Request) -> Call:
     return Call(
         version=request.state.api_version,
         base=base,
-        context=RequestContext(
-            request_id=request.state.request_id,
-            user=validation.user_header(request.headers.get("x-user-id")),
-            project=request.headers.get("x-project-id"),
-        ),
+        context=request.state.context,  # built once per request by the middleware
         services=services,
         request=request,
     )
