@@ -102,7 +102,7 @@ def error_response(request: Request, exc: MetalwireError) -> Response:
     """An error answer as a response of a FastAPI handler."""
     answer = render(exc, _request_id(request), request.method, request.url.path)
     if not answer.version_headers:
-        request.state.no_version_headers = True
+        setattr(request.state, NO_VERSION_HEADERS, True)
     return Response(
         answer.body,
         status_code=answer.status,
