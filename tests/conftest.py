@@ -70,6 +70,17 @@ class Api:
         return [v["id"] for v in resp.json()["vifs"]]
 
 
+def routing_error(resp: Any) -> dict[str, Any]:
+    """The ``{code, title, description}`` of a routing error (no such path, method, version)."""
+    import json
+
+    assert resp.headers["content-type"] == "application/json"
+    error = json.loads(resp.json()["error_message"])
+    assert set(error) == {"code", "title", "description"}, error
+    assert error["code"] == resp.status_code
+    return dict(error)
+
+
 @pytest.fixture(scope="session")
 def migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An SQLite file at the newest schema, copied for each test instead of migrating anew."""

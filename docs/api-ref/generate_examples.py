@@ -156,7 +156,7 @@ def record_versions(r: Recorder) -> None:
         headers={"OpenStack-API-Version": "baremetal 1.28"},
     )
     r.call("versions-unsupported", "GET", "/v1/nodes", expect=406, version="1.79")
-    r.call("versions-malformed", "GET", "/v1/nodes", expect=406, version="2.0")
+    r.call("versions-malformed", "GET", "/v1/nodes", expect=406, version="1.x")
 
 
 def record_nodes(r: Recorder) -> None:
@@ -697,8 +697,9 @@ def render(name: str, example: dict[str, Any]) -> str:
     lines += ["```", ""]
     body = resp["body"]
     if isinstance(body, dict) and isinstance(body.get("error_message"), str):
-        fault = json.loads(body["error_message"])["faultstring"]
-        lines += [f"`faultstring`: {fault}", ""]
+        error = json.loads(body["error_message"])
+        key = "faultstring" if "faultstring" in error else "description"
+        lines += [f"`{key}`: {error[key]}", ""]
     lines += [f"Recorded in [`examples/{name}.json`](examples/{name}.json).", ""]
     return "\n".join(lines)
 

@@ -110,6 +110,13 @@ class ApiOptions:
         "Serve with auth_strategy noauth on a non-loopback address (anyone who reaches the "
         "port is an administrator); a warning is logged at start.",
     )
+    max_request_body_size: int = _opt(
+        114688,
+        "Largest request body accepted, in bytes, on every endpoint; a larger one is refused "
+        "with 413 before it is read when its Content-Length says so, or as soon as a streamed "
+        "body grows past it.",
+        minimum=1,
+    )
 
 
 @dataclass

@@ -19,8 +19,14 @@ ever deals with HTTP.
     |   +-- PolicyForbidden            the policy does not allow this user the action
     +-- NotFound (404)
     |   +-- NodeNotFound, PortNotFound, PortgroupNotFound
-    +-- NotAcceptable (406)            microversion out of range or field too new
+    |   +-- RouteNotFound              no resource at this path for the request's version
+    +-- MethodNotAllowed (405)         the path exists, the method does not
+    +-- NotAcceptable (406)            field too new for the request's version
+    |   +-- VersionNotAcceptable       microversion malformed or out of range
     +-- RequestTooLarge (413)          the request body is larger than accepted
+
+Errors marked ``routing`` are the router's answers (no such path, method or version), which
+Ironic's clients receive in a different error body from the errors of objects.
     +-- Conflict (409)
     |   +-- Duplicate                  unique name or MAC address already used
     |   +-- NodeLocked                 the node lock was not free within the wait budget
@@ -35,12 +41,15 @@ ever deals with HTTP.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class MetalwireError(Exception):
     """Base of every metalwire error; ``code`` is the HTTP status it maps to."""
 
     code: int = 500
     safe: bool = False  # a safe message may be shown to clients even for a 5xx
+    routing: bool = False  # the router's answer rather than a handler's
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -129,11 +138,45 @@ class PortgroupNotFound(NotFound):
         super().__init__(f"Portgroup {portgroup} could not be found.")
 
 
+class RouteNotFound(NotFound):
+    """No resource answers at this path, or not at the request's microversion."""
+
+    routing = True
+
+
+class MethodNotAllowed(MetalwireError):
+    """The path exists but does not take this method; ``allowed`` lists the methods it takes."""
+
+    code = 405
+    safe = True
+    routing = True
+
+    def __init__(self, method: str, allowed: Sequence[str]) -> None:
+        super().__init__(
+            f"The method {method} is not allowed for this resource; it allows {', '.join(allowed)}."
+        )
+        self.allowed = tuple(allowed)
+
+
 class NotAcceptable(MetalwireError):
-    """The microversion is not served or the field is too new for it."""
+    """The field or action is too new for the request's microversion."""
 
     code = 406
     safe = True
+
+
+class VersionNotAcceptable(NotAcceptable):
+    """The requested microversion is malformed or not served.
+
+    ``names_range`` is true when the version was well formed but outside the served range: the
+    answer then carries the range in its headers, which clients negotiate from.
+    """
+
+    routing = True
+
+    def __init__(self, message: str, names_range: bool) -> None:
+        super().__init__(message)
+        self.names_range = names_range
 
 
 class RequestTooLarge(MetalwireError):

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from tests.conftest import Api, fault
+from tests.conftest import Api, fault, routing_error
+
+VERSION_HEADERS = (
+    "X-OpenStack-Ironic-API-Minimum-Version",
+    "X-OpenStack-Ironic-API-Maximum-Version",
+    "X-OpenStack-Ironic-API-Version",
+    "OpenStack-API-Version",
+)
 
 
 @pytest.fixture
@@ -35,8 +40,9 @@ def test_v1_root_has_version_and_resource_links(api: Api) -> None:
     assert "portgroups" not in api.get("/v1/", version="1.22").json()
 
 
-def test_every_response_carries_min_and_max_headers(api: Api) -> None:
-    for resp in (api.client.get("/"), api.get("/v1/nodes"), api.get("/v1/nowhere")):
+def test_every_answer_of_a_resource_carries_min_and_max_headers(api: Api) -> None:
+    unknown_node = "/v1/nodes/2b9b7c1e-0c1e-4c1e-8c1e-0c1e0c1e0c1e"
+    for resp in (api.client.get("/"), api.get("/v1/nodes"), api.get(unknown_node)):
         assert resp.headers["X-OpenStack-Ironic-API-Minimum-Version"] == "1.1"
         assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"] == "1.78"
 
@@ -65,33 +71,167 @@ def test_generic_openstack_api_version_header(api: Api) -> None:
     assert resp.headers["X-OpenStack-Ironic-API-Version"] == "1.50"
 
 
-@pytest.mark.parametrize("value", ["1.79", "1.0", "2.1", "abc", "1.x", ""])
-def test_out_of_range_or_malformed_version_is_406(api: Api, value: str) -> None:
-    resp = (
-        api.get("/v1/nodes", version=value)
-        if value
-        else api.client.get("/v1/nodes", headers={"X-OpenStack-Ironic-API-Version": ""})
-    )
+@pytest.mark.parametrize("value", ["1.79", "1.0", "1.115"])
+def test_minor_version_out_of_range_is_406_naming_the_range(api: Api, value: str) -> None:
+    resp = api.get("/v1/nodes", version=value)
     assert resp.status_code == 406
-    assert resp.headers["content-type"] == "application/json"
-    body = json.loads(resp.json()["error_message"])
-    assert body["faultcode"] == "Client"
-    assert body["debuginfo"] is None
-    assert ("1.1" in body["faultstring"] and "1.78" in body["faultstring"]) or (
-        "Invalid value" in body["faultstring"]
+    error = routing_error(resp)
+    assert error["title"] == "Not Acceptable"
+    assert f"Version {value} was requested" in error["description"]
+    assert "[1.1, 1.78]" in error["description"]
+    assert resp.headers["X-OpenStack-Ironic-API-Minimum-Version"] == "1.1"
+    assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"] == "1.78"
+    assert "X-OpenStack-Ironic-API-Version" not in resp.headers
+    assert "OpenStack-API-Version" not in resp.headers
+
+
+def test_another_major_version_is_406_naming_the_range(api: Api) -> None:
+    resp = api.get("/v1/nodes", version="2.1")
+    assert resp.status_code == 406
+    error = routing_error(resp)
+    assert "Version 2.1 was requested" in error["description"]
+    assert "major version 1" in error["description"]
+    assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"] == "1.78"
+    assert "X-OpenStack-Ironic-API-Version" not in resp.headers
+
+
+@pytest.mark.parametrize("value", ["abc", "1.x", "1", "1.2.3", "v1.2", "baremetal 1.2"])
+def test_malformed_version_is_406_without_version_headers(api: Api, value: str) -> None:
+    resp = api.get("/v1/nodes", version=value)
+    assert resp.status_code == 406
+    error = routing_error(resp)
+    assert error["description"] == (
+        f"Invalid value for X-OpenStack-Ironic-API-Version header: {value!r}. "
+        'Expected "1.N" or "latest".'
+    )
+    for header in VERSION_HEADERS:
+        assert header not in resp.headers
+    assert resp.headers["x-openstack-request-id"].startswith("req-")
+
+
+def test_malformed_generic_header_is_406_naming_that_header(api: Api) -> None:
+    resp = api.client.get("/v1/nodes", headers={"OpenStack-API-Version": "baremetal one"})
+    assert resp.status_code == 406
+    assert (
+        "Invalid value for OpenStack-API-Version header: 'one'"
+        in (routing_error(resp)["description"])
     )
 
 
-def test_unknown_route_is_404_in_ironic_error_body(api: Api) -> None:
-    resp = api.get("/v1/nowhere")
+def test_an_empty_version_header_means_the_minimum(api: Api) -> None:
+    resp = api.client.get("/v1/nodes", headers={"X-OpenStack-Ironic-API-Version": ""})
+    assert resp.status_code == 200
+    assert resp.headers["X-OpenStack-Ironic-API-Version"] == "1.1"
+
+
+def test_openstack_api_version_wins_over_the_ironic_header(api: Api) -> None:
+    resp = api.client.get(
+        "/v1/nodes",
+        headers={
+            "X-OpenStack-Ironic-API-Version": "1.30",
+            "OpenStack-API-Version": "baremetal 1.50",
+        },
+    )
+    assert resp.status_code == 200
+    assert resp.headers["X-OpenStack-Ironic-API-Version"] == "1.50"
+
+
+def test_openstack_api_version_for_another_service_leaves_the_ironic_header(api: Api) -> None:
+    resp = api.client.get(
+        "/v1/nodes",
+        headers={"X-OpenStack-Ironic-API-Version": "1.30", "OpenStack-API-Version": "compute 2.1"},
+    )
+    assert resp.headers["X-OpenStack-Ironic-API-Version"] == "1.30"
+
+
+def test_comma_folded_openstack_api_version_is_searched_for_baremetal(api: Api) -> None:
+    resp = api.client.get(
+        "/v1/nodes", headers={"OpenStack-API-Version": "compute 2.1, baremetal 1.50"}
+    )
+    assert resp.status_code == 200
+    assert resp.headers["X-OpenStack-Ironic-API-Version"] == "1.50"
+
+
+def test_openstack_api_version_on_several_lines_is_folded(api: Api) -> None:
+    headers = [
+        ("OpenStack-API-Version", "baremetal 1.40"),
+        ("OpenStack-API-Version", "compute 2.1"),
+    ]
+    resp = api.client.get("/v1/nodes", headers=headers)
+    assert resp.status_code == 200
+    assert resp.headers["X-OpenStack-Ironic-API-Version"] == "1.40"
+
+
+def test_unknown_path_is_404_in_the_routing_error_body(api: Api) -> None:
+    for path in ("/v1/nowhere", "/nowhere", "/v1/nodes/some-node/nowhere"):
+        resp = api.get(path)
+        assert resp.status_code == 404, path
+        error = routing_error(resp)
+        assert error == {
+            "code": 404,
+            "title": "Not Found",
+            "description": "The resource could not be found.",
+        }
+        for header in VERSION_HEADERS:
+            assert header not in resp.headers, (path, header)
+
+
+@pytest.mark.parametrize(
+    ("path", "version", "since"),
+    [
+        ("/v1/nodes/n1/vifs", "1.27", "1.28"),
+        ("/v1/portgroups", "1.22", "1.23"),
+        ("/v1/nodes/n1/portgroups", "1.23", "1.24"),
+        ("/v1/nodes/n1/traits", "1.36", "1.37"),
+        ("/v1/nodes/n1/history", "1.77", "1.78"),
+    ],
+)
+def test_version_gated_sub_resource_is_404_in_the_routing_error_body(
+    api: Api, path: str, version: str, since: str
+) -> None:
+    api.node(name="n1")
+    resp = api.get(path, version=version)
     assert resp.status_code == 404
-    assert fault(resp) == "The resource could not be found."
+    error = routing_error(resp)
+    assert error["description"] == (
+        f"The resource could not be found at API version {version}; it exists from {since}."
+    )
+    for header in VERSION_HEADERS:
+        assert header not in resp.headers
 
 
-def test_wrong_method_is_405_in_ironic_error_body(api: Api) -> None:
-    resp = api.client.put("/v1/nodes", headers=api.headers())
+@pytest.mark.parametrize(
+    ("method", "path", "allow"),
+    [
+        ("PUT", "/v1/nodes", "GET, POST"),
+        ("DELETE", "/v1/nodes", "GET, POST"),
+        ("PUT", "/v1/nodes/n1", "DELETE, GET, PATCH"),
+        ("POST", "/v1/nodes/n1/maintenance", "DELETE, PUT"),
+        ("PUT", "/v1/nodes/n1/vifs", "GET, POST"),
+        ("DELETE", "/v1/nodes/n1/vifs", "GET, POST"),
+        ("GET", "/v1/nodes/n1/vifs/v1", "DELETE"),
+    ],
+)
+def test_wrong_method_is_405_with_every_method_of_the_path(
+    api: Api, method: str, path: str, allow: str
+) -> None:
+    resp = api.client.request(method, path, headers=api.headers())
     assert resp.status_code == 405
-    assert "PUT" in fault(resp)
+    assert resp.headers["Allow"] == allow
+    error = routing_error(resp)
+    assert error["title"] == "Method Not Allowed"
+    assert error["description"] == (
+        f"The method {method} is not allowed for this resource; it allows {allow}."
+    )
+    for header in VERSION_HEADERS:
+        assert header not in resp.headers
+
+
+def test_an_object_error_keeps_the_faultstring_body_and_version_headers(api: Api) -> None:
+    resp = api.get("/v1/nodes/no-such-node")
+    assert resp.status_code == 404
+    assert fault(resp) == "Node no-such-node could not be found."
+    assert resp.headers["X-OpenStack-Ironic-API-Version"] == "1.78"
 
 
 def test_request_id_header_on_every_response(api: Api) -> None:

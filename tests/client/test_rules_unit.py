@@ -132,6 +132,11 @@ def test_parse_fault_reads_every_error_body_shape() -> None:
     assert parse_fault(_response(504)) == ("Gateway Timeout", None)
 
 
+def test_parse_fault_reads_the_routing_error_body() -> None:
+    inner = json.dumps({"code": 404, "title": "Not Found", "description": "No such path."})
+    assert parse_fault(_response(404, json={"error_message": inner})) == ("No such path.", None)
+
+
 def test_patch_helpers() -> None:
     assert patch.add("name", "n") == {"op": "add", "path": "/name", "value": "n"}
     assert patch.replace("/extra/a", 1) == {"op": "replace", "path": "/extra/a", "value": 1}

@@ -52,5 +52,6 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     app.add_middleware(VifEndpoints)
     app.add_middleware(BookmarkPaths)
     app.add_middleware(AuthMiddleware, strategy=strategy)  # in front of every endpoint
-    app.add_middleware(ApiMiddleware)  # added last, so it runs first
+    # Added last, so it runs first: every request, the VIF door's too, goes through it.
+    app.add_middleware(ApiMiddleware, max_body_size=config.api.max_request_body_size)
     return app

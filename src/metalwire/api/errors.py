@@ -1,26 +1,57 @@
-"""The one place where errors become HTTP responses, in Ironic's error body.
+"""The one place where errors become HTTP responses, in Ironic's two error bodies.
 
-``{"error_message": "<JSON text of {faultcode, faultstring, debuginfo}>"}``: Ironic's clients
-parse the inner JSON text to show the message. No traceback ever reaches a client.
+Both wrap a JSON text in ``{"error_message": "<JSON text>"}``, which Ironic's clients parse:
+
+- an object's error (a catalog error raised by a handler): ``{"faultcode", "faultstring",
+  "debuginfo"}``, as Ironic's API methods answer;
+- a routing error (``routing`` in the catalog: no such path, method or microversion):
+  ``{"code", "title", "description"}``, as Ironic's router answers. Such answers carry no
+  version headers, except a 406 for a well-formed version outside the served range, which
+  names the range.
+
+No traceback ever reaches a client. :func:`render` builds every error answer; the ASGI
+components send it with :func:`send_error`, the FastAPI handlers with :func:`error_response`.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any
 
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
+from starlette.types import Send
 
-from metalwire.errors import MetalwireError
+from metalwire.errors import (
+    Invalid,
+    MetalwireError,
+    MethodNotAllowed,
+    RouteNotFound,
+    VersionNotAcceptable,
+)
 
 LOG = logging.getLogger(__name__)
 
+# The request-state key by which an error answer tells the middleware to add no version headers.
+NO_VERSION_HEADERS = "no_version_headers"
+
+
+@dataclass(frozen=True)
+class ErrorAnswer:
+    status: int
+    body: bytes
+    headers: tuple[tuple[str, str], ...]  # besides the content type and length
+    version_headers: bool
+
 
 def fault_body(status: int, message: str) -> bytes:
-    """The error body Ironic's clients parse, as bytes."""
+    """The error body of an object's error, as bytes."""
     fault = {
         "faultcode": "Client" if status < 500 else "Server",
         "faultstring": message,
@@ -29,17 +60,10 @@ def fault_body(status: int, message: str) -> bytes:
     return json.dumps({"error_message": json.dumps(fault)}).encode()
 
 
-def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
-    return Response(
-        fault_body(status, message),
-        status_code=status,
-        headers=headers,
-        media_type="application/json",
-    )
-
-
-def _request_id(request: Request) -> str:
-    return str(getattr(request.state, "request_id", "-"))
+def routing_body(status: int, description: str) -> bytes:
+    """The error body of a routing error, as bytes."""
+    error = {"code": status, "title": HTTPStatus(status).phrase, "description": description}
+    return json.dumps({"error_message": json.dumps(error)}).encode()
 
 
 def client_message(exc: MetalwireError, request_id: str, method: str, path: str) -> str:
@@ -51,27 +75,81 @@ def client_message(exc: MetalwireError, request_id: str, method: str, path: str)
     return f"An internal error occurred; request id {request_id}."
 
 
+def render(exc: MetalwireError, request_id: str, method: str, path: str) -> ErrorAnswer:
+    """The answer to a catalog error: status, body, headers, and whether version headers go."""
+    message = client_message(exc, request_id, method, path)
+    if not exc.routing:
+        return ErrorAnswer(exc.code, fault_body(exc.code, message), (), version_headers=True)
+    headers = (("allow", ", ".join(exc.allowed)),) if isinstance(exc, MethodNotAllowed) else ()
+    names_range = isinstance(exc, VersionNotAcceptable) and exc.names_range
+    return ErrorAnswer(exc.code, routing_body(exc.code, message), headers, names_range)
+
+
+async def send_error(send: Send, answer: ErrorAnswer, state: dict[str, Any]) -> None:
+    """Send an error answer from a plain ASGI component."""
+    if not answer.version_headers:
+        state[NO_VERSION_HEADERS] = True
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", b"%d" % len(answer.body)),
+        *((k.encode(), v.encode()) for k, v in answer.headers),
+    ]
+    await send({"type": "http.response.start", "status": answer.status, "headers": headers})
+    await send({"type": "http.response.body", "body": answer.body})
+
+
+def error_response(request: Request, exc: MetalwireError) -> Response:
+    """An error answer as a response of a FastAPI handler."""
+    answer = render(exc, _request_id(request), request.method, request.url.path)
+    if not answer.version_headers:
+        setattr(request.state, NO_VERSION_HEADERS, True)
+    return Response(
+        answer.body,
+        status_code=answer.status,
+        headers=dict(answer.headers),
+        media_type="application/json",
+    )
+
+
+def _request_id(request: Request) -> str:
+    return str(getattr(request.state, "request_id", "-"))
+
+
 async def on_metalwire_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, MetalwireError)
-    message = client_message(exc, _request_id(request), request.method, request.url.path)
-    return error_response(exc.code, message)
+    return error_response(request, exc)
 
 
-_HTTP_MESSAGES = {
-    404: "The resource could not be found.",
-    405: "The method {method} is not allowed for this resource.",
-}
+def allowed_methods(request: Request) -> list[str]:
+    """Every method the routes at this path take (HEAD is implied by GET), sorted."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match is not Match.NONE:
+            methods |= getattr(route, "methods", None) or set()
+    methods.discard("HEAD")
+    return sorted(methods)
 
 
-def method_not_allowed(method: str) -> str:
-    return _HTTP_MESSAGES[405].format(method=method)
+class _HttpError(MetalwireError):
+    safe = True
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.code = status
 
 
 async def on_http_error(request: Request, exc: Exception) -> Response:
+    """The router's 404 and 405 (with every method of the path), and any other HTTP error."""
     assert isinstance(exc, HTTPException)
-    template = _HTTP_MESSAGES.get(exc.status_code)
-    message = template.format(method=request.method) if template else str(exc.detail)
-    return error_response(exc.status_code, message, dict(exc.headers or {}))
+    error: MetalwireError
+    if exc.status_code == 404:
+        error = RouteNotFound("The resource could not be found.")
+    elif exc.status_code == 405:
+        error = MethodNotAllowed(request.method, allowed_methods(request))
+    else:
+        error = _HttpError(exc.status_code, str(exc.detail))
+    return error_response(request, error)
 
 
 async def on_validation_error(request: Request, exc: Exception) -> Response:
@@ -79,11 +157,11 @@ async def on_validation_error(request: Request, exc: Exception) -> Response:
     problems = "; ".join(
         f"{'.'.join(str(p) for p in err.get('loc', ()))}: {err.get('msg')}" for err in exc.errors()
     )
-    return error_response(400, f"Invalid request: {problems}")
+    return error_response(request, Invalid(f"Invalid request: {problems}"))
 
 
 async def on_unexpected_error(request: Request, exc: Exception) -> Response:
     LOG.exception(
         "Unexpected error in %s %s [%s]", request.method, request.url.path, _request_id(request)
     )
-    return error_response(500, f"An internal error occurred; request id {_request_id(request)}.")
+    return error_response(request, MetalwireError("unexpected error"))

@@ -1,8 +1,12 @@
 """Microversion negotiation, as Ironic clients expect it.
 
-A request picks a version with ``X-OpenStack-Ironic-API-Version: 1.N|latest`` or
-``OpenStack-API-Version: baremetal 1.N``; no header means the minimum, 1.1. A version out of
-range or malformed is refused with 406, which clients use to negotiate.
+A request picks a version with ``OpenStack-API-Version: baremetal 1.N|latest`` or
+``X-OpenStack-Ironic-API-Version: 1.N|latest``; the first wins when both name one. Either may
+be comma-folded (several header lines, or ``compute 2.1, baremetal 1.50``): the last
+``baremetal`` entry, or the last value, counts. No header, or an empty one, means the minimum,
+1.1. A malformed version, another major version or a minor one out of range is refused with
+406 (:class:`VersionNotAcceptable`); the last two name the served range, which clients
+negotiate from.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import total_ordering
 
-from metalwire.errors import NotAcceptable
+from metalwire.errors import RouteNotFound, VersionNotAcceptable
 
 IRONIC_HEADER = "X-OpenStack-Ironic-API-Version"
 GENERIC_HEADER = "OpenStack-API-Version"
@@ -19,7 +23,7 @@ MIN_HEADER = "X-OpenStack-Ironic-API-Minimum-Version"
 MAX_HEADER = "X-OpenStack-Ironic-API-Maximum-Version"
 SERVICE_TYPE = "baremetal"
 
-_VERSION = re.compile(r"^1\.(\d{1,4})$")
+_VERSION = re.compile(r"(\d{1,9})\.(\d{1,9})")
 
 
 @total_ordering
@@ -66,29 +70,62 @@ def _parse(value: str, header: str) -> Version:
     text = value.strip()
     if text.lower() == "latest":
         return MAX_VERSION
-    match = _VERSION.match(text)
+    match = _VERSION.fullmatch(text)
     if match is None:
-        raise NotAcceptable(
-            f'Invalid value for {header} header: {value!r}. Expected "1.N" or "latest".'
+        raise VersionNotAcceptable(
+            f'Invalid value for {header} header: {value!r}. Expected "1.N" or "latest".',
+            names_range=False,
         )
-    version = Version(int(match.group(1)))
+    major, minor = int(match.group(1)), int(match.group(2))
+    served = f"The supported version range is: [{MIN_VERSION}, {MAX_VERSION}]."
+    if major != 1:
+        raise VersionNotAcceptable(
+            f"Version {major}.{minor} was requested but this service serves major version 1 "
+            f"only. {served}",
+            names_range=True,
+        )
+    version = Version(minor)
     if not MIN_VERSION <= version <= MAX_VERSION:
-        raise NotAcceptable(
+        raise VersionNotAcceptable(
             f"Version {version} was requested but the minor version is not supported by this "
-            f"service. The supported version range is: [{MIN_VERSION}, {MAX_VERSION}]."
+            f"service. {served}",
+            names_range=True,
         )
     return version
 
 
+def _baremetal_entry(generic: str) -> str | None:
+    """The version of the last ``baremetal <version>`` entry of ``OpenStack-API-Version``."""
+    for entry in reversed(generic.split(",")):
+        parts = entry.split(None, 1)
+        if len(parts) == 2 and parts[0].lower() == SERVICE_TYPE:
+            return parts[1].strip()
+    return None
+
+
 def from_headers(ironic: str | None, generic: str | None) -> Version:
-    """The version a request asks for; raises NotAcceptable (406) when it is not served."""
-    if ironic is not None:
-        return _parse(ironic, IRONIC_HEADER)
+    """The version a request asks for; raises VersionNotAcceptable (406) when it is not served.
+
+    ``ironic`` and ``generic`` are the values of the two headers, several lines of one header
+    joined with commas.
+    """
     if generic is not None:
-        service, _, value = generic.strip().partition(" ")
-        if service.lower() == SERVICE_TYPE:
+        value = _baremetal_entry(generic)
+        if value is not None:
             return _parse(value, GENERIC_HEADER)
+    if ironic is not None:
+        value = ironic.rsplit(",", 1)[-1].strip()
+        if value:
+            return _parse(value, IRONIC_HEADER)
     return MIN_VERSION
+
+
+def require(version: Version, minor: int) -> None:
+    """A resource newer than the request's version does not exist for it: RouteNotFound (404)."""
+    if version.minor < minor:
+        raise RouteNotFound(
+            f"The resource could not be found at API version {version}; it exists from 1.{minor}."
+        )
 
 
 def response_headers(version: Version | None) -> dict[str, str]:

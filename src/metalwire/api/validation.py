@@ -14,7 +14,6 @@ from sqlalchemy import FromClause, String
 
 from metalwire.api.fields import Access, Field, by_name
 from metalwire.api.microversion import Version
-from metalwire.db.models import NodeHistory
 from metalwire.errors import InvalidParameterValue, MissingParameterValue, NotAcceptable
 
 _MAC = re.compile(r"^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$", re.IGNORECASE)
@@ -153,18 +152,6 @@ def check_lengths(values: Mapping[str, Any], table: FromClause) -> None:
 def _length(table: FromClause, name: str) -> int | None:
     kind = table.columns[name].type
     return kind.length if isinstance(kind, String) else None
-
-
-_USER_LIMIT = _length(NodeHistory.__table__, "user")
-
-
-def user_header(value: str | None) -> str | None:
-    """The ``X-User-Id`` header, which node history records: it must fit that column."""
-    if value is not None and _USER_LIMIT is not None and len(value) > _USER_LIMIT:
-        raise InvalidParameterValue(
-            f"Invalid X-User-Id header: {len(value)} characters, at most {_USER_LIMIT} allowed."
-        )
-    return value
 
 
 # oslo.utils' strict bool_from_string, which Ironic applies to every boolean field.

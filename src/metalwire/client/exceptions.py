@@ -172,7 +172,12 @@ def parse_fault(response: httpx.Response) -> tuple[str, str | None]:
         except ValueError:
             return message, None
     if isinstance(message, dict):
-        text = message.get("faultstring") or message.get("message") or message.get("detail")
+        text = (
+            message.get("faultstring")
+            or message.get("description")  # the router's errors: {code, title, description}
+            or message.get("message")
+            or message.get("detail")
+        )
         debug = message.get("debuginfo")
         if text is not None:
             return str(text), None if debug is None else str(debug)

@@ -9,6 +9,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from metalwire.api.auth.identity import SCOPE_KEY
 from metalwire.api.auth.strategy import Strategy, Unauthenticated
 from metalwire.api.errors import fault_body
+from metalwire.context import from_scope, new_request_id
 from metalwire.errors import MetalwireError
 
 LOG = logging.getLogger(__name__)
@@ -37,6 +38,9 @@ class AuthMiddleware:
         except MetalwireError as exc:  # the identity service failed: not the client's fault
             await self._refuse(send, exc.code, exc.message)
             return
+        state = scope.setdefault("state", {})
+        # The request context the handlers use names only what the strategy verified.
+        state["context"] = from_scope(scope, state.get("request_id") or new_request_id())
         await self.app(scope, receive, send)
 
     async def _refuse(self, send: Send, status: int, message: str) -> None:

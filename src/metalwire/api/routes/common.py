@@ -15,9 +15,9 @@ from metalwire.api import json_body as json_body_parser
 from metalwire.api import microversion as mv
 from metalwire.api.app_services import Services
 from metalwire.api.validation import uuid_value
-from metalwire.context import RequestContext, from_scope
+from metalwire.context import RequestContext
 from metalwire.db.pagination import Page
-from metalwire.errors import InvalidParameterValue, NotFound, StaleUpdate
+from metalwire.errors import InvalidParameterValue, StaleUpdate
 
 T = TypeVar("T")
 
@@ -32,8 +32,7 @@ class Call:
 
     def require(self, minor: int) -> None:
         """Resources newer than the request's version do not exist for it (404)."""
-        if not self.version.at_least(minor):
-            raise NotFound("The resource could not be found.")
+        mv.require(self.version, minor)
 
 
 def call(request: Request) -> Call:
@@ -42,7 +41,7 @@ def call(request: Request) -> Call:
     return Call(
         version=request.state.api_version,
         base=base,
-        context=from_scope(request.scope, request.state.request_id),
+        context=request.state.context,  # built once per request by the middleware
         services=services,
         request=request,
     )

@@ -3,9 +3,10 @@
 These are the API's busiest endpoints, so :class:`VifEndpoints` serves them as a plain ASGI
 component in front of the router: it answers its own paths and hands every other request on.
 That spares each call the framework's routing, request object and parameter solving, which
-cost about as much as the attach itself. Versions, request ids, version headers and the
-access log still come from :class:`~metalwire.api.middleware.ApiMiddleware`, and errors use
-the catalog and Ironic's error body like every other endpoint.
+cost about as much as the attach itself. It skips nothing else: the version, request id and
+context, the body-size limit, the version headers and the access log come from
+:class:`~metalwire.api.middleware.ApiMiddleware`, and errors are rendered by
+:func:`metalwire.api.errors.render`, as for every other endpoint.
 """
 
 from __future__ import annotations
@@ -20,15 +21,13 @@ from metalwire.api import errors, json_body
 from metalwire.api import microversion as mv
 from metalwire.api.app_services import Services
 from metalwire.api.validation import is_uuid
-from metalwire.context import from_scope
-from metalwire.errors import InvalidParameterValue, MetalwireError, NotFound, RequestTooLarge
+from metalwire.context import RequestContext
+from metalwire.errors import InvalidParameterValue, MetalwireError, MethodNotAllowed
 from metalwire.networking.base import VifInfo
 
 _PATH = re.compile(r"/v1/nodes/(?P<node>[^/]+)/vifs(?:/(?P<vif>[^/]+))?")
 _VIF_NAME = re.compile(r"[A-Za-z0-9\-._~]{1,255}")
 _JSON = [(b"content-type", b"application/json")]
-# An attach body is a VIF id and a few options; Ironic's API refuses bodies above this too.
-MAX_BODY = 114_688
 
 
 def check_vif_id(value: Any) -> str:
@@ -77,27 +76,23 @@ class VifEndpoints:
             return
         node, vif = match["node"], match["vif"]
         method = scope["method"]
-        allowed = "DELETE" if vif is not None else "GET, POST"
-        headers = _JSON
+        state = scope["state"]
         try:
-            if method not in allowed.split(", "):
-                headers = [*_JSON, (b"allow", allowed.encode())]
-                status, body = 405, errors.fault_body(405, errors.method_not_allowed(method))
-            else:
-                status, body = await self._answer(scope, receive, method, node, vif)
+            # As Ironic's router: the version gate first, then the method.
+            mv.require(state["api_version"], mv.VIFS)
+            allowed = ("DELETE",) if vif is not None else ("GET", "POST")
+            if method not in allowed:
+                raise MethodNotAllowed(method, allowed)
+            status, body = await self._answer(scope, receive, method, node, vif)
         except MetalwireError as exc:
-            request_id = scope["state"]["request_id"]
-            message = errors.client_message(exc, request_id, method, scope["path"])
-            status, body = exc.code, errors.fault_body(exc.code, message)
-        if status != 204:  # a 204 has no content, so no content headers
-            headers = [*headers, (b"content-length", b"%d" % len(body))]
-        await send(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": headers if status != 204 else [],
-            }
-        )
+            answer = errors.render(exc, state["request_id"], method, scope["path"])
+            await errors.send_error(send, answer, state)
+            return
+        if status == 204:  # a 204 has no content, so no content headers
+            await send({"type": "http.response.start", "status": 204, "headers": []})
+        else:
+            headers = [*_JSON, (b"content-length", b"%d" % len(body))]
+            await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
     @staticmethod
@@ -105,17 +100,14 @@ class VifEndpoints:
         scope: Scope, receive: Receive, method: str, node: str, vif: str | None
     ) -> tuple[int, bytes]:
         state = scope["state"]
-        version: mv.Version = state["api_version"]
-        if not version.at_least(mv.VIFS):
-            raise NotFound("The resource could not be found.")
         services: Services = scope["app"].state.services
-        context = from_scope(scope, state["request_id"])
+        context: RequestContext = state["context"]
         if method == "GET":
             vifs = await services.rpcapi.vif_list(context, node)
             return 200, json.dumps({"vifs": vifs}).encode()
         if method == "POST":
             body = json_body.parse(await _read_body(receive), _content_type(scope))
-            info = check_attach_body(body, version)
+            info = check_attach_body(body, state["api_version"])
             await services.rpcapi.vif_attach(context, node, info)
         else:
             assert vif is not None
@@ -124,16 +116,13 @@ class VifEndpoints:
 
 
 async def _read_body(receive: Receive) -> bytes:
-    chunks, size = [], 0
+    """The request body; the middleware's limit applies while it is read."""
+    chunks = []
     while True:
         message = await receive()
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise RequestTooLarge(f"The request body is larger than {MAX_BODY} bytes.")
-        chunks.append(chunk)
+        chunks.append(message.get("body", b""))
         if not message.get("more_body", False):
-            return b"".join(chunks)
+            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _content_type(scope: Scope) -> str | None:
