@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -215,3 +216,19 @@ def test_standalone_ports_cannot_be_turned_off_under_a_pxe_member(api: Api) -> N
         f"/v1/ports/{port['uuid']}", [{"op": "replace", "path": "/pxe_enabled", "value": False}]
     )
     assert api.patch(f"/v1/portgroups/{bond['uuid']}", off).status_code == 200
+
+
+def test_a_name_reused_after_a_delete_finds_the_new_node_at_once(api: Api) -> None:
+    first = api.node(name="reused")
+    api.port(first, "52:54:00:ae:00:01")
+    assert api.post("/v1/nodes/reused/vifs", {"id": "vif-r1"}).status_code == 204
+    assert api.delete("/v1/nodes/reused/vifs/vif-r1").status_code == 204
+    assert api.delete("/v1/nodes/reused").status_code == 204
+    second = api.node(name="reused")
+    api.port(second, "52:54:00:ae:00:02")
+    started = time.monotonic()
+    resp = api.patch("/v1/nodes/reused", [{"op": "add", "path": "/extra/k", "value": 1}])
+    assert resp.status_code == 200, resp.text
+    assert api.post("/v1/nodes/reused/vifs", {"id": "vif-r2"}).status_code == 204
+    assert time.monotonic() - started < 5  # no wait for the lock of the deleted node
+    assert api.vifs("reused") == ["vif-r2"]

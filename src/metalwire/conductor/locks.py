@@ -145,7 +145,10 @@ class NodeLocks:
         # for this one to end and then see the lease already cleared.
         if work.node_locks.try_acquire(node_id, self.holder, now, self.lease_seconds):
             return None, work.nodes.find(node_id)
-        return work.node_locks.holder_of(node_id) or "unknown", None
+        node = work.nodes.find(node_id)
+        if node is None:  # deleted meanwhile: nothing to wait for; the caller looks again
+            return None, None
+        return node.reservation or "unknown", None
 
     @contextlib.contextmanager
     def lease(self, node_id: int, label: str, deadline: Deadline) -> Iterator[None]:
@@ -156,7 +159,10 @@ class NodeLocks:
                 now = time.time()
                 if work.node_locks.try_acquire(node_id, self.holder, now, self.lease_seconds):
                     break
-                holder = work.node_locks.holder_of(node_id) or "unknown"
+                node = work.nodes.find(node_id)
+                if node is None:  # deleted meanwhile: nothing to hold; the caller looks again
+                    break
+                holder = node.reservation or "unknown"
             pause = self._pause(label, holder, deadline, pause)
         with self._guard:
             self._held.add(node_id)

@@ -211,6 +211,3 @@ class NodeLockRows(_Repository):
 
     def renew(self, node_ids: list[int], holder: str, now: float, lease: float) -> None:
         node_locks.renew(self._sql, node_ids, holder, now, lease)
-
-    def holder_of(self, node_id: int) -> str | None:
-        return node_locks.holder_of(self._sql, node_id)
