@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 
-from metalwire.api import errors
+from metalwire.api import errors, openapi
 from metalwire.api.app_services import Services
 from metalwire.api.auth.middleware import AuthMiddleware
 from metalwire.api.auth.startup import build_strategy
@@ -44,7 +44,7 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     app.state.services = services
     # The routes are added flat, the busiest first: the router tries them in order. The
     # VIF endpoints, the busiest of all, are answered in front of the router.
-    for module in (nodes, ports, portgroups, states, history, traits, root):
+    for module in (nodes, ports, portgroups, states, history, traits, root, openapi):
         app.router.routes.extend(module.router.routes)
     app.add_exception_handler(MetalwireError, errors.on_metalwire_error)
     app.add_exception_handler(HTTPException, errors.on_http_error)

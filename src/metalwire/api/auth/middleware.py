@@ -15,7 +15,7 @@ from metalwire.errors import MetalwireError
 LOG = logging.getLogger(__name__)
 
 # As in Ironic, the version documents stay public whatever the strategy.
-PUBLIC_PATHS = frozenset({"/", "/v1", "/v1/"})
+PUBLIC_PATHS = frozenset({"/", "/v1", "/v1/", "/openapi.json"})
 
 
 class AuthMiddleware:

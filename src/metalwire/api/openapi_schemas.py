@@ -1,0 +1,396 @@
+"""The reusable parts of the OpenAPI document: resources, bodies, headers, parameters, errors.
+
+Resource schemas come from the field tables (``api/fields.py``), so a field added there is
+described here too. Every field is optional in a response: which ones are shown depends on
+the microversion and on ``?fields=``; no other key may appear.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import FromClause, String
+
+from metalwire.api import microversion as mv
+from metalwire.api.fields import NODE_FIELDS, PORT_FIELDS, PORTGROUP_FIELDS, Access, Field
+from metalwire.config import DefaultOptions
+from metalwire.db.models import Node, Port, Portgroup
+
+Schema = dict[str, Any]
+
+
+def ref(kind: str, name: str) -> Schema:
+    return {"$ref": f"#/components/{kind}/{name}"}
+
+
+_UUID: Schema = {"type": "string", "format": "uuid"}
+_MAC = r"^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$"
+_TIMESTAMP: Schema = {"type": ["string", "null"], "format": "date-time"}
+_TIMESTAMPS = {
+    "created_at",
+    "updated_at",
+    "provision_updated_at",
+    "inspection_started_at",
+    "inspection_finished_at",
+}
+_KIND: dict[str, Schema] = {
+    "str": {"type": ["string", "null"]},
+    "bool": {"type": ["boolean", "null"]},
+    "dict": {"type": ["object", "null"]},
+    "any": {},
+}
+_DEFAULTS = DefaultOptions()
+
+
+def _one_of_or_any(names: list[str], what: str) -> Schema:
+    """A free string, with the default names offered first (a generator picks them often)."""
+    return {
+        "anyOf": [{"type": "string", "enum": names}, {"type": "string"}],
+        "description": f"{what}; by default one of {', '.join(names)}.",
+    }
+
+
+def _shown(field: Field) -> Schema:
+    if field.name in ("uuid",):
+        return _UUID
+    if field.name in _TIMESTAMPS:
+        return _TIMESTAMP
+    if field.name in ("node_uuid", "portgroup_uuid", "instance_uuid", "chassis_uuid"):
+        return {"type": ["string", "null"]}
+    return dict(_KIND[field.kind])
+
+
+_NAME = r"^[A-Za-z0-9\-._~]+$"
+_LOCAL_LINK: Schema = {
+    "type": "object",
+    "description": "switch_id and port_id (hostname and port_id for a smart NIC), unless "
+    "network_type is unmanaged.",
+    "properties": {
+        "switch_id": {"type": "string", "pattern": _MAC},
+        "port_id": {"type": "string"},
+        "switch_info": {"type": "string"},
+        "hostname": {"type": "string"},
+        "network_type": {"type": "string"},
+    },
+    "additionalProperties": False,
+}
+
+
+def _settable(field: Field, table: FromClause) -> Schema:
+    """The value a client may give: what the API accepts, so generated values mostly pass."""
+    if field.name == "driver":
+        return _one_of_or_any(
+            _DEFAULTS.enabled_hardware_types,
+            "A hardware type named in [DEFAULT] enabled_hardware_types",
+        )
+    if field.name == "network_interface":
+        return _one_of_or_any(
+            _DEFAULTS.enabled_network_interfaces,
+            "A network interface named in [DEFAULT] enabled_network_interfaces",
+        )
+    if field.name == "address":
+        return {"type": "string", "pattern": _MAC}
+    if field.name == "local_link_connection":
+        return _LOCAL_LINK
+    if field.name in ("uuid", "node_uuid", "portgroup_uuid", "instance_uuid", "chassis_uuid"):
+        return {"type": "string", "format": "uuid"}
+    if field.kind == "bool":
+        return {"type": "boolean"}
+    if field.kind == "dict":
+        return {"type": "object"}
+    if field.kind == "str":
+        schema: Schema = {"type": "string"}
+        column = table.columns.get(field.name)
+        if column is not None and isinstance(column.type, String) and column.type.length:
+            schema["maxLength"] = column.type.length
+        if field.name == "name":
+            schema.update(pattern=_NAME, minLength=1, maxLength=255)
+        return schema
+    return {}
+
+
+def _since(schema: Schema, field: Field) -> Schema:
+    if field.since > 1:
+        return {**schema, "description": f"From API version 1.{field.since}."}
+    return schema
+
+
+LINK: Schema = {
+    "type": "object",
+    "properties": {"href": {"type": "string"}, "rel": {"type": "string"}},
+    "required": ["href", "rel"],
+}
+LINKS: Schema = {"type": "array", "items": ref("schemas", "Link")}
+
+
+def resource(fields: tuple[Field, ...], sublinks: tuple[str, ...]) -> Schema:
+    """A node, port or portgroup as shown: any of its fields, its links and sub-links."""
+    properties: dict[str, Schema] = {f.name: _since(_shown(f), f) for f in fields}
+    properties["links"] = LINKS
+    for name in sublinks:
+        properties[name] = LINKS
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": ["links"],
+        "additionalProperties": False,
+    }
+
+
+def create_body(fields: tuple[Field, ...], table: FromClause, required: list[str]) -> Schema:
+    """What a create request may set: the writable and create-only fields."""
+    settable = (Access.WRITABLE, Access.CREATE_ONLY)
+    properties = {f.name: _since(_settable(f, table), f) for f in fields if f.access in settable}
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+def collection(key: str, item: str) -> Schema:
+    return {
+        "type": "object",
+        "properties": {
+            key: {"type": "array", "items": ref("schemas", item)},
+            "next": {"type": "string", "description": "The next page, when this one is full."},
+        },
+        "required": [key],
+        "additionalProperties": False,
+    }
+
+
+JSON_PATCH: Schema = {
+    "type": "array",
+    "description": "RFC 6902 JSON Patch; paths are the resource's fields (/extra/key).",
+    "items": {
+        "type": "object",
+        "properties": {
+            "op": {"enum": ["add", "remove", "replace", "move", "copy", "test"]},
+            "path": {"type": "string", "examples": ["/extra/key", "/name"]},
+            "from": {"type": "string"},
+            "value": {},
+        },
+        "required": ["op", "path"],
+    },
+}
+
+VERSION: Schema = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "links": LINKS,
+        "status": {"type": "string"},
+        "min_version": {"type": "string"},
+        "version": {"type": "string"},
+    },
+    "required": ["id", "links", "status", "min_version", "version"],
+}
+
+HISTORY_ENTRY: Schema = {
+    "type": "object",
+    "properties": {
+        "uuid": _UUID,
+        "created_at": _TIMESTAMP,
+        "severity": {"type": "string"},
+        "event": {"type": "string"},
+        "links": LINKS,
+        "event_type": {"type": "string"},
+        "conductor": {"type": ["string", "null"]},
+        "user": {"type": ["string", "null"]},
+        "vif_id": {"type": ["string", "null"]},
+        "target_uuid": {"type": ["string", "null"]},
+        "result": {"type": ["string", "null"]},
+    },
+    "required": ["uuid", "created_at", "severity", "event", "links"],
+    "additionalProperties": False,
+}
+
+STATES: Schema = {
+    "type": "object",
+    "properties": {
+        "power_state": {"type": ["string", "null"]},
+        "target_power_state": {"type": ["string", "null"]},
+        "provision_state": {"type": ["string", "null"]},
+        "target_provision_state": {"type": ["string", "null"]},
+        "provision_updated_at": _TIMESTAMP,
+        "last_error": {"type": ["string", "null"]},
+        "console_enabled": {"type": "boolean"},
+        "raid_config": {"type": "object"},
+        "target_raid_config": {"type": "object"},
+    },
+    "additionalProperties": False,
+}
+
+VIF_ATTACH: Schema = {
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "description": "A UUID or a name of at most 255 RFC 3986 unreserved characters; "
+            "not '.' or '..'.",
+            "pattern": r"^[A-Za-z0-9\-._~]{1,255}$",
+        },
+        "port_uuid": {"type": "string", "format": "uuid", "description": "From 1.67."},
+        "portgroup_uuid": {"type": "string", "format": "uuid", "description": "From 1.67."},
+    },
+    "required": ["id"],
+    "description": "Other keys are handed to the node's network interface.",
+}
+
+_FAULT: Schema = {
+    "type": "object",
+    "properties": {
+        "faultcode": {"enum": ["Client", "Server"]},
+        "faultstring": {"type": "string"},
+        "debuginfo": {"type": "null"},
+    },
+    "required": ["faultcode", "faultstring"],
+}
+_ROUTING: Schema = {
+    "type": "object",
+    "properties": {
+        "code": {"type": ["integer", "string"]},
+        "title": {"type": "string"},
+        "description": {"type": "string"},
+    },
+    "required": ["code", "title", "description"],
+}
+
+ERROR: Schema = {
+    "type": "object",
+    "description": (
+        "Ironic's error body. `error_message` is JSON text: for an error about an object, "
+        "`{faultcode, faultstring, debuginfo}`; for a routing or version-negotiation error "
+        "(unknown path, method not allowed, unsupported microversion), `{code, title, "
+        "description}`. Clients parse the inner text to show the message."
+    ),
+    "properties": {
+        "error_message": {
+            "anyOf": [
+                {
+                    "type": "string",
+                    "contentMediaType": "application/json",
+                    "contentSchema": {"anyOf": [_FAULT, _ROUTING]},
+                },
+                _FAULT,
+                _ROUTING,
+            ]
+        }
+    },
+    "required": ["error_message"],
+}
+
+
+def _versions() -> list[str]:
+    return [f"1.{n}" for n in range(mv.MIN_VERSION.minor, mv.MAX_VERSION.minor + 1)]
+
+
+HEADER_PARAMETERS: dict[str, Schema] = {
+    "IronicApiVersion": {
+        "name": mv.IRONIC_HEADER,
+        "in": "header",
+        "required": False,
+        "description": "The microversion, `1.N` or `latest`; without a version header, "
+        f"{mv.MIN_VERSION}. Outside [{mv.MIN_VERSION}, {mv.MAX_VERSION}] or malformed: 406.",
+        # The newest version is listed on its own too, so a generator picks it often.
+        "schema": {"anyOf": [{"enum": ["latest", str(mv.MAX_VERSION)]}, {"enum": _versions()}]},
+    },
+    "OpenStackApiVersion": {
+        "name": mv.GENERIC_HEADER,
+        "in": "header",
+        "required": False,
+        "description": f"The microversion as `{mv.SERVICE_TYPE} 1.N`, the generic form.",
+        "schema": {
+            "type": "string",
+            "enum": [f"{mv.SERVICE_TYPE} {v}" for v in [*_versions(), "latest"]],
+        },
+    },
+}
+
+RESPONSE_HEADERS: dict[str, Schema] = {
+    "MinimumVersion": {
+        "description": "The oldest microversion served.",
+        "schema": {"type": "string", "pattern": r"^1\.\d+$"},
+    },
+    "MaximumVersion": {
+        "description": "The newest microversion served.",
+        "schema": {"type": "string", "pattern": r"^1\.\d+$"},
+    },
+    "Version": {
+        "description": "The microversion the request was answered at.",
+        "schema": {"type": "string", "pattern": r"^1\.\d+$"},
+    },
+    "GenericVersion": {
+        "description": "The microversion the request was answered at, generic form.",
+        "schema": {"type": "string", "pattern": rf"^{mv.SERVICE_TYPE} 1\.\d+$"},
+    },
+    "RequestId": {
+        "description": "The request's id, as in the server log.",
+        "schema": {"type": "string"},
+    },
+}
+
+
+def version_headers() -> dict[str, Schema]:
+    """The headers every response may carry (none is promised on a negotiation error)."""
+    return {
+        mv.MIN_HEADER: ref("headers", "MinimumVersion"),
+        mv.MAX_HEADER: ref("headers", "MaximumVersion"),
+        mv.IRONIC_HEADER: ref("headers", "Version"),
+        mv.GENERIC_HEADER: ref("headers", "GenericVersion"),
+        "X-OpenStack-Request-Id": ref("headers", "RequestId"),
+    }
+
+
+ERROR_STATUSES: dict[int, str] = {
+    400: "The request is invalid; the message names the field or value.",
+    403: "The node is protected.",
+    404: "Not found, or not at this microversion, or an unknown path.",
+    405: "The path exists, the method does not.",
+    406: "The microversion, or a field or verb of the request, is not served.",
+    409: "The request clashes with the current state (in use, duplicate, node locked).",
+    413: "The request body is too large.",
+    502: "The network service refused the work.",
+    503: "The network service or the database could not be reached in time.",
+}
+
+
+def error_responses() -> dict[str, Schema]:
+    return {
+        f"Error{status}": {
+            "description": text,
+            "headers": version_headers(),
+            "content": {"application/json": {"schema": ref("schemas", "Error")}},
+        }
+        for status, text in ERROR_STATUSES.items()
+    }
+
+
+def components() -> dict[str, Any]:
+    schemas: dict[str, Schema] = {
+        "Link": LINK,
+        "Error": ERROR,
+        "Version": VERSION,
+        "Node": resource(NODE_FIELDS, ("ports", "states", "portgroups")),
+        "Port": resource(PORT_FIELDS, ()),
+        "Portgroup": resource(PORTGROUP_FIELDS, ("ports",)),
+        "NodeCreate": create_body(NODE_FIELDS, Node.__table__, ["driver"]),
+        "PortCreate": create_body(PORT_FIELDS, Port.__table__, ["address", "node_uuid"]),
+        "PortgroupCreate": create_body(PORTGROUP_FIELDS, Portgroup.__table__, ["node_uuid"]),
+        "NodeList": collection("nodes", "Node"),
+        "PortList": collection("ports", "Port"),
+        "PortgroupList": collection("portgroups", "Portgroup"),
+        "HistoryEntry": HISTORY_ENTRY,
+        "HistoryList": collection("history", "HistoryEntry"),
+        "States": STATES,
+        "JsonPatch": JSON_PATCH,
+        "VifAttach": VIF_ATTACH,
+    }
+    return {
+        "schemas": schemas,
+        "parameters": HEADER_PARAMETERS,
+        "headers": RESPONSE_HEADERS,
+        "responses": error_responses(),
+    }

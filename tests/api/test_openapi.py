@@ -1,0 +1,78 @@
+"""The OpenAPI document: served at /openapi.json, committed, and describing every route."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+from fastapi.routing import APIRoute
+from fastapi.testclient import TestClient
+from schemathesis.specs.openapi.definitions import OPENAPI_31
+
+COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "api-ref" / "openapi.json"
+# Served in front of the router by api/routes/vifs.py: VifEndpoints.
+VIF_OPERATIONS = {
+    ("GET", "/v1/nodes/{}/vifs"),
+    ("POST", "/v1/nodes/{}/vifs"),
+    ("DELETE", "/v1/nodes/{}/vifs/{}"),
+}
+
+
+def _shape(path: str) -> str:
+    return re.sub(r"\{[^}]+\}", "{}", path)
+
+
+def test_served_document_is_the_committed_one(client: TestClient) -> None:
+    resp = client.get("/openapi.json")
+    assert resp.status_code == 200
+    assert resp.headers["content-type"] == "application/json"
+    assert resp.content == COMMITTED.read_bytes(), (
+        "docs/api-ref/openapi.json is stale: regenerate it with "
+        "`python -m metalwire.api.openapi docs/api-ref/openapi.json`"
+    )
+
+
+def test_document_is_valid_openapi_3_1(client: TestClient) -> None:
+    document = client.get("/openapi.json").json()
+    assert document["openapi"].startswith("3.1.")
+    jsonschema.Draft202012Validator(OPENAPI_31).validate(document)
+
+
+def test_every_route_is_described(client: TestClient) -> None:
+    document = client.get("/openapi.json").json()
+    described = {
+        (method.upper(), _shape(path))
+        for path, item in document["paths"].items()
+        for method in item
+    }
+    app = client.app
+    assert hasattr(app, "routes")
+    served = {
+        (method, _shape(route.path))
+        for route in app.routes
+        if isinstance(route, APIRoute)
+        for method in route.methods
+    }
+    served |= VIF_OPERATIONS
+    assert served - described == set(), "routes missing from the document"
+    assert described - served == set(), "the document describes routes nobody serves"
+
+
+def test_every_operation_documents_the_version_headers_and_both_error_forms(
+    client: TestClient,
+) -> None:
+    document = client.get("/openapi.json").json()
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            names = {p["$ref"].rsplit("/", 1)[-1] for p in operation["parameters"] if "$ref" in p}
+            assert {"IronicApiVersion", "OpenStackApiVersion"} <= names, (method, path)
+            assert "406" in operation["responses"], (method, path)
+    error = document["components"]["schemas"]["Error"]["properties"]["error_message"]
+    validator = jsonschema.Draft202012Validator(error)
+    fault = {"faultcode": "Client", "faultstring": "Node x could not be found.", "debuginfo": None}
+    routing = {"code": 404, "title": "Not Found", "description": "The resource could not be found."}
+    for inner in (fault, routing):
+        validator.validate(json.dumps(inner))
+        validator.validate(inner)
