@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
-from metalwire.db.engine import WouldWait
 from metalwire.errors import MetalwireError
 from metalwire.networking.base import VifInfo
 from metalwire.networking.selection import describe
@@ -21,12 +20,11 @@ def vif_attach(
     context: RequestContext,
     node_ident: str,
     vif_info: VifInfo,
-    wait: bool = True,
 ) -> None:
     vif_id = vif_info["id"]
     node: tuple[int, str] | None = None
     try:
-        with conductor.exclusive_task(node_ident, context, wait) as task:
+        with conductor.exclusive_task(node_ident, context) as task:
             node = (task.node.id, task.node.uuid)
             iface = conductor.network_interface(task.node)
             iface.validate(task)
@@ -48,12 +46,10 @@ def vif_attach(
         raise
 
 
-def vif_detach(
-    conductor: Conductor, context: RequestContext, node_ident: str, vif_id: str, wait: bool = True
-) -> None:
+def vif_detach(conductor: Conductor, context: RequestContext, node_ident: str, vif_id: str) -> None:
     node: tuple[int, str] | None = None
     try:
-        with conductor.exclusive_task(node_ident, context, wait) as task:
+        with conductor.exclusive_task(node_ident, context) as task:
             node = (task.node.id, task.node.uuid)
             iface = conductor.network_interface(task.node)
             target = task.find_target(vif_id)
@@ -74,12 +70,9 @@ def vif_detach(
 
 
 def vif_list(
-    conductor: Conductor, context: RequestContext, node_ident: str, wait: bool = True
+    conductor: Conductor, context: RequestContext, node_ident: str
 ) -> list[dict[str, str]]:
-    """The node's VIFs; with ``wait=False``, WouldWait if the interface may call out."""
     task = conductor.shared_task(node_ident, context)
-    if not wait and not conductor.runs_locally(task.node):
-        raise WouldWait(f"node {task.node.uuid} calls an external network service")
     return conductor.network_interface(task.node).vif_list(task)
 
 
