@@ -241,6 +241,39 @@ def test_legacy_vif_on_another_node_is_409(api: Api, node: dict[str, Any]) -> No
     assert "vif_port_id" not in api.get(f"/v1/ports/{port}").json()["extra"]
 
 
+@pytest.mark.parametrize("bad", [{"a": 1}, [1], "..", ".", "a b", "x" * 256])
+def test_legacy_vif_port_id_gets_the_vif_id_checks_of_post_vifs(
+    api: Api, node: dict[str, Any], bad: Any
+) -> None:
+    resp = api.post(
+        "/v1/ports",
+        {"node_uuid": node["uuid"], "address": "52:54:00:10:04:01", "extra": {"vif_port_id": bad}},
+    )
+    assert resp.status_code == 400, resp.text
+    assert "extra/vif_port_id" in fault(resp) and "Invalid VIF id" in fault(resp)
+    assert api.get("/v1/ports?address=52:54:00:10:04:01").json()["ports"] == []
+    port = api.get("/v1/nodes/vifnode/ports").json()["ports"][0]["uuid"]
+    resp = api.patch(
+        f"/v1/ports/{port}", [{"op": "add", "path": "/extra/vif_port_id", "value": bad}]
+    )
+    assert resp.status_code == 400, resp.text
+    assert "extra/vif_port_id" in fault(resp)
+    assert "vif_port_id" not in api.get(f"/v1/ports/{port}").json()["extra"]
+    resp = api.post("/v1/portgroups", {"node_uuid": node["uuid"], "extra": {"vif_port_id": bad}})
+    assert resp.status_code == 400, resp.text
+    assert "extra/vif_port_id" in fault(resp)
+    group = api.portgroup(node, name="legacy-checked")
+    resp = api.patch(
+        f"/v1/portgroups/{group['uuid']}",
+        [{"op": "add", "path": "/extra/vif_port_id", "value": bad}],
+    )
+    assert resp.status_code == 400, resp.text
+    assert "extra/vif_port_id" in fault(resp)
+    assert "vif_port_id" not in api.get(f"/v1/portgroups/{group['uuid']}").json()["extra"]
+    assert [g["uuid"] for g in api.get("/v1/portgroups").json()["portgroups"]] == [group["uuid"]]
+    assert api.vifs("vifnode") == []
+
+
 def test_legacy_vif_goes_through_the_interface_rules(api: Api, node: dict[str, Any]) -> None:
     """The interface chooses as for POST /vifs: a bond member cannot take the VIF (400),
     and the port carrying the refused extra/vif_port_id is not stored."""
