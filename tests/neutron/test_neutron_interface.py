@@ -538,6 +538,7 @@ def test_flat_sets_the_mac_and_binds_to_the_compute_host(api: Metalwire, neutron
     port = neutron.port(vif["id"])
     assert port["binding:host_id"] == "compute-7"
     assert port["binding:vnic_type"] == "baremetal"
+    assert port["binding:profile"] == {"local_link_information": [link("Ethernet25/1")]}
 
     assert api.provision("flatn", "deleted")["provision_state"] == "available"
     assert api.vifs("flatn") == []
