@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import logging
+import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
@@ -13,8 +14,9 @@ from metalwire.config import Config
 from metalwire.context import RequestContext
 from metalwire.db.engine import Database, WouldWait
 from metalwire.db.models import Node
+from metalwire.db.node_locks import live_holder
 from metalwire.db.work import Work
-from metalwire.errors import NodeNotFound
+from metalwire.errors import NodeLocked, NodeNotFound
 from metalwire.networking.base import NetworkInterface
 from metalwire.networking.loader import NetworkInterfaces
 from metalwire.networking.task import Task
@@ -262,6 +264,33 @@ class Conductor:
                 error=True,
                 vif_id=attachment.vif_id,
             )
+
+    def clear_interrupted_attach_elsewhere(
+        self, vif_id: str, context: RequestContext, node_id: int | None
+    ) -> bool:
+        """Remove the VIF's pending record on another node whose lock holder is gone.
+
+        A pending record left by a dead process would otherwise refuse the VIF everywhere
+        until the next operation on its own node. Call this holding no node lock: it opens
+        a task on that node (which clears the node's interrupted attaches) once the dead
+        holder's lease has expired. True if a record was cleared; ``node_id`` is the node
+        asking (its own pending records are cleared when its task opens). Inside
+        :meth:`without_waiting` opening that task raises WouldWait.
+        """
+        with self.db.reading() as work:
+            attachment = work.attachments.find(vif_id)
+            if attachment is None or not attachment.pending or attachment.node_id == node_id:
+                return False
+            node = work.nodes.find(attachment.node_id)
+        if node is None or live_holder(node, time.time()) is not None:
+            return False
+        try:
+            with self.exclusive_task(node.id, context):
+                pass
+        except (NodeLocked, NodeNotFound):
+            return False
+        with self.db.reading() as work:
+            return work.attachments.find(vif_id) is None
 
     def record_history(
         self,

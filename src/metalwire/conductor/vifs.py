@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
-from metalwire.errors import MetalwireError
+from metalwire.errors import MetalwireError, VifAlreadyAttached
 from metalwire.networking.base import VifInfo
 from metalwire.networking.selection import describe
 from metalwire.networking.task import Task
@@ -23,7 +23,9 @@ def vif_attach(
 ) -> None:
     vif_id = vif_info["id"]
     node: tuple[int, str] | None = None
-    try:
+
+    def attempt() -> None:
+        nonlocal node
         with conductor.exclusive_task(node_ident, context) as task:
             node = (task.node.id, task.node.uuid)
             iface = conductor.network_interface(task.node)
@@ -39,6 +41,18 @@ def vif_attach(
                 vif_id=vif_id,
                 target_uuid=None if target is None else target.uuid,
             )
+
+    try:
+        try:
+            attempt()
+        except VifAlreadyAttached:
+            # Held by an attach whose process died? Clear that record (no lock is held
+            # here, so taking the other node's cannot deadlock) and try once more.
+            if node is None or not conductor.clear_interrupted_attach_elsewhere(
+                vif_id, context, node[0]
+            ):
+                raise
+            attempt()
     except MetalwireError as exc:
         conductor.record_failure(
             node, context, "vif", f"Attaching VIF {vif_id} failed: {exc}", vif_id=vif_id
