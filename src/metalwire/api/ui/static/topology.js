@@ -28,11 +28,16 @@
     return el;
   }
 
+  /** A table cell that names its column (shown as the label when rows stack on a phone). */
+  function cell(label, cls, ...content) {
+    return h("td", { "data-label": label, class: cls }, h("div", { class: "v" }, content));
+  }
+
   const enc = encodeURIComponent;
   const main = () => document.getElementById("main");
 
   function setMain(...children) {
-    main().replaceChildren(...children.flat());
+    main().replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
   }
 
   // -- API -------------------------------------------------------------------------------
@@ -283,20 +288,20 @@
           h(
             "tr",
             { "data-node": node.uuid },
-            h(
-              "td",
-              { "data-label": "Name", class: "name" },
+            cell(
+              "Name",
+              "name",
               h("a", { href: nodeHref(node.name || node.uuid), "data-route": true }, label),
               node.maintenance && h("span", { class: "badge tone-warn" }, "maintenance"),
               match.how && h("div", { class: "matched" }, `matched ${match.how}`),
             ),
-            h("td", { "data-label": "UUID", class: "mono uuid", title: node.uuid }, node.uuid),
-            h("td", { "data-label": "Provision state" }, stateBadge(node.provision_state)),
-            h("td", { "data-label": "Network interface" }, h("span", { class: "iface" }, node.network_interface || "—")),
-            h("td", { "data-label": "Ports", class: "num" }, entry.ports.length),
-            h("td", { "data-label": "Portgroups", class: "num" }, entry.portgroups.length),
-            h("td", { "data-label": "VIFs", class: "num" }, entry.vifs.length),
-            h("td", { "data-label": "Physical networks", class: "physnets" }, [...entry.physnets].sort().map(physnetChip)),
+            cell("UUID", "mono uuid", node.uuid),
+            cell("Provision state", null, stateBadge(node.provision_state)),
+            cell("Network interface", null, h("span", { class: "iface" }, node.network_interface || "—")),
+            cell("Ports", "num", entry.ports.length),
+            cell("Portgroups", "num", entry.portgroups.length),
+            cell("VIFs", "num", entry.vifs.length),
+            cell("Physical networks", "physnets", [...entry.physnets].sort().map(physnetChip)),
           ),
         );
       }
@@ -356,17 +361,17 @@
     const vif = vifOf(port);
     let vifCell;
     if (vif) vifCell = [vifChip(vif), detachButton(vif, view)];
-    else if (role === "member" && view.bondVif) vifCell = h("span", { class: "muted" }, "carries the bond's VIF");
+    else if (role === "member" && view.bondVif) vifCell = h("span", { class: "muted" }, "bond's VIF");
     else if (role === "member") vifCell = h("span", { class: "muted" }, "via the bond");
     else vifCell = freeChip();
     return h(
       "tr",
       { class: `port ${vif ? "busy" : role === "member" ? "member" : "is-free"}`, "data-port": port.uuid, "data-mac": port.address },
-      h("td", { "data-label": "MAC", class: "mono mac", title: `port ${port.uuid}` }, port.address),
-      h("td", { "data-label": "Physical network" }, physnetChip(port.physical_network)),
-      h("td", { "data-label": "Switch link", class: "link" }, linkCell(port)),
-      h("td", { "data-label": "PXE" }, port.pxe_enabled ? h("span", { class: "badge tone-info" }, "PXE") : h("span", { class: "muted" }, "no PXE")),
-      h("td", { "data-label": "VIF", class: "vif-cell" }, vifCell),
+      cell("MAC", "mono mac", h("span", { title: `port ${port.uuid}` }, port.address)),
+      cell("Physical network", null, physnetChip(port.physical_network)),
+      cell("Switch link", "link", linkCell(port)),
+      cell("PXE", "pxe", port.pxe_enabled ? h("span", { class: "badge tone-info" }, "PXE") : h("span", { class: "muted" }, "no PXE")),
+      cell("VIF", "vif-cell", vifCell),
     );
   }
 
@@ -397,15 +402,16 @@
           h("span", { class: "kind" }, "bond"),
           h("h3", {}, portgroup.name || shortUuid(portgroup.uuid)),
           portgroup.mode && h("span", { class: "badge tone-neutral", title: "bonding mode" }, portgroup.mode),
-          physnets.length === 1 ? physnetChip(physnets[0]) : h("span", { class: "badge tone-warn" }, "mixed physnets"),
+          physnets.length === 1 && physnetChip(physnets[0]),
+          physnets.length > 1 && h("span", { class: "badge tone-warn", title: "the members are on different physical networks" }, "mixed physnets"),
         ),
         h("div", { class: "card-state" }, state),
       ),
       h(
         "div",
         { class: "card-meta" },
-        h("span", { class: "mono" }, portgroup.address || "no MAC"),
-        h("span", { class: "mono muted", title: "portgroup UUID" }, portgroup.uuid),
+        h("span", {}, h("span", { class: "k" }, "MAC "), h("span", { class: "mono" }, portgroup.address || "none")),
+        h("span", {}, h("span", { class: "k" }, "UUID "), h("span", { class: "mono muted" }, portgroup.uuid)),
         h("span", { class: "muted" }, `${members.length} member${members.length === 1 ? "" : "s"}`),
       ),
       members.length ? portTable(members, memberView, "member") : h("p", { class: "muted pad" }, "No member ports: this bond cannot take a VIF."),
