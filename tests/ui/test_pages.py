@@ -49,10 +49,6 @@ def test_assets_are_served_from_the_package(ui_client: TestClient, asset: str, k
     assert resp.content == (STATIC_DIR / asset).read_bytes()
 
 
-def test_a_missing_asset_is_404(ui_client: TestClient) -> None:
-    assert ui_client.get("/ui/static/nothing.js").status_code == 404
-
-
 def test_the_base_under_a_root_path_is_escaped() -> None:
     assert '<base href="/a&quot;b/ui/">' in page_html('/a"b')
 

@@ -256,3 +256,95 @@ def test_with_http_basic_the_browser_logs_in(browser: Any, tmp_path: Path) -> No
         )
         page.screenshot(path=str(tmp_path / "phone-http-basic.png"), full_page=True)
         context.close()
+
+
+def answer_dry_runs(page: Any, body: dict[str, Any]) -> list[dict[str, str]]:
+    """Answer the page's dry-run requests with ``body`` (the shape metalwire's dry-run attach
+    gives, docs/api-ref/vifs.md); every other request goes on to the server. Returns the
+    headers of each attach request that reached the server."""
+    reached: list[dict[str, str]] = []
+
+    def handle(route: Any) -> None:
+        request = route.request
+        if request.method == "POST" and request.headers.get("x-metalwire-dry-run") == "true":
+            route.fulfill(status=200, json=body)
+            return
+        if request.method == "POST":
+            reached.append(dict(request.headers))
+        route.continue_()
+
+    page.route("**/v1/nodes/*/vifs", handle)
+    return reached
+
+
+def test_a_dry_run_explanation_is_shown_before_anything_is_attached(
+    browser: Any, served: tuple[MetalwireServer, dict[str, str]], tmp_path: Path
+) -> None:
+    server, ids = served
+    page = browser.new_page(viewport=LAPTOP)
+    reached = answer_dry_runs(
+        page,
+        {
+            "dry_run": True,
+            "vif_id": "tenant-b",
+            "physical_networks": ["physnet-b"],
+            "chooses_target": True,
+            "target": {"type": "port", "uuid": ids["free_port"], "address": FREE_MAC},
+            "error": None,
+            "refused": [
+                {
+                    "type": "portgroup",
+                    "uuid": ids["bond"],
+                    "reason": "busy",
+                    "message": f"portgroup {ids['bond']} (bond0) carries VIF tenant-a",
+                    "vif": "tenant-a",
+                }
+            ],
+        },
+    )
+    page.goto(f"{server.url}/ui/nodes/compute-0")
+    page.locator("#vif-id").wait_for(timeout=TIMEOUT_MS)
+    page.fill("#vif-id", "tenant-b")
+    page.click("#vif-submit")
+    preview = page.locator(".preview")
+    preview.wait_for(timeout=TIMEOUT_MS)
+    assert f"Would go on port {FREE_MAC}." in preview.inner_text()
+    assert "bond bond0" in preview.locator(".refused").inner_text()
+    assert "carries VIF tenant-a" in preview.locator(".refused").inner_text()
+    assert reached == []  # nothing was written yet
+    free = page.locator(f"tr[data-port='{ids['free_port']}']")
+    assert free.locator(".free").count() == 1
+    page.screenshot(path=str(tmp_path / "laptop-preview.png"), full_page=True)
+
+    page.click("#vif-confirm")
+    free.locator(".vif", has_text="tenant-b").wait_for(timeout=TIMEOUT_MS)
+    assert len(reached) == 1
+    assert "x-metalwire-dry-run" not in reached[0]
+    page.close()
+
+
+def test_a_dry_run_that_would_fail_offers_no_attach(
+    browser: Any, served: tuple[MetalwireServer, dict[str, str]]
+) -> None:
+    server, ids = served
+    page = browser.new_page(viewport=LAPTOP)
+    message = f"No free port on node {ids['node']} for VIF tenant-z: port ... is on physnet-b"
+    reached = answer_dry_runs(
+        page,
+        {
+            "dry_run": True,
+            "target": None,
+            "error": {"code": 400, "type": "NoFreePhysicalPort", "message": message},
+            "refused": [],
+        },
+    )
+    page.goto(f"{server.url}/ui/nodes/compute-0")
+    page.locator("#vif-id").wait_for(timeout=TIMEOUT_MS)
+    page.fill("#vif-id", "tenant-z")
+    page.click("#vif-submit")
+    refusal = page.locator(".preview.bad")
+    refusal.wait_for(timeout=TIMEOUT_MS)
+    assert f"This attach would fail: {message}" in refusal.inner_text()
+    assert page.locator("#vif-confirm").count() == 0
+    assert reached == []
+    page.close()

@@ -545,30 +545,51 @@
     return value.uuid || value.port_uuid || value.portgroup_uuid || null;
   }
 
-  /** The dry-run answer as text: the chosen target and every refused candidate with why. */
+  /** Whether a dry-run answer says the attach would fail (no confirm button then). */
+  function wouldFail(body) {
+    return Boolean(body && body.error);
+  }
+
+  function errorText(error) {
+    if (!error) return null;
+    if (typeof error === "string") return error;
+    return error.message || error.type || JSON.stringify(error);
+  }
+
+  /** The dry-run answer as text: where the VIF would go, or why it would fail, and for every
+   * other port and portgroup why not (metalwire's ``X-Metalwire-Dry-Run`` answer). */
   function explanation(body, data) {
     const out = [];
     if (!body || typeof body !== "object") return h("p", {}, "The server gave no explanation.");
-    const chosen = asUuid(body.target || body.chosen || body.selected) || body.portgroup_uuid || body.port_uuid;
-    if (chosen) {
+    const chosen = asUuid(body.target);
+    const failure = errorText(body.error);
+    if (failure) {
+      out.push(h("p", { class: "chosen" }, h("strong", {}, "This attach would fail: "), failure));
+    } else if (chosen) {
       out.push(h("p", { class: "chosen" }, "Would go on ", h("strong", {}, targetLabel(data, chosen)), "."));
+    } else if (body.chooses_target === false) {
+      const iface = body.network_interface ? ` (${body.network_interface})` : "";
+      out.push(h("p", { class: "chosen" }, `Would succeed; the network interface${iface} puts the VIF on no port.`));
     }
-    const message = body.message || body.explanation || body.reason;
-    if (typeof message === "string") out.push(h("p", {}, message));
-    let refused = body.refused || body.refusals || body.rejected || body.candidates || [];
-    if (refused && !Array.isArray(refused) && typeof refused === "object") {
-      refused = Object.entries(refused).map(([uuid, reason]) => ({ uuid, reason }));
+    if (Array.isArray(body.physical_networks) && body.physical_networks.length) {
+      out.push(h("p", { class: "physnets" }, "The VIF's physical networks: ", body.physical_networks.map(physnetChip)));
     }
     const rows = [];
-    for (const item of Array.isArray(refused) ? refused : []) {
+    for (const item of Array.isArray(body.refused) ? body.refused : []) {
       if (!item || typeof item !== "object") continue;
-      const uuid = asUuid(item.target) || item.uuid || item.port_uuid || item.portgroup_uuid;
-      const reasons = item.reasons || item.reason || item.why;
-      if (!reasons || uuid === chosen) continue;
-      const text = Array.isArray(reasons) ? reasons.join("; ") : typeof reasons === "string" ? reasons : JSON.stringify(reasons);
-      rows.push(h("li", {}, h("strong", {}, uuid ? targetLabel(data, uuid) : "candidate"), ": ", text));
+      const uuid = asUuid(item);
+      const why = item.message || item.reason;
+      rows.push(
+        h(
+          "li",
+          {},
+          h("strong", {}, uuid ? targetLabel(data, uuid) : "a candidate"),
+          item.reason && h("span", { class: "tag" }, item.reason),
+          why && h("div", { class: "why" }, typeof why === "string" ? why : JSON.stringify(why)),
+        ),
+      );
     }
-    if (rows.length) out.push(h("p", { class: "k" }, "Not chosen:"), h("ul", { class: "refused" }, rows));
+    if (rows.length) out.push(h("p", { class: "k" }, "Not chosen"), h("ul", { class: "refused" }, rows));
     if (!out.length) {
       out.push(h("dl", { class: "raw" }, Object.entries(body).flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, typeof v === "string" ? v : JSON.stringify(v))])));
     }
@@ -648,6 +669,11 @@
         return;
       }
       rememberDryRun("present");
+      if (wouldFail(answer.body)) {
+        result.replaceChildren(h("div", { class: "preview bad" }, h("p", { class: "k" }, "Preview (nothing written)"), explanation(answer.body, data)));
+        submit.disabled = false;
+        return;
+      }
       const confirm = h("button", { type: "button", class: "btn btn-primary", id: "vif-confirm" }, `Attach ${body.id}`);
       const cancel = h("button", { type: "button", class: "btn btn-quiet" }, "Cancel");
       confirm.addEventListener("click", async () => {
