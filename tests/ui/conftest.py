@@ -26,7 +26,8 @@ LAPTOP = {"width": 1366, "height": 768}
 PHONE = {"width": 390, "height": 844}
 
 
-@pytest.fixture(scope="session")
+# Per module, so that no Playwright event loop outlives the browser tests.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
         _unavailable(f"{CHROMIUM} is missing (apt-get install chromium; scripts/test does it)")

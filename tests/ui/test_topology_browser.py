@@ -105,6 +105,9 @@ def test_node_list_shows_counts_and_finds_a_node_by_mac_or_vif(
     assert [cells.nth(i).inner_text() for i in (4, 5, 6)] == ["3", "1", "1"]
     assert "physnet-a" in cells.nth(7).inner_text()
     page.screenshot(path=str(tmp_path / "laptop-nodes.png"), full_page=True)
+    page.set_viewport_size(PHONE)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    page.screenshot(path=str(tmp_path / "phone-nodes.png"), full_page=True)
 
     page.fill("#search", FREE_MAC.upper().replace(":", "-"))
     assert page.locator("tbody tr").count() == 1
