@@ -107,6 +107,8 @@ def route_template(scope: Scope) -> str:
     """The template of the route a request was for, when the router did not say (the VIF
     endpoints, or a request refused before routing, e.g. 401 or 406)."""
     path = scope["path"]
+    if path == PATH:
+        return PATH
     vif = vif_route(path)
     if vif is not None:
         return vif
