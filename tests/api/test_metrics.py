@@ -85,18 +85,18 @@ def test_vif_endpoints_are_counted_under_their_own_templates(api: Api) -> None:
 
 
 def test_vif_operations_are_counted_by_interface_and_result(api: Api) -> None:
-    api.port(api.node(name="vif-ops", network_interface="noop"), "52:54:00:70:00:02")
-    api.node(name="vif-ops-bare", network_interface="noop")
+    api.port(api.node(name="vif-ops", network_interface="flat"), "52:54:00:70:00:02")
+    api.node(name="vif-ops-bare", network_interface="flat")
     before = scrape(api.client)
     assert api.post("/v1/nodes/vif-ops/vifs", {"id": "op-1"}).status_code == 204
-    assert api.post("/v1/nodes/vif-ops/vifs", {"id": "op-2"}).status_code == 400  # no port
+    assert api.post("/v1/nodes/vif-ops/vifs", {"id": "op-2"}).status_code == 400  # port busy
     assert api.post("/v1/nodes/vif-ops-bare/vifs", {"id": "op-3"}).status_code == 400
     assert api.delete("/v1/nodes/vif-ops/vifs/op-1").status_code == 204
     after = scrape(api.client)
 
     def moved(operation: str, result: str) -> float:
         name = "metalwire_vif_operations_total"
-        labels = {"operation": operation, "network_interface": "noop", "result": result}
+        labels = {"operation": operation, "network_interface": "flat", "result": result}
         return value(after, name, **labels) - value(before, name, **labels)
 
     assert moved("attach", "success") == 1

@@ -216,3 +216,10 @@ def test_dry_run_takes_no_node_lock(api: Api, config: Config) -> None:
             work.node_locks.release(node_id, "elsewhere:1:x")
         db.dispose()
     assert api.vifs("dry-locked") == []
+
+
+def test_dry_run_on_a_noop_node_says_no_target_is_chosen(api: Api) -> None:
+    api.port(api.node(name="dry-noop", network_interface="noop"), "52:54:00:68:00:01")
+    answer = dry_run(api, "dry-noop", {"id": "n"})
+    assert answer["chooses_target"] is False
+    assert (answer["target"], answer["error"], answer["refused"]) == (None, None, [])

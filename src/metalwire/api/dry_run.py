@@ -14,7 +14,7 @@ from starlette.types import Scope
 from metalwire.conductor.dry_run import DryRunAttach
 from metalwire.db.models import Port, Portgroup
 from metalwire.errors import InvalidParameterValue
-from metalwire.networking.selection import describe, portgroup_physnet
+from metalwire.networking.selection import Placement, describe, portgroup_physnet
 from metalwire.networking.task import Task
 
 HEADER = "X-Metalwire-Dry-Run"
@@ -60,6 +60,8 @@ def document(result: DryRunAttach) -> dict[str, Any]:
     """The answer's body."""
     task = result.task
     placement = result.placement
+    if placement is None:  # e.g. noop: the attach succeeds and records no target
+        placement = Placement(None, [])
     error = placement.error
     refused = []
     for target, refusal in placement.refused:
@@ -74,6 +76,7 @@ def document(result: DryRunAttach) -> dict[str, Any]:
         "vif_id": result.vif_id,
         "network_interface": result.network_interface,
         "physical_networks": sorted(result.physical_networks),
+        "chooses_target": result.placement is not None,
         "target": None if placement.chosen is None else _target(task, placement.chosen),
         "error": None
         if error is None

@@ -114,11 +114,14 @@ def route_template(scope: Scope) -> str:
         return vif
     probe = {**scope, "path": versioned(path) or path, "method": scope["method"]}
     app = scope.get("app")
+    partial = None
     for route in getattr(getattr(app, "router", None), "routes", ()):
         match, _ = route.matches(probe)
-        if match is not Match.NONE:
+        if match is Match.FULL:  # as the router: a full match first, else the first partial
             return str(getattr(route, "path", UNMATCHED))
-    return UNMATCHED
+        if match is Match.PARTIAL and partial is None:
+            partial = str(getattr(route, "path", UNMATCHED))
+    return partial or UNMATCHED
 
 
 class RequestMetrics:

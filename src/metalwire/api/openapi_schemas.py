@@ -288,6 +288,11 @@ DRY_RUN_ATTACH: Schema = {
             "description": "The VIF's physical networks, as the attach reads them (from "
             "Neutron); empty means any.",
         },
+        "chooses_target": {
+            "type": "boolean",
+            "description": "false when the node's network interface records no target "
+            "(noop): the attach would succeed, and target, error and refused are empty.",
+        },
         "target": {
             "oneOf": [_DRY_RUN_TARGET, {"type": "null"}],
             "description": "The port or portgroup the VIF would get; null if none.",
@@ -332,6 +337,7 @@ DRY_RUN_ATTACH: Schema = {
         "vif_id",
         "network_interface",
         "physical_networks",
+        "chooses_target",
         "target",
         "error",
         "refused",

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db.models import Node
-from metalwire.errors import Invalid
 from metalwire.networking.base import StoredVifMixin, VifInfo
 from metalwire.networking.selection import Placement
 from metalwire.networking.task import Task
@@ -30,7 +29,9 @@ class DryRunAttach:
     vif_id: str
     network_interface: str
     physical_networks: frozenset[str]
-    placement: Placement
+    #: None when the interface records no target (``noop``, or one that does not use
+    #: :class:`StoredVifMixin`): its attach would succeed without choosing.
+    placement: Placement | None
     task: Task  # the read-only view the placement was computed on (members of portgroups)
 
 
@@ -46,19 +47,18 @@ def vif_attach_dry_run(
     """
     task = conductor.shared_task(node_ident, context)
     iface = conductor.network_interface(task.node)
-    if not isinstance(iface, StoredVifMixin):
-        raise Invalid(
-            f"Cannot explain an attach to node {task.node.uuid}: its network interface "
-            f"{iface.name!r} does not choose targets the way metalwire's interfaces do."
-        )
     iface.validate(task)
     task.attachments.check_free(vif_info["id"])
-    physnets = iface.vif_physnets(task, vif_info)
+    physnets: set[str] = set()
+    placement = None
+    if isinstance(iface, StoredVifMixin):
+        physnets = iface.vif_physnets(task, vif_info)
+        placement = iface.placement(task, vif_info, physnets)
     return DryRunAttach(
         node=task.node,
         vif_id=vif_info["id"],
         network_interface=iface.name,
         physical_networks=frozenset(physnets),
-        placement=iface.placement(task, vif_info, physnets),
+        placement=placement,
         task=task,
     )
