@@ -58,6 +58,7 @@ def test_dry_run_names_the_portgroup_and_why_no_other_target(api: Api) -> None:
     assert answer["dry_run"] is True
     assert (answer["node_uuid"], answer["vif_id"]) == (node["uuid"], "dry-vif")
     assert answer["network_interface"] == "flat"
+    assert answer["chooses_target"] is True
     assert answer["error"] is None
     assert answer["target"]["type"] == "portgroup"
     assert answer["target"]["uuid"] == bond["uuid"]

@@ -36,6 +36,8 @@ PATH = "/metrics"
 #: Where the component that answered a request puts the route template it served.
 ROUTE_STATE_KEY = "metalwire.route"
 UNMATCHED = "unmatched"
+# Any other method a client makes up is counted as "other", so no client adds series at will.
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
 class PoolCollector(Collector):
@@ -129,6 +131,17 @@ class RequestMetrics:
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
+        # The labelled series, looked up once each: the label values are few (templates).
+        self._series: dict[tuple[str, str, str], tuple[Any, Any]] = {}
+
+    def _observe(self, route: str, method: str, status: int, seconds: float) -> None:
+        labels = (route, method, str(status))
+        series = self._series.get(labels)
+        if series is None:
+            series = (metrics.REQUESTS.labels(*labels), metrics.REQUEST_SECONDS.labels(*labels))
+            self._series[labels] = series
+        series[0].inc()
+        series[1].observe(seconds)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -148,6 +161,5 @@ class RequestMetrics:
             await self.app(scope, receive, send_noting_status)
         finally:
             route = state.get(ROUTE_STATE_KEY) or route_template(scope)
-            labels = (route, scope["method"], str(status))
-            metrics.REQUESTS.labels(*labels).inc()
-            metrics.REQUEST_SECONDS.labels(*labels).observe(time.perf_counter() - started)
+            method = scope["method"] if scope["method"] in _METHODS else "other"
+            self._observe(route, method, status, time.perf_counter() - started)
