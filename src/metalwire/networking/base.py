@@ -162,18 +162,23 @@ class StoredVifMixin:
 
         Raises NoFreePhysicalPort, or Invalid for a requested target that cannot take it.
         """
-        placement = self.placement(task, vif_info, physnets)
+        placement = self.placement(task, vif_info, physnets, explain=False)
         if placement.chosen is None:
             assert placement.error is not None
             raise placement.error
         return placement.chosen
 
     def placement(
-        self, task: Task, vif_info: VifInfo, physnets: set[str] | None = None
+        self,
+        task: Task,
+        vif_info: VifInfo,
+        physnets: set[str] | None = None,
+        explain: bool = True,
     ) -> selection.Placement:
         """Where the VIF would go and why every other target would not; writes nothing.
 
-        ``physnets`` (if given) spares the lookup of :meth:`vif_physnets`.
+        ``physnets`` (if given) spares the lookup of :meth:`vif_physnets`; without
+        ``explain`` the refusals are left out when a target is found.
         """
         if physnets is None:
             physnets = self.vif_physnets(task, vif_info)
@@ -187,6 +192,7 @@ class StoredVifMixin:
             physnets,
             port_refusal=refusal,
             requested=_requested_target(task, vif_info),
+            explain=explain,
         )
 
     def vif_attach(self, task: Task, vif_info: VifInfo) -> None:

@@ -267,18 +267,20 @@ def place(
     *,
     port_refusal: PortRefusal,
     requested: Port | Portgroup | None = None,
+    explain: bool = True,
 ) -> Placement:
     """Where the VIF goes: the best free target (or the ``requested`` one, if it can take
     the VIF), with every other target and why it was not chosen. Reads only.
 
     ``port_refusal`` is the node's network interface's rule on which ports are usable. The
     attach (:func:`select_free_target`, :func:`check_requested_target`) and its dry run both
-    come here, so a dry run explains exactly the choice an attach makes.
+    come here, so a dry run explains exactly the choice an attach makes. Without ``explain``
+    a successful placement leaves ``refused`` empty (the attach does not show it).
     """
     assessment = _Assessment(task, physnets, port_refusal)
-    assessed = assessment.in_order()
     if requested is not None:
-        return _place_requested(task, vif_id, assessment, assessed, requested)
+        return _place_requested(vif_id, assessment, requested, explain)
+    assessed = assessment.in_order()
     candidates: list[Candidate] = []
     for target, reason in assessed:
         if reason is None:
@@ -294,6 +296,8 @@ def place(
         return Placement(None, refused, error)
     # sorted() is stable: on equal keys the order of in_order() decides.
     winner = sorted(candidates, key=lambda c: c.sort_key)[0]
+    if not explain:
+        return Placement(winner.target, [])
     losers = {id(c.target): c for c in candidates if c is not winner}
     others: list[tuple[Port | Portgroup, Refusal]] = []
     for target, reason in assessed:
@@ -306,21 +310,19 @@ def place(
 
 
 def _place_requested(
-    task: Task,
-    vif_id: str,
-    assessment: _Assessment,
-    assessed: list[tuple[Port | Portgroup, Refusal | None]],
-    requested: Port | Portgroup,
+    vif_id: str, assessment: _Assessment, requested: Port | Portgroup, explain: bool
 ) -> Placement:
+    refusal = assessment.requested_refusal(requested)
+    if refusal is None and not explain:
+        return Placement(requested, [])
     others: list[tuple[Port | Portgroup, Refusal]] = []
-    for target, reason in assessed:
+    for target, reason in assessment.in_order():
         if _same(target, requested):
             continue
         if reason is None:
             text = f"could take the VIF, but {describe(requested)} was requested"
             reason = Refusal(NOT_REQUESTED, text)
         others.append((target, reason))
-    refusal = assessment.requested_refusal(requested)
     if refusal is None:
         return Placement(requested, others)
     error = Invalid(f"Unable to attach VIF {vif_id} to {describe(requested)}: it {refusal.text}.")
@@ -338,7 +340,7 @@ def select_free_target(
 
     ``port_refusal`` is the node's network interface's rule on which ports are usable.
     """
-    return _chosen(place(task, vif_id, physnets, port_refusal=port_refusal))
+    return _chosen(place(task, vif_id, physnets, port_refusal=port_refusal, explain=False))
 
 
 def check_requested_target(
