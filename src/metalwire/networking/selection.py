@@ -352,7 +352,9 @@ def check_requested_target(
     port_refusal: PortRefusal,
 ) -> None:
     """Refuse (400) an explicitly requested port or portgroup that cannot take the VIF."""
-    _chosen(place(task, vif_id, physnets, port_refusal=port_refusal, requested=target))
+    _chosen(
+        place(task, vif_id, physnets, port_refusal=port_refusal, requested=target, explain=False)
+    )
 
 
 def _chosen(placement: Placement) -> Port | Portgroup:
