@@ -295,6 +295,19 @@ class OsloPolicyOptions:
     )
 
 
+@dataclass
+class MetricsOptions:
+    enabled: bool = _opt(
+        True,
+        "Record Prometheus metrics and serve them at GET /metrics (each process its own).",
+    )
+    public: bool = _opt(
+        False,
+        "Serve /metrics without authentication, like / and /v1/. By default a scrape "
+        "authenticates as any other request does (the configured auth_strategy).",
+    )
+
+
 SECTIONS: dict[str, type[Any]] = {
     "DEFAULT": DefaultOptions,
     "api": ApiOptions,
@@ -303,6 +316,7 @@ SECTIONS: dict[str, type[Any]] = {
     "neutron": NeutronOptions,
     "keystone_authtoken": KeystoneAuthtokenOptions,
     "oslo_policy": OsloPolicyOptions,
+    "metrics": MetricsOptions,
 }
 
 
@@ -315,6 +329,7 @@ class Config:
     neutron: NeutronOptions = field(default_factory=NeutronOptions)
     keystone_authtoken: KeystoneAuthtokenOptions = field(default_factory=KeystoneAuthtokenOptions)
     oslo_policy: OsloPolicyOptions = field(default_factory=OsloPolicyOptions)
+    metrics: MetricsOptions = field(default_factory=MetricsOptions)
 
     def section(self, name: str) -> Any:
         return getattr(self, "default" if name == "DEFAULT" else name)

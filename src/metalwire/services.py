@@ -7,6 +7,7 @@ and calls this when it is given none; the tests build theirs here too.
 
 from __future__ import annotations
 
+from metalwire import metrics
 from metalwire.api.app_services import Services
 from metalwire.conductor.locks import NodeLocks, make_holder_name
 from metalwire.conductor.rpcapi import LocalConductorAPI
@@ -32,5 +33,11 @@ def build_services(config: Config, upgrade_schema: bool = True) -> tuple[Service
         config.conductor.node_lock_lease,
         config.conductor.node_lock_wait,
     )
-    conductor = Conductor(db=db, config=config, interfaces=NetworkInterfaces(config), locks=locks)
+    conductor = Conductor(
+        db=db,
+        config=config,
+        interfaces=NetworkInterfaces(config),
+        locks=locks,
+        lock_waited=metrics.observe_lock_wait if config.metrics.enabled else None,
+    )
     return Services(config=config, db=db, rpcapi=LocalConductorAPI(conductor)), locks

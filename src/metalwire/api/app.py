@@ -15,6 +15,7 @@ from metalwire.api.app_services import Services
 from metalwire.api.auth.middleware import AuthMiddleware
 from metalwire.api.auth.startup import build_strategy
 from metalwire.api.bookmarks import BookmarkPaths
+from metalwire.api.metrics import MetricsEndpoint, RequestMetrics, RouteRecorder
 from metalwire.api.middleware import ApiMiddleware
 from metalwire.api.routes import history, nodes, portgroups, ports, root, states, traits
 from metalwire.api.routes.vifs import VifEndpoints
@@ -51,9 +52,18 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     app.add_exception_handler(MetalwireError, errors.on_metalwire_error)
     app.add_exception_handler(HTTPException, errors.on_http_error)
     app.add_exception_handler(RequestValidationError, errors.on_validation_error)
+    measured = config.metrics.enabled
+    if measured:
+        app.add_middleware(RouteRecorder)  # innermost: sees the route the router matched
     app.add_middleware(VifEndpoints)
     app.add_middleware(BookmarkPaths)
+    if measured and not config.metrics.public:
+        app.add_middleware(MetricsEndpoint, db=services.db)
     app.add_middleware(AuthMiddleware, strategy=strategy)  # in front of every endpoint
+    if measured and config.metrics.public:
+        app.add_middleware(MetricsEndpoint, db=services.db)
     # Added last, so it runs first: every request, the VIF door's too, goes through it.
     app.add_middleware(ApiMiddleware, max_body_size=config.api.max_request_body_size)
+    if measured:
+        app.add_middleware(RequestMetrics)  # outermost: every answer is counted
     return app

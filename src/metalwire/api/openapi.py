@@ -429,10 +429,19 @@ def _node_action_paths() -> dict[str, Schema]:
             ),
             "post": _operation(
                 "attachVif",
-                "Attach a VIF to a free port or portgroup of a node (1.28).",
+                "Attach a VIF to a free port or portgroup of a node (1.28); with "
+                "X-Metalwire-Dry-Run: true, explain where it would go instead.",
                 "vifs",
-                _responses(204, "Attached.", None, VIF_CALL),
-                [_NODE],
+                {
+                    **_responses(
+                        200,
+                        "Dry run (X-Metalwire-Dry-Run: true): nothing was attached.",
+                        s.ref("schemas", "VifAttachDryRun"),
+                        (),
+                    ),
+                    **_responses(204, "Attached.", None, VIF_CALL),
+                },
+                [_NODE, s.ref("parameters", "MetalwireDryRun")],
                 body=s.ref("schemas", "VifAttach"),
             ),
         },

@@ -239,6 +239,111 @@ VIF_ATTACH: Schema = {
     "description": "Other keys are handed to the node's network interface.",
 }
 
+_NULLABLE_STRING: Schema = {"type": ["string", "null"]}
+_DRY_RUN_TARGET: Schema = {
+    "type": "object",
+    "properties": {
+        "type": {"enum": ["port", "portgroup"]},
+        "uuid": {"type": "string", "format": "uuid"},
+        "address": _NULLABLE_STRING,
+        "physical_network": {
+            "type": ["string", "null"],
+            "description": "A portgroup's is the one its member ports share, if they do.",
+        },
+        "name": {**_NULLABLE_STRING, "description": "Portgroups only."},
+        "ports": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Portgroups only: the member ports' UUIDs.",
+        },
+        "pxe_enabled": {"type": "boolean", "description": "Ports only."},
+        "portgroup_uuid": {**_NULLABLE_STRING, "description": "Ports only."},
+    },
+    "required": ["type", "uuid", "address", "physical_network"],
+}
+REFUSAL_CODES = [
+    "unusable",
+    "physical_network",
+    "busy",
+    "portgroup_busy",
+    "member_busy",
+    "no_members",
+    "no_usable_member",
+    "portgroup_member",
+    "ranked_lower",
+    "not_requested",
+]
+DRY_RUN_ATTACH: Schema = {
+    "type": "object",
+    "description": "Where the attach would put the VIF and why no other port or portgroup "
+    "(metalwire only, with the X-Metalwire-Dry-Run header).",
+    "properties": {
+        "dry_run": {"const": True},
+        "node_uuid": {"type": "string", "format": "uuid"},
+        "vif_id": {"type": "string"},
+        "network_interface": {"type": "string"},
+        "physical_networks": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "The VIF's physical networks, as the attach reads them (from "
+            "Neutron); empty means any.",
+        },
+        "chooses_target": {
+            "type": "boolean",
+            "description": "false when the node's network interface records no target "
+            "(noop): the attach would succeed, and target, error and refused are empty.",
+        },
+        "target": {
+            "oneOf": [_DRY_RUN_TARGET, {"type": "null"}],
+            "description": "The port or portgroup the VIF would get; null if none.",
+        },
+        "error": {
+            "oneOf": [
+                {
+                    "type": "object",
+                    "properties": {
+                        "code": {"type": "integer"},
+                        "type": {"type": "string"},
+                        "message": {"type": "string"},
+                    },
+                    "required": ["code", "type", "message"],
+                },
+                {"type": "null"},
+            ],
+            "description": "When target is null: the error the attach would answer.",
+        },
+        "refused": {
+            "type": "array",
+            "description": "Every other port and portgroup of the node, and why it would not "
+            "get the VIF.",
+            "items": {
+                "allOf": [_DRY_RUN_TARGET],
+                "type": "object",
+                "properties": {
+                    "reason": {"enum": REFUSAL_CODES},
+                    "message": {"type": "string"},
+                    "vif": {
+                        **_NULLABLE_STRING,
+                        "description": "The VIF that makes it, its portgroup or a member busy.",
+                    },
+                },
+                "required": ["reason", "message", "vif"],
+            },
+        },
+    },
+    "required": [
+        "dry_run",
+        "node_uuid",
+        "vif_id",
+        "network_interface",
+        "physical_networks",
+        "chooses_target",
+        "target",
+        "error",
+        "refused",
+    ],
+}
+
 _FAULT: Schema = {
     "type": "object",
     "properties": {
@@ -307,6 +412,15 @@ HEADER_PARAMETERS: dict[str, Schema] = {
             "enum": [f"{mv.SERVICE_TYPE} {v}" for v in [*_versions(), "latest"]],
         },
     },
+}
+
+DRY_RUN_PARAMETER: Schema = {
+    "name": "X-Metalwire-Dry-Run",
+    "in": "header",
+    "required": False,
+    "description": "metalwire only: `true` attaches nothing and answers 200 with where the "
+    "VIF would go and why no other target would take it. Absent or `false`: the attach.",
+    "schema": {"enum": ["true", "false"]},
 }
 
 RESPONSE_HEADERS: dict[str, Schema] = {
@@ -387,10 +501,11 @@ def components() -> dict[str, Any]:
         "States": STATES,
         "JsonPatch": JSON_PATCH,
         "VifAttach": VIF_ATTACH,
+        "VifAttachDryRun": DRY_RUN_ATTACH,
     }
     return {
         "schemas": schemas,
-        "parameters": HEADER_PARAMETERS,
+        "parameters": {**HEADER_PARAMETERS, "MetalwireDryRun": DRY_RUN_PARAMETER},
         "headers": RESPONSE_HEADERS,
         "responses": error_responses(),
     }

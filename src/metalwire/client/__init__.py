@@ -55,6 +55,7 @@ __all__ = [
     "BadRequest",
     "Client",
     "Conflict",
+    "DryRunNotSupported",
     "FeatureNotSupported",
     "HTTPError",
     "InvalidResponse",

@@ -19,6 +19,8 @@ from metalwire.client.retry import RetryEvent, RetryPolicy, backoff_delay, retry
 from metalwire.client.versions import APIVersion
 
 LOG = logging.getLogger(__name__)
+#: The request header of metalwire's dry-run attach.
+DRY_RUN_HEADER = "X-Metalwire-Dry-Run"
 
 DEFAULT_URL = "http://127.0.0.1:6385"
 
@@ -135,6 +137,7 @@ class Client:
         self._sleep = sleep
         self._version: APIVersion | None = None
         self._server_range: tuple[APIVersion, APIVersion] | None = None
+        self._server_name: str | None = None  # the root document's name, read by negotiate()
         self.last_request_id: str | None = None
         self._http = httpx.Client(
             base_url=self.url,
@@ -185,6 +188,7 @@ class Client:
         APIConnectionError / HTTPError when discovery fails.
         """
         root = self._request("GET", "/", versioned=False)
+        self._server_name = str(root.get("name")) if isinstance(root, dict) else None
         server_min, server_max = self._announced_range(root)
         chosen = versions.choose_version(server_min, server_max, self._pinned)
         response = self._send("GET", "/v1/", headers={versions.VERSION_HEADER: str(chosen)})
@@ -513,6 +517,51 @@ class Client:
         if portgroup_uuid:
             body["portgroup_uuid"] = portgroup_uuid
         self._request("POST", f"/v1/nodes/{_segment(_ident(node))}/vifs", json=body)
+
+    def vif_attach_dry_run(
+        self,
+        node: str | Resource,
+        vif_id: str,
+        *,
+        port_uuid: str | None = None,
+        portgroup_uuid: str | None = None,
+        vif_info: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Where :meth:`vif_attach` would put the VIF, and why no other port or portgroup;
+        nothing is attached (metalwire only: ``X-Metalwire-Dry-Run``).
+
+        The answer is the server's document (``target``, ``refused``, ``error``: see
+        docs/api-ref/vifs.md). Raises DryRunNotSupported when the server is not metalwire
+        (nothing is sent then), and otherwise as :meth:`vif_attach` does before it chooses.
+        """
+        self.require(versions.VIFS, "VIFs")  # negotiates, which reads the server's name
+        if self._server_name != "metalwire":
+            raise exc.DryRunNotSupported(
+                f"The server at {self.url} calls itself {self._server_name!r}, not metalwire: "
+                "it would attach the VIF instead of explaining the attach, so nothing was sent."
+            )
+        if port_uuid and portgroup_uuid:
+            raise ValueError("Give port_uuid or portgroup_uuid, not both.")
+        if port_uuid or portgroup_uuid:
+            self.require(versions.VIF_ATTACH_TARGET, "Attaching a VIF to a given port")
+        body: dict[str, Any] = {**(vif_info or {}), "id": vif_id}
+        if port_uuid:
+            body["port_uuid"] = port_uuid
+        if portgroup_uuid:
+            body["portgroup_uuid"] = portgroup_uuid
+        path = f"/v1/nodes/{_segment(_ident(node))}/vifs"
+        headers = {versions.VERSION_HEADER: str(self.api_version), DRY_RUN_HEADER: "true"}
+        response = self._send("POST", path, json=body, headers=headers)
+        try:
+            answer = response.json()
+        except ValueError:
+            answer = None
+        if response.status_code != 200 or not isinstance(answer, dict) or not answer.get("dry_run"):
+            raise exc.InvalidResponse(
+                f"POST {path} with {DRY_RUN_HEADER} answered {response.status_code} without a "
+                "dry-run document."
+            )
+        return answer
 
     def vif_detach(self, node: str | Resource, vif_id: str) -> None:
         """Detach a VIF from the node (API 1.28).

@@ -10,6 +10,7 @@ all. The tree:
     |   +-- VersionNegotiationError no microversion both sides support, or the pinned one is
     |   |                           outside the server's range
     |   +-- FeatureNotSupported     the negotiated microversion is too old for the call
+    |   +-- DryRunNotSupported      the server is not metalwire: it would attach for real
     +-- InvalidResponse             the server answered something that is not its API
     +-- HTTPError                   the server answered with an error status (any 4xx or 5xx)
         +-- BadRequest (400)        invalid input, or a state or VIF the node cannot take
@@ -86,6 +87,11 @@ class FeatureNotSupported(VersionError):
         self.feature = feature
         self.required = required
         self.negotiated = negotiated
+
+
+class DryRunNotSupported(VersionError):
+    """The server does not name itself metalwire; a dry-run attach was not sent, since a
+    server ignoring the header (Ironic) would attach the VIF."""
 
 
 class InvalidResponse(MetalwireClientError):

@@ -18,17 +18,20 @@ from __future__ import annotations
 
 import abc
 import functools
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import anyio
 import anyio.to_thread
 
-from metalwire.conductor import inventory, provisioning, vifs
+from metalwire import metrics
+from metalwire.conductor import dry_run, inventory, provisioning, vifs
+from metalwire.conductor.dry_run import DryRunAttach
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db.engine import WouldWait
 from metalwire.db.models import Node, Port, Portgroup
+from metalwire.errors import MetalwireError
 from metalwire.networking.base import VifInfo
 
 T = TypeVar("T")
@@ -49,6 +52,16 @@ class ConductorAPI(abc.ABC):
     @abc.abstractmethod
     async def vif_list(self, context: RequestContext, node_id: str) -> list[dict[str, str]]:
         """The node's VIFs as ``[{"id": ...}]``, ports first, then portgroups."""
+
+    @abc.abstractmethod
+    async def vif_attach_dry_run(
+        self, context: RequestContext, node_id: str, vif: VifInfo
+    ) -> DryRunAttach:
+        """Where ``vif_attach`` would put the VIF and why no other target; writes nothing.
+
+        Raises what the attach raises before choosing (NodeNotFound, VifAlreadyAttached,
+        NetworkError, ...); no free target is not an error but part of the answer.
+        """
 
     @abc.abstractmethod
     def do_provisioning_action(self, context: RequestContext, node_id: str, verb: str) -> None:
@@ -128,6 +141,7 @@ class LocalConductorAPI(ConductorAPI):
         self._inline = conductor.db.is_sqlite and conductor.config.conductor.event_loop_vif_calls
         self._db_workers = conductor.config.conductor.db_workers
         self._db_limiter: anyio.CapacityLimiter | None = None
+        self._metrics = conductor.config.metrics.enabled
 
     async def _run(
         self, operation: Callable[..., T], context: RequestContext, node_id: str, *args: Any
@@ -152,14 +166,41 @@ class LocalConductorAPI(ConductorAPI):
         call = functools.partial(operation, self.conductor, context, node_id, *args)
         return await anyio.to_thread.run_sync(call, limiter=limiter)
 
+    async def _counted(self, operation: str, node_id: str, call: Awaitable[T]) -> T:
+        """``call``'s result, counted in the VIF operation metrics by its outcome."""
+        if not self._metrics:
+            return await call
+        try:
+            result = await call
+        except Exception as exc:  # the catalog's class, so the label's values stay few
+            name = type(exc).__name__ if isinstance(exc, MetalwireError) else "unexpected"
+            self._count(operation, node_id, name)
+            raise
+        self._count(operation, node_id, "success")
+        return result
+
+    def _count(self, operation: str, node_id: str, result: str) -> None:
+        # The interface as remembered by the node lookups: no query on the busy path.
+        ref = self.conductor.directory.peek(node_id)
+        interface = ref.network_interface if ref is not None else "unknown"
+        metrics.VIF_OPERATIONS.labels(operation, interface, result).inc()
+
     async def vif_attach(self, context: RequestContext, node_id: str, vif: VifInfo) -> None:
-        await self._run(vifs.vif_attach, context, node_id, vif)
+        await self._counted("attach", node_id, self._run(vifs.vif_attach, context, node_id, vif))
 
     async def vif_detach(self, context: RequestContext, node_id: str, vif_id: str) -> None:
-        await self._run(vifs.vif_detach, context, node_id, vif_id)
+        call = self._run(vifs.vif_detach, context, node_id, vif_id)
+        await self._counted("detach", node_id, call)
 
     async def vif_list(self, context: RequestContext, node_id: str) -> list[dict[str, str]]:
-        return await self._run(vifs.vif_list, context, node_id)
+        return await self._counted("list", node_id, self._run(vifs.vif_list, context, node_id))
+
+    async def vif_attach_dry_run(
+        self, context: RequestContext, node_id: str, vif: VifInfo
+    ) -> DryRunAttach:
+        # Reads only, but may call Neutron: a worker thread, never the event loop.
+        call = functools.partial(dry_run.vif_attach_dry_run, self.conductor, context, node_id, vif)
+        return await self._counted("attach_dry_run", node_id, anyio.to_thread.run_sync(call))
 
     def do_provisioning_action(self, context: RequestContext, node_id: str, verb: str) -> None:
         provisioning.do_provisioning_action(self.conductor, context, node_id, verb)

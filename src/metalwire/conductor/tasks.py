@@ -93,6 +93,8 @@ class Conductor:
     interfaces: NetworkInterfaces
     locks: NodeLocks
     directory: NodeDirectory = field(default_factory=NodeDirectory)
+    #: Told how many seconds each operation waited for its node's lock (the metrics).
+    lock_waited: Callable[[float], None] | None = None
 
     @property
     def host(self) -> str:
@@ -222,11 +224,13 @@ class Conductor:
         external = self.interfaces.get(ref.network_interface).calls_external_service()
         if external and not wait:
             raise WouldWait(f"node {label} calls an external network service")
+        asked = time.perf_counter()
         stack.enter_context(self.locks.in_process(ref.id, label, deadline, wait))
         # The node as it is now that the lock is held.
         node: Node | None
         if external:
             stack.enter_context(self.locks.lease(ref.id, label, deadline))
+            self._note_lock_wait(asked)
             work = None
             try:
                 node = self._find(ref.id)
@@ -236,6 +240,7 @@ class Conductor:
             work, node = stack.enter_context(
                 self.locks.locked_transaction(ref.id, label, deadline, wait)
             )
+            self._note_lock_wait(asked)
         if node is None:
             return None
         task = self._task(node, context, work, shared=False)
@@ -246,6 +251,10 @@ class Conductor:
         if external:
             self._clear_interrupted_attaches(task)
         return task
+
+    def _note_lock_wait(self, asked: float) -> None:
+        if self.lock_waited is not None:
+            self.lock_waited(time.perf_counter() - asked)
 
     def _clear_interrupted_attaches(self, task: Task) -> None:
         """Remove pending attachments left by an operation whose process died.

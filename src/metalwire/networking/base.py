@@ -158,19 +158,42 @@ class StoredVifMixin:
     def choose_target(
         self, task: Task, vif_info: VifInfo, physnets: set[str] | None = None
     ) -> Port | Portgroup:
-        """The port or portgroup for the VIF; ``physnets`` (if given) spares the lookup."""
-        vif_id = vif_info["id"]
+        """The port or portgroup for the VIF; ``physnets`` (if given) spares the lookup.
+
+        Raises NoFreePhysicalPort, or Invalid for a requested target that cannot take it.
+        """
+        placement = self.placement(task, vif_info, physnets, explain=False)
+        if placement.chosen is None:
+            assert placement.error is not None
+            raise placement.error
+        return placement.chosen
+
+    def placement(
+        self,
+        task: Task,
+        vif_info: VifInfo,
+        physnets: set[str] | None = None,
+        explain: bool = True,
+    ) -> selection.Placement:
+        """Where the VIF would go and why every other target would not; writes nothing.
+
+        ``physnets`` (if given) spares the lookup of :meth:`vif_physnets`; without
+        ``explain`` the refusals are left out when a target is found.
+        """
         if physnets is None:
             physnets = self.vif_physnets(task, vif_info)
-        wanted = _requested_target(task, vif_info)
 
         def refusal(port: Port) -> str | None:
             return self.port_unusable_reason(task, port)
 
-        if wanted is None:
-            return selection.select_free_target(task, vif_id, physnets, port_refusal=refusal)
-        selection.check_requested_target(task, vif_id, wanted, physnets, port_refusal=refusal)
-        return wanted
+        return selection.place(
+            task,
+            vif_info["id"],
+            physnets,
+            port_refusal=refusal,
+            requested=_requested_target(task, vif_info),
+            explain=explain,
+        )
 
     def vif_attach(self, task: Task, vif_info: VifInfo) -> None:
         target = self.choose_target(task, vif_info)

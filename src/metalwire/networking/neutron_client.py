@@ -44,7 +44,7 @@ from typing import Any
 
 import httpx
 
-from metalwire import redact
+from metalwire import metrics, redact
 from metalwire.config import AUTH_TYPES, NeutronOptions
 from metalwire.errors import Invalid, NetworkError
 from metalwire.networking.keystone import HeadersAuth, KeystoneTokenAuth, KeystoneTokens
@@ -425,9 +425,27 @@ class NeutronClient:
     ) -> Json | None:
         """Send one call with retries; its JSON body ({} if empty), or None for a 404 if
         ``missing_ok``."""
-        url = self._endpoint(f"Neutron {method} {self.path(path)} ({purpose})") + path
+        operation = metrics.neutron_operation(method, path)
+        with metrics.neutron_call(operation):
+            return self._send(operation, method, path, purpose, json, params, missing_ok)
+
+    def _send(
+        self,
+        operation: str,
+        method: str,
+        path: str,
+        purpose: str,
+        json: Json | None,
+        params: list[tuple[str, str]] | None,
+        missing_ok: bool,
+    ) -> Json | None:
         call = f"Neutron {method} {self.path(path)} ({purpose})"
-        auth = self._auth(call)
+        try:
+            url = self._endpoint(call) + path
+            auth = self._auth(call)
+        except NetworkError:
+            metrics.neutron_failed(operation, "keystone")
+            raise
         try:
             response = send_with_retries(
                 lambda: self._http.request(
@@ -443,6 +461,7 @@ class NeutronClient:
                 explain=self._explain,
             )
         except httpx.TransportError as exc:
+            metrics.neutron_failed(operation, "unreachable")
             raise NetworkError(
                 f"{call} failed: Neutron at {self.base_url} is unreachable: "
                 f"{self._transport_text(exc)}.",
@@ -452,6 +471,7 @@ class NeutronClient:
         if status == 404 and missing_ok:
             return None
         if status >= 400:
+            metrics.neutron_failed(operation, str(status))
             raise NetworkError(
                 f"{call} failed: {self._error_text(response)}",
                 UNAVAILABLE if status == 503 else BAD_GATEWAY,
@@ -463,6 +483,7 @@ class NeutronClient:
         except ValueError:
             body = None
         if not isinstance(body, dict):
+            metrics.neutron_failed(operation, "bad_body")
             raise NetworkError(
                 f"{call} failed: the answer (HTTP {status}) is not a JSON object.",
                 BAD_GATEWAY,

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from metalwire.db.models import Port, Portgroup
-from metalwire.errors import Invalid, NoFreePhysicalPort
+from metalwire.errors import Invalid, MetalwireError, NoFreePhysicalPort
 from metalwire.networking.task import Task
 
 #: Why a port cannot take a VIF on its node, or None if it can (the network interface's rule).
@@ -100,11 +100,51 @@ def smart_nic_refusal(port: Port) -> str | None:
     return None
 
 
-def _physnet_refusal(physnet: str | None, physnets: Collection[str]) -> str | None:
+def _physnet_refusal(physnet: str | None, physnets: Collection[str]) -> Refusal | None:
     if not physnets or physnet is None or physnet in physnets:
         return None
     needed = ", ".join(sorted(physnets))
-    return f"is on physical network {physnet}, the VIF needs {needed}"
+    return Refusal(PHYSICAL_NETWORK, f"is on physical network {physnet}, the VIF needs {needed}")
+
+
+# Why a target was refused, as a code a program can test; each Refusal's text says it for people.
+UNUSABLE = "unusable"  # the network interface's rule, e.g. no local_link_connection
+PHYSICAL_NETWORK = "physical_network"
+BUSY = "busy"
+PORTGROUP_BUSY = "portgroup_busy"  # a member port whose portgroup carries a VIF
+MEMBER_BUSY = "member_busy"  # a portgroup one of whose members carries a VIF
+NO_MEMBERS = "no_members"
+NO_USABLE_MEMBER = "no_usable_member"
+PORTGROUP_MEMBER = "portgroup_member"  # reached only through its portgroup
+RANKED_LOWER = "ranked_lower"  # could take the VIF, but another target comes first
+NOT_REQUESTED = "not_requested"  # could take the VIF, but another target was requested
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a port or portgroup does not get the VIF.
+
+    ``text`` completes "port <uuid> ..." (the words of the no-free-port message); ``vif`` is
+    the VIF that makes the target (or its portgroup, or a member) busy, if that is the reason.
+    """
+
+    code: str
+    text: str
+    vif: str | None = None
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a VIF would go on a node: the chosen target, and why every other one was not.
+
+    ``refused`` lists every other port and portgroup of the node, in the order of the node's
+    inventory (standalone ports, then each portgroup followed by its members). When nothing
+    can take the VIF, ``chosen`` is None and ``error`` is what the attach raises.
+    """
+
+    chosen: Port | Portgroup | None
+    refused: list[tuple[Port | Portgroup, Refusal]]
+    error: MetalwireError | None = None
 
 
 class _Assessment:
@@ -115,13 +155,16 @@ class _Assessment:
         self.physnets = physnets
         self.port_refusal = port_refusal
 
-    def own_refusal(self, port: Port) -> str | None:
+    def own_refusal(self, port: Port) -> Refusal | None:
         """Rules 1 to 3 for one port, leaving its portgroup aside."""
-        reason = self.port_refusal(port) or _physnet_refusal(port.physical_network, self.physnets)
+        unusable = self.port_refusal(port)
+        if unusable is not None:
+            return Refusal(UNUSABLE, unusable)
+        reason = _physnet_refusal(port.physical_network, self.physnets)
         if reason is not None:
             return reason
         vif = self.task.vif_on(port)
-        return None if vif is None else f"is busy with VIF {vif}"
+        return None if vif is None else Refusal(BUSY, f"is busy with VIF {vif}", vif)
 
     def busy_member(self, portgroup: Portgroup) -> tuple[Port, str] | None:
         for member in self.task.members(portgroup):
@@ -130,33 +173,55 @@ class _Assessment:
                 return member, vif
         return None
 
-    def portgroup_refusal(self, portgroup: Portgroup) -> str | None:
+    def portgroup_refusal(self, portgroup: Portgroup) -> Refusal | None:
         vif = self.task.vif_on(portgroup)
         if vif is not None:
-            return f"is busy with VIF {vif}"
+            return Refusal(BUSY, f"is busy with VIF {vif}", vif)
         members = self.task.members(portgroup)
         if not members:
-            return "has no member ports"
+            return Refusal(NO_MEMBERS, "has no member ports")
         taken = self.busy_member(portgroup)
         if taken is not None:
-            return (
+            return Refusal(
+                MEMBER_BUSY,
                 f"cannot be used while its member port {taken[0].uuid} carries VIF {taken[1]} "
-                "(its free members are used on their own)"
+                "(its free members are used on their own)",
+                taken[1],
             )
         if all(self.own_refusal(member) is not None for member in members):
-            return "has no free member port that can take the VIF"
+            return Refusal(NO_USABLE_MEMBER, "has no free member port that can take the VIF")
         return None
 
-    def member_refusal(self, port: Port, portgroup: Portgroup) -> str | None:
+    def member_refusal(self, port: Port, portgroup: Portgroup) -> Refusal | None:
         vif = self.task.vif_on(portgroup)
         if vif is not None:
-            return f"belongs to portgroup {portgroup.uuid}, which is busy with VIF {vif}"
+            return Refusal(
+                PORTGROUP_BUSY,
+                f"belongs to portgroup {portgroup.uuid}, which is busy with VIF {vif}",
+                vif,
+            )
         reason = self.own_refusal(port)
         if reason is not None:
             return reason
         if self.busy_member(portgroup) is None:
-            return f"belongs to portgroup {portgroup.uuid} and is used only through it"
+            return Refusal(
+                PORTGROUP_MEMBER,
+                f"belongs to portgroup {portgroup.uuid} and is used only through it",
+            )
         return None
+
+    def requested_refusal(self, target: Port | Portgroup) -> Refusal | None:
+        """Why an explicitly requested target cannot take the VIF, or None."""
+        if isinstance(target, Portgroup):
+            return self.portgroup_refusal(target)
+        if target.portgroup_id is not None:
+            group = next(pg for pg in self.task.portgroups if pg.id == target.portgroup_id)
+            return Refusal(
+                PORTGROUP_MEMBER,
+                f"is a member of portgroup {group.uuid}; a VIF goes on the portgroup "
+                "(portgroup_uuid), not on one of its member ports",
+            )
+        return self.own_refusal(target)
 
     def physnet_match(self, target: Port | Portgroup) -> bool:
         if isinstance(target, Port):
@@ -165,11 +230,11 @@ class _Assessment:
             physnet = portgroup_physnet(self.task, target)
         return physnet is not None and physnet in self.physnets
 
-    def in_order(self) -> list[tuple[Port | Portgroup, str | None]]:
+    def in_order(self) -> list[tuple[Port | Portgroup, Refusal | None]]:
         """Every target with its refusal: standalone ports, then each portgroup and members."""
         task = self.task
         ports = sorted(task.ports, key=lambda p: p.id)
-        out: list[tuple[Port | Portgroup, str | None]] = [
+        out: list[tuple[Port | Portgroup, Refusal | None]] = [
             (p, self.own_refusal(p)) for p in ports if p.portgroup_id is None
         ]
         for portgroup in sorted(task.portgroups, key=lambda pg: pg.id):
@@ -180,6 +245,94 @@ class _Assessment:
         return out
 
 
+def _ranked_lower(loser: Candidate, winner: Candidate) -> Refusal:
+    """Why a target that could take the VIF lost to the chosen one: the first rule that split
+    them (see the module's docstring)."""
+    chosen = describe(winner.target)
+    if loser.physnet_match != winner.physnet_match:
+        why = "is on one of the VIF's physical networks"
+    elif isinstance(loser.target, Port) != isinstance(winner.target, Port):
+        why = "is a portgroup, and portgroups come before ports"
+    elif loser.sort_key != winner.sort_key:
+        why = "is PXE-enabled, and PXE-enabled ports come first"
+    else:
+        why = "comes first (standalone ports before member ports, then the oldest)"
+    return Refusal(RANKED_LOWER, f"could take the VIF, but {chosen} {why}")
+
+
+def place(
+    task: Task,
+    vif_id: str,
+    physnets: Collection[str] = (),
+    *,
+    port_refusal: PortRefusal,
+    requested: Port | Portgroup | None = None,
+    explain: bool = True,
+) -> Placement:
+    """Where the VIF goes: the best free target (or the ``requested`` one, if it can take
+    the VIF), with every other target and why it was not chosen. Reads only.
+
+    ``port_refusal`` is the node's network interface's rule on which ports are usable. The
+    attach (:func:`select_free_target`, :func:`check_requested_target`) and its dry run both
+    come here, so a dry run explains exactly the choice an attach makes. Without ``explain``
+    a successful placement leaves ``refused`` empty (the attach does not show it).
+    """
+    assessment = _Assessment(task, physnets, port_refusal)
+    if requested is not None:
+        return _place_requested(vif_id, assessment, requested, explain)
+    assessed = assessment.in_order()
+    candidates: list[Candidate] = []
+    for target, reason in assessed:
+        if reason is None:
+            candidates.append(Candidate(target, assessment.physnet_match(target)))
+    if not candidates:
+        refused = [(target, reason) for target, reason in assessed if reason is not None]
+        node = task.node.uuid + (f" ({task.node.name})" if task.node.name else "")
+        texts = [f"{describe(target)} {reason.text}" for target, reason in refused]
+        detail = "; ".join(texts) if texts else "the node has no ports or portgroups"
+        error = NoFreePhysicalPort(
+            f"No free port or portgroup on node {node} for VIF {vif_id}: {detail}."
+        )
+        return Placement(None, refused, error)
+    # sorted() is stable: on equal keys the order of in_order() decides.
+    winner = sorted(candidates, key=lambda c: c.sort_key)[0]
+    if not explain:
+        return Placement(winner.target, [])
+    losers = {id(c.target): c for c in candidates if c is not winner}
+    others: list[tuple[Port | Portgroup, Refusal]] = []
+    for target, reason in assessed:
+        if target is winner.target:
+            continue
+        if reason is None:
+            reason = _ranked_lower(losers[id(target)], winner)
+        others.append((target, reason))
+    return Placement(winner.target, others)
+
+
+def _place_requested(
+    vif_id: str, assessment: _Assessment, requested: Port | Portgroup, explain: bool
+) -> Placement:
+    refusal = assessment.requested_refusal(requested)
+    if refusal is None and not explain:
+        return Placement(requested, [])
+    others: list[tuple[Port | Portgroup, Refusal]] = []
+    for target, reason in assessment.in_order():
+        if _same(target, requested):
+            continue
+        if reason is None:
+            text = f"could take the VIF, but {describe(requested)} was requested"
+            reason = Refusal(NOT_REQUESTED, text)
+        others.append((target, reason))
+    if refusal is None:
+        return Placement(requested, others)
+    error = Invalid(f"Unable to attach VIF {vif_id} to {describe(requested)}: it {refusal.text}.")
+    return Placement(None, [(requested, refusal), *others], error)
+
+
+def _same(a: Port | Portgroup, b: Port | Portgroup) -> bool:
+    return type(a) is type(b) and a.id == b.id
+
+
 def select_free_target(
     task: Task, vif_id: str, physnets: Collection[str] = (), *, port_refusal: PortRefusal
 ) -> Port | Portgroup:
@@ -187,22 +340,7 @@ def select_free_target(
 
     ``port_refusal`` is the node's network interface's rule on which ports are usable.
     """
-    assessment = _Assessment(task, physnets, port_refusal)
-    candidates: list[Candidate] = []
-    refusals: list[str] = []
-    for target, reason in assessment.in_order():
-        if reason is None:
-            candidates.append(Candidate(target, assessment.physnet_match(target)))
-        else:
-            refusals.append(f"{describe(target)} {reason}")
-    if candidates:
-        # sorted() is stable: on equal keys the order of in_order() decides.
-        return sorted(candidates, key=lambda c: c.sort_key)[0].target
-    node = task.node.uuid + (f" ({task.node.name})" if task.node.name else "")
-    detail = "; ".join(refusals) if refusals else "the node has no ports or portgroups"
-    raise NoFreePhysicalPort(
-        f"No free port or portgroup on node {node} for VIF {vif_id}: {detail}."
-    )
+    return _chosen(place(task, vif_id, physnets, port_refusal=port_refusal, explain=False))
 
 
 def check_requested_target(
@@ -214,16 +352,13 @@ def check_requested_target(
     port_refusal: PortRefusal,
 ) -> None:
     """Refuse (400) an explicitly requested port or portgroup that cannot take the VIF."""
-    assessment = _Assessment(task, physnets, port_refusal)
-    if isinstance(target, Portgroup):
-        reason = assessment.portgroup_refusal(target)
-    elif target.portgroup_id is not None:
-        group = next(pg for pg in task.portgroups if pg.id == target.portgroup_id)
-        reason = (
-            f"is a member of portgroup {group.uuid}; a VIF goes on the portgroup "
-            "(portgroup_uuid), not on one of its member ports"
-        )
-    else:
-        reason = assessment.own_refusal(target)
-    if reason is not None:
-        raise Invalid(f"Unable to attach VIF {vif_id} to {describe(target)}: it {reason}.")
+    _chosen(
+        place(task, vif_id, physnets, port_refusal=port_refusal, requested=target, explain=False)
+    )
+
+
+def _chosen(placement: Placement) -> Port | Portgroup:
+    if placement.chosen is None:
+        assert placement.error is not None
+        raise placement.error
+    return placement.chosen

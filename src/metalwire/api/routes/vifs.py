@@ -17,7 +17,7 @@ from typing import Any, cast
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from metalwire.api import errors, json_body
+from metalwire.api import dry_run, errors, json_body
 from metalwire.api import microversion as mv
 from metalwire.api.app_services import Services
 from metalwire.api.validation import is_uuid
@@ -28,6 +28,14 @@ from metalwire.networking.base import VifInfo
 _PATH = re.compile(r"/v1/nodes/(?P<node>[^/]+)/vifs(?:/(?P<vif>[^/]+))?")
 _VIF_NAME = re.compile(r"[A-Za-z0-9\-._~]{1,255}")
 _JSON = [(b"content-type", b"application/json")]
+
+
+def vif_route(path: str) -> str | None:
+    """The route template of a VIF endpoint's path (for the metrics), or None."""
+    match = _PATH.fullmatch(path)
+    if match is None:
+        return None
+    return "/v1/nodes/{ident}/vifs" if match["vif"] is None else "/v1/nodes/{ident}/vifs/{vif}"
 
 
 def check_vif_id(value: Any) -> str:
@@ -108,6 +116,9 @@ class VifEndpoints:
         if method == "POST":
             body = json_body.parse(await _read_body(receive), _content_type(scope))
             info = check_attach_body(body, state["api_version"])
+            if dry_run.requested(scope):
+                result = await services.rpcapi.vif_attach_dry_run(context, node, info)
+                return 200, json.dumps(dry_run.document(result)).encode()
             await services.rpcapi.vif_attach(context, node, info)
         else:
             assert vif is not None

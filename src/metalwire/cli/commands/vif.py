@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from metalwire.cli.commands.common import add_command, dict_values, key_value
-from metalwire.cli.output import print_list
+from metalwire.cli.output import print_list, print_record
 from metalwire.client import Client
 
 
@@ -19,7 +19,12 @@ def _vif_list(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
+_DRY_RUN_HEADERS = ["Target", "UUID", "Address", "Physical Network", "Verdict", "Reason"]
+
+
 def _vif_attach(client: Client, args: argparse.Namespace) -> int:
+    if args.dry_run:
+        return _vif_attach_dry_run(client, args)
     client.vif_attach(
         args.node,
         args.vif_id,
@@ -28,6 +33,43 @@ def _vif_attach(client: Client, args: argparse.Namespace) -> int:
         vif_info=dict_values(args.vif_info),
     )
     return 0
+
+
+def _vif_attach_dry_run(client: Client, args: argparse.Namespace) -> int:
+    """Print where the VIF would go (and why nowhere else); 1 if the attach would fail."""
+    answer = client.vif_attach_dry_run(
+        args.node,
+        args.vif_id,
+        port_uuid=args.port_uuid,
+        portgroup_uuid=args.portgroup_uuid,
+        vif_info=dict_values(args.vif_info),
+    )
+    if args.format in ("json", "yaml"):
+        print_record(answer, args.format, sys.stdout, args.columns)
+    else:
+        rows = []
+        target = answer.get("target")
+        if target:
+            rows.append(_dry_run_row(target, "chosen", ""))
+        for entry in answer.get("refused") or []:
+            rows.append(_dry_run_row(entry, entry.get("reason"), entry.get("message")))
+        print_list(_DRY_RUN_HEADERS, rows, args.format, sys.stdout, args.columns)
+    error = answer.get("error")
+    if error:
+        print(f"Would not attach: {error.get('message')}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _dry_run_row(target: dict[str, Any], verdict: Any, reason: Any) -> list[Any]:
+    return [
+        target.get("type"),
+        target.get("uuid"),
+        target.get("address") or target.get("name") or "",
+        target.get("physical_network") or "",
+        verdict,
+        reason,
+    ]
 
 
 def _vif_detach(client: Client, args: argparse.Namespace) -> int:
@@ -43,7 +85,7 @@ def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
         vif_actions, "list", common, "List the VIFs attached to a node", _vif_list, True
     )
     vlist.add_argument("node", metavar="NODE", help="name or UUID of the node")
-    attach = add_command(vif_actions, "attach", common, "Attach a VIF to a node", _vif_attach)
+    attach = add_command(vif_actions, "attach", common, "Attach a VIF to a node", _vif_attach, True)
     attach.add_argument("node", metavar="NODE", help="name or UUID of the node")
     attach.add_argument("vif_id", metavar="VIF", help="the VIF (e.g. a Neutron port UUID)")
     target = attach.add_mutually_exclusive_group()
@@ -63,6 +105,13 @@ def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
         action="append",
         metavar="KEY=VALUE",
         help="extra VIF information (repeat for more)",
+    )
+    attach.add_argument(
+        "--dry-run",
+        dest="dry_run",
+        action="store_true",
+        help="attach nothing: show the port or portgroup the VIF would get and why every "
+        "other one would not (metalwire only); exit status 1 if the attach would fail",
     )
     detach = add_command(vif_actions, "detach", common, "Detach a VIF from a node", _vif_detach)
     detach.add_argument("node", metavar="NODE", help="name or UUID of the node")

@@ -1,0 +1,64 @@
+"""Where an attach would put a VIF, and why every other target would not take it.
+
+A dry run goes through the steps of :func:`metalwire.conductor.vifs.vif_attach` that read —
+the node, its interface's checks, whether the VIF is attached anywhere, the VIF's physical
+networks (from Neutron, as the attach reads them) and the choice of target — and stops before
+the first write. It takes no node lock: it reads the node and its attachments at once, as a
+VIF list does, so it never makes an operation on the node wait. Nothing is recorded, not even
+in the node's history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from metalwire.conductor.tasks import Conductor
+from metalwire.context import RequestContext
+from metalwire.db.models import Node
+from metalwire.networking.base import StoredVifMixin, VifInfo
+from metalwire.networking.selection import Placement
+from metalwire.networking.task import Task
+
+
+@dataclass(frozen=True)
+class DryRunAttach:
+    """The answer of a dry-run attach: the node, the VIF's physical networks and the
+    placement (the chosen target or the error the attach would raise, and every refusal)."""
+
+    node: Node
+    vif_id: str
+    network_interface: str
+    physical_networks: frozenset[str]
+    #: None when the interface records no target (``noop``, or one that does not use
+    #: :class:`StoredVifMixin`): its attach would succeed without choosing.
+    placement: Placement | None
+    task: Task  # the read-only view the placement was computed on (members of portgroups)
+
+
+def vif_attach_dry_run(
+    conductor: Conductor, context: RequestContext, node_ident: str, vif_info: VifInfo
+) -> DryRunAttach:
+    """Explain the attach of ``vif_info`` to the node without doing it.
+
+    Raises what the attach raises before it chooses a target: NodeNotFound (404),
+    NetworkInterfaceInvalid (400), VifAlreadyAttached (409), an unknown requested port or
+    portgroup (400), a Neutron failure (502/503). A target that cannot be found is not an
+    error here: the answer's placement carries the error the attach would raise.
+    """
+    task = conductor.shared_task(node_ident, context)
+    iface = conductor.network_interface(task.node)
+    iface.validate(task)
+    task.attachments.check_free(vif_info["id"])
+    physnets: set[str] = set()
+    placement = None
+    if isinstance(iface, StoredVifMixin):
+        physnets = iface.vif_physnets(task, vif_info)
+        placement = iface.placement(task, vif_info, physnets)
+    return DryRunAttach(
+        node=task.node,
+        vif_id=vif_info["id"],
+        network_interface=iface.name,
+        physical_networks=frozenset(physnets),
+        placement=placement,
+        task=task,
+    )

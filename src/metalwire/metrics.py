@@ -1,0 +1,83 @@
+"""The Prometheus metrics every layer records, in this process's default registry.
+
+Shared by every layer, like :mod:`metalwire.errors`: the API counts requests, the RPC API VIF
+operations, the conductor node-lock waits, the Neutron client its calls. ``/metrics``
+(:mod:`metalwire.api.metrics`) serves them together with the database pool gauges, read at
+scrape time. Each process has its own: several processes are scraped one by one.
+
+Labels are bounded: routes are path templates (``/v1/nodes/{node_ident}``), never raw paths;
+results are ``success`` or an error class of the catalog; Neutron operations are a method and
+a resource template (``PUT /ports/{id}``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from prometheus_client import Counter, Histogram
+
+# Requests take milliseconds; lock waits and Neutron calls up to the configured timeouts.
+_FAST_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+_SLOW_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+REQUESTS = Counter(
+    "metalwire_http_requests",
+    "HTTP requests answered, by route template, method and status.",
+    ("route", "method", "status"),
+)
+REQUEST_SECONDS = Histogram(
+    "metalwire_http_request_duration_seconds",
+    "Time from receiving an HTTP request to the end of its answer, by route template, method "
+    "and status.",
+    ("route", "method", "status"),
+    buckets=_FAST_BUCKETS,
+)
+VIF_OPERATIONS = Counter(
+    "metalwire_vif_operations",
+    "VIF operations (attach, detach, list, attach_dry_run) by node network interface and "
+    "result (success, or the error's class).",
+    ("operation", "network_interface", "result"),
+)
+LOCK_WAIT_SECONDS = Histogram(
+    "metalwire_node_lock_wait_seconds",
+    "Time an operation waited for a node's lock (in this process, then across processes).",
+    buckets=_FAST_BUCKETS,
+)
+NEUTRON_SECONDS = Histogram(
+    "metalwire_neutron_request_duration_seconds",
+    "Time of one Neutron call, its retries included, by operation.",
+    ("operation",),
+    buckets=_SLOW_BUCKETS,
+)
+NEUTRON_ERRORS = Counter(
+    "metalwire_neutron_request_errors",
+    "Neutron calls that failed, by operation and reason (unreachable, the HTTP status, or "
+    "bad_body).",
+    ("operation", "reason"),
+)
+
+
+def observe_lock_wait(seconds: float) -> None:
+    LOCK_WAIT_SECONDS.observe(seconds)
+
+
+def neutron_operation(method: str, path: str) -> str:
+    """``PUT /ports/{id}`` for ``PUT /ports/5f0c...``: the resource, never its id."""
+    parts = path.split("?", 1)[0].strip("/").split("/")
+    return f"{method} /{parts[0]}" + ("/{id}" if len(parts) > 1 else "")
+
+
+@contextmanager
+def neutron_call(operation: str) -> Iterator[None]:
+    """Time a Neutron call; ``neutron_failed`` counts its failure."""
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        NEUTRON_SECONDS.labels(operation).observe(time.perf_counter() - started)
+
+
+def neutron_failed(operation: str, reason: str) -> None:
+    NEUTRON_ERRORS.labels(operation, reason).inc()

@@ -1,0 +1,198 @@
+"""``GET /metrics`` through HTTP: what is counted, under which labels, and who may read it.
+
+The process's registry is shared by every app a test session builds, so each test compares
+a scrape after its requests with one before them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from prometheus_client import REGISTRY
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.auth.conftest import htpasswd_line, make_config, open_client
+from tests.conftest import LATEST, Api
+
+Labels = dict[str, str]
+
+
+def scrape(client: TestClient, **kw: Any) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+    """Every sample of ``/metrics``, parsed by prometheus_client's own parser."""
+    resp = client.get("/metrics", **kw)
+    assert resp.status_code == 200, resp.text
+    assert resp.headers["content-type"].startswith("text/plain; version=")
+    samples = {}
+    for family in text_string_to_metric_families(resp.text):
+        for sample in family.samples:
+            samples[(sample.name, frozenset(sample.labels.items()))] = sample.value
+    return samples
+
+
+def value(
+    samples: dict[tuple[str, frozenset[tuple[str, str]]], float], name: str, **labels: str
+) -> float:
+    return samples.get((name, frozenset(labels.items())), 0.0)
+
+
+def requests(samples: Any, route: str, method: str, status: int) -> float:
+    return value(
+        samples, "metalwire_http_requests_total", route=route, method=method, status=str(status)
+    )
+
+
+def test_requests_are_counted_by_route_template_method_and_status(api: Api) -> None:
+    node = api.node(name="metered")
+    before = scrape(api.client)
+    assert api.get(f"/v1/nodes/{node['uuid']}").status_code == 200
+    assert api.get("/v1/nodes/metered").status_code == 200
+    assert api.get("/v1/nodes/no-such-node").status_code == 404
+    after = scrape(api.client)
+
+    route = "/v1/nodes/{ident}"
+    assert requests(after, route, "GET", 200) - requests(before, route, "GET", 200) == 2
+    assert requests(after, route, "GET", 404) - requests(before, route, "GET", 404) == 1
+    latency = "metalwire_http_request_duration_seconds_count"
+    labels = {"route": route, "method": "GET", "status": "200"}
+    assert value(after, latency, **labels) - value(before, latency, **labels) == 2
+    for _name, label_set in after:
+        for _key, label in label_set:
+            assert node["uuid"] not in label and "metered" not in label
+
+
+def test_vif_endpoints_are_counted_under_their_own_templates(api: Api) -> None:
+    api.port(api.node(name="vif-metered"), "52:54:00:70:00:01")
+    vif = str(uuid.uuid4())
+    before = scrape(api.client)
+    assert api.post("/v1/nodes/vif-metered/vifs", {"id": vif}).status_code == 204
+    assert api.get("/v1/nodes/vif-metered/vifs").status_code == 200
+    assert api.delete(f"/v1/nodes/vif-metered/vifs/{vif}").status_code == 204
+    after = scrape(api.client)
+
+    for route, method, status in (
+        ("/v1/nodes/{ident}/vifs", "POST", 204),
+        ("/v1/nodes/{ident}/vifs", "GET", 200),
+        ("/v1/nodes/{ident}/vifs/{vif}", "DELETE", 204),
+    ):
+        moved = requests(after, route, method, status) - requests(before, route, method, status)
+        assert moved == 1, (route, method)
+    assert not any(vif in label for _, labels in after for _, label in labels)
+
+
+def test_vif_operations_are_counted_by_interface_and_result(api: Api) -> None:
+    api.port(api.node(name="vif-ops", network_interface="flat"), "52:54:00:70:00:02")
+    api.node(name="vif-ops-bare", network_interface="flat")
+    before = scrape(api.client)
+    assert api.post("/v1/nodes/vif-ops/vifs", {"id": "op-1"}).status_code == 204
+    assert api.post("/v1/nodes/vif-ops/vifs", {"id": "op-2"}).status_code == 400  # port busy
+    assert api.post("/v1/nodes/vif-ops-bare/vifs", {"id": "op-3"}).status_code == 400
+    assert api.delete("/v1/nodes/vif-ops/vifs/op-1").status_code == 204
+    after = scrape(api.client)
+
+    def moved(operation: str, result: str) -> float:
+        name = "metalwire_vif_operations_total"
+        labels = {"operation": operation, "network_interface": "flat", "result": result}
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert moved("attach", "success") == 1
+    assert moved("attach", "NoFreePhysicalPort") == 2
+    assert moved("detach", "success") == 1
+
+
+def test_node_lock_waits_are_observed(api: Api) -> None:
+    api.port(api.node(name="lock-metered"), "52:54:00:70:00:03")
+    before = scrape(api.client)
+    assert api.post("/v1/nodes/lock-metered/vifs", {"id": "lk-1"}).status_code == 204
+    assert api.delete("/v1/nodes/lock-metered/vifs/lk-1").status_code == 204
+    after = scrape(api.client)
+    count = "metalwire_node_lock_wait_seconds_count"
+    assert value(after, count) - value(before, count) == 2
+    assert value(after, "metalwire_node_lock_wait_seconds_sum") >= value(
+        before, "metalwire_node_lock_wait_seconds_sum"
+    )
+
+
+def test_database_pool_gauges_are_read_at_scrape_time(api: Api) -> None:
+    samples = scrape(api.client)
+    assert value(samples, "metalwire_db_pool_size") == 10  # [database] pool_size
+    # The scrape itself holds no connection; whatever it reports is a count, not a guess.
+    assert value(samples, "metalwire_db_pool_checkedout") >= 0
+    assert ("metalwire_db_pool_checkedin", frozenset()) in samples
+
+
+def test_a_request_refused_before_routing_is_counted_under_its_route(
+    api: Api, client: TestClient
+) -> None:
+    before = scrape(client)
+    bad_version = client.get("/v1/nodes/x1", headers={"X-OpenStack-Ironic-API-Version": "9.99"})
+    assert bad_version.status_code == 406
+    after = scrape(client)
+    assert (
+        requests(after, "/v1/nodes/{ident}", "GET", 406)
+        - requests(before, "/v1/nodes/{ident}", "GET", 406)
+        == 1
+    )
+
+
+# -- who may read them -------------------------------------------------------------------
+
+
+@pytest.fixture
+def basic_metrics(
+    tmp_path: Path, migrated_template: Path, user_file: Path, request: pytest.FixtureRequest
+) -> Iterator[TestClient]:
+    public = getattr(request, "param", False)
+    config = make_config(
+        tmp_path,
+        migrated_template,
+        DEFAULT__auth_strategy="http_basic",
+        DEFAULT__http_basic_auth_user_file=str(user_file),
+        metrics__public=public,
+    )
+    yield from open_client(config)
+
+
+@pytest.fixture
+def user_file(tmp_path: Path) -> Path:
+    path = tmp_path / "htpasswd"
+    path.write_text(htpasswd_line("alice", "s3cret") + "\n")
+    return path
+
+
+def test_metrics_need_the_same_credentials_as_the_api(basic_metrics: TestClient) -> None:
+    refused = basic_metrics.get("/metrics")
+    assert refused.status_code == 401
+    assert refused.headers["www-authenticate"] == 'Basic realm="metalwire"'
+    wrong = basic_metrics.get("/metrics", auth=("alice", "wrong"))
+    assert wrong.status_code == 401
+    samples = scrape(basic_metrics, auth=("alice", "s3cret"))
+    # The refusals were counted too, under the endpoint's own route.
+    assert requests(samples, "/metrics", "GET", 401) >= 2
+
+
+@pytest.mark.parametrize("basic_metrics", [True], indirect=True)
+def test_public_metrics_are_served_without_credentials_but_nothing_else_is(
+    basic_metrics: TestClient,
+) -> None:
+    assert scrape(basic_metrics)  # no credentials
+    assert basic_metrics.get("/v1/nodes").status_code == 401
+
+
+def test_with_metrics_disabled_there_is_no_endpoint_and_nothing_is_counted(
+    tmp_path: Path, migrated_template: Path
+) -> None:
+    config = make_config(tmp_path, migrated_template, metrics__enabled=False)
+    labels = {"route": "/v1/nodes", "method": "POST", "status": "201"}
+    for client in open_client(config):
+        before = REGISTRY.get_sample_value("metalwire_http_requests_total", labels) or 0.0
+        headers = {"X-OpenStack-Ironic-API-Version": LATEST}
+        node = client.post("/v1/nodes", json={"driver": "fake-hardware"}, headers=headers)
+        assert node.status_code == 201
+        assert client.get("/metrics").status_code == 404
+        after = REGISTRY.get_sample_value("metalwire_http_requests_total", labels) or 0.0
+        assert after == before
