@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 
+import anyio.to_thread
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
@@ -16,7 +17,7 @@ from metalwire.api.auth.middleware import AuthMiddleware
 from metalwire.api.auth.startup import build_strategy
 from metalwire.api.bookmarks import BookmarkPaths
 from metalwire.api.middleware import ApiMiddleware
-from metalwire.api.routes import history, nodes, portgroups, ports, root, states, traits
+from metalwire.api.routes import audit, history, nodes, portgroups, ports, root, states, traits
 from metalwire.api.routes.vifs import VifEndpoints
 from metalwire.conductor.locks import NodeLocks
 from metalwire.config import Config
@@ -33,7 +34,12 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        periodic = audit.periodic_audit(services)
+        if periodic is not None:
+            periodic.start()
         yield
+        if periodic is not None:
+            await anyio.to_thread.run_sync(periodic.stop)  # lets an audit under way finish
         if locks is not None:  # the services are this app's own: close them
             locks.release_all()
             services.db.dispose()
@@ -44,7 +50,7 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     app.state.services = services
     # The routes are added flat, the busiest first: the router tries them in order. The
     # VIF endpoints, the busiest of all, are answered in front of the router.
-    for module in (nodes, ports, portgroups, states, history, traits, root, openapi):
+    for module in (nodes, ports, portgroups, states, history, traits, root, audit, openapi):
         app.router.routes.extend(module.router.routes)
     app.add_exception_handler(MetalwireError, errors.on_metalwire_error)
     app.add_exception_handler(HTTPException, errors.on_http_error)

@@ -25,7 +25,10 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 
-from metalwire.conductor import inventory, provisioning, vifs
+from metalwire.conductor import audit as drift
+from metalwire.conductor import audit_repair, inventory, provisioning, vifs
+from metalwire.conductor.audit import AuditReport
+from metalwire.conductor.audit_repair import RepairReport
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db.engine import WouldWait
@@ -105,6 +108,18 @@ class ConductorAPI(abc.ABC):
 
     @abc.abstractmethod
     def delete_portgroup(self, context: RequestContext, portgroup_id: str) -> None: ...
+
+    @abc.abstractmethod
+    def audit(self, context: RequestContext, nodes: list[str]) -> AuditReport:
+        """Compare the nodes' VIF attachments with Neutron (no lock, nothing written).
+
+        Raises Invalid (400) when no Neutron is configured, NetworkError when it fails.
+        """
+
+    @abc.abstractmethod
+    def audit_repair(self, context: RequestContext, nodes: list[str]) -> RepairReport:
+        """Audit the nodes, fix the safe findings under each node's lock (each fix in its
+        history) and audit them again; raises as :meth:`audit`."""
 
 
 class LocalConductorAPI(ConductorAPI):
@@ -197,3 +212,9 @@ class LocalConductorAPI(ConductorAPI):
 
     def delete_portgroup(self, context: RequestContext, portgroup_id: str) -> None:
         inventory.delete_portgroup(self.conductor, context, portgroup_id)
+
+    def audit(self, context: RequestContext, nodes: list[str]) -> AuditReport:
+        return drift.audit(self.conductor, context, nodes)
+
+    def audit_repair(self, context: RequestContext, nodes: list[str]) -> RepairReport:
+        return audit_repair.repair(self.conductor, context, nodes)
