@@ -243,3 +243,25 @@ def test_periodic_audit_keeps_the_latest_findings(api: Metalwire, neutron: Neutr
     assert wait_for(lambda: latest().get(vif["id"]) == "mac_mismatch", timeout=30)
     assert api.http.post(AUDIT + "/repair?node=drift-periodic").status_code == 200
     assert wait_for(lambda: vif["id"] not in latest(), timeout=30)
+
+
+def test_flat_vifs_are_expected_on_the_compute_host(api: Metalwire, neutron: Neutron) -> None:
+    node = api.node("drift-flat", "flat", instance_info={"nova_host_id": "compute-7"})
+    port = api.port(node, "52:54:00:45:00:01", link("Ethernet69/1"))
+    vif = neutron.vif(NETWORK)
+    api.provision("drift-flat", "manage", "provide")
+    attach(api, "drift-flat", port, vif)
+    assert api.provision("drift-flat", "active")["provision_state"] == "active"
+    assert neutron.port(vif["id"])["binding:host_id"] == "compute-7"
+    assert audit(api, "drift-flat") == {}
+
+    put_port(neutron, vif["id"], **{"binding:host_id": ""})
+    finding = api.get(AUDIT + "?node=drift-flat")["findings"][0]
+    assert finding["kind"] == "binding_mismatch"
+    assert finding["expected"] == {
+        "binding:host_id": "compute-7",
+        "binding:vnic_type": "baremetal",
+    }
+    assert api.http.post(AUDIT + "/repair?node=drift-flat").status_code == 200
+    assert neutron.port(vif["id"])["binding:host_id"] == "compute-7"
+    assert audit(api, "drift-flat") == {}
