@@ -40,3 +40,21 @@ def test_periodic_audit_goes_on_after_a_failing_run_and_stops() -> None:
     assert third.wait(10), "the loop died after the failing run"
     periodic.stop(timeout=10)
     assert not periodic.running
+
+
+def test_stop_waits_for_a_hung_audit_no_longer_than_its_timeout() -> None:
+    started, release = threading.Event(), threading.Event()
+
+    def run_once() -> None:
+        started.set()
+        release.wait(30)
+
+    periodic = PeriodicAudit(0.01, run_once)
+    periodic.start()
+    assert started.wait(10)
+    (thread,) = [t for t in threading.enumerate() if t.name == "metalwire-audit"]
+    periodic.stop(timeout=0.05)
+    assert thread.is_alive(), "stop() returned while the audit is still under way"
+    release.set()
+    thread.join(10)
+    assert not thread.is_alive()

@@ -19,6 +19,7 @@ from metalwire.api.bookmarks import BookmarkPaths
 from metalwire.api.middleware import ApiMiddleware
 from metalwire.api.routes import audit, history, nodes, portgroups, ports, root, states, traits
 from metalwire.api.routes.vifs import VifEndpoints
+from metalwire.conductor.audit_runner import STOP_WAIT
 from metalwire.conductor.locks import NodeLocks
 from metalwire.config import Config
 from metalwire.errors import MetalwireError
@@ -39,7 +40,8 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
             periodic.start()
         yield
         if periodic is not None:
-            await anyio.to_thread.run_sync(periodic.stop)  # lets an audit under way finish
+            # Lets an audit under way finish, within bounds.
+            await anyio.to_thread.run_sync(periodic.stop, STOP_WAIT)
         if locks is not None:  # the services are this app's own: close them
             locks.release_all()
             services.db.dispose()

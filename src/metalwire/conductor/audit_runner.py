@@ -47,6 +47,10 @@ class LatestAudit:
         return dict(Counter(f.kind for f in report.findings)) if report else {}
 
 
+#: Seconds a shutdown waits for an audit under way.
+STOP_WAIT = 10.0
+
+
 class PeriodicAudit:
     """Calls ``run_once`` every ``interval`` seconds in a daemon thread until :meth:`stop`.
 
@@ -68,11 +72,14 @@ class PeriodicAudit:
         LOG.info("Drift audit runs every %g s", self.interval)
 
     def stop(self, timeout: float | None = None) -> None:
-        """Ask the loop to end and wait for it (for an audit under way to finish)."""
+        """Ask the loop to end and wait for it, at most ``timeout`` seconds (an audit under
+        way finishes first; one still running then is left to end with the process)."""
         self._stopping.set()
         thread, self._thread = self._thread, None
         if thread is not None:
             thread.join(timeout)
+            if thread.is_alive():
+                LOG.warning("The drift audit under way did not end within %g s", timeout)
 
     @property
     def running(self) -> bool:
