@@ -265,3 +265,36 @@ def test_flat_vifs_are_expected_on_the_compute_host(api: Metalwire, neutron: Neu
     assert api.http.post(AUDIT + "/repair?node=drift-flat").status_code == 200
     assert neutron.port(vif["id"])["binding:host_id"] == "compute-7"
     assert audit(api, "drift-flat") == {}
+
+
+def test_a_bond_is_expected_with_every_member_link(api: Metalwire, neutron: Neutron) -> None:
+    node = api.node("drift-bond")
+    bond = api.portgroup(node, name="bond-drift", address="52:54:00:46:00:10", mode="802.3ad")
+    for n in (1, 2):
+        api.port(
+            node,
+            f"52:54:00:46:00:0{n}",
+            link(f"Ethernet70/{n}"),
+            pxe_enabled=False,
+            physical_network="physnet1",
+            portgroup_uuid=bond["uuid"],
+        )
+    api.provision("drift-bond", "manage", "provide", "active")
+    vif = neutron.vif(NETWORK)
+    response = api.attach("drift-bond", vif["id"], portgroup_uuid=bond["uuid"])
+    assert response.status_code == 204, response.text
+    bound = neutron.wait_status(vif["id"], "ACTIVE")
+    assert audit(api, "drift-bond") == {}
+
+    profile = dict(bound["binding:profile"])
+    profile["local_link_information"] = [link("Ethernet70/1")]
+    put_port(neutron, vif["id"], **{"binding:profile": profile})
+    (finding,) = api.get(AUDIT + "?node=drift-bond")["findings"]
+    assert finding["kind"] == "binding_mismatch" and finding["target_uuid"] == bond["uuid"]
+    assert finding["expected"]["local_link_information"] == [
+        link("Ethernet70/1"),
+        link("Ethernet70/2"),
+    ]
+    assert api.http.post(AUDIT + "/repair?node=drift-bond").status_code == 200
+    assert neutron.wait_status(vif["id"], "ACTIVE")["binding:profile"] == bound["binding:profile"]
+    assert audit(api, "drift-bond") == {}
