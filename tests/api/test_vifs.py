@@ -241,6 +241,97 @@ def test_legacy_vif_on_another_node_is_409(api: Api, node: dict[str, Any]) -> No
     assert "vif_port_id" not in api.get(f"/v1/ports/{port}").json()["extra"]
 
 
+@pytest.mark.parametrize("bad", [{"a": 1}, [1], "..", ".", "a b", "x" * 256])
+def test_legacy_vif_port_id_gets_the_vif_id_checks_of_post_vifs(
+    api: Api, node: dict[str, Any], bad: Any
+) -> None:
+    resp = api.post(
+        "/v1/ports",
+        {"node_uuid": node["uuid"], "address": "52:54:00:10:04:01", "extra": {"vif_port_id": bad}},
+    )
+    assert resp.status_code == 400, resp.text
+    assert "extra/vif_port_id" in fault(resp) and "Invalid VIF id" in fault(resp)
+    assert api.get("/v1/ports?address=52:54:00:10:04:01").json()["ports"] == []
+    port = api.get("/v1/nodes/vifnode/ports").json()["ports"][0]["uuid"]
+    resp = api.patch(
+        f"/v1/ports/{port}", [{"op": "add", "path": "/extra/vif_port_id", "value": bad}]
+    )
+    assert resp.status_code == 400, resp.text
+    assert "extra/vif_port_id" in fault(resp)
+    assert "vif_port_id" not in api.get(f"/v1/ports/{port}").json()["extra"]
+    resp = api.post("/v1/portgroups", {"node_uuid": node["uuid"], "extra": {"vif_port_id": bad}})
+    assert resp.status_code == 400, resp.text
+    assert "extra/vif_port_id" in fault(resp)
+    group = api.portgroup(node, name="legacy-checked")
+    resp = api.patch(
+        f"/v1/portgroups/{group['uuid']}",
+        [{"op": "add", "path": "/extra/vif_port_id", "value": bad}],
+    )
+    assert resp.status_code == 400, resp.text
+    assert "extra/vif_port_id" in fault(resp)
+    assert "vif_port_id" not in api.get(f"/v1/portgroups/{group['uuid']}").json()["extra"]
+    assert [g["uuid"] for g in api.get("/v1/portgroups").json()["portgroups"]] == [group["uuid"]]
+    assert api.vifs("vifnode") == []
+
+
+def test_legacy_vif_goes_through_the_interface_rules(api: Api, node: dict[str, Any]) -> None:
+    """The interface chooses as for POST /vifs: a bond member cannot take the VIF (400),
+    and the port carrying the refused extra/vif_port_id is not stored."""
+    group = api.portgroup(node, name="legacy-bond", address="52:54:00:10:05:00")
+    resp = api.post(
+        "/v1/ports",
+        {
+            "node_uuid": node["uuid"],
+            "address": "52:54:00:10:05:01",
+            "portgroup_uuid": group["uuid"],
+            "extra": {"vif_port_id": "on-member"},
+        },
+    )
+    assert resp.status_code == 400, resp.text
+    assert "member of portgroup" in fault(resp)
+    assert api.get("/v1/ports?address=52:54:00:10:05:01").json()["ports"] == []
+    assert api.vifs("vifnode") == []
+    # A portgroup without a usable member cannot take it either; nothing is stored.
+    resp = api.post(
+        "/v1/portgroups",
+        {"node_uuid": node["uuid"], "name": "legacy-empty", "extra": {"vif_port_id": "e"}},
+    )
+    assert resp.status_code == 400, resp.text
+    assert "legacy-empty" not in api.get("/v1/portgroups").text
+    assert api.vifs("vifnode") == []
+
+
+def test_legacy_vif_refused_by_the_interface_leaves_the_patch_unstored(
+    api: Api, node: dict[str, Any]
+) -> None:
+    smart = api.port(node, "52:54:00:10:06:01", is_smartnic=True)
+    resp = api.patch(
+        f"/v1/ports/{smart['uuid']}",
+        [
+            {"op": "add", "path": "/extra/vif_port_id", "value": "refused"},
+            {"op": "add", "path": "/extra/note", "value": "kept only with the VIF"},
+        ],
+    )
+    assert resp.status_code == 400, resp.text
+    assert "is a Smart NIC" in fault(resp)
+    assert api.get(f"/v1/ports/{smart['uuid']}").json()["extra"] == {}
+    assert api.vifs("vifnode") == []
+
+
+def test_legacy_vif_replaced_by_another_moves_the_record(api: Api, node: dict[str, Any]) -> None:
+    port = api.get("/v1/nodes/vifnode/ports").json()["ports"][0]["uuid"]
+    api.patch(f"/v1/ports/{port}", [{"op": "add", "path": "/extra/vif_port_id", "value": "one"}])
+    resp = api.patch(
+        f"/v1/ports/{port}", [{"op": "replace", "path": "/extra/vif_port_id", "value": "two"}]
+    )
+    assert resp.status_code == 200, resp.text
+    assert api.vifs("vifnode") == ["two"]
+    assert api.get(f"/v1/ports/{port}").json()["extra"] == {"vif_port_id": "two"}
+    events = [e["event"] for e in api.get("/v1/nodes/vifnode/history").json()["history"]]
+    assert any("VIF one detached" in e and "extra/vif_port_id" in e for e in events)
+    assert any("VIF two attached" in e and "extra/vif_port_id" in e for e in events)
+
+
 def test_history_records_attach_and_failures(api: Api, node: dict[str, Any]) -> None:
     api.post("/v1/nodes/vifnode/vifs", {"id": "h1"})
     api.delete("/v1/nodes/vifnode/vifs/h-missing")

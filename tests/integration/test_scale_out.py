@@ -8,6 +8,7 @@ import random
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -161,18 +162,23 @@ def _attach_in_background(url: str, node: str, vif: str) -> None:
     threading.Thread(target=attach, daemon=True).start()
 
 
-@pytest.mark.slow
-def test_lock_of_killed_process_is_taken_over_within_the_lease(
-    tmp_path: Path, postgres_server: PostgresServer
-) -> None:
-    url = postgres_server.create_database("crash")
-    lease = 4.0
+LEASE_S = 4.0
+
+
+@contextlib.contextmanager
+def _attach_killed_mid_neutron_call(
+    tmp_path: Path, postgres_server: PostgresServer, database: str
+) -> Iterator[tuple[MetalwireServer, httpx.Client]]:
+    """Two servers on one database; the first dies while attaching ``stuck-vif`` to node
+    ``crashy`` (its record pending, its lease on the node left to expire). Yields the
+    survivor and a client, right after the kill."""
+    url = postgres_server.create_database(database)
     neutron = HangingNeutron()
     settings = {
         "METALWIRE_NEUTRON_URL": neutron.url,
         "METALWIRE_NEUTRON_TIMEOUT": "300",
         "METALWIRE_NEUTRON_RETRIES": "0",
-        "METALWIRE_CONDUCTOR_NODE_LOCK_LEASE": str(lease),
+        "METALWIRE_CONDUCTOR_NODE_LOCK_LEASE": str(LEASE_S),
         "METALWIRE_CONDUCTOR_NODE_LOCK_WAIT": "30",
     }
     hung = MetalwireServer(tmp_path / "hung", database=url, env=settings)
@@ -186,7 +192,11 @@ def test_lock_of_killed_process_is_taken_over_within_the_lease(
             assert resp.status_code == 201, resp.text
             client.post(
                 f"{hung.url}/v1/ports",
-                json={"node_uuid": resp.json()["uuid"], "address": "52:54:00:cc:00:01"},
+                json={
+                    "node_uuid": resp.json()["uuid"],
+                    "address": "52:54:00:cc:00:01",
+                    "local_link_connection": SWITCH_LINK,
+                },
             )
             _attach_in_background(hung.url, "crashy", "stuck-vif")
             deadline = time.monotonic() + 20
@@ -195,21 +205,77 @@ def test_lock_of_killed_process_is_taken_over_within_the_lease(
                 time.sleep(0.05)
             assert neutron.put_seen.wait(20), "the attach never reached its Neutron update"
             hung.kill()
-            killed = time.monotonic()
-            resp = client.patch(
-                f"{survivor.url}/v1/nodes/crashy",
-                json=[{"op": "add", "path": "/extra/after_crash", "value": True}],
-            )
-            took_over = time.monotonic() - killed
-            assert resp.status_code == 200, resp.text
-            node = client.get(f"{survivor.url}/v1/nodes/crashy").json()
-            vifs = client.get(f"{survivor.url}/v1/nodes/crashy/vifs").json()
-            history = client.get(f"{survivor.url}/v1/nodes/crashy/history").json()["history"]
+            yield survivor, client
     finally:
         neutron.close()
-    print(f"\nnode lock of the killed process taken over after {took_over:.2f} s (lease {lease} s)")
-    assert took_over <= lease + 1.0
+
+
+SWITCH_LINK = {"switch_id": "00:1b:21:00:00:01", "port_id": "Ethernet1/1"}
+
+
+@pytest.mark.slow
+def test_lock_of_killed_process_is_taken_over_within_the_lease(
+    tmp_path: Path, postgres_server: PostgresServer
+) -> None:
+    with _attach_killed_mid_neutron_call(tmp_path, postgres_server, "crash") as (survivor, client):
+        killed = time.monotonic()
+        resp = client.patch(
+            f"{survivor.url}/v1/nodes/crashy",
+            json=[{"op": "add", "path": "/extra/after_crash", "value": True}],
+        )
+        took_over = time.monotonic() - killed
+        assert resp.status_code == 200, resp.text
+        node = client.get(f"{survivor.url}/v1/nodes/crashy").json()
+        vifs = client.get(f"{survivor.url}/v1/nodes/crashy/vifs").json()
+        history = client.get(f"{survivor.url}/v1/nodes/crashy/history").json()["history"]
+    print(
+        f"\nnode lock of the killed process taken over after {took_over:.2f} s (lease {LEASE_S} s)"
+    )
+    assert took_over <= LEASE_S + 1.0
     assert node["extra"] == {"after_crash": True}
     assert node["reservation"] is None
     assert vifs == {"vifs": []}
+    assert any("stuck-vif" in e["event"] and "interrupted" in e["event"] for e in history)
+
+
+@pytest.mark.slow
+def test_vif_of_a_killed_attach_can_go_to_another_node_once_the_lease_expired(
+    tmp_path: Path, postgres_server: PostgresServer
+) -> None:
+    with _attach_killed_mid_neutron_call(tmp_path, postgres_server, "crash_elsewhere") as (
+        survivor,
+        client,
+    ):
+        killed = time.monotonic()
+        resp = client.post(
+            f"{survivor.url}/v1/nodes",
+            json={"driver": "fake-hardware", "name": "rescuer", "network_interface": "neutron"},
+        )
+        assert resp.status_code == 201, resp.text
+        # The MAC the stand-in Neutron reports: the attach has no MAC to change.
+        resp = client.post(
+            f"{survivor.url}/v1/ports",
+            json={
+                "node_uuid": resp.json()["uuid"],
+                "address": "fa:16:3e:00:00:01",
+                "local_link_connection": SWITCH_LINK,
+            },
+        )
+        assert resp.status_code == 201, resp.text
+        attach = f"{survivor.url}/v1/nodes/rescuer/vifs"
+        resp = client.post(attach, json={"id": "stuck-vif"})
+        # The dead process's lease still runs: its attach may yet be alive.
+        assert resp.status_code == 409, resp.text
+        assert "crashy" in resp.text
+        assert time.monotonic() - killed < LEASE_S, "too slow to see the lease still held"
+        deadline = killed + LEASE_S + 5.0
+        while resp.status_code == 409 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            resp = client.post(attach, json={"id": "stuck-vif"})
+        assert resp.status_code == 204, resp.text
+        vifs = client.get(f"{survivor.url}/v1/nodes/rescuer/vifs").json()
+        crashy = client.get(f"{survivor.url}/v1/nodes/crashy/vifs").json()
+        history = client.get(f"{survivor.url}/v1/nodes/crashy/history").json()["history"]
+    assert vifs == {"vifs": [{"id": "stuck-vif"}]}
+    assert crashy == {"vifs": []}
     assert any("stuck-vif" in e["event"] and "interrupted" in e["event"] for e in history)

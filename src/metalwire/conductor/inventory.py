@@ -33,6 +33,7 @@ from metalwire.errors import (
     ResourceInUse,
     StaleUpdate,
 )
+from metalwire.networking.base import VifInfo
 from metalwire.networking.task import Task
 
 LOG = logging.getLogger(__name__)
@@ -209,35 +210,141 @@ def _legacy_vif(extra: dict[str, Any] | None) -> str | None:
     return str(value) if value else None
 
 
-def _sync_legacy_vif(
-    task: Task, target: Port | Portgroup, old: str | None, new: str | None
+def _clear_interrupted_elsewhere(
+    conductor: Conductor, context: RequestContext, vif_id: str | None, node_id: int
 ) -> None:
-    """Keep the attachment record in step with extra/vif_port_id, in the caller's transaction.
+    """Before taking the node's lock: free the VIF from an attach whose process died."""
+    if vif_id is not None:
+        conductor.clear_interrupted_attach_elsewhere(vif_id, context, node_id)
 
-    ``task`` is the task of the node the target is on after the change.
+
+def _check_legacy_vif(
+    conductor: Conductor, task: Task, target: Port | Portgroup | None, old: str | None, new: str
+) -> None:
+    """Refuse, before anything is stored, a VIF that extra/vif_port_id cannot attach."""
+    conductor.network_interface(task.node).validate(task)
+    task.attachments.check_free(new)
+    busy = task.vif_on(target) if target is not None else None
+    if target is not None and busy is not None and busy != old:
+        raise Conflict(f"{type(target).__name__} {target.uuid} already holds VIF {busy}.")
+
+
+def _store_with_legacy_vif(
+    conductor: Conductor,
+    tasks: tuple[Task, Task],
+    current: R | None,
+    write: Callable[[], R],
+    undo: Callable[[R], object],
+    new: str | None,
+) -> R:
+    """Store a port or portgroup change and follow its extra/vif_port_id change.
+
+    ``tasks`` are the task of the node the row was on and that of the node it is on after
+    the change (the same task unless it moves); ``current`` is the row before the change
+    (None for a create) and ``new`` the VIF the change sets in extra/vif_port_id. The VIF
+    goes through the owner's network interface, as POST and DELETE /vifs do. If the
+    interface calls no external service, the row and the VIF change are one transaction.
+    Otherwise the row is written first (an interface attaches to a port that exists), each
+    interface step commits on its own while it talks to the external service, and if one
+    fails the row change is undone.
     """
+    first, owner = tasks
+    old = _legacy_vif(current.extra) if current is not None else None
     if old == new:
-        return
-    where = f"{type(target).__name__.lower()} {target.uuid}"
-    if old is not None and task.attachment_of(old) is not None:
-        task.attachments.remove(old)
-        _legacy_history(
-            task,
-            f"VIF {old} detached from {where} (extra/vif_port_id removed; deprecated)",
-            old,
-            target,
-        )
+        with first.atomic(owner):
+            return write()
     if new is not None:
-        task.attachments.check_free(new)
-        busy = task.vif_on(target)
-        if busy is not None and busy != old:
-            raise Conflict(f"{type(target).__name__} {target.uuid} already holds VIF {busy}.")
-        task.attachments.record(new, target, {}, source="legacy")
-        _legacy_history(
-            task,
-            f"VIF {new} attached to {where} through extra/vif_port_id (deprecated)",
-            new,
-            target,
+        _check_legacy_vif(conductor, owner, current, old, new)
+    if not conductor.network_interface(owner.node).calls_external_service():
+        with first.atomic(owner):
+            row = write()
+            _sync_legacy_vif(conductor, owner, row, old, new, rolls_back=True)
+        return row
+    with first.atomic(owner):
+        row = write()
+    try:
+        _sync_legacy_vif(conductor, owner, row, old, new, rolls_back=False)
+    except BaseException:
+        with first.atomic(owner):
+            undo(row)
+        raise
+    return row
+
+
+def _sync_legacy_vif(
+    conductor: Conductor,
+    task: Task,
+    target: Port | Portgroup,
+    old: str | None,
+    new: str | None,
+    rolls_back: bool,
+) -> None:
+    """Detach the VIF extra/vif_port_id named, attach the one it names now, in that order.
+
+    ``task`` is the task of the node ``target`` (as stored now) is on. If the attach fails
+    after the old VIF was detached, the old one is attached again (best effort), unless
+    the writes are one transaction that ``rolls_back``.
+    """
+    kind = type(target).__name__.lower()
+    where = f"{kind} {target.uuid}"
+    iface = conductor.network_interface(task.node)
+    task.reload()  # the interface must see the row as stored now
+    detached = old is not None and _on(task, old, target)
+    if detached:
+        assert old is not None
+        iface.vif_detach(task, old)
+    if new is not None:
+        try:
+            _legacy_attach(task, iface.vif_attach, new, target)
+        except BaseException:
+            if detached and not rolls_back:
+                assert old is not None
+                _reattach(task, iface.vif_attach, old, target)
+            raise
+    if detached:
+        assert old is not None
+        event = f"VIF {old} detached from {where} (extra/vif_port_id removed; deprecated)"
+        _legacy_history(task, event, old, target)
+    if new is not None:
+        event = f"VIF {new} attached to {where} through extra/vif_port_id (deprecated)"
+        _legacy_history(task, event, new, target)
+
+
+def _on(task: Task, vif_id: str, target: Port | Portgroup) -> bool:
+    """Whether the node has the VIF recorded on ``target``."""
+    found = task.find_target(vif_id)
+    return found is not None and type(found) is type(target) and found.id == target.id
+
+
+def _legacy_attach(
+    task: Task, attach: Callable[[Task, VifInfo], None], vif_id: str, target: Port | Portgroup
+) -> None:
+    info: VifInfo = {"id": vif_id}
+    if isinstance(target, Port):
+        info["port_uuid"] = target.uuid
+    else:
+        info["portgroup_uuid"] = target.uuid
+    task.vif_source = "legacy"
+    try:
+        attach(task, info)
+    finally:
+        task.vif_source = "api"
+
+
+def _reattach(
+    task: Task, attach: Callable[[Task, VifInfo], None], vif_id: str, target: Port | Portgroup
+) -> None:
+    try:
+        _legacy_attach(task, attach, vif_id, target)
+    except MetalwireError as exc:
+        LOG.warning(
+            "node %s: could not attach VIF %s to %s %s again after a failed change of its "
+            "extra/vif_port_id: %s",
+            task.node.uuid,
+            vif_id,
+            type(target).__name__.lower(),
+            target.uuid,
+            exc,
         )
 
 
@@ -251,17 +358,22 @@ def create_port(conductor: Conductor, context: RequestContext, values: dict[str,
     with conductor.db.reading() as work:
         node = _existing_node(work, values.pop("node_uuid"))
         portgroup = _existing_portgroup(work, values.pop("portgroup_uuid", None))
+    new_vif = _legacy_vif(values.get("extra"))
+    _clear_interrupted_elsewhere(conductor, context, new_vif, node.id)
     with conductor.exclusive_task(node.id, context) as task:
         values["node_id"] = task.node.id
         values["portgroup_id"] = portgroup.id if portgroup else None
         values.setdefault("uuid", str(uuidlib.uuid4()))
         values.setdefault("pxe_enabled", True)
-        new_vif = _legacy_vif(values.get("extra"))
         check_port(Port(**values), None, Inventory.of([task]), portgroup, legacy_vif=new_vif)
-        with task.atomic():
-            port = task.inventory.create_port(values)
-            _sync_legacy_vif(task, port, None, new_vif)
-        return port
+        return _store_with_legacy_vif(
+            conductor,
+            (task, task),
+            None,
+            lambda: task.inventory.create_port(values),
+            lambda port: task.inventory.delete_port(port.uuid),
+            new_vif,
+        )
 
 
 def update_port(
@@ -282,6 +394,8 @@ def update_port(
         changes["portgroup_id"] = portgroup.id if portgroup else None
     if node_id != port.node_id:
         changes["node_id"] = node_id
+    if "extra" in changes:
+        _clear_interrupted_elsewhere(conductor, context, _legacy_vif(changes["extra"]), node_id)
     with _tasks_for(conductor, context, {port.node_id, node_id}) as tasks:
         task = tasks[port.node_id]
         current = _under_lock(conductor, task.ports, port)
@@ -301,10 +415,15 @@ def update_port(
         )
         _check_address_free(task, uuid, changes)
         conductor.network_interface(owner.node).port_changed(owner, proposed, changed)
-        with task.atomic(owner):
-            updated = task.inventory.update_port(uuid, {k: changes[k] for k in changed})
-            _sync_legacy_vif(owner, updated, old_vif, new_vif)
-        return updated
+        before = {k: getattr(current, k) for k in changed}
+        return _store_with_legacy_vif(
+            conductor,
+            (task, owner),
+            current,
+            lambda: task.inventory.update_port(uuid, {k: changes[k] for k in changed}),
+            lambda _: task.inventory.update_port(uuid, before),
+            new_vif,
+        )
 
 
 def _refuse_if_vif(task: Task, target: Port | Portgroup) -> None:
@@ -384,14 +503,20 @@ def create_portgroup(
     values = dict(values)
     with conductor.db.reading() as work:
         node = _existing_node(work, values.pop("node_uuid"))
+    new_vif = _legacy_vif(values.get("extra"))
+    _clear_interrupted_elsewhere(conductor, context, new_vif, node.id)
     with conductor.exclusive_task(node.id, context) as task:
         values["node_id"] = task.node.id
         values.setdefault("uuid", str(uuidlib.uuid4()))
         check_portgroup(Portgroup(**values), None, Inventory.of([task]))
-        with task.atomic():
-            portgroup = task.inventory.create_portgroup(values)
-            _sync_legacy_vif(task, portgroup, None, _legacy_vif(portgroup.extra))
-        return portgroup
+        return _store_with_legacy_vif(
+            conductor,
+            (task, task),
+            None,
+            lambda: task.inventory.create_portgroup(values),
+            lambda portgroup: task.inventory.delete_portgroup(portgroup.id),
+            new_vif,
+        )
 
 
 def update_portgroup(
@@ -408,6 +533,8 @@ def update_portgroup(
         node_id = _existing_node(work, node_ident).id if node_ident else portgroup.node_id
     if node_id != portgroup.node_id:
         changes["node_id"] = node_id
+    if "extra" in changes:
+        _clear_interrupted_elsewhere(conductor, context, _legacy_vif(changes["extra"]), node_id)
     with _tasks_for(conductor, context, {portgroup.node_id, node_id}) as tasks:
         task = tasks[portgroup.node_id]
         current = _under_lock(conductor, task.portgroups, portgroup)
@@ -417,13 +544,18 @@ def update_portgroup(
             return current
         proposed = _proposed(current, changes, changed)
         owner = tasks[proposed.node_id]
-        old_vif, new_vif = _legacy_vif(current.extra), _legacy_vif(proposed.extra)
+        new_vif = _legacy_vif(proposed.extra)
         check_portgroup(proposed, current, Inventory.of(tasks.values()))
         conductor.network_interface(owner.node).portgroup_changed(owner, proposed, changed)
-        with task.atomic(owner):
-            updated = task.inventory.update_portgroup(current.id, {k: changes[k] for k in changed})
-            _sync_legacy_vif(owner, updated, old_vif, new_vif)
-        return updated
+        before = {k: getattr(current, k) for k in changed}
+        return _store_with_legacy_vif(
+            conductor,
+            (task, owner),
+            current,
+            lambda: task.inventory.update_portgroup(current.id, {k: changes[k] for k in changed}),
+            lambda _: task.inventory.update_portgroup(current.id, before),
+            new_vif,
+        )
 
 
 def delete_portgroup(conductor: Conductor, context: RequestContext, ident: str) -> None:

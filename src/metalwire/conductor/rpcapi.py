@@ -17,7 +17,6 @@ network service fails.
 from __future__ import annotations
 
 import abc
-import contextlib
 import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -122,6 +121,11 @@ class ConductorAPI(abc.ABC):
         history) and audit them again; raises as :meth:`audit`."""
 
 
+def _run_all(steps: list[Callable[[], None]]) -> None:
+    for step in steps:
+        step()
+
+
 class LocalConductorAPI(ConductorAPI):
     """Runs each call in this process: plain calls on the calling thread, VIF calls as below.
 
@@ -146,8 +150,15 @@ class LocalConductorAPI(ConductorAPI):
         external = self.conductor.remembered_external(node_id)
         if self._inline and not external:
             # Runs here unless it would wait; then WouldWait, nothing done, and a thread below.
-            with contextlib.suppress(WouldWait):
-                return operation(self.conductor, context, node_id, *args, wait=False)
+            deferred: list[Callable[[], None]] = []
+            try:
+                with self.conductor.without_waiting() as deferred:
+                    return operation(self.conductor, context, node_id, *args)
+            except WouldWait:
+                pass
+            finally:
+                if deferred:  # a failure to record: a worker thread waits for the database
+                    await anyio.to_thread.run_sync(_run_all, deferred)
         limiter = None
         if external is False:
             if self._db_limiter is None:  # made on the event loop that uses it

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
+import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
@@ -12,13 +14,19 @@ from metalwire.config import Config
 from metalwire.context import RequestContext
 from metalwire.db.engine import Database, WouldWait
 from metalwire.db.models import Node
+from metalwire.db.node_locks import live_holder
 from metalwire.db.work import Work
-from metalwire.errors import NodeNotFound
+from metalwire.errors import NodeLocked, NodeNotFound
 from metalwire.networking.base import NetworkInterface
 from metalwire.networking.loader import NetworkInterfaces
 from metalwire.networking.task import Task
 
 LOG = logging.getLogger(__name__)
+
+# Inside Conductor.without_waiting: the writes handed back for a worker thread to make.
+_DEFERRED: contextvars.ContextVar[list[Callable[[], None]] | None] = contextvars.ContextVar(
+    "metalwire_deferred_writes", default=None
+)
 
 
 def node_label(node: Node) -> str:
@@ -100,10 +108,28 @@ class Conductor:
             raise NodeNotFound(str(ident))
         return node
 
+    @contextlib.contextmanager
+    def without_waiting(self) -> Iterator[list[Callable[[], None]]]:
+        """Run the block's operation only if nothing makes it wait (for the event loop).
+
+        Opening a task in the block raises WouldWait, before anything is done, if the node
+        or the database is taken or the node's interface calls an external service. Writes
+        that would have to wait for the database after the operation failed (its failure
+        record) are not made; they are handed back, for a worker thread to make.
+        """
+        deferred: list[Callable[[], None]] = []
+        token = _DEFERRED.set(deferred)
+        try:
+            yield deferred
+        finally:
+            _DEFERRED.reset(token)
+
     def shared_task(self, ident: str, context: RequestContext) -> Task:
         """A read-only view of the node and its VIF attachments, read at once; no lock."""
         with self.db.reading() as work:
             node, attachments = work.nodes.with_attachments(ident)
+        if _DEFERRED.get() is not None and not self.runs_locally(node):
+            raise WouldWait(f"node {node_label(node)} calls an external network service")
         task = self._task(node, context, work=None, shared=True)
         task.note_loaded(attachments)
         return task
@@ -134,9 +160,7 @@ class Conductor:
         return self.interfaces.get(ref.network_interface).calls_external_service()
 
     @contextlib.contextmanager
-    def exclusive_task(
-        self, ident: str | int, context: RequestContext, wait: bool = True
-    ) -> Iterator[Task]:
+    def exclusive_task(self, ident: str | int, context: RequestContext) -> Iterator[Task]:
         """The node with its lock held for the block.
 
         If the node's network interface calls no external service, the whole block is one
@@ -144,9 +168,11 @@ class Conductor:
         held across the block's own short transactions. Which node an identifier names is
         remembered between calls and checked again once the lock is held.
 
-        With ``wait=False`` the task opens only if it can at once and its node's interface
-        calls no external service; otherwise WouldWait is raised before anything is done.
+        Inside :meth:`without_waiting` the task opens only if it can at once and its node's
+        interface calls no external service; otherwise WouldWait is raised before anything
+        is done.
         """
+        wait = _DEFERRED.get() is None
         deadline = Deadline(self.config.conductor.node_lock_wait)
         for fresh in (False, True):
             ref = self.directory.lookup(ident, fresh, self._find)
@@ -239,6 +265,33 @@ class Conductor:
                 vif_id=attachment.vif_id,
             )
 
+    def clear_interrupted_attach_elsewhere(
+        self, vif_id: str, context: RequestContext, node_id: int | None
+    ) -> bool:
+        """Remove the VIF's pending record on another node whose lock holder is gone.
+
+        A pending record left by a dead process would otherwise refuse the VIF everywhere
+        until the next operation on its own node. Call this holding no node lock: it opens
+        a task on that node (which clears the node's interrupted attaches) once the dead
+        holder's lease has expired. True if a record was cleared; ``node_id`` is the node
+        asking (its own pending records are cleared when its task opens). Inside
+        :meth:`without_waiting` opening that task raises WouldWait.
+        """
+        with self.db.reading() as work:
+            attachment = work.attachments.find(vif_id)
+            if attachment is None or not attachment.pending or attachment.node_id == node_id:
+                return False
+            node = work.nodes.find(attachment.node_id)
+        if node is None or live_holder(node, time.time()) is not None:
+            return False
+        try:
+            with self.exclusive_task(node.id, context):
+                pass
+        except (NodeLocked, NodeNotFound):
+            return False
+        with self.db.reading() as work:
+            return work.attachments.find(vif_id) is None
+
     def record_history(
         self,
         task: Task,
@@ -271,22 +324,31 @@ class Conductor:
         """Record a failed operation after its transaction was rolled back.
 
         ``node`` is (id, uuid), taken while the task was open: the rollback expired the row.
+        Inside :meth:`without_waiting` the record is handed back instead of written.
         """
         if node is None:
             return
         node_id, node_uuid = node
         LOG.warning("node %s: %s", node_uuid, event)
-        try:
-            with self.db.writing() as work:
-                work.history.add(
-                    node_id,
-                    event_type,
-                    event,
-                    severity="ERROR",
-                    conductor=self.host,
-                    user=context.user,
-                    vif_id=vif_id,
-                    result="failure",
-                )
-        except Exception:
-            LOG.exception("Could not record the failure in node %s history", node_uuid)
+
+        def write() -> None:
+            try:
+                with self.db.writing() as work:
+                    work.history.add(
+                        node_id,
+                        event_type,
+                        event,
+                        severity="ERROR",
+                        conductor=self.host,
+                        user=context.user,
+                        vif_id=vif_id,
+                        result="failure",
+                    )
+            except Exception:
+                LOG.exception("Could not record the failure in node %s history", node_uuid)
+
+        deferred = _DEFERRED.get()
+        if deferred is None:
+            write()
+        else:
+            deferred.append(write)

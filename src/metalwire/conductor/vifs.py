@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
-from metalwire.db.engine import WouldWait
-from metalwire.errors import MetalwireError
+from metalwire.errors import MetalwireError, VifAlreadyAttached
 from metalwire.networking.base import VifInfo
 from metalwire.networking.selection import describe
 from metalwire.networking.task import Task
@@ -21,12 +20,13 @@ def vif_attach(
     context: RequestContext,
     node_ident: str,
     vif_info: VifInfo,
-    wait: bool = True,
 ) -> None:
     vif_id = vif_info["id"]
     node: tuple[int, str] | None = None
-    try:
-        with conductor.exclusive_task(node_ident, context, wait) as task:
+
+    def attempt() -> None:
+        nonlocal node
+        with conductor.exclusive_task(node_ident, context) as task:
             node = (task.node.id, task.node.uuid)
             iface = conductor.network_interface(task.node)
             iface.validate(task)
@@ -41,6 +41,18 @@ def vif_attach(
                 vif_id=vif_id,
                 target_uuid=None if target is None else target.uuid,
             )
+
+    try:
+        try:
+            attempt()
+        except VifAlreadyAttached:
+            # Held by an attach whose process died? Clear that record (no lock is held
+            # here, so taking the other node's cannot deadlock) and try once more.
+            if node is None or not conductor.clear_interrupted_attach_elsewhere(
+                vif_id, context, node[0]
+            ):
+                raise
+            attempt()
     except MetalwireError as exc:
         conductor.record_failure(
             node, context, "vif", f"Attaching VIF {vif_id} failed: {exc}", vif_id=vif_id
@@ -48,12 +60,10 @@ def vif_attach(
         raise
 
 
-def vif_detach(
-    conductor: Conductor, context: RequestContext, node_ident: str, vif_id: str, wait: bool = True
-) -> None:
+def vif_detach(conductor: Conductor, context: RequestContext, node_ident: str, vif_id: str) -> None:
     node: tuple[int, str] | None = None
     try:
-        with conductor.exclusive_task(node_ident, context, wait) as task:
+        with conductor.exclusive_task(node_ident, context) as task:
             node = (task.node.id, task.node.uuid)
             iface = conductor.network_interface(task.node)
             target = task.find_target(vif_id)
@@ -74,12 +84,9 @@ def vif_detach(
 
 
 def vif_list(
-    conductor: Conductor, context: RequestContext, node_ident: str, wait: bool = True
+    conductor: Conductor, context: RequestContext, node_ident: str
 ) -> list[dict[str, str]]:
-    """The node's VIFs; with ``wait=False``, WouldWait if the interface may call out."""
     task = conductor.shared_task(node_ident, context)
-    if not wait and not conductor.runs_locally(task.node):
-        raise WouldWait(f"node {task.node.uuid} calls an external network service")
     return conductor.network_interface(task.node).vif_list(task)
 
 

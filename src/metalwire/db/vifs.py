@@ -140,7 +140,8 @@ def remove(sql: Sql, vif_id: str, known: VifAttachment | None = None) -> None:
     model, target_id = _target_of(attachment)
     if attachment.source == "legacy":
         targets = sql.load(model, "id = ?", (target_id,))
-        if targets and "vif_port_id" in targets[0].extra:
+        # Only if it still names this VIF: a PATCH may have replaced it with another one.
+        if targets and str(targets[0].extra.get("vif_port_id")) == vif_id:
             extra = {k: v for k, v in targets[0].extra.items() if k != "vif_port_id"}
             sql.execute(
                 f"UPDATE {model.__tablename__} SET extra = ? WHERE id = ?",

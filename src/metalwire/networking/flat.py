@@ -8,7 +8,9 @@ With ``[neutron] url`` set, the VIFs' Neutron ports are kept in step as well: an
 the Neutron port's MAC to the chosen port's (undone if anything fails), a detach unbinds it
 and gives it back its MAC, ``add_provisioning_network`` binds every attached VIF to the
 compute host (``binding:host_id`` = ``instance_info["nova_host_id"]``, ``binding:vnic_type``
-= ``baremetal``) and ``unconfigure_tenant_networks`` unbinds them.
+= ``baremetal``, and ``binding:profile`` with the ``local_link_information`` of the VIF's port
+or of its portgroup's members, as :func:`~metalwire.networking.neutron_ports.binding_profile`
+builds it for ``neutron``) and ``unconfigure_tenant_networks`` unbinds them.
 """
 
 from __future__ import annotations
@@ -70,14 +72,18 @@ class FlatNetwork(NeutronPortsMixin, NetworkInterface):
         try:
             for attachment in task.attachments:
                 vif_id = attachment.vif_id
+                target = task.find_target(vif_id)
+                fields: dict[str, object] = {
+                    "binding:host_id": host,
+                    "binding:vnic_type": VNIC_BAREMETAL,
+                }
+                if target is not None:
+                    # The switch side (e.g. networking-generic-switch) needs the cable.
+                    fields["binding:profile"] = self.profile_for(task, target)
                 rollback.add(
                     f"unbind VIF port {vif_id}", functools.partial(self._unbind, client, vif_id)
                 )
-                client.update_port(
-                    vif_id,
-                    {"binding:host_id": host, "binding:vnic_type": VNIC_BAREMETAL},
-                    f"bind VIF port {vif_id} to compute host {host}",
-                )
+                client.update_port(vif_id, fields, f"bind VIF port {vif_id} to compute host {host}")
         except NetworkError as exc:
             raise rolled_back(
                 f"Binding the VIFs of node {task.node.uuid} to compute host {host} failed",

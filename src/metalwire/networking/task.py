@@ -37,6 +37,9 @@ class Task:
     shared: bool = False
     # The open transaction of a single-transaction task, or None.
     work: Work | None = None
+    # How the VIFs this task attaches are recorded: "api", or "legacy" for an attach made
+    # through a port's or portgroup's extra/vif_port_id (set by the conductor).
+    vif_source: str = "api"
     _atomic: Work | None = field(default=None, repr=False)
     _ports: list[Port] | None = field(default=None, repr=False)
     _portgroups: list[Portgroup] | None = field(default=None, repr=False)
@@ -197,15 +200,21 @@ class NodeAttachments(Sequence[VifAttachment]):
         info: Mapping[str, Any],
         *,
         pending: bool = False,
-        source: str = "api",
+        source: str | None = None,
     ) -> VifAttachment:
         """Record the VIF on the target; the keys refuse a busy target or a VIF elsewhere.
 
         ``pending`` reserves both while an external service is told (see ``confirm``).
+        ``source`` defaults to the task's ``vif_source``.
         """
         with self._task.writing() as work:
             attachment = work.attachments.record(
-                self._task.node.id, vif_id, target, info, source=source, pending=pending
+                self._task.node.id,
+                vif_id,
+                target,
+                info,
+                source=source or self._task.vif_source,
+                pending=pending,
             )
         self._task._attachments = [*self._task._loaded_attachments(), attachment]
         return attachment

@@ -24,7 +24,7 @@ from metalwire.api.routes.common import (
     page,
     until_unchanged,
 )
-from metalwire.api.routes.ports import warn_if_legacy_vif
+from metalwire.api.routes.ports import check_legacy_vif_id, warn_if_legacy_vif
 from metalwire.api.views import portgroup_views, selected_fields
 from metalwire.db import nodes as node_db
 from metalwire.db import portgroups as portgroup_db
@@ -116,6 +116,7 @@ def create_portgroup(request: Request, response: Response, body: JsonBody = None
         body, PORTGROUP_FIELDS, c.version, required=("node_uuid",)
     )
     values = {"mode": None, **values}
+    check_legacy_vif_id(values.get("extra"))
     portgroup = c.services.rpcapi.create_portgroup(c.context, normalize(c, values))
     response.headers["Location"] = f"{c.base}/v1/portgroups/{portgroup.uuid}"
     warn_if_legacy_vif(response, portgroup.extra, "Portgroup", portgroup.uuid)
@@ -138,6 +139,7 @@ def patch_portgroup(
             current, body, PORTGROUP_FIELDS, c.version, mandatory=("node_uuid", "mode")
         )
         changes = validation.checked_patch(changes, PORTGROUP_FIELDS)
+        check_legacy_vif_id(changes.get("extra"), current["extra"])
         expected = {k: current[k] for k in changes if k not in port_routes.OWNER_FIELDS}
         updated = c.services.rpcapi.update_portgroup(
             c.context, portgroup.uuid, normalize(c, changes), expected

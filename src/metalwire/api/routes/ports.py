@@ -23,6 +23,7 @@ from metalwire.api.routes.common import (
     page,
     until_unchanged,
 )
+from metalwire.api.routes.vifs import check_vif_id
 from metalwire.api.views import port_views, selected_fields
 from metalwire.db import nodes as node_db
 from metalwire.db import portgroups as portgroup_db
@@ -67,6 +68,19 @@ def normalize(values: dict[str, Any]) -> dict[str, Any]:
             out[key] = default
     validation.check_lengths(out, Port.__table__)
     return out
+
+
+def check_legacy_vif_id(extra: Any, current: Any = None) -> None:
+    """A VIF set in extra/vif_port_id passes the checks of POST /vifs (when it changes)."""
+    if not isinstance(extra, dict) or not extra.get("vif_port_id"):
+        return
+    value = extra["vif_port_id"]
+    if isinstance(current, dict) and current.get("vif_port_id") == value:
+        return  # stored before this check existed: other changes still go through
+    try:
+        check_vif_id(value)
+    except InvalidParameterValue as exc:
+        raise InvalidParameterValue(f"extra/vif_port_id: {exc}") from None
 
 
 def warn_if_legacy_vif(response: Response, extra: Any, kind: str, uuid: str) -> None:
@@ -150,6 +164,7 @@ def create_port(request: Request, response: Response, body: JsonBody = None) -> 
     values = validation.check_create_body(
         body, PORT_FIELDS, c.version, required=("address", "node_uuid")
     )
+    check_legacy_vif_id(values.get("extra"))
     port = c.services.rpcapi.create_port(c.context, normalize(values))
     response.headers["Location"] = f"{c.base}/v1/ports/{port.uuid}"
     warn_if_legacy_vif(response, port.extra, "Port", port.uuid)
@@ -171,6 +186,7 @@ def patch_port(
             current, body, PORT_FIELDS, c.version, mandatory=("address", "node_uuid")
         )
         changes = validation.checked_patch(changes, PORT_FIELDS)
+        check_legacy_vif_id(changes.get("extra"), current["extra"])
         expected = {k: current[k] for k in changes if k not in OWNER_FIELDS}
         return c.services.rpcapi.update_port(c.context, uuid, normalize(changes), expected), (
             changes

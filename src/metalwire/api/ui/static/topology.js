@@ -1,0 +1,764 @@
+// The topology page: reads the /v1 API with fetch() and draws nodes, bonds, ports and VIFs.
+// Every value from the API reaches the DOM as text (textContent / text nodes), never as HTML.
+"use strict";
+
+(() => {
+  const API_VERSION = "1.78";
+  const DRY_RUN_HEADER = "X-Metalwire-Dry-Run";
+  const UI = new URL(".", document.baseURI); // .../ui/
+  const ROOT = new URL("..", UI); // the server's root, under any root path
+  const DRY_RUN_KEY = "metalwire.dryRun";
+  const PHYSNET_COLOURS = 8;
+
+  // -- DOM -------------------------------------------------------------------------------
+
+  /** An element; attributes as given, children as nodes or text. */
+  function h(tag, attrs, ...children) {
+    const el = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "class") el.className = value;
+      else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+      else el.setAttribute(key, value === true ? "" : String(value));
+    }
+    for (const child of children.flat(Infinity)) {
+      if (child === null || child === undefined || child === false) continue;
+      el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return el;
+  }
+
+  /** A table cell that names its column (shown as the label when rows stack on a phone). */
+  function cell(label, cls, ...content) {
+    return h("td", { "data-label": label, class: cls }, h("div", { class: "v" }, content));
+  }
+
+  const enc = encodeURIComponent;
+  const main = () => document.getElementById("main");
+
+  function setMain(...children) {
+    main().replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
+  }
+
+  // -- API -------------------------------------------------------------------------------
+
+  class ApiError extends Error {
+    constructor(status, message) {
+      super(message);
+      this.status = status;
+    }
+  }
+
+  function faultMessage(data, resp) {
+    if (data && typeof data.error_message === "string") {
+      try {
+        const inner = JSON.parse(data.error_message);
+        return inner.faultstring || inner.description || inner.title || data.error_message;
+      } catch (_) {
+        return data.error_message;
+      }
+    }
+    return `${resp.status} ${resp.statusText || "error"}`;
+  }
+
+  /** One API call: path relative to the server root ("v1/...") or absolute ("/v1/..."). */
+  async function api(method, path, body, extraHeaders) {
+    const headers = {
+      "X-OpenStack-Ironic-API-Version": API_VERSION,
+      Accept: "application/json",
+      ...(extraHeaders || {}),
+    };
+    const init = { method, headers, credentials: "same-origin", cache: "no-store" };
+    if (body !== undefined) {
+      headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    const url = path.startsWith("/") ? new URL(path, location.origin) : new URL(path, ROOT);
+    const resp = await fetch(url, init);
+    if (resp.status === 204) return { status: 204, body: null };
+    const text = await resp.text();
+    let data = null;
+    try {
+      data = text ? JSON.parse(text) : null;
+    } catch (_) {
+      data = null;
+    }
+    if (!resp.ok) throw new ApiError(resp.status, faultMessage(data, resp));
+    return { status: resp.status, body: data };
+  }
+
+  /** Every item of a collection, following its ``next`` links on this origin. */
+  async function listAll(path, key) {
+    let items = [];
+    let next = path;
+    while (next) {
+      const { body } = await api("GET", next);
+      items = items.concat((body && body[key]) || []);
+      if (body && body.next) {
+        const link = new URL(body.next, ROOT);
+        next = link.pathname + link.search;
+      } else {
+        next = null;
+      }
+    }
+    return items;
+  }
+
+  // -- what the records mean -----------------------------------------------------------------
+
+  function vifOf(item) {
+    const internal = item.internal_info || {};
+    const extra = item.extra || {};
+    return internal.tenant_vif_port_id || extra.vif_port_id || null;
+  }
+
+  function shortUuid(uuid) {
+    return uuid ? uuid.slice(0, 8) : "";
+  }
+
+  function hash(text) {
+    let value = 2166136261;
+    for (let i = 0; i < text.length; i++) {
+      value ^= text.charCodeAt(i);
+      value = Math.imul(value, 16777619) >>> 0;
+    }
+    return value;
+  }
+
+  /** A physical network as a coloured chip with its name (the colour is never the only cue). */
+  function physnetChip(physnet) {
+    if (!physnet) {
+      return h("span", { class: "physnet physnet-none", title: "no physical network set: any" }, "any physnet");
+    }
+    const colour = hash(physnet) % PHYSNET_COLOURS;
+    return h(
+      "span",
+      { class: `physnet pn-${colour}`, title: `physical network ${physnet}` },
+      h("span", { class: "swatch", "aria-hidden": "true" }),
+      physnet,
+    );
+  }
+
+  function stateBadge(state) {
+    const value = state || "none";
+    let tone = "neutral";
+    if (value === "active") tone = "good";
+    else if (value === "available") tone = "info";
+    else if (/fail|error/.test(value)) tone = "bad";
+    else if (/wait|ing$/.test(value)) tone = "warn";
+    return h("span", { class: `badge tone-${tone}`, title: "provision state" }, value);
+  }
+
+  function vifChip(vif) {
+    return h("span", { class: "vif", title: `VIF ${vif}` }, h("span", { class: "vif-label" }, "VIF"), vif);
+  }
+
+  function freeChip(text) {
+    return h("span", { class: "free" }, text || "free");
+  }
+
+  function when(iso) {
+    const date = new Date(iso);
+    if (Number.isNaN(date.getTime())) return iso || "";
+    return date.toISOString().replace("T", " ").replace(/\.\d+/, "").replace("+00:00", "").replace("Z", " UTC");
+  }
+
+  function errorBox(error) {
+    const status = error instanceof ApiError ? `${error.status}: ` : "";
+    let hint = null;
+    if (error instanceof ApiError && error.status === 401) {
+      hint = "The server asks for credentials; reload the page to log in.";
+    } else if (error instanceof ApiError && error.status === 403) {
+      hint = "Your credentials do not allow this.";
+    }
+    return h("div", { class: "error", role: "alert" }, status + error.message, hint && h("div", { class: "hint" }, hint));
+  }
+
+  // -- routing ---------------------------------------------------------------------------
+
+  function route() {
+    const rel = location.pathname.startsWith(UI.pathname) ? location.pathname.slice(UI.pathname.length) : "";
+    const match = /^nodes\/([^/]+)\/?$/.exec(rel);
+    if (match) return showNode(decodeURIComponent(match[1]));
+    return showNodeList();
+  }
+
+  function navigate(href) {
+    history.pushState(null, "", href);
+    route();
+    window.scrollTo(0, 0);
+  }
+
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest("a[data-route]");
+    if (!link || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    event.preventDefault();
+    navigate(link.href);
+  });
+  window.addEventListener("popstate", route);
+
+  const nodeHref = (ident) => new URL(`nodes/${enc(ident)}`, UI).toString();
+
+  // -- node list -------------------------------------------------------------------------
+
+  async function loadOverview() {
+    const [nodes, ports, portgroups] = await Promise.all([
+      listAll("v1/nodes?fields=uuid,name,provision_state,network_interface,maintenance", "nodes"),
+      listAll("v1/ports?fields=uuid,address,node_uuid,internal_info,extra,physical_network", "ports"),
+      listAll("v1/portgroups?fields=uuid,address,name,node_uuid,internal_info,extra", "portgroups"),
+    ]);
+    const byNode = new Map(nodes.map((n) => [n.uuid, { node: n, ports: [], portgroups: [], vifs: [], physnets: new Set() }]));
+    for (const port of ports) {
+      const entry = byNode.get(port.node_uuid);
+      if (!entry) continue;
+      entry.ports.push(port);
+      if (port.physical_network) entry.physnets.add(port.physical_network);
+      const vif = vifOf(port);
+      if (vif) entry.vifs.push(vif);
+    }
+    for (const portgroup of portgroups) {
+      const entry = byNode.get(portgroup.node_uuid);
+      if (!entry) continue;
+      entry.portgroups.push(portgroup);
+      const vif = vifOf(portgroup);
+      if (vif) entry.vifs.push(vif);
+    }
+    return [...byNode.values()];
+  }
+
+  const macDigits = (text) => text.toLowerCase().replace(/[^0-9a-f]/g, "");
+
+  /** Why a node matches the search, or null: by name, UUID, MAC or VIF id. */
+  function matchOf(entry, query) {
+    if (!query) return { how: null };
+    const q = query.toLowerCase();
+    const { node } = entry;
+    if ((node.name || "").toLowerCase().includes(q) || node.uuid.includes(q)) return { how: null };
+    const digits = macDigits(q);
+    const looksLikeMac = digits.length >= 4 && /^[0-9a-f:.-]+$/.test(q);
+    for (const item of [...entry.ports, ...entry.portgroups]) {
+      const address = (item.address || "").toLowerCase();
+      if (address && (address.includes(q) || (looksLikeMac && macDigits(address).includes(digits)))) {
+        return { how: `MAC ${item.address}` };
+      }
+    }
+    const vif = entry.vifs.find((v) => v.toLowerCase().includes(q));
+    if (vif) return { how: `VIF ${vif}` };
+    return null;
+  }
+
+  async function showNodeList() {
+    document.title = "Nodes · metalwire";
+    setMain(h("p", { class: "loading" }, "Loading nodes…"));
+    let entries;
+    try {
+      entries = await loadOverview();
+    } catch (error) {
+      setMain(h("h1", {}, "Nodes"), errorBox(error));
+      return;
+    }
+    const params = new URLSearchParams(location.search);
+    const search = h("input", {
+      id: "search",
+      type: "search",
+      placeholder: "Search by name, UUID, MAC or VIF id",
+      "aria-label": "Search nodes by name, UUID, MAC or VIF id",
+      autocomplete: "off",
+      spellcheck: "false",
+      value: params.get("q") || "",
+    });
+    const count = h("span", { class: "count", role: "status" });
+    const body = h("tbody");
+    const table = h(
+      "table",
+      { class: "nodes" },
+      h("thead", {}, h("tr", {}, ["Name", "UUID", "Provision state", "Network interface", "Ports", "Portgroups", "VIFs", "Physical networks"].map((t) => h("th", { scope: "col" }, t)))),
+      body,
+    );
+
+    const render = () => {
+      const query = search.value.trim();
+      const rows = [];
+      for (const entry of entries) {
+        const match = matchOf(entry, query);
+        if (!match) continue;
+        const { node } = entry;
+        const label = node.name || node.uuid;
+        rows.push(
+          h(
+            "tr",
+            { "data-node": node.uuid },
+            cell(
+              "Name",
+              "name",
+              h("a", { href: nodeHref(node.name || node.uuid), "data-route": true }, label),
+              node.maintenance && h("span", { class: "badge tone-warn" }, "maintenance"),
+              match.how && h("div", { class: "matched" }, `matched ${match.how}`),
+            ),
+            cell("UUID", "mono uuid", node.uuid),
+            cell("Provision state", null, stateBadge(node.provision_state)),
+            cell("Network interface", null, h("span", { class: "iface" }, node.network_interface || "—")),
+            cell("Ports", "num", entry.ports.length),
+            cell("Portgroups", "num", entry.portgroups.length),
+            cell("VIFs", "num", entry.vifs.length),
+            cell("Physical networks", "physnets", [...entry.physnets].sort().map(physnetChip)),
+          ),
+        );
+      }
+      body.replaceChildren(...rows);
+      count.textContent = query ? `${rows.length} of ${entries.length} nodes` : `${entries.length} nodes`;
+      if (!rows.length) {
+        body.append(h("tr", {}, h("td", { colspan: 8, class: "empty" }, entries.length ? "No node matches this search." : "No nodes enrolled yet.")));
+      }
+    };
+    search.addEventListener("input", () => {
+      const url = new URL(location.href);
+      if (search.value.trim()) url.searchParams.set("q", search.value.trim());
+      else url.searchParams.delete("q");
+      history.replaceState(null, "", url);
+      render();
+    });
+    render();
+    setMain(
+      h("div", { class: "page-head" }, h("h1", {}, "Nodes"), count),
+      h("div", { class: "toolbar" }, search),
+      h("div", { class: "table-wrap" }, table),
+    );
+  }
+
+  // -- one node --------------------------------------------------------------------------
+
+  async function loadNode(ident) {
+    const base = `v1/nodes/${enc(ident)}`;
+    const [node, ports, portgroups, vifs, history] = await Promise.all([
+      api("GET", base).then((r) => r.body),
+      listAll(`${base}/ports/detail`, "ports"),
+      listAll(`${base}/portgroups/detail`, "portgroups"),
+      api("GET", `${base}/vifs`).then((r) => (r.body.vifs || []).map((v) => v.id)),
+      api("GET", `${base}/history?detail=true&sort_dir=desc&limit=100`).then(
+        (r) => r.body.history || [],
+        (error) => error,
+      ),
+    ]);
+    return { node, ports, portgroups, vifs, history };
+  }
+
+  function linkCell(port) {
+    const link = port.local_link_connection || {};
+    const parts = [];
+    if (link.switch_id) parts.push(h("span", { class: "link-part" }, h("span", { class: "k" }, "switch"), h("code", {}, link.switch_id)));
+    if (link.port_id) parts.push(h("span", { class: "link-part" }, h("span", { class: "k" }, "port"), h("code", {}, link.port_id)));
+    if (link.switch_info) parts.push(h("span", { class: "link-part" }, h("span", { class: "k" }, "info"), h("code", {}, link.switch_info)));
+    for (const [key, value] of Object.entries(link)) {
+      if (!["switch_id", "port_id", "switch_info"].includes(key)) {
+        parts.push(h("span", { class: "link-part" }, h("span", { class: "k" }, key), h("code", {}, typeof value === "string" ? value : JSON.stringify(value))));
+      }
+    }
+    return parts.length ? parts : h("span", { class: "muted" }, "no link information");
+  }
+
+  function portRow(port, view, role) {
+    const vif = vifOf(port);
+    let vifCell;
+    if (vif) vifCell = [vifChip(vif), detachButton(vif, view)];
+    else if (role === "member" && view.bondVif) vifCell = h("span", { class: "muted" }, "bond's VIF");
+    else if (role === "member") vifCell = h("span", { class: "muted" }, "via the bond");
+    else vifCell = freeChip();
+    return h(
+      "tr",
+      { class: `port ${vif ? "busy" : role === "member" ? "member" : "is-free"}`, "data-port": port.uuid, "data-mac": port.address },
+      cell("MAC", "mono mac", h("span", { title: `port ${port.uuid}` }, port.address)),
+      cell("Physical network", null, physnetChip(port.physical_network)),
+      cell("Switch link", "link", linkCell(port)),
+      cell("PXE", "pxe", port.pxe_enabled ? h("span", { class: "badge tone-info" }, "PXE") : h("span", { class: "muted" }, "no PXE")),
+      cell("VIF", "vif-cell", vifCell),
+    );
+  }
+
+  function portTable(ports, view, role) {
+    return h(
+      "table",
+      { class: "ports" },
+      h("thead", {}, h("tr", {}, ["MAC", "Physical network", "Switch link", "PXE", "VIF"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, ports.map((p) => portRow(p, view, role))),
+    );
+  }
+
+  function bondCard(portgroup, members, view) {
+    const vif = vifOf(portgroup);
+    const memberVif = members.some((p) => vifOf(p));
+    const physnets = [...new Set(members.map((p) => p.physical_network || ""))];
+    const state = vif ? [vifChip(vif), detachButton(vif, view)] : memberVif ? h("span", { class: "muted" }, "a member carries a VIF") : freeChip();
+    const memberView = { ...view, bondVif: vif };
+    return h(
+      "section",
+      { class: `card bond ${vif ? "busy" : memberVif ? "" : "is-free"}`, "data-portgroup": portgroup.uuid },
+      h(
+        "header",
+        { class: "card-head" },
+        h(
+          "div",
+          { class: "card-title" },
+          h("span", { class: "kind" }, "bond"),
+          h("h3", {}, portgroup.name || shortUuid(portgroup.uuid)),
+          portgroup.mode && h("span", { class: "badge tone-neutral", title: "bonding mode" }, portgroup.mode),
+          physnets.length === 1 && physnetChip(physnets[0]),
+          physnets.length > 1 && h("span", { class: "badge tone-warn", title: "the members are on different physical networks" }, "mixed physnets"),
+        ),
+        h("div", { class: "card-state" }, state),
+      ),
+      h(
+        "div",
+        { class: "card-meta" },
+        h("span", {}, h("span", { class: "k" }, "MAC "), h("span", { class: "mono" }, portgroup.address || "none")),
+        h("span", {}, h("span", { class: "k" }, "UUID "), h("span", { class: "mono muted" }, portgroup.uuid)),
+        h("span", { class: "muted" }, `${members.length} member${members.length === 1 ? "" : "s"}`),
+      ),
+      members.length ? portTable(members, memberView, "member") : h("p", { class: "muted pad" }, "No member ports: this bond cannot take a VIF."),
+    );
+  }
+
+  function detachButton(vif, view) {
+    const button = h("button", { type: "button", class: "btn btn-quiet", "data-detach": vif, "aria-label": `Detach VIF ${vif}` }, "Detach");
+    let armed = false;
+    button.addEventListener("click", async () => {
+      if (!armed) {
+        armed = true;
+        button.textContent = "Confirm detach";
+        button.classList.add("btn-danger");
+        return;
+      }
+      button.disabled = true;
+      try {
+        await api("DELETE", `v1/nodes/${enc(view.ident)}/vifs/${enc(vif)}`);
+        view.say(`VIF ${vif} detached.`, "good");
+      } catch (error) {
+        view.say(`Detaching VIF ${vif} failed: ${error.message}`, "bad");
+      }
+      await view.refresh();
+    });
+    button.addEventListener("blur", () => {
+      if (armed && !button.disabled) {
+        armed = false;
+        button.textContent = "Detach";
+        button.classList.remove("btn-danger");
+      }
+    });
+    return button;
+  }
+
+  function targetLabel(data, uuid) {
+    const portgroup = data.portgroups.find((pg) => pg.uuid === uuid);
+    if (portgroup) return `bond ${portgroup.name || shortUuid(uuid)}${portgroup.address ? ` (${portgroup.address})` : ""}`;
+    const port = data.ports.find((p) => p.uuid === uuid);
+    if (port) return `port ${port.address}${port.portgroup_uuid ? " (bond member)" : ""}`;
+    return uuid;
+  }
+
+  function wiring(data, view) {
+    const members = new Map(data.portgroups.map((pg) => [pg.uuid, []]));
+    const standalone = [];
+    for (const port of data.ports) {
+      if (port.portgroup_uuid && members.has(port.portgroup_uuid)) members.get(port.portgroup_uuid).push(port);
+      else standalone.push(port);
+    }
+    const placed = new Set([...data.ports, ...data.portgroups].map(vifOf).filter(Boolean));
+    const elsewhere = data.vifs.filter((v) => !placed.has(v));
+    const free = standalone.filter((p) => !vifOf(p)).length + data.portgroups.filter((pg) => !vifOf(pg) && !members.get(pg.uuid).some(vifOf) && members.get(pg.uuid).length).length;
+    return h(
+      "div",
+      { class: "wiring", id: "wiring" },
+      h("div", { class: "section-head" }, h("h2", {}, "Wiring"), h("span", { class: "muted" }, `${data.vifs.length} VIF${data.vifs.length === 1 ? "" : "s"} · ${free} free target${free === 1 ? "" : "s"}`)),
+      data.portgroups.length === 0 && data.ports.length === 0 && h("p", { class: "muted card pad" }, "This node has no ports."),
+      data.portgroups.map((pg) => bondCard(pg, members.get(pg.uuid), view)),
+      standalone.length > 0 &&
+        h(
+          "section",
+          { class: "card standalone" },
+          h("header", { class: "card-head" }, h("div", { class: "card-title" }, h("span", { class: "kind" }, "NICs"), h("h3", {}, "Standalone ports"))),
+          portTable(standalone, view, "standalone"),
+        ),
+      elsewhere.length > 0 &&
+        h(
+          "section",
+          { class: "card" },
+          h("header", { class: "card-head" }, h("div", { class: "card-title" }, h("h3", {}, "VIFs without a port shown"))),
+          h("p", { class: "muted pad" }, "Listed by the node but on no port or portgroup above (an attach in progress?)."),
+          h("ul", { class: "plain pad" }, elsewhere.map((v) => h("li", {}, vifChip(v), detachButton(v, view)))),
+        ),
+    );
+  }
+
+  function legend(data) {
+    const physnets = [...new Set(data.ports.map((p) => p.physical_network || ""))].sort();
+    if (!physnets.length) return null;
+    return h("div", { class: "legend", "aria-label": "physical networks on this node" }, h("span", { class: "k" }, "Physical networks"), physnets.map(physnetChip));
+  }
+
+  function timeline(history) {
+    if (history instanceof Error) return errorBox(history);
+    if (!history.length) return h("p", { class: "muted" }, "Nothing recorded yet.");
+    return h(
+      "ol",
+      { class: "timeline" },
+      history.map((entry) =>
+        h(
+          "li",
+          { class: `event sev-${(entry.severity || "info").toLowerCase()}` },
+          h("div", { class: "event-time mono" }, when(entry.created_at)),
+          h("div", { class: "event-text" }, entry.event),
+          h(
+            "div",
+            { class: "event-meta" },
+            entry.event_type && h("span", { class: "tag" }, entry.event_type),
+            entry.severity && entry.severity !== "INFO" && h("span", { class: "tag sev" }, entry.severity),
+            entry.vif_id && h("span", {}, "VIF ", h("code", {}, entry.vif_id)),
+            entry.result && h("span", {}, "result ", h("code", {}, entry.result)),
+            entry.user && h("span", {}, "by ", entry.user),
+          ),
+        ),
+      ),
+    );
+  }
+
+  // -- attach, with the dry-run explanation first when the server gives one ----------------
+
+  function dryRunKnown() {
+    try {
+      return sessionStorage.getItem(DRY_RUN_KEY);
+    } catch (_) {
+      return null;
+    }
+  }
+
+  function rememberDryRun(value) {
+    try {
+      sessionStorage.setItem(DRY_RUN_KEY, value);
+    } catch (_) {
+      /* private mode: ask again next time */
+    }
+  }
+
+  function asUuid(value) {
+    if (!value) return null;
+    if (typeof value === "string") return value;
+    return value.uuid || value.port_uuid || value.portgroup_uuid || null;
+  }
+
+  /** Whether a dry-run answer says the attach would fail (no confirm button then). */
+  function wouldFail(body) {
+    return Boolean(body && body.error);
+  }
+
+  function errorText(error) {
+    if (!error) return null;
+    if (typeof error === "string") return error;
+    return error.message || error.type || JSON.stringify(error);
+  }
+
+  /** The dry-run answer as text: where the VIF would go, or why it would fail, and for every
+   * other port and portgroup why not (metalwire's ``X-Metalwire-Dry-Run`` answer). */
+  function explanation(body, data) {
+    const out = [];
+    if (!body || typeof body !== "object") return h("p", {}, "The server gave no explanation.");
+    const chosen = asUuid(body.target);
+    const failure = errorText(body.error);
+    if (failure) {
+      out.push(h("p", { class: "chosen" }, h("strong", {}, "This attach would fail: "), failure));
+    } else if (chosen) {
+      out.push(h("p", { class: "chosen" }, "Would go on ", h("strong", {}, targetLabel(data, chosen)), "."));
+    } else if (body.chooses_target === false) {
+      const iface = body.network_interface ? ` (${body.network_interface})` : "";
+      out.push(h("p", { class: "chosen" }, `Would succeed; the network interface${iface} puts the VIF on no port.`));
+    }
+    if (Array.isArray(body.physical_networks) && body.physical_networks.length) {
+      out.push(h("p", { class: "physnets" }, "The VIF's physical networks: ", body.physical_networks.map(physnetChip)));
+    }
+    const rows = [];
+    for (const item of Array.isArray(body.refused) ? body.refused : []) {
+      if (!item || typeof item !== "object") continue;
+      const uuid = asUuid(item);
+      const why = item.message || item.reason;
+      rows.push(
+        h(
+          "li",
+          {},
+          h("strong", {}, uuid ? targetLabel(data, uuid) : "a candidate"),
+          item.reason && h("span", { class: "tag" }, item.reason),
+          why && h("div", { class: "why" }, typeof why === "string" ? why : JSON.stringify(why)),
+        ),
+      );
+    }
+    if (rows.length) out.push(h("p", { class: "k" }, "Not chosen"), h("ul", { class: "refused" }, rows));
+    if (!out.length) {
+      out.push(h("dl", { class: "raw" }, Object.entries(body).flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, typeof v === "string" ? v : JSON.stringify(v))])));
+    }
+    return out;
+  }
+
+  function attachPanel(data, view) {
+    const vifInput = h("input", { id: "vif-id", type: "text", required: true, value: view.draft || "", placeholder: "VIF id (e.g. a Neutron port UUID)", autocomplete: "off", spellcheck: "false", "aria-label": "VIF id" });
+    const target = h("select", { id: "vif-target", "aria-label": "Target" }, h("option", { value: "" }, "Automatic: metalwire chooses"));
+    for (const pg of data.portgroups) {
+      if (!vifOf(pg)) target.append(h("option", { value: `portgroup:${pg.uuid}` }, targetLabel(data, pg.uuid)));
+    }
+    for (const port of data.ports) {
+      if (!port.portgroup_uuid && !vifOf(port)) target.append(h("option", { value: `port:${port.uuid}` }, targetLabel(data, port.uuid)));
+    }
+    const noDryRun = dryRunKnown() === "absent";
+    const submit = h("button", { type: "submit", class: "btn btn-primary", id: "vif-submit" }, noDryRun ? "Attach" : "Preview");
+    const result = h("div", { class: "attach-result", id: "attach-result", role: "status" });
+    if (noDryRun) result.append(h("p", { class: "muted" }, "No preview available: this server does not explain placements (dry-run)."));
+
+    const request = () => {
+      const body = { id: vifInput.value.trim() };
+      const [kind, uuid] = target.value.split(":");
+      if (kind === "port") body.port_uuid = uuid;
+      if (kind === "portgroup") body.portgroup_uuid = uuid;
+      return body;
+    };
+    const attach = async (body) => {
+      try {
+        await api("POST", `v1/nodes/${enc(view.ident)}/vifs`, body);
+        view.say(`VIF ${body.id} attached.`, "good");
+        view.draft = "";
+      } catch (error) {
+        view.say(`Attaching VIF ${body.id} failed: ${error.message}`, "bad");
+        view.draft = body.id;
+      }
+      await view.refresh();
+    };
+
+    const form = h(
+      "form",
+      { class: "attach-form", id: "attach-form", novalidate: true },
+      h("label", { for: "vif-id" }, "VIF id"),
+      vifInput,
+      h("label", { for: "vif-target" }, "Target"),
+      target,
+      h("div", { class: "actions" }, submit),
+    );
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const body = request();
+      if (!body.id) {
+        result.replaceChildren(h("p", { class: "error" }, "Give the VIF's id."));
+        vifInput.focus();
+        return;
+      }
+      submit.disabled = true;
+      result.replaceChildren(h("p", { class: "muted" }, "Working…"));
+      if (dryRunKnown() === "absent") {
+        await attach(body);
+        return;
+      }
+      let answer;
+      try {
+        answer = await api("POST", `v1/nodes/${enc(view.ident)}/vifs`, body, { [DRY_RUN_HEADER]: "true" });
+      } catch (error) {
+        result.replaceChildren(h("div", { class: "preview bad" }, h("p", {}, h("strong", {}, "This attach would fail: "), error.message)));
+        submit.disabled = false;
+        return;
+      }
+      if (answer.status === 204) {
+        // A server without dry-run ignores the header: the VIF is attached already.
+        rememberDryRun("absent");
+        view.say(`No preview available: this server has no dry-run, so VIF ${body.id} was attached directly.`, "warn");
+        vifInput.value = "";
+        await view.refresh();
+        return;
+      }
+      rememberDryRun("present");
+      if (wouldFail(answer.body)) {
+        result.replaceChildren(h("div", { class: "preview bad" }, h("p", { class: "k" }, "Preview (nothing written)"), explanation(answer.body, data)));
+        submit.disabled = false;
+        return;
+      }
+      const confirm = h("button", { type: "button", class: "btn btn-primary", id: "vif-confirm" }, `Attach ${body.id}`);
+      const cancel = h("button", { type: "button", class: "btn btn-quiet" }, "Cancel");
+      confirm.addEventListener("click", async () => {
+        confirm.disabled = true;
+        cancel.disabled = true;
+        await attach(body);
+      });
+      cancel.addEventListener("click", () => {
+        result.replaceChildren();
+        submit.disabled = false;
+      });
+      result.replaceChildren(h("div", { class: "preview" }, h("p", { class: "k" }, "Preview (nothing written yet)"), explanation(answer.body, data), h("div", { class: "actions" }, confirm, cancel)));
+      submit.disabled = false;
+    });
+    return h("section", { class: "card pad attach", id: "attach" }, h("h2", {}, "Attach a VIF"), form, result);
+  }
+
+  async function showNode(ident) {
+    document.title = `${ident} · metalwire`;
+    setMain(h("p", { class: "loading" }, `Loading node ${ident}…`));
+    const status = h("div", { class: "notice", id: "notice", role: "status", hidden: true });
+    const view = {
+      ident,
+      draft: "",
+      say(text, tone) {
+        status.hidden = false;
+        status.className = `notice tone-${tone || "info"}`;
+        status.textContent = text;
+      },
+      async refresh() {
+        let data;
+        try {
+          data = await loadNode(ident);
+        } catch (error) {
+          setMain(backLink(), errorBox(error));
+          return;
+        }
+        draw(data);
+      },
+    };
+    const draw = (data) => {
+      const { node } = data;
+      document.title = `${node.name || node.uuid} · metalwire`;
+      const focusId = document.activeElement && document.activeElement.id;
+      setMain(
+        backLink(),
+        h(
+          "div",
+          { class: "node-head" },
+          h("div", {}, h("h1", {}, node.name || node.uuid), h("div", { class: "mono muted", title: "node UUID" }, node.uuid)),
+          h(
+            "div",
+            { class: "facts" },
+            fact("Provision state", stateBadge(node.provision_state)),
+            fact("Network interface", h("span", { class: "iface" }, node.network_interface || "—")),
+            fact("Power", node.power_state || "—"),
+            node.maintenance && fact("Maintenance", h("span", { class: "badge tone-warn" }, node.maintenance_reason || "on")),
+            h("button", { type: "button", class: "btn btn-quiet", onclick: () => view.refresh() }, "Refresh"),
+          ),
+        ),
+        legend(data),
+        status,
+        h(
+          "div",
+          { class: "node-grid" },
+          wiring(data, view),
+          h("aside", { class: "side" }, attachPanel(data, view), h("section", { class: "card pad history", id: "history" }, h("h2", {}, "History"), timeline(data.history))),
+        ),
+      );
+      const again = focusId && document.getElementById(focusId);
+      if (again) again.focus();
+    };
+    await view.refresh();
+  }
+
+  function fact(label, value) {
+    return h("div", { class: "fact" }, h("span", { class: "k" }, label), value);
+  }
+
+  function backLink() {
+    return h("a", { href: UI.toString(), "data-route": true, class: "back" }, "← All nodes");
+  }
+
+  // -- start -----------------------------------------------------------------------------
+
+  document.getElementById("server").textContent = ROOT.host;
+  route();
+})();

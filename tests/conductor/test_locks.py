@@ -1,0 +1,159 @@
+"""Node locks and tasks, driven directly (no HTTP) on every database."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from metalwire.conductor.locks import Deadline, NodeLocks
+from metalwire.conductor.tasks import Conductor
+from metalwire.config import Config
+from metalwire.context import RequestContext
+from metalwire.db.engine import Database, WouldWait
+from metalwire.db.models import Node
+from metalwire.errors import NodeLocked, NodeNotFound
+from metalwire.networking.loader import NetworkInterfaces
+
+
+@pytest.fixture
+def conductor(config: Config) -> Iterator[Conductor]:
+    config.conductor.node_lock_wait = 0.5  # how long an operation waits for a node's lock
+    db = Database(config.database_url())
+    locks = NodeLocks(db, "test-host:1:abcd", lease=2.0, wait=0.5)
+    yield Conductor(db=db, config=config, interfaces=NetworkInterfaces(config), locks=locks)
+    locks.release_all()
+    db.dispose()
+
+
+def _node(conductor: Conductor, name: str, interface: str = "noop") -> Node:
+    with conductor.db.writing() as work:
+        return work.nodes.create(
+            {
+                "uuid": f"00000000-0000-4000-8000-{abs(hash(name)) % 10**12:012d}",
+                "name": name,
+                "driver": "fake-hardware",
+                "network_interface": interface,
+                "provision_state": "manageable",
+            }
+        )
+
+
+def test_a_second_thread_waits_its_turn_then_gives_up_naming_the_holder(
+    conductor: Conductor,
+) -> None:
+    node = _node(conductor, "busy")
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with conductor.exclusive_task(node.uuid, RequestContext()):
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert held.wait(10)
+        started = time.monotonic()
+        with (
+            pytest.raises(NodeLocked) as refused,
+            conductor.exclusive_task(node.uuid, RequestContext()),
+        ):
+            pytest.fail("the lock was given twice")
+        assert 0.4 <= time.monotonic() - started < 5
+        assert "test-host:1:abcd" in str(refused.value)
+    finally:
+        release.set()
+        holder.join()
+    with conductor.exclusive_task(node.uuid, RequestContext()) as task:
+        assert task.node.uuid == node.uuid
+
+
+def test_a_lease_of_a_dead_holder_is_taken_over_once_it_runs_out(conductor: Conductor) -> None:
+    node = _node(conductor, "orphaned")
+    with conductor.db.writing() as work:  # a process that died while holding the node
+        assert work.node_locks.try_acquire(node.id, "dead-host:9:0000", time.time(), 0.5)
+    started = time.monotonic()
+    other = NodeLocks(conductor.db, "other:2:beef", lease=2.0, wait=5.0)
+    with other.lease(node.id, "orphaned", Deadline(5.0)):
+        taken = time.monotonic() - started
+        with conductor.db.reading() as work:
+            assert work.nodes.find(node.id).reservation == "other:2:beef"  # type: ignore[union-attr]
+    assert taken < 3
+    with conductor.db.reading() as work:
+        assert work.nodes.find(node.id).reservation is None  # type: ignore[union-attr]
+
+
+def test_several_nodes_are_locked_in_id_order_and_all_released(conductor: Conductor) -> None:
+    a, b = _node(conductor, "lock-a"), _node(conductor, "lock-b")
+    with conductor.exclusive_tasks([b.id, a.id], RequestContext()) as tasks:
+        assert list(tasks) == sorted([a.id, b.id])
+        with conductor.db.reading() as work:
+            holders = {work.nodes.find(i).reservation for i in tasks}  # type: ignore[union-attr]
+        assert holders == {"test-host:1:abcd"}
+    with conductor.db.reading() as work:
+        assert {work.nodes.find(i).reservation for i in (a.id, b.id)} == {None}  # type: ignore[union-attr]
+
+
+def test_a_deleted_node_is_not_found_instead_of_waited_for(conductor: Conductor) -> None:
+    node = _node(conductor, "short-lived")
+    with conductor.exclusive_task(node.uuid, RequestContext()):
+        pass  # remembered now
+    with conductor.db.writing() as work:
+        work.nodes.delete(node.id)
+    started = time.monotonic()
+    with pytest.raises(NodeNotFound), conductor.exclusive_task(node.uuid, RequestContext()):
+        pytest.fail("a task opened on a deleted node")
+    assert time.monotonic() - started < 0.4  # less than the lock wait
+
+
+def test_without_waiting_a_busy_node_is_refused_before_anything_is_done(
+    conductor: Conductor,
+) -> None:
+    node = _node(conductor, "inline")
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with conductor.exclusive_task(node.uuid, RequestContext()):
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert held.wait(10)
+        started = time.monotonic()
+        with (
+            pytest.raises(WouldWait),
+            conductor.without_waiting(),
+            conductor.exclusive_task(node.uuid, RequestContext()),
+        ):
+            pytest.fail("a task opened on a node another thread holds")
+        assert time.monotonic() - started < 0.2  # refused at once, not after the lock wait
+    finally:
+        release.set()
+        holder.join()
+
+
+def test_without_waiting_a_failure_record_is_handed_back_not_written(
+    conductor: Conductor,
+) -> None:
+    node = _node(conductor, "failing")
+    with conductor.without_waiting() as deferred:
+        conductor.record_failure((node.id, node.uuid), RequestContext(), "vif", "it failed")
+    with conductor.db.reading() as work:
+        assert work.nodes.find(node.id) is not None
+    assert len(deferred) == 1
+    assert _history(conductor, node) == []
+    deferred[0]()
+    assert _history(conductor, node) == ["it failed"]
+
+
+def _history(conductor: Conductor, node: Node) -> list[str]:
+    from metalwire.db import history as history_db
+    from metalwire.db.pagination import Page
+
+    with conductor.db.read() as session:
+        return [h.event for h in history_db.for_node(session, node.id, Page(limit=100))]
