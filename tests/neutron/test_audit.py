@@ -261,9 +261,12 @@ def test_flat_vifs_are_expected_on_the_compute_host(api: Metalwire, neutron: Neu
     assert finding["expected"] == {
         "binding:host_id": "compute-7",
         "binding:vnic_type": "baremetal",
+        "local_link_information": [link("Ethernet69/1")],
     }
     assert api.http.post(AUDIT + "/repair?node=drift-flat").status_code == 200
-    assert neutron.port(vif["id"])["binding:host_id"] == "compute-7"
+    rebound = neutron.port(vif["id"])
+    assert rebound["binding:host_id"] == "compute-7"
+    assert rebound["binding:profile"]["local_link_information"] == [link("Ethernet69/1")]
     assert audit(api, "drift-flat") == {}
 
 

@@ -9,7 +9,7 @@ metalwire would have made of it:
 * ``mac_mismatch``: the port's MAC is not the chosen port's (or portgroup's) address
   (repaired by setting it again);
 * ``binding_mismatch``: on a deployed (``active``) node, ``binding:host_id`` (the node UUID
-  for ``neutron``, the compute host for ``flat``) or ``binding:profile``'s
+  for ``neutron``, the compute host recorded at deploy for ``flat``) or ``binding:profile``'s
   ``local_link_information`` is not what the interface binds (repaired by binding again);
 * ``bound_while_not_deployed``: the node is not deployed but the port is bound (repaired by
   unbinding it).
@@ -168,11 +168,11 @@ def expected_binding(
 ) -> tuple[str, list[Json] | None] | None:
     """(host, local_link_information or None if not compared) of a deployed node's VIF;
     None when it should be unbound."""
+    links = list(iface.profile_for(task, target).get("local_link_information") or [])
     if isinstance(iface, NeutronNetwork):
-        links = list(iface.profile_for(task, target).get("local_link_information") or [])
         return task.node.uuid, links
     host = (attachment.info or {}).get("binding_host_id")  # flat: the compute host, if any
-    return (str(host), None) if host else None
+    return (str(host), links) if host else None
 
 
 def _finding(

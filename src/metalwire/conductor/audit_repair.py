@@ -150,6 +150,10 @@ def _fix(
     if isinstance(iface, NeutronNetwork):
         iface.bind(task, client, vif_id, target, rollback)
     else:
-        fields = {"binding:host_id": binding[0], "binding:vnic_type": VNIC_BAREMETAL}
+        fields = {
+            "binding:host_id": binding[0],
+            "binding:vnic_type": VNIC_BAREMETAL,
+            "binding:profile": iface.profile_for(task, target),
+        }
         client.update_port(vif_id, fields, f"bind VIF port {vif_id} to host {binding[0]}")
     return f"bound Neutron port {vif_id} to host {binding[0]} through {describe(target)}"
