@@ -156,6 +156,13 @@ class ConductorOptions:
         "interface calls an external service (Neutron) are not limited by this.",
         minimum=1,
     )
+    audit_interval: float = _opt(
+        0.0,
+        "Seconds between two drift audits (VIF attachments compared with Neutron) run by "
+        "the server process; the latest findings are served at GET /v1/metalwire/audit/latest. "
+        "0 turns the periodic audit off.",
+        minimum=0,
+    )
 
 
 @dataclass

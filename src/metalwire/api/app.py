@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 
+import anyio.to_thread
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
@@ -17,9 +18,10 @@ from metalwire.api.auth.startup import build_strategy
 from metalwire.api.bookmarks import BookmarkPaths
 from metalwire.api.metrics import MetricsEndpoint, RequestMetrics, RouteRecorder
 from metalwire.api.middleware import ApiMiddleware
-from metalwire.api.routes import history, nodes, portgroups, ports, root, states, traits
+from metalwire.api.routes import audit, history, nodes, portgroups, ports, root, states, traits
 from metalwire.api.routes.vifs import VifEndpoints
 from metalwire.api.ui import pages as ui_pages
+from metalwire.conductor.audit_runner import STOP_WAIT
 from metalwire.conductor.locks import NodeLocks
 from metalwire.config import Config
 from metalwire.errors import MetalwireError
@@ -35,7 +37,13 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        periodic = audit.periodic_audit(services)
+        if periodic is not None:
+            periodic.start()
         yield
+        if periodic is not None:
+            # Lets an audit under way finish, within bounds.
+            await anyio.to_thread.run_sync(periodic.stop, STOP_WAIT)
         if locks is not None:  # the services are this app's own: close them
             locks.release_all()
             services.db.dispose()
@@ -46,7 +54,7 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     app.state.services = services
     # The routes are added flat, the busiest first: the router tries them in order. The
     # VIF endpoints, the busiest of all, are answered in front of the router.
-    for module in (nodes, ports, portgroups, states, history, traits, root, openapi):
+    for module in (nodes, ports, portgroups, states, history, traits, root, audit, openapi):
         app.router.routes.extend(module.router.routes)
     app.router.routes.extend(ui_pages.routes)  # the topology page, last: the least busy
     app.add_exception_handler(MetalwireError, errors.on_metalwire_error)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from metalwire.conductor.audit_runner import LatestAudit
 from metalwire.conductor.rpcapi import ConductorAPI
 from metalwire.config import Config
 from metalwire.db.engine import Database
@@ -14,3 +15,5 @@ class Services:
     config: Config
     db: Database
     rpcapi: ConductorAPI
+    # The latest drift audit of every node, for operators and the metrics endpoint.
+    audit: LatestAudit = field(default_factory=LatestAudit)

@@ -46,6 +46,7 @@ LABELS: dict[str, str] = {
     "standalone_ports_supported": "Standalone Ports Supported",
     "target_raid_config": "Target RAID configuration",
     "uuid": "UUID",
+    "vif_id": "VIF ID",
 }
 
 

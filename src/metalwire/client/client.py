@@ -660,6 +660,38 @@ class Client:
         self.require(versions.PORTGROUPS, "Portgroups")
         self._request("DELETE", f"/v1/portgroups/{_segment(_ident(portgroup))}")
 
+    # -- drift audit (metalwire only) -----------------------------------------------------
+
+    def audit(self, node: str | Resource | None = None) -> dict[str, Any]:
+        """Compare the VIF attachments of every node (or of ``node``) with Neutron now.
+
+        The answer has ``checked_at``, ``nodes_checked`` and ``findings``, each with
+        ``kind``, ``node_uuid``, ``vif_id``, ``target_uuid``, ``expected``, ``actual``,
+        ``repairable``, ``repair`` and ``message``. A metalwire endpoint: Ironic answers
+        NotFound. Raises BadRequest when the server has no Neutron, NotFound for an unknown
+        node, ServerError / ServiceUnavailable when Neutron fails.
+        """
+        return self._object_with("GET", "/v1/metalwire/audit", node)
+
+    def audit_repair(self, node: str | Resource | None = None) -> dict[str, Any]:
+        """Fix the safe findings of every node (or of ``node``) and audit again.
+
+        The answer is that audit's, plus ``repairs``: the findings acted on, each with
+        ``repaired`` and ``result``. Raises as :meth:`audit`, and NodeLocked.
+        """
+        return self._object_with("POST", "/v1/metalwire/audit/repair", node)
+
+    def latest_audit(self) -> dict[str, Any]:
+        """The latest audit of every node the server keeps (``checked_at`` None if none)."""
+        return self._object("GET", "/v1/metalwire/audit/latest")
+
+    def _object_with(self, method: str, path: str, node: str | Resource | None) -> dict[str, Any]:
+        params = None if node is None else {"node": _ident(node)}
+        body = self._request(method, path, params=params)
+        if not isinstance(body, dict):
+            raise exc.InvalidResponse(f"{method} {path} did not answer with a JSON object.")
+        return body
+
 
 def _connection_error(
     error: httpx.TransportError, method: str, url: str, sent: bool

@@ -25,7 +25,10 @@ import anyio
 import anyio.to_thread
 
 from metalwire import metrics
-from metalwire.conductor import dry_run, inventory, provisioning, vifs
+from metalwire.conductor import audit as drift
+from metalwire.conductor import audit_repair, dry_run, inventory, provisioning, vifs
+from metalwire.conductor.audit import AuditReport
+from metalwire.conductor.audit_repair import RepairReport
 from metalwire.conductor.dry_run import DryRunAttach
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
@@ -117,6 +120,18 @@ class ConductorAPI(abc.ABC):
 
     @abc.abstractmethod
     def delete_portgroup(self, context: RequestContext, portgroup_id: str) -> None: ...
+
+    @abc.abstractmethod
+    def audit(self, context: RequestContext, nodes: list[str]) -> AuditReport:
+        """Compare the nodes' VIF attachments with Neutron (no lock, nothing written).
+
+        Raises Invalid (400) when no Neutron is configured, NetworkError when it fails.
+        """
+
+    @abc.abstractmethod
+    def audit_repair(self, context: RequestContext, nodes: list[str]) -> RepairReport:
+        """Audit the nodes, fix the safe findings under each node's lock (each fix in its
+        history) and audit them again; raises as :meth:`audit`."""
 
 
 def _run_all(steps: list[Callable[[], None]]) -> None:
@@ -249,3 +264,9 @@ class LocalConductorAPI(ConductorAPI):
 
     def delete_portgroup(self, context: RequestContext, portgroup_id: str) -> None:
         inventory.delete_portgroup(self.conductor, context, portgroup_id)
+
+    def audit(self, context: RequestContext, nodes: list[str]) -> AuditReport:
+        return drift.audit(self.conductor, context, nodes)
+
+    def audit_repair(self, context: RequestContext, nodes: list[str]) -> RepairReport:
+        return audit_repair.repair(self.conductor, context, nodes)

@@ -148,3 +148,8 @@ def field_value(node: Node, name: str, default: Any = None) -> Any:
         # A node stored before interfaces were filled in shows its hardware type's default.
         return hardware_types.hardware_default(node.driver, name.removesuffix("_interface"))
     return value
+
+
+def all_uuids(session: Session) -> list[str]:
+    """The UUID of every node, oldest first."""
+    return list(session.scalars(select(Node.uuid).order_by(Node.id)))

@@ -7,6 +7,7 @@
     metalwire port create|list|show|delete                port.py
     metalwire portgroup create|list|show|delete           portgroup.py
     metalwire create FILE...                              create.py
+    metalwire audit [--node N] [--repair] [--latest]      audit.py
 
 What they share (connection options, argument types, printing) is in common.py. The endpoint
 comes from ``--url``, else ``METALWIRE_URL``, else ``OS_ENDPOINT``, else
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from metalwire.cli.commands import create, node, port, portgroup
+from metalwire.cli.commands import audit, create, node, port, portgroup
 from metalwire.cli.commands.common import connection_parser
 
 
@@ -32,3 +33,4 @@ def register(commands: Any) -> None:
     port.register(commands, common)
     portgroup.register(commands, common)
     create.register(commands, common)
+    audit.register(commands, common)

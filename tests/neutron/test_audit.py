@@ -1,0 +1,303 @@
+"""The drift audit against the real Neutron: drift is made directly in Neutron, the audit finds
+each kind, a repair fixes the safe ones (each fix in the node's history), the next audit is
+clean; the ``metalwire audit`` command and the periodic audit see the same.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.cli.conftest import Result, clean_env, run_metalwire
+from tests.neutron.test_neutron_interface import Metalwire, Neutron, link
+from tests.support.helpers import wait_for
+from tests.support.neutron import ADMIN_HEADERS
+from tests.support.server import MetalwireServer
+
+Json = dict[str, Any]
+AUDIT = "/v1/metalwire/audit"
+NETWORK = "audit-p1"
+
+
+@pytest.fixture(scope="module")
+def neutron(neutron_endpoint: str) -> Iterator[Neutron]:
+    with httpx.Client(
+        base_url=f"{neutron_endpoint}/v2.0", headers=dict(ADMIN_HEADERS), timeout=60.0
+    ) as http:
+        api = Neutron(http)
+        api.create_network(NETWORK, "physnet1")
+        try:
+            yield api
+        finally:
+            api.cleanup()
+
+
+@pytest.fixture(scope="module")
+def server(
+    neutron: Neutron, neutron_endpoint: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[MetalwireServer]:
+    env = {
+        "METALWIRE_NEUTRON_URL": neutron_endpoint,
+        "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
+        "METALWIRE_CONDUCTOR_AUDIT_INTERVAL": "1",
+    }
+    with MetalwireServer(tmp_path_factory.mktemp("audit"), env=env) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def api(server: MetalwireServer) -> Iterator[Metalwire]:
+    client = Metalwire(server.url)
+    yield client
+    client.close()
+
+
+def cli(server: MetalwireServer, *args: str) -> Result:
+    return run_metalwire(*args, env=clean_env(METALWIRE_URL=server.url))
+
+
+def node_with_ports(api: Metalwire, name: str, octet: int, count: int) -> tuple[Json, list[Json]]:
+    node = api.node(name)
+    ports = [
+        api.port(
+            node,
+            f"52:54:00:{octet:02x}:00:{n:02x}",
+            link(f"Ethernet{octet}/{n}"),
+            physical_network="physnet1",
+        )
+        for n in range(1, count + 1)
+    ]
+    return node, ports
+
+
+def attach(api: Metalwire, node: str, port: Json, vif: Json) -> None:
+    response = api.attach(node, vif["id"], port_uuid=port["uuid"])
+    assert response.status_code == 204, response.text
+
+
+def put_port(neutron: Neutron, port_id: str, **fields: Any) -> None:
+    response = neutron.http.put(f"/ports/{port_id}", json={"port": fields})
+    assert response.status_code == 200, response.text
+
+
+def audit(api: Metalwire, node: str | None = None) -> dict[str, str]:
+    """The findings of an audit now, as {VIF id: kind}."""
+    query = f"?node={node}" if node else ""
+    findings = api.get(AUDIT + query)["findings"]
+    found = {f["vif_id"]: f["kind"] for f in findings}
+    assert len(found) == len(findings), findings
+    return found
+
+
+def history(api: Metalwire, node: str) -> list[Json]:
+    entries: list[Json] = api.get(f"/v1/nodes/{node}/history?detail=true")["history"]
+    return entries
+
+
+def test_audit_finds_each_drift_and_repair_fixes_the_safe_ones(
+    api: Metalwire, neutron: Neutron
+) -> None:
+    active, (a1, a2, _a3) = node_with_ports(api, "drift-active", 0x41, 3)
+    idle, (i1, i2) = node_with_ports(api, "drift-idle", 0x42, 2)
+    api.provision("drift-active", "manage", "provide", "active")
+    api.provision("drift-idle", "manage", "provide")
+    unbound, gone, moved_mac, bound = (neutron.vif(NETWORK) for _ in range(4))
+    attach(api, "drift-active", a1, unbound)
+    attach(api, "drift-active", a2, gone)
+    attach(api, "drift-idle", i1, moved_mac)
+    attach(api, "drift-idle", i2, bound)
+    neutron.wait_status(unbound["id"], "ACTIVE")
+    assert audit(api) == {}, "no drift yet"
+
+    # Drift, made behind metalwire's back.
+    put_port(neutron, unbound["id"], **{"binding:host_id": "", "binding:profile": {}})
+    assert neutron.http.delete(f"/ports/{gone['id']}").status_code == 204
+    put_port(neutron, moved_mac["id"], mac_address="52:54:00:42:00:99")
+    put_port(
+        neutron,
+        bound["id"],
+        **{
+            "binding:host_id": idle["uuid"],
+            "binding:vnic_type": "baremetal",
+            "binding:profile": {"local_link_information": [link("Ethernet66/2")]},
+        },
+    )
+    orphan = neutron.vif(
+        NETWORK,
+        **{
+            "binding:host_id": active["uuid"],
+            "binding:vnic_type": "baremetal",
+            "binding:profile": {"local_link_information": [link("Ethernet65/3")]},
+        },
+    )
+    # A baremetal port bound to a host metalwire does not know is nobody's business here.
+    neutron.vif(NETWORK, **{"binding:host_id": "compute-9", "binding:vnic_type": "baremetal"})
+
+    response = api.http.get(AUDIT)
+    assert response.status_code == 200, response.text
+    findings = {f["vif_id"]: f for f in response.json()["findings"]}
+    assert {vif: f["kind"] for vif, f in findings.items()} == {
+        unbound["id"]: "binding_mismatch",
+        gone["id"]: "vif_port_missing",
+        moved_mac["id"]: "mac_mismatch",
+        bound["id"]: "bound_while_not_deployed",
+        orphan["id"]: "orphan_port",
+    }
+    assert findings[gone["id"]]["repairable"] is False
+    assert f"Neutron has no port {gone['id']}" in findings[gone["id"]]["message"]
+    mac = findings[moved_mac["id"]]
+    assert (mac["expected"], mac["actual"]) == (i1["address"], "52:54:00:42:00:99")
+    assert mac["target_uuid"] == i1["uuid"] and mac["repair"] == "reset MAC"
+    rebind = findings[unbound["id"]]
+    assert rebind["expected"]["binding:host_id"] == active["uuid"]
+    assert rebind["expected"]["local_link_information"] == [link("Ethernet65/1")]
+    assert rebind["actual"]["binding:host_id"] == ""
+    assert findings[orphan["id"]]["node_uuid"] == active["uuid"]
+    assert audit(api, "drift-idle") == {
+        moved_mac["id"]: "mac_mismatch",
+        bound["id"]: "bound_while_not_deployed",
+    }
+
+    response = api.http.post(AUDIT + "/repair")
+    assert response.status_code == 200, response.text
+    done = response.json()
+    assert {r["vif_id"]: r["repaired"] for r in done["repairs"]} == {
+        unbound["id"]: True,
+        moved_mac["id"]: True,
+        bound["id"]: True,
+        orphan["id"]: True,
+    }, done["repairs"]
+    assert [(f["vif_id"], f["kind"]) for f in done["findings"]] == [
+        (gone["id"], "vif_port_missing")
+    ]
+
+    # Neutron holds what the attachments say again.
+    rebound = neutron.wait_status(unbound["id"], "ACTIVE")
+    assert rebound["binding:host_id"] == active["uuid"]
+    assert rebound["binding:profile"] == {
+        "local_link_information": [link("Ethernet65/1")],
+        "physical_network": "physnet1",
+    }
+    assert neutron.port(moved_mac["id"])["mac_address"] == i1["address"]
+    for port_id in (bound["id"], orphan["id"]):
+        assert neutron.port(port_id)["binding:host_id"] == ""
+    assert audit(api) == {gone["id"]: "vif_port_missing"}
+
+    # Each fix is in its node's history.
+    repaired = {
+        e["vif_id"]: e
+        for e in history(api, "drift-active") + history(api, "drift-idle")
+        if e["event_type"] == "audit"
+    }
+    assert set(repaired) == {unbound["id"], moved_mac["id"], bound["id"], orphan["id"]}
+    assert all(e["result"] == "success" for e in repaired.values())
+    assert "Drift repaired: set the MAC" in repaired[moved_mac["id"]]["event"]
+    assert "Drift repaired: unbound Neutron port" in repaired[orphan["id"]]["event"]
+
+    # The missing port is for the operator: once the VIF is detached, nothing is left.
+    assert api.detach("drift-active", gone["id"]).status_code == 204
+    assert audit(api) == {}
+
+
+def test_metalwire_audit_command_prints_json_and_repairs(
+    api: Metalwire, neutron: Neutron, server: MetalwireServer
+) -> None:
+    _node, (port,) = node_with_ports(api, "drift-cli", 0x43, 1)
+    vif = neutron.vif(NETWORK)
+    attach(api, "drift-cli", port, vif)
+    put_port(neutron, vif["id"], mac_address="52:54:00:43:00:99")
+
+    shown = cli(server, "audit", "--node", "drift-cli", "-f", "json")
+    assert shown.code == 0, shown.stderr
+    rows = json.loads(shown.stdout)
+    assert [(r["Kind"], r["VIF ID"], r["Node UUID"]) for r in rows] == [
+        ("mac_mismatch", vif["id"], _node["uuid"])
+    ]
+    assert rows[0]["Target UUID"] == port["uuid"] and rows[0]["Repair"] == "reset MAC"
+
+    repaired = cli(server, "audit", "--node", "drift-cli", "--repair", "-f", "json")
+    assert repaired.code == 0, repaired.stderr
+    assert [(r["VIF ID"], r["Repaired"]) for r in json.loads(repaired.stdout)] == [
+        (vif["id"], True)
+    ]
+    assert neutron.port(vif["id"])["mac_address"] == port["address"]
+
+    again = cli(server, "audit", "--node", "drift-cli", "-f", "json")
+    assert again.code == 0, again.stderr
+    assert json.loads(again.stdout) == []
+
+
+def test_periodic_audit_keeps_the_latest_findings(api: Metalwire, neutron: Neutron) -> None:
+    _node, (port,) = node_with_ports(api, "drift-periodic", 0x44, 1)
+    vif = neutron.vif(NETWORK)
+    attach(api, "drift-periodic", port, vif)
+    put_port(neutron, vif["id"], mac_address="52:54:00:44:00:99")
+
+    def latest() -> dict[str, str]:
+        return {f["vif_id"]: f["kind"] for f in api.get(AUDIT + "/latest")["findings"]}
+
+    assert wait_for(lambda: latest().get(vif["id"]) == "mac_mismatch", timeout=30)
+    assert api.http.post(AUDIT + "/repair?node=drift-periodic").status_code == 200
+    assert wait_for(lambda: vif["id"] not in latest(), timeout=30)
+
+
+def test_flat_vifs_are_expected_on_the_compute_host(api: Metalwire, neutron: Neutron) -> None:
+    node = api.node("drift-flat", "flat", instance_info={"nova_host_id": "compute-7"})
+    port = api.port(node, "52:54:00:45:00:01", link("Ethernet69/1"))
+    vif = neutron.vif(NETWORK)
+    api.provision("drift-flat", "manage", "provide")
+    attach(api, "drift-flat", port, vif)
+    assert api.provision("drift-flat", "active")["provision_state"] == "active"
+    assert neutron.port(vif["id"])["binding:host_id"] == "compute-7"
+    assert audit(api, "drift-flat") == {}
+
+    put_port(neutron, vif["id"], **{"binding:host_id": ""})
+    finding = api.get(AUDIT + "?node=drift-flat")["findings"][0]
+    assert finding["kind"] == "binding_mismatch"
+    assert finding["expected"] == {
+        "binding:host_id": "compute-7",
+        "binding:vnic_type": "baremetal",
+        "local_link_information": [link("Ethernet69/1")],
+    }
+    assert api.http.post(AUDIT + "/repair?node=drift-flat").status_code == 200
+    rebound = neutron.port(vif["id"])
+    assert rebound["binding:host_id"] == "compute-7"
+    assert rebound["binding:profile"]["local_link_information"] == [link("Ethernet69/1")]
+    assert audit(api, "drift-flat") == {}
+
+
+def test_a_bond_is_expected_with_every_member_link(api: Metalwire, neutron: Neutron) -> None:
+    node = api.node("drift-bond")
+    bond = api.portgroup(node, name="bond-drift", address="52:54:00:46:00:10", mode="802.3ad")
+    for n in (1, 2):
+        api.port(
+            node,
+            f"52:54:00:46:00:0{n}",
+            link(f"Ethernet70/{n}"),
+            pxe_enabled=False,
+            physical_network="physnet1",
+            portgroup_uuid=bond["uuid"],
+        )
+    api.provision("drift-bond", "manage", "provide", "active")
+    vif = neutron.vif(NETWORK)
+    response = api.attach("drift-bond", vif["id"], portgroup_uuid=bond["uuid"])
+    assert response.status_code == 204, response.text
+    bound = neutron.wait_status(vif["id"], "ACTIVE")
+    assert audit(api, "drift-bond") == {}
+
+    profile = dict(bound["binding:profile"])
+    profile["local_link_information"] = [link("Ethernet70/1")]
+    put_port(neutron, vif["id"], **{"binding:profile": profile})
+    (finding,) = api.get(AUDIT + "?node=drift-bond")["findings"]
+    assert finding["kind"] == "binding_mismatch" and finding["target_uuid"] == bond["uuid"]
+    assert finding["expected"]["local_link_information"] == [
+        link("Ethernet70/1"),
+        link("Ethernet70/2"),
+    ]
+    assert api.http.post(AUDIT + "/repair?node=drift-bond").status_code == 200
+    assert neutron.wait_status(vif["id"], "ACTIVE")["binding:profile"] == bound["binding:profile"]
+    assert audit(api, "drift-bond") == {}
