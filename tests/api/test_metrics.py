@@ -117,6 +117,20 @@ def test_node_lock_waits_are_observed(api: Api) -> None:
     )
 
 
+def test_the_latest_drift_audit_findings_are_gauges_per_kind(api: Api) -> None:
+    from metalwire.conductor.audit import AuditReport, Finding
+
+    samples = scrape(api.client)
+    assert value(samples, "metalwire_audit_findings", kind="mac_mismatch") == 0
+    assert value(samples, "metalwire_audit_last_run_timestamp_seconds") == 0
+    finding = Finding("mac_mismatch", "n-1", None, "vif-1", "p-1", "aa", "bb", "MAC differs")
+    api.client.app.state.services.audit.record(AuditReport([finding, finding], 1))  # type: ignore[attr-defined]
+    samples = scrape(api.client)
+    assert value(samples, "metalwire_audit_findings", kind="mac_mismatch") == 2
+    assert value(samples, "metalwire_audit_findings", kind="orphan_port") == 0
+    assert value(samples, "metalwire_audit_last_run_timestamp_seconds") > 0
+
+
 def test_database_pool_gauges_are_read_at_scrape_time(api: Api) -> None:
     samples = scrape(api.client)
     assert value(samples, "metalwire_db_pool_size") == 10  # [database] pool_size

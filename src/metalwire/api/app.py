@@ -66,10 +66,10 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     app.add_middleware(VifEndpoints)
     app.add_middleware(BookmarkPaths)
     if measured and not config.metrics.public:
-        app.add_middleware(MetricsEndpoint, db=services.db)
+        app.add_middleware(MetricsEndpoint, db=services.db, audit=services.audit)
     app.add_middleware(AuthMiddleware, strategy=strategy)  # in front of every endpoint
     if measured and config.metrics.public:
-        app.add_middleware(MetricsEndpoint, db=services.db)
+        app.add_middleware(MetricsEndpoint, db=services.db, audit=services.audit)
     # Added last, so it runs first: every request, the VIF door's too, goes through it.
     app.add_middleware(ApiMiddleware, max_body_size=config.api.max_request_body_size)
     if measured:

@@ -30,6 +30,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from metalwire import metrics
 from metalwire.api.bookmarks import versioned
 from metalwire.api.routes.vifs import vif_route
+from metalwire.conductor.audit import KINDS
+from metalwire.conductor.audit_runner import LatestAudit
 from metalwire.db.engine import Database
 
 PATH = "/metrics"
@@ -62,13 +64,40 @@ class PoolCollector(Collector):
                 yield gauge
 
 
+class AuditCollector(Collector):
+    """The findings of this process's latest drift audit, per kind, when scraped."""
+
+    def __init__(self, latest: LatestAudit) -> None:
+        self.latest = latest
+
+    def collect(self) -> Iterable[Metric]:
+        report = self.latest.report()
+        found = GaugeMetricFamily(
+            "metalwire_audit_findings",
+            "Findings of the latest drift audit of this process, per kind.",
+            labels=["kind"],
+        )
+        counts = self.latest.counts_by_kind()
+        for kind in KINDS:
+            found.add_metric([kind], float(counts.get(kind, 0)))
+        yield found
+        when = GaugeMetricFamily(
+            "metalwire_audit_last_run_timestamp_seconds",
+            "When the latest drift audit of this process ran (0: none yet).",
+        )
+        when.add_metric([], report.checked_at.timestamp() if report is not None else 0.0)
+        yield when
+
+
 class MetricsEndpoint:
     """Answers ``GET /metrics`` in the Prometheus text format; hands on every other path."""
 
-    def __init__(self, app: ASGIApp, db: Database) -> None:
+    def __init__(self, app: ASGIApp, db: Database, audit: LatestAudit | None = None) -> None:
         self.app = app
         self.pool_registry = CollectorRegistry(auto_describe=True)
         self.pool_registry.register(PoolCollector(db))
+        if audit is not None:
+            self.pool_registry.register(AuditCollector(audit))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] != PATH:
