@@ -95,6 +95,11 @@ class DefaultOptions:
         "Let a user with the 'service' role act on every node, not only the nodes its "
         "project owns (Nova's ironic driver needs this).",
     )
+    rbac_service_project_name: str = _opt(
+        "service",
+        "The project whose users with the 'service' role get elevated access when "
+        "rbac_service_role_elevated_access is true (the 'service_role' policy rule).",
+    )
 
 
 @dataclass
@@ -109,6 +114,11 @@ class ApiOptions:
         False,
         "Serve with auth_strategy noauth on a non-loopback address (anyone who reaches the "
         "port is an administrator); a warning is logged at start.",
+    )
+    project_admin_can_manage_own_nodes: bool = _opt(
+        True,
+        "Let a project-scoped admin create nodes its project then owns, and delete them "
+        "(the baremetal:node:create:self_owned_node and delete:self_owned_node rules).",
     )
     max_request_body_size: int = _opt(
         114688,
@@ -292,6 +302,11 @@ class OsloPolicyOptions:
         "",
         "YAML or JSON file overriding policy rules by Ironic's rule names "
         "(metalwire policy-reference prints the defaults); empty means the defaults.",
+    )
+    enforce_new_defaults: bool = _opt(
+        True,
+        "Evaluate only the secure-RBAC defaults. False also accepts what each rule's "
+        "deprecated pre-RBAC default (rule:is_admin, rule:is_observer) accepts.",
     )
 
 

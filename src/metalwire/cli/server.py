@@ -1,4 +1,4 @@
-"""``metalwire serve``, ``metalwire db upgrade`` and ``metalwire config-reference``.
+"""``metalwire serve``, ``metalwire db upgrade``, ``config-reference`` and ``policy-reference``.
 
 Each command imports the server side (configuration, SQLAlchemy, the API, the conductor) when
 it runs, not when the parser is built: the client commands share the program and must start
@@ -49,11 +49,23 @@ def register(commands: Any) -> None:
     )
     reference.set_defaults(handler=run_config_reference)
 
+    policy = commands.add_parser(
+        "policy-reference", help="print the default policy rules as a policy file"
+    )
+    policy.set_defaults(handler=run_policy_reference)
+
 
 def run_config_reference(_args: argparse.Namespace) -> int:
     from metalwire import config as config_module
 
     print(config_module.reference())
+    return 0
+
+
+def run_policy_reference(_args: argparse.Namespace) -> int:
+    from metalwire.api.auth import policy
+
+    print(policy.reference())
     return 0
 
 
