@@ -127,6 +127,28 @@ class ApiOptions:
         "body grows past it.",
         minimum=1,
     )
+    header_timeout: float = _opt(
+        10.0,
+        "Seconds a connection has to send the headers of its next request, from when it opens "
+        "or its last response completes; then it is closed (silent or slow clients cannot "
+        "hold connections).",
+        minimum=0.1,
+    )
+    keep_alive_timeout: float = _opt(
+        5.0,
+        "Seconds an idle keep-alive connection stays open after a response.",
+        minimum=0.1,
+    )
+    max_connections: int = _opt(
+        800,
+        "Open connections the server accepts requests on; a request arriving over it is "
+        "answered 503. metalwire serve raises its open-file limit to fit, when the hard limit "
+        "allows.",
+        minimum=1,
+    )
+    enable_ssl_api: bool = _opt(
+        False, "Serve HTTPS directly, with the certificate and key of the [ssl] section."
+    )
 
 
 @dataclass
@@ -297,6 +319,12 @@ class KeystoneAuthtokenOptions:
 
 
 @dataclass
+class SslOptions:
+    cert_file: str = _opt("", "PEM certificate (chain) served when [api] enable_ssl_api is true.")
+    key_file: str = _opt("", "PEM private key of cert_file (empty: it is in cert_file).")
+
+
+@dataclass
 class OsloPolicyOptions:
     policy_file: str = _opt(
         "",
@@ -318,6 +346,7 @@ SECTIONS: dict[str, type[Any]] = {
     "neutron": NeutronOptions,
     "keystone_authtoken": KeystoneAuthtokenOptions,
     "oslo_policy": OsloPolicyOptions,
+    "ssl": SslOptions,
 }
 
 
@@ -330,6 +359,7 @@ class Config:
     neutron: NeutronOptions = field(default_factory=NeutronOptions)
     keystone_authtoken: KeystoneAuthtokenOptions = field(default_factory=KeystoneAuthtokenOptions)
     oslo_policy: OsloPolicyOptions = field(default_factory=OsloPolicyOptions)
+    ssl: SslOptions = field(default_factory=SslOptions)
 
     def section(self, name: str) -> Any:
         return getattr(self, "default" if name == "DEFAULT" else name)
