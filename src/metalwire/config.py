@@ -95,6 +95,11 @@ class DefaultOptions:
         "Let a user with the 'service' role act on every node, not only the nodes its "
         "project owns (Nova's ironic driver needs this).",
     )
+    rbac_service_project_name: str = _opt(
+        "service",
+        "The project whose users with the 'service' role get elevated access when "
+        "rbac_service_role_elevated_access is true (the 'service_role' policy rule).",
+    )
 
 
 @dataclass
@@ -110,12 +115,39 @@ class ApiOptions:
         "Serve with auth_strategy noauth on a non-loopback address (anyone who reaches the "
         "port is an administrator); a warning is logged at start.",
     )
+    project_admin_can_manage_own_nodes: bool = _opt(
+        True,
+        "Let a project-scoped admin create nodes its project then owns, and delete them "
+        "(the baremetal:node:create:self_owned_node and delete:self_owned_node rules).",
+    )
     max_request_body_size: int = _opt(
         114688,
         "Largest request body accepted, in bytes, on every endpoint; a larger one is refused "
         "with 413 before it is read when its Content-Length says so, or as soon as a streamed "
         "body grows past it.",
         minimum=1,
+    )
+    header_timeout: float = _opt(
+        10.0,
+        "Seconds a connection has to send the headers of its next request, from when it opens "
+        "or its last response completes; then it is closed (silent or slow clients cannot "
+        "hold connections).",
+        minimum=0.1,
+    )
+    keep_alive_timeout: float = _opt(
+        5.0,
+        "Seconds an idle keep-alive connection stays open after a response.",
+        minimum=0.1,
+    )
+    max_connections: int = _opt(
+        800,
+        "Open connections the server accepts requests on; a request arriving over it is "
+        "answered 503. metalwire serve raises its open-file limit to fit, when the hard limit "
+        "allows.",
+        minimum=1,
+    )
+    enable_ssl_api: bool = _opt(
+        False, "Serve HTTPS directly, with the certificate and key of the [ssl] section."
     )
 
 
@@ -294,11 +326,22 @@ class KeystoneAuthtokenOptions:
 
 
 @dataclass
+class SslOptions:
+    cert_file: str = _opt("", "PEM certificate (chain) served when [api] enable_ssl_api is true.")
+    key_file: str = _opt("", "PEM private key of cert_file (empty: it is in cert_file).")
+
+
+@dataclass
 class OsloPolicyOptions:
     policy_file: str = _opt(
         "",
         "YAML or JSON file overriding policy rules by Ironic's rule names "
         "(metalwire policy-reference prints the defaults); empty means the defaults.",
+    )
+    enforce_new_defaults: bool = _opt(
+        True,
+        "Evaluate only the secure-RBAC defaults. False also accepts what each rule's "
+        "deprecated pre-RBAC default (rule:is_admin, rule:is_observer) accepts.",
     )
 
 
@@ -324,6 +367,7 @@ SECTIONS: dict[str, type[Any]] = {
     "keystone_authtoken": KeystoneAuthtokenOptions,
     "oslo_policy": OsloPolicyOptions,
     "metrics": MetricsOptions,
+    "ssl": SslOptions,
 }
 
 
@@ -337,6 +381,7 @@ class Config:
     keystone_authtoken: KeystoneAuthtokenOptions = field(default_factory=KeystoneAuthtokenOptions)
     oslo_policy: OsloPolicyOptions = field(default_factory=OsloPolicyOptions)
     metrics: MetricsOptions = field(default_factory=MetricsOptions)
+    ssl: SslOptions = field(default_factory=SslOptions)
 
     def section(self, name: str) -> Any:
         return getattr(self, "default" if name == "DEFAULT" else name)

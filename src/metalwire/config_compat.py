@@ -68,7 +68,7 @@ _IRONIC_DEFAULT = (
     "isolinux_config_template grub_config_path grub_config_template ldlinux_c32 esp_image "
     "force_raw_images raw_image_growth_factor conductor_always_validates_images "
     "minimum_required_memory minimum_memory_wait_time minimum_memory_wait_retries "
-    "minimum_memory_warning_only rbac_service_role_elevated_access rbac_service_project_name"
+    "minimum_memory_warning_only"
 )
 _IRONIC_NEUTRON = (
     "provisioning_network_security_groups cleaning_network_security_groups "

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from metalwire.api.app import create_app
+from metalwire.db.models import Node, NodeHistory
 from metalwire.errors import Invalid
 from tests.auth.conftest import PASSWORD, Cloud, make_config, open_client
 from tests.conftest import fault
@@ -42,6 +44,28 @@ def test_a_valid_token_gets_in_and_names_the_history_user(
         f"/v1/nodes/{resp.json()['uuid']}/history?detail=true", headers=headers
     )
     assert {e["user"] for e in history.json()["history"]} == {cloud.users["sys-admin"]}
+
+
+def test_history_stores_the_project_of_writes_and_failures_but_shows_only_the_user(
+    keystone_client: TestClient, cloud: Cloud, persona_tokens: dict[str, str]
+) -> None:
+    admin = {"X-Auth-Token": persona_tokens["system_admin"]}
+    owner = cloud.projects["owner-project"]
+    node = keystone_client.post(
+        "/v1/nodes", json={"driver": "fake-hardware", "owner": owner}, headers=admin
+    ).json()["uuid"]
+    member = {"X-Auth-Token": persona_tokens["owner_member"]}
+    failed = keystone_client.post(f"/v1/nodes/{node}/vifs", json={"id": "v1"}, headers=member)
+    assert failed.status_code == 400  # no port: a failure node history records
+    with keystone_client.app.state.services.db.read() as session:
+        stored = session.scalars(
+            select(NodeHistory).join(Node, Node.id == NodeHistory.node_id).where(Node.uuid == node)
+        ).all()
+    assert {(e.user, e.project, e.result) for e in stored} == {
+        (cloud.users["owner-member"], owner, "failure")
+    }
+    shown = keystone_client.get(f"/v1/nodes/{node}/history?detail=true", headers=admin)
+    assert "project" not in shown.json()["history"][0]  # Ironic shows it from 1.113 only
 
 
 @pytest.mark.parametrize(

@@ -100,7 +100,7 @@ def _upgrade_with_broken_rows(url: str) -> None:
         with db.engine.begin() as conn:
             conn.exec_driver_sql("UPDATE ports SET portgroup_id = NULL WHERE id = 1")
             conn.exec_driver_sql("UPDATE vif_attachments SET node_id = 1")
-        migrations.upgrade(db.engine)
+        migrations.upgrade(db.engine, "0003")
         assert migrations.current_revision(db.engine) == "0003"
         with db.engine.begin() as conn:
             kept = conn.exec_driver_sql("SELECT vif_id FROM vif_attachments").scalars().all()

@@ -14,6 +14,7 @@ from starlette.exceptions import HTTPException
 from metalwire.api import errors, openapi
 from metalwire.api.app_services import Services
 from metalwire.api.auth.middleware import AuthMiddleware
+from metalwire.api.auth.policy import Policy
 from metalwire.api.auth.startup import build_strategy
 from metalwire.api.bookmarks import BookmarkPaths
 from metalwire.api.metrics import MetricsEndpoint, RequestMetrics, RouteRecorder
@@ -32,6 +33,7 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     """The application; builds in-process services unless given others (e.g. a remote RPC)."""
     locks: NodeLocks | None = None
     strategy = build_strategy(config)  # before the services: a bad auth setup opens nothing
+    policy = Policy(config)  # the rules are parsed once, here
     if services is None:
         services, locks = build_services(config)
 
@@ -52,6 +54,7 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
         title="metalwire", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
     )
     app.state.services = services
+    app.state.policy = policy
     # The routes are added flat, the busiest first: the router tries them in order. The
     # VIF endpoints, the busiest of all, are answered in front of the router.
     for module in (nodes, ports, portgroups, states, history, traits, root, audit, openapi):

@@ -107,6 +107,8 @@ class Client:
     ("1.N"); None or "latest" negotiates the highest one both sides support on first use.
     ``retry`` says which failures are retried (:class:`RetryPolicy`); ``transport`` replaces
     httpx's network transport, e.g. with :class:`metalwire.client.transport.ASGITransport`.
+    ``auth`` authenticates each request (an ``httpx.Auth`` flow, e.g.
+    :class:`metalwire.compute.KeystoneSessionAuth`).
 
     Use as a context manager, or call :meth:`close`. Every call raises the errors of
     :mod:`metalwire.client.exceptions`: :class:`~exceptions.APIConnectionError` when the
@@ -125,6 +127,7 @@ class Client:
         transport: httpx.BaseTransport | None = None,
         headers: Mapping[str, str] | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        auth: httpx.Auth | None = None,
     ) -> None:
         # The URL is shown in messages and logs; credentials in it go as Basic authentication.
         self.url, userinfo = redact.split_credentials(url.rstrip("/"))
@@ -141,7 +144,7 @@ class Client:
         self.last_request_id: str | None = None
         self._http = httpx.Client(
             base_url=self.url,
-            auth=None if userinfo is None else httpx.BasicAuth(*userinfo),
+            auth=auth if userinfo is None else httpx.BasicAuth(*userinfo),
             timeout=timeout,
             transport=transport,
             headers={

@@ -350,6 +350,7 @@ class Conductor:
                         severity="ERROR",
                         conductor=self.host,
                         user=context.user,
+                        project=context.project,
                         vif_id=vif_id,
                         result="failure",
                     )

@@ -177,6 +177,8 @@ class NodeHistory(Base):
     event: Mapped[str] = mapped_column(Text)
     conductor: Mapped[str | None] = mapped_column(String(255))
     user: Mapped[str | None] = mapped_column(String(255))
+    # Stored for operators; the API shows it from version 1.113 in Ironic, beyond ours.
+    project: Mapped[str | None] = mapped_column(String(255))
     vif_id: Mapped[str | None] = mapped_column(String(255))
     target_uuid: Mapped[str | None] = mapped_column(String(36))
     result: Mapped[str | None] = mapped_column(String(16))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid as uuidlib
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import false, or_, select
 from sqlalchemy.exc import IntegrityError
@@ -16,6 +16,9 @@ from metalwire.db.models import Node
 from metalwire.db.pagination import Page, paginate
 from metalwire.db.statements import Sql
 from metalwire.errors import NodeNotFound
+
+if TYPE_CHECKING:
+    from metalwire.db.engine import Database
 
 SORTABLE = {
     "id",
@@ -80,6 +83,28 @@ def get(session: Session, ident: str) -> Node:
     return node
 
 
+def projects(session: Session, ident: str | int) -> tuple[str | None, str | None]:
+    """The owner and lessee of a node by id, UUID or name (what the policy decides by);
+    raises NodeNotFound."""
+    column = getattr(Node, ident_column(ident))
+    row = session.execute(select(Node.owner, Node.lessee).where(column == ident)).one_or_none()
+    if row is None:
+        raise NodeNotFound(str(ident))
+    return row[0], row[1]
+
+
+def projects_now(db: Database, ident: str) -> tuple[str | None, str | None]:
+    """:func:`projects` with one plain statement on a reading connection: the check in
+    front of every VIF call."""
+    with db.connection() as connection:
+        found = Sql(connection).rows(
+            f"SELECT owner, lessee FROM nodes WHERE {ident_column(ident)} = ?", (ident,)
+        )
+    if not found:
+        raise NodeNotFound(ident)
+    return found[0][0], found[0][1]
+
+
 def get_by_id(session: Session, node_id: int) -> Node:
     node = session.get(Node, node_id)
     if node is None:
@@ -103,6 +128,8 @@ def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list
             query = query.where(
                 retired.is_(True) if value else or_(retired.is_(None), retired.is_(False))
             )
+        elif key == "project":  # the policy's filter: nodes the project owns or leases
+            query = query.where(or_(Node.owner == value, Node.lessee == value))
         elif key == "conductor":
             # Every metalwire process serves every node as its own host, which the API has
             # matched already; any other conductor serves none.

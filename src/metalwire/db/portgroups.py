@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from metalwire.db import integrity
-from metalwire.db.models import Port, Portgroup
+from metalwire.db.models import Node, Port, Portgroup
 from metalwire.db.nodes import is_uuid_like
 from metalwire.db.pagination import Page, paginate
 from metalwire.db.statements import Sql
@@ -53,7 +53,12 @@ def get_by_id(session: Session, portgroup_id: int) -> Portgroup:
 def list_portgroups(session: Session, filters: Mapping[str, Any], page: Page) -> list[Portgroup]:
     query = select(Portgroup)
     for key, value in filters.items():
-        query = query.where(getattr(Portgroup, key) == value)
+        if key == "node_project":  # the policy's filter: the project owns or leases the node
+            query = query.join(Node, Node.id == Portgroup.node_id).where(
+                or_(Node.owner == value, Node.lessee == value)
+            )
+        else:
+            query = query.where(getattr(Portgroup, key) == value)
     return paginate(session, query, Portgroup, page, SORTABLE, PortgroupNotFound)
 
 

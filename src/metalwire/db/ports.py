@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from metalwire.db import integrity
-from metalwire.db.models import Port
+from metalwire.db.models import Node, Port
 from metalwire.db.pagination import Page, paginate
 from metalwire.db.statements import Sql
 from metalwire.errors import PortNotFound
@@ -47,7 +47,12 @@ def find_by_address(session: Session, address: str) -> Port | None:
 def list_ports(session: Session, filters: Mapping[str, Any], page: Page) -> list[Port]:
     query = select(Port)
     for key, value in filters.items():
-        query = query.where(getattr(Port, key) == value)
+        if key == "node_project":  # the policy's filter: the project owns or leases the node
+            query = query.join(Node, Node.id == Port.node_id).where(
+                or_(Node.owner == value, Node.lessee == value)
+            )
+        else:
+            query = query.where(getattr(Port, key) == value)
     return paginate(session, query, Port, page, SORTABLE, PortNotFound)
 
 

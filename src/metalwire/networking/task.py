@@ -268,6 +268,7 @@ class NodeHistoryLog:
                 severity=severity,
                 conductor=self._task.config.default.host,
                 user=self._task.context.user,
+                project=self._task.context.project,
                 vif_id=vif_id,
                 target_uuid=target_uuid,
                 result=result,

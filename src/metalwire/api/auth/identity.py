@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from starlette.types import Scope
 
@@ -24,16 +23,6 @@ class Identity:
     system_scope: str | None = None  # "all" for a system-scoped token
     # The roles of a valid X-Service-Token sent alongside the user's token.
     service_roles: frozenset[str] = field(default_factory=frozenset)
-
-    def credentials(self) -> dict[str, Any]:
-        """The credentials dictionary oslo.policy checks rules against."""
-        return {
-            "user_id": self.user_id,
-            "project_id": self.project_id,
-            "roles": sorted(self.roles),
-            "system_scope": self.system_scope,
-            "service_roles": sorted(self.service_roles),
-        }
 
 
 # noauth and http_basic: every request is a system administrator, as in Ironic.

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from metalwire.api import microversion as mv
+from metalwire.api.routes import authz
 from metalwire.api.routes.common import call, collection, flag, page
 from metalwire.api.views import as_json, links
 from metalwire.db import history as history_db
@@ -44,6 +45,7 @@ def list_history(request: Request, ident: str) -> dict[str, Any]:
     p = page(c)
     with c.services.db.read() as session:
         node = node_db.get(session, ident)
+        authz.node(c, "baremetal:node:history:get", node, ident)
         entries = history_db.for_node(session, node.id, p)
     views = [history_view(e, node.uuid, c.base, detail) for e in entries]
     return collection(c, "history", entries, views, p.limit)
@@ -55,5 +57,6 @@ def get_history(request: Request, ident: str, uuid: str) -> dict[str, Any]:
     c.require(mv.NODE_HISTORY)
     with c.services.db.read() as session:
         node = node_db.get(session, ident)
+        authz.node(c, "baremetal:node:history:get", node, ident)
         entry = history_db.get(session, node.id, uuid)
     return history_view(entry, node.uuid, c.base, detail=True)

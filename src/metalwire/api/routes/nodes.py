@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
+from sqlalchemy.orm import Session
 
 from metalwire.api import microversion as mv
 from metalwire.api import secrets, validation
@@ -13,6 +14,7 @@ from metalwire.api.fields import (
     NODE_LIST_FIELDS,
 )
 from metalwire.api.jsonpatch import apply_patch
+from metalwire.api.routes import authz
 from metalwire.api.routes import portgroups as portgroup_routes
 from metalwire.api.routes import ports as port_routes
 from metalwire.api.routes.common import (
@@ -93,8 +95,12 @@ def _list(request: Request, detail_path: bool) -> dict[str, Any]:
         NODE_FIELDS, c.version, fields_param(c), None if detail else NODE_LIST_FIELDS
     )
     p = page(c)
+    filters = _filters(c)
+    project = authz.list_project(c, "node")
+    if project is not None:
+        filters["project"] = project
     with c.services.db.read() as session:
-        nodes = node_db.list_nodes(session, _filters(c), p)
+        nodes = node_db.list_nodes(session, filters, p)
     sublinks = detail and fields_param(c) is None
     views = [_view(c, n, fields, sublinks) for n in nodes]
     return collection(c, "nodes", nodes, views, p.limit)
@@ -129,6 +135,7 @@ def get_node(request: Request, ident: str) -> dict[str, Any]:
     c = call(request)
     with c.services.db.read() as session:
         node = node_db.get(session, ident)
+    authz.node(c, (), node, ident)
     return show(c, node)
 
 
@@ -137,6 +144,7 @@ def create_node(request: Request, response: Response, body: JsonBody = None) -> 
     c = call(request)
     values = validation.check_create_body(body, NODE_FIELDS, c.version, required=("driver",))
     values = normalize(c, values)
+    authz.create_node(c, values)
     values.setdefault(
         "provision_state", "enroll" if c.version.at_least(mv.ENROLL_DEFAULT) else "available"
     )
@@ -152,6 +160,7 @@ def patch_node(request: Request, ident: str, body: JsonBody = None) -> dict[str,
     def attempt() -> Node:
         with c.services.db.read() as session:
             node = node_db.get(session, ident)
+        authz.node(c, authz.patch_rules(body), node, ident)
         current = {f.name: node_db.field_value(node, f.name) for f in NODE_FIELDS}
         changes = apply_patch(current, body, NODE_FIELDS, c.version, mandatory=("driver",))
         changes = secrets.keep_stored_secrets(changes, current)
@@ -165,13 +174,22 @@ def patch_node(request: Request, ident: str, body: JsonBody = None) -> dict[str,
 @router.delete("/{ident}", status_code=204)
 def delete_node(request: Request, ident: str) -> Response:
     c = call(request)
+    authz.delete_node(c, ident)
     c.services.rpcapi.delete_node(c.context, ident)
     return Response(status_code=204)
 
 
+def _visible_node_id(request: Request, session: Session, ident: str) -> dict[str, Any]:
+    """The filter of a node's sub-resources; an invisible node is 404 (while
+    ``/v1/ports?node=`` of it is an empty list, as Ironic answers)."""
+    node = node_db.get(session, ident)
+    authz.node(call(request), (), node, ident)
+    return {"node_id": node.id}
+
+
 def _node_ports(request: Request, ident: str, detail_path: bool) -> dict[str, Any]:
     return port_routes.list_view(
-        request, detail_path, lambda s: {"node_id": node_db.get(s, ident).id}
+        request, detail_path, lambda s: _visible_node_id(request, s, ident)
     )
 
 
@@ -188,7 +206,7 @@ def node_ports_detail(request: Request, ident: str) -> dict[str, Any]:
 def _node_portgroups(request: Request, ident: str, detail_path: bool) -> dict[str, Any]:
     call(request).require(mv.PORTGROUP_SUBCONTROLLERS)
     return portgroup_routes.list_view(
-        request, detail_path, lambda s: {"node_id": node_db.get(s, ident).id}
+        request, detail_path, lambda s: _visible_node_id(request, s, ident)
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
+from sqlalchemy.orm import Session
 
 from metalwire.api import microversion as mv
 from metalwire.api import validation
@@ -13,6 +14,7 @@ from metalwire.api.fields import (
     PORTGROUP_LIST_FIELDS,
 )
 from metalwire.api.jsonpatch import apply_patch
+from metalwire.api.routes import authz
 from metalwire.api.routes import ports as port_routes
 from metalwire.api.routes.common import (
     Call,
@@ -77,6 +79,9 @@ def list_view(
             filters["address"] = validation.mac_address(params["address"])
         if scope is not None:
             filters.update(scope(session))
+        project = authz.list_project(c, "portgroup")
+        if project is not None:
+            filters["node_project"] = project
         portgroups = portgroup_db.list_portgroups(session, filters, p)
         sublinks = detail and fields_param(c) is None
         views = portgroup_views(session, portgroups, fields, c.base, sublinks=sublinks)
@@ -106,6 +111,7 @@ def get_portgroup(request: Request, ident: str) -> dict[str, Any]:
     c = portgroup_call(request)
     with c.services.db.read() as session:
         portgroup = portgroup_db.get(session, ident)
+        authz.portgroup(c, "baremetal:portgroup:get", session, portgroup, ident)
     return show(c, portgroup)
 
 
@@ -115,6 +121,7 @@ def create_portgroup(request: Request, response: Response, body: JsonBody = None
     values = validation.check_create_body(
         body, PORTGROUP_FIELDS, c.version, required=("node_uuid",)
     )
+    authz.create_on_node(c, "baremetal:portgroup:create", values.get("node_uuid"))
     values = {"mode": None, **values}
     check_legacy_vif_id(values.get("extra"))
     portgroup = c.services.rpcapi.create_portgroup(c.context, normalize(c, values))
@@ -132,6 +139,7 @@ def patch_portgroup(
     def attempt() -> tuple[Portgroup, dict[str, Any]]:
         with c.services.db.read() as session:
             portgroup = portgroup_db.get(session, ident)
+            authz.portgroup(c, "baremetal:portgroup:update", session, portgroup, ident)
             names = [f.name for f in PORTGROUP_FIELDS]
             current = portgroup_views(session, [portgroup], names, c.base)[0]
         current["internal_info"] = portgroup.internal_info
@@ -155,15 +163,23 @@ def patch_portgroup(
 @router.delete("/{ident}", status_code=204)
 def delete_portgroup(request: Request, ident: str) -> Response:
     c = portgroup_call(request)
+    if authz.policy(c).enabled:
+        with c.services.db.read() as session:
+            found = portgroup_db.get(session, ident)
+            authz.portgroup(c, "baremetal:portgroup:delete", session, found, ident)
     c.services.rpcapi.delete_portgroup(c.context, ident)
     return Response(status_code=204)
 
 
 def _members(request: Request, ident: str, detail_path: bool) -> dict[str, Any]:
     portgroup_call(request).require(mv.PORTGROUP_SUBCONTROLLERS)
-    return port_routes.list_view(
-        request, detail_path, lambda s: {"portgroup_id": portgroup_db.get(s, ident).id}
-    )
+
+    def members(session: Session) -> dict[str, Any]:
+        found = portgroup_db.get(session, ident)
+        authz.portgroup(call(request), "baremetal:node:get", session, found, ident)
+        return {"portgroup_id": found.id}
+
+    return port_routes.list_view(request, detail_path, members)
 
 
 @router.get("/{ident}/ports")

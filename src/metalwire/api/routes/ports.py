@@ -13,6 +13,7 @@ from metalwire.api import microversion as mv
 from metalwire.api import validation
 from metalwire.api.fields import PORT_FIELDS, PORT_LIST_FIELDS
 from metalwire.api.jsonpatch import apply_patch
+from metalwire.api.routes import authz
 from metalwire.api.routes.common import (
     Call,
     JsonBody,
@@ -128,6 +129,9 @@ def list_view(request: Request, detail_path: bool, scope: Scope | None = None) -
     with c.services.db.read() as session:
         if scope is not None:
             filters.update(scope(session))
+        project = authz.list_project(c, "port")
+        if project is not None:
+            filters["node_project"] = project
         ports = port_db.list_ports(session, filters, p)
         views = port_views(session, ports, fields, c.base)
     return collection(c, "ports", ports, views, p.limit)
@@ -155,6 +159,7 @@ def get_port(request: Request, uuid: str) -> dict[str, Any]:
     c = call(request)
     with c.services.db.read() as session:
         port = port_db.get(session, uuid)
+        authz.port(c, "baremetal:port:get", session, port)
     return show(c, port)
 
 
@@ -164,6 +169,7 @@ def create_port(request: Request, response: Response, body: JsonBody = None) -> 
     values = validation.check_create_body(
         body, PORT_FIELDS, c.version, required=("address", "node_uuid")
     )
+    authz.create_on_node(c, "baremetal:port:create", values.get("node_uuid"))
     check_legacy_vif_id(values.get("extra"))
     port = c.services.rpcapi.create_port(c.context, normalize(values))
     response.headers["Location"] = f"{c.base}/v1/ports/{port.uuid}"
@@ -180,6 +186,7 @@ def patch_port(
     def attempt() -> tuple[Port, dict[str, Any]]:
         with c.services.db.read() as session:
             port = port_db.get(session, uuid)
+            authz.port(c, "baremetal:port:update", session, port)
             current = port_views(session, [port], [f.name for f in PORT_FIELDS], c.base)[0]
         current["internal_info"] = port.internal_info
         changes = apply_patch(
@@ -201,5 +208,8 @@ def patch_port(
 @router.delete("/{uuid}", status_code=204)
 def delete_port(request: Request, uuid: str) -> Response:
     c = call(request)
+    if authz.policy(c).enabled:
+        with c.services.db.read() as session:
+            authz.port(c, "baremetal:port:delete", session, port_db.get(session, uuid))
     c.services.rpcapi.delete_port(c.context, uuid)
     return Response(status_code=204)

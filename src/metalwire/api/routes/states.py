@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
+from metalwire.api.routes import authz
 from metalwire.api.routes.common import JsonBody, call
 from metalwire.api.views import as_json, links
 from metalwire.db import nodes as node_db
@@ -29,6 +30,7 @@ VERBS: dict[str, tuple[str, int]] = {
 @router.get("/states")
 def get_states(request: Request, ident: str) -> dict[str, Any]:
     c = call(request)
+    authz.node_by_ident(c, "baremetal:node:get_states", ident)
     with c.services.db.read() as session:
         node = node_db.get(session, ident)
     return {
@@ -47,6 +49,7 @@ def get_states(request: Request, ident: str) -> dict[str, Any]:
 @router.put("/states/provision", status_code=202)
 def set_provision_state(request: Request, ident: str, body: JsonBody = None) -> Response:
     c = call(request)
+    authz.node_by_ident(c, "baremetal:node:set_provision_state", ident)
     if not isinstance(body, dict) or not isinstance(body.get("target"), str):
         raise InvalidParameterValue(
             "The request body must be a JSON object with a 'target' provision verb."
@@ -68,6 +71,7 @@ def set_provision_state(request: Request, ident: str, body: JsonBody = None) -> 
 @router.put("/maintenance", status_code=202)
 def set_maintenance(request: Request, ident: str, body: JsonBody = None) -> Response:
     c = call(request)
+    authz.node_by_ident(c, "baremetal:node:set_maintenance", ident)
     reason = body.get("reason") if isinstance(body, dict) else None
     if reason is not None and not isinstance(reason, str):
         raise InvalidParameterValue("Maintenance reason must be a string.")
@@ -80,5 +84,6 @@ def set_maintenance(request: Request, ident: str, body: JsonBody = None) -> Resp
 @router.delete("/maintenance", status_code=202)
 def unset_maintenance(request: Request, ident: str) -> Response:
     c = call(request)
+    authz.node_by_ident(c, "baremetal:node:clear_maintenance", ident)
     c.services.rpcapi.update_node(c.context, ident, {"maintenance": False})
     return Response(status_code=202)

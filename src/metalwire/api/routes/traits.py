@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
+from metalwire.api.routes import authz
 from metalwire.api.routes.common import Call, JsonBody, call, until_unchanged
 from metalwire.db import nodes as node_db
 from metalwire.errors import InvalidParameterValue, NotFound
@@ -60,12 +61,14 @@ def _change(c: Call, ident: str, change: Callable[[list[str]], list[str]]) -> Re
 @router.get("")
 def list_traits(request: Request, ident: str) -> dict[str, Any]:
     c = _traits_call(request)
+    authz.node_by_ident(c, "baremetal:node:traits:list", ident)
     return {"traits": _current(c, ident)}
 
 
 @router.put("")
 def set_traits(request: Request, ident: str, body: JsonBody = None) -> Response:
     c = _traits_call(request)
+    authz.node_by_ident(c, "baremetal:node:traits:set", ident)
     if not isinstance(body, dict) or not isinstance(body.get("traits"), list):
         raise InvalidParameterValue('The request body must be {"traits": [...]}.')
     traits = sorted({check_trait(t) for t in body["traits"]})
@@ -75,6 +78,7 @@ def set_traits(request: Request, ident: str, body: JsonBody = None) -> Response:
 @router.put("/{trait}")
 def add_trait(request: Request, ident: str, trait: str) -> Response:
     c = _traits_call(request)
+    authz.node_by_ident(c, "baremetal:node:traits:set", ident)
     check_trait(trait)
     return _change(c, ident, lambda current: sorted({*current, trait}))
 
@@ -82,12 +86,14 @@ def add_trait(request: Request, ident: str, trait: str) -> Response:
 @router.delete("")
 def remove_all_traits(request: Request, ident: str) -> Response:
     c = _traits_call(request)
+    authz.node_by_ident(c, "baremetal:node:traits:delete", ident)
     return _change(c, ident, lambda _current: [])
 
 
 @router.delete("/{trait}")
 def remove_trait(request: Request, ident: str, trait: str) -> Response:
     c = _traits_call(request)
+    authz.node_by_ident(c, "baremetal:node:traits:delete", ident)
 
     def without(current: list[str]) -> list[str]:
         if trait not in current:

@@ -1,0 +1,209 @@
+"""Authorization: Ironic's policy rules, enforced with oslo.policy, decided as Ironic decides.
+
+Only ``auth_strategy = keystone`` has identities to tell apart: with noauth and http_basic
+every request is the admin persona, and (as in Ironic) no rule is evaluated at all.
+
+How a request on a node is decided (Ironic's order):
+
+1. The node must be visible: ``baremetal:node:get`` against the node's owner and lessee.
+   A node the requester may not see is a 404, exactly like a node that does not exist.
+   Ports and portgroups are seen through their node (404 ``Port ... could not be found``).
+2. Then the operation's own rule: refused is a 403 naming the rule.
+
+Lists are never refused for a reader: ``baremetal:<kind>:list_all`` shows everything,
+otherwise ``baremetal:<kind>:list`` shows what the requester's project owns or leases (the
+caller filters its query by :meth:`Policy.list_project`).
+
+The enforcer is built once per application; a check costs a dictionary build and the
+evaluation of one parsed rule tree.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from oslo_config import cfg
+from oslo_policy import policy as oslo_policy
+
+from metalwire.api.auth.identity import Identity
+from metalwire.api.auth.policy_rules import defaults
+from metalwire.config import Config
+from metalwire.errors import Invalid, NotFound, PolicyForbidden
+
+LOG = logging.getLogger(__name__)
+_DECISIONS_KEPT = 16384
+
+
+def _enforcer(config: Config) -> oslo_policy.Enforcer:
+    # A configuration of its own, searching no directory: only the file the operator names.
+    conf = cfg.ConfigOpts()
+    conf([], project=None, default_config_files=[], default_config_dirs=[])
+    policy_file = config.oslo_policy.policy_file
+    if policy_file and not Path(policy_file).is_file():
+        raise Invalid(f"[oslo_policy] policy_file {policy_file!r} does not exist")
+    enforcer = oslo_policy.Enforcer(conf, policy_file=policy_file or None)
+    conf.set_override("policy_dirs", [], "oslo_policy")
+    conf.set_override(
+        "enforce_new_defaults", config.oslo_policy.enforce_new_defaults, "oslo_policy"
+    )
+    enforcer.suppress_default_change_warnings = True
+    enforcer.register_defaults(defaults())
+    try:
+        enforcer.load_rules()
+    except Exception as exc:  # oslo.policy raises whatever its YAML or rule parser raised
+        raise Invalid(f"[oslo_policy] policy_file {policy_file!r} cannot be used: {exc}") from None
+    # With a file, each check looks whether it changed (one stat), as Ironic does; without
+    # one, nothing is looked for again.
+    enforcer.use_conf = bool(policy_file)
+    return enforcer
+
+
+class Policy:
+    """The configured rules; every method is a no-op unless auth_strategy is keystone."""
+
+    def __init__(self, config: Config) -> None:
+        self.enabled = config.default.auth_strategy == "keystone"
+        self._service_project = (
+            config.default.rbac_service_project_name
+            if config.default.rbac_service_role_elevated_access
+            else None
+        )
+        self._own_nodes = config.api.project_admin_can_manage_own_nodes
+        self._enforcer = _enforcer(config) if self.enabled else None
+        # Decisions by (rule, identity, target): the same persona asks the same question of
+        # the same node again and again on the VIF path. Only with the rules fixed at start:
+        # a policy file may change under a running server.
+        self._decisions: dict[tuple[Any, ...], bool] | None = (
+            None if config.oslo_policy.policy_file else {}
+        )
+
+    # -- the checks --------------------------------------------------------------------------
+
+    def credentials(self, identity: Identity) -> dict[str, Any]:
+        """What the rules are evaluated against; Ironic's targets start as a copy of it."""
+        creds = {
+            "user_id": identity.user_id,
+            "project_id": identity.project_id,
+            "project_name": identity.project_name,
+            "roles": sorted(identity.roles),
+            "system_scope": identity.system_scope,
+            "service_roles": sorted(identity.service_roles),
+            "is_public_api": False,
+        }
+        if self._service_project is not None:
+            creds["config.service_project_name"] = self._service_project
+        return creds
+
+    def allows(
+        self, rule: str, identity: Identity, target: Mapping[str, Any] | None = None
+    ) -> bool:
+        if self._enforcer is None:
+            return True
+        key = (rule, identity, *(target or {}).items())
+        if self._decisions is not None:
+            known = self._decisions.get(key)
+            if known is not None:
+                return known
+        creds = self.credentials(identity)
+        full = {**creds, **(target or {})}
+        decision = bool(self._enforcer.enforce(rule, full, creds))
+        if self._decisions is not None:
+            if len(self._decisions) >= _DECISIONS_KEPT:
+                self._decisions.clear()
+            self._decisions[key] = decision
+        return decision
+
+    def authorize(
+        self, rule: str, identity: Identity, target: Mapping[str, Any] | None = None
+    ) -> None:
+        """Raises :class:`PolicyForbidden` (403) naming ``rule`` when it does not allow."""
+        if not self.allows(rule, identity, target):
+            LOG.info(
+                "policy %s refused user %s project %s",
+                rule,
+                identity.user_id,
+                identity.project_id or "(system)",
+            )
+            raise PolicyForbidden(f"Access was denied to the following resource: {rule}")
+
+    def authorize_node(
+        self,
+        rules: str | Iterable[str],
+        identity: Identity,
+        owner: str | None,
+        lessee: str | None,
+        hidden: NotFound,
+    ) -> None:
+        """Check that the node is visible (else raise ``hidden``), then each of ``rules``."""
+        if self._enforcer is None:
+            return
+        target: dict[str, Any] = {"node.owner": owner}
+        if lessee:  # as Ironic: a node without lessee has no lessee key to match
+            target["node.lessee"] = lessee
+        if not self.allows("baremetal:node:get", identity, target):
+            raise hidden
+        for rule in [rules] if isinstance(rules, str) else rules:
+            self.authorize(rule, identity, target)
+
+    def authorize_through_node(
+        self, rule: str, identity: Identity, owner: str | None, lessee: str | None, hidden: NotFound
+    ) -> None:
+        """A port's or portgroup's rule: seen through its node, then ``rule``."""
+        if self._enforcer is None:
+            return
+        # Ironic names both keys for ports, whether the node has a lessee or not.
+        target = {"node.owner": owner, "node.lessee": lessee}
+        if not self.allows("baremetal:node:get", identity, target):
+            raise hidden
+        self.authorize(rule, identity, target)
+
+    def authorize_delete_node(
+        self, identity: Identity, owner: str | None, lessee: str | None, hidden: NotFound
+    ) -> None:
+        """``baremetal:node:delete``, or a project admin's own node when
+        ``[api] project_admin_can_manage_own_nodes``."""
+        try:
+            self.authorize_node("baremetal:node:delete", identity, owner, lessee, hidden)
+        except PolicyForbidden:
+            if not self._own_nodes:
+                raise
+            self.authorize_node(
+                "baremetal:node:delete:self_owned_node", identity, owner, lessee, hidden
+            )
+
+    def list_project(self, kind: str, identity: Identity) -> str | None:
+        """The project a list of ``kind`` is filtered to, or None for everything.
+
+        Raises :class:`PolicyForbidden` when neither ``list_all`` nor ``list`` allows.
+        """
+        if self._enforcer is None or self.allows(f"baremetal:{kind}:list_all", identity):
+            return None
+        if not identity.project_id:
+            self.authorize(f"baremetal:{kind}:list_all", identity)
+        self.authorize(f"baremetal:{kind}:list", identity)
+        return identity.project_id
+
+
+def reference() -> str:
+    """The default rules as a policy file an operator may start from (YAML)."""
+    lines = [
+        "# metalwire's default policy: Ironic's rule names and secure-RBAC check strings.",
+        "# Copy the rules to change, uncommented, into the file [oslo_policy] policy_file names.",
+        "",
+    ]
+    for rule in defaults():
+        lines.append(f"# {rule.description}")
+        for operation in getattr(rule, "operations", None) or []:
+            lines.append(f"# {operation['method']} {operation['path']}")
+        scopes: list[str] = rule.scope_types or []
+        if scopes:
+            lines.append(f"# Intended scope(s): {', '.join(scopes)}")
+        old = getattr(rule, "deprecated_rule", None)
+        if old is not None:
+            lines.append(f'# Deprecated default: "{old.name}": "{old.check_str}"')
+        lines.append(f'#"{rule.name}": "{rule.check_str}"')
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,406 @@
+"""The default policy rules: Ironic's rule names and secure-RBAC check strings.
+
+The check strings are the contract (operators' policy files refer to these names and reuse
+these strings), so they are spelled exactly as Ironic spells them. Only the rules of the
+resources metalwire serves are here. Each rule keeps the pre-RBAC rule it replaced as its
+deprecated rule: oslo.policy evaluates it only with ``[oslo_policy] enforce_new_defaults =
+false``, or when a policy file still overrides the old name.
+"""
+
+from __future__ import annotations
+
+from oslo_policy import policy
+
+# -- personas ---------------------------------------------------------------------------------
+
+SYSTEM_ADMIN = "role:admin and system_scope:all"
+# "rule:service_role" matches only with [DEFAULT] rbac_service_role_elevated_access: the
+# target then names the service project (see metalwire.api.auth.policy).
+SYSTEM_MEMBER = "(role:member and system_scope:all) or rule:service_role"
+SYSTEM_READER = (
+    "(role:reader and system_scope:all) or (role:service and system_scope:all) or rule:service_role"
+)
+PROJECT_ADMIN = "role:admin and project_id:%(node.owner)s"
+PROJECT_MEMBER = "role:member and (project_id:%(node.owner)s or project_id:%(node.lessee)s)"
+PROJECT_READER = "role:reader and (project_id:%(node.owner)s or project_id:%(node.lessee)s)"
+SYSTEM_SERVICE = "role:service and system_scope:all"
+PROJECT_SERVICE = "role:service and project_id:%(node.owner)s"
+OWNER_ADMIN = "role:admin and project_id:%(node.owner)s"
+OWNER_MANAGER = "role:manager and project_id:%(node.owner)s"
+OWNER_MEMBER = "role:member and project_id:%(node.owner)s"
+OWNER_READER = "role:reader and project_id:%(node.owner)s"
+LESSEE_ADMIN = "role:admin and project_id:%(node.lessee)s"
+LESSEE_MANAGER = "role:manager and project_id:%(node.lessee)s"
+# Any reader or service user may ask for a list; what it shows is filtered by project.
+API_READER = "(role:reader) or (role:service)"
+
+
+def _any(*checks: str) -> str:
+    return " or ".join(f"({check})" for check in checks)
+
+
+SYSTEM_OR_PROJECT_MEMBER = _any(SYSTEM_MEMBER, PROJECT_MEMBER, SYSTEM_SERVICE)
+SYSTEM_OR_PROJECT_READER = _any(SYSTEM_READER, PROJECT_READER, PROJECT_SERVICE)
+SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN = _any(
+    SYSTEM_MEMBER, SYSTEM_SERVICE, OWNER_MEMBER, LESSEE_ADMIN, LESSEE_MANAGER, PROJECT_SERVICE
+)
+SYSTEM_ADMIN_OR_OWNER_ADMIN = _any(
+    SYSTEM_ADMIN, SYSTEM_SERVICE, OWNER_ADMIN, OWNER_MANAGER, PROJECT_SERVICE
+)
+SYSTEM_MEMBER_OR_OWNER_ADMIN = _any(
+    SYSTEM_MEMBER, SYSTEM_SERVICE, OWNER_ADMIN, OWNER_MANAGER, PROJECT_SERVICE
+)
+SYSTEM_MEMBER_OR_OWNER_MEMBER = _any(SYSTEM_MEMBER, SYSTEM_SERVICE, OWNER_MEMBER, PROJECT_SERVICE)
+SYSTEM_OR_OWNER_READER = _any(SYSTEM_READER, SYSTEM_SERVICE, OWNER_READER, PROJECT_SERVICE)
+
+# -- the pre-RBAC rules the deprecated defaults refer to ---------------------------------------
+
+_LEGACY = "Pre-RBAC rule without system scope; kept for deprecated defaults only."
+_DEPRECATED = "Replaced by the scope- and role-aware secure RBAC default."
+
+BASE_RULES = [
+    policy.RuleDefault(
+        "admin_api",
+        "role:admin or role:administrator",
+        description="Legacy cloud administrator.",
+        deprecated_for_removal=True,
+        deprecated_reason=_LEGACY,
+        deprecated_since="W",
+    ),
+    policy.RuleDefault(
+        "service_role",
+        "role:service and project_name:%(config.service_project_name)s",
+        description="The service role in the service project "
+        "([DEFAULT] rbac_service_project_name); matches only with "
+        "[DEFAULT] rbac_service_role_elevated_access = true.",
+    ),
+    policy.RuleDefault(
+        "is_member",
+        "(project_domain_id:default or project_domain_id:None) and "
+        "(project_name:demo or project_name:baremetal)",
+        description="Legacy: the projects allowed to use the API.",
+        deprecated_for_removal=True,
+        deprecated_reason=_LEGACY,
+        deprecated_since="W",
+    ),
+    policy.RuleDefault(
+        "is_observer",
+        "rule:is_member and (role:observer or role:baremetal_observer)",
+        description="Legacy read-only access.",
+        deprecated_for_removal=True,
+        deprecated_reason=_LEGACY,
+        deprecated_since="W",
+    ),
+    policy.RuleDefault(
+        "is_admin",
+        "rule:admin_api or (rule:is_member and role:baremetal_admin)",
+        description="Legacy full access.",
+        deprecated_for_removal=True,
+        deprecated_reason=_LEGACY,
+        deprecated_since="W",
+    ),
+]
+
+_ADMIN = "rule:is_admin"
+_ADMIN_OR_OBSERVER = "rule:is_admin or rule:is_observer"
+
+
+def _rule(
+    name: str,
+    check: str,
+    description: str,
+    operations: list[tuple[str, str]],
+    deprecated: tuple[str, str] | None = None,
+    scopes: tuple[str, ...] = ("system", "project"),
+) -> policy.DocumentedRuleDefault:
+    """A documented default; ``deprecated`` is (old rule name, old check string)."""
+    old = None
+    if deprecated is not None:
+        old = policy.DeprecatedRule(
+            name=deprecated[0],
+            check_str=deprecated[1],
+            deprecated_reason=_DEPRECATED,
+            deprecated_since="W",
+        )
+    return policy.DocumentedRuleDefault(
+        name=name,
+        check_str=check,
+        description=description,
+        operations=[{"path": path, "method": method} for method, path in operations],
+        scope_types=list(scopes),
+        deprecated_rule=old,
+    )
+
+
+NODE = "/nodes/{node_ident}"
+_PATCH = [("PATCH", NODE)]
+
+
+def _update(
+    field: str, check: str, old: str = "baremetal:node:update"
+) -> policy.DocumentedRuleDefault:
+    return _rule(
+        f"baremetal:node:update:{field}",
+        check,
+        f"Change a node's {field.replace('_', ' ')}.",
+        _PATCH,
+        (old, _ADMIN),
+    )
+
+
+NODE_RULES = [
+    _rule(
+        "baremetal:node:create",
+        _any(SYSTEM_ADMIN, SYSTEM_SERVICE),
+        "Create a node.",
+        [("POST", "/nodes")],
+        ("baremetal:node:create", _ADMIN),
+    ),
+    _rule(
+        "baremetal:node:create:self_owned_node",
+        "(role:admin) or (role:service)",
+        "Create a node owned by the requester's project ([api] "
+        "project_admin_can_manage_own_nodes).",
+        [("POST", "/nodes")],
+    ),
+    _rule(
+        "baremetal:node:list",
+        API_READER,
+        "List the nodes the requester's project owns or leases.",
+        [("GET", "/nodes"), ("GET", "/nodes/detail")],
+        ("baremetal:node:list", "rule:baremetal:node:get"),
+    ),
+    _rule(
+        "baremetal:node:list_all",
+        SYSTEM_READER,
+        "List every node.",
+        [("GET", "/nodes"), ("GET", "/nodes/detail")],
+        ("baremetal:node:list_all", "rule:baremetal:node:get"),
+    ),
+    _rule(
+        "baremetal:node:get",
+        SYSTEM_OR_PROJECT_READER,
+        "See a node (and, through it, its ports, portgroups and VIFs).",
+        [("GET", NODE)],
+        ("baremetal:node:get", _ADMIN_OR_OBSERVER),
+    ),
+    _update("driver_info", SYSTEM_MEMBER_OR_OWNER_MEMBER),
+    _update("properties", SYSTEM_MEMBER_OR_OWNER_MEMBER),
+    _update("chassis_uuid", SYSTEM_ADMIN),
+    _update("instance_uuid", SYSTEM_MEMBER_OR_OWNER_MEMBER),
+    _update("lessee", SYSTEM_MEMBER_OR_OWNER_MEMBER),
+    _update("owner", SYSTEM_MEMBER),
+    _update("driver_interfaces", SYSTEM_MEMBER_OR_OWNER_ADMIN),
+    _update("network_data", SYSTEM_MEMBER_OR_OWNER_MEMBER),
+    _update("conductor_group", SYSTEM_MEMBER),
+    _update("name", SYSTEM_MEMBER_OR_OWNER_MEMBER),
+    _update("retired", SYSTEM_MEMBER_OR_OWNER_MEMBER),
+    _rule(
+        "baremetal:node:update:shard",
+        SYSTEM_ADMIN,
+        "Change a node's shard.",
+        _PATCH,
+    ),
+    _rule(
+        "baremetal:node:update:parent_node",
+        SYSTEM_MEMBER,
+        "Change a node's parent node.",
+        _PATCH,
+    ),
+    _rule(
+        "baremetal:node:update:disable_power_off",
+        SYSTEM_ADMIN,
+        "Change a node's disable_power_off.",
+        _PATCH,
+    ),
+    _rule(
+        "baremetal:node:update",
+        SYSTEM_OR_PROJECT_MEMBER,
+        "Change a node field no field rule names.",
+        _PATCH,
+        ("baremetal:node:update", _ADMIN),
+    ),
+    _rule(
+        "baremetal:node:update_extra",
+        SYSTEM_OR_PROJECT_MEMBER,
+        "Change a node's extra.",
+        _PATCH,
+        ("baremetal:node:update_extra", "rule:baremetal:node:update"),
+    ),
+    _rule(
+        "baremetal:node:update_instance_info",
+        SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+        "Change a node's instance_info.",
+        _PATCH,
+        ("baremetal:node:update_instance_info", "rule:baremetal:node:update"),
+    ),
+    _rule(
+        "baremetal:node:update_owner_provisioned",
+        SYSTEM_ADMIN,
+        "Change the owner of an active node.",
+        _PATCH,
+        ("baremetal:node:update_owner_provisioned", _ADMIN),
+        scopes=("system",),
+    ),
+    _rule(
+        "baremetal:node:disable_cleaning",
+        SYSTEM_ADMIN,
+        "Set a node's automated_clean to false.",
+        _PATCH,
+        ("baremetal:node:disable_cleaning", "rule:baremetal:node:update"),
+    ),
+    _rule(
+        "baremetal:node:delete",
+        SYSTEM_ADMIN,
+        "Delete a node.",
+        [("DELETE", NODE)],
+        ("baremetal:node:delete", _ADMIN),
+    ),
+    _rule(
+        "baremetal:node:delete:self_owned_node",
+        PROJECT_ADMIN,
+        "Delete a node the requester's project owns ([api] project_admin_can_manage_own_nodes).",
+        [("DELETE", NODE)],
+    ),
+    _rule(
+        "baremetal:node:set_maintenance",
+        SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+        "Put a node in maintenance.",
+        [("PUT", f"{NODE}/maintenance")],
+        ("baremetal:node:set_maintenance", _ADMIN),
+    ),
+    _rule(
+        "baremetal:node:clear_maintenance",
+        SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+        "Take a node out of maintenance.",
+        [("DELETE", f"{NODE}/maintenance")],
+        ("baremetal:node:clear_maintenance", _ADMIN),
+    ),
+    _rule(
+        "baremetal:node:get_states",
+        SYSTEM_OR_PROJECT_READER,
+        "See a node's states.",
+        [("GET", f"{NODE}/states")],
+        ("baremetal:node:get_states", _ADMIN_OR_OBSERVER),
+    ),
+    _rule(
+        "baremetal:node:set_provision_state",
+        SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+        "Change a node's provision state.",
+        [("PUT", f"{NODE}/states/provision")],
+        ("baremetal:node:set_provision_state", _ADMIN),
+    ),
+    _rule(
+        "baremetal:node:vif:list",
+        SYSTEM_OR_PROJECT_READER,
+        "List a node's VIFs.",
+        [("GET", f"{NODE}/vifs")],
+        ("baremetal:node:vif:list", _ADMIN),
+    ),
+    _rule(
+        "baremetal:node:vif:attach",
+        SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+        "Attach a VIF to a node.",
+        [("POST", f"{NODE}/vifs")],
+        ("baremetal:node:vif:attach", _ADMIN),
+    ),
+    _rule(
+        "baremetal:node:vif:detach",
+        SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+        "Detach a VIF from a node.",
+        [("DELETE", f"{NODE}/vifs/{{node_vif_ident}}")],
+        ("baremetal:node:vif:detach", _ADMIN),
+    ),
+    _rule(
+        "baremetal:node:traits:list",
+        SYSTEM_OR_PROJECT_READER,
+        "List a node's traits.",
+        [("GET", f"{NODE}/traits")],
+        ("baremetal:node:traits:list", _ADMIN_OR_OBSERVER),
+    ),
+    _rule(
+        "baremetal:node:traits:set",
+        SYSTEM_MEMBER_OR_OWNER_ADMIN,
+        "Set a node's traits, or add one.",
+        [("PUT", f"{NODE}/traits"), ("PUT", f"{NODE}/traits/{{trait}}")],
+        ("baremetal:node:traits:set", _ADMIN),
+    ),
+    _rule(
+        "baremetal:node:traits:delete",
+        SYSTEM_MEMBER_OR_OWNER_ADMIN,
+        "Remove a node's traits, or one of them.",
+        [("DELETE", f"{NODE}/traits"), ("DELETE", f"{NODE}/traits/{{trait}}")],
+        ("baremetal:node:traits:delete", _ADMIN),
+    ),
+    _rule(
+        "baremetal:node:history:get",
+        SYSTEM_OR_OWNER_READER,
+        "See a node's history.",
+        [("GET", f"{NODE}/history"), ("GET", f"{NODE}/history/{{event_ident}}")],
+        ("baremetal:node:get", _ADMIN_OR_OBSERVER),
+    ),
+]
+
+
+def _resource_rules(kind: str, path: str) -> list[policy.DocumentedRuleDefault]:
+    """The rules of ports or portgroups, which are decided by their node's projects."""
+    one = f"{path}/{{{kind}_ident}}"
+    get_old = (f"baremetal:{kind}:get", _ADMIN_OR_OBSERVER)
+    # Ironic's portgroup list rules fall back on the old get rule, its port list rules on
+    # the new get rule.
+    list_old: tuple[str, str] = (f"baremetal:{kind}:list", "rule:baremetal:port:get")
+    list_all_old: tuple[str, str] = (f"baremetal:{kind}:list_all", "rule:baremetal:port:get")
+    if kind == "portgroup":
+        list_old = list_all_old = get_old
+    return [
+        _rule(
+            f"baremetal:{kind}:get",
+            SYSTEM_OR_PROJECT_READER,
+            f"See a {kind}.",
+            [("GET", one)],
+            get_old,
+        ),
+        _rule(
+            f"baremetal:{kind}:list",
+            API_READER,
+            f"List the {kind}s of the nodes the requester's project owns or leases.",
+            [("GET", path), ("GET", f"{path}/detail")],
+            list_old,
+        ),
+        _rule(
+            f"baremetal:{kind}:list_all",
+            SYSTEM_READER,
+            f"List every {kind}.",
+            [("GET", path), ("GET", f"{path}/detail")],
+            list_all_old,
+        ),
+        _rule(
+            f"baremetal:{kind}:create",
+            SYSTEM_ADMIN_OR_OWNER_ADMIN,
+            f"Create a {kind}.",
+            [("POST", path)],
+            (f"baremetal:{kind}:create", _ADMIN),
+        ),
+        _rule(
+            f"baremetal:{kind}:delete",
+            SYSTEM_ADMIN_OR_OWNER_ADMIN,
+            f"Delete a {kind}.",
+            [("DELETE", one)],
+            (f"baremetal:{kind}:delete", _ADMIN),
+        ),
+        _rule(
+            f"baremetal:{kind}:update",
+            SYSTEM_MEMBER_OR_OWNER_ADMIN,
+            f"Change a {kind}.",
+            [("PATCH", one)],
+            (f"baremetal:{kind}:update", _ADMIN),
+        ),
+    ]
+
+
+PORT_RULES = _resource_rules("port", "/ports")
+PORTGROUP_RULES = _resource_rules("portgroup", "/portgroups")
+
+
+def defaults() -> list[policy.RuleDefault]:
+    return [*BASE_RULES, *NODE_RULES, *PORT_RULES, *PORTGROUP_RULES]

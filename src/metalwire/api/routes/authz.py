@@ -1,0 +1,162 @@
+"""The handlers' side of the policy: who asks, and the checks of nodes, ports and portgroups.
+
+Each function is free when the policy is off (auth_strategy noauth or http_basic): no rule is
+evaluated and no extra row is read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from metalwire.api.auth.identity import ADMIN, Identity, from_scope
+from metalwire.api.auth.policy import Policy
+from metalwire.api.routes.common import Call
+from metalwire.db import nodes as node_db
+from metalwire.db.models import Node, Port, Portgroup
+from metalwire.errors import Invalid, NodeNotFound, PortgroupNotFound, PortNotFound
+
+
+def policy(c: Call) -> Policy:
+    found: Policy = c.request.app.state.policy
+    return found
+
+
+def identity(c: Call) -> Identity:
+    return from_scope(c.request.scope) or ADMIN
+
+
+def node(c: Call, rules: str | Iterable[str], found: Node, ident: str) -> None:
+    """The node must be visible (else 404 for ``ident``), then each of ``rules`` (else 403)."""
+    policy(c).authorize_node(rules, identity(c), found.owner, found.lessee, NodeNotFound(ident))
+
+
+def node_by_ident(c: Call, rules: str | Iterable[str], ident: str) -> None:
+    """As :func:`node`, for a handler that has not read the node (read only when needed)."""
+    p = policy(c)
+    if p.enabled:
+        with c.services.db.read() as session:
+            owner, lessee = node_db.projects(session, ident)
+        p.authorize_node(rules, identity(c), owner, lessee, NodeNotFound(ident))
+
+
+def delete_node(c: Call, ident: str) -> None:
+    p = policy(c)
+    if not p.enabled:
+        return
+    with c.services.db.read() as session:
+        owner, lessee = node_db.projects(session, ident)
+    p.authorize_delete_node(identity(c), owner, lessee, NodeNotFound(ident))
+
+
+def create_node(c: Call, values: dict[str, Any]) -> None:
+    """``baremetal:node:create``; with ``[api] project_admin_can_manage_own_nodes`` a project
+    admin may create a node, which its project then owns."""
+    p = policy(c)
+    who = identity(c)
+    own = c.services.config.api.project_admin_can_manage_own_nodes and p.allows(
+        "baremetal:node:create:self_owned_node", who
+    )
+    if not own:
+        p.authorize("baremetal:node:create", who)
+        return
+    if p.enabled and who.system_scope != "all":
+        if values.get("owner") and values["owner"] != who.project_id:
+            raise Invalid(
+                f"Cannot create a node owned by {values['owner']!r} as a project scoped "
+                f"admin of {who.project_id!r}: the owner must be your own project."
+            )
+        values["owner"] = who.project_id
+
+
+def list_project(c: Call, kind: str) -> str | None:
+    return policy(c).list_project(kind, identity(c))
+
+
+def _node_of(session: Session, item: Port | Portgroup) -> tuple[str | None, str | None]:
+    return node_db.projects(session, item.node_id)
+
+
+def port(c: Call, rule: str, session: Session, found: Port) -> None:
+    p = policy(c)
+    if p.enabled:
+        owner, lessee = _node_of(session, found)
+        p.authorize_through_node(rule, identity(c), owner, lessee, PortNotFound(found.uuid))
+
+
+def portgroup(c: Call, rule: str, session: Session, found: Portgroup, ident: str) -> None:
+    p = policy(c)
+    if p.enabled:
+        owner, lessee = _node_of(session, found)
+        p.authorize_through_node(rule, identity(c), owner, lessee, PortgroupNotFound(ident))
+
+
+def create_on_node(c: Call, rule: str, node_ident: Any) -> None:
+    """A port's or portgroup's create rule, against the node it is created on; as Ironic,
+    a node that does not exist or is not visible is decided as a node without projects."""
+    p = policy(c)
+    if not p.enabled:
+        return
+    owner = lessee = None
+    if isinstance(node_ident, str):
+        with c.services.db.read() as session, contextlib.suppress(NodeNotFound):
+            owner, lessee = node_db.projects(session, node_ident)
+    target: dict[str, Any] = {"node.owner": owner}
+    if lessee:
+        target["node.lessee"] = lessee
+    p.authorize(rule, identity(c), target)
+
+
+# Ironic's order: the first path prefix that matches names the rule of a patch operation.
+_PATCH_RULES = (
+    ("/instance_info", "baremetal:node:update_instance_info"),
+    ("/extra", "baremetal:node:update_extra"),
+    ("/driver_info", "baremetal:node:update:driver_info"),
+    ("/properties", "baremetal:node:update:properties"),
+    ("/chassis_uuid", "baremetal:node:update:chassis_uuid"),
+    ("/instance_uuid", "baremetal:node:update:instance_uuid"),
+    ("/instance_name", "baremetal:node:update_instance_info"),
+    ("/lessee", "baremetal:node:update:lessee"),
+    ("/owner", "baremetal:node:update:owner"),
+    ("/driver", "baremetal:node:update:driver_interfaces"),
+    ("/network_data", "baremetal:node:update:network_data"),
+    ("/conductor_group", "baremetal:node:update:conductor_group"),
+    ("/name", "baremetal:node:update:name"),
+    ("/retired", "baremetal:node:update:retired"),
+    ("/shard", "baremetal:node:update:shard"),
+    ("/parent_node", "baremetal:node:update:parent_node"),
+    ("/disable_power_off", "baremetal:node:update:disable_power_off"),
+)
+_INTERFACES = frozenset(
+    {
+        *("bios", "boot", "console", "deploy", "firmware", "inspect", "management"),
+        *("network", "power", "raid", "rescue", "storage", "vendor"),
+    }
+)
+
+
+def patch_rules(patch: Any) -> list[str]:
+    """The rules a node patch needs: one per field rule it touches, plus
+    ``baremetal:node:update`` when an operation falls under no field rule."""
+    rules: list[str] = []
+    generic = False
+    for op in patch if isinstance(patch, list) else ():
+        path = op.get("path") if isinstance(op, dict) else None
+        if not isinstance(path, str):
+            continue  # the patch itself is refused later, naming what is wrong
+        rule = next((r for prefix, r in _PATCH_RULES if path.startswith(prefix)), None)
+        head, _, tail = path.lstrip("/").rpartition("_")
+        if rule is None and tail == "interface" and head in _INTERFACES:
+            rule = "baremetal:node:update:driver_interfaces"
+        if rule is None and path.startswith("/automated_clean") and op.get("value") is False:
+            rule = "baremetal:node:disable_cleaning"
+        if rule is None:
+            generic = True
+        elif rule not in rules:
+            rules.append(rule)
+    if generic or not rules:
+        rules.append("baremetal:node:update")
+    return rules

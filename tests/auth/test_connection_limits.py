@@ -1,0 +1,205 @@
+"""Resource limits of a real ``metalwire serve``: silent, slow and too many clients, and TLS."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.support.helpers import wait_for
+from tests.support.server import MetalwireServer, free_port
+
+pytestmark = pytest.mark.server
+
+
+def _silent_sockets(port: int, count: int) -> list[socket.socket]:
+    sockets = []
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        sockets.append(sock)
+    return sockets
+
+
+def _closed_by_server(sock: socket.socket, within: float) -> bool:
+    sock.settimeout(within)
+    try:
+        return sock.recv(1) == b""
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        return True
+
+
+@contextlib.contextmanager
+def _serving(tmp_path: Path, **env: str) -> Iterator[MetalwireServer]:
+    with MetalwireServer(tmp_path, env=env) as server:
+        yield server
+
+
+def test_300_silent_connections_over_the_cap_do_not_starve_normal_requests(
+    tmp_path: Path,
+) -> None:
+    # The bounded form of 1,100 silent connections against a 1,024 open-file limit: 300
+    # against a cap of 200, which they exceed just as surely.
+    env = {"METALWIRE_API_HEADER_TIMEOUT": "1", "METALWIRE_API_MAX_CONNECTIONS": "200"}
+    with _serving(tmp_path, **env) as server:
+        idle = _silent_sockets(server.port, 300)
+        try:
+            began = time.monotonic()
+            url = f"{server.url}/v1/nodes"
+            # Over the cap, requests are answered 503 until the deadline closes the silent.
+            assert wait_for(lambda: httpx.get(url, timeout=10).status_code == 200, timeout=5)
+            assert time.monotonic() - began < 1 + 3
+            answers = [httpx.get(url, timeout=10).status_code for _ in range(50)]
+            assert answers == [200] * 50
+            assert all(_closed_by_server(s, within=1) for s in idle)
+        finally:
+            for sock in idle:
+                sock.close()
+
+
+def test_a_slow_header_sender_is_cut_off_at_the_header_deadline(tmp_path: Path) -> None:
+    with _serving(tmp_path, METALWIRE_API_HEADER_TIMEOUT="1") as server:
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        try:
+            sock.sendall(b"GET /v1/nodes HTTP/1.1\r\nHost: x\r\n")
+            began = time.monotonic()
+            cut = False
+            while time.monotonic() - began < 5:
+                try:
+                    sock.sendall(b"X-Slow: 1\r\n")  # each byte in time, the whole never
+                except (BrokenPipeError, ConnectionResetError):
+                    cut = True
+                    break
+                if _closed_by_server(sock, within=0.2):
+                    cut = True
+                    break
+            assert cut
+            assert time.monotonic() - began < 3
+        finally:
+            sock.close()
+
+
+def test_requests_over_max_connections_are_answered_503(tmp_path: Path) -> None:
+    with _serving(
+        tmp_path, METALWIRE_API_MAX_CONNECTIONS="5", METALWIRE_API_HEADER_TIMEOUT="30"
+    ) as server:
+        idle = _silent_sockets(server.port, 5)
+        try:
+            assert wait_for(
+                lambda: httpx.get(f"{server.url}/v1/nodes", timeout=10).status_code == 503,
+                timeout=5,
+            )
+        finally:
+            for sock in idle:
+                sock.close()
+        assert wait_for(
+            lambda: httpx.get(f"{server.url}/v1/nodes", timeout=10).status_code == 200, timeout=5
+        )
+
+
+def test_an_idle_keep_alive_connection_is_closed_after_keep_alive_timeout(tmp_path: Path) -> None:
+    with _serving(
+        tmp_path, METALWIRE_API_KEEP_ALIVE_TIMEOUT="0.5", METALWIRE_API_HEADER_TIMEOUT="30"
+    ) as server:
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        try:
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert _read_response(sock).startswith(b"HTTP/1.1 200")
+            began = time.monotonic()
+            assert _closed_by_server(sock, within=5)
+            assert time.monotonic() - began < 3
+        finally:
+            sock.close()
+
+
+def _read_response(sock: socket.socket) -> bytes:
+    """One whole response (headers and Content-Length bytes of body)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += sock.recv(65536)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":", 1)[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    while len(body) < length:
+        body += sock.recv(65536)
+    return head + b"\r\n\r\n" + body
+
+
+@pytest.fixture
+def certificate(tmp_path: Path) -> tuple[Path, Path]:
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            "-keyout", str(key), "-out", str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+def _https_answers(url: str, cafile: Path) -> bool:
+    try:
+        context = ssl.create_default_context(cafile=str(cafile))
+        return httpx.get(url, verify=context, timeout=2).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def test_enable_ssl_api_serves_https_with_the_ssl_section_files(
+    tmp_path: Path, certificate: tuple[Path, Path]
+) -> None:
+    cert, key = certificate
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METALWIRE_")}
+    env.update(
+        METALWIRE_API_ENABLE_SSL_API="true",
+        METALWIRE_SSL_CERT_FILE=str(cert),
+        METALWIRE_SSL_KEY_FILE=str(key),
+    )
+    args = [sys.executable, "-m", "metalwire.cli.main", "serve", "--port", str(port)]
+    args += ["--data-dir", str(tmp_path / "data")]
+    with (tmp_path / "serve.log").open("ab") as log:
+        process = subprocess.Popen(
+            args, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+        url = f"https://127.0.0.1:{port}/v1/"
+        assert wait_for(lambda: _https_answers(url, cert), timeout=30), (
+            tmp_path / "serve.log"
+        ).read_text()
+        with pytest.raises(httpx.TransportError):  # plain HTTP on the TLS port: no answer
+            httpx.get(f"http://127.0.0.1:{port}/v1/", timeout=2)
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(15)
+
+
+def test_enable_ssl_api_without_a_certificate_refuses_to_start(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METALWIRE_")}
+    env["METALWIRE_API_ENABLE_SSL_API"] = "true"
+    done = subprocess.run(
+        [sys.executable, "-m", "metalwire.cli.main", "serve", "--data-dir", str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "[api] enable_ssl_api is true but [ssl] cert_file is not set" in done.stderr
