@@ -20,7 +20,7 @@ def test_upgrade_adds_the_history_project_and_downgrade_removes_it(tmp_path: Pat
     try:
         migrations.upgrade(db.engine, "0003")
         assert "project" not in _history_columns(db)
-        migrations.upgrade(db.engine)
+        migrations.upgrade(db.engine, "0004")
         assert migrations.current_revision(db.engine) == "0004"
         assert "project" in _history_columns(db)
         command.downgrade(migrations.alembic_config(db.engine), "0003")

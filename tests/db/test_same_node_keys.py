@@ -118,3 +118,13 @@ def test_upgrade_names_the_rows_that_break_the_keys_on_postgresql(
     postgres_server: PostgresServer,
 ) -> None:
     _upgrade_with_broken_rows(postgres_server.create_database("broken_rows"))
+
+
+def test_a_lease_end_keeps_its_fraction_of_a_second(db: Database) -> None:
+    # A 4-byte FLOAT (MariaDB's FLOAT) would round an epoch time to minutes.
+    end = 1_764_582_123.375
+    with db.engine.begin() as conn:
+        conn.exec_driver_sql(f"UPDATE nodes SET lock_expires_at = {end} WHERE id = 1")
+    with db.engine.begin() as conn:
+        stored = conn.exec_driver_sql("SELECT lock_expires_at FROM nodes WHERE id = 1").scalar()
+    assert stored == end

@@ -10,7 +10,7 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     DateTime,
-    Float,
+    Double,
     ForeignKey,
     ForeignKeyConstraint,
     Index,
@@ -59,7 +59,9 @@ class Node(Base):
     attrs: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     # The node lock: who holds it and until when (epoch seconds) without renewal.
     reservation: Mapped[str | None] = mapped_column(String(255))
-    lock_expires_at: Mapped[float | None] = mapped_column(Float)
+    # Epoch seconds: double precision (a 4-byte FLOAT, as MariaDB reads "FLOAT", rounds an epoch
+    # to minutes, and a lease would end early or late).
+    lock_expires_at: Mapped[float | None] = mapped_column(Double)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
 
