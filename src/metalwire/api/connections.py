@@ -16,25 +16,36 @@ from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+try:  # uvicorn's faster parser, which it picks itself when installed ([standard] extra)
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+except ImportError:  # pragma: no cover - httptools comes with uvicorn[standard]
+    HttpToolsProtocol = None  # type: ignore[assignment,misc]
 
-class HeaderDeadlineProtocol(H11Protocol):
-    """uvicorn's h11 protocol with a header read deadline of ``header_timeout`` seconds."""
+
+class HeaderDeadline:
+    """A header read deadline of ``header_timeout`` seconds, for either uvicorn protocol.
+
+    Both keep the current request cycle in ``cycle`` and call the hooks below.
+    """
 
     header_timeout: float = 60.0
+    cycle: Any
+    loop: asyncio.AbstractEventLoop
+    transport: asyncio.Transport
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[misc]
         self._arm_header_deadline()
 
     def on_response_complete(self) -> None:
-        super().on_response_complete()
+        super().on_response_complete()  # type: ignore[misc]
         self._arm_header_deadline()
 
     def connection_lost(self, exc: Exception | None) -> None:
         deadline = getattr(self, "_header_deadline", None)
         if deadline is not None:
             deadline.cancel()
-        super().connection_lost(exc)
+        super().connection_lost(exc)  # type: ignore[misc]
 
     def _arm_header_deadline(self) -> None:
         previous = getattr(self, "_header_deadline", None)
@@ -50,10 +61,10 @@ class HeaderDeadlineProtocol(H11Protocol):
             self.transport.close()
 
 
-def protocol_with(header_timeout: float) -> type[HeaderDeadlineProtocol]:
-    """The protocol class uvicorn is given (``http=``), with the configured deadline."""
+def protocol_with(header_timeout: float) -> type[asyncio.Protocol]:
+    """The protocol class uvicorn is given (``http=``), with the configured deadline: the
+    httptools one when it is installed, as uvicorn itself would pick, else h11."""
+    base: type[asyncio.Protocol] = H11Protocol if HttpToolsProtocol is None else HttpToolsProtocol
     return type(
-        "ConfiguredHeaderDeadlineProtocol",
-        (HeaderDeadlineProtocol,),
-        {"header_timeout": header_timeout},
+        "HeaderDeadlineProtocol", (HeaderDeadline, base), {"header_timeout": header_timeout}
     )
