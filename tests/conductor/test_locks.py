@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Iterator
@@ -41,10 +42,9 @@ def _node(conductor: Conductor, name: str, interface: str = "noop") -> Node:
         )
 
 
-def test_a_second_thread_waits_its_turn_then_gives_up_naming_the_holder(
-    conductor: Conductor,
-) -> None:
-    node = _node(conductor, "busy")
+@contextlib.contextmanager
+def _held_by_another_thread(conductor: Conductor, node: Node) -> Iterator[None]:
+    """The node's task open in another thread for the block."""
     held, release = threading.Event(), threading.Event()
 
     def hold() -> None:
@@ -56,6 +56,17 @@ def test_a_second_thread_waits_its_turn_then_gives_up_naming_the_holder(
     holder.start()
     try:
         assert held.wait(10)
+        yield
+    finally:
+        release.set()
+        holder.join()
+
+
+def test_a_second_thread_waits_its_turn_then_gives_up_naming_the_holder(
+    conductor: Conductor,
+) -> None:
+    node = _node(conductor, "busy")
+    with _held_by_another_thread(conductor, node):
         started = time.monotonic()
         with (
             pytest.raises(NodeLocked) as refused,
@@ -64,9 +75,6 @@ def test_a_second_thread_waits_its_turn_then_gives_up_naming_the_holder(
             pytest.fail("the lock was given twice")
         assert 0.4 <= time.monotonic() - started < 5
         assert "test-host:1:abcd" in str(refused.value)
-    finally:
-        release.set()
-        holder.join()
     with conductor.exclusive_task(node.uuid, RequestContext()) as task:
         assert task.node.uuid == node.uuid
 
@@ -113,17 +121,7 @@ def test_without_waiting_a_busy_node_is_refused_before_anything_is_done(
     conductor: Conductor,
 ) -> None:
     node = _node(conductor, "inline")
-    held, release = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        with conductor.exclusive_task(node.uuid, RequestContext()):
-            held.set()
-            release.wait(10)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    try:
-        assert held.wait(10)
+    with _held_by_another_thread(conductor, node):
         started = time.monotonic()
         with (
             pytest.raises(WouldWait),
@@ -132,9 +130,6 @@ def test_without_waiting_a_busy_node_is_refused_before_anything_is_done(
         ):
             pytest.fail("a task opened on a node another thread holds")
         assert time.monotonic() - started < 0.2  # refused at once, not after the lock wait
-    finally:
-        release.set()
-        holder.join()
 
 
 def test_without_waiting_a_failure_record_is_handed_back_not_written(

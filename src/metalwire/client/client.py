@@ -510,6 +510,17 @@ class Client:
         VifAlreadyAttached (never retried) and NodeLocked.
         """
         self.require(versions.VIFS, "VIFs")
+        body = self._attach_body(vif_id, port_uuid, portgroup_uuid, vif_info)
+        self._request("POST", f"/v1/nodes/{_segment(_ident(node))}/vifs", json=body)
+
+    def _attach_body(
+        self,
+        vif_id: str,
+        port_uuid: str | None,
+        portgroup_uuid: str | None,
+        vif_info: Mapping[str, Any] | None,
+    ) -> dict[str, Any]:
+        """The body of an attach request, after checking the targets asked for."""
         if port_uuid and portgroup_uuid:
             raise ValueError("Give port_uuid or portgroup_uuid, not both.")
         if port_uuid or portgroup_uuid:
@@ -519,7 +530,7 @@ class Client:
             body["port_uuid"] = port_uuid
         if portgroup_uuid:
             body["portgroup_uuid"] = portgroup_uuid
-        self._request("POST", f"/v1/nodes/{_segment(_ident(node))}/vifs", json=body)
+        return body
 
     def vif_attach_dry_run(
         self,
@@ -543,15 +554,7 @@ class Client:
                 f"The server at {self.url} calls itself {self._server_name!r}, not metalwire: "
                 "it would attach the VIF instead of explaining the attach, so nothing was sent."
             )
-        if port_uuid and portgroup_uuid:
-            raise ValueError("Give port_uuid or portgroup_uuid, not both.")
-        if port_uuid or portgroup_uuid:
-            self.require(versions.VIF_ATTACH_TARGET, "Attaching a VIF to a given port")
-        body: dict[str, Any] = {**(vif_info or {}), "id": vif_id}
-        if port_uuid:
-            body["port_uuid"] = port_uuid
-        if portgroup_uuid:
-            body["portgroup_uuid"] = portgroup_uuid
+        body = self._attach_body(vif_id, port_uuid, portgroup_uuid, vif_info)
         path = f"/v1/nodes/{_segment(_ident(node))}/vifs"
         headers = {versions.VERSION_HEADER: str(self.api_version), DRY_RUN_HEADER: "true"}
         response = self._send("POST", path, json=body, headers=headers)
