@@ -1,6 +1,8 @@
-"""Does running VIF calls on the event loop (SQLite) pay? Both ways, taking turns, in one run.
+"""Does a switch cost or pay? A boolean option on and off, taking turns, in one run.
 
-Starts ``metalwire serve`` with ``[conductor] event_loop_vif_calls`` on and off in
+By default the switch is ``[conductor] event_loop_vif_calls`` (does running VIF calls on the
+event loop pay on SQLite?); ``--switch METALWIRE_METRICS_ENABLED`` measures what the
+Prometheus metrics cost. Starts ``metalwire serve`` with the option on and off in
 alternating rounds, runs ``bench/run.py`` (attach/list/detach cycles) against each, and prints
 the median and spread of cycles/s and of the attach p50 per concurrency level. With
 ``--pin`` the server runs on CPU 0 and the load on CPU 1 (``taskset``), so the two do not
@@ -27,7 +29,8 @@ from procs import Process, free_port
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
-MODES = {"event loop": "true", "worker thread": "false"}
+SWITCH = "METALWIRE_CONDUCTOR_EVENT_LOOP_VIF_CALLS"
+MODES = {"on": "true", "off": "false"}
 
 
 def pinned(argv: list[str], cpu: int | None) -> list[str]:
@@ -45,7 +48,7 @@ def one_round(args: argparse.Namespace, mode: str, workdir: Path) -> dict[str, A
     argv = [binary, "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data)]
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("METALWIRE_")},
-        "METALWIRE_CONDUCTOR_EVENT_LOOP_VIF_CALLS": MODES[mode],
+        args.switch: MODES[mode],
     }
     server = Process(
         name=f"metalwire ({mode})",
@@ -102,6 +105,7 @@ def main() -> int:
     parser.add_argument("--concurrency", default="1,8")
     parser.add_argument("--pin", action="store_true", help="server on CPU 0, load on CPU 1")
     parser.add_argument("--metalwire-bin", default=str(REPO / ".venv" / "bin" / "metalwire"))
+    parser.add_argument("--switch", default=SWITCH, help="the METALWIRE_* option to turn on/off")
     args = parser.parse_args()
     levels = args.concurrency.split(",")
     cycles: dict[str, dict[str, list[float]]] = {m: {c: [] for c in levels} for m in MODES}
