@@ -295,7 +295,7 @@ class Conductor:
             return False
         try:
             with self.exclusive_task(node.id, context):
-                pass
+                pass  # opening the task cleared the node's interrupted attaches
         except (NodeLocked, NodeNotFound):
             return False
         with self.db.reading() as work:
