@@ -1,7 +1,8 @@
 """The request pipeline every request goes through, the VIF endpoints' fast door included.
 
 Per request, once: the microversion (406 if not served), the request id, the request context
-(``RequestContext`` in the request state: request id, user and project from the headers), the
+(``RequestContext`` in the request state: the request id; the auth layer behind this one
+puts in the user and project its strategy verified, never a client's headers), the
 body-size limit (``[api] max_request_body_size``: 413 before the body is read when
 ``Content-Length`` says so, or as soon as a streamed body grows past it), the version headers
 of the response, one access log line and a 500 for anything unexpected. Errors are rendered by

@@ -169,7 +169,7 @@ class LocalConductorAPI(ConductorAPI):
                 with self.conductor.without_waiting() as deferred:
                     return operation(self.conductor, context, node_id, *args)
             except WouldWait:
-                pass
+                pass  # nothing was done: the worker thread below runs it and waits its turn
             finally:
                 if deferred:  # a failure to record: a worker thread waits for the database
                     await anyio.to_thread.run_sync(_run_all, deferred)
