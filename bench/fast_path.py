@@ -4,7 +4,9 @@ By default the switch is ``[conductor] event_loop_vif_calls`` (does running VIF 
 event loop pay on SQLite?); ``--switch METALWIRE_METRICS_ENABLED`` measures what the
 Prometheus metrics cost. Starts ``metalwire serve`` with the option on and off in
 alternating rounds, runs ``bench/run.py`` (attach/list/detach cycles) against each, and prints
-the median and spread of cycles/s and of the attach p50 per concurrency level. With
+the median and spread of cycles/s, of the attach p50 and of the server's CPU time per cycle
+(from /proc: less moved by other work on the machine than throughput) per concurrency level,
+and the on/off ratios of rounds that ran next to each other. With
 ``--pin`` the server runs on CPU 0 and the load on CPU 1 (``taskset``), so the two do not
 take turns on one core; without it the scheduler places them.
 
@@ -79,6 +81,8 @@ def one_round(args: argparse.Namespace, mode: str, workdir: Path) -> dict[str, A
             mode,
             "--output",
             str(out),
+            "--server-pid",
+            str(server.pid),
         ]
         subprocess.run(
             pinned(load, 1 if args.pin else None),
@@ -98,6 +102,10 @@ def spread(values: list[float]) -> str:
     return f"{statistics.median(values):.1f} ({min(values):.1f}-{max(values):.1f})"
 
 
+def spread3(values: list[float]) -> str:
+    return f"{statistics.median(values):.3f} ({min(values):.3f}-{max(values):.3f})"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=4, help="rounds per mode (alternating)")
@@ -110,6 +118,7 @@ def main() -> int:
     levels = args.concurrency.split(",")
     cycles: dict[str, dict[str, list[float]]] = {m: {c: [] for c in levels} for m in MODES}
     attach: dict[str, dict[str, list[float]]] = {m: {c: [] for c in levels} for m in MODES}
+    cpu: dict[str, dict[str, list[float]]] = {m: {c: [] for c in levels} for m in MODES}
     with tempfile.TemporaryDirectory(prefix="fast-path-") as tmp:
         for i in range(args.rounds):
             order = list(MODES) if i % 2 == 0 else list(reversed(MODES))
@@ -121,9 +130,14 @@ def main() -> int:
                     level = result["cycles"][c]
                     cycles[mode][c].append(float(level["cycles_per_s"]))
                     attach[mode][c].append(float(level["attach"]["p50_ms"]))
+                    cpu[mode][c].append(float(level["server_cpu_ms_per_cycle"]))
                 print(
                     f"round {i + 1} {mode}: "
-                    + ", ".join(f"c{c} {cycles[mode][c][-1]:.1f} cycles/s" for c in levels)
+                    + ", ".join(
+                        f"c{c} {cycles[mode][c][-1]:.1f} cycles/s, "
+                        f"server {cpu[mode][c][-1]:.3f} ms CPU/cycle"
+                        for c in levels
+                    )
                     + f" ({time.monotonic() - started:.0f} s)",
                     flush=True,
                 )
@@ -135,8 +149,16 @@ def main() -> int:
         for c in levels:
             print(
                 f"  {mode:13} c{c:>2}: {spread(cycles[mode][c])} cycles/s, "
-                f"attach p50 {spread(attach[mode][c])} ms"
+                f"attach p50 {spread(attach[mode][c])} ms, "
+                f"server CPU {spread3(cpu[mode][c])} ms/cycle"
             )
+    # Rounds i of the two modes ran next to each other: their ratios cancel the drift of the
+    # machine between rounds better than the ratio of medians does.
+    print("  on / off, per round: median (min-max)")
+    for c in levels:
+        through = [a / b for a, b in zip(cycles["on"][c], cycles["off"][c], strict=True)]
+        cost = [a / b for a, b in zip(cpu["on"][c], cpu["off"][c], strict=True)]
+        print(f"    c{c:>2}: cycles/s x{spread3(through)}, server CPU per cycle x{spread3(cost)}")
     return 0
 
 

@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import json
 import math
+import os
 import random
 import resource
 import sys
@@ -23,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
@@ -69,6 +71,13 @@ def ms(seconds: float) -> float | None:
 def cpu_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """CPU time (user + system, every thread) a process on this machine has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    # After the command name: state is field 3, utime and stime are fields 14 and 15.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @dataclass
@@ -566,12 +575,15 @@ class Bench:
         for t in threads:
             t.start()
         gate.wait()
+        server = args.server_pid
+        server0 = process_cpu_seconds(server) if server else 0.0
         cpu0, t0 = cpu_seconds(), time.perf_counter()
         stop_at[0] = t0 + args.duration
         for t in threads:
             t.join()
         elapsed = time.perf_counter() - t0
         cpu = cpu_seconds() - cpu0
+        server_cpu = process_cpu_seconds(server) - server0 if server else None
         for api in apis:
             api.close()
         total = merge_all(results)
@@ -585,6 +597,8 @@ class Bench:
             "client_cpu_pct": round(100.0 * cpu / elapsed, 1) if elapsed else None,
             "list_mismatches": NOOP_SKIP if noop else sum(mismatches),
         }
+        if server_cpu is not None and done:
+            out["server_cpu_ms_per_cycle"] = round(1000.0 * server_cpu / done, 3)
         for name in ("attach", "list", "detach", "cycle"):
             out[name] = total.get(name, OpStats()).summary()
         out["verify"] = self.verify(self.nodes, {})
@@ -880,6 +894,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--timeout", type=float, default=60.0, help="per HTTP request")
     p.add_argument(
         "--token", default="", help="Keystone token sent as X-Auth-Token with every request"
+    )
+    p.add_argument(
+        "--server-pid",
+        type=int,
+        default=0,
+        help="a server process on this machine: report its CPU time per cycle",
     )
     p.add_argument("--output", help="also write the JSON summary to this file")
     args = p.parse_args(argv)

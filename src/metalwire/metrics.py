@@ -12,6 +12,7 @@ a resource template (``PUT /ports/{id}``).
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -57,6 +58,12 @@ NEUTRON_ERRORS = Counter(
     "bad_body).",
     ("operation", "reason"),
 )
+
+
+@functools.cache
+def vif_operation(operation: str, network_interface: str, result: str) -> Counter:
+    """The counter of one (operation, interface, result), looked up once: the values are few."""
+    return VIF_OPERATIONS.labels(operation, network_interface, result)
 
 
 def observe_lock_wait(seconds: float) -> None:

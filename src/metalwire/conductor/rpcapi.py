@@ -198,7 +198,7 @@ class LocalConductorAPI(ConductorAPI):
         # The interface as remembered by the node lookups: no query on the busy path.
         ref = self.conductor.directory.peek(node_id)
         interface = ref.network_interface if ref is not None else "unknown"
-        metrics.VIF_OPERATIONS.labels(operation, interface, result).inc()
+        metrics.vif_operation(operation, interface, result).inc()
 
     async def vif_attach(self, context: RequestContext, node_id: str, vif: VifInfo) -> None:
         await self._counted("attach", node_id, self._run(vifs.vif_attach, context, node_id, vif))
