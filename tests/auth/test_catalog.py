@@ -154,3 +154,48 @@ def test_a_service_user_without_elevated_access_cannot_reach_other_projects_node
         # The node is not the service project's: invisible, as if it did not exist.
         with Client(server.url, auth=auth) as client, pytest.raises(NotFound):
             compute.plug_vifs(client, node, ["nova-vif-2"])
+
+
+# What Nova's ironic driver asks of a node (its field list), and the calls its plug and
+# unplug make through openstacksdk on a connection built on the service user's session.
+NOVA_NODE_FIELDS = (
+    *("uuid", "power_state", "target_power_state", "provision_state"),
+    *("target_provision_state", "last_error", "maintenance", "properties"),
+    *("instance_uuid", "traits", "resource_class"),
+)
+
+
+@pytest.mark.filterwarnings(SDK_INTERNAL_WARNINGS[0])
+@pytest.mark.filterwarnings(SDK_INTERNAL_WARNINGS[1])
+@pytest.mark.filterwarnings(SDK_INTERNAL_WARNINGS[2])
+def test_openstacksdk_on_the_service_users_session_plugs_vifs_as_novas_driver_does(
+    catalog_server: str, cloud: Cloud, persona_tokens: dict[str, str]
+) -> None:
+    import openstack
+    from openstack import exceptions as sdk_exc
+
+    node = _owned_node(catalog_server, cloud, persona_tokens)
+    port = httpx.post(
+        f"{catalog_server}/v1/ports",
+        json={"node_uuid": node, "address": "52:54:00:aa:bb:02"},
+        headers=_admin(persona_tokens),
+        timeout=30,
+    )
+    assert port.status_code == 201, port.text
+    session = ks_session.Session(auth=v3.Password(**_password_auth(cloud, "nova", "service")))
+    conn = openstack.connection.Connection(session=session, region_name="RegionOne")
+    try:
+        found = conn.baremetal.get_node(node, fields=NOVA_NODE_FIELDS)
+        assert found.id == node
+        assert found.provision_state == "enroll"
+        conn.baremetal.attach_vif_to_node(node, "nova-vif-3", retry_on_conflict=False)
+        # Nova reads a conflict on a second plug as "already attached": nothing to do.
+        with pytest.raises(sdk_exc.ConflictException):
+            conn.baremetal.attach_vif_to_node(node, "nova-vif-3", retry_on_conflict=False)
+        assert conn.baremetal.list_node_vifs(node) == ["nova-vif-3"]
+        conn.baremetal.detach_vif_from_node(node, "nova-vif-3")
+        assert conn.baremetal.list_node_vifs(node) == []
+        # A VIF that is not attached: openstacksdk answers False, which Nova ignores.
+        assert conn.baremetal.detach_vif_from_node(node, "nova-vif-3") is False
+    finally:
+        conn.close()
