@@ -185,7 +185,7 @@ def test_openstacksdk_on_the_service_users_session_plugs_vifs_as_novas_driver_do
     session = ks_session.Session(auth=v3.Password(**_password_auth(cloud, "nova", "service")))
     conn = openstack.connection.Connection(session=session, region_name="RegionOne")
     try:
-        found = conn.baremetal.get_node(node, fields=NOVA_NODE_FIELDS)
+        found = conn.baremetal.get_node(node, fields=list(NOVA_NODE_FIELDS))
         assert found.id == node
         assert found.provision_state == "enroll"
         conn.baremetal.attach_vif_to_node(node, "nova-vif-3", retry_on_conflict=False)
