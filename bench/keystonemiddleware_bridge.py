@@ -4,10 +4,11 @@ keystonemiddleware's ``auth_token.AuthProtocol`` is a WSGI filter. To put it in 
 metalwire's ASGI application the way an ASGI->WSGI bridge (a2wsgi, Starlette's old
 ``WSGIMiddleware``) would, every request's headers become a WSGI environ, the filter runs in a
 worker thread with a tiny inner WSGI application behind it, and that application captures the
-``X-Identity-Status``, ``X-User-Id``, ``X-Roles``... headers the filter set. The result becomes
-metalwire's :class:`~metalwire.api.auth.identity.Identity`, so this object has the contract of
-``metalwire.api.auth.strategy.Strategy`` and can replace the ``keystone`` strategy in a server
-(``bench/serve_with_bridge.py``).
+``X-Identity-Status``, ``X-User-Id``, ``X-Roles``, ``OpenStack-System-Scope``... headers the
+filter set (it strips any the client sent). The result becomes metalwire's
+:class:`~metalwire.api.auth.identity.Identity`, so this object has the contract of
+``metalwire.api.auth.strategy.Strategy`` and can replace the ``keystone`` strategy in a
+server (``bench/serve_with_bridge.py``).
 
 The filter is configured from the same ``[keystone_authtoken]`` values as metalwire's own
 validator, with ``memcached_servers`` unset (its in-process token cache) and
@@ -43,7 +44,7 @@ _CAPTURED = (
     "HTTP_X_PROJECT_ID",
     "HTTP_X_PROJECT_NAME",
     "HTTP_X_ROLES",
-    "HTTP_X_SYSTEM_SCOPE",
+    "HTTP_OPENSTACK_SYSTEM_SCOPE",  # "all" for a system-scoped token
     "HTTP_X_SERVICE_IDENTITY_STATUS",
     "HTTP_X_SERVICE_ROLES",
 )
@@ -128,7 +129,7 @@ def _roles(value: str | None) -> frozenset[str]:
 def identity_from_captured(captured: dict[str, str]) -> Identity:
     """The identity keystonemiddleware confirmed; raises :class:`Unauthenticated` otherwise."""
     if captured.get("HTTP_X_IDENTITY_STATUS") != "Confirmed":
-        raise Unauthenticated("The X-Auth-Token token is missing, invalid, expired or revoked.")
+        raise Unauthenticated("The X-Auth-Token token is invalid, expired or revoked.")
     service_status = captured.get("HTTP_X_SERVICE_IDENTITY_STATUS")
     if service_status is not None and service_status != "Confirmed":
         raise Unauthenticated("The X-Service-Token token is invalid, expired or revoked.")
@@ -138,7 +139,7 @@ def identity_from_captured(captured: dict[str, str]) -> Identity:
         project_id=captured.get("HTTP_X_PROJECT_ID"),
         project_name=captured.get("HTTP_X_PROJECT_NAME"),
         roles=_roles(captured.get("HTTP_X_ROLES")),
-        system_scope=captured.get("HTTP_X_SYSTEM_SCOPE"),
+        system_scope=captured.get("HTTP_OPENSTACK_SYSTEM_SCOPE"),
         service_roles=_roles(captured.get("HTTP_X_SERVICE_ROLES")),
     )
 
@@ -157,6 +158,8 @@ class KeystonemiddlewareBridge:
         return self._challenge
 
     async def authenticate(self, headers: dict[bytes, bytes]) -> Identity:
+        if not headers.get(b"x-auth-token"):  # the message metalwire's own validator gives
+            raise Unauthenticated("Authentication required: send a Keystone token (X-Auth-Token).")
         # Every request crosses into a thread, cached token or not: the filter is synchronous.
         captured = await anyio.to_thread.run_sync(self._call_filter, headers)
         return identity_from_captured(captured)
