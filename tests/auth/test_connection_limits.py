@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -16,7 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support.helpers import wait_for
+from tests.conftest import LATEST
+from tests.support.helpers import fault, wait_for
 from tests.support.server import MetalwireServer, free_port
 
 pytestmark = pytest.mark.server
@@ -90,16 +92,32 @@ def test_a_slow_header_sender_is_cut_off_at_the_header_deadline(tmp_path: Path) 
             sock.close()
 
 
-def test_requests_over_max_connections_are_answered_503(tmp_path: Path) -> None:
+def test_requests_over_max_connections_are_answered_503_as_an_ironic_error(
+    tmp_path: Path,
+) -> None:
     with _serving(
         tmp_path, METALWIRE_API_MAX_CONNECTIONS="5", METALWIRE_API_HEADER_TIMEOUT="30"
     ) as server:
         idle = _silent_sockets(server.port, 5)
+        answers: list[httpx.Response] = []
+
+        def refused_503() -> bool:
+            answers.append(httpx.get(f"{server.url}/v1/nodes", timeout=10))
+            return answers[-1].status_code == 503
+
         try:
-            assert wait_for(
-                lambda: httpx.get(f"{server.url}/v1/nodes", timeout=10).status_code == 503,
-                timeout=5,
+            assert wait_for(refused_503, timeout=5)
+            refused = answers[-1]
+            assert refused.headers["content-type"] == "application/json"
+            assert fault(refused) == (
+                "metalwire is serving its maximum of 5 connections ([api] max_connections); "
+                "retry later."
             )
+            assert json.loads(refused.json()["error_message"])["faultcode"] == "Server"
+            assert refused.headers["retry-after"] == "1"
+            assert refused.headers["x-openstack-ironic-api-minimum-version"] == "1.1"
+            assert refused.headers["x-openstack-ironic-api-maximum-version"] == LATEST
+            assert refused.headers["x-openstack-request-id"].startswith("req-")
         finally:
             for sock in idle:
                 sock.close()
