@@ -10,13 +10,19 @@ import socket
 import ssl
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from metalwire.api.connections import protocol_with
 from tests.conftest import LATEST
 from tests.support.helpers import fault, wait_for
 from tests.support.server import MetalwireServer, free_port
@@ -124,6 +130,40 @@ def test_requests_over_max_connections_are_answered_503_as_an_ironic_error(
         assert wait_for(
             lambda: httpx.get(f"{server.url}/v1/nodes", timeout=10).status_code == 200, timeout=5
         )
+
+
+async def _ok(scope: Any, receive: Any, send: Any) -> None:
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+@pytest.mark.parametrize("parser", [HttpToolsProtocol, H11Protocol], ids=["httptools", "h11"])
+def test_both_parsers_answer_over_the_cap_with_the_json_error(parser: type[Any]) -> None:
+    # A cap of one is reached by the request's own connection: every request is over it.
+    config = uvicorn.Config(
+        _ok,
+        host="127.0.0.1",
+        port=free_port(),
+        http=protocol_with(30, parser),
+        limit_concurrency=1,
+        lifespan="off",
+        log_config=None,
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        assert wait_for(lambda: server.started, timeout=10)
+        resp = httpx.get(f"http://127.0.0.1:{config.port}/v1/nodes", timeout=10)
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    assert resp.status_code == 503
+    assert resp.headers["content-type"] == "application/json"
+    assert resp.headers["connection"] == "close"
+    assert fault(resp) == (
+        "metalwire is serving its maximum of 1 connections ([api] max_connections); retry later."
+    )
 
 
 def test_an_idle_keep_alive_connection_is_closed_after_keep_alive_timeout(tmp_path: Path) -> None:

@@ -138,12 +138,14 @@ class H11CapAnswer(CapAnswer):
         self._parse_with_cap_answer(super().handle_events)  # type: ignore[misc]
 
 
-def protocol_with(header_timeout: float) -> type[asyncio.Protocol]:
+def protocol_with(
+    header_timeout: float, parser: type[asyncio.Protocol] | None = None
+) -> type[asyncio.Protocol]:
     """The protocol class uvicorn is given (``http=``), with the configured deadline and the
-    JSON answer over the cap: the httptools one when it is installed, as uvicorn itself would
-    pick, else h11."""
-    if HttpToolsProtocol is None:
-        bases: tuple[type, ...] = (H11CapAnswer, HeaderDeadline, H11Protocol)
-    else:
-        bases = (HttpToolsCapAnswer, HeaderDeadline, HttpToolsProtocol)
+    JSON answer over the cap, on ``parser`` (one of uvicorn's two protocols): by default the
+    httptools one when it is installed, as uvicorn itself would pick, else h11."""
+    if parser is None:
+        parser = H11Protocol if HttpToolsProtocol is None else HttpToolsProtocol
+    cap_answer = H11CapAnswer if parser is H11Protocol else HttpToolsCapAnswer
+    bases = (cap_answer, HeaderDeadline, parser)
     return type("HeaderDeadlineProtocol", bases, {"header_timeout": header_timeout})
