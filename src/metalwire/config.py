@@ -90,6 +90,14 @@ class DefaultOptions:
         "/etc/metalwire/htpasswd",
         "Apache htpasswd file with bcrypt hashes, read when auth_strategy is http_basic.",
     )
+    http_basic_auth_personas_file: str = _opt(
+        "",
+        "YAML file giving users of http_basic_auth_user_file a persona other than system "
+        "admin: user name -> roles (a list) and either system_scope: all or project_id "
+        "(and optionally project_name). When set, the policy rules decide every http_basic "
+        "request as they do keystone identities; users it does not name stay system admins. "
+        "Empty: every user is a system admin and no rule is evaluated.",
+    )
     rbac_service_role_elevated_access: bool = _opt(
         False,
         "Let a user with the 'service' role act on every node, not only the nodes its "

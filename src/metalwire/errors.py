@@ -36,6 +36,7 @@ Ironic's clients receive in a different error body from the errors of objects.
     |   +-- StaleUpdate                the object changed since the update was prepared
     +-- NetworkError (503 or 502)      an external network service failed
     +-- DatabaseBusy (503)             no write turn on the database in time
+    +-- ConnectionLimitReached (503)   [api] max_connections are open; retry later
     +-- InventoryInconsistent (500)    stored rows break a rule a schema upgrade enforces
 """
 
@@ -234,6 +235,13 @@ class NetworkError(MetalwireError):
 
 class DatabaseBusy(MetalwireError):
     """The database did not give this process a write turn in time."""
+
+    code = 503
+    safe = True
+
+
+class ConnectionLimitReached(MetalwireError):
+    """The server already holds ``[api] max_connections`` connections."""
 
     code = 503
     safe = True

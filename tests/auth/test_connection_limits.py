@@ -3,20 +3,28 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
 import ssl
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from tests.support.helpers import wait_for
+from metalwire.api.connections import protocol_with
+from tests.conftest import LATEST
+from tests.support.helpers import fault, wait_for
 from tests.support.server import MetalwireServer, free_port
 
 pytestmark = pytest.mark.server
@@ -90,22 +98,72 @@ def test_a_slow_header_sender_is_cut_off_at_the_header_deadline(tmp_path: Path) 
             sock.close()
 
 
-def test_requests_over_max_connections_are_answered_503(tmp_path: Path) -> None:
+def test_requests_over_max_connections_are_answered_503_as_an_ironic_error(
+    tmp_path: Path,
+) -> None:
     with _serving(
         tmp_path, METALWIRE_API_MAX_CONNECTIONS="5", METALWIRE_API_HEADER_TIMEOUT="30"
     ) as server:
         idle = _silent_sockets(server.port, 5)
+        answers: list[httpx.Response] = []
+
+        def refused_503() -> bool:
+            answers.append(httpx.get(f"{server.url}/v1/nodes", timeout=10))
+            return answers[-1].status_code == 503
+
         try:
-            assert wait_for(
-                lambda: httpx.get(f"{server.url}/v1/nodes", timeout=10).status_code == 503,
-                timeout=5,
+            assert wait_for(refused_503, timeout=5)
+            refused = answers[-1]
+            assert refused.headers["content-type"] == "application/json"
+            assert fault(refused) == (
+                "metalwire is serving its maximum of 5 connections ([api] max_connections); "
+                "retry later."
             )
+            assert json.loads(refused.json()["error_message"])["faultcode"] == "Server"
+            assert refused.headers["retry-after"] == "1"
+            assert refused.headers["x-openstack-ironic-api-minimum-version"] == "1.1"
+            assert refused.headers["x-openstack-ironic-api-maximum-version"] == LATEST
+            assert refused.headers["x-openstack-request-id"].startswith("req-")
         finally:
             for sock in idle:
                 sock.close()
         assert wait_for(
             lambda: httpx.get(f"{server.url}/v1/nodes", timeout=10).status_code == 200, timeout=5
         )
+
+
+async def _ok(scope: Any, receive: Any, send: Any) -> None:
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+@pytest.mark.parametrize("parser", [HttpToolsProtocol, H11Protocol], ids=["httptools", "h11"])
+def test_both_parsers_answer_over_the_cap_with_the_json_error(parser: type[Any]) -> None:
+    # A cap of one is reached by the request's own connection: every request is over it.
+    config = uvicorn.Config(
+        _ok,
+        host="127.0.0.1",
+        port=free_port(),
+        http=protocol_with(30, parser),
+        limit_concurrency=1,
+        lifespan="off",
+        log_config=None,
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        assert wait_for(lambda: server.started, timeout=10)
+        resp = httpx.get(f"http://127.0.0.1:{config.port}/v1/nodes", timeout=10)
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    assert resp.status_code == 503
+    assert resp.headers["content-type"] == "application/json"
+    assert resp.headers["connection"] == "close"
+    assert fault(resp) == (
+        "metalwire is serving its maximum of 1 connections ([api] max_connections); retry later."
+    )
 
 
 def test_an_idle_keep_alive_connection_is_closed_after_keep_alive_timeout(tmp_path: Path) -> None:

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
 from metalwire.api.app import create_app
 from metalwire.errors import Invalid
-from tests.auth.conftest import make_config
-from tests.conftest import fault
+from tests.auth.conftest import htpasswd_line, make_config
+from tests.conftest import LATEST, fault
+from tests.support.server import MetalwireServer, free_port
 
 CHALLENGE = 'Basic realm="metalwire"'
 
@@ -106,3 +116,212 @@ def test_access_log_names_the_verified_user(
         basic_client.get("/v1/nodes", auth=("alice", "s3cret"))
     assert "GET /v1/nodes 200" in caplog.text
     assert "user alice project -" in caplog.text
+
+
+# -- personas: [DEFAULT] http_basic_auth_personas_file ----------------------------------------
+
+PERSONAS_YAML = """\
+viewer:
+  roles: [reader]
+  system_scope: all
+tenant:
+  roles: [member, reader]
+  project_id: project-a
+  project_name: Project A
+"""
+BASIC_USERS = ("ops", "viewer", "tenant")
+
+
+def _basic_env(tmp_path: Path, personas: str) -> dict[str, str]:
+    users = tmp_path / "htpasswd"
+    users.write_text("".join(htpasswd_line(u, f"{u}-pw") + "\n" for u in BASIC_USERS))
+    personas_file = tmp_path / "personas.yaml"
+    personas_file.write_text(personas)
+    return {
+        "METALWIRE_AUTH_STRATEGY": "http_basic",
+        "METALWIRE_HTTP_BASIC_AUTH_USER_FILE": str(users),
+        "METALWIRE_HTTP_BASIC_AUTH_PERSONAS_FILE": str(personas_file),
+    }
+
+
+class BasicPersonas:
+    """A real ``metalwire serve`` with personas; node A of project-a (one port), node B of
+    project-b."""
+
+    def __init__(self, server: MetalwireServer) -> None:
+        self.server = server
+        self.node_a = self.call("ops", "POST", "/v1/nodes", json=_node("project-a")).json()["uuid"]
+        self.node_b = self.call("ops", "POST", "/v1/nodes", json=_node("project-b")).json()["uuid"]
+        port = {"node_uuid": self.node_a, "address": "52:54:00:00:00:0a"}
+        assert self.call("ops", "POST", "/v1/ports", json=port).status_code == 201
+
+    def call(self, user: str, method: str, path: str, **kw: Any) -> httpx.Response:
+        headers = {"X-OpenStack-Ironic-API-Version": LATEST}
+        url = self.server.url + path
+        return httpx.request(
+            method, url, auth=(user, f"{user}-pw"), headers=headers, timeout=30, **kw
+        )
+
+    def history(self, node: str) -> set[tuple[str | None, str | None, str | None]]:
+        """(user, project, event_type) of the node's stored history (the API hides project)."""
+        db = sqlite3.connect(self.server.data_dir / "metalwire.db", timeout=10)
+        with contextlib.closing(db):
+            rows = db.execute(
+                "SELECT h.user, h.project, h.event_type FROM node_history h "
+                "JOIN nodes n ON n.id = h.node_id WHERE n.uuid = ?",
+                (node,),
+            ).fetchall()
+        return set(rows)
+
+
+def _node(owner: str) -> dict[str, Any]:
+    return {"driver": "fake-hardware", "owner": owner}
+
+
+@pytest.fixture(scope="module")
+def personas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BasicPersonas]:
+    tmp_path = tmp_path_factory.mktemp("basic-personas")
+    with MetalwireServer(tmp_path / "data", env=_basic_env(tmp_path, PERSONAS_YAML)) as server:
+        yield BasicPersonas(server)
+
+
+@pytest.mark.server
+def test_a_reader_persona_may_read_nodes_but_not_patch_them(personas: BasicPersonas) -> None:
+    listed = personas.call("viewer", "GET", "/v1/nodes")
+    assert listed.status_code == 200, listed.text
+    assert {n["uuid"] for n in listed.json()["nodes"]} >= {personas.node_a, personas.node_b}
+    assert personas.call("viewer", "GET", f"/v1/nodes/{personas.node_b}").status_code == 200
+    patch = [{"op": "add", "path": "/extra/who", "value": "viewer"}]
+    resp = personas.call("viewer", "PATCH", f"/v1/nodes/{personas.node_a}", json=patch)
+    assert resp.status_code == 403, resp.text
+    assert fault(resp) == (
+        "Access was denied to the following resource: baremetal:node:update_extra"
+    )
+
+
+@pytest.mark.server
+def test_a_project_member_persona_sees_only_its_projects_nodes(personas: BasicPersonas) -> None:
+    listed = personas.call("tenant", "GET", "/v1/nodes")
+    assert listed.status_code == 200, listed.text
+    assert {n["uuid"] for n in listed.json()["nodes"]} == {personas.node_a}
+    other = personas.call("tenant", "GET", f"/v1/nodes/{personas.node_b}")
+    assert other.status_code == 404
+    assert fault(other) == f"Node {personas.node_b} could not be found."
+
+
+@pytest.mark.server
+def test_a_project_member_persona_attaches_a_vif_to_its_node_and_history_names_it(
+    personas: BasicPersonas,
+) -> None:
+    url = f"/v1/nodes/{personas.node_a}/vifs"
+    resp = personas.call("tenant", "POST", url, json={"id": "tenant-vif"})
+    assert resp.status_code == 204, resp.text
+    vifs = personas.call("tenant", "GET", url).json()["vifs"]
+    assert vifs == [{"id": "tenant-vif"}]
+    refused = personas.call("tenant", "POST", f"/v1/nodes/{personas.node_b}/vifs", json={"id": "x"})
+    assert refused.status_code == 404
+    assert ("tenant", "project-a", "vif") in personas.history(personas.node_a)
+
+
+@pytest.mark.server
+def test_a_user_the_personas_file_does_not_name_stays_admin(personas: BasicPersonas) -> None:
+    node = personas.call("ops", "POST", "/v1/nodes", json=_node("project-c")).json()["uuid"]
+    assert personas.call("ops", "DELETE", f"/v1/nodes/{node}").status_code == 204
+    assert personas.call("viewer", "DELETE", f"/v1/nodes/{personas.node_b}").status_code == 403
+
+
+def _personas_config(tmp_path: Path, template: Path, personas: str | None) -> Any:
+    env = _basic_env(tmp_path, personas or "")
+    path = env["METALWIRE_HTTP_BASIC_AUTH_PERSONAS_FILE"]
+    if personas is None:
+        Path(path).unlink()
+    return make_config(
+        tmp_path,
+        template,
+        DEFAULT__auth_strategy="http_basic",
+        DEFAULT__http_basic_auth_user_file=env["METALWIRE_HTTP_BASIC_AUTH_USER_FILE"],
+        DEFAULT__http_basic_auth_personas_file=path,
+    )
+
+
+@pytest.mark.parametrize(
+    ("personas", "problem"),
+    [
+        (None, r"cannot be read: No such file or directory"),
+        ("viewer: [roles\n", r"is not valid YAML"),
+        ("- viewer\n", r"must map user names to personas"),
+        ("viewer: reader\n", r"user 'viewer': the persona must be a mapping"),
+        (
+            "viewer: {roles: [reader], system_scope: all, domain: d}\n",
+            r"user 'viewer': unknown key 'domain' \(known: roles, system_scope, project_id, "
+            r"project_name\)",
+        ),
+        (
+            "bob: {roles: [reader], system_scope: all}\n",
+            r"user 'bob' is not in \[DEFAULT\] http_basic_auth_user_file .*htpasswd",
+        ),
+        (
+            "viewer: {roles: [reader], system_scope: all, project_id: p}\n",
+            r"user 'viewer': give either system_scope: all or project_id, not both",
+        ),
+        (
+            "viewer: {roles: [reader]}\n",
+            r"user 'viewer': give either system_scope: all or project_id",
+        ),
+        (
+            "viewer: {roles: [reader], system_scope: project}\n",
+            r"user 'viewer': system_scope must be 'all', not 'project'",
+        ),
+        (
+            "viewer: {roles: [], system_scope: all}\n",
+            r"user 'viewer': roles must be a non-empty list of role names",
+        ),
+        (
+            "viewer: {roles: reader, system_scope: all}\n",
+            r"user 'viewer': roles must be a non-empty list of role names",
+        ),
+        (
+            "tenant: {roles: [member], project_id: ''}\n",
+            r"user 'tenant': project_id must be a non-empty string",
+        ),
+    ],
+    ids=[
+        "missing",
+        "yaml",
+        "not-a-mapping",
+        "persona-not-a-mapping",
+        "unknown-key",
+        "unknown-user",
+        "both-scopes",
+        "no-scope",
+        "bad-system-scope",
+        "empty-roles",
+        "roles-not-a-list",
+        "empty-project",
+    ],
+)
+def test_a_bad_personas_file_refuses_to_start(
+    tmp_path: Path, migrated_template: Path, personas: str | None, problem: str
+) -> None:
+    config = _personas_config(tmp_path, migrated_template, personas)
+    with pytest.raises(Invalid, match=r"http_basic_auth_personas_file .*personas\.yaml.*") as err:
+        create_app(config)
+    assert re.search(problem, str(err.value)), str(err.value)
+
+
+def test_serve_with_a_bad_personas_file_exits_2_naming_file_user_and_problem(
+    tmp_path: Path,
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METALWIRE_")}
+    env.update(_basic_env(tmp_path, "viewer: {roles: [], system_scope: all}\n"))
+    args = [sys.executable, "-m", "metalwire.cli.main", "serve", "--port", str(free_port())]
+    done = subprocess.run(
+        [*args, "--data-dir", str(tmp_path / "d")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "personas.yaml" in done.stderr
+    assert "user 'viewer': roles must be a non-empty list of role names" in done.stderr

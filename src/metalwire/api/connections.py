@@ -7,14 +7,27 @@ thousand silent sockets then hold every file descriptor and every slot of the ca
 protocol here adds the header read deadline: from the moment a connection opens, or its last
 response completes, the next request's headers must arrive within ``header_timeout``
 seconds, or the connection is closed.
+
+Over the cap, uvicorn's own answer is a plain-text 503; the protocol here answers the
+request, at the same moment and by the same count, with metalwire's JSON error body naming
+the limit, the version headers and ``Retry-After``, and closes the connection.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
+from collections.abc import Callable
 from typing import Any
 
+from starlette.types import Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from metalwire.api import errors
+from metalwire.api import microversion as mv
+from metalwire.context import new_request_id
+from metalwire.errors import ConnectionLimitReached
 
 try:  # uvicorn's faster parser, which it picks itself when installed ([standard] extra)
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -61,10 +74,78 @@ class HeaderDeadline:
             self.transport.close()
 
 
-def protocol_with(header_timeout: float) -> type[asyncio.Protocol]:
-    """The protocol class uvicorn is given (``http=``), with the configured deadline: the
-    httptools one when it is installed, as uvicorn itself would pick, else h11."""
-    base: type[asyncio.Protocol] = H11Protocol if HttpToolsProtocol is None else HttpToolsProtocol
-    return type(
-        "HeaderDeadlineProtocol", (HeaderDeadline, base), {"header_timeout": header_timeout}
+LOG = logging.getLogger(__name__)
+# A slot frees as soon as any connection closes; a client should come back soon, not hammer.
+RETRY_AFTER_SECONDS = 1
+
+
+@functools.cache
+def over_capacity_answer(limit: int) -> Callable[[Scope, Receive, Send], Any]:
+    """The ASGI app that answers a request over the cap of ``limit`` connections."""
+    error = ConnectionLimitReached(
+        f"metalwire is serving its maximum of {limit} connections ([api] max_connections); "
+        "retry later."
     )
+    body = errors.fault_body(error.code, error.message)
+    fixed = [
+        (b"content-type", b"application/json"),
+        (b"content-length", b"%d" % len(body)),
+        (b"retry-after", b"%d" % RETRY_AFTER_SECONDS),
+        (b"connection", b"close"),  # the refused client gives its slot back at once
+        *((k.lower().encode(), v.encode()) for k, v in mv.response_headers(None).items()),
+    ]
+
+    async def answer(scope: Scope, receive: Receive, send: Send) -> None:
+        request_id = new_request_id()
+        LOG.warning("%s %s refused [%s]: %s", scope["method"], scope["path"], request_id, error)
+        headers = [*fixed, (b"x-openstack-request-id", request_id.encode())]
+        await send({"type": "http.response.start", "status": error.code, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    return answer
+
+
+class CapAnswer:
+    """Over ``limit_concurrency``, answer with :func:`over_capacity_answer` instead of
+    uvicorn's plain text. Both protocols decide, by the same count as here, while parsing:
+    uvicorn's own check is switched off for that parse and ``app`` swapped for ours."""
+
+    app: Any
+    limit_concurrency: int | None
+    connections: set[Any]
+    tasks: set[Any]
+
+    def _parse_with_cap_answer(self, parse: Callable[[], None]) -> None:
+        limit = self.limit_concurrency
+        if limit is None or (len(self.connections) < limit and len(self.tasks) < limit):
+            parse()
+            return
+        app = self.app
+        self.app, self.limit_concurrency = over_capacity_answer(limit), None
+        try:
+            parse()
+        finally:
+            self.app, self.limit_concurrency = app, limit
+
+
+class HttpToolsCapAnswer(CapAnswer):
+    def on_headers_complete(self) -> None:  # where httptools starts a request's cycle
+        self._parse_with_cap_answer(super().on_headers_complete)  # type: ignore[misc]
+
+
+class H11CapAnswer(CapAnswer):
+    def handle_events(self) -> None:  # where h11 starts the cycles of the requests received
+        self._parse_with_cap_answer(super().handle_events)  # type: ignore[misc]
+
+
+def protocol_with(
+    header_timeout: float, parser: type[asyncio.Protocol] | None = None
+) -> type[asyncio.Protocol]:
+    """The protocol class uvicorn is given (``http=``), with the configured deadline and the
+    JSON answer over the cap, on ``parser`` (one of uvicorn's two protocols): by default the
+    httptools one when it is installed, as uvicorn itself would pick, else h11."""
+    if parser is None:
+        parser = H11Protocol if HttpToolsProtocol is None else HttpToolsProtocol
+    cap_answer = H11CapAnswer if parser is H11Protocol else HttpToolsCapAnswer
+    bases = (cap_answer, HeaderDeadline, parser)
+    return type("HeaderDeadlineProtocol", bases, {"header_timeout": header_timeout})

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import bcrypt
 
+from metalwire.api.auth.basic_personas import read_personas_file
 from metalwire.api.auth.identity import ADMIN, Identity
 from metalwire.api.auth.strategy import Unauthenticated
 from metalwire.errors import Invalid
@@ -51,8 +52,12 @@ def read_user_file(path: str) -> dict[str, bytes]:
 class HttpBasic:
     name = "http_basic"
 
-    def __init__(self, user_file: str) -> None:
+    def __init__(self, user_file: str, personas_file: str = "") -> None:
         self._users = read_user_file(user_file)
+        # Users the personas file does not name are system administrators.
+        self._personas = (
+            read_personas_file(personas_file, self._users, user_file) if personas_file else {}
+        )
         self._key = os.urandom(32)
         self._verified: OrderedDict[bytes, Identity] = OrderedDict()
 
@@ -78,8 +83,9 @@ class HttpBasic:
         hashed = self._users.get(user.decode(errors="replace")) if sep else None
         if hashed is None or not await asyncio.to_thread(bcrypt.checkpw, password, hashed):
             raise Unauthenticated("Invalid HTTP basic credentials.")
-        identity = Identity(
-            user_id=user.decode(), user_name=user.decode(), roles=ADMIN.roles, system_scope="all"
+        name = user.decode()
+        identity = self._personas.get(name) or Identity(
+            user_id=name, user_name=name, roles=ADMIN.roles, system_scope="all"
         )
         self._verified[digest] = identity
         if len(self._verified) > _VERIFIED_CACHE_SIZE:

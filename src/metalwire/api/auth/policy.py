@@ -65,7 +65,10 @@ class Policy:
     """The configured rules; every method is a no-op unless auth_strategy is keystone."""
 
     def __init__(self, config: Config) -> None:
-        self.enabled = config.default.auth_strategy == "keystone"
+        self.enabled = config.default.auth_strategy == "keystone" or bool(
+            config.default.auth_strategy == "http_basic"
+            and config.default.http_basic_auth_personas_file
+        )
         self._service_project = (
             config.default.rbac_service_project_name
             if config.default.rbac_service_role_elevated_access

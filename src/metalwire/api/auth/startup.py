@@ -45,7 +45,10 @@ def build_strategy(config: Config) -> Strategy:
     if name == "noauth":
         return NoAuth()
     if name == "http_basic":
-        return HttpBasic(config.default.http_basic_auth_user_file)
+        return HttpBasic(
+            config.default.http_basic_auth_user_file,
+            config.default.http_basic_auth_personas_file,
+        )
     if name == "keystone":
         from metalwire.api.auth.keystone import KeystoneStrategy
 
