@@ -22,13 +22,17 @@ from metalwire.errors import NodeNotFound
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _MAC_SEPARATORS = re.compile(r"[:.\-]")
 _HEX12 = re.compile(r"^[0-9a-f]{12}$")
+# What of a node can match a search (``Match.field``).
+MATCHED_FIELDS = (
+    *("name", "uuid", "port_uuid", "port_address"),
+    *("portgroup_uuid", "portgroup_name", "portgroup_address", "vif"),
+)
 
 
 @dataclass(frozen=True)
 class Match:
-    """What of a node matched a search: ``field`` is name, uuid, port_uuid, port_address,
-    portgroup_uuid, portgroup_name, portgroup_address or vif; ``uuid`` names the port or
-    portgroup that matched, when one did."""
+    """What of a node matched a search: ``field`` is one of :data:`MATCHED_FIELDS`; ``uuid``
+    names the port or portgroup that matched, when one did."""
 
     field: str
     value: str
