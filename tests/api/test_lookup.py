@@ -5,6 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import select
+
+from metalwire.db import vifs as vif_db
+from metalwire.db.models import Port
+from metalwire.db.statements import Sql
 from tests.conftest import Api, fault
 
 SUMMARIES = "/v1/metalwire/node_summaries"
@@ -169,3 +174,22 @@ def test_an_unknown_marker_is_a_404_naming_it(api: Api) -> None:
     resp = api.get(f"{SUMMARIES}?marker={marker}")
     assert resp.status_code == 404
     assert fault(resp) == f"Node {marker} could not be found."
+
+
+def test_a_vif_uuid_is_found_in_upper_case_too(api: Api) -> None:
+    vif = "0a3f2c6e-0d6e-4f7e-9f0a-4d3c1f2b8e11"
+    _wired(api, "compute-1", "52:54:00:00:01:01", vif=vif)
+    found = _summaries(api, f"?q={vif.upper()}")["nodes"]
+    assert [row["name"] for row in found] == ["compute-1"]
+    assert found[0]["matched"] == [{"field": "vif", "value": vif, "uuid": None}]
+
+
+def test_a_vif_being_attached_is_neither_counted_nor_found(api: Api) -> None:
+    wired = _wired(api, "compute-1", "52:54:00:00:01:01")
+    db = api.client.app.state.services.db  # type: ignore[attr-defined]
+    with db.write_connection() as connection, db.read() as session:
+        port = session.get(Port, session.scalars(select(Port.id)).first())
+        vif_db.record(Sql(connection), port.node_id, "half-way", port, {}, pending=True)
+    assert _summaries(api, "?q=half-way")["nodes"] == []
+    [row] = _summaries(api)["nodes"]
+    assert (row["uuid"], row["vifs"]) == (wired["node"]["uuid"], 0)

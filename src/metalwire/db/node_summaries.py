@@ -58,6 +58,12 @@ def as_mac(text: str) -> str | None:
     return ":".join(digits[i : i + 2] for i in range(0, 12, 2))
 
 
+def _vif_ids(q: str) -> list[str]:
+    """The VIF ids ``q`` names: itself, and a UUID (a Neutron port's id) in lower case too."""
+    lowered = q.lower()
+    return [q, lowered] if _UUID.match(lowered) and lowered != q else [q]
+
+
 def _searched(q: str) -> ColumnElement[bool]:
     """Nodes whose name contains ``q`` (any case), or that ``q`` names exactly by UUID, by a
     port's or portgroup's UUID or MAC, by a portgroup's name, or by an attached VIF's id."""
@@ -66,7 +72,7 @@ def _searched(q: str) -> ColumnElement[bool]:
         func.lower(Node.name).contains(lowered, autoescape=True),
         Node.id.in_(
             select(VifAttachment.node_id).where(
-                VifAttachment.vif_id == q, VifAttachment.pending == false()
+                VifAttachment.vif_id.in_(_vif_ids(q)), VifAttachment.pending == false()
             )
         ),
         Node.id.in_(select(Portgroup.node_id).where(Portgroup.name == q)),
@@ -172,7 +178,9 @@ def _explain(session: Session, summaries: dict[int, NodeSummary], q: str) -> Non
         else:
             summaries[node_id].matched.append(Match("portgroup_uuid", group_uuid, group_uuid))
     vifs = select(VifAttachment.node_id, VifAttachment.vif_id).where(
-        VifAttachment.node_id.in_(ids), VifAttachment.vif_id == q, VifAttachment.pending == false()
+        VifAttachment.node_id.in_(ids),
+        VifAttachment.vif_id.in_(_vif_ids(q)),
+        VifAttachment.pending == false(),
     )
     for node_id, vif_id in session.execute(vifs):
         summaries[node_id].matched.append(Match("vif", vif_id))
