@@ -20,6 +20,7 @@ from metalwire.api.bookmarks import BookmarkPaths
 from metalwire.api.metrics import MetricsEndpoint, RequestMetrics, RouteRecorder
 from metalwire.api.middleware import ApiMiddleware
 from metalwire.api.routes import audit, history, nodes, portgroups, ports, root, states, traits
+from metalwire.api.routes import lookup as node_lookup
 from metalwire.api.routes.vifs import VifEndpoints
 from metalwire.api.ui import pages as ui_pages
 from metalwire.conductor.audit_runner import STOP_WAIT
@@ -59,6 +60,7 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     # VIF endpoints, the busiest of all, are answered in front of the router.
     for module in (nodes, ports, portgroups, states, history, traits, root, audit, openapi):
         app.router.routes.extend(module.router.routes)
+    app.router.routes.extend(node_lookup.router.routes)  # what the topology page lists
     app.router.routes.extend(ui_pages.routes)  # the topology page, last: the least busy
     app.add_exception_handler(MetalwireError, errors.on_metalwire_error)
     app.add_exception_handler(HTTPException, errors.on_http_error)

@@ -20,11 +20,14 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from metalwire import __version__
+from metalwire.api import dry_run
 from metalwire.api import openapi_schemas as s
+from metalwire.api.routes import lookup
 from metalwire.api.routes.nodes import _FILTERS as NODE_FILTERS
 from metalwire.api.routes.nodes import _FLAG_FILTERS as NODE_FLAG_FILTERS
 from metalwire.api.routes.states import VERBS
 from metalwire.conductor import audit
+from metalwire.db import node_summaries
 from metalwire.db import nodes as node_db
 from metalwire.db import portgroups as portgroup_db
 from metalwire.db import ports as port_db
@@ -596,6 +599,82 @@ def _audit_paths() -> dict[str, Schema]:
     }
 
 
+def _lookup_paths() -> dict[str, Schema]:
+    """What the topology page lists and searches with: metalwire's own, read only."""
+    nullable: Schema = {"type": ["string", "null"]}
+    matched: Schema = {
+        "type": "object",
+        "properties": {
+            "field": {"enum": list(node_summaries.MATCHED_FIELDS)},
+            "value": {"type": "string"},
+            "uuid": {**nullable, "description": "The port or portgroup that matched."},
+        },
+        "required": ["field", "value", "uuid"],
+    }
+    count: Schema = {"type": "integer", "minimum": 0}
+    summary: Schema = {
+        "type": "object",
+        "properties": {
+            "uuid": {"type": "string"},
+            "name": nullable,
+            "provision_state": {"type": "string"},
+            "network_interface": {"type": "string"},
+            "maintenance": {"type": "boolean"},
+            "ports": count,
+            "portgroups": count,
+            "vifs": {**count, "description": "Attached VIFs (not those being attached)."},
+            "physical_networks": {"type": "array", "items": {"type": "string"}},
+            "matched": {"type": "array", "items": matched},
+        },
+        "required": [
+            *("uuid", "name", "provision_state", "network_interface", "maintenance"),
+            *("ports", "portgroups", "vifs", "physical_networks", "matched"),
+        ],
+    }
+    summaries: Schema = {
+        "type": "object",
+        "properties": {
+            "nodes": {"type": "array", "items": summary},
+            "next": {"type": "string", "description": "The next page, when this one is full."},
+        },
+        "required": ["nodes"],
+    }
+    features: Schema = {
+        "type": "object",
+        "properties": {
+            "features": {"type": "array", "items": {"enum": list(lookup.FEATURES)}},
+            "dry_run_header": {"const": dry_run.HEADER},
+        },
+        "required": ["features", "dry_run_header"],
+    }
+    q = _query(
+        "q",
+        {"type": "string", "maxLength": lookup.MAX_QUERY_LENGTH},
+        "Only nodes whose name contains this (any case), or that it names exactly by node, "
+        "port or portgroup UUID, MAC address, portgroup name or attached VIF id.",
+    )
+    discover = _operation(
+        "discoverMetalwire",
+        "What this server offers beyond the Bare Metal API (metalwire only).",
+        "metalwire",
+        _responses(200, "The features.", features, (406,)),
+    )
+    return {
+        "/v1/metalwire": {"get": discover},
+        "/v1/metalwire/": {"get": {**discover, "operationId": "discoverMetalwireSlash"}},
+        "/v1/metalwire/node_summaries": {
+            "get": _operation(
+                "listNodeSummaries",
+                "A page of nodes with their port, portgroup and VIF counts; a search with q "
+                "(metalwire only).",
+                "metalwire",
+                _responses(200, "The page.", summaries, READ),
+                [q, *_paging(node_db.SORTABLE)],
+            )
+        },
+    }
+
+
 def _root_paths() -> dict[str, Schema]:
     anything: Schema = {"type": "object"}
     discovery: Schema = {
@@ -646,6 +725,7 @@ def document() -> dict[str, Any]:
         ),
         **_portgroup_member_paths(),
         **_audit_paths(),
+        **_lookup_paths(),
     }
     return {
         "openapi": "3.1.0",

@@ -7,7 +7,6 @@
   const DRY_RUN_HEADER = "X-Metalwire-Dry-Run";
   const UI = new URL(".", document.baseURI); // .../ui/
   const ROOT = new URL("..", UI); // the server's root, under any root path
-  const DRY_RUN_KEY = "metalwire.dryRun";
   const PHYSNET_COLOURS = 8;
 
   // -- DOM -------------------------------------------------------------------------------
@@ -200,63 +199,75 @@
   const nodeHref = (ident) => new URL(`nodes/${enc(ident)}`, UI).toString();
 
   // -- node list -------------------------------------------------------------------------
+  // One page at a time from metalwire's node summaries (the nodes with their port, portgroup
+  // and VIF counts, in one request per page); the search runs on the server too.
 
-  async function loadOverview() {
-    const [nodes, ports, portgroups] = await Promise.all([
-      listAll("v1/nodes?fields=uuid,name,provision_state,network_interface,maintenance", "nodes"),
-      listAll("v1/ports?fields=uuid,address,node_uuid,internal_info,extra,physical_network", "ports"),
-      listAll("v1/portgroups?fields=uuid,address,name,node_uuid,internal_info,extra", "portgroups"),
-    ]);
-    const byNode = new Map(nodes.map((n) => [n.uuid, { node: n, ports: [], portgroups: [], vifs: [], physnets: new Set() }]));
-    for (const port of ports) {
-      const entry = byNode.get(port.node_uuid);
-      if (!entry) continue;
-      entry.ports.push(port);
-      if (port.physical_network) entry.physnets.add(port.physical_network);
-      const vif = vifOf(port);
-      if (vif) entry.vifs.push(vif);
-    }
-    for (const portgroup of portgroups) {
-      const entry = byNode.get(portgroup.node_uuid);
-      if (!entry) continue;
-      entry.portgroups.push(portgroup);
-      const vif = vifOf(portgroup);
-      if (vif) entry.vifs.push(vif);
-    }
-    return [...byNode.values()];
+  const PAGE_SIZE = 50;
+  const SEARCH_DELAY_MS = 250; // typing pauses this long before the server is asked
+
+  function summariesPath(query) {
+    const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
+    if (query) params.set("q", query);
+    return `v1/metalwire/node_summaries?${params}`;
   }
 
-  const macDigits = (text) => text.toLowerCase().replace(/[^0-9a-f]/g, "");
-
-  /** Why a node matches the search, or null: by name, UUID, MAC or VIF id. */
-  function matchOf(entry, query) {
-    if (!query) return { how: null };
-    const q = query.toLowerCase();
-    const { node } = entry;
-    if ((node.name || "").toLowerCase().includes(q) || node.uuid.includes(q)) return { how: null };
-    const digits = macDigits(q);
-    const looksLikeMac = digits.length >= 4 && /^[0-9a-f:.-]+$/.test(q);
-    for (const item of [...entry.ports, ...entry.portgroups]) {
-      const address = (item.address || "").toLowerCase();
-      if (address && (address.includes(q) || (looksLikeMac && macDigits(address).includes(digits)))) {
-        return { how: `MAC ${item.address}` };
-      }
+  /** One page: its node summaries and the path of the next page (null after the last). */
+  async function loadSummaries(path) {
+    const { body } = await api("GET", path);
+    let next = null;
+    if (body && body.next) {
+      const link = new URL(body.next, ROOT);
+      next = link.pathname + link.search;
     }
-    const vif = entry.vifs.find((v) => v.toLowerCase().includes(q));
-    if (vif) return { how: `VIF ${vif}` };
-    return null;
+    return { nodes: (body && body.nodes) || [], next };
   }
 
-  async function showNodeList() {
+  const MATCH_LABELS = {
+    port_address: "MAC",
+    portgroup_address: "MAC",
+    vif: "VIF",
+    port_uuid: "port",
+    portgroup_uuid: "bond",
+    portgroup_name: "bond",
+  };
+
+  /** Why a node is in the search's answer, when its name or UUID does not show it already. */
+  function matchedText(matched) {
+    const parts = (matched || []).filter((m) => MATCH_LABELS[m.field]).map((m) => `${MATCH_LABELS[m.field]} ${m.value}`);
+    return parts.length ? `matched ${parts.join(", ")}` : null;
+  }
+
+  function summaryRow(summary) {
+    const label = summary.name || summary.uuid;
+    const how = matchedText(summary.matched);
+    return h(
+      "tr",
+      { "data-node": summary.uuid },
+      cell(
+        "Name",
+        "name",
+        h("a", { href: nodeHref(summary.name || summary.uuid), "data-route": true }, label),
+        summary.maintenance && h("span", { class: "badge tone-warn" }, "maintenance"),
+        how && h("div", { class: "matched" }, how),
+      ),
+      cell("UUID", "mono uuid", summary.uuid),
+      cell("Provision state", null, stateBadge(summary.provision_state)),
+      cell("Network interface", null, h("span", { class: "iface" }, summary.network_interface || "—")),
+      cell("Ports", "num", summary.ports),
+      cell("Portgroups", "num", summary.portgroups),
+      cell("VIFs", "num", summary.vifs),
+      cell("Physical networks", "physnets", (summary.physical_networks || []).map(physnetChip)),
+    );
+  }
+
+  function countText(shown, query, more) {
+    const nodes = `${shown} node${shown === 1 ? "" : "s"}`;
+    if (query) return `${nodes} match${shown === 1 ? "es" : ""}${more ? ", more to load" : ""}`;
+    return more ? `${nodes} shown, more to load` : nodes;
+  }
+
+  function showNodeList() {
     document.title = "Nodes · metalwire";
-    setMain(h("p", { class: "loading" }, "Loading nodes…"));
-    let entries;
-    try {
-      entries = await loadOverview();
-    } catch (error) {
-      setMain(h("h1", {}, "Nodes"), errorBox(error));
-      return;
-    }
     const params = new URLSearchParams(location.search);
     const search = h("input", {
       id: "search",
@@ -268,69 +279,85 @@
       value: params.get("q") || "",
     });
     const count = h("span", { class: "count", role: "status" });
-    const body = h("tbody");
+    const body = h("tbody", {}, h("tr", {}, h("td", { colspan: 8, class: "loading" }, "Loading nodes…")));
+    const more = h("div", { class: "more" });
     const table = h(
       "table",
       { class: "nodes" },
       h("thead", {}, h("tr", {}, ["Name", "UUID", "Provision state", "Network interface", "Ports", "Portgroups", "VIFs", "Physical networks"].map((t) => h("th", { scope: "col" }, t)))),
       body,
     );
+    let shown = 0;
+    let latest = 0; // each load's number: an answer to anything but the latest is dropped
 
-    const render = () => {
-      const query = search.value.trim();
-      const rows = [];
-      for (const entry of entries) {
-        const match = matchOf(entry, query);
-        if (!match) continue;
-        const { node } = entry;
-        const label = node.name || node.uuid;
-        rows.push(
-          h(
-            "tr",
-            { "data-node": node.uuid },
-            cell(
-              "Name",
-              "name",
-              h("a", { href: nodeHref(node.name || node.uuid), "data-route": true }, label),
-              node.maintenance && h("span", { class: "badge tone-warn" }, "maintenance"),
-              match.how && h("div", { class: "matched" }, `matched ${match.how}`),
-            ),
-            cell("UUID", "mono uuid", node.uuid),
-            cell("Provision state", null, stateBadge(node.provision_state)),
-            cell("Network interface", null, h("span", { class: "iface" }, node.network_interface || "—")),
-            cell("Ports", "num", entry.ports.length),
-            cell("Portgroups", "num", entry.portgroups.length),
-            cell("VIFs", "num", entry.vifs.length),
-            cell("Physical networks", "physnets", [...entry.physnets].sort().map(physnetChip)),
-          ),
-        );
+    const load = async (path, query, append) => {
+      const mine = ++latest;
+      let result;
+      try {
+        result = await loadSummaries(path);
+      } catch (error) {
+        if (mine !== latest) return;
+        if (!append) body.replaceChildren();
+        more.replaceChildren(errorBox(error));
+        return;
       }
-      body.replaceChildren(...rows);
-      count.textContent = query ? `${rows.length} of ${entries.length} nodes` : `${entries.length} nodes`;
-      if (!rows.length) {
-        body.append(h("tr", {}, h("td", { colspan: 8, class: "empty" }, entries.length ? "No node matches this search." : "No nodes enrolled yet.")));
+      if (mine !== latest) return;
+      if (!append) {
+        body.replaceChildren();
+        shown = 0;
       }
+      body.append(...result.nodes.map(summaryRow));
+      shown += result.nodes.length;
+      if (!shown) {
+        body.append(h("tr", {}, h("td", { colspan: 8, class: "empty" }, query ? "No node matches this search." : "No nodes enrolled yet.")));
+      }
+      count.textContent = countText(shown, query, Boolean(result.next));
+      if (!result.next) {
+        more.replaceChildren();
+        return;
+      }
+      const button = h("button", { type: "button", class: "btn", id: "load-more" }, `Load ${PAGE_SIZE} more`);
+      button.addEventListener("click", () => {
+        button.disabled = true;
+        button.textContent = "Loading…";
+        load(result.next, query, true);
+      });
+      more.replaceChildren(button);
     };
-    search.addEventListener("input", () => {
+
+    let pending = null;
+    const run = () => {
+      clearTimeout(pending);
+      const query = search.value.trim();
       const url = new URL(location.href);
-      if (search.value.trim()) url.searchParams.set("q", search.value.trim());
+      if (query) url.searchParams.set("q", query);
       else url.searchParams.delete("q");
       history.replaceState(null, "", url);
-      render();
+      more.replaceChildren(); // the next page of the previous answer no longer applies
+      load(summariesPath(query), query, false);
+    };
+    search.addEventListener("input", () => {
+      clearTimeout(pending);
+      pending = setTimeout(run, SEARCH_DELAY_MS);
     });
-    render();
+    search.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") run();
+    });
     setMain(
       h("div", { class: "page-head" }, h("h1", {}, "Nodes"), count),
       h("div", { class: "toolbar" }, search),
       h("div", { class: "table-wrap" }, table),
+      more,
     );
+    const query = search.value.trim();
+    load(summariesPath(query), query, false);
   }
 
   // -- one node --------------------------------------------------------------------------
 
   async function loadNode(ident) {
     const base = `v1/nodes/${enc(ident)}`;
-    const [node, ports, portgroups, vifs, history] = await Promise.all([
+    const [node, ports, portgroups, vifs, history, offered] = await Promise.all([
       api("GET", base).then((r) => r.body),
       listAll(`${base}/ports/detail`, "ports"),
       listAll(`${base}/portgroups/detail`, "portgroups"),
@@ -339,8 +366,9 @@
         (r) => r.body.history || [],
         (error) => error,
       ),
+      serverFeatures(),
     ]);
-    return { node, ports, portgroups, vifs, history };
+    return { node, ports, portgroups, vifs, history, dryRun: offered.has("vif_attach_dry_run") };
   }
 
   function linkCell(port) {
@@ -523,20 +551,27 @@
 
   // -- attach, with the dry-run explanation first when the server gives one ----------------
 
-  function dryRunKnown() {
-    try {
-      return sessionStorage.getItem(DRY_RUN_KEY);
-    } catch (_) {
-      return null;
+  let features = null;
+
+  /** What the server offers beyond Ironic's API (``GET /v1/metalwire``), asked once: a server
+   * that does not answer it (Ironic: 404) offers nothing, so the page never sends a dry-run
+   * header that a server would ignore and attach. */
+  function serverFeatures() {
+    if (!features) {
+      features = api("GET", "v1/metalwire").then(
+        (r) => new Set(Array.isArray(r.body && r.body.features) ? r.body.features : []),
+        () => {
+          features = null; // ask again next time: this may have been a passing failure
+          return new Set();
+        },
+      );
     }
+    return features;
   }
 
-  function rememberDryRun(value) {
-    try {
-      sessionStorage.setItem(DRY_RUN_KEY, value);
-    } catch (_) {
-      /* private mode: ask again next time */
-    }
+  /** Whether an answer to a dry-run request is one: a 200 whose body says so. */
+  function isPreview(answer) {
+    return answer.status === 200 && Boolean(answer.body) && answer.body.dry_run === true;
   }
 
   function asUuid(value) {
@@ -605,7 +640,7 @@
     for (const port of data.ports) {
       if (!port.portgroup_uuid && !vifOf(port)) target.append(h("option", { value: `port:${port.uuid}` }, targetLabel(data, port.uuid)));
     }
-    const noDryRun = dryRunKnown() === "absent";
+    const noDryRun = !data.dryRun;
     const submit = h("button", { type: "submit", class: "btn btn-primary", id: "vif-submit" }, noDryRun ? "Attach" : "Preview");
     const result = h("div", { class: "attach-result", id: "attach-result", role: "status" });
     if (noDryRun) result.append(h("p", { class: "muted" }, "No preview available: this server does not explain placements (dry-run)."));
@@ -648,7 +683,7 @@
       }
       submit.disabled = true;
       result.replaceChildren(h("p", { class: "muted" }, "Working…"));
-      if (dryRunKnown() === "absent") {
+      if (noDryRun) {
         await attach(body);
         return;
       }
@@ -660,15 +695,14 @@
         submit.disabled = false;
         return;
       }
-      if (answer.status === 204) {
-        // A server without dry-run ignores the header: the VIF is attached already.
-        rememberDryRun("absent");
-        view.say(`No preview available: this server has no dry-run, so VIF ${body.id} was attached directly.`, "warn");
+      if (!isPreview(answer)) {
+        // The server did not honour the header after all: whatever it did is not a preview.
+        const what = answer.status === 204 ? `attached VIF ${body.id}` : `may have attached VIF ${body.id}`;
+        view.say(`No preview: the server answered ${answer.status} without a dry-run explanation and ${what}. The wiring below is as the server now has it.`, "warn");
         vifInput.value = "";
         await view.refresh();
         return;
       }
-      rememberDryRun("present");
       if (wouldFail(answer.body)) {
         result.replaceChildren(h("div", { class: "preview bad" }, h("p", { class: "k" }, "Preview (nothing written)"), explanation(answer.body, data)));
         submit.disabled = false;
