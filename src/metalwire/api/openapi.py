@@ -73,7 +73,7 @@ _PORTGROUP = _path("ident", "The portgroup's UUID or name.")
 def _paging(sortable: set[str]) -> list[Schema]:
     keys = sorted(sortable)
     return [
-        _query("limit", {"type": "integer", "minimum": 0}, "Page size; 0 means the largest."),
+        _query("limit", {"type": "integer", "minimum": 1}, "Page size, at most [api] max_limit."),
         _query("marker", {"type": "string"}, "UUID of the last object of the previous page."),
         _query(
             "sort_key",
