@@ -10,6 +10,11 @@ How a request on a node is decided (Ironic's order):
    Ports and portgroups are seen through their node (404 ``Port ... could not be found``).
 2. Then the operation's own rule: refused is a 403 naming the rule.
 
+Node fields that may reveal the infrastructure (``last_error``, ``reservation``,
+``driver_internal_info``, ``driver_info``) are masked for whoever
+``baremetal:node:get:filter_threshold`` does not allow, unless the field's own
+``baremetal:node:get:<field>`` rule does (:class:`FieldMasks`).
+
 Lists are never refused for a reader: ``baremetal:<kind>:list_all`` shows everything,
 otherwise ``baremetal:<kind>:list`` shows what the requester's project owns or leases (the
 caller filters its query by :meth:`Policy.list_project`).
@@ -35,6 +40,27 @@ from metalwire.errors import Invalid, NotFound, PolicyForbidden
 
 LOG = logging.getLogger(__name__)
 _DECISIONS_KEPT = 16384
+
+# What a node field reads when its baremetal:node:get:<field> rule does not allow: Ironic's
+# values, which clients may recognise.
+FIELD_MASKS: dict[str, Any] = {
+    "last_error": "** Value Redacted - Requires baremetal:node:get:last_error permission. **",
+    "reservation": "** Redacted - requires baremetal:node:get:reservation permission. **",
+    "driver_internal_info": {
+        "content": "** Redacted - Requires baremetal:node:get:driver_internal_info permission. **"
+    },
+    "driver_info": {
+        "content": "** Redacted - requires baremetal:node:get:driver_info permission. **"
+    },
+}
+
+
+def node_target(owner: str | None, lessee: str | None) -> dict[str, Any]:
+    """A node's projects as the rules see them (Ironic: no lessee key without a lessee)."""
+    target: dict[str, Any] = {"node.owner": owner}
+    if lessee:
+        target["node.lessee"] = lessee
+    return target
 
 
 def _enforcer(config: Config) -> oslo_policy.Enforcer:
@@ -143,9 +169,7 @@ class Policy:
         """Check that the node is visible (else raise ``hidden``), then each of ``rules``."""
         if self._enforcer is None:
             return
-        target: dict[str, Any] = {"node.owner": owner}
-        if lessee:  # as Ironic: a node without lessee has no lessee key to match
-            target["node.lessee"] = lessee
+        target = node_target(owner, lessee)
         if not self.allows("baremetal:node:get", identity, target):
             raise hidden
         for rule in [rules] if isinstance(rules, str) else rules:
@@ -177,6 +201,18 @@ class Policy:
                 "baremetal:node:delete:self_owned_node", identity, owner, lessee, hidden
             )
 
+    def sees_node(self, identity: Identity, owner: str | None, lessee: str | None) -> bool:
+        """``baremetal:node:get`` on a node of these projects."""
+        return self.allows("baremetal:node:get", identity, node_target(owner, lessee))
+
+    def field_masks(self, identity: Identity) -> FieldMasks | None:
+        """The masks of node fields for this requester, or None when it sees every field
+        (the policy off, or ``baremetal:node:get:filter_threshold`` allows): decided once
+        per request, as Ironic does for its lists."""
+        if self._enforcer is None or self.allows("baremetal:node:get:filter_threshold", identity):
+            return None
+        return FieldMasks(self, identity)
+
     def list_project(self, kind: str, identity: Identity) -> str | None:
         """The project a list of ``kind`` is filtered to, or None for everything.
 
@@ -188,6 +224,30 @@ class Policy:
             self.authorize(f"baremetal:{kind}:list_all", identity)
         self.authorize(f"baremetal:{kind}:list", identity)
         return identity.project_id
+
+
+class FieldMasks:
+    """The node fields one requester sees masked, by the ``baremetal:node:get:<field>``
+    rules; decided once per (owner, lessee) pair of a request."""
+
+    def __init__(self, policy: Policy, identity: Identity) -> None:
+        self._policy = policy
+        self._identity = identity
+        self._by_projects: dict[tuple[str | None, str | None], dict[str, Any]] = {}
+
+    def masked(self, owner: str | None, lessee: str | None) -> dict[str, Any]:
+        """The masked fields of a node of these projects, with the value each reads."""
+        key = (owner, lessee)
+        found = self._by_projects.get(key)
+        if found is None:
+            target = node_target(owner, lessee)
+            found = {
+                name: mask
+                for name, mask in FIELD_MASKS.items()
+                if not self._policy.allows(f"baremetal:node:get:{name}", self._identity, target)
+            }
+            self._by_projects[key] = found
+        return found
 
 
 def reference() -> str:

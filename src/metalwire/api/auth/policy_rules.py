@@ -134,6 +134,8 @@ def _rule(
 
 NODE = "/nodes/{node_ident}"
 _PATCH = [("PATCH", NODE)]
+# As Ironic, the field rules fall back on the old get rule: pre-RBAC setups see every field.
+_NODE_GET_OLD = ("baremetal:node:get", _ADMIN_OR_OBSERVER)
 
 
 def _update(
@@ -183,6 +185,25 @@ NODE_RULES = [
         "See a node (and, through it, its ports, portgroups and VIFs).",
         [("GET", NODE)],
         ("baremetal:node:get", _ADMIN_OR_OBSERVER),
+    ),
+    _rule(
+        "baremetal:node:get:filter_threshold",
+        SYSTEM_READER,
+        "Who sees every node field; anyone else is also subject to the "
+        "baremetal:node:get:<field> rules, which mask the field they name.",
+        [("GET", NODE)],
+        _NODE_GET_OLD,
+    ),
+    *(
+        _rule(
+            f"baremetal:node:get:{field}",
+            SYSTEM_OR_OWNER_READER,
+            f"See a node's {field} unmasked (when baremetal:node:get:filter_threshold "
+            "does not allow).",
+            [("GET", NODE)],
+            _NODE_GET_OLD,
+        )
+        for field in ("last_error", "reservation", "driver_internal_info", "driver_info")
     ),
     _update("driver_info", SYSTEM_MEMBER_OR_OWNER_MEMBER),
     _update("properties", SYSTEM_MEMBER_OR_OWNER_MEMBER),

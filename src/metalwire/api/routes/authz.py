@@ -7,17 +7,27 @@ evaluated and no extra row is read.
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from metalwire.api.auth.identity import ADMIN, Identity, from_scope
-from metalwire.api.auth.policy import Policy
+from metalwire.api.auth.policy import FieldMasks, Policy, node_target
 from metalwire.api.routes.common import Call
 from metalwire.db import nodes as node_db
 from metalwire.db.models import Node, Port, Portgroup
-from metalwire.errors import Invalid, NodeNotFound, PortgroupNotFound, PortNotFound
+from metalwire.errors import (
+    Invalid,
+    InvalidParameterValue,
+    InvalidState,
+    NodeNotFound,
+    PortgroupNotFound,
+    PortNotFound,
+)
+
+LOG = logging.getLogger(__name__)
 
 
 def policy(c: Call) -> Policy:
@@ -50,6 +60,62 @@ def delete_node(c: Call, ident: str) -> None:
     with c.services.db.read() as session:
         owner, lessee = node_db.projects(session, ident)
     p.authorize_delete_node(identity(c), owner, lessee, NodeNotFound(ident))
+
+
+def owner_change(c: Call, patch: Any, found: Node) -> None:
+    """As Ironic: a patch giving an ``active`` node an owner also needs
+    ``baremetal:node:update_owner_provisioned``; refused, it is a 409."""
+    p = policy(c)
+    if not p.enabled or found.provision_state != "active":
+        return
+    ops = patch if isinstance(patch, list) else ()
+    # Ironic looks at the values set at /owner; a removal is not one.
+    if not any(
+        isinstance(op, dict) and op.get("path") == "/owner" and op.get("op") != "remove"
+        for op in ops
+    ):
+        return
+    rule = "baremetal:node:update_owner_provisioned"
+    if not p.allows(rule, identity(c), node_target(found.owner, found.lessee)):
+        LOG.info("policy %s refused the owner change of active node %s", rule, found.uuid)
+        raise InvalidState(
+            f'Cannot update owner of node "{found.uuid}" while it is in state "active".'
+        )
+
+
+def field_masks(c: Call) -> FieldMasks | None:
+    """The masks of node fields for this request's requester; None: it sees every field."""
+    p = policy(c)
+    return p.field_masks(identity(c)) if p.enabled else None
+
+
+def moved_to_node(c: Call, session: Session, item: Port | Portgroup, new_node: Any) -> None:
+    """As Ironic, a port or portgroup moves only to a node the requester may see and that the
+    owner of its node owns; else a 400 naming ``node_uuid``, whether the node exists or not."""
+    if not isinstance(new_node, str):
+        return  # not a node identifier: the patch's validation names what is wrong
+    p = policy(c)
+    refused = InvalidParameterValue(
+        f"Unable to apply the requested node_uuid '{new_node}'. Requested value was invalid."
+    )
+    try:
+        owner, lessee = node_db.projects(session, new_node)
+    except NodeNotFound:
+        if p.enabled:
+            raise refused from None
+        return  # nothing to hide from an administrator: the update names the missing node
+    if p.enabled and not p.sees_node(identity(c), owner, lessee):
+        raise refused
+    current_owner, _lessee = _node_of(session, item)
+    if current_owner != owner:
+        LOG.warning(
+            "refused moving %s to node %s: its node is owned by %s, the new one by %s",
+            item.uuid,
+            new_node,
+            current_owner,
+            owner,
+        )
+        raise refused
 
 
 def create_node(c: Call, values: dict[str, Any]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
@@ -9,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from metalwire.api import microversion as mv
 from metalwire.api import secrets, validation
+from metalwire.api.auth.policy import FieldMasks
 from metalwire.api.fields import (
     NODE_FIELDS,
     NODE_LIST_FIELDS,
@@ -102,12 +104,19 @@ def _list(request: Request, detail_path: bool) -> dict[str, Any]:
     with c.services.db.read() as session:
         nodes = node_db.list_nodes(session, filters, p)
     sublinks = detail and fields_param(c) is None
-    views = [_view(c, n, fields, sublinks) for n in nodes]
+    masks = authz.field_masks(c)  # once per list
+    views = [_view(c, n, fields, sublinks, masks) for n in nodes]
     return collection(c, "nodes", nodes, views, p.limit)
 
 
-def _view(c: Call, node: Node, fields: list[str], sublinks: bool) -> dict[str, Any]:
+def _view(
+    c: Call, node: Node, fields: list[str], sublinks: bool, masks: FieldMasks | None
+) -> dict[str, Any]:
     body = node_view(node, fields, c.base, c.version, sublinks=sublinks)
+    if masks is not None:
+        for name, mask in masks.masked(node.owner, node.lessee).items():
+            if name in body:
+                body[name] = copy.deepcopy(mask)
     if "conductor" in body:
         body["conductor"] = c.services.config.default.host  # every process serves every node
     return body
@@ -127,7 +136,7 @@ def list_nodes_detail(request: Request) -> dict[str, Any]:
 def show(c: Call, node: Node) -> dict[str, Any]:
     wanted = fields_param(c)
     fields = selected_fields(NODE_FIELDS, c.version, wanted, None)
-    return _view(c, node, fields, sublinks=wanted is None)
+    return _view(c, node, fields, sublinks=wanted is None, masks=authz.field_masks(c))
 
 
 @router.get("/{ident}")
@@ -161,6 +170,7 @@ def patch_node(request: Request, ident: str, body: JsonBody = None) -> dict[str,
         with c.services.db.read() as session:
             node = node_db.get(session, ident)
         authz.node(c, authz.patch_rules(body), node, ident)
+        authz.owner_change(c, body, node)
         current = {f.name: node_db.field_value(node, f.name) for f in NODE_FIELDS}
         changes = apply_patch(current, body, NODE_FIELDS, c.version, mandatory=("driver",))
         changes = secrets.keep_stored_secrets(changes, current)

@@ -147,6 +147,9 @@ def patch_portgroup(
             current, body, PORTGROUP_FIELDS, c.version, mandatory=("node_uuid", "mode")
         )
         changes = validation.checked_patch(changes, PORTGROUP_FIELDS)
+        if changes.get("node_uuid", current["node_uuid"]) != current["node_uuid"]:
+            with c.services.db.read() as session:
+                authz.moved_to_node(c, session, portgroup, changes["node_uuid"])
         check_legacy_vif_id(changes.get("extra"), current["extra"])
         expected = {k: current[k] for k in changes if k not in port_routes.OWNER_FIELDS}
         updated = c.services.rpcapi.update_portgroup(

@@ -193,6 +193,9 @@ def patch_port(
             current, body, PORT_FIELDS, c.version, mandatory=("address", "node_uuid")
         )
         changes = validation.checked_patch(changes, PORT_FIELDS)
+        if changes.get("node_uuid", current["node_uuid"]) != current["node_uuid"]:
+            with c.services.db.read() as session:
+                authz.moved_to_node(c, session, port, changes["node_uuid"])
         check_legacy_vif_id(changes.get("extra"), current["extra"])
         expected = {k: current[k] for k in changes if k not in OWNER_FIELDS}
         return c.services.rpcapi.update_port(c.context, uuid, normalize(changes), expected), (
