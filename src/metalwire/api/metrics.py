@@ -9,7 +9,8 @@ Three pure ASGI components, wired by :func:`metalwire.api.app.create_app` when
 * :class:`RouteRecorder`, innermost, notes which route the router matched, for the former;
 * :class:`MetricsEndpoint` answers ``/metrics``: behind the auth layer by default, in front of
   it with ``[metrics] public``. Ironic has no such endpoint; the numbers say how busy the
-  service is and which nodes' operations fail, so they are not given to anyone who asks.
+  service is and which nodes' operations fail, so they are not given to anyone who asks:
+  behind the auth layer, a scrape also needs the rule ``metalwire:metrics:get``.
 
 The database pool gauges are read from the engine at scrape time (:class:`PoolCollector`).
 """
@@ -28,11 +29,15 @@ from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from metalwire import metrics
+from metalwire.api import errors
+from metalwire.api.auth.identity import from_scope
+from metalwire.api.auth.policy import Policy
 from metalwire.api.bookmarks import versioned
 from metalwire.api.routes.vifs import vif_route
 from metalwire.conductor.audit import KINDS
 from metalwire.conductor.audit_runner import LatestAudit
 from metalwire.db.engine import Database
+from metalwire.errors import PolicyForbidden
 
 PATH = "/metrics"
 #: Where the component that answered a request puts the route template it served.
@@ -109,6 +114,10 @@ class MetricsEndpoint:
             await send({"type": "http.response.start", "status": 405, "headers": headers})
             await send({"type": "http.response.body", "body": b""})
             return
+        refused = _refusal(scope)
+        if refused is not None:
+            await errors.send_error(send, refused, scope["state"])
+            return
         body = generate_latest(REGISTRY) + generate_latest(self.pool_registry)
         headers = [
             (b"content-type", CONTENT_TYPE_LATEST.encode()),
@@ -116,6 +125,22 @@ class MetricsEndpoint:
         ]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": body})
+
+
+def _refusal(scope: Scope) -> errors.ErrorAnswer | None:
+    """The 403 of a scrape the policy refuses; None when allowed, or when in front of the
+    auth layer (``[metrics] public``: no identity was verified)."""
+    who = from_scope(scope)
+    app = scope.get("app")
+    policy: Policy | None = getattr(getattr(app, "state", None), "policy", None)
+    if who is None or policy is None:
+        return None
+    try:
+        policy.authorize("metalwire:metrics:get", who)
+    except PolicyForbidden as exc:
+        request_id = str(scope["state"].get("request_id", "-"))
+        return errors.render(exc, request_id, scope["method"], PATH)
+    return None
 
 
 class RouteRecorder:

@@ -177,6 +177,9 @@ def field_value(node: Node, name: str, default: Any = None) -> Any:
     return value
 
 
-def all_uuids(session: Session) -> list[str]:
-    """The UUID of every node, oldest first."""
-    return list(session.scalars(select(Node.uuid).order_by(Node.id)))
+def all_uuids(session: Session, project: str | None = None) -> list[str]:
+    """The UUID of every node (or of those ``project`` owns or leases), oldest first."""
+    query = select(Node.uuid).order_by(Node.id)
+    if project is not None:
+        query = query.where(or_(Node.owner == project, Node.lessee == project))
+    return list(session.scalars(query))

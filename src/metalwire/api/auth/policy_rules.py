@@ -423,5 +423,31 @@ PORT_RULES = _resource_rules("port", "/ports")
 PORTGROUP_RULES = _resource_rules("portgroup", "/portgroups")
 
 
+# metalwire's own endpoints (Ironic has none of them): operators' tools, system scoped.
+METALWIRE_RULES = [
+    _rule(
+        "metalwire:metrics:get",
+        SYSTEM_READER,
+        "Scrape this process's Prometheus metrics (unless [metrics] public).",
+        [("GET", "/metrics")],
+        scopes=("system",),
+    ),
+    _rule(
+        "metalwire:audit:get",
+        SYSTEM_READER,
+        "Audit the VIF attachments against Neutron, or read the latest audit.",
+        [("GET", "/v1/metalwire/audit"), ("GET", "/v1/metalwire/audit/latest")],
+        scopes=("system",),
+    ),
+    _rule(
+        "metalwire:audit:repair",
+        SYSTEM_ADMIN,
+        "Repair what an audit finds that is safe to repair.",
+        [("POST", "/v1/metalwire/audit/repair")],
+        scopes=("system",),
+    ),
+]
+
+
 def defaults() -> list[policy.RuleDefault]:
-    return [*BASE_RULES, *NODE_RULES, *PORT_RULES, *PORTGROUP_RULES]
+    return [*BASE_RULES, *NODE_RULES, *PORT_RULES, *PORTGROUP_RULES, *METALWIRE_RULES]
