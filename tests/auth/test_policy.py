@@ -16,6 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from metalwire.api.app import create_app
+from metalwire.db import nodes as node_db
 from metalwire.errors import Invalid
 from tests.auth.conftest import PERSONAS, Cloud, make_config, open_client
 from tests.conftest import fault
@@ -24,8 +25,10 @@ _macs = (
     f"52:54:00:{i >> 16 & 255:02x}:{i >> 8 & 255:02x}:{i & 255:02x}" for i in itertools.count(1)
 )
 _vifs = (f"vif-{i}" for i in itertools.count(1))
+MASKED_LAST_ERROR = "** Value Redacted - Requires baremetal:node:get:last_error permission. **"
 
 SEEN, HIDDEN = "seen", "hidden"  # a list answers 200 and shows the node's item, or not
+SHOWN, MASKED = "shown", "masked"  # a node's last_error as it is, or Ironic's mask
 
 OPERATIONS = (
     "node_show",
@@ -36,30 +39,37 @@ OPERATIONS = (
     "vif_detach",
     "node_patch_extra",
     "node_delete",
+    "node_last_error",
+    "metrics",
+    "audit_latest",
 )
 
 # persona -> the answer of each operation, in the order of OPERATIONS.
+# The last three: last_error is masked unless get:filter_threshold (SYSTEM_READER) or
+# get:last_error (SYSTEM_OR_OWNER_READER) allows; /metrics and the audit are system scoped
+# (SYSTEM_READER): any project token gets 403.
 MATRIX: dict[str, tuple[int | str, ...]] = {
-    "system_admin": (200, SEEN, SEEN, 200, 204, 204, 200, 204),
+    "system_admin": (200, SEEN, SEEN, 200, 204, 204, 200, 204, SHOWN, 200, 200),
     # Reads pass SYSTEM_READER; every write needs member or admin.
-    "system_reader": (200, SEEN, SEEN, 200, 403, 403, 403, 403),
+    "system_reader": (200, SEEN, SEEN, 200, 403, 403, 403, 403, SHOWN, 200, 200),
     # Attach and detach: PROJECT_OWNER_MEMBER. Delete: SYSTEM_ADMIN only (and a project
     # *admin* of the owner through delete:self_owned_node), so a member gets 403.
-    "owner_member": (200, SEEN, SEEN, 200, 204, 204, 200, 403),
-    "owner_reader": (200, SEEN, SEEN, 200, 403, 403, 403, 403),
+    "owner_member": (200, SEEN, SEEN, 200, 204, 204, 200, 403, SHOWN, 403, 403),
+    "owner_reader": (200, SEEN, SEEN, 200, 403, 403, 403, 403, SHOWN, 403, 403),
     # update_extra is SYSTEM_OR_PROJECT_MEMBER (owner or lessee), but VIF attach and detach
     # accept only a lessee *admin* or *manager*: PATCH extra 200, VIFs 403.
-    "lessee_member": (200, SEEN, SEEN, 200, 403, 403, 200, 403),
+    "lessee_member": (200, SEEN, SEEN, 200, 403, 403, 200, 403, MASKED, 403, 403),
     # The node is invisible: 404 as if it did not exist; lists are filtered, not refused.
-    "unrelated_member": (404, HIDDEN, HIDDEN, 404, 404, 404, 404, 404),
+    "unrelated_member": (404, HIDDEN, HIDDEN, 404, 404, 404, 404, 404, 404, 403, 403),
     # Without rbac_service_role_elevated_access the service role sees only nodes its own
     # project owns (PROJECT_SERVICE): this node is invisible to it.
-    "service": (404, HIDDEN, HIDDEN, 404, 404, 404, 404, 404),
+    "service": (404, HIDDEN, HIDDEN, 404, 404, 404, 404, 404, 404, 403, 403),
 }
 
 # With rbac_service_role_elevated_access the service role in the service project matches
-# rule:service_role, part of SYSTEM_READER and SYSTEM_MEMBER; delete stays SYSTEM_ADMIN's.
-ELEVATED_SERVICE = (200, SEEN, SEEN, 200, 204, 204, 200, 403)
+# rule:service_role, part of SYSTEM_READER and SYSTEM_MEMBER; delete stays SYSTEM_ADMIN's,
+# and its project token never passes the system-scoped /metrics and audit rules.
+ELEVATED_SERVICE = (200, SEEN, SEEN, 200, 204, 204, 200, 403, SHOWN, 403, 403)
 
 
 class Persona:
@@ -119,6 +129,19 @@ def _operation(p: Persona, cloud: Cloud, operation: str) -> int | str:
     if operation == "node_patch_extra":
         patch = [{"op": "add", "path": "/extra/who", "value": p.name}]
         return int(p.call("PATCH", f"/v1/nodes/{node}", json=patch).status_code)
+    if operation == "node_last_error":
+        with p.client.app.state.services.db.write() as session:  # type: ignore[attr-defined]
+            node_db.get(session, node).last_error = "conductor-3 timed out"
+        resp = p.call("GET", f"/v1/nodes/{node}")
+        if resp.status_code != 200:
+            return int(resp.status_code)
+        shown = resp.json()["last_error"]
+        assert shown in ("conductor-3 timed out", MASKED_LAST_ERROR), shown
+        return SHOWN if shown == "conductor-3 timed out" else MASKED
+    if operation == "metrics":
+        return int(p.call("GET", "/metrics").status_code)
+    if operation == "audit_latest":
+        return int(p.call("GET", "/v1/metalwire/audit/latest").status_code)
     assert operation == "node_delete"
     return int(p.call("DELETE", f"/v1/nodes/{node}").status_code)
 
