@@ -193,6 +193,10 @@ def test_an_owner_admin_may_not_move_a_port_to_another_projects_node(
         f"Unable to apply the requested node_uuid '{theirs}'. Requested value was invalid."
     )
     assert as_.admin("GET", f"/v1/{kind}/{item}")["node_uuid"] == mine
+    # An owner *member* may not change the port at all (update: system member, owner admin).
+    assert fault(_rehome(as_, "owner_member", kind, item, theirs)) == (
+        f"Access was denied to the following resource: baremetal:{kind[:-1]}:update"
+    )
     # The same answer for a node that does not exist: the refusal tells nothing.
     nowhere = "2b7f6e2c-6c3a-4bd4-9a51-4f3c1d6e0a77"
     assert fault(_rehome(as_, "owner_admin", kind, item, nowhere)) == (
