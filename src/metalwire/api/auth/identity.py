@@ -25,7 +25,7 @@ class Identity:
     service_roles: frozenset[str] = field(default_factory=frozenset)
 
 
-# noauth and http_basic: every request is a system administrator, as in Ironic.
+# noauth, and an http_basic user the personas file does not name: a system administrator.
 ADMIN = Identity(roles=frozenset({"admin", "member", "reader"}), system_scope="all")
 
 

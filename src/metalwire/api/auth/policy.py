@@ -1,7 +1,9 @@
 """Authorization: Ironic's policy rules, enforced with oslo.policy, decided as Ironic decides.
 
-Only ``auth_strategy = keystone`` has identities to tell apart: with noauth and http_basic
-every request is the admin persona, and (as in Ironic) no rule is evaluated at all.
+The rules are evaluated for ``auth_strategy = keystone``, and for ``http_basic`` when
+``[DEFAULT] http_basic_auth_personas_file`` gives its users personas. Otherwise (noauth, or
+http_basic without personas) every request is the admin persona and, as in Ironic, no rule
+is evaluated at all.
 
 How a request on a node is decided (Ironic's order):
 
@@ -88,7 +90,8 @@ def _enforcer(config: Config) -> oslo_policy.Enforcer:
 
 
 class Policy:
-    """The configured rules; every method is a no-op unless auth_strategy is keystone."""
+    """The configured rules; every method is a no-op when there are no personas to tell apart
+    (noauth, or http_basic without a personas file)."""
 
     def __init__(self, config: Config) -> None:
         self.enabled = config.default.auth_strategy == "keystone" or bool(

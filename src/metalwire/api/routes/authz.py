@@ -1,7 +1,7 @@
 """The handlers' side of the policy: who asks, and the checks of nodes, ports and portgroups.
 
-Each function is free when the policy is off (auth_strategy noauth or http_basic): no rule is
-evaluated and no extra row is read.
+Each function is free when the policy is off (noauth, or http_basic without personas): no
+rule is evaluated and no extra row is read.
 """
 
 from __future__ import annotations
