@@ -386,8 +386,8 @@ def _pages(nodes: Sequence[str]) -> Iterator[Sequence[str]]:
 def _page_findings(
     conductor: Conductor, client: NeutronClient, tasks: Sequence[Task]
 ) -> list[Finding]:
-    """The findings of a page of nodes, from one bulk read of their VIFs' Neutron ports and
-    one of the baremetal ports bound to them."""
+    """The findings of a page of nodes, from bulk reads of their VIFs' Neutron ports and of
+    the baremetal ports bound to them (Neutron cannot filter on ``binding:vnic_type``)."""
     vif_ids = [
         a.vif_id
         for task in tasks
@@ -407,9 +407,9 @@ def _page_findings(
 def audit(conductor: Conductor, context: RequestContext, nodes: Sequence[str]) -> AuditReport:
     """Audit the nodes (UUIDs or names); a node deleted meanwhile is skipped.
 
-    Reads ``PAGE`` nodes at a time, without locks, and asks Neutron in bulk (a few list calls
-    per page, whatever the number of VIFs). Raises Invalid when no Neutron is configured,
-    NetworkError when Neutron fails.
+    Reads ``PAGE`` nodes at a time, without locks, and asks Neutron in bulk: list calls of
+    many ids each, whatever the number of VIFs. Raises Invalid when no Neutron is
+    configured, NetworkError when Neutron fails.
     """
     client = neutron_client(conductor)
     findings: list[Finding] = []
