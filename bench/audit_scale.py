@@ -46,6 +46,7 @@ PROJECT = "audit-scale"
 CREATE_CHUNK = 200
 SWITCH = DEFAULT_SWITCHES[0]
 NEUTRON_CALLS = "metalwire_neutron_request_duration_seconds_count"
+NEUTRON_SECONDS = "metalwire_neutron_request_duration_seconds_sum"
 
 
 def mac(node: int, port: int) -> str:
@@ -63,7 +64,8 @@ def create_ports(neutron: httpx.Client, network: str, macs: list[str]) -> list[s
             ]
         }
         response = neutron.post("/ports", json=body)
-        response.raise_for_status()
+        if response.status_code != 201:
+            raise RuntimeError(f"bulk port create: HTTP {response.status_code} {response.text}")
         ids += [p["id"] for p in response.json()["ports"]]
     return ids
 
@@ -158,27 +160,32 @@ def plant_drift(neutron: httpx.Client, network: str, vif_ids: list[str], node: s
     neutron.post("/ports", json={"port": orphan}).raise_for_status()
 
 
-def neutron_calls(server: MetalwireServer) -> float:
+def neutron_totals(server: MetalwireServer) -> tuple[float, float]:
+    """(Neutron calls made, seconds spent in them) so far, from the server's /metrics."""
     text = httpx.get(server.url + "/metrics", timeout=60).text
-    return sum(
-        float(line.rsplit(" ", 1)[1])
-        for line in text.splitlines()
-        if line.startswith(NEUTRON_CALLS)
-    )
+    calls = seconds = 0.0
+    for line in text.splitlines():
+        if line.startswith(NEUTRON_CALLS):
+            calls += float(line.rsplit(" ", 1)[1])
+        elif line.startswith(NEUTRON_SECONDS):
+            seconds += float(line.rsplit(" ", 1)[1])
+    return calls, seconds
 
 
 def one_audit(server: MetalwireServer) -> Json:
     assert server.process is not None
     rss_before = rss_mb(server.process.pid)
-    calls_before = neutron_calls(server)
+    calls_before, seconds_before = neutron_totals(server)
     started = time.perf_counter()
     response = httpx.get(server.url + AUDIT, timeout=600)
     wall = time.perf_counter() - started
     response.raise_for_status()
     report = response.json()
+    calls, seconds = neutron_totals(server)
     return {
         "wall_s": round(wall, 2),
-        "neutron_calls": int(neutron_calls(server) - calls_before),
+        "neutron_calls": int(calls - calls_before),
+        "neutron_s": round(seconds - seconds_before, 2),
         "rss_before_mb": round(rss_before, 1),
         "rss_after_mb": round(rss_mb(server.process.pid), 1),
         "nodes_checked": report["nodes_checked"],
@@ -198,6 +205,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="metalwire-audit-scale-"))
+    (root / "neutron").mkdir()
     with (
         PostgresServer() as postgres,
         NeutronServer(postgres, base_dir=root / "neutron") as neutron_server,
@@ -211,6 +219,9 @@ def main() -> None:
             "provider:network_type": "vlan",
             "provider:physical_network": "physnet1",
         }
+        # Neutron's default quota is 500 ports per project.
+        quota = {"quota": {"port": -1}}
+        neutron.put(f"/quotas/{PROJECT}", json=quota).raise_for_status()
         response = neutron.post("/networks", json={"network": body})
         response.raise_for_status()
         network = response.json()["network"]["id"]
@@ -240,6 +251,7 @@ def main() -> None:
                 "runs": runs,
                 "wall_s": spread(runs, "wall_s"),
                 "neutron_calls": spread(runs, "neutron_calls"),
+                "neutron_s": spread(runs, "neutron_s"),
                 "rss_after_mb": spread(runs, "rss_after_mb"),
             },
             indent=2,
