@@ -6,8 +6,9 @@ seeds the inventory and the attachments straight into a fresh SQLite file (as
 ``bench/scale.py`` does), plants drift (a deleted port, a changed MAC, a baremetal port bound
 to a node that no attachment has), starts ``metalwire serve`` on it and runs the audit through
 the API (``GET /v1/metalwire/audit``) ``--runs`` times. Prints one JSON summary: per run the
-wall time, the Neutron calls (from the server's ``/metrics``), the server's RSS before and
-after, the findings by kind; and the medians with the spread (min, max).
+wall time, the Neutron calls and the seconds spent in them (from the server's ``/metrics``),
+the server's RSS before and after, the findings by kind; and the medians with the spread
+(min, max). Creating 2,000 ports takes the test Neutron about 3 minutes.
 
     METALWIRE_NEUTRON_VENV=... python bench/audit_scale.py [--nodes 10000] [--vifs 2000]
 """
