@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 
 from metalwire.config import NeutronOptions
 from metalwire.errors import Invalid, NetworkError
-from metalwire.networking.neutron_client import NeutronClient
+from metalwire.networking.neutron_client import QUERY_LIMIT, NeutronClient
 
 Handler = Callable[[httpx.Request], httpx.Response]
 PORT_ID = "6a8ec5ab-1d82-49fb-8468-d8cc5a45dae3"
@@ -323,6 +324,24 @@ def test_list_ports_repeats_filters(make: Callable[..., NeutronClient]) -> None:
         ("mac_address", "a"),
         ("mac_address", "b"),
     ]
+
+
+def test_list_ports_matching_keeps_every_query_string_short(
+    make: Callable[..., NeutronClient],
+) -> None:
+    ids = [str(uuid.UUID(int=n)) for n in range(200)]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        asked = request.url.params.get_list("id")
+        return httpx.Response(200, json={"ports": [{"id": i} for i in asked]})
+
+    script = Scripted(*[answer] * 10)
+    ports = make(script).list_ports_matching("find", "id", ids, fields=["mac_address"])
+    assert [p.id for p in ports] == ids
+    assert len(script.requests) == 3  # 75 UUIDs fit 3,000 bytes
+    for request in script.requests:
+        assert len(request.url.query) <= QUERY_LIMIT
+        assert request.url.params.get_list("fields") == ["id", "mac_address"]
 
 
 def test_configuration_is_checked() -> None:
