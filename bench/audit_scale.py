@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx
 from procs import log
-from scale import rss_mb
+from scale import node_row, rss_mb
 from sqlalchemy import insert
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,23 +79,7 @@ def seed(data_dir: Path, nodes: int, vif_ids: list[str]) -> list[str]:
     now = utcnow()
     uuids = [str(uuid.uuid4()) for _ in range(nodes)]
     node_rows = [
-        {
-            "uuid": uuids[i],
-            "name": f"audit-{i:05d}",
-            "driver": "fake-hardware",
-            "network_interface": "neutron",
-            "provision_state": "available",
-            "maintenance": False,
-            "conductor_group": "",
-            "properties": {},
-            "extra": {},
-            "instance_info": {},
-            "driver_info": {},
-            "driver_internal_info": {},
-            "attrs": {},
-            "created_at": now,
-        }
-        for i in range(nodes)
+        node_row(uuids[i], f"audit-{i:05d}", "neutron", "available", now) for i in range(nodes)
     ]
     with db.engine.begin() as conn:
         conn.execute(insert(Node), node_rows)
