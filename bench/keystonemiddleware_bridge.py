@@ -172,8 +172,7 @@ class KeystonemiddlewareBridge:
             status.append(line)
 
         body = self._filter(_environ(headers, holder), start_response)
-        for _chunk in body:  # a WSGI answer is complete once its body is consumed
-            pass
+        b"".join(body)  # a WSGI answer is complete once its body is consumed
         close = getattr(body, "close", None)
         if close is not None:
             close()
