@@ -28,6 +28,7 @@ from metalwire.api import errors
 from metalwire.api import microversion as mv
 from metalwire.context import new_request_id
 from metalwire.errors import ConnectionLimitReached
+from metalwire.logsafe import printable
 
 try:  # uvicorn's faster parser, which it picks itself when installed ([standard] extra)
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -97,7 +98,8 @@ def over_capacity_answer(limit: int) -> Callable[[Scope, Receive, Send], Any]:
 
     async def answer(scope: Scope, receive: Receive, send: Send) -> None:
         request_id = new_request_id()
-        LOG.warning("%s %s refused [%s]: %s", scope["method"], scope["path"], request_id, error)
+        method, path = printable(scope["method"]), printable(scope["path"])
+        LOG.warning("%s %s refused [%s]: %s", method, path, request_id, error)
         headers = [*fixed, (b"x-openstack-request-id", request_id.encode())]
         await send({"type": "http.response.start", "status": error.code, "headers": headers})
         await send({"type": "http.response.body", "body": body})

@@ -26,6 +26,7 @@ from metalwire.api import errors
 from metalwire.api import microversion as mv
 from metalwire.context import IDENTITY_SCOPE_KEY, RequestContext, new_request_id
 from metalwire.errors import InvalidParameterValue, MetalwireError, RequestTooLarge
+from metalwire.logsafe import printable
 
 LOG = logging.getLogger("metalwire.api.access")
 REQUEST_ID_HEADER = "x-openstack-request-id"
@@ -146,17 +147,18 @@ class ApiMiddleware:
             path = scope.get("path", "")
             query = scope.get("query_string", b"").decode("latin-1")
             who = scope.get(IDENTITY_SCOPE_KEY)  # set by the auth layer once it verified it
+            # Every field a client chose is escaped: a line feed in it cannot forge a line.
             LOG.info(
                 "%s %s%s %s %.1fms v%s [%s] user %s project %s",
-                method,
-                path,
-                f"?{query}" if query else "",
+                printable(method),
+                printable(path),
+                f"?{printable(query)}" if query else "",
                 status,
                 (time.perf_counter() - started) * 1000,
                 version or "-",
                 request_id,
-                getattr(who, "user_id", None) or "-",
-                getattr(who, "project_id", None) or "-",
+                printable(getattr(who, "user_id", None) or "-"),
+                printable(getattr(who, "project_id", None) or "-"),
             )
 
 
