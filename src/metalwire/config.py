@@ -142,6 +142,30 @@ class ApiOptions:
         "hold connections).",
         minimum=0.1,
     )
+    max_header_size: int = _opt(
+        16384,
+        "Longest request line or header line accepted, in bytes; a longer one is refused with "
+        "431 before authentication.",
+        minimum=256,
+    )
+    max_header_total_size: int = _opt(
+        65536,
+        "Largest request head (request line and every header) accepted, in bytes; a larger "
+        "one is refused with 431 and the connection closed as soon as it passes the limit, "
+        "before authentication.",
+        minimum=1024,
+    )
+    max_header_count: int = _opt(
+        100,
+        "Most header lines a request may have; more are refused with 431 before authentication.",
+        minimum=10,
+    )
+    body_timeout: float = _opt(
+        30.0,
+        "Seconds a request has, from when its headers arrive, to send its whole body; then it "
+        "is answered 408 and the connection closed (slow senders cannot hold connections).",
+        minimum=0.1,
+    )
     keep_alive_timeout: float = _opt(
         5.0,
         "Seconds an idle keep-alive connection stays open after a response.",
