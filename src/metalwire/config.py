@@ -351,6 +351,19 @@ class KeystoneAuthtokenOptions:
     token_cache_size: int = _opt(
         10000, "Validated tokens kept in the cache (least recently used dropped).", minimum=1
     )
+    max_concurrent_validations: int = _opt(
+        4,
+        "Token validations asked of Keystone at the same time, in threads of their own; "
+        "more wait their turn. A flood of invented tokens then delays only other uncached "
+        "tokens, never a request whose token is cached.",
+        minimum=1,
+    )
+    negative_cache_time: float = _opt(
+        10.0,
+        "Seconds a token Keystone refused is refused again without asking it (0: always "
+        "ask). The same bounded cache size as token_cache_size.",
+        minimum=0,
+    )
     http_request_max_retries: int = _opt(
         3, "Extra attempts of a token validation after a connection failure.", minimum=0
     )
