@@ -14,6 +14,11 @@ received and, past ``[api] max_header_total_size``, answers 431 and closes the c
 before the request reaches the application (the middleware checks each header line and their
 count, :func:`metalwire.api.middleware.check_head`).
 
+Near the cap, idle connections give way: a connection that opens while ``limit_concurrency``
+connections are open closes the one idle the longest (no request in progress: silent since it
+opened, or waiting after a response), so clients reopening idle sockets cannot keep a working
+client out. Only when every connection is busy with a request is a new request refused.
+
 Over the cap, uvicorn's own answer is a plain-text 503; the protocol here answers the
 request, at the same moment and by the same count, with metalwire's JSON error body naming
 the limit, the version headers and ``Retry-After``, and closes the connection.
@@ -115,10 +120,51 @@ def over_capacity_answer(limit: int) -> Callable[[Scope, Receive, Send], Any]:
     return answer
 
 
+def open_connections(connections: set[Any]) -> int:
+    """The connections not being closed (a closed one stays in uvicorn's set a moment)."""
+    return sum(1 for c in connections if not c.transport.is_closing())
+
+
+class IdleGivesWay:
+    """At the cap, a new connection closes the connection idle the longest."""
+
+    limit_concurrency: int | None
+    connections: set[Any]
+    cycle: Any
+    loop: asyncio.AbstractEventLoop
+    transport: asyncio.Transport
+    idle_since: float = 0.0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[misc]
+        self.idle_since = self.loop.time()
+        limit = self.limit_concurrency
+        at_cap = limit is not None and len(self.connections) >= limit
+        if at_cap and open_connections(self.connections) >= (limit or 0):
+            self._close_longest_idle()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()  # type: ignore[misc]
+        self.idle_since = self.loop.time()
+
+    def is_idle(self) -> bool:
+        return (self.cycle is None or self.cycle.response_complete) and (
+            not self.transport.is_closing()
+        )
+
+    def _close_longest_idle(self) -> None:
+        idle = [c for c in self.connections if c is not self and c.is_idle()]
+        if idle:
+            oldest = min(idle, key=lambda c: c.idle_since)
+            LOG.info("closing an idle connection: [api] max_connections are open")
+            oldest.transport.close()
+
+
 class CapAnswer:
     """Over ``limit_concurrency``, answer with :func:`over_capacity_answer` instead of
     uvicorn's plain text. Both protocols decide, by the same count as here, while parsing:
-    uvicorn's own check is switched off for that parse and ``app`` swapped for ours."""
+    uvicorn's own check (which counts connections already closed) is switched off for that
+    parse and ``app`` swapped for ours when over."""
 
     app: Any
     limit_concurrency: int | None
@@ -131,7 +177,9 @@ class CapAnswer:
             parse()
             return
         app = self.app
-        self.app, self.limit_concurrency = over_capacity_answer(limit), None
+        if open_connections(self.connections) >= limit or len(self.tasks) >= limit:
+            self.app = over_capacity_answer(limit)
+        self.limit_concurrency = None
         try:
             parse()
         finally:
@@ -245,6 +293,6 @@ def protocol_with(
         mixins: tuple[type, ...] = (H11CapAnswer, H11HeadSizeLimit)
     else:
         mixins = (HttpToolsCapAnswer, HttpToolsHeadSizeLimit)
-    bases = (*mixins, HeaderDeadline, parser)
+    bases = (*mixins, IdleGivesWay, HeaderDeadline, parser)
     attributes = {"header_timeout": header_timeout, "max_head_bytes": max_head_bytes}
     return type("HeaderDeadlineProtocol", bases, attributes)
