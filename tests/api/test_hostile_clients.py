@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import json
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,16 +13,15 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from prometheus_client.parser import text_string_to_metric_families
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from metalwire.api.connections import H11_HEAD_SLACK, protocol_with
-from tests.auth.conftest import htpasswd_line
+from tests.auth.conftest import basic_auth_env
 from tests.conftest import LATEST
 from tests.support.helpers import wait_for
-from tests.support.server import MetalwireServer, free_port
+from tests.support.server import MetalwireServer, protocol_server
 
 pytestmark = pytest.mark.server
 
@@ -87,13 +85,7 @@ CREDENTIALS = "Basic " + base64.b64encode(b"alice:s3cret").decode()
 @pytest.fixture(scope="module")
 def basic_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MetalwireServer]:
     tmp_path = tmp_path_factory.mktemp("hostile-basic")
-    users = tmp_path / "htpasswd"
-    users.write_text(htpasswd_line("alice", "s3cret") + "\n")
-    env = {
-        "METALWIRE_AUTH_STRATEGY": "http_basic",
-        "METALWIRE_HTTP_BASIC_AUTH_USER_FILE": str(users),
-        "METALWIRE_API_BODY_TIMEOUT": "1",
-    }
+    env = basic_auth_env(tmp_path, {"alice": "s3cret"}, METALWIRE_API_BODY_TIMEOUT="1")
     with MetalwireServer(tmp_path / "data", env=env) as server:
         yield server
 
@@ -194,31 +186,11 @@ def test_headers_within_the_limits_are_served(basic_server: MetalwireServer) -> 
     assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
 
 
-async def _ok(scope: Any, receive: Any, send: Any) -> None:
-    await send({"type": "http.response.start", "status": 200, "headers": []})
-    await send({"type": "http.response.body", "body": b"ok"})
-
-
 @pytest.mark.parametrize("parser", [HttpToolsProtocol, H11Protocol], ids=["httptools", "h11"])
 def test_both_parsers_refuse_a_huge_header_while_it_arrives(parser: type[Any]) -> None:
-    config = uvicorn.Config(
-        _ok,
-        host="127.0.0.1",
-        port=free_port(),
-        http=protocol_with(30, parser, max_head_bytes=65536),
-        h11_max_incomplete_event_size=65536 + H11_HEAD_SLACK,
-        lifespan="off",
-        log_config=None,
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        assert wait_for(lambda: server.started, timeout=10)
-        answer, sent, seconds = stream_huge_header(config.port, 50 << 20)
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    protocol = protocol_with(30, parser, max_head_bytes=65536)
+    with protocol_server(protocol, h11_max_incomplete_event_size=65536 + H11_HEAD_SLACK) as port:
+        answer, sent, seconds = stream_huge_header(port, 50 << 20)
     assert status_and_fault(answer)[0] == 431
     assert sent < 50 << 20 and seconds < 5
 

@@ -18,15 +18,14 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from metalwire.api.connections import protocol_with
-from tests.auth.conftest import htpasswd_line
+from tests.auth.conftest import basic_auth_env
 from tests.conftest import LATEST
 from tests.support.helpers import fault, wait_for
-from tests.support.server import MetalwireServer, free_port
+from tests.support.server import MetalwireServer, free_port, protocol_server
 
 pytestmark = pytest.mark.server
 
@@ -199,45 +198,18 @@ def served_while_anonymous_clients_reconnect(
 def test_a_normal_request_is_served_while_55_anonymous_clients_reopen_idle_sockets(
     tmp_path: Path,
 ) -> None:
-    users = tmp_path / "htpasswd"
-    users.write_text(htpasswd_line("alice", "s3cret") + "\n")
-    env = {
-        "METALWIRE_AUTH_STRATEGY": "http_basic",
-        "METALWIRE_HTTP_BASIC_AUTH_USER_FILE": str(users),
-        "METALWIRE_API_MAX_CONNECTIONS": "50",
-    }
+    env = basic_auth_env(tmp_path, {"alice": "s3cret"}, METALWIRE_API_MAX_CONNECTIONS="50")
     with _serving(tmp_path, **env) as server:
         served = served_while_anonymous_clients_reconnect(server, 55, 40, ("alice", "s3cret"))
     print(f"served {served} of 40 normal requests while 55 anonymous clients reconnect")
     assert served >= 39  # one may lose the race of a connection closed just as it is reused
 
 
-async def _ok(scope: Any, receive: Any, send: Any) -> None:
-    await send({"type": "http.response.start", "status": 200, "headers": []})
-    await send({"type": "http.response.body", "body": b"ok"})
-
-
 @pytest.mark.parametrize("parser", [HttpToolsProtocol, H11Protocol], ids=["httptools", "h11"])
 def test_both_parsers_answer_over_the_cap_with_the_json_error(parser: type[Any]) -> None:
     # A cap of one is reached by the request's own connection: every request is over it.
-    config = uvicorn.Config(
-        _ok,
-        host="127.0.0.1",
-        port=free_port(),
-        http=protocol_with(30, parser),
-        limit_concurrency=1,
-        lifespan="off",
-        log_config=None,
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        assert wait_for(lambda: server.started, timeout=10)
-        resp = httpx.get(f"http://127.0.0.1:{config.port}/v1/nodes", timeout=10)
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with protocol_server(protocol_with(30, parser), limit_concurrency=1) as port:
+        resp = httpx.get(f"http://127.0.0.1:{port}/v1/nodes", timeout=10)
     assert resp.status_code == 503
     assert resp.headers["content-type"] == "application/json"
     assert resp.headers["connection"] == "close"

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.auth.conftest import htpasswd_line
+from tests.auth.conftest import basic_auth_env
 from tests.conftest import LATEST, fault
 from tests.support.server import MetalwireServer
 
@@ -26,12 +26,7 @@ def _basic(user: str, password: str) -> str:
 @pytest.fixture(scope="module")
 def basic_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MetalwireServer]:
     tmp_path = tmp_path_factory.mktemp("credential-edges")
-    users = tmp_path / "htpasswd"
-    users.write_text(htpasswd_line("alice", "s3cret") + "\n")
-    env = {
-        "METALWIRE_AUTH_STRATEGY": "http_basic",
-        "METALWIRE_HTTP_BASIC_AUTH_USER_FILE": str(users),
-    }
+    env = basic_auth_env(tmp_path, {"alice": "s3cret"})
     with MetalwireServer(tmp_path / "data", env=env) as server:
         yield server
 
@@ -50,12 +45,7 @@ def test_a_password_over_72_bytes_is_401_for_known_and_unknown_users_alike(
 
 def test_a_72_byte_password_is_still_checked(tmp_path: Path) -> None:
     password = "p" * 72
-    users = tmp_path / "htpasswd"
-    users.write_text(htpasswd_line("bob", password) + "\n")
-    env = {
-        "METALWIRE_AUTH_STRATEGY": "http_basic",
-        "METALWIRE_HTTP_BASIC_AUTH_USER_FILE": str(users),
-    }
+    env = basic_auth_env(tmp_path, {"bob": password})
     with MetalwireServer(tmp_path / "data", env=env) as server:
         ok = httpx.get(
             f"{server.url}/v1/nodes",
