@@ -164,7 +164,8 @@ class ApiMiddleware:
             count += 1
             size = len(key) + len(value) + 4  # "name: value\r\n"
             total += size
-            longest = max(longest, size)
+            if size > longest:
+                longest = size
             if key == b"content-length":
                 length = value
             elif key == b"transfer-encoding":
