@@ -146,20 +146,28 @@ def test_requests_over_max_connections_are_answered_503_as_an_ironic_error(
         )
 
 
-def _reconnecting_anonymous_client(port: int, stop: threading.Event, silent: bool) -> None:
-    """Holds a connection idle, silent or after an anonymous request, and reopens it as soon
+ANONYMOUS_STARTS = {
+    "silent": b"",  # connects and says nothing
+    "idle": b"GET /v1/nodes HTTP/1.1\r\nHost: x\r\n\r\n",  # a 401, then keeps it idle
+    # a body announced and sent a byte a second: refused 401 before it is read
+    "slow-body": b"POST /v1/nodes HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n",
+}
+
+
+def _reconnecting_anonymous_client(port: int, stop: threading.Event, kind: str) -> None:
+    """Holds a connection as ``kind`` says (:data:`ANONYMOUS_STARTS`) and reopens it as soon
     as the server closes it."""
     while not stop.is_set():
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
-                if not silent:
-                    sock.sendall(b"GET /v1/nodes HTTP/1.1\r\nHost: x\r\n\r\n")  # 401
+                sock.sendall(ANONYMOUS_STARTS[kind])
                 while not stop.is_set():
                     try:
                         if sock.recv(65536) == b"":
                             break
                     except TimeoutError:
-                        continue
+                        if kind == "slow-body":
+                            sock.sendall(b" ")
         except OSError:
             time.sleep(0.01)
 
@@ -168,11 +176,14 @@ def served_while_anonymous_clients_reconnect(
     server: MetalwireServer, clients: int, requests: int, auth: tuple[str, str]
 ) -> int:
     """How many of ``requests`` normal requests (one connection each) are answered 200 while
-    ``clients`` anonymous clients keep idle connections open."""
+    ``clients`` anonymous clients keep connections open: silent, idle after a 401, or
+    trickling a body."""
     stop = threading.Event()
+    kinds = list(ANONYMOUS_STARTS)
     threads = [
         threading.Thread(
-            target=_reconnecting_anonymous_client, args=(server.port, stop, i % 2 == 0)
+            target=_reconnecting_anonymous_client,
+            args=(server.port, stop, kinds[i % len(kinds)]),
         )
         for i in range(clients)
     ]
