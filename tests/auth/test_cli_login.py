@@ -21,7 +21,7 @@ import pytest
 
 from tests.auth.conftest import PASSWORD, Cloud, htpasswd_line
 from tests.conftest import LATEST
-from tests.support.server import MetalwireServer
+from tests.support.server import MetalwireServer, self_signed_certificate
 
 pytestmark = pytest.mark.server
 REGION = "RegionCLI"
@@ -236,16 +236,19 @@ def test_os_endpoint_overrides_the_catalog(keystone_metalwire: KeystoneMetalwire
 # -- http_basic -------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def basic_metalwire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    root = tmp_path_factory.mktemp("cli-basic")
+def _basic_env(root: Path) -> dict[str, str]:
     users = root / "htpasswd"
     users.write_text(htpasswd_line("alice", BASIC_PASSWORD) + "\n")
-    env = {
+    return {
         "METALWIRE_AUTH_STRATEGY": "http_basic",
         "METALWIRE_HTTP_BASIC_AUTH_USER_FILE": str(users),
     }
-    with MetalwireServer(root / "data", env=env) as server:
+
+
+@pytest.fixture(scope="module")
+def basic_metalwire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("cli-basic")
+    with MetalwireServer(root / "data", env=_basic_env(root)) as server:
         resp = httpx.post(
             f"{server.url}/v1/nodes",
             json={"driver": "fake-hardware", "name": "basic-0"},
@@ -301,3 +304,32 @@ def test_without_login_settings_the_url_credentials_still_work(basic_metalwire: 
     run = metalwire("node", "list", "-f", "value", "-c", "Name", METALWIRE_URL=with_userinfo)
     assert run.code == 0, run.output
     assert BASIC_PASSWORD not in run.output
+
+
+# -- TLS --------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tls_metalwire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    root = tmp_path_factory.mktemp("cli-tls")
+    tls = self_signed_certificate(root)
+    with MetalwireServer(root / "data", env=_basic_env(root), tls=tls) as server:
+        yield server.url, tls[0]
+
+
+def test_os_cacert_verifies_the_servers_certificate(tls_metalwire: tuple[str, Path]) -> None:
+    url, cafile = tls_metalwire
+    login = _basic_login(url, BASIC_PASSWORD)
+    trusted = metalwire("node", "list", *login, "--os-cacert", str(cafile))
+    assert trusted.code == 0, trusted.output
+    untrusted = metalwire("node", "list", *login, "--max-retries", "0")
+    assert untrusted.code == 1, untrusted.output
+    assert "CERTIFICATE_VERIFY_FAILED" in untrusted.stderr
+    by_variable = metalwire("node", "list", *login, OS_CACERT=str(cafile))
+    assert by_variable.code == 0, by_variable.output
+
+
+def test_insecure_skips_the_certificate_check(tls_metalwire: tuple[str, Path]) -> None:
+    url, _cafile = tls_metalwire
+    run = metalwire("node", "list", *_basic_login(url, BASIC_PASSWORD), "--insecure")
+    assert run.code == 0, run.output
