@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,31 +9,17 @@ import pytest
 from metalwire.config import load_config
 from metalwire.errors import Invalid
 from tests.auth.conftest import htpasswd_line
-from tests.cli.conftest import clean_env
+from tests.cli.conftest import serve_until_exit
 from tests.support.server import MetalwireServer, free_port
 
 pytestmark = pytest.mark.server
 
 
-def serve(tmp_path: Path, config: Path) -> subprocess.CompletedProcess[str]:
-    """``metalwire serve`` that is expected to refuse to start."""
-    return subprocess.run(
-        [
-            *(sys.executable, "-m", "metalwire.cli.main", "serve", "--config", str(config)),
-            *("--port", str(free_port()), "--data-dir", str(tmp_path / "data")),
-        ],
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
 def test_a_misspelled_section_refuses_to_start_with_a_did_you_mean(tmp_path: Path) -> None:
     config = tmp_path / "metalwire.conf"
     config.write_text("[databse]\nconnection = postgresql://db.example/metalwire\n")
-    done = serve(tmp_path, config)
-    assert done.returncode == 2, done.stderr
+    done = serve_until_exit(tmp_path / "data", "--config", str(config), "--port", str(free_port()))
+    assert done.code == 2, done.stderr
     assert done.stderr == (
         f"metalwire: configuration file {config}: unknown section [databse], neither "
         "metalwire's nor Ironic's; did you mean [database]?\n"

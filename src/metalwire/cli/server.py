@@ -84,12 +84,14 @@ def run_serve(args: argparse.Namespace) -> int:
     from metalwire.api.app import create_app
     from metalwire.api.auth.startup import check_listen_address
     from metalwire.api.connections import protocol_with
+    from metalwire.cli.listening import check_port_free, notify_when_listening
     from metalwire.errors import MetalwireError
 
     logging.basicConfig(level=args.log_level.upper(), format=LOG_FORMAT)
     try:
         conf = load(args)
         check_listen_address(conf)
+        check_port_free(conf.api.host_ip, conf.api.port)
         tls = tls_files(conf)
         app = create_app(conf)
     except MetalwireError as exc:
@@ -108,6 +110,7 @@ def run_serve(args: argparse.Namespace) -> int:
         url,
         conf.default.auth_strategy,
     )
+    notify_when_listening(conf.api.host_ip, conf.api.port)
     uvicorn.run(
         app,
         host=conf.api.host_ip,
