@@ -262,6 +262,33 @@ def test_with_http_basic_the_browser_logs_in(browser: Any, tmp_path: Path) -> No
         context.close()
 
 
+def test_credentials_in_the_address_work_and_are_never_shown(browser: Any, tmp_path: Path) -> None:
+    users = tmp_path / "htpasswd"
+    users.write_text(htpasswd_line("alice", "url-s3cret") + "\n")
+    env = {
+        env_name("DEFAULT", "auth_strategy"): "http_basic",
+        env_name("DEFAULT", "http_basic_auth_user_file"): str(users),
+    }
+    with MetalwireServer(tmp_path / "server", env=env) as server:
+        ids = enrol(server.url, auth=("alice", "url-s3cret"))
+        context = browser.new_context(viewport=LAPTOP)
+        page = context.new_page()
+        requested: list[str] = []
+        page.on("request", lambda request: requested.append(request.url))
+        page.goto(server.url.replace("http://", "http://alice:url-s3cret@") + "/ui/")
+        row = page.locator("a", has_text="compute-0")
+        row.wait_for(timeout=TIMEOUT_MS)
+        row.click()  # the page routes itself to the node's page
+        page.locator(f"[data-portgroup='{ids['bond']}']").wait_for(timeout=TIMEOUT_MS)
+        assert page.locator(".error").count() == 0
+        assert "url-s3cret" not in page.content()
+        assert "url-s3cret" not in page.url  # the address bar no longer shows them
+        # The API calls the page builds never carry them.
+        api_calls = [url for url in requested if "/v1/" in url]
+        assert api_calls and [url for url in api_calls if "url-s3cret" in url] == []
+        context.close()
+
+
 def answer_dry_runs(page: Any, body: dict[str, Any]) -> list[dict[str, str]]:
     """Answer the page's dry-run requests with ``body`` (the shape metalwire's dry-run attach
     gives, docs/api-ref/vifs.md); every other request goes on to the server. Returns the
