@@ -333,3 +333,10 @@ def test_insecure_skips_the_certificate_check(tls_metalwire: tuple[str, Path]) -
     url, _cafile = tls_metalwire
     run = metalwire("node", "list", *_basic_login(url, BASIC_PASSWORD), "--insecure")
     assert run.code == 0, run.output
+
+
+def test_auth_type_none_talks_to_the_endpoint_given(server: MetalwireServer) -> None:
+    by_option = metalwire("node", "list", "--os-auth-type", "none", "--os-endpoint", server.url)
+    assert by_option.code == 0, by_option.output
+    by_variable = metalwire("node", "list", OS_AUTH_TYPE="none", OS_ENDPOINT=server.url)
+    assert by_variable.code == 0, by_variable.output

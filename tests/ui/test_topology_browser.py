@@ -233,14 +233,19 @@ def refused_navigation(page: Any, url: str) -> bool:
         return "ERR_INVALID_AUTH_CREDENTIALS" in str(exc)
 
 
-def test_with_http_basic_the_browser_logs_in(browser: Any, tmp_path: Path) -> None:
+def basic_server(tmp_path: Path, password: str) -> MetalwireServer:
+    """A server with http_basic, user ``alice`` with ``password``."""
     users = tmp_path / "htpasswd"
-    users.write_text(htpasswd_line("alice", "s3cret") + "\n")
+    users.write_text(htpasswd_line("alice", password) + "\n")
     env = {
         env_name("DEFAULT", "auth_strategy"): "http_basic",
         env_name("DEFAULT", "http_basic_auth_user_file"): str(users),
     }
-    with MetalwireServer(tmp_path / "server", env=env) as server:
+    return MetalwireServer(tmp_path / "server", env=env)
+
+
+def test_with_http_basic_the_browser_logs_in(browser: Any, tmp_path: Path) -> None:
+    with basic_server(tmp_path, "s3cret") as server:
         ids = enrol(server.url, auth=("alice", "s3cret"))
         anonymous = browser.new_context()
         assert refused_navigation(anonymous.new_page(), f"{server.url}/ui/")
@@ -263,13 +268,7 @@ def test_with_http_basic_the_browser_logs_in(browser: Any, tmp_path: Path) -> No
 
 
 def test_credentials_in_the_address_work_and_are_never_shown(browser: Any, tmp_path: Path) -> None:
-    users = tmp_path / "htpasswd"
-    users.write_text(htpasswd_line("alice", "url-s3cret") + "\n")
-    env = {
-        env_name("DEFAULT", "auth_strategy"): "http_basic",
-        env_name("DEFAULT", "http_basic_auth_user_file"): str(users),
-    }
-    with MetalwireServer(tmp_path / "server", env=env) as server:
+    with basic_server(tmp_path, "url-s3cret") as server:
         ids = enrol(server.url, auth=("alice", "url-s3cret"))
         context = browser.new_context(viewport=LAPTOP)
         page = context.new_page()

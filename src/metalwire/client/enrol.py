@@ -202,18 +202,29 @@ class _Enrolment:
         try:
             if traits:
                 self._step("traits", lambda: self.client.set_node_traits(created.uuid, traits))
-            for portgroup, member_ports in zip(portgroups, members, strict=True):
-                pg_uuid = self._create_portgroup(portgroup)
-                for port in member_ports:
-                    self._create_port(port, pg_uuid)
-            for port in ports:
-                self._create_port(port, None)
+            parts = list(zip(portgroups, members, strict=True))
+            self._each_part(parts, ports, self._create_portgroup, self._create_port)
         except _ItemError as error:
             self.result.error = str(error)
             self._roll_back()
             return self.result
         self.result.status = "created"
         return self.result
+
+    @staticmethod
+    def _each_part(
+        portgroups: Sequence[tuple[dict[str, Any], list[dict[str, Any]]]],
+        ports: Sequence[dict[str, Any]],
+        portgroup_step: Callable[[dict[str, Any]], str],
+        port_step: Callable[[dict[str, Any], str | None], None],
+    ) -> None:
+        """Each portgroup, then its member ports, then the standalone ports, in file order."""
+        for portgroup, member_ports in portgroups:
+            pg_uuid = portgroup_step(portgroup)
+            for port in member_ports:
+                port_step(port, pg_uuid)
+        for port in ports:
+            port_step(port, None)
 
     def _stored_node(self, node: Mapping[str, Any]) -> Node | None:
         for key in ("uuid", "name"):
@@ -256,12 +267,7 @@ class _Enrolment:
             if traits_value is not None:
                 self._step("traits", lambda: self.client.set_node_traits(stored.uuid, traits_value))
                 self.result.changes.append("traits updated")
-            for portgroup, member_ports in portgroups:
-                pg_uuid = self._ensure_portgroup(portgroup)
-                for port in member_ports:
-                    self._ensure_port(port, pg_uuid)
-            for port in ports:
-                self._ensure_port(port, None)
+            self._each_part(portgroups, ports, self._ensure_portgroup, self._ensure_port)
         except _ItemError as error:
             self.result.error = str(error)
             return self.result
