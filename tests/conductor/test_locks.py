@@ -9,11 +9,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from metalwire.conductor.locks import Deadline, NodeLocks
+from metalwire.conductor.locks import Deadline, NodeLocks, WouldWait
 from metalwire.conductor.tasks import Conductor
 from metalwire.config import Config
 from metalwire.context import RequestContext
-from metalwire.db.engine import Database, WouldWait
+from metalwire.db.engine import Database
 from metalwire.db.models import Node
 from metalwire.errors import NodeLocked, NodeNotFound
 from metalwire.networking.loader import NetworkInterfaces

@@ -15,7 +15,7 @@ from metalwire.db import history as history_db
 from metalwire.db import nodes as node_db
 from metalwire.db import ports as port_db
 from metalwire.db import vifs as vif_db
-from metalwire.db.engine import Database, WouldWait
+from metalwire.db.engine import Database, WriterBusy
 from metalwire.db.models import Node, NodeHistory, Port, VifAttachment
 from metalwire.db.statements import Sql
 from metalwire.errors import Conflict, VifAlreadyAttached
@@ -130,12 +130,12 @@ def test_history_rows_are_written_with_a_reserved_column_name(db: Database) -> N
 
 @pytest.mark.parametrize("database", ["sqlite"])
 def test_a_write_that_must_not_wait_gives_way_at_once(db: Database) -> None:
-    """Another process's writer or another thread's write turn: WouldWait, nothing done."""
+    """Another process's writer or another thread's write turn: WriterBusy, nothing done."""
     other = db.engine.raw_connection()
     try:
         other.cursor().execute("BEGIN IMMEDIATE")
         started = time.monotonic()
-        with pytest.raises(WouldWait), db.write_connection(wait=False):
+        with pytest.raises(WriterBusy), db.write_connection(wait=False):
             pytest.fail("the transaction opened although another process was writing")
         assert time.monotonic() - started < 1.0
     finally:
@@ -152,7 +152,7 @@ def test_a_write_that_must_not_wait_gives_way_at_once(db: Database) -> None:
     holder.start()
     held.wait(5)
     try:
-        with pytest.raises(WouldWait), db.write_connection(wait=False):
+        with pytest.raises(WriterBusy), db.write_connection(wait=False):
             pytest.fail("the transaction opened although another thread had the write turn")
     finally:
         release.set()

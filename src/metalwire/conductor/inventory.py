@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from metalwire import hardware_types
 from metalwire.conductor.inventory_rules import Inventory, check_port, check_portgroup
-from metalwire.conductor.tasks import Conductor, node_label
+from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
 from metalwire.db.models import Node, Port, Portgroup
@@ -104,12 +104,12 @@ def update_node(
             conductor.interfaces.check_enabled(new_iface)
             if node.provision_state not in NETWORK_CHANGE_STATES and not node.maintenance:
                 raise InvalidStateRequested(
-                    f"Cannot change the network interface of node {node_label(node)} in "
+                    f"Cannot change the network interface of node {node.label} in "
                     f"provision state {node.provision_state!r} unless it is in maintenance."
                 )
             if task.attachments:
                 raise Conflict(
-                    f"Cannot change the network interface of node {node_label(node)} while "
+                    f"Cannot change the network interface of node {node.label} while "
                     f"VIFs are attached ({', '.join(a.vif_id for a in task.attachments)})."
                 )
         changes = hardware_types.on_update(conductor.config.default, node.driver, changes)
@@ -123,18 +123,16 @@ def delete_node(conductor: Conductor, context: RequestContext, ident: str) -> No
         node = task.node
         if node.instance_uuid and not node.maintenance:
             raise ResourceInUse(
-                f"Node {node_label(node)} is associated with instance {node.instance_uuid}; "
+                f"Node {node.label} is associated with instance {node.instance_uuid}; "
                 "it can be deleted only when it has none or is in maintenance."
             )
         if node_db.field_value(node, "protected"):
             raise NodeProtected(
-                f"Node {node_label(node)} is protected and cannot be deleted; unset "
-                "'protected' first."
+                f"Node {node.label} is protected and cannot be deleted; unset 'protected' first."
             )
         if node.provision_state not in DELETABLE_STATES and not node.maintenance:
             raise InvalidState(
-                f"Node {node_label(node)} cannot be deleted in provision state "
-                f"{node.provision_state!r}."
+                f"Node {node.label} cannot be deleted in provision state {node.provision_state!r}."
             )
         _detach_before_delete(
             conductor, task, [a.vif_id for a in task.attachments if a.source == "api"]

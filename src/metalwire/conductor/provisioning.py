@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from metalwire.conductor import vifs
-from metalwire.conductor.tasks import Conductor, node_label
+from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
 from metalwire.db.models import utcnow
@@ -102,15 +102,15 @@ def do_provisioning_action(
         if node.provision_state not in transition.sources:
             raise InvalidStateRequested(
                 f'The requested action "{verb}" can not be performed on node '
-                f'{node_label(node)} while it is in state "{node.provision_state}".'
+                f'{node.label} while it is in state "{node.provision_state}".'
             )
         if node.maintenance and verb in ("active", "rebuild", "deleted", "provide", "clean"):
             raise InvalidStateRequested(
-                f'Node {node_label(node)} is in maintenance; "{verb}" is not allowed.'
+                f'Node {node.label} is in maintenance; "{verb}" is not allowed.'
             )
         if verb in ("rebuild", "deleted") and node_db.field_value(node, "protected"):
             raise NodeProtected(
-                f"Node {node_label(node)} is protected and cannot be "
+                f"Node {node.label} is protected and cannot be "
                 f"{'rebuilt' if verb == 'rebuild' else 'undeployed'}; unset 'protected' first."
             )
         if verb in ("active", "rebuild"):

@@ -30,9 +30,9 @@ from metalwire.conductor import audit_repair, dry_run, inventory, provisioning, 
 from metalwire.conductor.audit import AuditReport
 from metalwire.conductor.audit_repair import RepairReport
 from metalwire.conductor.dry_run import DryRunAttach
+from metalwire.conductor.locks import WouldWait
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
-from metalwire.db.engine import WouldWait
 from metalwire.db.models import Node, Port, Portgroup
 from metalwire.errors import MetalwireError
 from metalwire.networking.base import VifInfo

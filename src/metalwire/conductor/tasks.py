@@ -9,11 +9,11 @@ import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
-from metalwire.conductor.locks import Deadline, NodeLocks
+from metalwire.conductor.locks import Deadline, NodeLocks, WouldWait
 from metalwire.config import Config
 from metalwire.context import RequestContext
-from metalwire.db.engine import Database, WouldWait
-from metalwire.db.models import Node
+from metalwire.db.engine import Database
+from metalwire.db.models import Node, node_label
 from metalwire.db.node_locks import live_holder
 from metalwire.db.work import Work
 from metalwire.errors import NodeLocked, NodeNotFound
@@ -29,10 +29,6 @@ _DEFERRED: contextvars.ContextVar[list[Callable[[], None]] | None] = contextvars
 )
 
 
-def node_label(node: Node) -> str:
-    return node.uuid + (f" ({node.name})" if node.name else "")
-
-
 @dataclass(frozen=True)
 class NodeRef:
     """What identifies a node and decides how to lock it."""
@@ -44,7 +40,7 @@ class NodeRef:
 
     @property
     def label(self) -> str:
-        return self.uuid + (f" ({self.name})" if self.name else "")
+        return node_label(self.uuid, self.name)
 
     def matches(self, node: Node) -> bool:
         return (node.uuid, node.name, node.network_interface) == (
@@ -131,7 +127,7 @@ class Conductor:
         with self.db.reading() as work:
             node, attachments = work.nodes.with_attachments(ident)
         if _DEFERRED.get() is not None and not self.runs_locally(node):
-            raise WouldWait(f"node {node_label(node)} calls an external network service")
+            raise WouldWait(f"node {node.label} calls an external network service")
         task = self._task(node, context, work=None, shared=True)
         task.note_loaded(attachments)
         return task
@@ -203,7 +199,7 @@ class Conductor:
         with contextlib.ExitStack() as stack:
             tasks: dict[int, Task] = {}
             for node_id in sorted(set(node_ids)):
-                label = node_label(self._find(node_id))
+                label = self._find(node_id).label
                 stack.enter_context(self.locks.in_process(node_id, label, deadline))
                 stack.enter_context(self.locks.lease(node_id, label, deadline))
                 task = self._task(self._find(node_id), context, work=None, shared=False)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid as uuidlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +15,7 @@ from metalwire.db.models import Node
 from metalwire.db.pagination import Page, paginate
 from metalwire.db.statements import Sql
 from metalwire.errors import NodeNotFound
+from metalwire.identifiers import is_uuid
 
 if TYPE_CHECKING:
     from metalwire.db.engine import Database
@@ -38,13 +38,6 @@ SORTABLE = {
 }
 
 
-def is_uuid_like(value: str) -> bool:
-    try:
-        return str(uuidlib.UUID(value)) == value.lower()
-    except ValueError:
-        return False
-
-
 def _conflict(exc: IntegrityError, values: Mapping[str, Any]) -> Exception:
     return integrity.explain(
         exc,
@@ -65,7 +58,7 @@ def ident_column(ident: str | int) -> str:
     """The column an identifier names a node by: id (a number), uuid or name."""
     if isinstance(ident, int):
         return "id"
-    return "uuid" if is_uuid_like(ident) else "name"
+    return "uuid" if is_uuid(ident) else "name"
 
 
 def find(sql: Sql, ident: str | int) -> Node | None:

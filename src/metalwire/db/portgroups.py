@@ -11,10 +11,10 @@ from sqlalchemy.orm import Session
 
 from metalwire.db import integrity
 from metalwire.db.models import Node, Port, Portgroup
-from metalwire.db.nodes import is_uuid_like
 from metalwire.db.pagination import Page, paginate
 from metalwire.db.statements import Sql
 from metalwire.errors import PortgroupNotFound
+from metalwire.identifiers import is_uuid
 
 SORTABLE = {"id", "uuid", "name", "address", "created_at", "updated_at"}
 
@@ -36,7 +36,7 @@ def create(session: Session, values: Mapping[str, Any]) -> Portgroup:
 
 def get(session: Session, ident: str) -> Portgroup:
     """A portgroup by UUID or name; raises PortgroupNotFound."""
-    column = Portgroup.uuid if is_uuid_like(ident) else Portgroup.name
+    column = Portgroup.uuid if is_uuid(ident) else Portgroup.name
     portgroup = session.scalars(select(Portgroup).where(column == ident)).one_or_none()
     if portgroup is None:
         raise PortgroupNotFound(ident)

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from metalwire.db.models import Node, Port, Portgroup, VifAttachment, utcnow
+from metalwire.db.models import Node, Port, Portgroup, VifAttachment, node_label, utcnow
 from metalwire.db.nodes import ident_column
 from metalwire.db.statements import Sql, detached
 from metalwire.errors import Conflict, NodeNotFound, VifAlreadyAttached
@@ -123,9 +123,9 @@ def check_free(sql: Sql, vif_id: str) -> None:
     )
     if rows:
         uuid, name = rows[0]
-        label = f" ({name})" if name else ""
         raise VifAlreadyAttached(
-            f"Unable to attach VIF {vif_id}: it is already attached to node {uuid}{label}."
+            f"Unable to attach VIF {vif_id}: it is already attached to node "
+            f"{node_label(uuid, name)}."
         )
 
 

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import abc
 import logging
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Required, TypedDict
 
 from metalwire.config import Config
 from metalwire.db.models import Port, Portgroup, VifAttachment
-from metalwire.errors import Conflict, InvalidParameterValue, VifNotAttached
+from metalwire.errors import Conflict, Invalid, InvalidParameterValue, VifNotAttached
 from metalwire.networking import selection
+from metalwire.networking.drift import Finding
 from metalwire.networking.task import Task
 
 LOG = logging.getLogger(__name__)
@@ -132,6 +133,40 @@ class NetworkInterface(abc.ABC):
 
     def remove_cleaning_network(self, task: Task) -> None:
         """Undo :meth:`add_cleaning_network`."""
+
+    # -- the drift audit -----------------------------------------------------------------
+
+    def audit_unavailable(self) -> str | None:
+        """Why the drift audit cannot compare this interface's nodes now, or None if it can.
+
+        The text completes "<interface name>: ..." in the 400 an audit answers when no
+        enabled interface can take part. By default an interface keeps nothing outside
+        metalwire, so there is nothing to compare.
+        """
+        return "it keeps nothing outside metalwire to compare with its records."
+
+    def audit(self, task: Task) -> list[Finding]:
+        """Where the node's records and the outside world disagree; read without the lock.
+
+        Called only when :meth:`audit_unavailable` is None. By default nothing to find.
+        Raise NetworkError when the external service fails.
+        """
+        return []
+
+    def audit_nodes(self, tasks: Sequence[Task]) -> list[Finding]:
+        """The findings of a page of nodes using this interface (read without locks).
+
+        By default :meth:`audit` node by node; override to read the external service in bulk.
+        """
+        return [finding for task in tasks for finding in self.audit(task)]
+
+    def repair(self, task: Task, finding: Finding) -> str:
+        """Fix a finding of :meth:`audit` whose ``repair`` is set; what was done.
+
+        Called with the node's lock held, on a finding of an audit made under that lock.
+        Raise a catalog error if the fix fails, after undoing what it did.
+        """
+        raise Invalid(f"The {self.name} network interface repairs nothing ({finding.kind}).")
 
 
 class StoredVifMixin:

@@ -232,6 +232,25 @@ class NeutronPortsMixin(StoredVifMixin):
             raise binding_failed_error("PUT", client.path(f"/ports/{vif_id}"), port, purpose)
         return client.wait_for_port_status(vif_id, "ACTIVE")
 
+    def binding_host(self, task: Task, attachment: VifAttachment) -> str | None:
+        """The host a deployed node's VIF is bound to, None if it stays unbound: the compute
+        host recorded at deploy (``flat``), unless the interface binds to the node."""
+        host = (attachment.info or {}).get("binding_host_id")
+        return str(host) if host else None
+
+    def bind_to(
+        self,
+        task: Task,
+        client: NeutronClient,
+        vif_id: str,
+        target: Port | Portgroup,
+        host: str,
+        rollback: Rollback,
+    ) -> None:
+        """Bind the VIF's Neutron port to ``host`` through ``target`` (its links)."""
+        fields = binding_fields(host, self.profile_for(task, target))
+        client.update_port(vif_id, fields, f"bind VIF port {vif_id} to host {host}")
+
     @staticmethod
     def _unbind(client: NeutronClient, vif_id: str) -> bool:
         """Unbind a Neutron port; False if it no longer exists."""

@@ -188,6 +188,11 @@ class NodeAttachments(Sequence[VifAttachment]):
     def __iter__(self) -> Iterator[VifAttachment]:
         return iter(list(self._task._loaded_attachments()))
 
+    def anywhere(self, vif_id: str) -> VifAttachment | None:
+        """The VIF's attachment on whichever node has it, or None."""
+        with self._task.reading() as work:
+            return work.attachments.find(vif_id)
+
     def check_free(self, vif_id: str) -> None:
         """Raise VifAlreadyAttached, naming the node, if the VIF is on any node."""
         with self._task.reading() as work:

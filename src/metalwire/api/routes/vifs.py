@@ -20,14 +20,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from metalwire.api import dry_run, errors, json_body
 from metalwire.api import microversion as mv
-from metalwire.api.app_services import Services
 from metalwire.api.auth.identity import ADMIN, from_scope
 from metalwire.api.auth.policy import Policy
-from metalwire.api.validation import is_uuid
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
 from metalwire.errors import InvalidParameterValue, MetalwireError, MethodNotAllowed, NodeNotFound
+from metalwire.identifiers import is_uuid
 from metalwire.networking.base import VifInfo
+from metalwire.services import Services
 
 _PATH = re.compile(r"/v1/nodes/(?P<node>[^/]+)/vifs(?:/(?P<vif>[^/]+))?")
 _VIF_NAME = re.compile(r"[A-Za-z0-9\-._~]{1,255}")
