@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from metalwire.db import integrity
-from metalwire.db.models import Node, Port, Portgroup
+from metalwire.db.models import Node, Portgroup
 from metalwire.db.pagination import Page, paginate
 from metalwire.db.statements import Sql
 from metalwire.errors import PortgroupNotFound
@@ -64,15 +64,6 @@ def list_portgroups(session: Session, filters: Mapping[str, Any], page: Page) ->
 
 def for_node(sql: Sql, node_id: int) -> list[Portgroup]:
     return sql.load(Portgroup, "node_id = ? ORDER BY id", (node_id,))
-
-
-def member_count(session: Session, portgroup_id: int) -> int:
-    return (
-        session.scalar(
-            select(func.count()).select_from(Port).where(Port.portgroup_id == portgroup_id)
-        )
-        or 0
-    )
 
 
 def update(session: Session, portgroup: Portgroup, changes: Mapping[str, Any]) -> Portgroup:

@@ -5,8 +5,8 @@ external network service must be told about it. One is chosen per node (``networ
 from those enabled in configuration, loaded from the ``metalwire.network_interfaces``
 entry-point group. The conductor calls every method with the node's lock held.
 
-:class:`StoredVifMixin` gives an interface working ``vif_list``/``vif_attach``/``vif_detach``/
-``get_current_vif`` by recording each VIF on the chosen port or portgroup, shown to clients as
+:class:`StoredVifMixin` gives an interface working ``vif_list``/``vif_attach``/``vif_detach``
+by recording each VIF on the chosen port or portgroup, shown to clients as
 ``internal_info["tenant_vif_port_id"]``.
 """
 
@@ -82,9 +82,10 @@ class NetworkInterface(abc.ABC):
     def vif_detach(self, task: Task, vif_id: str) -> None:
         """Detach a VIF; raises VifNotAttached if the node does not have it."""
 
-    @abc.abstractmethod
     def get_current_vif(self, task: Task, target: Port | Portgroup) -> str | None:
-        """The VIF on a port or portgroup, or None."""
+        """The VIF recorded on a port or portgroup, or None (Ironic's hook; metalwire itself
+        reads the records)."""
+        return task.vif_on(target)
 
     def port_unusable_reason(self, task: Task, port: Port) -> str | None:
         """Why ``port`` cannot take a VIF on this node, or None if it can.
@@ -186,9 +187,6 @@ class StoredVifMixin:
 
     def vif_list(self, task: Task) -> list[dict[str, str]]:
         return [{"id": a.vif_id} for a in task.attachments if not a.pending]
-
-    def get_current_vif(self, task: Task, target: Port | Portgroup) -> str | None:
-        return task.vif_on(target)
 
     def choose_target(
         self, task: Task, vif_info: VifInfo, physnets: set[str] | None = None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from metalwire.db.models import Port, Portgroup
 from metalwire.networking.base import NetworkInterface, VifInfo
 from metalwire.networking.task import Task
 
@@ -20,7 +19,4 @@ class NoopNetwork(NetworkInterface):
         return None
 
     def vif_detach(self, task: Task, vif_id: str) -> None:
-        return None
-
-    def get_current_vif(self, task: Task, target: Port | Portgroup) -> str | None:
         return None
