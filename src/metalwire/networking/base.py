@@ -70,8 +70,9 @@ class NetworkInterface(abc.ABC):
         """The VIFs attached to the node, as ``[{"id": ...}]``: ports first, then portgroups."""
 
     @abc.abstractmethod
-    def vif_attach(self, task: Task, vif_info: VifInfo) -> None:
-        """Attach ``vif_info["id"]`` to a port or portgroup of the node.
+    def vif_attach(self, task: Task, vif_info: VifInfo) -> VifAttachment | None:
+        """Attach ``vif_info["id"]`` to a port or portgroup of the node; the attachment
+        recorded, or None if the interface records none.
 
         ``port_uuid`` / ``portgroup_uuid`` in ``vif_info`` pick the target. Raises
         NoFreePhysicalPort when nothing can take the VIF, VifAlreadyAttached when it is
@@ -228,12 +229,13 @@ class StoredVifMixin:
             explain=explain,
         )
 
-    def vif_attach(self, task: Task, vif_info: VifInfo) -> None:
+    def vif_attach(self, task: Task, vif_info: VifInfo) -> VifAttachment | None:
         target = self.choose_target(task, vif_info)
         info = {k: v for k, v in vif_info.items() if k != "id"}
         with task.atomic():
-            task.attachments.record(vif_info["id"], target, info)
+            attachment = task.attachments.record(vif_info["id"], target, info)
             self.after_record(task, vif_info, target)
+        return attachment
 
     def vif_detach(self, task: Task, vif_id: str) -> None:
         target = task.find_target(vif_id)

@@ -303,10 +303,9 @@ class NeutronPortsMixin(StoredVifMixin):
 
     # -- attach / detach -----------------------------------------------------------------
 
-    def vif_attach(self, task: Task, vif_info: VifInfo) -> None:
+    def vif_attach(self, task: Task, vif_info: VifInfo) -> VifAttachment | None:
         if not self.uses_neutron():
-            super().vif_attach(task, vif_info)
-            return
+            return super().vif_attach(task, vif_info)
         vif_id = str(vif_info["id"])
         client = self.neutron()
         try:
@@ -324,7 +323,7 @@ class NeutronPortsMixin(StoredVifMixin):
         where = f"{selection.describe(target)} of node {task.node.uuid}"
         # The record comes first: its keys reserve the VIF and the target, so a racing
         # attach of the same VIF to another node fails before touching Neutron.
-        task.attachments.record(vif_id, target, info, pending=True)
+        attachment = task.attachments.record(vif_id, target, info, pending=True)
         rollback = Rollback()
         rollback.add(f"forget the attachment of VIF {vif_id}", lambda: self._forget(task, vif_id))
         try:
@@ -342,6 +341,7 @@ class NeutronPortsMixin(StoredVifMixin):
             raise
         task.attachments.confirm(vif_id)
         LOG.info("VIF %s attached to %s", vif_id, where)
+        return attachment
 
     def _forget(self, task: Task, vif_id: str) -> None:
         task.attachments.remove(vif_id)

@@ -153,16 +153,14 @@ class Task:
 
     def find_target(self, vif_id: str) -> Port | Portgroup | None:
         """The port or portgroup a VIF of this node sits on."""
-        for attachment in self.attachments:
-            if attachment.vif_id != vif_id:
-                continue
-            for port in self.ports:
-                if port.id == attachment.port_id:
-                    return port
-            for portgroup in self.portgroups:
-                if portgroup.id == attachment.portgroup_id:
-                    return portgroup
-        return None
+        attachment = self.attachment_of(vif_id)
+        return None if attachment is None else self.target_of(attachment)
+
+    def target_of(self, attachment: VifAttachment) -> Port | Portgroup | None:
+        """The port or portgroup of one of this node's attachments."""
+        if attachment.port_id is not None:
+            return next((p for p in self.ports if p.id == attachment.port_id), None)
+        return next((g for g in self.portgroups if g.id == attachment.portgroup_id), None)
 
 
 class NodeAttachments(Sequence[VifAttachment]):
