@@ -12,6 +12,7 @@ import pytest
 from metalwire.conductor.locks import Deadline, NodeLocks, WouldWait
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
+from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Node
 from metalwire.errors import NodeLocked, NodeNotFound
 from tests.conductor.conftest import NewNode
@@ -118,7 +119,9 @@ def test_without_waiting_a_failure_record_is_handed_back_not_written(
 ) -> None:
     node = new_node("failing")
     with conductor.without_waiting() as deferred:
-        conductor.record_failure((node.id, node.uuid), RequestContext(), "vif", "it failed")
+        conductor.record_failure(
+            (node.id, node.uuid), RequestContext(), HistoryEntry.failed("vif", "it failed")
+        )
     with conductor.db.reading() as work:
         assert work.nodes.find(node.id) is not None
     assert len(deferred) == 1

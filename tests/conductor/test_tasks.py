@@ -8,6 +8,7 @@ import pytest
 from metalwire.conductor.locks import WouldWait
 from metalwire.conductor.tasks import Conductor, NodeDirectory
 from metalwire.context import RequestContext
+from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Node, NodeHistory
 from metalwire.errors import Invalid, NodeNotFound
 from tests.conductor.conftest import HOLDER, NewNode
@@ -75,7 +76,7 @@ def test_a_local_task_is_one_transaction_that_rolls_back_whole(
     with pytest.raises(Invalid), conductor.exclusive_task(node.uuid, CONTEXT) as task:
         assert task.shared is False
         task.inventory.update_node({"extra": {"half": "done"}})
-        conductor.record_history(task, "test", "written, then rolled back")
+        conductor.record_history(task, HistoryEntry("test", "written, then rolled back"))
         raise Invalid("the operation failed")
     stored = _stored(conductor, node)
     assert stored.extra == {} and stored.reservation is None
@@ -88,7 +89,7 @@ def test_a_local_task_commits_its_writes_and_its_history_with_who_did_it(
     node = new_node("committed")
     with conductor.exclusive_task(node.uuid, CONTEXT) as task:
         task.inventory.update_node({"extra": {"done": True}})
-        conductor.record_history(task, "test", "it worked", vif_id="vif-1")
+        conductor.record_history(task, HistoryEntry("test", "it worked", vif_id="vif-1"))
     assert _stored(conductor, node).extra == {"done": True}
     [entry] = _history(conductor, node)
     assert (entry.event, entry.severity, entry.result) == ("it worked", "INFO", "success")

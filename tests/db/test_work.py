@@ -8,6 +8,7 @@ import pytest
 
 from metalwire.config import Config
 from metalwire.db.engine import Database
+from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Node
 from metalwire.errors import Conflict, Invalid, NodeNotFound
 
@@ -35,7 +36,9 @@ def _names(db: Database) -> list[str | None]:
 def test_the_orm_and_the_statements_commit_together(db: Database) -> None:
     with db.writing() as work:
         node = work.nodes.create(NODE)
-        work.history.add(node.id, "test", "created")  # a DBAPI statement, same transaction
+        work.history.add(
+            HistoryEntry("test", "created", node_id=node.id)
+        )  # DBAPI, same transaction
         assert work.nodes.find(node.uuid) is not None  # seen inside before the commit
     with db.reading() as work:
         found = work.nodes.find("worked")
@@ -47,7 +50,7 @@ def test_the_orm_and_the_statements_commit_together(db: Database) -> None:
 def test_a_failing_block_rolls_back_both_kinds_of_write(db: Database) -> None:
     with pytest.raises(Invalid), db.writing() as work:
         node = work.nodes.create(NODE)
-        work.history.add(node.id, "test", "created")
+        work.history.add(HistoryEntry("test", "created", node_id=node.id))
         raise Invalid("the operation failed")
     assert _names(db) == []
     with db.reading() as work:

@@ -7,6 +7,7 @@ import pytest
 
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
+from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Node, Port, Portgroup
 from metalwire.errors import Conflict, Invalid, VifAlreadyAttached
 from tests.conductor.conftest import NewNode
@@ -120,7 +121,7 @@ def test_history_is_written_with_the_conductor_user_and_project(
     conductor: Conductor, node: Node
 ) -> None:
     with conductor.exclusive_task(node.uuid, CONTEXT) as task:
-        entry = task.history.add("vif", "something happened", vif_id="vif-d")
+        entry = task.history.add(HistoryEntry("vif", "something happened", vif_id="vif-d"))
     assert (entry.user, entry.project, entry.conductor) == ("bob", "p-2", conductor.host)
     assert (entry.node_id, entry.severity, entry.result) == (node.id, "INFO", "success")
 

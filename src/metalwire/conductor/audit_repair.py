@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from metalwire.conductor.audit import AuditReport, Finding, Json, audit, audited_interface
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
+from metalwire.db.history import HistoryEntry
 from metalwire.errors import MetalwireError
 from metalwire.networking.base import NetworkInterface
 from metalwire.networking.task import Task
@@ -83,7 +84,9 @@ def _repair_node(
         repairs += [Repair(f, False, message) for f in found if f.vif_id not in done]
         with contextlib.suppress(MetalwireError):
             node_id = conductor.shared_task(node_uuid, context).node.id
-            conductor.record_failure((node_id, node_uuid), context, "audit", message)
+            conductor.record_failure(
+                (node_id, node_uuid), context, HistoryEntry.failed("audit", message)
+            )
     return repairs
 
 
@@ -95,10 +98,11 @@ def _repair_one(
         done = iface.repair(task, finding)
     except MetalwireError as exc:
         message = f"Drift repair ({finding.repair}) of VIF {vif_id} failed: {exc}"
-        conductor.record_history(
-            task, "audit", message, error=True, vif_id=vif_id, target_uuid=finding.target_uuid
-        )
+        failure = HistoryEntry.failed("audit", message, vif_id, finding.target_uuid)
+        conductor.record_history(task, failure)
         return Repair(finding, False, message)
     message = f"Drift repaired: {done} ({finding.kind}: {finding.message})"
-    conductor.record_history(task, "audit", message, vif_id=vif_id, target_uuid=finding.target_uuid)
+    conductor.record_history(
+        task, HistoryEntry("audit", message, vif_id=vif_id, target_uuid=finding.target_uuid)
+    )
     return Repair(finding, True, done)

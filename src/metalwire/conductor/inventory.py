@@ -23,6 +23,7 @@ from metalwire.conductor.legacy_vifs import (
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
+from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Node, Port, Portgroup
 from metalwire.db.work import Work
 from metalwire.errors import (
@@ -390,9 +391,8 @@ def _detach_before_delete(conductor: Conductor, task: Task, vifs: list[str]) -> 
                 exc,
             )
             continue
-        conductor.record_history(
-            task, "vif", f"VIF {vif} detached by a delete in maintenance", vif_id=vif
-        )
+        event = f"VIF {vif} detached by a delete in maintenance"
+        conductor.record_history(task, HistoryEntry("vif", event, vif_id=vif))
 
 
 def _check_address_free(task: Task, uuid: str, changes: dict[str, Any]) -> None:

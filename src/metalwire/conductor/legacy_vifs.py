@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
+from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import Conflict, MetalwireError
 from metalwire.networking.base import VifInfo
@@ -165,4 +166,4 @@ def _reattach(task: Task, attach: Attach, vif_id: str, target: Port | Portgroup)
 
 def _legacy_history(task: Task, event: str, vif_id: str, target: Port | Portgroup) -> None:
     LOG.warning("node %s: %s", task.node.uuid, event)
-    task.history.add("vif", event, severity="WARNING", vif_id=vif_id, target_uuid=target.uuid)
+    task.history.add(HistoryEntry("vif", event, "WARNING", vif_id, target.uuid))

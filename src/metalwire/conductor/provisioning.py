@@ -15,6 +15,7 @@ from metalwire.conductor import vifs
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
+from metalwire.db.history import HistoryEntry
 from metalwire.db.models import utcnow
 from metalwire.errors import InvalidStateRequested, MetalwireError, NodeProtected
 from metalwire.networking.task import Task
@@ -50,7 +51,7 @@ def _run_hook(conductor: Conductor, task: Task, hook: str) -> None:
     iface = conductor.network_interface(task.node)
     step: Callable[[Task], None] = getattr(iface, hook)
     step(task)
-    conductor.record_history(task, "provisioning", f"{iface.name}.{hook} done")
+    conductor.record_history(task, HistoryEntry("provisioning", f"{iface.name}.{hook} done"))
 
 
 def _clean(conductor: Conductor, task: Task) -> None:
@@ -115,15 +116,16 @@ def do_provisioning_action(
             )
         if verb in ("active", "rebuild"):
             conductor.network_interface(node).validate(task)
-        conductor.record_history(
-            task, "provisioning", f"{verb} started from {node.provision_state}"
-        )
+        started = f"{verb} started from {node.provision_state}"
+        conductor.record_history(task, HistoryEntry("provisioning", started))
         _set_state(conductor, task, target_provision_state=transition.target, last_error=None)
         try:
             with task.savepoint():
                 final = _steps(conductor, task, verb)
         except MetalwireError as exc:
-            conductor.record_history(task, "provisioning", f"{verb} failed: {exc}", error=True)
+            conductor.record_history(
+                task, HistoryEntry.failed("provisioning", f"{verb} failed: {exc}")
+            )
             _set_state(
                 conductor,
                 task,
@@ -135,4 +137,6 @@ def do_provisioning_action(
         _set_state(
             conductor, task, provision_state=transition.target, target_provision_state=None, **final
         )
-        conductor.record_history(task, "provisioning", f"{verb} done: {transition.target}")
+        conductor.record_history(
+            task, HistoryEntry("provisioning", f"{verb} done: {transition.target}")
+        )

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
+from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Port, Portgroup
 from metalwire.errors import MetalwireError, VifAlreadyAttached
 from metalwire.networking.base import NetworkInterface, VifInfo
@@ -53,12 +54,10 @@ def _in_history(
             iface = conductor.network_interface(task.node)
             target = operation(task, iface)
             where = f" {verb.preposition} {describe(target)}" if target is not None else ""
+            event = f"VIF {vif_id} {verb.done}{where} by {iface.name}"
+            target_uuid = None if target is None else target.uuid
             conductor.record_history(
-                task,
-                "vif",
-                f"VIF {vif_id} {verb.done}{where} by {iface.name}",
-                vif_id=vif_id,
-                target_uuid=None if target is None else target.uuid,
+                task, HistoryEntry("vif", event, vif_id=vif_id, target_uuid=target_uuid)
             )
 
     try:
@@ -73,9 +72,8 @@ def _in_history(
                 raise
             attempt()
     except MetalwireError as exc:
-        conductor.record_failure(
-            node, context, "vif", f"{verb.doing} VIF {vif_id} failed: {exc}", vif_id=vif_id
-        )
+        failure = f"{verb.doing} VIF {vif_id} failed: {exc}"
+        conductor.record_failure(node, context, HistoryEntry.failed("vif", failure, vif_id))
         raise
 
 
@@ -114,6 +112,5 @@ def detach_all(conductor: Conductor, task: Task) -> None:
     iface = conductor.network_interface(task.node)
     for entry in iface.vif_list(task):
         iface.vif_detach(task, entry["id"])
-        conductor.record_history(
-            task, "vif", f"VIF {entry['id']} detached at undeploy", vif_id=entry["id"]
-        )
+        event = f"VIF {entry['id']} detached at undeploy"
+        conductor.record_history(task, HistoryEntry("vif", event, vif_id=entry["id"]))

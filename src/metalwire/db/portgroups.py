@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from metalwire.db import integrity
 from metalwire.db.models import Node, Portgroup
 from metalwire.db.pagination import Page, paginate
-from metalwire.db.statements import Sql
+from metalwire.db.statements import Repository
 from metalwire.errors import PortgroupNotFound
 from metalwire.identifiers import is_uuid
 
@@ -62,10 +62,6 @@ def list_portgroups(session: Session, filters: Mapping[str, Any], page: Page) ->
     return paginate(session, query, Portgroup, page, SORTABLE, PortgroupNotFound)
 
 
-def for_node(sql: Sql, node_id: int) -> list[Portgroup]:
-    return sql.load(Portgroup, "node_id = ? ORDER BY id", (node_id,))
-
-
 def update(session: Session, portgroup: Portgroup, changes: Mapping[str, Any]) -> Portgroup:
     return integrity.change(session, portgroup, changes, _conflict)
 
@@ -73,3 +69,25 @@ def update(session: Session, portgroup: Portgroup, changes: Mapping[str, Any]) -
 def delete(session: Session, portgroup: Portgroup) -> None:
     session.delete(portgroup)
     session.flush()
+
+
+class Portgroups(Repository):
+    def for_node(self, node_id: int) -> list[Portgroup]:
+        return self._sql.load(Portgroup, "node_id = ? ORDER BY id", (node_id,))
+
+    def get(self, ident: str) -> Portgroup:
+        """A portgroup by UUID or name; raises PortgroupNotFound."""
+        with self._session() as session:
+            return get(session, ident)
+
+    def create(self, values: Mapping[str, Any]) -> Portgroup:
+        with self._session() as session:
+            return create(session, values)
+
+    def update(self, portgroup_id: int, changes: Mapping[str, Any]) -> Portgroup:
+        with self._session() as session:
+            return update(session, get_by_id(session, portgroup_id), changes)
+
+    def delete(self, portgroup_id: int) -> None:
+        with self._session() as session:
+            delete(session, get_by_id(session, portgroup_id))
