@@ -60,21 +60,13 @@ def test_a_free_local_node_is_served_on_the_event_loop(
     assert ran_on == ["loop", "loop"]
 
 
-def test_with_event_loop_calls_off_every_call_goes_to_a_thread(
+def test_off_the_event_loop_path_every_call_goes_to_a_thread(
     conductor: Conductor, new_node: NewNode, ran_on: list[str]
 ) -> None:
-    conductor.config.conductor.event_loop_vif_calls = False
-    node = new_node("threaded")
-    anyio.run(LocalConductorAPI(conductor).vif_list, CONTEXT, node.uuid)
-    assert ran_on == ["worker"]
-
-
-def test_other_databases_send_every_call_to_a_thread(
-    conductor: Conductor, new_node: NewNode, ran_on: list[str]
-) -> None:
+    """On SQLite with ``event_loop_vif_calls`` off; on PostgreSQL and MariaDB always."""
     if conductor.db.is_sqlite:
-        pytest.skip("PostgreSQL and MariaDB only")
-    node = new_node("pg-or-maria")
+        conductor.config.conductor.event_loop_vif_calls = False
+    node = new_node("threaded")
     anyio.run(LocalConductorAPI(conductor).vif_list, CONTEXT, node.uuid)
     assert ran_on == ["worker"]
 

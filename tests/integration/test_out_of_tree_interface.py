@@ -52,6 +52,23 @@ def _fault(resp: httpx.Response) -> str:
     return str(json.loads(resp.json()["error_message"])["faultstring"])
 
 
+def _audited_node(
+    client: httpx.Client, name: str, *addresses: str
+) -> tuple[dict[str, Any], list[str]]:
+    """A node using the audit interface, with a port per address (their UUIDs)."""
+    resp = client.post(
+        "/v1/nodes", json={"name": name, "driver": "fake-hardware", "network_interface": "audit"}
+    )
+    assert resp.status_code == 201, resp.text
+    node: dict[str, Any] = resp.json()
+    ports = []
+    for address in addresses:
+        resp = client.post("/v1/ports", json={"node_uuid": node["uuid"], "address": address})
+        assert resp.status_code == 201, resp.text
+        ports.append(resp.json()["uuid"])
+    return node, ports
+
+
 @pytest.mark.server
 def test_audit_interface_attach_list_detach(audit_installed: None, tmp_path: Path) -> None:
     log = tmp_path / "audit.jsonl"
@@ -61,18 +78,8 @@ def test_audit_interface_attach_list_detach(audit_installed: None, tmp_path: Pat
         MetalwireServer(tmp_path / "server", env=env) as server,
         httpx.Client(base_url=server.url, headers=HEADERS, timeout=30) as client,
     ):
-        resp = client.post(
-            "/v1/nodes",
-            json={"name": "audited", "driver": "fake-hardware", "network_interface": "audit"},
-        )
-        assert resp.status_code == 201, resp.text
-        node = resp.json()
+        node, ports = _audited_node(client, "audited", "52:54:00:ad:00:01", "52:54:00:ad:00:02")
         assert node["network_interface"] == "audit"
-        ports = []
-        for address in ("52:54:00:ad:00:01", "52:54:00:ad:00:02"):
-            resp = client.post("/v1/ports", json={"node_uuid": node["uuid"], "address": address})
-            assert resp.status_code == 201, resp.text
-            ports.append(resp.json()["uuid"])
 
         resp = client.post("/v1/nodes/audited/vifs", json={"id": vif, "ticket": "CHG-1234"})
         assert resp.status_code == 204, resp.text
@@ -156,17 +163,7 @@ def test_audit_interface_takes_part_in_the_drift_audit(
         MetalwireServer(tmp_path / "server", env=env) as server,
         httpx.Client(base_url=server.url, headers=HEADERS, timeout=30) as client,
     ):
-        resp = client.post(
-            "/v1/nodes",
-            json={"name": "drifted", "driver": "fake-hardware", "network_interface": "audit"},
-        )
-        assert resp.status_code == 201, resp.text
-        node = resp.json()
-        resp = client.post(
-            "/v1/ports", json={"node_uuid": node["uuid"], "address": "52:54:00:ad:00:04"}
-        )
-        assert resp.status_code == 201, resp.text
-        port = resp.json()["uuid"]
+        node, [port] = _audited_node(client, "drifted", "52:54:00:ad:00:04")
         resp = client.post("/v1/nodes/drifted/vifs", json={"id": vif})
         assert resp.status_code == 204, resp.text
 
