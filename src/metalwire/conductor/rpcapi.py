@@ -123,9 +123,11 @@ class ConductorAPI(abc.ABC):
 
     @abc.abstractmethod
     def audit(self, context: RequestContext, nodes: list[str]) -> AuditReport:
-        """Compare the nodes' VIF attachments with Neutron (no lock, nothing written).
+        """Ask each node's network interface where its VIF attachments and the outside world
+        disagree (no lock, nothing written).
 
-        Raises Invalid (400) when no Neutron is configured, NetworkError when it fails.
+        Raises Invalid (400) when no enabled interface can be audited (for ``flat`` and
+        ``neutron``: no Neutron is configured), NetworkError when the service fails.
         """
 
     @abc.abstractmethod
