@@ -13,7 +13,6 @@ import json
 import logging
 import os
 import sys
-import uuid as uuidlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,6 +20,7 @@ from metalwire.cli.login import add_login_arguments, login_client, wants_login
 from metalwire.cli.output import UsageError, add_format_arguments, label, print_list, print_record
 from metalwire.client import Client, MetalwireClientError, Resource, RetryPolicy
 from metalwire.client.client import DEFAULT_URL
+from metalwire.identifiers import is_uuid
 
 Handler = Callable[[Client, argparse.Namespace], int | None]
 
@@ -210,14 +210,6 @@ def _configure_logging(debug: bool) -> None:
 
 
 # -- resources ---------------------------------------------------------------------------
-
-
-def is_uuid(text: str) -> bool:
-    try:
-        uuidlib.UUID(text)
-    except ValueError:
-        return False
-    return True
 
 
 def node_uuid(client: Client, ident: str) -> str:
