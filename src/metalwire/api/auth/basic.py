@@ -7,6 +7,7 @@ import base64
 import binascii
 import hashlib
 import hmac
+import logging
 import os
 from collections import OrderedDict
 from pathlib import Path
@@ -18,6 +19,7 @@ from metalwire.api.auth.identity import ADMIN, Identity
 from metalwire.api.auth.strategy import Unauthenticated
 from metalwire.errors import Invalid
 
+LOG = logging.getLogger(__name__)
 _BCRYPT_PREFIXES = (b"$2a$", b"$2b$", b"$2y$")
 # bcrypt reads at most 72 bytes of a password (bcrypt 5 refuses a longer one outright): a
 # longer password can never verify, and is refused as any wrong password is.
@@ -57,6 +59,13 @@ class HttpBasic:
 
     def __init__(self, user_file: str, personas_file: str = "") -> None:
         self._users = read_user_file(user_file)
+        if not self._users:
+            LOG.warning(
+                "[DEFAULT] http_basic_auth_user_file %s has no users: every request will be "
+                "refused with 401; add one with 'htpasswd -B %s USER'",
+                user_file,
+                user_file,
+            )
         # Users the personas file does not name are system administrators.
         self._personas = (
             read_personas_file(personas_file, self._users, user_file) if personas_file else {}
