@@ -24,6 +24,8 @@ ever deals with HTTP.
     +-- NotAcceptable (406)            field too new for the request's version
     |   +-- VersionNotAcceptable       microversion malformed or out of range
     +-- RequestTooLarge (413)          the request body is larger than accepted
+    +-- RequestTimeout (408)           the request body did not arrive within [api] body_timeout
+    +-- HeadersTooLarge (431)          a header line, all of them or their count is over the limit
 
 Errors marked ``routing`` are the router's answers (no such path, method or version), which
 Ironic's clients receive in a different error body from the errors of objects.
@@ -184,6 +186,20 @@ class RequestTooLarge(MetalwireError):
     """The request body is larger than the endpoint accepts."""
 
     code = 413
+    safe = True
+
+
+class RequestTimeout(MetalwireError):
+    """The request body was not received within its deadline."""
+
+    code = 408
+    safe = True
+
+
+class HeadersTooLarge(MetalwireError):
+    """The request's headers are longer or more numerous than the server accepts."""
+
+    code = 431
     safe = True
 
 
