@@ -200,7 +200,7 @@ def test_cleanup_after_a_failed_build(api: Api, nova: NovaDriver) -> None:
     )
     with pytest.raises(NovaError) as failed:
         nova.call("spawn", uuid=instance)
-    assert failed.value.error == "ValidationError"
+    assert failed.value.error == "ValidationError", failed.value
     assert "driver_info/ipmi_address" in failed.value.message
     # spawn undid its own deploy parameters; the compute manager's cleanup does the rest.
     nova.call("failed_spawn_cleanup", uuid=instance)

@@ -31,6 +31,7 @@ from metalwire.api.routes import (
     states,
     traits,
     validate,
+    volume,
 )
 from metalwire.api.routes import lookup as node_lookup
 from metalwire.api.routes.vifs import VifEndpoints
@@ -78,6 +79,7 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
         power,
         console,
         validate,
+        volume,
         history,
         traits,
         root,

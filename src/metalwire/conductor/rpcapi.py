@@ -34,15 +34,17 @@ from metalwire.conductor import (
     power,
     provisioning,
     vifs,
+    volumes,
 )
 from metalwire.conductor.audit import AuditReport
 from metalwire.conductor.audit_repair import RepairReport
 from metalwire.conductor.dry_run import DryRunAttach
 from metalwire.conductor.provisioning import ProvisionOptions
 from metalwire.conductor.tasks import Conductor
+from metalwire.conductor.volumes import Resource
 from metalwire.context import RequestContext
 from metalwire.db.engine import WouldWait
-from metalwire.db.models import Node, Port, Portgroup
+from metalwire.db.models import Node, Port, Portgroup, VolumeConnector, VolumeTarget
 from metalwire.errors import MetalwireError
 from metalwire.networking.base import VifInfo
 
@@ -111,6 +113,22 @@ class ConductorAPI(abc.ABC):
     @abc.abstractmethod
     def inject_nmi(self, context: RequestContext, node_id: str) -> None:
         """Inject an NMI; UnsupportedDriverExtension (400) where the management cannot."""
+
+    @abc.abstractmethod
+    def create_volume(
+        self, context: RequestContext, resource: Resource, values: dict[str, Any]
+    ) -> VolumeConnector | VolumeTarget:
+        """Create a volume connector or target; Duplicate-like Conflict (409)."""
+
+    @abc.abstractmethod
+    def update_volume(
+        self, context: RequestContext, resource: Resource, uuid: str, changes: dict[str, Any]
+    ) -> VolumeConnector | VolumeTarget:
+        """Change one; InvalidStateRequested (400) unless its node is powered off."""
+
+    @abc.abstractmethod
+    def delete_volume(self, context: RequestContext, resource: Resource, uuid: str) -> None:
+        """Delete one; InvalidStateRequested (400) unless its node is powered off."""
 
     @abc.abstractmethod
     def create_node(self, context: RequestContext, values: dict[str, Any]) -> Node: ...
@@ -284,6 +302,19 @@ class LocalConductorAPI(ConductorAPI):
 
     def inject_nmi(self, context: RequestContext, node_id: str) -> None:
         management.inject_nmi(self.conductor, context, node_id)
+
+    def create_volume(
+        self, context: RequestContext, resource: Resource, values: dict[str, Any]
+    ) -> VolumeConnector | VolumeTarget:
+        return volumes.create(self.conductor, context, resource, values)
+
+    def update_volume(
+        self, context: RequestContext, resource: Resource, uuid: str, changes: dict[str, Any]
+    ) -> VolumeConnector | VolumeTarget:
+        return volumes.update(self.conductor, context, resource, uuid, changes)
+
+    def delete_volume(self, context: RequestContext, resource: Resource, uuid: str) -> None:
+        volumes.delete(self.conductor, context, resource, uuid)
 
     def create_node(self, context: RequestContext, values: dict[str, Any]) -> Node:
         return inventory.create_node(self.conductor, values)

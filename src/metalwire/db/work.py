@@ -18,7 +18,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from metalwire.db import history as history_db
-from metalwire.db import node_locks
+from metalwire.db import node_locks, volumes
 from metalwire.db import nodes as node_db
 from metalwire.db import portgroups as portgroup_db
 from metalwire.db import ports as port_db
@@ -43,6 +43,8 @@ class Work:
         self.attachments = Attachments(self)
         self.history = History(self)
         self.node_locks = NodeLockRows(self)
+        self.volume_connectors = volumes.VolumeRepository(self._session, volumes.CONNECTORS)
+        self.volume_targets = volumes.VolumeRepository(self._session, volumes.TARGETS)
 
     @contextlib.contextmanager
     def _session(self) -> Iterator[Session]:

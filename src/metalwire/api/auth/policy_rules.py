@@ -484,5 +484,68 @@ METALWIRE_RULES = [
 ]
 
 
+SYSTEM_MEMBER_OR_OWNER_LESSEE_ADMIN = _any(
+    SYSTEM_MEMBER,
+    SYSTEM_SERVICE,
+    OWNER_ADMIN,
+    OWNER_MANAGER,
+    LESSEE_ADMIN,
+    LESSEE_MANAGER,
+    PROJECT_SERVICE,
+)
+_VOLUME = ["/volume/connectors", "/volume/targets"]
+VOLUME_RULES = [
+    _rule(
+        "baremetal:volume:list_all",
+        SYSTEM_READER,
+        "List every volume connector and target.",
+        [("GET", path) for path in _VOLUME],
+        ("baremetal:volume:get", _ADMIN_OR_OBSERVER),
+    ),
+    _rule(
+        "baremetal:volume:list",
+        API_READER,
+        "List the volume connectors and targets of the nodes the project owns or leases.",
+        [("GET", path) for path in _VOLUME],
+        ("baremetal:volume:get", _ADMIN_OR_OBSERVER),
+    ),
+    _rule(
+        "baremetal:volume:get",
+        SYSTEM_OR_PROJECT_READER,
+        "See a volume connector or target.",
+        [("GET", path + "/{uuid}") for path in _VOLUME],
+        ("baremetal:volume:get", _ADMIN_OR_OBSERVER),
+    ),
+    _rule(
+        "baremetal:volume:create",
+        SYSTEM_MEMBER_OR_OWNER_LESSEE_ADMIN,
+        "Create a volume connector or target.",
+        [("POST", path) for path in _VOLUME],
+        ("baremetal:volume:create", _ADMIN),
+    ),
+    _rule(
+        "baremetal:volume:delete",
+        SYSTEM_MEMBER_OR_OWNER_LESSEE_ADMIN,
+        "Delete a volume connector or target.",
+        [("DELETE", path + "/{uuid}") for path in _VOLUME],
+        ("baremetal:volume:delete", _ADMIN),
+    ),
+    _rule(
+        "baremetal:volume:update",
+        SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+        "Change a volume connector or target.",
+        [("PATCH", path + "/{uuid}") for path in _VOLUME],
+        ("baremetal:volume:update", _ADMIN),
+    ),
+]
+
+
 def defaults() -> list[policy.RuleDefault]:
-    return [*BASE_RULES, *NODE_RULES, *PORT_RULES, *PORTGROUP_RULES, *METALWIRE_RULES]
+    return [
+        *BASE_RULES,
+        *NODE_RULES,
+        *PORT_RULES,
+        *PORTGROUP_RULES,
+        *VOLUME_RULES,
+        *METALWIRE_RULES,
+    ]
