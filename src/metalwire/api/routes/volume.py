@@ -75,16 +75,7 @@ TARGETS = VolumeResource(
     VOLUME_TARGET_LIST_FIELDS,
     ("node_uuid", "volume_type", "boot_index", "volume_id"),
 )
-RESOURCES = {r.name: r for r in (CONNECTORS, TARGETS)}
-
-
-def _resource(c: Call, name: str) -> VolumeResource:
-    c.require(VOLUME)
-    found = RESOURCES.get(name)
-    if found is None:
-        c.require(10_000)  # no such collection: the router's 404
-    assert found is not None
-    return found
+RESOURCES = (CONNECTORS, TARGETS)
 
 
 def _views(
@@ -159,75 +150,76 @@ def volume_root(request: Request) -> dict[str, Any]:
     c = call(request)
     c.require(VOLUME)
     body: dict[str, Any] = {"links": links(c.base, "volume", "")}
-    for name in RESOURCES:
-        body[name] = links(c.base, "volume", name)
+    for r in RESOURCES:
+        body[r.name] = links(c.base, "volume", r.name)
     return body
 
 
-@router.get("/v1/volume/{name}")
-def list_volume(request: Request, name: str) -> dict[str, Any]:
-    c = call(request)
-    r = _resource(c, name)
-    return _list(c, r, c.request.query_params.get("node"))
+def _add_routes(r: VolumeResource) -> None:
+    """List, create, show, patch and delete of one of the two collections."""
+    base = f"/v1/{r.path}"
+
+    def list_all(request: Request) -> dict[str, Any]:
+        c = call(request)
+        c.require(VOLUME)
+        return _list(c, r, c.request.query_params.get("node"))
+
+    def list_of_node(request: Request, ident: str) -> dict[str, Any]:
+        c = call(request)
+        c.require(VOLUME)
+        return _list(c, r, ident)
+
+    def show(request: Request, uuid: str) -> dict[str, Any]:
+        c = call(request)
+        c.require(VOLUME)
+        with c.services.db.read() as session:
+            row = volume_db.VolumeRepository.reading(session, r.kind).get(uuid)
+            _authorize(c, session, "baremetal:volume:get", row)
+        return _show(c, r, row)
+
+    def create(request: Request, response: Response, body: JsonBody = None) -> dict[str, Any]:
+        c = call(request)
+        c.require(VOLUME)
+        values = _normalize(r, validation.check_create_body(body, r.fields, c.version, r.required))
+        authz.create_on_node(c, "baremetal:volume:create", values["node_uuid"])
+        try:
+            row = c.services.rpcapi.create_volume(c.context, r.resource, values)
+        except NodeNotFound:
+            # As Ironic: the body names a node that is not there, a bad value (400).
+            raise InvalidParameterValue(
+                f"Invalid input for field/attribute node_uuid. Value: {values['node_uuid']}. "
+                "The node does not exist."
+            ) from None
+        response.headers["Location"] = f"{c.base}{base}/{row.uuid}"
+        return _show(c, r, row)
+
+    def patch(request: Request, uuid: str, body: JsonBody = None) -> dict[str, Any]:
+        c = call(request)
+        c.require(VOLUME)
+        with c.services.db.read() as session:
+            row = volume_db.VolumeRepository.reading(session, r.kind).get(uuid)
+            _authorize(c, session, "baremetal:volume:update", row)
+            current = _views(session, r, [row], [f.name for f in r.fields], c.base)[0]
+        changes = apply_patch(current, body, r.fields, c.version, mandatory=r.required)
+        changes = _normalize(r, validation.checked_patch(changes, r.fields))
+        return _show(c, r, c.services.rpcapi.update_volume(c.context, r.resource, uuid, changes))
+
+    def delete(request: Request, uuid: str) -> Response:
+        c = call(request)
+        c.require(VOLUME)
+        with c.services.db.read() as session:
+            row = volume_db.VolumeRepository.reading(session, r.kind).get(uuid)
+            _authorize(c, session, "baremetal:volume:delete", row)
+        c.services.rpcapi.delete_volume(c.context, r.resource, uuid)
+        return Response(status_code=204)
+
+    router.add_api_route(base, list_all, methods=["GET"])
+    router.add_api_route(f"/v1/nodes/{{ident}}/{r.path}", list_of_node, methods=["GET"])
+    router.add_api_route(base, create, methods=["POST"], status_code=201)
+    router.add_api_route(f"{base}/{{uuid}}", show, methods=["GET"])
+    router.add_api_route(f"{base}/{{uuid}}", patch, methods=["PATCH"])
+    router.add_api_route(f"{base}/{{uuid}}", delete, methods=["DELETE"], status_code=204)
 
 
-@router.get("/v1/nodes/{ident}/volume/{name}")
-def list_node_volume(request: Request, ident: str, name: str) -> dict[str, Any]:
-    c = call(request)
-    r = _resource(c, name)
-    return _list(c, r, ident)
-
-
-@router.get("/v1/volume/{name}/{uuid}")
-def get_volume(request: Request, name: str, uuid: str) -> dict[str, Any]:
-    c = call(request)
-    r = _resource(c, name)
-    with c.services.db.read() as session:
-        row = volume_db.VolumeRepository.reading(session, r.kind).get(uuid)
-        _authorize(c, session, "baremetal:volume:get", row)
-    return _show(c, r, row)
-
-
-@router.post("/v1/volume/{name}", status_code=201)
-def create_volume(
-    request: Request, response: Response, name: str, body: JsonBody = None
-) -> dict[str, Any]:
-    c = call(request)
-    r = _resource(c, name)
-    values = _normalize(r, validation.check_create_body(body, r.fields, c.version, r.required))
-    authz.create_on_node(c, "baremetal:volume:create", values["node_uuid"])
-    try:
-        row = c.services.rpcapi.create_volume(c.context, r.resource, values)
-    except NodeNotFound:
-        # As Ironic: the body names a node that is not there, a bad value (400).
-        raise InvalidParameterValue(
-            f"Invalid input for field/attribute node_uuid. Value: {values['node_uuid']}. "
-            "The node does not exist."
-        ) from None
-    response.headers["Location"] = f"{c.base}/v1/{r.path}/{row.uuid}"
-    return _show(c, r, row)
-
-
-@router.patch("/v1/volume/{name}/{uuid}")
-def patch_volume(request: Request, name: str, uuid: str, body: JsonBody = None) -> dict[str, Any]:
-    c = call(request)
-    r = _resource(c, name)
-    with c.services.db.read() as session:
-        row = volume_db.VolumeRepository.reading(session, r.kind).get(uuid)
-        _authorize(c, session, "baremetal:volume:update", row)
-        current = _views(session, r, [row], [f.name for f in r.fields], c.base)[0]
-    changes = apply_patch(current, body, r.fields, c.version, mandatory=r.required)
-    changes = validation.checked_patch(changes, r.fields)
-    updated = c.services.rpcapi.update_volume(c.context, r.resource, uuid, _normalize(r, changes))
-    return _show(c, r, updated)
-
-
-@router.delete("/v1/volume/{name}/{uuid}", status_code=204)
-def delete_volume(request: Request, name: str, uuid: str) -> Response:
-    c = call(request)
-    r = _resource(c, name)
-    with c.services.db.read() as session:
-        row = volume_db.VolumeRepository.reading(session, r.kind).get(uuid)
-        _authorize(c, session, "baremetal:volume:delete", row)
-    c.services.rpcapi.delete_volume(c.context, r.resource, uuid)
-    return Response(status_code=204)
+for _resource in RESOURCES:
+    _add_routes(_resource)
