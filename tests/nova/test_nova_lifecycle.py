@@ -80,7 +80,8 @@ def enrol(api: Api, ports: int = 2) -> str:
     return str(node)
 
 
-def spawned(api: Api, nova: NovaDriver, node: str) -> tuple[str, list[str]]:
+def reserved(nova: NovaDriver, node: str) -> tuple[str, list[str]]:
+    """A new instance with two VIFs, for which Nova has reserved the node."""
     instance = str(uuid.uuid4())
     vifs = [str(uuid.uuid4()), str(uuid.uuid4())]
     nova.call(
@@ -90,6 +91,11 @@ def spawned(api: Api, nova: NovaDriver, node: str) -> tuple[str, list[str]]:
         vifs=[[vifs[0], "fa:16:3e:00:00:01"], [vifs[1], "fa:16:3e:00:00:02"]],
     )
     nova.call("prepare_for_spawn", uuid=instance)
+    return instance, vifs
+
+
+def spawned(nova: NovaDriver, node: str) -> tuple[str, list[str]]:
+    instance, vifs = reserved(nova, node)
     nova.call("spawn", uuid=instance, admin_password="pass")
     return instance, vifs
 
@@ -105,7 +111,7 @@ def test_enrolled_node_made_available_is_usable_by_nova(api: Api, nova: NovaDriv
 def test_instance_lifecycle(api: Api, nova: NovaDriver) -> None:
     node = enrol(api)
     ports = {p["address"] for p in api.get(f"/v1/ports?node={node}")["ports"]}
-    instance, vifs = spawned(api, nova, node)
+    instance, vifs = spawned(nova, node)
 
     shown = api.node(node)
     assert shown["provision_state"] == "active"
@@ -181,15 +187,7 @@ def test_instance_lifecycle(api: Api, nova: NovaDriver) -> None:
 
 def test_cleanup_after_a_failed_build(api: Api, nova: NovaDriver) -> None:
     node = enrol(api)
-    instance = str(uuid.uuid4())
-    vifs = [str(uuid.uuid4()), str(uuid.uuid4())]
-    nova.call(
-        "new_instance",
-        uuid=instance,
-        node=node,
-        vifs=[[vifs[0], "fa:16:3e:00:01:01"], [vifs[1], "fa:16:3e:00:01:02"]],
-    )
-    nova.call("prepare_for_spawn", uuid=instance)
+    instance, _ = reserved(nova, node)
     # The build fails on the node (its power interface cannot work), after Nova reserved it
     # and plugged both VIFs.
     api.send(

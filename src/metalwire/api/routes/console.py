@@ -7,8 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 
 from metalwire.api.routes import authz
-from metalwire.api.routes.common import JsonBody, call, flag
-from metalwire.api.views import links
+from metalwire.api.routes.common import JsonBody, accepted, call, flag
 from metalwire.errors import InvalidParameterValue, NodeConsoleNotEnabled
 
 router = APIRouter(prefix="/v1/nodes/{ident}")
@@ -38,5 +37,4 @@ def set_console_state(request: Request, ident: str, body: JsonBody = None) -> Re
             "The request body must be a JSON object with a boolean 'enabled'."
         )
     c.services.rpcapi.set_console_mode(c.context, ident, enabled)
-    location = links(c.base, "nodes", f"{ident}/states/console")[0]["href"]
-    return Response(status_code=202, headers={"Location": location})
+    return accepted(c, ident, "states/console")

@@ -7,8 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 
 from metalwire.api.routes import authz
-from metalwire.api.routes.common import JsonBody, call
-from metalwire.api.views import links
+from metalwire.api.routes.common import JsonBody, accepted, body_target, call
 from metalwire.conductor import hardware
 from metalwire.errors import Invalid, InvalidParameterValue, NotAcceptable
 
@@ -31,15 +30,11 @@ def _timeout(value: Any) -> int | None:
 def set_power_state(request: Request, ident: str, body: JsonBody = None) -> Response:
     c = call(request)
     authz.node_by_ident(c, "baremetal:node:set_power_state", ident)
-    if not isinstance(body, dict) or not isinstance(body.get("target"), str):
-        raise InvalidParameterValue(
-            "The request body must be a JSON object with a 'target' power state."
-        )
-    target = body["target"]
+    target = body_target(body, "power state")
+    assert isinstance(body, dict)
     soft = target in (hardware.SOFT_REBOOT, hardware.SOFT_POWER_OFF)
     if (soft or body.get("timeout") is not None) and not c.version.at_least(SOFT_POWER):
         raise NotAcceptable(f"Soft power actions and a timeout require API version 1.{SOFT_POWER}.")
     timeout = _timeout(body.get("timeout"))
     c.services.rpcapi.set_power_state(c.context, ident, target, timeout)
-    location = links(c.base, "nodes", f"{ident}/states")[0]["href"]
-    return Response(status_code=202, headers={"Location": location})
+    return accepted(c, ident)

@@ -7,8 +7,8 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 
 from metalwire.api.routes import authz
-from metalwire.api.routes.common import Call, JsonBody, call
-from metalwire.api.views import as_json, links
+from metalwire.api.routes.common import Call, JsonBody, accepted, body_target, call
+from metalwire.api.views import as_json
 from metalwire.conductor.provisioning import ProvisionOptions
 from metalwire.db import nodes as node_db
 from metalwire.errors import InvalidParameterValue, NotAcceptable
@@ -56,11 +56,7 @@ def get_states(request: Request, ident: str) -> dict[str, Any]:
 def set_provision_state(request: Request, ident: str, body: JsonBody = None) -> Response:
     c = call(request)
     authz.node_by_ident(c, "baremetal:node:set_provision_state", ident)
-    if not isinstance(body, dict) or not isinstance(body.get("target"), str):
-        raise InvalidParameterValue(
-            "The request body must be a JSON object with a 'target' provision verb."
-        )
-    target = body["target"]
+    target = body_target(body, "provision verb")
     if target not in VERBS:
         raise InvalidParameterValue(
             f"Invalid provision state target {target!r}; metalwire supports "
@@ -74,8 +70,7 @@ def set_provision_state(request: Request, ident: str, body: JsonBody = None) -> 
         rescue_password=_rescue_password(verb, body.get("rescue_password")),
     )
     c.services.rpcapi.do_provisioning_action(c.context, ident, verb, options)
-    location = links(c.base, "nodes", f"{ident}/states")[0]["href"]
-    return Response(status_code=202, headers={"Location": location})
+    return accepted(c, ident)
 
 
 def _configdrive(c: Call, verb: str, value: Any) -> str | dict[str, Any] | None:
