@@ -97,3 +97,18 @@ def test_nova_spawn_and_destroy_with_the_neutron_interface(
     for vif in vifs:
         assert_unbound(neutron.port(vif["id"]), vif["mac_address"])
     api.close()
+
+
+def test_validate_says_why_no_port_can_carry_a_vif(nova_server: MetalwireServer) -> None:
+    api = Metalwire(nova_server.url)
+    node = api.node("nova-nolink")
+    resp = api.http.post(
+        "/v1/ports", json={"node_uuid": node["uuid"], "address": "52:54:00:70:01:01"}
+    )
+    assert resp.status_code == 201, resp.text
+    network = api.get("/v1/nodes/nova-nolink/validate")["network"]
+    assert network["result"] is False
+    assert "52:54:00:70:01:01) has no local_link_connection" in network["reason"]
+    api.port(node, "52:54:00:70:01:02", link("Ethernet32/1"), physical_network="physnet1")
+    assert api.get("/v1/nodes/nova-nolink/validate")["network"] == {"result": True}
+    api.close()

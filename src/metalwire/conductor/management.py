@@ -9,7 +9,7 @@ from metalwire.conductor.power import store
 from metalwire.conductor.tasks import Conductor, node_label
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
-from metalwire.errors import Invalid, NodeConsoleNotEnabled
+from metalwire.errors import Invalid, NetworkInterfaceInvalid, NodeConsoleNotEnabled
 from metalwire.networking.task import Task
 
 
@@ -45,6 +45,20 @@ def inject_nmi(conductor: Conductor, context: RequestContext, ident: str) -> Non
         conductor.record_history(task, "management", f"NMI injected into {node_label(task.node)}")
 
 
+def check_network(conductor: Conductor, task: Task) -> None:
+    """The network interface's own ``validate``, then: a node whose ports all refuse a VIF
+    cannot be deployed with one, so say why each refuses (NetworkInterfaceInvalid)."""
+    iface = conductor.network_interface(task.node)
+    iface.validate(task)
+    refusals = [(port, iface.port_unusable_reason(task, port)) for port in task.ports]
+    if refusals and all(reason for _, reason in refusals):
+        why = "; ".join(f"port {port.uuid} ({port.address}) {reason}" for port, reason in refusals)
+        raise NetworkInterfaceInvalid(
+            f"Node {node_label(task.node)}: no port can carry a VIF with the {iface.name} "
+            f"network interface: {why}."
+        )
+
+
 def validate(conductor: Conductor, context: RequestContext, ident: str) -> dict[str, Any]:
     """One entry per interface: ``{"result": bool}``, with ``"reason"`` when it is False."""
     task = conductor.shared_task(ident, context)
@@ -52,7 +66,7 @@ def validate(conductor: Conductor, context: RequestContext, ident: str) -> dict[
     for kind in hardware.VALIDATED:
         try:
             if kind == "network":
-                conductor.network_interface(task.node).validate(task)
+                check_network(conductor, task)
             else:
                 hardware.check_interface(task.node, kind)
         except Invalid as exc:  # NetworkInterfaceInvalid, UnsupportedDriverExtension, ...
