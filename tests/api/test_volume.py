@@ -157,3 +157,8 @@ def test_storage_interface_of_the_node(api: Api, node: dict[str, Any]) -> None:
     )
     assert resp.status_code == 200, resp.text
     assert api.get("/v1/nodes/vol").json()["storage_interface"] == "cinder"
+
+
+def test_v1_root_links_the_volume_resources_from_1_32(api: Api) -> None:
+    assert api.get("/v1/").json()["volume"][0]["href"] == "http://testserver/v1/volume/"
+    assert "volume" not in api.get("/v1/", version="1.31").json()
