@@ -13,12 +13,15 @@ ever deals with HTTP.
     |   +-- VifNotAttached             detach of a VIF the node does not have
     |   +-- InvalidStateRequested      provision verb not allowed from this state
     |   +-- NetworkInterfaceInvalid    the node's network interface refuses to work
+    |   +-- UnsupportedDriverExtension the node's hardware interface cannot do this
+    |   +-- NodeConsoleNotEnabled      console information asked while it is off
     +-- NotAuthorized (401)            no credentials, or credentials that do not verify
     +-- Forbidden (403)
     |   +-- NodeProtected              the node is protected from this action
     |   +-- PolicyForbidden            the policy does not allow this user the action
     +-- NotFound (404)
     |   +-- NodeNotFound, PortNotFound, PortgroupNotFound
+    |   +-- VolumeConnectorNotFound, VolumeTargetNotFound
     |   +-- RouteNotFound              no resource at this path for the request's version
     +-- MethodNotAllowed (405)         the path exists, the method does not
     +-- NotAcceptable (406)            field too new for the request's version
@@ -97,6 +100,20 @@ class NetworkInterfaceInvalid(Invalid):
     """The node's network interface cannot work for it."""
 
 
+class UnsupportedDriverExtension(Invalid):
+    """The node's hardware interface does not implement the operation."""
+
+    def __init__(self, driver: str, extension: str) -> None:
+        super().__init__(
+            f"Driver {driver} does not support {extension} (disabled or not implemented)."
+        )
+
+
+class NodeConsoleNotEnabled(Invalid):
+    def __init__(self, node: str) -> None:
+        super().__init__(f"Console access is not enabled on node {node}")
+
+
 class NotAuthorized(MetalwireError):
     """The request carries no credentials, or credentials that do not verify."""
 
@@ -139,6 +156,16 @@ class PortNotFound(NotFound):
 class PortgroupNotFound(NotFound):
     def __init__(self, portgroup: str) -> None:
         super().__init__(f"Portgroup {portgroup} could not be found.")
+
+
+class VolumeConnectorNotFound(NotFound):
+    def __init__(self, connector: str) -> None:
+        super().__init__(f"Volume connector {connector} could not be found.")
+
+
+class VolumeTargetNotFound(NotFound):
+    def __init__(self, target: str) -> None:
+        super().__init__(f"Volume target {target} could not be found.")
 
 
 class RouteNotFound(NotFound):
