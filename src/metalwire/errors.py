@@ -24,6 +24,7 @@ ever deals with HTTP.
     +-- NotAcceptable (406)            field too new for the request's version
     |   +-- VersionNotAcceptable       microversion malformed or out of range
     +-- RequestTooLarge (413)          the request body is larger than accepted
+    +-- UnsupportedMediaType (415)     a metalwire write sent without a JSON content type
 
 Errors marked ``routing`` are the router's answers (no such path, method or version), which
 Ironic's clients receive in a different error body from the errors of objects.
@@ -184,6 +185,13 @@ class RequestTooLarge(MetalwireError):
     """The request body is larger than the endpoint accepts."""
 
     code = 413
+    safe = True
+
+
+class UnsupportedMediaType(MetalwireError):
+    """The request's content type is not one the endpoint accepts."""
+
+    code = 415
     safe = True
 
 

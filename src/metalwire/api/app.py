@@ -17,6 +17,7 @@ from metalwire.api.auth.middleware import AuthMiddleware
 from metalwire.api.auth.policy import Policy
 from metalwire.api.auth.startup import build_strategy
 from metalwire.api.bookmarks import BookmarkPaths
+from metalwire.api.cross_site import CrossSiteGuard
 from metalwire.api.metrics import MetricsEndpoint, RequestMetrics, RouteRecorder
 from metalwire.api.middleware import ApiMiddleware
 from metalwire.api.routes import audit, history, nodes, portgroups, ports, root, states, traits
@@ -72,6 +73,7 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     app.add_middleware(BookmarkPaths)
     if measured and not config.metrics.public:
         app.add_middleware(MetricsEndpoint, db=services.db, audit=services.audit)
+    app.add_middleware(CrossSiteGuard)  # metalwire's own writes, once the requester is known
     app.add_middleware(AuthMiddleware, strategy=strategy)  # in front of every endpoint
     if measured and config.metrics.public:
         app.add_middleware(MetricsEndpoint, db=services.db, audit=services.audit)
