@@ -125,9 +125,15 @@ class NotFound(MetalwireError):
     safe = True
 
 
+# Said of an object looked up by its database id, which no message names.
+_GONE = "could not be found: it was deleted while the request ran."
+
+
 class NodeNotFound(NotFound):
-    def __init__(self, node: str) -> None:
-        super().__init__(f"Node {node} could not be found.")
+    def __init__(self, node: str | int) -> None:
+        """``node`` as the request named it, or the database id it was looked up by."""
+        known = isinstance(node, str)
+        super().__init__(f"Node {node} could not be found." if known else f"The node {_GONE}")
 
 
 class PortNotFound(NotFound):
@@ -136,8 +142,12 @@ class PortNotFound(NotFound):
 
 
 class PortgroupNotFound(NotFound):
-    def __init__(self, portgroup: str) -> None:
-        super().__init__(f"Portgroup {portgroup} could not be found.")
+    def __init__(self, portgroup: str | int) -> None:
+        """``portgroup`` as the request named it, or the database id it was looked up by."""
+        known = isinstance(portgroup, str)
+        super().__init__(
+            f"Portgroup {portgroup} could not be found." if known else f"The portgroup {_GONE}"
+        )
 
 
 class RouteNotFound(NotFound):

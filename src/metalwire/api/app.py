@@ -74,7 +74,7 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     if measured and not config.metrics.public:
         app.add_middleware(MetricsEndpoint, db=services.db, audit=services.audit)
     app.add_middleware(CrossSiteGuard)  # metalwire's own writes, once the requester is known
-    app.add_middleware(AuthMiddleware, strategy=strategy)  # in front of every endpoint
+    app.add_middleware(AuthMiddleware, strategy=strategy, policy=policy)  # every endpoint
     if measured and config.metrics.public:
         app.add_middleware(MetricsEndpoint, db=services.db, audit=services.audit)
     # Added last, so it runs first: every request, the VIF door's too, goes through it.

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from metalwire.conductor.locks import Deadline, NodeLocks
 from metalwire.config import Config
 from metalwire.context import RequestContext
+from metalwire.db import nodes as node_db
 from metalwire.db.engine import Database, WouldWait
 from metalwire.db.models import Node
 from metalwire.db.node_locks import live_holder
@@ -30,7 +31,7 @@ _DEFERRED: contextvars.ContextVar[list[Callable[[], None]] | None] = contextvars
 
 
 def node_label(node: Node) -> str:
-    return node.uuid + (f" ({node.name})" if node.name else "")
+    return node_db.label(node.uuid, node.name)
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class NodeRef:
 
     @property
     def label(self) -> str:
-        return self.uuid + (f" ({self.name})" if self.name else "")
+        return node_db.label(self.uuid, self.name)
 
     def matches(self, node: Node) -> bool:
         return (node.uuid, node.name, node.network_interface) == (
@@ -107,7 +108,7 @@ class Conductor:
         with self.db.reading() as work:
             node = work.nodes.find(ident)
         if node is None:
-            raise NodeNotFound(str(ident))
+            raise NodeNotFound(ident)
         return node
 
     @contextlib.contextmanager
@@ -185,7 +186,7 @@ class Conductor:
                     continue
                 yield task
                 return
-        raise NodeNotFound(str(ident))
+        raise NodeNotFound(ident)
 
     @contextlib.contextmanager
     def exclusive_tasks(

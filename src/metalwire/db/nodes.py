@@ -45,6 +45,11 @@ def is_uuid_like(value: str) -> bool:
         return False
 
 
+def label(uuid: str, name: str | None) -> str:
+    """How every message names a node: its UUID and, if it has one, its name."""
+    return uuid + (f" ({name})" if name else "")
+
+
 def _conflict(exc: IntegrityError, values: Mapping[str, Any]) -> Exception:
     return integrity.explain(
         exc,
@@ -89,7 +94,7 @@ def projects(session: Session, ident: str | int) -> tuple[str | None, str | None
     column = getattr(Node, ident_column(ident))
     row = session.execute(select(Node.owner, Node.lessee).where(column == ident)).one_or_none()
     if row is None:
-        raise NodeNotFound(str(ident))
+        raise NodeNotFound(ident)
     return row[0], row[1]
 
 
@@ -108,7 +113,7 @@ def projects_now(db: Database, ident: str) -> tuple[str | None, str | None]:
 def get_by_id(session: Session, node_id: int) -> Node:
     node = session.get(Node, node_id)
     if node is None:
-        raise NodeNotFound(str(node_id))
+        raise NodeNotFound(node_id)
     return node
 
 

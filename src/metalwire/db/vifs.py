@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
@@ -11,8 +12,9 @@ from sqlalchemy.orm import Session
 
 from metalwire.db.models import Node, Port, Portgroup, VifAttachment, utcnow
 from metalwire.db.nodes import ident_column
+from metalwire.db.nodes import label as node_label
 from metalwire.db.statements import Sql, detached
-from metalwire.errors import Conflict, NodeNotFound, VifAlreadyAttached
+from metalwire.errors import Conflict, NodeNotFound
 
 
 def for_node(sql: Sql, node_id: int) -> list[VifAttachment]:
@@ -56,7 +58,7 @@ def record(
 ) -> VifAttachment:
     """Record the attachment; the keys refuse a second VIF on the target or the VIF twice.
 
-    Callers check :func:`check_free` first for a message naming the other node; the keys
+    Callers look for the :func:`holder` first, for a message naming the other node; the keys
     still hold when two processes race, and then the statement fails with Conflict.
     """
     values = {
@@ -114,19 +116,28 @@ def update_info(sql: Sql, vif_id: str, info: Mapping[str, Any]) -> None:
     )
 
 
-def check_free(sql: Sql, vif_id: str) -> None:
-    """Raise VifAlreadyAttached, naming the node, if the VIF is attached anywhere."""
+@dataclass(frozen=True)
+class VifHolder:
+    """The node a VIF is attached to, with what decides who may see it."""
+
+    node_uuid: str
+    node_name: str | None
+    owner: str | None
+    lessee: str | None
+
+    @property
+    def label(self) -> str:
+        return node_label(self.node_uuid, self.node_name)
+
+
+def holder(sql: Sql, vif_id: str) -> VifHolder | None:
+    """The node the VIF is attached to, or None when it is free."""
     rows = sql.rows(
-        "SELECT nodes.uuid, nodes.name FROM vif_attachments"
+        "SELECT nodes.uuid, nodes.name, nodes.owner, nodes.lessee FROM vif_attachments"
         " JOIN nodes ON nodes.id = vif_attachments.node_id WHERE vif_attachments.vif_id = ?",
         (vif_id,),
     )
-    if rows:
-        uuid, name = rows[0]
-        label = f" ({name})" if name else ""
-        raise VifAlreadyAttached(
-            f"Unable to attach VIF {vif_id}: it is already attached to node {uuid}{label}."
-        )
+    return VifHolder(*rows[0]) if rows else None
 
 
 def remove(sql: Sql, vif_id: str, known: VifAttachment | None = None) -> None:

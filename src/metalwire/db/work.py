@@ -146,9 +146,9 @@ class Attachments(_Repository):
     def find(self, vif_id: str) -> VifAttachment | None:
         return vif_db.find(self._sql, vif_id)
 
-    def check_free(self, vif_id: str) -> None:
-        """Raise VifAlreadyAttached, naming the node, if the VIF is attached anywhere."""
-        vif_db.check_free(self._sql, vif_id)
+    def holder(self, vif_id: str) -> vif_db.VifHolder | None:
+        """The node the VIF is attached to, or None when it is free."""
+        return vif_db.holder(self._sql, vif_id)
 
     def record(
         self,
