@@ -18,7 +18,7 @@ from metalwire.db import vifs as vif_db
 from metalwire.db.engine import Database, WouldWait
 from metalwire.db.models import Node, NodeHistory, Port, VifAttachment
 from metalwire.db.statements import Sql
-from metalwire.errors import Conflict, VifAlreadyAttached
+from metalwire.errors import Conflict
 from tests.conftest import Api
 
 
@@ -97,8 +97,12 @@ def test_insert_applies_model_defaults_and_keys_still_hold(db: Database) -> None
     with db.connection() as connection:
         sql = Sql(connection)
         attachments = vif_db.for_node(sql, node.id)
-        with pytest.raises(VifAlreadyAttached, match="keys"):
-            vif_db.check_free(sql, "vif-a")
+        holder = vif_db.holder(sql, "vif-a")
+        assert holder is not None and (holder.node_uuid, holder.label) == (
+            node.uuid,
+            f"{node.uuid} (keys)",
+        )
+        assert vif_db.holder(sql, "vif-free") is None
     assert [(a.vif_id, a.info, a.pending, a.source) for a in attachments] == [
         ("vif-a", {"k": "v"}, False, "api"),
         ("vif-b", {}, True, "api"),
