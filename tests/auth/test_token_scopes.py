@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -99,3 +100,20 @@ def test_a_system_reader_still_reads_the_unowned_node(
     resp = _call(server_url, persona_tokens["system_reader"], "GET", f"/v1/nodes/{unowned_node}")
     assert resp.status_code == 200
     assert resp.json()["driver_info"] == BMC
+
+
+def test_no_rule_of_a_policy_file_takes_a_missing_project_for_a_missing_owner(
+    tmp_path: Path, cloud: Cloud, persona_tokens: dict[str, str]
+) -> None:
+    # A rule without a role check: only the project comparison decides.
+    policy_file = tmp_path / "policy.yaml"
+    policy_file.write_text('"baremetal:node:get": "project_id:%(node.owner)s"\n')
+    env = {**cloud.env(), "METALWIRE_OSLO_POLICY_POLICY_FILE": str(policy_file)}
+    with MetalwireServer(tmp_path / "data", env=env) as server:
+        admin = persona_tokens["system_admin"]
+        created = _call(server.url, admin, "POST", "/v1/nodes", json={"driver": "fake-hardware"})
+        assert created.status_code == 201, created.text
+        unowned = created.json()["uuid"]
+        for persona in ("unscoped", "domain_reader", "system_reader"):
+            resp = _call(server.url, persona_tokens[persona], "GET", f"/v1/nodes/{unowned}")
+            assert resp.status_code == 404, (persona, resp.text)
