@@ -29,6 +29,7 @@ ever deals with HTTP.
     +-- RequestTooLarge (413)          the request body is larger than accepted
     +-- RequestTimeout (408)           the request body did not arrive within [api] body_timeout
     +-- HeadersTooLarge (431)          a header line, all of them or their count is over the limit
+    +-- UnsupportedMediaType (415)     a metalwire write sent without a JSON content type
 
 Errors marked ``routing`` are the router's answers (no such path, method or version), which
 Ironic's clients receive in a different error body from the errors of objects.
@@ -143,9 +144,15 @@ class NotFound(MetalwireError):
     safe = True
 
 
+# Said of an object looked up by its database id, which no message names.
+_GONE = "could not be found: it was deleted while the request ran."
+
+
 class NodeNotFound(NotFound):
-    def __init__(self, node: str) -> None:
-        super().__init__(f"Node {node} could not be found.")
+    def __init__(self, node: str | int) -> None:
+        """``node`` as the request named it, or the database id it was looked up by."""
+        known = isinstance(node, str)
+        super().__init__(f"Node {node} could not be found." if known else f"The node {_GONE}")
 
 
 class PortNotFound(NotFound):
@@ -154,8 +161,12 @@ class PortNotFound(NotFound):
 
 
 class PortgroupNotFound(NotFound):
-    def __init__(self, portgroup: str) -> None:
-        super().__init__(f"Portgroup {portgroup} could not be found.")
+    def __init__(self, portgroup: str | int) -> None:
+        """``portgroup`` as the request named it, or the database id it was looked up by."""
+        known = isinstance(portgroup, str)
+        super().__init__(
+            f"Portgroup {portgroup} could not be found." if known else f"The portgroup {_GONE}"
+        )
 
 
 class VolumeConnectorNotFound(NotFound):
@@ -227,6 +238,13 @@ class HeadersTooLarge(MetalwireError):
     """The request's headers are longer or more numerous than the server accepts."""
 
     code = 431
+    safe = True
+
+
+class UnsupportedMediaType(MetalwireError):
+    """The request's content type is not one the endpoint accepts."""
+
+    code = 415
     safe = True
 
 

@@ -22,7 +22,7 @@ def audit_threads() -> list[threading.Thread]:
 
 
 def test_audit_without_neutron_names_what_is_missing(api: Api) -> None:
-    for response in (api.get(AUDIT), api.post(AUDIT + "/repair")):
+    for response in (api.post(AUDIT, {}), api.post(AUDIT + "/repair", {})):
         assert response.status_code == 400, response.text
         message = fault(response)
         assert "drift audit compares VIF attachments with Neutron" in message
@@ -30,16 +30,20 @@ def test_audit_without_neutron_names_what_is_missing(api: Api) -> None:
 
 
 def test_audit_of_an_unknown_node_is_404(api: Api) -> None:
-    response = api.get(AUDIT + "?node=no-such-node")
-    assert response.status_code == 404, response.text
-    assert "no-such-node" in fault(response)
+    for response in (
+        api.get(AUDIT + "?node=no-such-node"),
+        api.post(AUDIT + "?node=no-such-node", {}),
+    ):
+        assert response.status_code == 404, response.text
+        assert "no-such-node" in fault(response)
 
 
 def test_latest_audit_before_any_is_empty(api: Api) -> None:
-    response = api.get(AUDIT + "/latest")
-    assert response.status_code == 200, response.text
-    assert response.json() == {"checked_at": None, "nodes_checked": 0, "findings": []}
-    assert response.headers["X-OpenStack-Ironic-API-Version"]
+    for path in (AUDIT, AUDIT + "/latest"):
+        response = api.get(path)
+        assert response.status_code == 200, response.text
+        assert response.json() == {"checked_at": None, "nodes_checked": 0, "findings": []}
+        assert response.headers["X-OpenStack-Ironic-API-Version"]
 
 
 def test_audit_endpoints_need_authentication(tmp_path: Path, migrated_template: Path) -> None:
@@ -55,9 +59,10 @@ def test_audit_endpoints_need_authentication(tmp_path: Path, migrated_template: 
         for method, path in (
             ("GET", AUDIT),
             ("GET", AUDIT + "/latest"),
+            ("POST", AUDIT),
             ("POST", AUDIT + "/repair"),
         ):
-            assert client.request(method, path).status_code == 401, path
+            assert client.request(method, path, json={}).status_code == 401, path
         answered = client.get(AUDIT + "/latest", auth=("alice", "s3cret"))
         assert answered.status_code == 200, answered.text
 

@@ -112,7 +112,10 @@ class Cloud:
         return env
 
 
-# persona -> (user, role, where): where is a project name or "system"
+# persona -> (user, role, where): where is a project name, "system", "domain" (the role on
+# the default domain, which holds every project, and a domain-scoped token) or "unscoped" (the
+# role on owner-project, and a token scoped to nothing).
+DOMAIN = "default"
 PERSONAS: dict[str, tuple[str, str, str]] = {
     "system_admin": ("sys-admin", "admin", "system"),
     "system_reader": ("sys-reader", "reader", "system"),
@@ -121,7 +124,23 @@ PERSONAS: dict[str, tuple[str, str, str]] = {
     "lessee_member": ("lessee-member", "member", "lessee-project"),
     "unrelated_member": ("unrelated-member", "member", "unrelated-project"),
     "service": ("nova", "service", "service"),
+    "domain_admin": ("dom-admin", "admin", "domain"),
+    "domain_member": ("dom-member", "member", "domain"),
+    "domain_reader": ("dom-reader", "reader", "domain"),
+    "unscoped": ("unscoped-member", "member", "unscoped"),
 }
+
+
+def persona_token(keystone: KeystoneServer, persona: str) -> str:
+    """A fresh token of ``persona``, scoped as PERSONAS says."""
+    user, _role, where = PERSONAS[persona]
+    if where == "system":
+        return keystone.token(user, PASSWORD, system=True)
+    if where == "domain":
+        return keystone.token(user, PASSWORD, domain=DOMAIN)
+    if where == "unscoped":
+        return keystone.token(user, PASSWORD)
+    return keystone.token(user, PASSWORD, project=where)
 
 
 @pytest.fixture(scope="session")
@@ -142,16 +161,15 @@ def cloud() -> Iterator[Cloud]:
         keystone.grant(users["metalwire"], "service", projects["service"])
         for user, role, where in PERSONAS.values():
             users[user] = keystone.user(user, PASSWORD)
-            keystone.grant(users[user], role, None if where == "system" else projects[where])
+            if where == "domain":
+                keystone.grant(users[user], role, domain_id=DOMAIN)
+            elif where == "unscoped":
+                keystone.grant(users[user], role, projects["owner-project"])
+            else:
+                keystone.grant(users[user], role, None if where == "system" else projects[where])
         yield Cloud(keystone, projects, users)
 
 
 @pytest.fixture(scope="session")
 def persona_tokens(cloud: Cloud) -> dict[str, str]:
-    tokens = {}
-    for persona, (user, _role, where) in PERSONAS.items():
-        if where == "system":
-            tokens[persona] = cloud.keystone.token(user, PASSWORD, system=True)
-        else:
-            tokens[persona] = cloud.keystone.token(user, PASSWORD, project=where)
-    return tokens
+    return {persona: persona_token(cloud.keystone, persona) for persona in PERSONAS}

@@ -64,6 +64,14 @@ MATRIX: dict[str, tuple[int | str, ...]] = {
     # Without rbac_service_role_elevated_access the service role sees only nodes its own
     # project owns (PROJECT_SERVICE): this node is invisible to it.
     "service": (404, HIDDEN, HIDDEN, 404, 404, 404, 404, 404, 404, 403, 403),
+    # Every rule is scoped to the system or a project: a domain-scoped token, whatever its
+    # role on the domain that holds every project, passes none (Ironic refuses it with
+    # oslo.policy's InvalidScope), so the node is invisible and a list, having no project
+    # to filter on, is refused. An unscoped token carries no role at all.
+    **dict.fromkeys(
+        ("domain_admin", "domain_member", "domain_reader", "unscoped"),
+        (404, 403, 403, 404, 404, 404, 404, 404, 404, 403, 403),
+    ),
 }
 
 # With rbac_service_role_elevated_access the service role in the service project matches
@@ -105,8 +113,9 @@ def _setup_node(p: Persona, cloud: Cloud) -> tuple[str, str]:
     return node, port.json()["uuid"]
 
 
-def _listed(resp: Any, key: str, uuid: str) -> str:
-    assert resp.status_code == 200, resp.text
+def _listed(resp: Any, key: str, uuid: str) -> int | str:
+    if resp.status_code != 200:
+        return int(resp.status_code)
     return SEEN if uuid in {item["uuid"] for item in resp.json()[key]} else HIDDEN
 
 

@@ -17,7 +17,7 @@ from metalwire.db.engine import Database, WriterBusy
 from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Node, NodeHistory, Port, VifAttachment
 from metalwire.db.statements import Sql
-from metalwire.errors import Conflict, VifAlreadyAttached
+from metalwire.errors import Conflict
 from tests.conftest import Api
 
 
@@ -95,8 +95,12 @@ def test_insert_applies_model_defaults_and_keys_still_hold(db: Database) -> None
         )
     with db.reading() as work:
         attachments = work.attachments.for_node(node.id)
-        with pytest.raises(VifAlreadyAttached, match="keys"):
-            work.attachments.check_free("vif-a")
+        holder = work.attachments.holder("vif-a")
+        assert holder is not None and (holder.node_uuid, holder.label) == (
+            node.uuid,
+            f"{node.uuid} (keys)",
+        )
+        assert work.attachments.holder("vif-free") is None
     assert [(a.vif_id, a.info, a.pending, a.source) for a in attachments] == [
         ("vif-a", {"k": "v"}, False, "api"),
         ("vif-b", {}, True, "api"),

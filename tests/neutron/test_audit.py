@@ -84,10 +84,17 @@ def put_port(neutron: Neutron, port_id: str, **fields: Any) -> None:
     assert response.status_code == 200, response.text
 
 
+def audit_now(api: Metalwire, query: str = "") -> Any:
+    """The answer of ``POST /v1/metalwire/audit``: an audit now (a GET reads the latest)."""
+    response = api.http.post(AUDIT + query, json={})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
 def audit(api: Metalwire, node: str | None = None) -> dict[str, str]:
     """The findings of an audit now, as {VIF id: kind}."""
     query = f"?node={node}" if node else ""
-    findings = api.get(AUDIT + query)["findings"]
+    findings = audit_now(api, query)["findings"]
     found = {f["vif_id"]: f["kind"] for f in findings}
     assert len(found) == len(findings), findings
     return found
@@ -137,9 +144,7 @@ def test_audit_finds_each_drift_and_repair_fixes_the_safe_ones(
     # A baremetal port bound to a host metalwire does not know is nobody's business here.
     neutron.vif(NETWORK, **{"binding:host_id": "compute-9", "binding:vnic_type": "baremetal"})
 
-    response = api.http.get(AUDIT)
-    assert response.status_code == 200, response.text
-    findings = {f["vif_id"]: f for f in response.json()["findings"]}
+    findings = {f["vif_id"]: f for f in audit_now(api)["findings"]}
     assert {vif: f["kind"] for vif, f in findings.items()} == {
         unbound["id"]: "binding_mismatch",
         gone["id"]: "vif_port_missing",
@@ -162,7 +167,7 @@ def test_audit_finds_each_drift_and_repair_fixes_the_safe_ones(
         bound["id"]: "bound_while_not_deployed",
     }
 
-    response = api.http.post(AUDIT + "/repair")
+    response = api.http.post(AUDIT + "/repair", json={})
     assert response.status_code == 200, response.text
     done = response.json()
     assert {r["vif_id"]: r["repaired"] for r in done["repairs"]} == {
@@ -241,7 +246,7 @@ def test_periodic_audit_keeps_the_latest_findings(api: Metalwire, neutron: Neutr
         return {f["vif_id"]: f["kind"] for f in api.get(AUDIT + "/latest")["findings"]}
 
     assert wait_for(lambda: latest().get(vif["id"]) == "mac_mismatch", timeout=30)
-    assert api.http.post(AUDIT + "/repair?node=drift-periodic").status_code == 200
+    assert api.http.post(AUDIT + "/repair?node=drift-periodic", json={}).status_code == 200
     assert wait_for(lambda: vif["id"] not in latest(), timeout=30)
 
 
@@ -256,14 +261,14 @@ def test_flat_vifs_are_expected_on_the_compute_host(api: Metalwire, neutron: Neu
     assert audit(api, "drift-flat") == {}
 
     put_port(neutron, vif["id"], **{"binding:host_id": ""})
-    finding = api.get(AUDIT + "?node=drift-flat")["findings"][0]
+    finding = audit_now(api, "?node=drift-flat")["findings"][0]
     assert finding["kind"] == "binding_mismatch"
     assert finding["expected"] == {
         "binding:host_id": "compute-7",
         "binding:vnic_type": "baremetal",
         "local_link_information": [link("Ethernet69/1")],
     }
-    assert api.http.post(AUDIT + "/repair?node=drift-flat").status_code == 200
+    assert api.http.post(AUDIT + "/repair?node=drift-flat", json={}).status_code == 200
     rebound = neutron.port(vif["id"])
     assert rebound["binding:host_id"] == "compute-7"
     assert rebound["binding:profile"]["local_link_information"] == [link("Ethernet69/1")]
@@ -292,12 +297,12 @@ def test_a_bond_is_expected_with_every_member_link(api: Metalwire, neutron: Neut
     profile = dict(bound["binding:profile"])
     profile["local_link_information"] = [link("Ethernet70/1")]
     put_port(neutron, vif["id"], **{"binding:profile": profile})
-    (finding,) = api.get(AUDIT + "?node=drift-bond")["findings"]
+    (finding,) = audit_now(api, "?node=drift-bond")["findings"]
     assert finding["kind"] == "binding_mismatch" and finding["target_uuid"] == bond["uuid"]
     assert finding["expected"]["local_link_information"] == [
         link("Ethernet70/1"),
         link("Ethernet70/2"),
     ]
-    assert api.http.post(AUDIT + "/repair?node=drift-bond").status_code == 200
+    assert api.http.post(AUDIT + "/repair?node=drift-bond", json={}).status_code == 200
     assert neutron.wait_status(vif["id"], "ACTIVE")["binding:profile"] == bound["binding:profile"]
     assert audit(api, "drift-bond") == {}

@@ -195,8 +195,10 @@ class KeystoneServer:
         password: str,
         project: str | None = None,
         system: bool = False,
+        domain: str | None = None,
     ) -> str:
-        """A token of ``user`` scoped to ``project`` (by name), the system, or nothing."""
+        """A token of ``user`` scoped to ``project`` (by name), the system, ``domain`` (by
+        id), or nothing (an unscoped token: the users made here have no default project)."""
         auth: dict[str, Any] = {
             "identity": {
                 "methods": ["password"],
@@ -207,6 +209,8 @@ class KeystoneServer:
         }
         if system:
             auth["scope"] = {"system": {"all": True}}
+        elif domain is not None:
+            auth["scope"] = {"domain": {"id": domain}}
         elif project is not None:
             auth["scope"] = {"project": {"name": project, "domain": {"id": "default"}}}
         resp = httpx.post(f"{self.url}/auth/tokens", json={"auth": auth}, timeout=30)
@@ -254,9 +258,15 @@ class KeystoneServer:
         body = {"user": {"name": name, "password": password, "domain_id": "default"}}
         return str(self.admin("POST", "/users", json=body)["user"]["id"])
 
-    def grant(self, user_id: str, role: str, project_id: str | None = None) -> None:
+    def grant(
+        self, user_id: str, role: str, project_id: str | None = None, domain_id: str | None = None
+    ) -> None:
+        """``role`` on the project, else on the domain, else on the system."""
         role_id = self.find("roles", role)
-        target = f"/projects/{project_id}" if project_id else "/system"
+        if project_id:
+            target = f"/projects/{project_id}"
+        else:
+            target = f"/domains/{domain_id}" if domain_id else "/system"
         self.admin("PUT", f"{target}/users/{user_id}/roles/{role_id}")
 
     def register_service(self, service_type: str, name: str, url: str) -> None:

@@ -16,6 +16,7 @@ from metalwire.api.auth.middleware import AuthMiddleware
 from metalwire.api.auth.policy import Policy
 from metalwire.api.auth.startup import build_strategy
 from metalwire.api.bookmarks import BookmarkPaths
+from metalwire.api.cross_site import CrossSiteGuard
 from metalwire.api.metrics import MetricsEndpoint, RequestMetrics, RouteRecorder
 from metalwire.api.middleware import ApiMiddleware, RequestLimits
 from metalwire.api.routes import (
@@ -98,7 +99,8 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     app.add_middleware(BookmarkPaths)
     if measured and not config.metrics.public:
         app.add_middleware(MetricsEndpoint, db=services.db, audit=services.audit)
-    app.add_middleware(AuthMiddleware, strategy=strategy)  # in front of every endpoint
+    app.add_middleware(CrossSiteGuard)  # metalwire's own writes, once the requester is known
+    app.add_middleware(AuthMiddleware, strategy=strategy, policy=policy)  # every endpoint
     if measured and config.metrics.public:
         app.add_middleware(MetricsEndpoint, db=services.db, audit=services.audit)
     # Added last, so it runs first: every request, the VIF door's too, goes through it.

@@ -20,7 +20,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from metalwire import __version__
-from metalwire.api import dry_run
+from metalwire.api import dry_run, openapi_audit
 from metalwire.api import openapi_lifecycle as lifecycle
 from metalwire.api import openapi_schemas as s
 from metalwire.api.openapi_operations import READ, VIF_CALL, WRITE
@@ -33,7 +33,6 @@ from metalwire.api.routes import lookup
 from metalwire.api.routes.nodes import _FILTERS as NODE_FILTERS
 from metalwire.api.routes.nodes import _FLAG_FILTERS as NODE_FLAG_FILTERS
 from metalwire.api.routes.states import VERBS
-from metalwire.conductor import audit
 from metalwire.db import node_summaries
 from metalwire.db import nodes as node_db
 from metalwire.db import portgroups as portgroup_db
@@ -444,81 +443,6 @@ def _portgroup_member_paths() -> dict[str, Schema]:
     return paths
 
 
-def _audit_paths() -> dict[str, Schema]:
-    """The drift audit: metalwire's own, under /v1/metalwire/ where Ironic has nothing."""
-    finding: Schema = {
-        "type": "object",
-        "properties": {
-            "kind": {"enum": list(audit.KINDS)},
-            "node_uuid": {"type": "string"},
-            "node_name": {"type": ["string", "null"]},
-            "vif_id": {"type": "string", "description": "The VIF (or orphan) Neutron port."},
-            "target_uuid": {
-                "type": ["string", "null"],
-                "description": "The port or portgroup the VIF is attached to.",
-            },
-            "expected": {"description": "What metalwire's records say Neutron should hold."},
-            "actual": {"description": "What Neutron holds."},
-            "repairable": {"type": "boolean"},
-            "repair": {"type": ["string", "null"], "description": "What a repair does."},
-            "message": {"type": "string"},
-        },
-        "required": ["kind", "node_uuid", "vif_id", "repairable", "message"],
-    }
-    report: Schema = {
-        "type": "object",
-        "properties": {
-            "checked_at": {"type": ["string", "null"], "format": "date-time"},
-            "nodes_checked": {"type": "integer"},
-            "findings": {"type": "array", "items": finding},
-        },
-        "required": ["checked_at", "nodes_checked", "findings"],
-    }
-    repaired: Schema = {
-        "allOf": [finding],
-        "properties": {"repaired": {"type": "boolean"}, "result": {"type": "string"}},
-        "required": ["repaired", "result"],
-    }
-    repairs: Schema = {
-        **report,
-        "properties": {
-            **report["properties"],
-            "repairs": {"type": "array", "items": repaired},
-        },
-        "required": [*report["required"], "repairs"],
-    }
-    node = _query("node", {"type": "string"}, "Only this node (UUID or name); default every node.")
-    tag = "audit"
-    return {
-        "/v1/metalwire/audit": {
-            "get": _operation(
-                "auditDrift",
-                "Compare every VIF attachment with Neutron now (metalwire only).",
-                tag,
-                _responses(200, "The findings.", report, (400, 404, 406, 502, 503)),
-                [node],
-            )
-        },
-        "/v1/metalwire/audit/latest": {
-            "get": _operation(
-                "latestDriftAudit",
-                "The latest audit of every node, periodic or asked for (metalwire only).",
-                tag,
-                _responses(200, "The findings.", report, (406,)),
-            )
-        },
-        "/v1/metalwire/audit/repair": {
-            "post": _operation(
-                "repairDrift",
-                "Fix the safe findings under each node's lock, then audit again (metalwire only).",
-                tag,
-                _responses(200, "The repairs and the findings left.", repairs, (*WRITE, 502)),
-                [node],
-            )
-        },
-    }
-
-
 def _lookup_paths() -> dict[str, Schema]:
     """What the topology page lists and searches with: metalwire's own, read only."""
     nullable: Schema = {"type": ["string", "null"]}
@@ -646,7 +570,7 @@ def document() -> dict[str, Any]:
         **_portgroup_member_paths(),
         **lifecycle.node_paths(),
         **lifecycle.volume_paths(),
-        **_audit_paths(),
+        **openapi_audit.paths(),
         **_lookup_paths(),
     }
     components = s.components()

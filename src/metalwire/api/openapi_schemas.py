@@ -466,6 +466,7 @@ ERROR_STATUSES: dict[int, str] = {
     406: "The microversion, or a field or verb of the request, is not served.",
     409: "The request clashes with the current state (in use, duplicate, node locked).",
     413: "The request body is too large.",
+    415: "A metalwire write without Content-Type: application/json (as a form would send).",
     502: "The network service refused the work.",
     503: "The network service or the database could not be reached in time.",
 }

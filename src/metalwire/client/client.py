@@ -701,7 +701,7 @@ class Client:
         NotFound. Raises BadRequest when the server has no Neutron, NotFound for an unknown
         node, ServerError / ServiceUnavailable when Neutron fails.
         """
-        return self._object_with("GET", "/v1/metalwire/audit", node)
+        return self._object_with("POST", "/v1/metalwire/audit", node)
 
     def audit_repair(self, node: str | Resource | None = None) -> dict[str, Any]:
         """Fix the safe findings of every node (or of ``node``) and audit again.
@@ -713,11 +713,11 @@ class Client:
 
     def latest_audit(self) -> dict[str, Any]:
         """The latest audit of every node the server keeps (``checked_at`` None if none)."""
-        return self._object("GET", "/v1/metalwire/audit/latest")
+        return self._object("GET", "/v1/metalwire/audit")
 
     def _object_with(self, method: str, path: str, node: str | Resource | None) -> dict[str, Any]:
         params = None if node is None else {"node": _ident(node)}
-        body = self._request(method, path, params=params)
+        body = self._request(method, path, json={}, params=params)  # JSON: no form sends it
         if not isinstance(body, dict):
             raise exc.InvalidResponse(f"{method} {path} did not answer with a JSON object.")
         return body

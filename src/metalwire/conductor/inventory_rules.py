@@ -50,10 +50,8 @@ class Inventory:
         return [p for p in self.ports if p.portgroup_id == portgroup.id]
 
     def label(self, node_id: int) -> str:
-        node = self.nodes.get(node_id)
-        if node is None:
-            return str(node_id)
-        return node.label
+        """A locked node's UUID and name (never its database id)."""
+        return self.nodes[node_id].label
 
 
 def _refuse_move_of_vif_holder(kind: str, current: Port | Portgroup, inv: Inventory) -> None:
@@ -91,11 +89,12 @@ def check_port(
         return
     portgroup = inv.portgroups.get(proposed.portgroup_id) or portgroup_elsewhere
     if portgroup is None or portgroup.node_id != proposed.node_id:
-        where = (
-            f"on node {inv.label(portgroup.node_id)}"
-            if portgroup is not None
-            else "gone (deleted meanwhile)"
-        )
+        if portgroup is None:
+            where = "gone (deleted meanwhile)"
+        elif portgroup.node_id in inv.nodes:
+            where = f"on node {inv.label(portgroup.node_id)}"
+        else:  # a node this request holds no lock on, and may not see: named by nobody
+            where = "on another node"
         name = portgroup.uuid if portgroup is not None else str(proposed.portgroup_id)
         hint = " Remove or replace portgroup_uuid in the same request." if moving else ""
         raise InvalidParameterValue(

@@ -104,7 +104,7 @@ class Conductor:
         with self.db.reading() as work:
             node = work.nodes.find(ident)
         if node is None:
-            raise NodeNotFound(str(ident))
+            raise NodeNotFound(ident)
         return node
 
     @contextlib.contextmanager
@@ -182,7 +182,7 @@ class Conductor:
                     continue
                 yield task
                 return
-        raise NodeNotFound(str(ident))
+        raise NodeNotFound(ident)
 
     @contextlib.contextmanager
     def exclusive_tasks(

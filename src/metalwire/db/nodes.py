@@ -79,14 +79,14 @@ def projects(session: Session, ident: str | int) -> tuple[str | None, str | None
     column = getattr(Node, ident_column(ident))
     row = session.execute(select(Node.owner, Node.lessee).where(column == ident)).one_or_none()
     if row is None:
-        raise NodeNotFound(str(ident))
+        raise NodeNotFound(ident)
     return row[0], row[1]
 
 
 def get_by_id(session: Session, node_id: int) -> Node:
     node = session.get(Node, node_id)
     if node is None:
-        raise NodeNotFound(str(node_id))
+        raise NodeNotFound(node_id)
     return node
 
 

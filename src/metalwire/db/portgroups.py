@@ -46,7 +46,7 @@ def get(session: Session, ident: str) -> Portgroup:
 def get_by_id(session: Session, portgroup_id: int) -> Portgroup:
     portgroup = session.get(Portgroup, portgroup_id)
     if portgroup is None:
-        raise PortgroupNotFound(str(portgroup_id))
+        raise PortgroupNotFound(portgroup_id)
     return portgroup
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
@@ -12,7 +13,7 @@ from sqlalchemy.orm import Session
 from metalwire.db.models import Node, Port, Portgroup, VifAttachment, node_label, utcnow
 from metalwire.db.nodes import ident_column
 from metalwire.db.statements import Repository, Sql, detached
-from metalwire.errors import Conflict, NodeNotFound, VifAlreadyAttached
+from metalwire.errors import Conflict, NodeNotFound
 
 
 def _ports_first(attachments: Iterable[VifAttachment]) -> list[VifAttachment]:
@@ -31,6 +32,20 @@ def _target_of(attachment: VifAttachment) -> tuple[type[Port | Portgroup], int |
     if attachment.port_id is not None:
         return Port, attachment.port_id
     return Portgroup, attachment.portgroup_id
+
+
+@dataclass(frozen=True)
+class VifHolder:
+    """The node a VIF is attached to, with what decides who may see it."""
+
+    node_uuid: str
+    node_name: str | None
+    owner: str | None
+    lessee: str | None
+
+    @property
+    def label(self) -> str:
+        return node_label(self.node_uuid, self.node_name)
 
 
 class Attachments(Repository):
@@ -72,7 +87,7 @@ class Attachments(Repository):
     ) -> VifAttachment:
         """Record the attachment; the keys refuse a second VIF on the target or the VIF twice.
 
-        Callers check :meth:`check_free` first for a message naming the other node; the keys
+        Callers look for the :meth:`holder` first for a message naming the other node; the keys
         still hold when two processes race, and then the statement fails with Conflict.
         """
         values = {
@@ -113,19 +128,14 @@ class Attachments(Repository):
             (self._sql.bind(VifAttachment, "info", dict(info)), vif_id),
         )
 
-    def check_free(self, vif_id: str) -> None:
-        """Raise VifAlreadyAttached, naming the node, if the VIF is attached anywhere."""
+    def holder(self, vif_id: str) -> VifHolder | None:
+        """The node the VIF is attached to, or None when it is free."""
         rows = self._sql.rows(
-            "SELECT nodes.uuid, nodes.name FROM vif_attachments"
+            "SELECT nodes.uuid, nodes.name, nodes.owner, nodes.lessee FROM vif_attachments"
             " JOIN nodes ON nodes.id = vif_attachments.node_id WHERE vif_attachments.vif_id = ?",
             (vif_id,),
         )
-        if rows:
-            uuid, name = rows[0]
-            raise VifAlreadyAttached(
-                f"Unable to attach VIF {vif_id}: it is already attached to node "
-                f"{node_label(uuid, name)}."
-            )
+        return VifHolder(*rows[0]) if rows else None
 
     def remove(self, vif_id: str, known: VifAttachment | None = None) -> None:
         """Forget an attachment; one made through extra/vif_port_id leaves that key too.

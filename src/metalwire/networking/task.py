@@ -25,7 +25,7 @@ from metalwire.db.engine import Database
 from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Node, NodeHistory, Port, Portgroup, VifAttachment
 from metalwire.db.work import Work
-from metalwire.errors import NodeNotFound
+from metalwire.errors import NodeNotFound, VifAlreadyAttached
 
 
 @dataclass
@@ -130,7 +130,7 @@ class Task:
         with self.reading() as work:
             node = work.nodes.find(self.node.id)
         if node is None:
-            raise NodeNotFound(str(self.node.id))
+            raise NodeNotFound(self.node.uuid)
         self.node = node
         self._ports = self._portgroups = self._attachments = None
 
@@ -195,9 +195,20 @@ class NodeAttachments(Sequence[VifAttachment]):
             return work.attachments.find(vif_id)
 
     def check_free(self, vif_id: str) -> None:
-        """Raise VifAlreadyAttached, naming the node, if the VIF is on any node."""
+        """Raise VifAlreadyAttached if the VIF is on any node, naming the node only to a
+        requester who may see it (another project's node is "another node")."""
         with self._task.reading() as work:
-            work.attachments.check_free(vif_id)
+            holder = work.attachments.holder(vif_id)
+        if holder is None:
+            return
+        where = (
+            f"node {holder.label}"
+            if self._task.context.sees_node(holder.owner, holder.lessee)
+            else "another node"
+        )
+        raise VifAlreadyAttached(
+            f"Unable to attach VIF {vif_id}: it is already attached to {where}."
+        )
 
     def record(
         self,

@@ -13,7 +13,8 @@ SCOPE_KEY = IDENTITY_SCOPE_KEY
 
 @dataclass(frozen=True)
 class Identity:
-    """What a strategy verified: the user, its project (or system scope) and roles."""
+    """What a strategy verified: the user, the token's scope (a project, the system, a domain
+    or nothing) and roles."""
 
     user_id: str | None = None
     user_name: str | None = None
@@ -21,8 +22,22 @@ class Identity:
     project_name: str | None = None
     roles: frozenset[str] = frozenset()
     system_scope: str | None = None  # "all" for a system-scoped token
+    # A domain-scoped token's domain: no rule of this API accepts that scope (as in Ironic).
+    domain_id: str | None = None
+    domain_name: str | None = None
+    user_domain_id: str | None = None
+    project_domain_id: str | None = None
     # The roles of a valid X-Service-Token sent alongside the user's token.
     service_roles: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def scope(self) -> str:
+        """The token's scope as oslo.policy names it: system, domain, project or none."""
+        if self.system_scope:
+            return "system"
+        if self.domain_id:
+            return "domain"
+        return "project" if self.project_id else "none"
 
 
 # noauth, and an http_basic user the personas file does not name: a system administrator.

@@ -109,6 +109,7 @@ def identity_from_token(body: dict[str, Any]) -> tuple[Identity, float]:
     user = token.get("user") or {}
     project = token.get("project") or {}
     system = token.get("system") or {}
+    domain = token.get("domain") or {}  # a domain-scoped token's scope
     expires = dt.datetime.fromisoformat(token["expires_at"].replace("Z", "+00:00"))
     identity = Identity(
         user_id=user.get("id"),
@@ -117,6 +118,10 @@ def identity_from_token(body: dict[str, Any]) -> tuple[Identity, float]:
         project_name=project.get("name"),
         roles=frozenset(role["name"] for role in token.get("roles") or ()),
         system_scope="all" if system.get("all") else None,
+        domain_id=domain.get("id"),
+        domain_name=domain.get("name"),
+        user_domain_id=(user.get("domain") or {}).get("id"),
+        project_domain_id=(project.get("domain") or {}).get("id"),
     )
     return identity, expires.timestamp()
 

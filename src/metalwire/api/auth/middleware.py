@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from metalwire.api.auth.identity import SCOPE_KEY
+from metalwire.api.auth.policy import Policy
 from metalwire.api.auth.strategy import Strategy, Unauthenticated
 from metalwire.api.errors import fault_body
 from metalwire.context import from_scope, new_request_id
@@ -41,9 +43,10 @@ class AuthMiddleware:
     """Pure ASGI, in front of the VIF endpoints and the router: the identity goes into the
     scope under ``metalwire.identity``; a request without one is answered 401 here."""
 
-    def __init__(self, app: ASGIApp, strategy: Strategy) -> None:
+    def __init__(self, app: ASGIApp, strategy: Strategy, policy: Policy) -> None:
         self.app = app
         self.strategy = strategy
+        self.policy = policy
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] in PUBLIC_PATHS:
@@ -60,7 +63,14 @@ class AuthMiddleware:
             return
         state = scope.setdefault("state", {})
         # The request context the handlers use names only what the strategy verified.
-        state["context"] = from_scope(scope, state.get("request_id") or new_request_id())
+        # Layers below name another node in a message only to whoever may see it.
+        visibility = (
+            functools.partial(self.policy.sees_node, scope[SCOPE_KEY])
+            if self.policy.enabled
+            else None
+        )
+        request_id = state.get("request_id") or new_request_id()
+        state["context"] = from_scope(scope, request_id, visibility)
         await self.app(scope, receive, send)
 
     async def _refuse(self, send: Send, status: int, message: str) -> None:

@@ -42,6 +42,8 @@ from metalwire.errors import Invalid, NotFound, PolicyForbidden
 
 LOG = logging.getLogger(__name__)
 _DECISIONS_KEPT = 16384
+# Tokens no rule of this API accepts: a refusal says why, as the rule name alone cannot.
+_UNFIT_SCOPES = {"domain": "a domain-scoped token", "none": "an unscoped token"}
 
 # What a node field reads when its baremetal:node:get:<field> rule does not allow: Ironic's
 # values, which clients may recognise.
@@ -58,8 +60,12 @@ FIELD_MASKS: dict[str, Any] = {
 
 
 def node_target(owner: str | None, lessee: str | None) -> dict[str, Any]:
-    """A node's projects as the rules see them (Ironic: no lessee key without a lessee)."""
-    target: dict[str, Any] = {"node.owner": owner}
+    """A node's projects as the rules see them. A missing owner or lessee is no key at all,
+    so that ``project_id:%(node.owner)s`` fails on it rather than comparing "None" with a
+    token that has no project either."""
+    target: dict[str, Any] = {}
+    if owner:
+        target["node.owner"] = owner
     if lessee:
         target["node.lessee"] = lessee
     return target
@@ -116,15 +122,24 @@ class Policy:
 
     def credentials(self, identity: Identity) -> dict[str, Any]:
         """What the rules are evaluated against; Ironic's targets start as a copy of it."""
-        creds = {
+        creds: dict[str, Any] = {
             "user_id": identity.user_id,
-            "project_id": identity.project_id,
-            "project_name": identity.project_name,
             "roles": sorted(identity.roles),
             "system_scope": identity.system_scope,
             "service_roles": sorted(identity.service_roles),
             "is_public_api": False,
         }
+        # As keystonemiddleware hands them to oslo.policy: domain_id is a domain-scoped
+        # token's scope, which no rule of this API accepts. A value the token lacks is left
+        # out, so that no rule can match a missing project against a missing owner.
+        scoped = {
+            "project_id": identity.project_id,
+            "project_name": identity.project_name,
+            "project_domain_id": identity.project_domain_id,
+            "user_domain_id": identity.user_domain_id,
+            "domain_id": identity.domain_id,
+        }
+        creds.update((key, value) for key, value in scoped.items() if value)
         if self._service_project is not None:
             creds["config.service_project_name"] = self._service_project
         return creds
@@ -154,12 +169,17 @@ class Policy:
         """Raises :class:`PolicyForbidden` (403) naming ``rule`` when it does not allow."""
         if not self.allows(rule, identity, target):
             LOG.info(
-                "policy %s refused user %s project %s",
+                "policy %s refused user %s (%s scope) project %s",
                 rule,
                 identity.user_id,
-                identity.project_id or "(system)",
+                identity.scope,
+                identity.project_id or "-",
             )
-            raise PolicyForbidden(f"Access was denied to the following resource: {rule}")
+            message = f"Access was denied to the following resource: {rule}"
+            unfit = _UNFIT_SCOPES.get(identity.scope)
+            if unfit:
+                message += f" ({unfit}: this API accepts project- or system-scoped tokens)"
+            raise PolicyForbidden(message)
 
     def authorize_node(
         self,
@@ -184,8 +204,7 @@ class Policy:
         """A port's or portgroup's rule: seen through its node, then ``rule``."""
         if self._enforcer is None:
             return
-        # Ironic names both keys for ports, whether the node has a lessee or not.
-        target = {"node.owner": owner, "node.lessee": lessee}
+        target = node_target(owner, lessee)
         if not self.allows("baremetal:node:get", identity, target):
             raise hidden
         self.authorize(rule, identity, target)

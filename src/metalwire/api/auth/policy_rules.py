@@ -470,8 +470,12 @@ METALWIRE_RULES = [
     _rule(
         "metalwire:audit:get",
         SYSTEM_READER,
-        "Audit the VIF attachments against Neutron, or read the latest audit.",
-        [("GET", "/v1/metalwire/audit"), ("GET", "/v1/metalwire/audit/latest")],
+        "Read the latest audit of the VIF attachments against Neutron, or audit now.",
+        [
+            ("GET", "/v1/metalwire/audit"),
+            ("GET", "/v1/metalwire/audit/latest"),
+            ("POST", "/v1/metalwire/audit"),
+        ],
         scopes=("system",),
     ),
     _rule(

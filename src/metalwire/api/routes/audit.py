@@ -8,12 +8,16 @@ policy file lets in without ``baremetal:node:list_all`` meets only the nodes its
 owns or leases: a node of another project is a 404, and the latest audit shows only
 findings on its own nodes.
 
-* ``GET /v1/metalwire/audit[?node=N]``: audit now (every node, or one) and answer the
+* ``GET /v1/metalwire/audit[?node=N]``: the latest audit (periodic, see ``[conductor]
+  audit_interval``, or asked for), every node's findings or one node's, without calling
+  Neutron: a GET changes nothing. ``GET /v1/metalwire/audit/latest`` is its older name.
+* ``POST /v1/metalwire/audit[?node=N]``: audit now (every node, or one) and answer the
   findings; an audit of every node also becomes the latest one.
-* ``GET /v1/metalwire/audit/latest``: the latest audit of every node (periodic, see
-  ``[conductor] audit_interval``, or asked for), without calling Neutron.
 * ``POST /v1/metalwire/audit/repair[?node=N]``: fix what is safe, under each node's lock,
   each fix in the node's history; answers the repairs and the findings of a new audit.
+
+The POSTs take ``Content-Type: application/json`` (``{}`` or no body), so that no browser
+form can send them (``metalwire.api.cross_site``).
 """
 
 from __future__ import annotations
@@ -54,31 +58,41 @@ def _nodes_of(c: Call, ident: str | None) -> list[str] | None:
         return node_db.all_uuids(session, project)
 
 
+def _latest(c: Call) -> dict[str, Any]:
+    """The latest report, cut to the node asked for or to the requester's own nodes."""
+    nodes = _nodes_of(c, c.request.query_params.get("node"))
+    report = c.services.audit.report()
+    if report is None:
+        return {"checked_at": None, "nodes_checked": 0, "findings": []}
+    body = report.as_json()
+    if nodes is not None:
+        mine = set(nodes)
+        body["findings"] = [f.as_json() for f in report.findings if f.node_uuid in mine]
+        body["nodes_checked"] = min(report.nodes_checked, len(mine))
+    return body
+
+
 @router.get("")
 def get_audit(request: Request) -> dict[str, Any]:
+    c = call(request)
+    _authorize(c, "metalwire:audit:get")
+    return _latest(c)
+
+
+@router.get("/latest")
+def get_latest_audit(request: Request) -> dict[str, Any]:
+    """The same as ``GET /v1/metalwire/audit``, its older name."""
+    return get_audit(request)
+
+
+@router.post("")
+def run_audit(request: Request) -> dict[str, Any]:
     c = call(request)
     _authorize(c, "metalwire:audit:get")
     nodes = _nodes_of(c, c.request.query_params.get("node"))
     if nodes is None:
         return c.services.audit_everything(c.context).as_json()
     return c.services.rpcapi.audit(c.context, nodes).as_json()
-
-
-@router.get("/latest")
-def get_latest_audit(request: Request) -> dict[str, Any]:
-    c = call(request)
-    _authorize(c, "metalwire:audit:get")
-    report = c.services.audit.report()
-    if report is None:
-        return {"checked_at": None, "nodes_checked": 0, "findings": []}
-    body = report.as_json()
-    if authz.policy(c).enabled:
-        nodes = _nodes_of(c, None)
-        if nodes is not None:  # only the findings on the requester's own nodes
-            mine = set(nodes)
-            body["findings"] = [f.as_json() for f in report.findings if f.node_uuid in mine]
-            body["nodes_checked"] = min(report.nodes_checked, len(mine))
-    return body
 
 
 @router.post("/repair")

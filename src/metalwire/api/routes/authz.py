@@ -170,10 +170,7 @@ def create_on_node(c: Call, rule: str, node_ident: Any) -> None:
     if isinstance(node_ident, str):
         with c.services.db.read() as session, contextlib.suppress(NodeNotFound):
             owner, lessee = node_db.projects(session, node_ident)
-    target: dict[str, Any] = {"node.owner": owner}
-    if lessee:
-        target["node.lessee"] = lessee
-    p.authorize(rule, identity(c), target)
+    p.authorize(rule, identity(c), node_target(owner, lessee))
 
 
 # Ironic's order: the first path prefix that matches names the rule of a patch operation.
