@@ -366,6 +366,31 @@ class MetricsOptions:
     )
 
 
+@dataclass
+class HealthcheckOptions:
+    """Ironic's ``[healthcheck]`` (served by oslo.middleware there)."""
+
+    enabled: bool = _opt(
+        True,
+        "Answer GET and HEAD at path, without authentication: 200 OK (HEAD: 204) when the "
+        "database answers, 503 naming the reason otherwise. Ironic's default is false; "
+        "metalwire's answer tells nothing but whether it can serve.",
+    )
+    path: str = _opt("/healthcheck", "Path of the health check.")
+    detailed: bool = _opt(
+        False,
+        "Add details to a JSON answer (Accept: application/json): the database error, the "
+        "Python version and the platform. They may help an attacker: keep it off unless "
+        "the path is only reachable by operators.",
+    )
+    database_timeout: float = _opt(
+        2.0,
+        "Seconds the health check waits for the database's answer before reporting it "
+        "unavailable. The result is reused for a second, so probes cannot load the database.",
+        minimum=0.1,
+    )
+
+
 SECTIONS: dict[str, type[Any]] = {
     "DEFAULT": DefaultOptions,
     "api": ApiOptions,
@@ -375,6 +400,7 @@ SECTIONS: dict[str, type[Any]] = {
     "keystone_authtoken": KeystoneAuthtokenOptions,
     "oslo_policy": OsloPolicyOptions,
     "metrics": MetricsOptions,
+    "healthcheck": HealthcheckOptions,
     "ssl": SslOptions,
 }
 
@@ -389,6 +415,7 @@ class Config:
     keystone_authtoken: KeystoneAuthtokenOptions = field(default_factory=KeystoneAuthtokenOptions)
     oslo_policy: OsloPolicyOptions = field(default_factory=OsloPolicyOptions)
     metrics: MetricsOptions = field(default_factory=MetricsOptions)
+    healthcheck: HealthcheckOptions = field(default_factory=HealthcheckOptions)
     ssl: SslOptions = field(default_factory=SslOptions)
 
     def section(self, name: str) -> Any:

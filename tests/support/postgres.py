@@ -359,6 +359,45 @@ class PostgresServer:
             self._running = False
         self._cleanup()
 
+    def pause(self) -> None:
+        """Stop the server (fast shutdown: sessions are ended) and keep its data, as an
+        outage would; :meth:`resume` starts it again on the same port."""
+        result = self._run_as_owner(
+            [
+                self._bin("pg_ctl"),
+                "stop",
+                "--pgdata",
+                str(self.data_dir),
+                "--mode",
+                "fast",
+                "--wait",
+                "--timeout",
+                "30",
+            ],
+            timeout=60,
+        )
+        self._check(result, "pg_ctl stop")
+        self._running = False
+
+    def resume(self) -> None:
+        """Start the server paused by :meth:`pause`, with the same data and port."""
+        result = self._run_as_owner(
+            [
+                self._bin("pg_ctl"),
+                "start",
+                "--pgdata",
+                str(self.data_dir),
+                "--log",
+                str(self.log_file),
+                "--wait",
+                "--timeout",
+                str(int(self.start_timeout)),
+            ],
+            timeout=self.start_timeout + 30,
+        )
+        self._check(result, "pg_ctl start")
+        self._running = True
+
     def _kill_postmaster(self) -> None:
         pidfile = self.data_dir / "postmaster.pid"
         with contextlib.suppress(OSError, ValueError, IndexError):

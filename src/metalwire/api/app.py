@@ -17,6 +17,7 @@ from metalwire.api.auth.middleware import AuthMiddleware
 from metalwire.api.auth.policy import Policy
 from metalwire.api.auth.startup import build_strategy
 from metalwire.api.bookmarks import BookmarkPaths
+from metalwire.api.healthcheck import Healthcheck
 from metalwire.api.metrics import MetricsEndpoint, RequestMetrics, RouteRecorder
 from metalwire.api.middleware import ApiMiddleware
 from metalwire.api.routes import audit, history, nodes, portgroups, ports, root, states, traits
@@ -77,6 +78,8 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
         app.add_middleware(MetricsEndpoint, db=services.db, audit=services.audit)
     # Added last, so it runs first: every request, the VIF door's too, goes through it.
     app.add_middleware(ApiMiddleware, max_body_size=config.api.max_request_body_size)
+    if config.healthcheck.enabled:  # unauthenticated, before the pipeline, as Ironic's
+        app.add_middleware(Healthcheck, db=services.db, options=config.healthcheck)
     if measured:
         app.add_middleware(RequestMetrics)  # outermost: every answer is counted
     return app

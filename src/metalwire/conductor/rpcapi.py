@@ -32,6 +32,7 @@ from metalwire.conductor.audit_repair import RepairReport
 from metalwire.conductor.dry_run import DryRunAttach
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
+from metalwire.db import outage
 from metalwire.db.engine import WouldWait
 from metalwire.db.models import Node, Port, Portgroup
 from metalwire.errors import MetalwireError
@@ -179,7 +180,12 @@ class LocalConductorAPI(ConductorAPI):
                 self._db_limiter = anyio.CapacityLimiter(self._db_workers)
             limiter = self._db_limiter
         call = functools.partial(operation, self.conductor, context, node_id, *args)
-        return await anyio.to_thread.run_sync(call, limiter=limiter)
+        return await anyio.to_thread.run_sync(outage.retrying, call, limiter=limiter)
+
+    def _retried(self, operation: Callable[..., T], *args: Any) -> T:
+        """``operation(conductor, *args)``, run again after a database conflict that rolled
+        back all it did (:func:`metalwire.db.outage.retrying`)."""
+        return outage.retrying(functools.partial(operation, self.conductor, *args))
 
     async def _counted(self, operation: str, node_id: str, call: Awaitable[T]) -> T:
         """``call``'s result, counted in the VIF operation metrics by its outcome."""
@@ -218,10 +224,10 @@ class LocalConductorAPI(ConductorAPI):
         return await self._counted("attach_dry_run", node_id, anyio.to_thread.run_sync(call))
 
     def do_provisioning_action(self, context: RequestContext, node_id: str, verb: str) -> None:
-        provisioning.do_provisioning_action(self.conductor, context, node_id, verb)
+        self._retried(provisioning.do_provisioning_action, context, node_id, verb)
 
     def create_node(self, context: RequestContext, values: dict[str, Any]) -> Node:
-        return inventory.create_node(self.conductor, values)
+        return self._retried(inventory.create_node, values)
 
     def update_node(
         self,
@@ -230,13 +236,13 @@ class LocalConductorAPI(ConductorAPI):
         changes: dict[str, Any],
         expected: dict[str, Any] | None = None,
     ) -> Node:
-        return inventory.update_node(self.conductor, context, node_id, changes, expected)
+        return self._retried(inventory.update_node, context, node_id, changes, expected)
 
     def delete_node(self, context: RequestContext, node_id: str) -> None:
-        inventory.delete_node(self.conductor, context, node_id)
+        self._retried(inventory.delete_node, context, node_id)
 
     def create_port(self, context: RequestContext, values: dict[str, Any]) -> Port:
-        return inventory.create_port(self.conductor, context, values)
+        return self._retried(inventory.create_port, context, values)
 
     def update_port(
         self,
@@ -245,13 +251,13 @@ class LocalConductorAPI(ConductorAPI):
         changes: dict[str, Any],
         expected: dict[str, Any] | None = None,
     ) -> Port:
-        return inventory.update_port(self.conductor, context, port_id, changes, expected)
+        return self._retried(inventory.update_port, context, port_id, changes, expected)
 
     def delete_port(self, context: RequestContext, port_id: str) -> None:
-        inventory.delete_port(self.conductor, context, port_id)
+        self._retried(inventory.delete_port, context, port_id)
 
     def create_portgroup(self, context: RequestContext, values: dict[str, Any]) -> Portgroup:
-        return inventory.create_portgroup(self.conductor, context, values)
+        return self._retried(inventory.create_portgroup, context, values)
 
     def update_portgroup(
         self,
@@ -260,13 +266,13 @@ class LocalConductorAPI(ConductorAPI):
         changes: dict[str, Any],
         expected: dict[str, Any] | None = None,
     ) -> Portgroup:
-        return inventory.update_portgroup(self.conductor, context, portgroup_id, changes, expected)
+        return self._retried(inventory.update_portgroup, context, portgroup_id, changes, expected)
 
     def delete_portgroup(self, context: RequestContext, portgroup_id: str) -> None:
-        inventory.delete_portgroup(self.conductor, context, portgroup_id)
+        self._retried(inventory.delete_portgroup, context, portgroup_id)
 
     def audit(self, context: RequestContext, nodes: list[str]) -> AuditReport:
         return drift.audit(self.conductor, context, nodes)
 
     def audit_repair(self, context: RequestContext, nodes: list[str]) -> RepairReport:
-        return audit_repair.repair(self.conductor, context, nodes)
+        return self._retried(audit_repair.repair, context, nodes)

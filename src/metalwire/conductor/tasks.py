@@ -16,7 +16,7 @@ from metalwire.db.engine import Database, WouldWait
 from metalwire.db.models import Node
 from metalwire.db.node_locks import live_holder
 from metalwire.db.work import Work
-from metalwire.errors import NodeLocked, NodeNotFound
+from metalwire.errors import DatabaseFailure, NodeLocked, NodeNotFound
 from metalwire.networking.base import NetworkInterface
 from metalwire.networking.loader import NetworkInterfaces
 from metalwire.networking.task import Task
@@ -354,6 +354,8 @@ class Conductor:
                         vif_id=vif_id,
                         result="failure",
                     )
+            except DatabaseFailure as exc:  # logged where it was detected
+                LOG.warning("Could not record the failure in node %s history: %s", node_uuid, exc)
             except Exception:
                 LOG.exception("Could not record the failure in node %s history", node_uuid)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
-from metalwire.errors import MetalwireError, VifAlreadyAttached
+from metalwire.errors import DatabaseFailure, MetalwireError, VifAlreadyAttached
 from metalwire.networking.base import VifInfo
 from metalwire.networking.selection import describe
 from metalwire.networking.task import Task
@@ -54,9 +54,10 @@ def vif_attach(
                 raise
             attempt()
     except MetalwireError as exc:
-        conductor.record_failure(
-            node, context, "vif", f"Attaching VIF {vif_id} failed: {exc}", vif_id=vif_id
-        )
+        if not isinstance(exc, DatabaseFailure):  # history lives in that database
+            conductor.record_failure(
+                node, context, "vif", f"Attaching VIF {vif_id} failed: {exc}", vif_id=vif_id
+            )
         raise
 
 
@@ -77,9 +78,10 @@ def vif_detach(conductor: Conductor, context: RequestContext, node_ident: str, v
                 target_uuid=None if target is None else target.uuid,
             )
     except MetalwireError as exc:
-        conductor.record_failure(
-            node, context, "vif", f"Detaching VIF {vif_id} failed: {exc}", vif_id=vif_id
-        )
+        if not isinstance(exc, DatabaseFailure):  # history lives in that database
+            conductor.record_failure(
+                node, context, "vif", f"Detaching VIF {vif_id} failed: {exc}", vif_id=vif_id
+            )
         raise
 
 

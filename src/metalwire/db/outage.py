@@ -1,0 +1,168 @@
+"""Database failures that are expected conditions, told apart from bugs.
+
+Two kinds, recognised by the driver's error codes (SQLAlchemy's wrapper or the DBAPI
+exception itself: the hot statements run on the DBAPI cursor):
+
+* **unavailable**: the server cannot be reached, dropped the connection, is shutting down or
+  starting up, or (Galera) is not ready to serve. :func:`translated` turns it into
+  :class:`~metalwire.errors.DatabaseUnavailable` (503 with ``Retry-After``), logged as one
+  warning line, at most one per :data:`LOG_INTERVAL` (with how many were not logged), and
+  counted in ``metalwire_database_errors``. The pool reconnects by itself (``pool_pre_ping``).
+* **conflict**: a deadlock or serialization failure (PostgreSQL ``40001``/``40P01``, MariaDB
+  ``1213``, which Galera also reports for a certification conflict). The transaction was
+  rolled back and nothing of it is stored, so :func:`retrying` runs the whole operation
+  again, a bounded number of times, unless it had already committed something of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from metalwire import metrics
+from metalwire.errors import DatabaseUnavailable, MetalwireError, TransactionConflict
+
+LOG = logging.getLogger(__name__)
+T = TypeVar("T")
+
+LOG_INTERVAL = 1.0  # seconds between two warning lines about the database
+CONFLICT_RETRIES = 5  # attempts after the first one
+CONFLICT_BACKOFF = 0.02  # seconds before the first retry, doubled each time (with jitter)
+
+# PostgreSQL SQLSTATEs: connection exceptions (class 08), shutdown and start-up (57P01-57P03).
+_PG_UNAVAILABLE_PREFIXES = ("08", "57P01", "57P02", "57P03")
+_PG_CONFLICT = frozenset({"40001", "40P01"})
+# MySQL/MariaDB error numbers: 1047 WSREP not ready (Galera), 1053 server shutdown,
+# 1927 connection killed, 2002/2003 cannot connect, 2006 gone away, 2013 lost during query.
+_MYSQL_UNAVAILABLE = frozenset({1047, 1053, 1927, 2002, 2003, 2006, 2013})
+_MYSQL_CONFLICT = frozenset({1213})
+
+
+def _driver_error(exc: BaseException) -> BaseException:
+    """The DBAPI exception behind SQLAlchemy's wrapper, or ``exc`` itself."""
+    orig = getattr(exc, "orig", None)
+    return orig if isinstance(orig, BaseException) else exc
+
+
+def _mysql_code(error: BaseException) -> int | None:
+    module = type(error).__module__
+    if not (module.startswith("pymysql") or module.startswith("MySQLdb")):
+        return None
+    code = error.args[0] if error.args else None
+    return code if isinstance(code, int) else None
+
+
+def classify(exc: BaseException) -> str | None:
+    """``"unavailable"``, ``"conflict"`` or None (any other error: not this module's)."""
+    if isinstance(exc, MetalwireError):
+        return None
+    if getattr(exc, "connection_invalidated", False):  # SQLAlchemy saw a disconnect
+        return "unavailable"
+    error = _driver_error(exc)
+    module = type(error).__module__
+    if module.startswith("psycopg2"):
+        code = getattr(error, "pgcode", None)
+        if code in _PG_CONFLICT:
+            return "conflict"
+        if code is None:  # raised by libpq, not the server: no connection, or a lost one
+            return "unavailable" if type(error).__name__ in _LIBPQ_FAILURES else None
+        return "unavailable" if code.startswith(_PG_UNAVAILABLE_PREFIXES) else None
+    code = _mysql_code(error)
+    if code in _MYSQL_UNAVAILABLE:
+        return "unavailable"
+    if code in _MYSQL_CONFLICT:
+        return "conflict"
+    if module.startswith("pymysql") and type(error).__name__ == "InterfaceError":
+        return "unavailable"  # "(0, '')": a connection the server closed
+    return None
+
+
+# psycopg2 raises these without a SQLSTATE when the connection fails or is gone.
+_LIBPQ_FAILURES = frozenset({"OperationalError", "InterfaceError"})
+
+
+class _RateLimitedLog:
+    """One warning line at most per interval; the next line says how many were skipped."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self._lock = threading.Lock()
+        self._last = -interval
+        self._skipped = 0
+
+    def warning(self, message: str, *args: object) -> None:
+        now = time.monotonic()
+        with self._lock:
+            if now - self._last < self.interval:
+                self._skipped += 1
+                return
+            skipped, self._skipped, self._last = self._skipped, 0, now
+        suffix = f" ({skipped} more since the last such line)" if skipped else ""
+        LOG.warning(message + suffix, *args)
+
+
+_OUTAGE_LOG = _RateLimitedLog(LOG_INTERVAL)
+
+
+def _reason(exc: BaseException) -> str:
+    """The driver's message on one line, without a traceback."""
+    text = " ".join(str(_driver_error(exc)).split())
+    return f"{type(_driver_error(exc)).__name__}: {text}"[:300]
+
+
+def translated(exc: BaseException) -> MetalwireError | None:
+    """The catalog error for an expected database failure, or None for any other error."""
+    kind = classify(exc)
+    if kind == "unavailable":
+        metrics.DATABASE_ERRORS.labels("unavailable").inc()
+        _OUTAGE_LOG.warning("database unavailable: %s", _reason(exc))
+        return DatabaseUnavailable(
+            "The database is unavailable (it cannot be reached or is not ready); "
+            f"retry in {DatabaseUnavailable.retry_after} seconds."
+        )
+    if kind == "conflict":
+        return _Conflict(_reason(exc))
+    return None
+
+
+class _Conflict(TransactionConflict):
+    """A conflict seen once; :func:`retrying` decides whether a client sees it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(
+            "The database refused the transaction because of concurrent ones (a deadlock "
+            "or serialization failure, retried); retry."
+        )
+        self.reason = reason
+
+
+_commits = threading.local()
+
+
+def note_commit() -> None:
+    """Called on every commit (engine event): an operation that committed is not rerun."""
+    _commits.count = getattr(_commits, "count", 0) + 1
+
+
+def retrying(call: Callable[[], T]) -> T:
+    """``call()``, run again after a deadlock or serialization failure that rolled back its
+    only transaction, at most :data:`CONFLICT_RETRIES` times; then TransactionConflict."""
+    for attempt in range(CONFLICT_RETRIES + 1):
+        committed_before = getattr(_commits, "count", 0)
+        try:
+            return call()
+        except _Conflict as conflict:
+            # Something of this operation is stored already: running it again could do
+            # twice what it did; the client decides.
+            if getattr(_commits, "count", 0) != committed_before or attempt == CONFLICT_RETRIES:
+                metrics.DATABASE_ERRORS.labels("conflict").inc()
+                _OUTAGE_LOG.warning("transaction conflict not retried further: %s", conflict.reason)
+                raise
+            metrics.DATABASE_ERRORS.labels("conflict_retried").inc()
+            LOG.debug("transaction conflict, attempt %d: %s", attempt + 1, conflict.reason)
+            time.sleep(CONFLICT_BACKOFF * 2**attempt * random.uniform(0.5, 1.5))
+    raise AssertionError("unreachable")
