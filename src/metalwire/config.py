@@ -98,6 +98,14 @@ class DefaultOptions:
         "request as they do keystone identities; users it does not name stay system admins. "
         "Empty: every user is a system admin and no rule is evaluated.",
     )
+    file_reload_interval: float = _opt(
+        2.0,
+        "Seconds between two looks (a stat each) at whether the htpasswd, personas or policy "
+        "file changed; a changed file is read again without a restart, and if it is wrong the "
+        "old contents stay in force, with a warning saying why. 0: only on SIGHUP, which "
+        "always reloads them all.",
+        minimum=0,
+    )
     rbac_service_role_elevated_access: bool = _opt(
         False,
         "Let a user with the 'service' role act on every node, not only the nodes its "

@@ -20,6 +20,7 @@ from metalwire.api.bookmarks import BookmarkPaths
 from metalwire.api.healthcheck import Healthcheck
 from metalwire.api.metrics import MetricsEndpoint, RequestMetrics, RouteRecorder
 from metalwire.api.middleware import ApiMiddleware
+from metalwire.api.reloads import api_files
 from metalwire.api.routes import audit, history, nodes, portgroups, ports, root, states, traits
 from metalwire.api.routes import lookup as node_lookup
 from metalwire.api.routes.vifs import VifEndpoints
@@ -35,7 +36,8 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     """The application; builds in-process services unless given others (e.g. a remote RPC)."""
     locks: NodeLocks | None = None
     strategy = build_strategy(config)  # before the services: a bad auth setup opens nothing
-    policy = Policy(config)  # the rules are parsed once, here
+    policy = Policy(config)  # the rules are parsed once, here (and again on reloads)
+    reloader = api_files(config, strategy, policy)
     if services is None:
         services, locks = build_services(config)
 
@@ -44,7 +46,9 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
         periodic = audit.periodic_audit(services)
         if periodic is not None:
             periodic.start()
+        reloader.start()
         yield
+        reloader.stop()
         if periodic is not None:
             # Lets an audit under way finish, within bounds.
             await anyio.to_thread.run_sync(periodic.stop, STOP_WAIT)
@@ -57,6 +61,7 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     )
     app.state.services = services
     app.state.policy = policy
+    app.state.reloader = reloader  # metalwire serve's SIGHUP handler asks it to reload
     # The routes are added flat, the busiest first: the router tries them in order. The
     # VIF endpoints, the busiest of all, are answered in front of the router.
     for module in (nodes, ports, portgroups, states, history, traits, root, audit, openapi):

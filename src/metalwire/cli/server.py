@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -139,6 +140,9 @@ def run_serve(args: argparse.Namespace) -> int:
         url,
         conf.default.auth_strategy,
     )
+    # SIGHUP reloads the files that can change under a running server (uvicorn handles
+    # SIGINT and SIGTERM only; SIGHUP's default would end the process without a word).
+    signal.signal(signal.SIGHUP, lambda _signum, _frame: app.state.reloader.request())
     uvicorn.run(
         app,
         host=conf.api.host_ip,
