@@ -98,6 +98,21 @@ class DefaultOptions:
         "request as they do keystone identities; users it does not name stay system admins. "
         "Empty: every user is a system admin and no rule is evaluated.",
     )
+    debug: bool = _opt(
+        False,
+        "Log at DEBUG instead of INFO (metalwire serve --log-level, when given, wins).",
+    )
+    use_json: bool = _opt(
+        False,
+        "Write each log record as one JSON object per line (oslo.log's field names), with "
+        "the request_id, user and project of the request it was logged for as fields.",
+    )
+    log_config_append: str = _opt(
+        "",
+        "A Python logging configuration file (logging.config.fileConfig format) that sets "
+        "up all logging itself; debug and use_json are then ignored. Formats may name "
+        "%(request_id)s, %(user)s and %(project)s. Read again on SIGHUP and when it changes.",
+    )
     file_reload_interval: float = _opt(
         2.0,
         "Seconds between two looks (a stat each) at whether the htpasswd, personas or policy "

@@ -18,6 +18,7 @@ from metalwire.api.auth.policy import Policy
 from metalwire.api.auth.startup import build_strategy
 from metalwire.api.bookmarks import BookmarkPaths
 from metalwire.api.healthcheck import Healthcheck
+from metalwire.api.log_context import LogContext
 from metalwire.api.metrics import MetricsEndpoint, RequestMetrics, RouteRecorder
 from metalwire.api.middleware import ApiMiddleware
 from metalwire.api.reloads import api_files
@@ -86,5 +87,6 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     if config.healthcheck.enabled:  # unauthenticated, before the pipeline, as Ironic's
         app.add_middleware(Healthcheck, db=services.db, options=config.healthcheck)
     if measured:
-        app.add_middleware(RequestMetrics)  # outermost: every answer is counted
+        app.add_middleware(RequestMetrics)  # every answer is counted
+    app.add_middleware(LogContext)  # outermost: every line logged names its request
     return app
