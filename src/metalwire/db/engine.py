@@ -129,7 +129,6 @@ def _make_engine(url: str, pool_size: int) -> Engine:
         isolation_level="READ COMMITTED",
         connect_args=bounded,
     )
-    event.listen(engine, "commit", lambda _conn: outage.note_commit())
     return engine
 
 
@@ -260,6 +259,7 @@ class Database:
         if self._write_turn is None:
             with self._connect(write=True) as connection, connection.begin():
                 yield connection
+            outage.note_commit()  # only once it succeeded: Galera refuses at the commit
             return
         if not wait:
             if not self._write_turn.acquire(blocking=False):
@@ -271,6 +271,7 @@ class Database:
         try:
             with self._connect(write=True, nowait=not wait) as connection, connection.begin():
                 yield connection
+            outage.note_commit()
         finally:
             self._write_turn.release()
 

@@ -144,7 +144,8 @@ _commits = threading.local()
 
 
 def note_commit() -> None:
-    """Called on every commit (engine event): an operation that committed is not rerun."""
+    """Called after each write transaction committed: an operation that committed one is
+    not run again."""
     _commits.count = getattr(_commits, "count", 0) + 1
 
 
@@ -158,9 +159,16 @@ def retrying(call: Callable[[], T]) -> T:
         except _Conflict as conflict:
             # Something of this operation is stored already: running it again could do
             # twice what it did; the client decides.
-            if getattr(_commits, "count", 0) != committed_before or attempt == CONFLICT_RETRIES:
+            committed = getattr(_commits, "count", 0) != committed_before
+            if committed or attempt == CONFLICT_RETRIES:
                 metrics.DATABASE_ERRORS.labels("conflict").inc()
-                _OUTAGE_LOG.warning("transaction conflict not retried further: %s", conflict.reason)
+                _OUTAGE_LOG.warning(
+                    "transaction conflict answered 503 %s: %s",
+                    "(the operation had committed a write)"
+                    if committed
+                    else f"after {attempt + 1} attempts",
+                    conflict.reason,
+                )
                 raise
             metrics.DATABASE_ERRORS.labels("conflict_retried").inc()
             LOG.debug("transaction conflict, attempt %d: %s", attempt + 1, conflict.reason)
