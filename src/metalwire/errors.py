@@ -264,6 +264,10 @@ class TransactionConflict(DatabaseFailure):
     """The database kept refusing a transaction because of concurrent ones (deadlock,
     serialization failure, Galera certification conflict) after the bounded retries."""
 
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason  # the database's own words, for the log
+
 
 class ConnectionLimitReached(MetalwireError):
     """The server already holds ``[api] max_connections`` connections."""

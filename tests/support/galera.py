@@ -29,6 +29,7 @@ from typing import Self
 
 import pymysql
 
+from tests.support.helpers import terminate_group
 from tests.support.mariadb import MARIADBD, MariaDBError
 from tests.support.mariadb import available as mariadb_available
 from tests.support.server import free_port
@@ -208,13 +209,7 @@ class GaleraCluster:
 
     def stop(self) -> None:
         for node in reversed(self.nodes):
-            if node.process is not None and node.process.poll() is None:
-                os.killpg(node.process.pid, signal.SIGTERM)
-                try:
-                    node.process.wait(30)
-                except subprocess.TimeoutExpired:
-                    os.killpg(node.process.pid, signal.SIGKILL)
-                    node.process.wait(10)
+            terminate_group(node.process)
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
             self.root = None

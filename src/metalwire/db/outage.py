@@ -124,20 +124,13 @@ def translated(exc: BaseException) -> MetalwireError | None:
             "The database is unavailable (it cannot be reached or is not ready); "
             f"retry in {DatabaseUnavailable.retry_after} seconds."
         )
-    if kind == "conflict":
-        return _Conflict(_reason(exc))
-    return None
-
-
-class _Conflict(TransactionConflict):
-    """A conflict seen once; :func:`retrying` decides whether a client sees it."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(
+    if kind == "conflict":  # retrying() decides whether a client sees it
+        return TransactionConflict(
             "The database refused the transaction because of concurrent ones (a deadlock "
-            "or serialization failure, retried); retry."
+            "or serialization failure, retried); retry.",
+            reason=_reason(exc),
         )
-        self.reason = reason
+    return None
 
 
 _commits = threading.local()
@@ -156,7 +149,7 @@ def retrying(call: Callable[[], T]) -> T:
         committed_before = getattr(_commits, "count", 0)
         try:
             return call()
-        except _Conflict as conflict:
+        except TransactionConflict as conflict:
             # Something of this operation is stored already: running it again could do
             # twice what it did; the client decides.
             committed = getattr(_commits, "count", 0) != committed_before
