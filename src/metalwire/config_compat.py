@@ -86,6 +86,17 @@ IRONIC_UNUSED: dict[str, frozenset[str]] = {
         f"{_LOGGING} {_MESSAGING_AND_SERVICE} {_HARDWARE_INTERFACES} {_IRONIC_DEFAULT}".split()
     ),
     "neutron": frozenset(_IRONIC_NEUTRON.split()),
+    # oslo.middleware's healthcheck options that metalwire's health check has no use for
+    "healthcheck": frozenset(
+        [
+            "backends",
+            "allowed_source_ranges",
+            "ignore_proxied_requests",
+            "disable_by_file_path",
+            "disable_by_file_paths",
+            "enable_by_file_paths",
+        ]
+    ),
 }
 
 

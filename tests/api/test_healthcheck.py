@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from metalwire.api.healthcheck import DatabaseCheck
+from metalwire.config import load_config
 from metalwire.db.engine import Database
 from tests.auth.conftest import htpasswd_line
 from tests.support.server import MetalwireServer
@@ -109,3 +110,16 @@ def test_a_database_that_does_not_answer_in_time_is_unhealthy(tmp_path: Path) ->
     assert not result.available
     assert result.reason == "The database is unavailable"
     assert "within 0.2 s" in result.details
+
+
+def test_an_ironic_healthcheck_section_is_accepted_with_its_oslo_middleware_options(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    ironic_conf = tmp_path / "ironic.conf"
+    ironic_conf.write_text(
+        "[healthcheck]\nenabled = true\nbackends = disable_by_file\n"
+        "disable_by_file_path = /var/run/ironic/healthcheck_disable\n"
+    )
+    conf = load_config(str(ironic_conf), environ={})
+    assert conf.healthcheck.enabled and conf.healthcheck.path == "/healthcheck"
+    assert "[healthcheck] backends is an Ironic option metalwire does not use" in caplog.text
