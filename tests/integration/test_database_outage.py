@@ -6,16 +6,19 @@ The test runs a cluster of its own, so stopping it stops nobody else's database.
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.compat.clients import Cli
 from tests.conftest import _unavailable, find_pg_bindir_or_none
 from tests.integration.invariants import HEADERS, all_pages, vif_placement
 from tests.integration.test_concurrency import make_node
@@ -32,6 +35,16 @@ def own_postgres() -> Iterator[PostgresServer]:
         _unavailable("PostgreSQL binaries not found")
     with PostgresServer() as pg:
         yield pg
+
+
+def _baremetal(server: MetalwireServer, home: Path, *options: str) -> Cli:
+    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(home), "LANG": "C.UTF-8"}
+    return Cli("baremetal", server.url, env, options=options)
+
+
+def _refused_lists(server: MetalwireServer) -> int:
+    """Node lists answered 503: the test's own, the impatient CLI's, the patient one's."""
+    return len(re.findall(r"GET /v1/nodes\S* 503", server.log()))
 
 
 class Load:
@@ -105,8 +118,14 @@ def test_database_outage_answers_503_logs_little_and_loses_nothing(
             down = client.get("/v1/nodes")
             head = client.head("/healthcheck")
             health = client.get("/healthcheck")
-            time.sleep(3)
-            own_postgres.resume()
+            # The OpenStack CLI: without retries it says why; with its retries (every 2 s)
+            # it gets its answer once the database is back.
+            impatient = _baremetal(server, tmp_path, "--max-retries", "0").run("node", "list")
+            with ThreadPoolExecutor(1) as pool:
+                patient = pool.submit(_baremetal(server, tmp_path).run, "node", "list")
+                assert wait_for(lambda: _refused_lists(server) >= 3, timeout=30)
+                own_postgres.resume()
+                patient_result = patient.result()
             assert wait_for(lambda: client.get("/healthcheck").status_code == 200, timeout=30), (
                 server.log()[-3000:]
             )
@@ -117,6 +136,10 @@ def test_database_outage_answers_503_logs_little_and_loses_nothing(
         metrics = client.get("/metrics").text
         ports = {p["uuid"] for p in all_pages(client, "/v1/ports", "ports")}
         placement = vif_placement(client)
+    assert impatient.returncode != 0, impatient.describe()
+    assert "The database is unavailable" in impatient.stderr, impatient.describe()
+    assert "internal error" not in impatient.stderr
+    assert patient_result.returncode == 0, patient_result.describe()
     assert down.status_code == 503, down.text
     assert down.headers["retry-after"] == "2"
     fault = json.loads(down.json()["error_message"])

@@ -22,6 +22,7 @@ from metalwire.api.log_context import LogContext
 from metalwire.api.metrics import MetricsEndpoint, RequestMetrics, RouteRecorder
 from metalwire.api.middleware import ApiMiddleware
 from metalwire.api.reloads import api_files
+from metalwire.api.retry_after import RetryAfterForIronicclient
 from metalwire.api.routes import audit, history, nodes, portgroups, ports, root, states, traits
 from metalwire.api.routes import lookup as node_lookup
 from metalwire.api.routes.vifs import VifEndpoints
@@ -88,5 +89,6 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
         app.add_middleware(Healthcheck, db=services.db, options=config.healthcheck)
     if measured:
         app.add_middleware(RequestMetrics)  # every answer is counted
+    app.add_middleware(RetryAfterForIronicclient)  # its 503s must carry no Retry-After
     app.add_middleware(LogContext)  # outermost: every line logged names its request
     return app
