@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Iterator
 
@@ -128,3 +129,26 @@ def test_an_unavailable_database_is_the_catalogs_503_with_retry_after() -> None:
     assert isinstance(error, DatabaseUnavailable)
     assert (error.code, error.retry_after) == (503, 2)
     assert "database is unavailable" in error.message
+
+
+def test_the_pools_tracebacks_about_dropped_connections_become_one_warning_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    logger = logging.getLogger("tests.pool")
+    logger.addFilter(outage.QuietPoolErrors())
+    lost = pymysql.err.OperationalError(2013, "Lost connection to server during query")
+    for _ in range(3):  # three connections dropped at once: one line
+        try:
+            raise lost
+        except pymysql.err.OperationalError:
+            logger.error("Exception during reset or similar", exc_info=True)
+    try:
+        raise ValueError("a bug")
+    except ValueError:
+        logger.error("Exception during reset or similar", exc_info=True)
+    records = [r for r in caplog.records if r.name == "tests.pool"]
+    assert [(r.levelname, r.exc_info is None) for r in records] == [
+        ("WARNING", True),
+        ("ERROR", False),  # anything else keeps its traceback
+    ]
+    assert "Lost connection to server during query" in records[0].getMessage()

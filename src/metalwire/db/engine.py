@@ -129,7 +129,16 @@ def _make_engine(url: str, pool_size: int) -> Engine:
         isolation_level="READ COMMITTED",
         connect_args=bounded,
     )
+    _quiet_pool_errors(engine.pool.logger)
     return engine
+
+
+def _quiet_pool_errors(logger: Any) -> None:
+    """The pool's tracebacks about connections a database outage dropped, as one line."""
+    if isinstance(logger, logging.Logger) and not any(
+        isinstance(f, outage.QuietPoolErrors) for f in logger.filters
+    ):
+        logger.addFilter(outage.QuietPoolErrors())
 
 
 @contextlib.contextmanager

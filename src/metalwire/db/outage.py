@@ -94,18 +94,46 @@ class _RateLimitedLog:
         self._last = -interval
         self._skipped = 0
 
-    def warning(self, message: str, *args: object) -> None:
+    def allow(self) -> str | None:
+        """None within the interval; otherwise the suffix of the line to write."""
         now = time.monotonic()
         with self._lock:
             if now - self._last < self.interval:
                 self._skipped += 1
-                return
+                return None
             skipped, self._skipped, self._last = self._skipped, 0, now
-        suffix = f" ({skipped} more since the last such line)" if skipped else ""
-        LOG.warning(message + suffix, *args)
+        return f" ({skipped} more since the last such line)" if skipped else ""
+
+    def warning(self, message: str, *args: object) -> None:
+        suffix = self.allow()
+        if suffix is not None:
+            LOG.warning(message + suffix, *args)
 
 
 _OUTAGE_LOG = _RateLimitedLog(LOG_INTERVAL)
+
+
+class QuietPoolErrors(logging.Filter):
+    """SQLAlchemy's pool logs a traceback at ERROR when it cannot reset or close a
+    connection the server dropped; in an outage that is one per connection. Such a record
+    becomes one warning line, rate-limited like the outage's own."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._limit = _RateLimitedLog(LOG_INTERVAL)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if error is None or classify(error) != "unavailable":
+            return True
+        suffix = self._limit.allow()
+        if suffix is None:
+            return False
+        record.msg = f"{record.getMessage()}: {_reason(error)}{suffix}"
+        record.args = ()
+        record.exc_info = record.exc_text = None
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
 
 
 def _reason(exc: BaseException) -> str:
