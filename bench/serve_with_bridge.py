@@ -18,11 +18,11 @@ from fastapi import FastAPI
 from keystonemiddleware_bridge import KeystonemiddlewareBridge
 
 from metalwire.api import app as app_module
-from metalwire.api.app_services import Services
 from metalwire.api.auth.middleware import AuthMiddleware
 from metalwire.cli import main as cli_main
 from metalwire.config import Config
 from metalwire.errors import Invalid
+from metalwire.services import Services
 
 _create_app = app_module.create_app
 

@@ -15,6 +15,7 @@ from metalwire.db import migrations
 from metalwire.db.engine import Database
 from metalwire.services import build_services
 from tests.support import mariadb
+from tests.support.distribution import assign_groups
 from tests.support.helpers import fault
 from tests.support.postgres import PostgresServer, find_pg_bindir
 from tests.support.server import MetalwireServer
@@ -68,6 +69,12 @@ class Api:
         resp = self.get(f"/v1/nodes/{node}/vifs")
         assert resp.status_code == 200, resp.text
         return [v["id"] for v in resp.json()["vifs"]]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Group the tests for the xdist workers (before xdist reads the groups)."""
+    assign_groups(items)
 
 
 def routing_error(resp: Any) -> dict[str, Any]:

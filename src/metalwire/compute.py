@@ -20,8 +20,6 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import httpx
-
 from metalwire.client import Client, Node
 from metalwire.client.exceptions import BadRequest, VifAlreadyAttached
 
@@ -40,36 +38,16 @@ class VifPlugError(Exception):
         self.reason = reason
 
 
-class KeystoneSessionAuth(httpx.Auth):
-    """Each request carries the keystoneauth session's token (``X-Auth-Token``); the session
-    renews it before it expires, and a 401 makes it fetch a new one for one more try."""
-
-    def __init__(self, session: Any) -> None:
-        self._session = session
-
-    def auth_flow(self, request: httpx.Request) -> Any:
-        request.headers["X-Auth-Token"] = self._session.get_token()
-        response = yield request
-        if response.status_code == 401:
-            self._session.invalidate()
-            request.headers["X-Auth-Token"] = self._session.get_token()
-            yield request
-
-
 def client_from_session(
     session: Any, *, interface: str = "public", region_name: str | None = None, **options: Any
 ) -> Client:
     """A client of the ``baremetal`` endpoint in the Keystone catalog, authenticated by a
     keystoneauth session: the way Nova's ironic driver reaches Ironic as its service user.
 
-    Raises ValueError when the catalog has no such endpoint; ``options`` go to :class:`Client`.
+    Raises EndpointNotFound when the catalog has no such endpoint, AuthenticationError when
+    the session cannot log in; ``options`` go to :class:`Client`.
     """
-    url = session.get_endpoint(
-        service_type="baremetal", interface=interface, region_name=region_name
-    )
-    if not url:
-        raise ValueError(f"The Keystone catalog has no {interface} baremetal endpoint.")
-    return Client(str(url), auth=KeystoneSessionAuth(session), **options)
+    return Client.from_session(session, interface=interface, region_name=region_name, **options)
 
 
 def _vif_id(vif: VifSpec) -> str:

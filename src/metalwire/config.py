@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import configparser
 import dataclasses
+import difflib
 import logging
 import os
 import socket
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -497,6 +498,7 @@ def load_config(
         if not Path(path).is_file():
             raise Invalid(f"configuration file {path} does not exist")
         parser.read(path)
+        _check_sections(parser.sections(), path)
     for section, cls in SECTIONS.items():
         target = conf.section(section)
         known = {f.name: f for f in dataclasses.fields(cls)}
@@ -531,6 +533,31 @@ def load_config(
             setattr(conf.section(section), name, value)
     _check_minimums(conf)
     return conf
+
+
+def _check_sections(sections: Sequence[str], path: str) -> None:
+    """Refuse a section that is neither metalwire's nor Ironic's, with the closest name; warn
+    about Ironic's sections, which metalwire ignores."""
+    for section in sections:
+        if section in SECTIONS:
+            continue
+        if section in config_compat.IRONIC_SECTIONS:
+            LOG.warning(
+                "%s: [%s] is an Ironic section metalwire does not use; ignored", path, section
+            )
+            continue
+        known = [*SECTIONS, *sorted(config_compat.IRONIC_SECTIONS)]
+        by_lower = {name.lower(): name for name in known}
+        close = difflib.get_close_matches(section.lower(), list(by_lower), n=1, cutoff=0.6)
+        hint = (
+            f"did you mean [{by_lower[close[0]]}]?"
+            if close
+            else "metalwire reads " + ", ".join(f"[{name}]" for name in SECTIONS)
+        )
+        raise Invalid(
+            f"configuration file {path}: unknown section [{section}], neither metalwire's "
+            f"nor Ironic's; {hint}"
+        )
 
 
 def _with_ironic_names(

@@ -10,7 +10,13 @@ Two tables, read by :func:`metalwire.config.load_config`:
   them instead of refusing the file. An option metalwire comes to implement is declared in
   its section's dataclass, which takes precedence over this table.
 
-Any other unknown option in a section metalwire knows is refused, naming it.
+* :data:`IRONIC_SECTIONS`: the sections of Ironic 39's ``ironic.conf`` (its own and those
+  of the libraries it loads) that metalwire does not read; a file may carry them, with a
+  warning at start that they are ignored.
+
+Any other unknown option in a section metalwire knows is refused, naming it, and so is a
+section that is neither metalwire's nor Ironic's (a misspelled ``[databse]`` would
+otherwise leave the server on a fresh SQLite file).
 """
 
 from __future__ import annotations
@@ -98,6 +104,21 @@ IRONIC_UNUSED: dict[str, frozenset[str]] = {
         ]
     ),
 }
+
+
+# ironic/conf/opts.py's groups, and the sections of the oslo libraries, keystonemiddleware and
+# osprofiler that Ironic's sample configuration includes.
+_IRONIC_SECTIONS = (
+    "agent agent_containers anaconda ansible audit auto_discovery cifs cinder console "
+    "deploy dhcp disk_utils dnsmasq drac errors fake glance inspection_rules "
+    "inspector inventory ipmi ironic_lib ironic_networking ironic_networking_json_rpc "
+    "json_rpc mdns metrics_statsd nfs nova oci pxe pxe_filter redfish sensor_data "
+    "service_catalog swift vnc "
+    "cors oslo_concurrency oslo_messaging_amqp oslo_messaging_kafka "
+    "oslo_messaging_notifications oslo_messaging_rabbit oslo_middleware oslo_reports "
+    "oslo_versionedobjects profiler"
+)
+IRONIC_SECTIONS: frozenset[str] = frozenset(_IRONIC_SECTIONS.split())
 
 
 def alias(section: str, name: str) -> Alias | None:

@@ -7,15 +7,62 @@ and calls this when it is given none; the tests build theirs here too.
 
 from __future__ import annotations
 
+import logging
+from dataclasses import dataclass, field
+
 from metalwire import metrics
-from metalwire.api.app_services import Services
+from metalwire.conductor.audit import AuditReport
+from metalwire.conductor.audit_runner import LatestAudit, PeriodicAudit
 from metalwire.conductor.locks import NodeLocks, make_holder_name
-from metalwire.conductor.rpcapi import LocalConductorAPI
+from metalwire.conductor.rpcapi import ConductorAPI, LocalConductorAPI
 from metalwire.conductor.tasks import Conductor
 from metalwire.config import Config
+from metalwire.context import RequestContext
 from metalwire.db import migrations
+from metalwire.db import nodes as node_db
 from metalwire.db.engine import Database
 from metalwire.networking.loader import NetworkInterfaces
+
+LOG = logging.getLogger(__name__)
+
+
+@dataclass
+class Services:
+    """What the REST layer is given: reads from the database, writes via the RPC API."""
+
+    config: Config
+    db: Database
+    rpcapi: ConductorAPI
+    # The latest drift audit of every node, for operators and the metrics endpoint.
+    audit: LatestAudit = field(default_factory=LatestAudit)
+
+    def audited_nodes(self, ident: str | None) -> list[str]:
+        """The UUIDs of the nodes to audit: the one named (404 if none), or every node."""
+        with self.db.read() as session:
+            if ident is not None:
+                return [node_db.get(session, ident).uuid]
+            return node_db.all_uuids(session)
+
+    def audit_everything(self, context: RequestContext) -> AuditReport:
+        """Audit every node and keep the report as the latest."""
+        report = self.rpcapi.audit(context, self.audited_nodes(None))
+        self.audit.record(report)
+        return report
+
+    def periodic_audit(self) -> PeriodicAudit | None:
+        """The periodic audit ``[conductor] audit_interval`` asks for, or None (0, or no
+        Neutron)."""
+        interval = self.config.conductor.audit_interval
+        if interval <= 0:
+            return None
+        if not self.config.neutron.configured:
+            LOG.warning(
+                "[conductor] audit_interval is %g s, but no Neutron is configured: the "
+                "periodic drift audit does not run",
+                interval,
+            )
+            return None
+        return PeriodicAudit(interval, lambda: self.audit_everything(RequestContext()))
 
 
 def build_services(config: Config, upgrade_schema: bool = True) -> tuple[Services, NodeLocks]:

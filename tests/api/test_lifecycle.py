@@ -79,11 +79,8 @@ def test_deploy_binds_vifs_to_compute_host(api: Api, node: dict[str, Any]) -> No
     provision(api, "active")
     client = api.client
     services = client.app.state.services  # type: ignore[attr-defined]
-    from metalwire.db import vifs as vif_db
-    from metalwire.db.statements import Sql
-
-    with services.db.connection() as connection:
-        attachment = vif_db.find(Sql(connection), "bound-vif")
+    with services.db.reading() as work:
+        attachment = work.attachments.find("bound-vif")
     assert attachment is not None and attachment.info["binding_host_id"] == "compute-7"
 
 

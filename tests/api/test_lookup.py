@@ -7,9 +7,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from metalwire.db import vifs as vif_db
 from metalwire.db.models import Port
-from metalwire.db.statements import Sql
 from tests.conftest import Api, fault
 
 SUMMARIES = "/v1/metalwire/node_summaries"
@@ -187,9 +185,10 @@ def test_a_vif_uuid_is_found_in_upper_case_too(api: Api) -> None:
 def test_a_vif_being_attached_is_neither_counted_nor_found(api: Api) -> None:
     wired = _wired(api, "compute-1", "52:54:00:00:01:01")
     db = api.client.app.state.services.db  # type: ignore[attr-defined]
-    with db.write_connection() as connection, db.read() as session:
+    with db.read() as session:
         port = session.get(Port, session.scalars(select(Port.id)).first())
-        vif_db.record(Sql(connection), port.node_id, "half-way", port, {}, pending=True)
+    with db.writing() as work:
+        work.attachments.record(port.node_id, "half-way", port, {}, pending=True)
     assert _summaries(api, "?q=half-way")["nodes"] == []
     [row] = _summaries(api)["nodes"]
     assert (row["uuid"], row["vifs"]) == (wired["node"]["uuid"], 0)

@@ -150,9 +150,8 @@ def test_a_service_user_without_elevated_access_cannot_reach_other_projects_node
     with MetalwireServer(tmp_path, env=cloud.env()) as server:
         node = _owned_node(server.url, cloud, persona_tokens)
         session = ks_session.Session(auth=v3.Password(**_password_auth(cloud, "nova", "service")))
-        auth = compute.KeystoneSessionAuth(session)
         # The node is not the service project's: invisible, as if it did not exist.
-        with Client(server.url, auth=auth) as client, pytest.raises(NotFound):
+        with Client(server.url, session=session) as client, pytest.raises(NotFound):
             compute.plug_vifs(client, node, ["nova-vif-2"])
 
 

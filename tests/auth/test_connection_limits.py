@@ -25,7 +25,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from metalwire.api.connections import protocol_with
 from tests.conftest import LATEST
 from tests.support.helpers import fault, wait_for
-from tests.support.server import MetalwireServer, free_port
+from tests.support.server import MetalwireServer, free_port, self_signed_certificate
 
 pytestmark = pytest.mark.server
 
@@ -199,17 +199,7 @@ def _read_response(sock: socket.socket) -> bytes:
 
 @pytest.fixture
 def certificate(tmp_path: Path) -> tuple[Path, Path]:
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        [
-            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-            "-keyout", str(key), "-out", str(cert),
-        ],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
-    return cert, key
+    return self_signed_certificate(tmp_path)
 
 
 def _https_answers(url: str, cafile: Path) -> bool:

@@ -5,6 +5,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -38,6 +39,18 @@ def run_metalwire(*args: str, env: dict[str, str], stdin: str | None = None) -> 
         text=True,
         input=stdin,
         timeout=120,
+    )
+    return Result(done.returncode, done.stdout, done.stderr)
+
+
+def serve_until_exit(data_dir: Path, *args: str) -> Result:
+    """``metalwire serve`` expected to refuse to start: its exit status and output."""
+    done = subprocess.run(
+        [sys.executable, "-m", "metalwire.cli.main", "serve", "--data-dir", str(data_dir), *args],
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     return Result(done.returncode, done.stdout, done.stderr)
 

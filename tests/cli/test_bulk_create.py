@@ -143,3 +143,91 @@ def test_malformed_items_are_reported_per_node(tmp_path: Path, cli: Run, mw: Cli
     ]
     assert f"{path}#1" in result.stderr
     assert mw.get_node(ok).name == ok
+
+
+def _one_node_file(tmp_path: Path, name: str, cpus: int, addresses: list[str]) -> Path:
+    path = tmp_path / f"{name}-{cpus}-{len(addresses)}.yaml"
+    node = {
+        "name": name,
+        "driver": "fake-hardware",
+        "properties": {"cpus": cpus},
+        "ports": [{"address": address} for address in addresses],
+    }
+    path.write_text(yaml.safe_dump({"nodes": [node]}))
+    return path
+
+
+def test_re_running_a_file_skips_the_nodes_that_exist(tmp_path: Path, cli: Run, mw: Client) -> None:
+    name, address = unique("again"), mac()
+    path = _one_node_file(tmp_path, name, 8, [address])
+    assert cli("create", str(path)).code == 0
+    uuid = mw.get_node(name).uuid
+
+    again = cli("create", str(path), "-f", "json")
+    assert again.code == 0, again.stderr
+    (row,) = json.loads(again.stdout)
+    assert (row["Status"], row["UUID"], row["Error"], row["Changes"]) == (
+        "skipped",
+        uuid,
+        None,
+        None,
+    )
+    assert again.stderr.splitlines()[0] == f"[1/1] {name} ... exists as {uuid}, skipped"
+    assert again.stderr.splitlines()[-1] == (
+        "0 nodes created (0 ports, 0 portgroups), 1 skipped, 0 failed, 0 rolled back, of 1."
+    )
+    changed = _one_node_file(tmp_path, name, 16, [address, mac()])
+    skipped = cli("create", str(changed))
+    assert skipped.stderr.splitlines()[0].endswith("skipped: properties differs")
+    assert mw.get_node(name).properties == {"cpus": 8}  # skip changes nothing
+    assert len(mw.list_ports(node=name)) == 1
+
+
+def test_existing_update_makes_the_node_and_its_ports_match_the_file(
+    tmp_path: Path, cli: Run, mw: Client
+) -> None:
+    name, first, second = unique("update"), mac(), mac()
+    assert cli("create", str(_one_node_file(tmp_path, name, 8, [first]))).code == 0
+    changed = _one_node_file(tmp_path, name, 16, [first.upper(), second])
+
+    updated = cli("create", str(changed), "--existing", "update", "-f", "json")
+    assert updated.code == 0, updated.stderr
+    (row,) = json.loads(updated.stdout)
+    assert row["Status"] == "updated"
+    assert row["Changes"] == f"properties updated; port {second} created"
+    assert mw.get_node(name).properties == {"cpus": 16}
+    assert sorted(p.address for p in mw.list_ports(node=name)) == sorted([first, second])
+
+    again = cli("create", str(changed), "--existing", "update")
+    assert again.code == 0, again.stderr
+    assert again.stderr.splitlines()[0].endswith(", unchanged")
+    assert "1 unchanged, 0 failed" in again.stderr.splitlines()[-1]
+
+
+def test_existing_update_refuses_a_port_of_another_node(
+    tmp_path: Path, cli: Run, mw: Client
+) -> None:
+    name, other, taken = unique("upd-own"), unique("upd-other"), mac()
+    assert cli("create", str(_one_node_file(tmp_path, other, 1, [taken]))).code == 0
+    assert cli("create", str(_one_node_file(tmp_path, name, 1, []))).code == 0
+    other_uuid = mw.get_node(other).uuid
+
+    moved = cli("create", str(_one_node_file(tmp_path, name, 1, [taken])), "--existing", "update")
+    assert moved.code == 1
+    assert f"FAILED: port {taken}: it exists on another node ({other_uuid})" in moved.stderr
+    assert mw.list_ports(address=taken, detail=True)[0].node_uuid == other_uuid
+
+
+def test_existing_fail_reports_each_existing_node_failed(
+    tmp_path: Path, cli: Run, mw: Client
+) -> None:
+    name = unique("fail")
+    path = _one_node_file(tmp_path, name, 2, [mac()])
+    assert cli("create", str(path)).code == 0
+    uuid = mw.get_node(name).uuid
+    failed = cli("create", str(path), "--existing", "fail")
+    assert failed.code == 1
+    assert failed.stderr.splitlines()[0] == (
+        f"[1/1] {name} ... FAILED: node {name} exists already ({uuid}); re-run with "
+        "--existing skip or --existing update"
+    )

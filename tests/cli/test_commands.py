@@ -296,7 +296,10 @@ def test_vif_commands(cli: Run, mw: Client) -> None:
         "--vif-info",
         "network_id=net-1",
     )
-    assert (attach.code, attach.stdout, attach.stderr) == (0, "", "")
+    assert (attach.code, attach.stderr) == (0, "")
+    assert attach.stdout == (
+        f"VIF {v('vif-cli')} attached to port {target.uuid} ({target.address}) of node {name}\n"
+    )
     assert mw.get_port(target.uuid).vif_id == v("vif-cli")
 
     listed = cli("node", "vif", "list", name)
@@ -323,10 +326,38 @@ def test_vif_commands(cli: Run, mw: Client) -> None:
     )
     assert both.code == 2 and "not allowed with argument" in both.stderr
 
-    assert cli("node", "vif", "detach", name, v("vif-cli")).code == 0
+    detached = cli("node", "vif", "detach", name, v("vif-cli"))
+    assert detached.code == 0
+    assert detached.stdout.startswith(f"VIF {v('vif-cli')} detached from port {target.uuid} ")
     assert cli("node", "vif", "list", name, "-f", "value").stdout == ""
     not_attached = cli("node", "vif", "detach", name, v("vif-cli"))
     assert not_attached.code == 1 and "not attached" in not_attached.stderr
+
+
+def test_vif_attach_and_detach_name_the_chosen_portgroup_or_port_in_json(
+    cli: Run, mw: Client
+) -> None:
+    node = mw.create_node("fake-hardware", name=unique("vif-json"))
+    bond = mw.create_portgroup(node.uuid, name=unique("bond"), address=mac())
+    mw.create_port(node.uuid, mac(), portgroup_uuid=bond.uuid)
+    nic = mw.create_port(node.uuid, mac())
+
+    first = cli("node", "vif", "attach", node.uuid, v("vif-j1"), "-f", "json")
+    assert first.code == 0, first.stderr
+    assert json.loads(first.stdout) == {
+        "node": node.uuid,
+        "vif": v("vif-j1"),
+        "attached": "portgroup",
+        "uuid": bond.uuid,
+        "address": bond.address,
+        "name": bond.name,
+    }
+    second = cli("node", "vif", "attach", node.uuid, v("vif-j2"), "-f", "json")
+    assert json.loads(second.stdout)["uuid"] == nic.uuid
+    assert json.loads(second.stdout)["attached"] == "port"
+
+    detached = cli("node", "vif", "detach", node.uuid, v("vif-j1"), "-f", "value", "-c", "uuid")
+    assert (detached.code, detached.stdout) == (0, f"{bond.uuid}\n")
 
 
 def test_provision_and_maintenance_commands(cli: Run, mw: Client) -> None:

@@ -9,37 +9,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from metalwire.conductor.locks import Deadline, NodeLocks
+from metalwire.conductor.locks import Deadline, NodeLocks, WouldWait
 from metalwire.conductor.tasks import Conductor
-from metalwire.config import Config
 from metalwire.context import RequestContext
-from metalwire.db.engine import Database, WouldWait
+from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Node
 from metalwire.errors import NodeLocked, NodeNotFound
-from metalwire.networking.loader import NetworkInterfaces
-
-
-@pytest.fixture
-def conductor(config: Config) -> Iterator[Conductor]:
-    config.conductor.node_lock_wait = 0.5  # how long an operation waits for a node's lock
-    db = Database(config.database_url())
-    locks = NodeLocks(db, "test-host:1:abcd", lease=2.0, wait=0.5)
-    yield Conductor(db=db, config=config, interfaces=NetworkInterfaces(config), locks=locks)
-    locks.release_all()
-    db.dispose()
-
-
-def _node(conductor: Conductor, name: str, interface: str = "noop") -> Node:
-    with conductor.db.writing() as work:
-        return work.nodes.create(
-            {
-                "uuid": f"00000000-0000-4000-8000-{abs(hash(name)) % 10**12:012d}",
-                "name": name,
-                "driver": "fake-hardware",
-                "network_interface": interface,
-                "provision_state": "manageable",
-            }
-        )
+from tests.conductor.conftest import NewNode
 
 
 @contextlib.contextmanager
@@ -63,9 +39,9 @@ def _held_by_another_thread(conductor: Conductor, node: Node) -> Iterator[None]:
 
 
 def test_a_second_thread_waits_its_turn_then_gives_up_naming_the_holder(
-    conductor: Conductor,
+    conductor: Conductor, new_node: NewNode
 ) -> None:
-    node = _node(conductor, "busy")
+    node = new_node("busy")
     with _held_by_another_thread(conductor, node):
         started = time.monotonic()
         with (
@@ -79,8 +55,10 @@ def test_a_second_thread_waits_its_turn_then_gives_up_naming_the_holder(
         assert task.node.uuid == node.uuid
 
 
-def test_a_lease_of_a_dead_holder_is_taken_over_once_it_runs_out(conductor: Conductor) -> None:
-    node = _node(conductor, "orphaned")
+def test_a_lease_of_a_dead_holder_is_taken_over_once_it_runs_out(
+    conductor: Conductor, new_node: NewNode
+) -> None:
+    node = new_node("orphaned")
     with conductor.db.writing() as work:  # a process that died while holding the node
         assert work.node_locks.try_acquire(node.id, "dead-host:9:0000", time.time(), 0.5)
     started = time.monotonic()
@@ -94,8 +72,10 @@ def test_a_lease_of_a_dead_holder_is_taken_over_once_it_runs_out(conductor: Cond
         assert work.nodes.find(node.id).reservation is None  # type: ignore[union-attr]
 
 
-def test_several_nodes_are_locked_in_id_order_and_all_released(conductor: Conductor) -> None:
-    a, b = _node(conductor, "lock-a"), _node(conductor, "lock-b")
+def test_several_nodes_are_locked_in_id_order_and_all_released(
+    conductor: Conductor, new_node: NewNode
+) -> None:
+    a, b = new_node("lock-a"), new_node("lock-b")
     with conductor.exclusive_tasks([b.id, a.id], RequestContext()) as tasks:
         assert list(tasks) == sorted([a.id, b.id])
         with conductor.db.reading() as work:
@@ -105,8 +85,10 @@ def test_several_nodes_are_locked_in_id_order_and_all_released(conductor: Conduc
         assert {work.nodes.find(i).reservation for i in (a.id, b.id)} == {None}  # type: ignore[union-attr]
 
 
-def test_a_deleted_node_is_not_found_instead_of_waited_for(conductor: Conductor) -> None:
-    node = _node(conductor, "short-lived")
+def test_a_deleted_node_is_not_found_instead_of_waited_for(
+    conductor: Conductor, new_node: NewNode
+) -> None:
+    node = new_node("short-lived")
     with conductor.exclusive_task(node.uuid, RequestContext()):
         pass  # remembered now
     with conductor.db.writing() as work:
@@ -118,9 +100,9 @@ def test_a_deleted_node_is_not_found_instead_of_waited_for(conductor: Conductor)
 
 
 def test_without_waiting_a_busy_node_is_refused_before_anything_is_done(
-    conductor: Conductor,
+    conductor: Conductor, new_node: NewNode
 ) -> None:
-    node = _node(conductor, "inline")
+    node = new_node("inline")
     with _held_by_another_thread(conductor, node):
         started = time.monotonic()
         with (
@@ -133,11 +115,13 @@ def test_without_waiting_a_busy_node_is_refused_before_anything_is_done(
 
 
 def test_without_waiting_a_failure_record_is_handed_back_not_written(
-    conductor: Conductor,
+    conductor: Conductor, new_node: NewNode
 ) -> None:
-    node = _node(conductor, "failing")
+    node = new_node("failing")
     with conductor.without_waiting() as deferred:
-        conductor.record_failure((node.id, node.uuid), RequestContext(), "vif", "it failed")
+        conductor.record_failure(
+            (node.id, node.uuid), RequestContext(), HistoryEntry.failed("vif", "it failed")
+        )
     with conductor.db.reading() as work:
         assert work.nodes.find(node.id) is not None
     assert len(deferred) == 1

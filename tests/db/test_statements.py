@@ -11,11 +11,10 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 
 from metalwire.config import Config
-from metalwire.db import history as history_db
 from metalwire.db import nodes as node_db
 from metalwire.db import ports as port_db
-from metalwire.db import vifs as vif_db
-from metalwire.db.engine import Database, WouldWait
+from metalwire.db.engine import Database, WriterBusy
+from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Node, NodeHistory, Port, VifAttachment
 from metalwire.db.statements import Sql
 from metalwire.errors import Conflict, VifAlreadyAttached
@@ -64,7 +63,8 @@ def test_rows_load_as_the_orm_loads_them(db: Database) -> None:
     with db.connection() as connection:
         sql = Sql(connection)
         [loaded] = sql.load(Node, "uuid = ?", (node.uuid,))
-        loaded_ports = port_db.for_node(sql, node.id)
+    with db.reading() as work:
+        loaded_ports = work.ports.for_node(node.id)
     with db.read() as session:
         orm_node = node_db.get(session, node.uuid)
         orm_ports = [session.get(Port, p.id) for p in loaded_ports]
@@ -82,23 +82,21 @@ def test_rows_load_as_the_orm_loads_them(db: Database) -> None:
 
 def test_insert_applies_model_defaults_and_keys_still_hold(db: Database) -> None:
     node, ports = _node(db, "keys")
-    with db.write_connection() as connection:
-        sql = Sql(connection)
-        vif_db.record(sql, node.id, "vif-a", ports[0], {"k": "v"})
-        vif_db.record(sql, node.id, "vif-b", ports[1], {}, pending=True)
+    with db.writing() as work:
+        work.attachments.record(node.id, "vif-a", ports[0], {"k": "v"})
+        work.attachments.record(node.id, "vif-b", ports[1], {}, pending=True)
     # Each failure aborts its transaction (PostgreSQL ignores anything after it).
     taken = pytest.raises(Conflict, match="taken by another request")
-    with taken, db.write_connection() as connection:
-        vif_db.record(Sql(connection), node.id, "vif-c", ports[0], {})  # the port is taken
+    with taken, db.writing() as work:
+        work.attachments.record(node.id, "vif-c", ports[0], {})  # the port is taken
     with pytest.raises(IntegrityError), db.write_connection() as connection:
         Sql(connection).insert(
             VifAttachment, {"vif_id": "vif-a", "node_id": node.id, "port_id": ports[1].id}
         )
-    with db.connection() as connection:
-        sql = Sql(connection)
-        attachments = vif_db.for_node(sql, node.id)
+    with db.reading() as work:
+        attachments = work.attachments.for_node(node.id)
         with pytest.raises(VifAlreadyAttached, match="keys"):
-            vif_db.check_free(sql, "vif-a")
+            work.attachments.check_free("vif-a")
     assert [(a.vif_id, a.info, a.pending, a.source) for a in attachments] == [
         ("vif-a", {"k": "v"}, False, "api"),
         ("vif-b", {}, True, "api"),
@@ -108,21 +106,23 @@ def test_insert_applies_model_defaults_and_keys_still_hold(db: Database) -> None
 
 def test_node_with_attachments_reads_both_in_one_statement(db: Database) -> None:
     node, ports = _node(db, "joined")
-    with db.connection() as connection:
-        assert vif_db.node_with_attachments(Sql(connection), "joined")[1] == []
-    with db.write_connection() as connection:
-        vif_db.record(Sql(connection), node.id, "second", ports[1], {})
-        vif_db.record(Sql(connection), node.id, "first", ports[0], {})
-    with db.connection() as connection:
-        loaded, attachments = vif_db.node_with_attachments(Sql(connection), node.uuid)
+    with db.reading() as work:
+        assert work.attachments.with_node("joined")[1] == []
+    with db.writing() as work:
+        work.attachments.record(node.id, "second", ports[1], {})
+        work.attachments.record(node.id, "first", ports[0], {})
+    with db.reading() as work:
+        loaded, attachments = work.attachments.with_node(node.uuid)
     assert loaded.name == "joined" and loaded.properties["cpus"] == 8
     assert [a.vif_id for a in attachments] == ["first", "second"]  # by port, not by insert
 
 
 def test_history_rows_are_written_with_a_reserved_column_name(db: Database) -> None:
     node, _ = _node(db, "hist")
-    with db.write_connection() as connection:
-        history_db.record(Sql(connection), node.id, "vif", "something", user="alice")
+    with db.writing() as work:
+        work.history.add(
+            HistoryEntry("vif", "something", result=None, node_id=node.id, user="alice")
+        )
     with db.connection() as connection:
         [entry] = Sql(connection).load(NodeHistory, "node_id = ?", (node.id,))
     assert (entry.user, entry.event, entry.severity) == ("alice", "something", "INFO")
@@ -130,12 +130,12 @@ def test_history_rows_are_written_with_a_reserved_column_name(db: Database) -> N
 
 @pytest.mark.parametrize("database", ["sqlite"])
 def test_a_write_that_must_not_wait_gives_way_at_once(db: Database) -> None:
-    """Another process's writer or another thread's write turn: WouldWait, nothing done."""
+    """Another process's writer or another thread's write turn: WriterBusy, nothing done."""
     other = db.engine.raw_connection()
     try:
         other.cursor().execute("BEGIN IMMEDIATE")
         started = time.monotonic()
-        with pytest.raises(WouldWait), db.write_connection(wait=False):
+        with pytest.raises(WriterBusy), db.write_connection(wait=False):
             pytest.fail("the transaction opened although another process was writing")
         assert time.monotonic() - started < 1.0
     finally:
@@ -152,7 +152,7 @@ def test_a_write_that_must_not_wait_gives_way_at_once(db: Database) -> None:
     holder.start()
     held.wait(5)
     try:
-        with pytest.raises(WouldWait), db.write_connection(wait=False):
+        with pytest.raises(WriterBusy), db.write_connection(wait=False):
             pytest.fail("the transaction opened although another thread had the write turn")
     finally:
         release.set()
@@ -196,8 +196,9 @@ def test_write_ahead_log_is_checkpointed_in_the_background(config: Config) -> No
         node, _ = _node(db, "wal")
         size_before = path.stat().st_size
         for i in range(300):
-            with db.write_connection() as connection:
-                history_db.record(Sql(connection), node.id, "vif", f"event {i} " + "x" * 200)
+            with db.writing() as work:
+                entry = HistoryEntry("vif", f"event {i} " + "x" * 200, node_id=node.id)
+                work.history.add(entry)
         deadline = time.monotonic() + 5
         while path.stat().st_size <= size_before and time.monotonic() < deadline:
             time.sleep(0.05)

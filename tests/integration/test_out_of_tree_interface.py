@@ -52,6 +52,23 @@ def _fault(resp: httpx.Response) -> str:
     return str(json.loads(resp.json()["error_message"])["faultstring"])
 
 
+def _audited_node(
+    client: httpx.Client, name: str, *addresses: str
+) -> tuple[dict[str, Any], list[str]]:
+    """A node using the audit interface, with a port per address (their UUIDs)."""
+    resp = client.post(
+        "/v1/nodes", json={"name": name, "driver": "fake-hardware", "network_interface": "audit"}
+    )
+    assert resp.status_code == 201, resp.text
+    node: dict[str, Any] = resp.json()
+    ports = []
+    for address in addresses:
+        resp = client.post("/v1/ports", json={"node_uuid": node["uuid"], "address": address})
+        assert resp.status_code == 201, resp.text
+        ports.append(resp.json()["uuid"])
+    return node, ports
+
+
 @pytest.mark.server
 def test_audit_interface_attach_list_detach(audit_installed: None, tmp_path: Path) -> None:
     log = tmp_path / "audit.jsonl"
@@ -61,18 +78,8 @@ def test_audit_interface_attach_list_detach(audit_installed: None, tmp_path: Pat
         MetalwireServer(tmp_path / "server", env=env) as server,
         httpx.Client(base_url=server.url, headers=HEADERS, timeout=30) as client,
     ):
-        resp = client.post(
-            "/v1/nodes",
-            json={"name": "audited", "driver": "fake-hardware", "network_interface": "audit"},
-        )
-        assert resp.status_code == 201, resp.text
-        node = resp.json()
+        node, ports = _audited_node(client, "audited", "52:54:00:ad:00:01", "52:54:00:ad:00:02")
         assert node["network_interface"] == "audit"
-        ports = []
-        for address in ("52:54:00:ad:00:01", "52:54:00:ad:00:02"):
-            resp = client.post("/v1/ports", json={"node_uuid": node["uuid"], "address": address})
-            assert resp.status_code == 201, resp.text
-            ports.append(resp.json()["uuid"])
 
         resp = client.post("/v1/nodes/audited/vifs", json={"id": vif, "ticket": "CHG-1234"})
         assert resp.status_code == 204, resp.text
@@ -142,3 +149,52 @@ def test_guide_shows_the_example_as_it_is() -> None:
     }
     for name, text in quoted:
         assert text == (ROOT / name).read_text(), f"{GUIDE.name} quotes {name} out of date"
+
+
+@pytest.mark.server
+def test_audit_interface_takes_part_in_the_drift_audit(
+    audit_installed: None, tmp_path: Path
+) -> None:
+    """No Neutron at all: the out-of-tree interface's own audit and repair are served."""
+    log = tmp_path / "audit.jsonl"
+    env = {"METALWIRE_ENABLED_NETWORK_INTERFACES": ENABLED, "AUDIT_NETWORK_LOG": str(log)}
+    vif = str(uuid.uuid4())
+    with (
+        MetalwireServer(tmp_path / "server", env=env) as server,
+        httpx.Client(base_url=server.url, headers=HEADERS, timeout=30) as client,
+    ):
+        node, [port] = _audited_node(client, "drifted", "52:54:00:ad:00:04")
+        resp = client.post("/v1/nodes/drifted/vifs", json={"id": vif})
+        assert resp.status_code == 204, resp.text
+
+        resp = client.get("/v1/metalwire/audit")
+        assert resp.status_code == 200, resp.text
+        assert resp.json()["findings"] == []
+
+        log.write_text("")  # the log lost its line
+        resp = client.get("/v1/metalwire/audit?node=drifted")
+        assert resp.status_code == 200, resp.text
+        [finding] = resp.json()["findings"]
+        assert (finding["kind"], finding["vif_id"], finding["node_uuid"]) == (
+            "not_logged",
+            vif,
+            node["uuid"],
+        )
+        assert finding["target_uuid"] == port
+        assert finding["repair"] == "log the attach"
+
+        resp = client.post("/v1/metalwire/audit/repair")
+        assert resp.status_code == 200, resp.text
+        body = resp.json()
+        assert [(r["vif_id"], r["repaired"]) for r in body["repairs"]] == [(vif, True)]
+        assert body["findings"] == []
+
+        history = client.get("/v1/nodes/drifted/history").json()["history"]
+        assert any("Drift repaired: logged the attach of VIF" in e["event"] for e in history), (
+            history
+        )
+
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(line["event"], line["vif"], line["node"]) for line in lines] == [
+        ("attach", vif, node["uuid"])
+    ]

@@ -96,11 +96,7 @@ def test_three_processes_on_postgresql_lose_and_duplicate_nothing(
             server.stop()
     lost = [v for v, node in expected.items() if node and placement.get(v) != [node]]
     extra = [v for v, nodes in placement.items() if expected.get(v) is None or len(nodes) > 1]
-    print(
-        f"\nrace on PostgreSQL, 3 processes, 32 clients, 30 s: {dict(sorted(counts.items()))}"
-        f"; attached at end {len(placement)}; lost {len(lost)}; duplicated {len(extra)}"
-    )
-    assert lost == [] and extra == []
+    assert lost == [] and extra == [], f"lost {lost}, duplicated {extra}; calls {counts}"
     assert counts.get("attach 204", 0) > 30 and counts.get("detach 204", 0) > 30, counts
 
 
@@ -228,10 +224,7 @@ def test_lock_of_killed_process_is_taken_over_within_the_lease(
         node = client.get(f"{survivor.url}/v1/nodes/crashy").json()
         vifs = client.get(f"{survivor.url}/v1/nodes/crashy/vifs").json()
         history = client.get(f"{survivor.url}/v1/nodes/crashy/history").json()["history"]
-    print(
-        f"\nnode lock of the killed process taken over after {took_over:.2f} s (lease {LEASE_S} s)"
-    )
-    assert took_over <= LEASE_S + 1.0
+    assert took_over <= LEASE_S + 1.0, f"taken over after {took_over:.2f} s (lease {LEASE_S} s)"
     assert node["extra"] == {"after_crash": True}
     assert node["reservation"] is None
     assert vifs == {"vifs": []}

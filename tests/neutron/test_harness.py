@@ -292,7 +292,9 @@ def test_create_port_already_bound(neutron: Neutron, vlan_net: Json) -> None:
     neutron.wait_port_status(port["id"], "ACTIVE")
 
 
-def test_unknown_switch_fails_binding(neutron: Neutron, vlan_net: Json) -> None:
+def test_unknown_switch_fails_binding(
+    neutron: Neutron, neutron_server: NeutronServer, vlan_net: Json
+) -> None:
     port = neutron.create_port(vlan_net["id"])
     unknown = link("Ethernet1/1", switch_mac="00:00:5e:00:53:99", switch="no-such-switch")
     response = neutron.update_port(port["id"], **binding("node-4", unknown))
@@ -301,7 +303,15 @@ def test_unknown_switch_fails_binding(neutron: Neutron, vlan_net: Json) -> None:
     assert failed["binding:vif_type"] == "binding_failed"
     assert failed["binding:vif_details"] == {}
     assert failed["binding:host_id"] == "node-4"
-    time.sleep(1.0)
+    # A port bound after it becoming ACTIVE, with its switch plugged, shows Neutron has
+    # handled the failed one too: it stays DOWN.
+    witness = neutron.create_port(vlan_net["id"])
+    response = neutron.update_port(witness["id"], **binding("node-5", link("Ethernet1/7")))
+    assert response.status_code == 200, response.text
+    neutron.wait_port_status(witness["id"], "ACTIVE")
+    assert wait_for(
+        lambda: "plug port Ethernet1/7" in " ".join(neutron_server.fake_switch_commands())
+    )
     assert neutron.get_port(port["id"])["status"] == "DOWN"
     # A failed binding can be replaced by a good one.
     response = neutron.update_port(port["id"], **binding("node-4", link("Ethernet1/6")))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -12,6 +13,21 @@ from pathlib import Path
 from types import TracebackType
 
 import httpx
+
+
+def self_signed_certificate(directory: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 (valid one day) and its key, written by openssl."""
+    cert, key = directory / "cert.pem", directory / "key.pem"
+    subprocess.run(
+        [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            "-keyout", str(key), "-out", str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    return cert, key
 
 
 def free_port() -> int:
@@ -24,7 +40,7 @@ class MetalwireServer:
     """``with MetalwireServer(data_dir) as server: server.url`` — a real server process.
 
     ``database`` overrides the SQLite file; ``env`` adds METALWIRE_* settings; ``config`` is
-    an INI file passed with ``--config``.
+    an INI file passed with ``--config``; ``tls`` (certificate, key) serves HTTPS.
     """
 
     def __init__(
@@ -34,13 +50,15 @@ class MetalwireServer:
         env: dict[str, str] | None = None,
         port: int | None = None,
         config: Path | None = None,
+        tls: tuple[Path, Path] | None = None,
     ) -> None:
         self.config = config
+        self.tls = tls
         self.data_dir = data_dir
         self.database = database
         self.env = env or {}
         self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
         self.log_path = data_dir / f"server-{self.port}.log"
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -64,6 +82,9 @@ class MetalwireServer:
             args += ["--config", str(self.config)]
         env = {k: v for k, v in os.environ.items() if not k.startswith("METALWIRE_")}
         env.update(self.env)
+        if self.tls:
+            env["METALWIRE_API_ENABLE_SSL_API"] = "true"
+            env["METALWIRE_SSL_CERT_FILE"], env["METALWIRE_SSL_KEY_FILE"] = map(str, self.tls)
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
                 args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
@@ -73,7 +94,8 @@ class MetalwireServer:
             if self.process.poll() is not None:
                 raise RuntimeError(f"metalwire serve exited early:\n{self.log()}")
             try:
-                if httpx.get(self.url + "/", timeout=1.0).status_code == 200:
+                verify = ssl.create_default_context(cafile=str(self.tls[0])) if self.tls else True
+                if httpx.get(self.url + "/", timeout=1.0, verify=verify).status_code == 200:
                     return self
             except httpx.TransportError:
                 time.sleep(0.1)

@@ -233,14 +233,19 @@ def refused_navigation(page: Any, url: str) -> bool:
         return "ERR_INVALID_AUTH_CREDENTIALS" in str(exc)
 
 
-def test_with_http_basic_the_browser_logs_in(browser: Any, tmp_path: Path) -> None:
+def basic_server(tmp_path: Path, password: str) -> MetalwireServer:
+    """A server with http_basic, user ``alice`` with ``password``."""
     users = tmp_path / "htpasswd"
-    users.write_text(htpasswd_line("alice", "s3cret") + "\n")
+    users.write_text(htpasswd_line("alice", password) + "\n")
     env = {
         env_name("DEFAULT", "auth_strategy"): "http_basic",
         env_name("DEFAULT", "http_basic_auth_user_file"): str(users),
     }
-    with MetalwireServer(tmp_path / "server", env=env) as server:
+    return MetalwireServer(tmp_path / "server", env=env)
+
+
+def test_with_http_basic_the_browser_logs_in(browser: Any, tmp_path: Path) -> None:
+    with basic_server(tmp_path, "s3cret") as server:
         ids = enrol(server.url, auth=("alice", "s3cret"))
         anonymous = browser.new_context()
         assert refused_navigation(anonymous.new_page(), f"{server.url}/ui/")
@@ -259,6 +264,27 @@ def test_with_http_basic_the_browser_logs_in(browser: Any, tmp_path: Path) -> No
             timeout=TIMEOUT_MS
         )
         page.screenshot(path=str(tmp_path / "phone-http-basic.png"), full_page=True)
+        context.close()
+
+
+def test_credentials_in_the_address_work_and_are_never_shown(browser: Any, tmp_path: Path) -> None:
+    with basic_server(tmp_path, "url-s3cret") as server:
+        ids = enrol(server.url, auth=("alice", "url-s3cret"))
+        context = browser.new_context(viewport=LAPTOP)
+        page = context.new_page()
+        requested: list[str] = []
+        page.on("request", lambda request: requested.append(request.url))
+        page.goto(server.url.replace("http://", "http://alice:url-s3cret@") + "/ui/")
+        row = page.locator("a", has_text="compute-0")
+        row.wait_for(timeout=TIMEOUT_MS)
+        row.click()  # the page routes itself to the node's page
+        page.locator(f"[data-portgroup='{ids['bond']}']").wait_for(timeout=TIMEOUT_MS)
+        assert page.locator(".error").count() == 0
+        assert "url-s3cret" not in page.content()
+        assert "url-s3cret" not in page.url  # the address bar no longer shows them
+        # The API calls the page builds never carry them.
+        api_calls = [url for url in requested if "/v1/" in url]
+        assert api_calls and [url for url in api_calls if "url-s3cret" in url] == []
         context.close()
 
 

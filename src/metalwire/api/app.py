@@ -12,7 +12,6 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 
 from metalwire.api import errors, openapi
-from metalwire.api.app_services import Services
 from metalwire.api.auth.middleware import AuthMiddleware
 from metalwire.api.auth.policy import Policy
 from metalwire.api.auth.startup import build_strategy
@@ -31,7 +30,7 @@ from metalwire.conductor.audit_runner import STOP_WAIT
 from metalwire.conductor.locks import NodeLocks
 from metalwire.config import Config
 from metalwire.errors import MetalwireError
-from metalwire.services import build_services
+from metalwire.services import Services, build_services
 
 
 def create_app(config: Config, services: Services | None = None) -> FastAPI:
@@ -45,7 +44,7 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        periodic = audit.periodic_audit(services)
+        periodic = services.periodic_audit()
         if periodic is not None:
             periodic.start()
         reloader.start()

@@ -161,10 +161,3 @@ async def on_validation_error(request: Request, exc: Exception) -> Response:
         f"{'.'.join(str(p) for p in err.get('loc', ()))}: {err.get('msg')}" for err in exc.errors()
     )
     return error_response(request, Invalid(f"Invalid request: {problems}"))
-
-
-async def on_unexpected_error(request: Request, exc: Exception) -> Response:
-    LOG.exception(
-        "Unexpected error in %s %s [%s]", request.method, request.url.path, _request_id(request)
-    )
-    return error_response(request, MetalwireError("unexpected error"))

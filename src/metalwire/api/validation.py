@@ -15,6 +15,7 @@ from sqlalchemy import FromClause, String
 from metalwire.api.fields import Access, Field, by_name
 from metalwire.api.microversion import Version
 from metalwire.errors import InvalidParameterValue, MissingParameterValue, NotAcceptable
+from metalwire.identifiers import is_uuid
 
 _MAC = re.compile(r"^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$", re.IGNORECASE)
 _UNRESERVED = re.compile(r"^[A-Za-z0-9\-._~]+$")
@@ -60,13 +61,6 @@ def logical_name(value: Any, field: str, version: Version) -> str:
         )
         raise InvalidParameterValue(f"Cannot use {value!r} as {field}: it must be {allowed}.")
     return value
-
-
-def is_uuid(value: str) -> bool:
-    try:
-        return str(uuid.UUID(value)) == value.lower()
-    except ValueError:
-        return False
 
 
 def local_link_connection(value: Any, is_smartnic: bool = False) -> dict[str, Any]:

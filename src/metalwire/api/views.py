@@ -142,10 +142,3 @@ def portgroup_views(
             body["ports"] = links(base, "portgroups", f"{portgroup.uuid}/ports")
         views.append(body)
     return views
-
-
-def patchable_document(
-    values: dict[str, Any], fields: tuple[Field, ...], minor: int
-) -> dict[str, Any]:
-    """The resource as a JSON Patch applies to it: every field visible at this version."""
-    return {f.name: values.get(f.name) for f in visible(fields, minor)}

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from metalwire import __version__
 from metalwire.cli import commands as client_commands
-from metalwire.cli import server
+from metalwire.cli import database, server
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -19,6 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"metalwire {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     server.register(commands)
+    database.register(commands)
     client_commands.register(commands)
     version = commands.add_parser("version", help="print the metalwire version")
     version.set_defaults(handler=lambda _args: print(f"metalwire {__version__}") or 0)

@@ -1,4 +1,4 @@
-"""``metalwire serve``, ``metalwire db upgrade``, ``config-reference`` and ``policy-reference``.
+"""``metalwire serve``, ``config-reference`` and ``policy-reference`` (``db``: database.py).
 
 Each command imports the server side (configuration, SQLAlchemy, the API, the conductor) when
 it runs, not when the parser is built: the client commands share the program and must start
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from metalwire import config as config_module
 
 
-def _add_config_args(parser: argparse.ArgumentParser) -> None:
+def add_config_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", help="INI configuration file")
     parser.add_argument(
         "--data-dir",
@@ -32,7 +32,7 @@ def _add_config_args(parser: argparse.ArgumentParser) -> None:
 
 def register(commands: Any) -> None:
     serve = commands.add_parser("serve", help="run the API service")
-    _add_config_args(serve)
+    add_config_args(serve)
     serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="TCP port to listen on (default 6385)")
     serve.add_argument(
@@ -41,12 +41,6 @@ def register(commands: Any) -> None:
         help="log level (default: info, or debug with [DEFAULT] debug)",
     )
     serve.set_defaults(handler=run_serve)
-
-    db = commands.add_parser("db", help="database maintenance")
-    db_commands = db.add_subparsers(dest="db_command", metavar="ACTION", required=True)
-    upgrade = db_commands.add_parser("upgrade", help="create or upgrade the schema")
-    _add_config_args(upgrade)
-    upgrade.set_defaults(handler=run_db_upgrade)
 
     reference = commands.add_parser(
         "config-reference", help="print every configuration option with its help"
@@ -87,31 +81,6 @@ def load(args: argparse.Namespace) -> config_module.Config:
     )
 
 
-def run_db_upgrade(args: argparse.Namespace) -> int:
-    from sqlalchemy.exc import OperationalError
-
-    from metalwire.db import migrations
-    from metalwire.db.engine import Database
-    from metalwire.errors import MetalwireError
-
-    try:
-        conf = load(args)
-        db = Database(conf.database_url())
-        migrations.upgrade(db.engine)
-    except MetalwireError as exc:
-        print(f"metalwire: {exc}", file=sys.stderr)
-        return 2
-    except OperationalError as exc:
-        print(f"metalwire: cannot use the database: {exc.orig}", file=sys.stderr)
-        return 2
-    print(
-        f"schema at revision {migrations.current_revision(db.engine)} on "
-        f"{db.engine.url.render_as_string(hide_password=True)}"
-    )
-    db.dispose()
-    return 0
-
-
 def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
     from sqlalchemy.exc import OperationalError
@@ -120,6 +89,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from metalwire.api.app import create_app
     from metalwire.api.auth.startup import check_listen_address
     from metalwire.api.connections import protocol_with
+    from metalwire.cli.listening import check_port_free, notify_when_listening
     from metalwire.errors import MetalwireError
     from metalwire.reloading import Reloadable
 
@@ -134,6 +104,7 @@ def run_serve(args: argparse.Namespace) -> int:
     early.replay()
     try:
         check_listen_address(conf)
+        check_port_free(conf.api.host_ip, conf.api.port)
         tls = tls_files(conf)
         app = create_app(conf)
     except MetalwireError as exc:
@@ -160,6 +131,7 @@ def run_serve(args: argparse.Namespace) -> int:
     # SIGHUP reloads the files that can change under a running server (uvicorn handles
     # SIGINT and SIGTERM only; SIGHUP's default would end the process without a word).
     signal.signal(signal.SIGHUP, lambda _signum, _frame: app.state.reloader.request())
+    notify_when_listening(conf.api.host_ip, conf.api.port)
     uvicorn.run(
         app,
         host=conf.api.host_ip,

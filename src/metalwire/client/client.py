@@ -16,6 +16,7 @@ from metalwire.client import versions
 from metalwire.client.patch import PatchOp
 from metalwire.client.resources import Node, Port, Portgroup, Resource
 from metalwire.client.retry import RetryEvent, RetryPolicy, backoff_delay, retry_after
+from metalwire.client.session import KeystoneSessionTransport, endpoint_from_session
 from metalwire.client.versions import APIVersion
 
 LOG = logging.getLogger(__name__)
@@ -107,8 +108,9 @@ class Client:
     ("1.N"); None or "latest" negotiates the highest one both sides support on first use.
     ``retry`` says which failures are retried (:class:`RetryPolicy`); ``transport`` replaces
     httpx's network transport, e.g. with :class:`metalwire.client.transport.ASGITransport`.
-    ``auth`` authenticates each request (an ``httpx.Auth`` flow, e.g.
-    :class:`metalwire.compute.KeystoneSessionAuth`).
+    ``auth`` authenticates each request (an ``httpx.Auth`` flow). ``session`` (a
+    keystoneauth1 session) sends every request instead, with its auth plugin and TLS options
+    (:mod:`metalwire.client.session`); :meth:`from_session` also finds ``url`` in its catalog.
 
     Use as a context manager, or call :meth:`close`. Every call raises the errors of
     :mod:`metalwire.client.exceptions`: :class:`~exceptions.APIConnectionError` when the
@@ -128,6 +130,7 @@ class Client:
         headers: Mapping[str, str] | None = None,
         sleep: Callable[[float], None] = time.sleep,
         auth: httpx.Auth | None = None,
+        session: Any = None,
     ) -> None:
         # The URL is shown in messages and logs; credentials in it go as Basic authentication.
         self.url, userinfo = redact.split_credentials(url.rstrip("/"))
@@ -146,13 +149,34 @@ class Client:
             base_url=self.url,
             auth=auth if userinfo is None else httpx.BasicAuth(*userinfo),
             timeout=timeout,
-            transport=transport,
+            transport=transport if session is None else KeystoneSessionTransport(session),
             headers={
                 "Accept": "application/json",
                 "User-Agent": f"metalwire-client/{__version__}",
                 **(headers or {}),
             },
         )
+
+    @classmethod
+    def from_session(
+        cls,
+        session: Any,
+        *,
+        endpoint: str | None = None,
+        interface: str = "public",
+        region_name: str | None = None,
+        **options: Any,
+    ) -> Client:
+        """A client sending through the keystoneauth1 ``session``, at ``endpoint`` or else at
+        the ``baremetal`` endpoint of its catalog. ``options`` go to :class:`Client`.
+
+        Raises AuthenticationError when the session cannot log in, EndpointNotFound when the
+        catalog has no such endpoint.
+        """
+        url = endpoint or endpoint_from_session(
+            session, interface=interface, region_name=region_name
+        )
+        return cls(url, session=session, **options)
 
     # -- lifecycle -----------------------------------------------------------------------
 

@@ -16,10 +16,17 @@ The file format is the one of ``baremetal create``::
 Each node is one item: it is created with its portgroups (and their member ports) and then
 its ports. If any of them fails, what was created for the node is deleted again (rolled back)
 and the item is reported as failed; the next nodes are still enrolled.
+
+A node the file names (``name`` or ``uuid``) that exists already is handled as ``existing``
+says: ``skip`` (the default) leaves it as it is and reports the fields that differ from the
+file, ``update`` patches the fields that differ and creates or patches its portgroups and
+ports (found by name or MAC address; one on another node is an error), ``fail`` reports it
+failed. Running the same file twice is then harmless.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,10 +35,17 @@ from typing import Any, Literal
 
 import yaml
 
+from metalwire.client import patch
 from metalwire.client.client import Client
-from metalwire.client.exceptions import HTTPError, MetalwireClientError
+from metalwire.client.exceptions import HTTPError, MetalwireClientError, NotFound
+from metalwire.client.resources import Node, Resource
 
-Status = Literal["created", "failed", "rolled back", "rollback failed"]
+Status = Literal[
+    "created", "skipped", "updated", "unchanged", "failed", "rolled back", "rollback failed"
+]
+Existing = Literal["skip", "update", "fail"]
+#: Statuses of a node the run leaves as the file describes it (or, skipped, as it was).
+DONE: frozenset[Status] = frozenset({"created", "skipped", "updated", "unchanged"})
 
 
 class EnrolFileError(Exception):
@@ -66,10 +80,12 @@ class NodeResult:
     ports: list[str] = field(default_factory=list)
     portgroups: list[str] = field(default_factory=list)
     error: str | None = None
+    # For a node that existed: what was changed (update), or what differs (skip).
+    changes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return self.status == "created"
+        return self.status in DONE
 
 
 @dataclass(frozen=True)
@@ -138,9 +154,10 @@ def _port_label(port: Mapping[str, Any]) -> str:
 
 
 class _Enrolment:
-    def __init__(self, client: Client, spec: NodeSpec) -> None:
+    def __init__(self, client: Client, spec: NodeSpec, existing: Existing = "skip") -> None:
         self.client = client
         self.spec = spec
+        self.existing = existing
         self.result = NodeResult(spec)
 
     def run(self) -> NodeResult:
@@ -165,7 +182,19 @@ class _Enrolment:
             self.result.error = "the node has no 'driver'"
             return self.result
         try:
+            stored = self._stored_node(node)
+            if stored is not None:
+                return self._handle_existing(
+                    stored,
+                    {"driver": driver, **node},
+                    traits,
+                    ports,
+                    list(zip(portgroups, members, strict=True)),
+                )
             created = self.client.create_node(driver, **node)
+        except _ItemError as error:
+            self.result.error = str(error)
+            return self.result
         except MetalwireClientError as error:
             self.result.error = _message(error)
             return self.result
@@ -173,18 +202,126 @@ class _Enrolment:
         try:
             if traits:
                 self._step("traits", lambda: self.client.set_node_traits(created.uuid, traits))
-            for portgroup, member_ports in zip(portgroups, members, strict=True):
-                pg_uuid = self._create_portgroup(portgroup)
-                for port in member_ports:
-                    self._create_port(port, pg_uuid)
-            for port in ports:
-                self._create_port(port, None)
+            parts = list(zip(portgroups, members, strict=True))
+            self._each_part(parts, ports, self._create_portgroup, self._create_port)
         except _ItemError as error:
             self.result.error = str(error)
             self._roll_back()
             return self.result
         self.result.status = "created"
         return self.result
+
+    @staticmethod
+    def _each_part(
+        portgroups: Sequence[tuple[dict[str, Any], list[dict[str, Any]]]],
+        ports: Sequence[dict[str, Any]],
+        portgroup_step: Callable[[dict[str, Any]], str],
+        port_step: Callable[[dict[str, Any], str | None], None],
+    ) -> None:
+        """Each portgroup, then its member ports, then the standalone ports, in file order."""
+        for portgroup, member_ports in portgroups:
+            pg_uuid = portgroup_step(portgroup)
+            for port in member_ports:
+                port_step(port, pg_uuid)
+        for port in ports:
+            port_step(port, None)
+
+    def _stored_node(self, node: Mapping[str, Any]) -> Node | None:
+        for key in ("uuid", "name"):
+            ident = node.get(key)
+            if isinstance(ident, str) and ident:
+                try:
+                    return self.client.get_node(ident)
+                except NotFound:
+                    continue
+        return None
+
+    def _handle_existing(
+        self,
+        stored: Node,
+        fields: dict[str, Any],
+        traits: Any,
+        ports: list[dict[str, Any]],
+        portgroups: list[tuple[dict[str, Any], list[dict[str, Any]]]],
+    ) -> NodeResult:
+        self.result.node_uuid = stored.uuid
+        if self.existing == "fail":
+            self.result.error = (
+                f"node {self.spec.label} exists already ({stored.uuid}); re-run with "
+                "--existing skip or --existing update"
+            )
+            return self.result
+        differing = _differing(stored, fields)
+        if traits is not None and sorted(traits) != sorted(stored.get("traits") or []):
+            differing["traits"] = traits
+        if self.existing == "skip":
+            self.result.status = "skipped"
+            self.result.changes = [f"{name} differs" for name in differing]
+            return self.result
+        try:
+            traits_value = differing.pop("traits", None)
+            if differing:
+                what = "node " + ", ".join(differing)
+                self._step(what, lambda: self.client.update_node(stored.uuid, _patch(differing)))
+                self.result.changes.extend(f"{name} updated" for name in differing)
+            if traits_value is not None:
+                self._step("traits", lambda: self.client.set_node_traits(stored.uuid, traits_value))
+                self.result.changes.append("traits updated")
+            self._each_part(portgroups, ports, self._ensure_portgroup, self._ensure_port)
+        except _ItemError as error:
+            self.result.error = str(error)
+            return self.result
+        self.result.status = "updated" if self.result.changes else "unchanged"
+        return self.result
+
+    def _ensure_portgroup(self, portgroup: dict[str, Any]) -> str:
+        """The portgroup's UUID, created or patched to match the file."""
+        what = f"portgroup {portgroup.get('name') or portgroup.get('address') or '?'}"
+        found = None
+        if isinstance(portgroup.get("name"), str):
+            with contextlib.suppress(NotFound):
+                found = self.client.get_portgroup(portgroup["name"])
+        if found is None and isinstance(portgroup.get("address"), str):
+            matches = self.client.list_portgroups(address=portgroup["address"], detail=True)
+            found = matches[0] if matches else None
+        if found is None:
+            uuid = self._create_portgroup(portgroup)
+            self.result.changes.append(f"{what} created")
+            return uuid
+        self._patch_part(what, found, portgroup, self.client.update_portgroup)
+        self.result.portgroups.append(found.uuid)
+        return found.uuid
+
+    def _ensure_port(self, port: dict[str, Any], portgroup_uuid: str | None) -> None:
+        what = _port_label(port)
+        address = port.get("address")
+        matches = (
+            self.client.list_ports(address=address, detail=True) if isinstance(address, str) else []
+        )
+        if not matches:
+            self._create_port(port, portgroup_uuid)
+            self.result.changes.append(f"{what} created")
+            return
+        wanted = dict(port)
+        if portgroup_uuid is not None:
+            wanted["portgroup_uuid"] = portgroup_uuid
+        self._patch_part(what, matches[0], wanted, self.client.update_port)
+        self.result.ports.append(matches[0].uuid)
+
+    def _patch_part(
+        self,
+        what: str,
+        found: Resource,
+        wanted: Mapping[str, Any],
+        update: Callable[[str, list[patch.PatchOp]], Any],
+    ) -> None:
+        """Patch a port or portgroup of the file that exists; one of another node is refused."""
+        if found.get("node_uuid") != self.result.node_uuid:
+            raise _ItemError(f"{what}: it exists on another node ({found.get('node_uuid')})")
+        differing = _differing(found, {k: v for k, v in wanted.items() if k != "node_uuid"})
+        if differing:
+            self._step(what, lambda: update(found.uuid, _patch(differing)))
+            self.result.changes.append(f"{what} updated ({', '.join(differing)})")
 
     def _step(self, what: str, action: Callable[[], Any]) -> Any:
         try:
@@ -244,22 +381,43 @@ class _Enrolment:
         self.result.status = "rolled back"
 
 
+def _differing(stored: Resource, wanted: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of ``wanted`` whose value is not the stored one (MACs in any case)."""
+    differing = {}
+    for name, value in wanted.items():
+        current = stored.get(name)
+        if name == "address" and isinstance(value, str) and isinstance(current, str):
+            value, current = value.lower(), current.lower()
+        if value != current:
+            differing[name] = value
+    return differing
+
+
+def _patch(values: Mapping[str, Any]) -> list[patch.PatchOp]:
+    return [
+        patch.remove(name) if value is None else patch.add(name, value)
+        for name, value in values.items()
+    ]
+
+
 def enrol(
     client: Client,
     specs: Sequence[NodeSpec],
     progress: Callable[[Progress], None] | None = None,
+    existing: Existing = "skip",
 ) -> list[NodeResult]:
     """Enrol each node of ``specs`` in order; one failure does not stop the others.
 
+    ``existing`` says what to do with a node that exists already (see the module's text).
     ``progress`` is called before and after each node. Never raises for a node's failure:
-    it is in that node's :class:`NodeResult` (``status`` and ``error``).
+    it is in that node's :class:`NodeResult` (``status``, ``error`` and ``changes``).
     """
     results: list[NodeResult] = []
     total = len(specs)
     for index, spec in enumerate(specs, start=1):
         if progress is not None:
             progress(Progress(index, total, spec))
-        result = _Enrolment(client, spec).run()
+        result = _Enrolment(client, spec, existing).run()
         results.append(result)
         if progress is not None:
             progress(Progress(index, total, spec, result))

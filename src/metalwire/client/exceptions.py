@@ -6,6 +6,9 @@ all. The tree:
     MetalwireClientError
     +-- APIConnectionError          no HTTP answer arrived (refused, DNS, reset, TLS, timeout)
     |   +-- APITimeoutError         the connect, write or read timeout ran out
+    +-- AuthenticationError         the keystoneauth session could not log in (credentials
+    |                               refused, options missing)
+    +-- EndpointNotFound            the catalog has no baremetal endpoint
     +-- VersionError
     |   +-- VersionNegotiationError no microversion both sides support, or the pinned one is
     |   |                           outside the server's range
@@ -66,6 +69,15 @@ class APIConnectionError(MetalwireClientError):
 
 class APITimeoutError(APIConnectionError):
     """A connect, write or read timeout ran out."""
+
+
+class AuthenticationError(MetalwireClientError):
+    """The keystoneauth session could not authenticate: Keystone refused the credentials, or
+    the auth plugin lacks an option it needs."""
+
+
+class EndpointNotFound(MetalwireClientError):
+    """The session's catalog has no ``baremetal`` endpoint for the interface and region."""
 
 
 class VersionError(MetalwireClientError):

@@ -10,13 +10,20 @@ import contextlib
 import logging
 import uuid as uuidlib
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from metalwire import hardware_types
 from metalwire.conductor.inventory_rules import Inventory, check_port, check_portgroup
-from metalwire.conductor.tasks import Conductor, node_label
+from metalwire.conductor.legacy_vifs import (
+    clear_interrupted_elsewhere,
+    legacy_vif,
+    store_with_legacy_vif,
+)
+from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
+from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Node, Port, Portgroup
 from metalwire.db.work import Work
 from metalwire.errors import (
@@ -33,7 +40,6 @@ from metalwire.errors import (
     ResourceInUse,
     StaleUpdate,
 )
-from metalwire.networking.base import VifInfo
 from metalwire.networking.task import Task
 
 LOG = logging.getLogger(__name__)
@@ -104,12 +110,12 @@ def update_node(
             conductor.interfaces.check_enabled(new_iface)
             if node.provision_state not in NETWORK_CHANGE_STATES and not node.maintenance:
                 raise InvalidStateRequested(
-                    f"Cannot change the network interface of node {node_label(node)} in "
+                    f"Cannot change the network interface of node {node.label} in "
                     f"provision state {node.provision_state!r} unless it is in maintenance."
                 )
             if task.attachments:
                 raise Conflict(
-                    f"Cannot change the network interface of node {node_label(node)} while "
+                    f"Cannot change the network interface of node {node.label} while "
                     f"VIFs are attached ({', '.join(a.vif_id for a in task.attachments)})."
                 )
         changes = hardware_types.on_update(conductor.config.default, node.driver, changes)
@@ -123,18 +129,16 @@ def delete_node(conductor: Conductor, context: RequestContext, ident: str) -> No
         node = task.node
         if node.instance_uuid and not node.maintenance:
             raise ResourceInUse(
-                f"Node {node_label(node)} is associated with instance {node.instance_uuid}; "
+                f"Node {node.label} is associated with instance {node.instance_uuid}; "
                 "it can be deleted only when it has none or is in maintenance."
             )
         if node_db.field_value(node, "protected"):
             raise NodeProtected(
-                f"Node {node_label(node)} is protected and cannot be deleted; unset "
-                "'protected' first."
+                f"Node {node.label} is protected and cannot be deleted; unset 'protected' first."
             )
         if node.provision_state not in DELETABLE_STATES and not node.maintenance:
             raise InvalidState(
-                f"Node {node_label(node)} cannot be deleted in provision state "
-                f"{node.provision_state!r}."
+                f"Node {node.label} cannot be deleted in provision state {node.provision_state!r}."
             )
         _detach_before_delete(
             conductor, task, [a.vif_id for a in task.attachments if a.source == "api"]
@@ -205,168 +209,20 @@ def _proposed(current: R, changes: dict[str, Any], changed: set[str]) -> R:
     return proposed
 
 
-def _legacy_vif(extra: dict[str, Any] | None) -> str | None:
-    value = (extra or {}).get("vif_port_id")
-    return str(value) if value else None
-
-
-def _clear_interrupted_elsewhere(
-    conductor: Conductor, context: RequestContext, vif_id: str | None, node_id: int
-) -> None:
-    """Before taking the node's lock: free the VIF from an attach whose process died."""
-    if vif_id is not None:
-        conductor.clear_interrupted_attach_elsewhere(vif_id, context, node_id)
-
-
-def _check_legacy_vif(
-    conductor: Conductor, task: Task, target: Port | Portgroup | None, old: str | None, new: str
-) -> None:
-    """Refuse, before anything is stored, a VIF that extra/vif_port_id cannot attach."""
-    conductor.network_interface(task.node).validate(task)
-    task.attachments.check_free(new)
-    busy = task.vif_on(target) if target is not None else None
-    if target is not None and busy is not None and busy != old:
-        raise Conflict(f"{type(target).__name__} {target.uuid} already holds VIF {busy}.")
-
-
-def _store_with_legacy_vif(
-    conductor: Conductor,
-    tasks: tuple[Task, Task],
-    current: R | None,
-    write: Callable[[], R],
-    undo: Callable[[R], object],
-    new: str | None,
-) -> R:
-    """Store a port or portgroup change and follow its extra/vif_port_id change.
-
-    ``tasks`` are the task of the node the row was on and that of the node it is on after
-    the change (the same task unless it moves); ``current`` is the row before the change
-    (None for a create) and ``new`` the VIF the change sets in extra/vif_port_id. The VIF
-    goes through the owner's network interface, as POST and DELETE /vifs do. If the
-    interface calls no external service, the row and the VIF change are one transaction.
-    Otherwise the row is written first (an interface attaches to a port that exists), each
-    interface step commits on its own while it talks to the external service, and if one
-    fails the row change is undone.
-    """
-    first, owner = tasks
-    old = _legacy_vif(current.extra) if current is not None else None
-    if old == new:
-        with first.atomic(owner):
-            return write()
-    if new is not None:
-        _check_legacy_vif(conductor, owner, current, old, new)
-    if not conductor.network_interface(owner.node).calls_external_service():
-        with first.atomic(owner):
-            row = write()
-            _sync_legacy_vif(conductor, owner, row, old, new, rolls_back=True)
-        return row
-    with first.atomic(owner):
-        row = write()
-    try:
-        _sync_legacy_vif(conductor, owner, row, old, new, rolls_back=False)
-    except BaseException:
-        with first.atomic(owner):
-            undo(row)
-        raise
-    return row
-
-
-def _sync_legacy_vif(
-    conductor: Conductor,
-    task: Task,
-    target: Port | Portgroup,
-    old: str | None,
-    new: str | None,
-    rolls_back: bool,
-) -> None:
-    """Detach the VIF extra/vif_port_id named, attach the one it names now, in that order.
-
-    ``task`` is the task of the node ``target`` (as stored now) is on. If the attach fails
-    after the old VIF was detached, the old one is attached again (best effort), unless
-    the writes are one transaction that ``rolls_back``.
-    """
-    kind = type(target).__name__.lower()
-    where = f"{kind} {target.uuid}"
-    iface = conductor.network_interface(task.node)
-    task.reload()  # the interface must see the row as stored now
-    detached = old is not None and _on(task, old, target)
-    if detached:
-        assert old is not None
-        iface.vif_detach(task, old)
-    if new is not None:
-        try:
-            _legacy_attach(task, iface.vif_attach, new, target)
-        except BaseException:
-            if detached and not rolls_back:
-                assert old is not None
-                _reattach(task, iface.vif_attach, old, target)
-            raise
-    if detached:
-        assert old is not None
-        event = f"VIF {old} detached from {where} (extra/vif_port_id removed; deprecated)"
-        _legacy_history(task, event, old, target)
-    if new is not None:
-        event = f"VIF {new} attached to {where} through extra/vif_port_id (deprecated)"
-        _legacy_history(task, event, new, target)
-
-
-def _on(task: Task, vif_id: str, target: Port | Portgroup) -> bool:
-    """Whether the node has the VIF recorded on ``target``."""
-    found = task.find_target(vif_id)
-    return found is not None and type(found) is type(target) and found.id == target.id
-
-
-def _legacy_attach(
-    task: Task, attach: Callable[[Task, VifInfo], None], vif_id: str, target: Port | Portgroup
-) -> None:
-    info: VifInfo = {"id": vif_id}
-    if isinstance(target, Port):
-        info["port_uuid"] = target.uuid
-    else:
-        info["portgroup_uuid"] = target.uuid
-    task.vif_source = "legacy"
-    try:
-        attach(task, info)
-    finally:
-        task.vif_source = "api"
-
-
-def _reattach(
-    task: Task, attach: Callable[[Task, VifInfo], None], vif_id: str, target: Port | Portgroup
-) -> None:
-    try:
-        _legacy_attach(task, attach, vif_id, target)
-    except MetalwireError as exc:
-        LOG.warning(
-            "node %s: could not attach VIF %s to %s %s again after a failed change of its "
-            "extra/vif_port_id: %s",
-            task.node.uuid,
-            vif_id,
-            type(target).__name__.lower(),
-            target.uuid,
-            exc,
-        )
-
-
-def _legacy_history(task: Task, event: str, vif_id: str, target: Port | Portgroup) -> None:
-    LOG.warning("node %s: %s", task.node.uuid, event)
-    task.history.add("vif", event, severity="WARNING", vif_id=vif_id, target_uuid=target.uuid)
-
-
 def create_port(conductor: Conductor, context: RequestContext, values: dict[str, Any]) -> Port:
     values = dict(values)
     with conductor.db.reading() as work:
         node = _existing_node(work, values.pop("node_uuid"))
         portgroup = _existing_portgroup(work, values.pop("portgroup_uuid", None))
-    new_vif = _legacy_vif(values.get("extra"))
-    _clear_interrupted_elsewhere(conductor, context, new_vif, node.id)
+    new_vif = legacy_vif(values.get("extra"))
+    clear_interrupted_elsewhere(conductor, context, new_vif, node.id)
     with conductor.exclusive_task(node.id, context) as task:
         values["node_id"] = task.node.id
         values["portgroup_id"] = portgroup.id if portgroup else None
         values.setdefault("uuid", str(uuidlib.uuid4()))
         values.setdefault("pxe_enabled", True)
         check_port(Port(**values), None, Inventory.of([task]), portgroup, legacy_vif=new_vif)
-        return _store_with_legacy_vif(
+        return store_with_legacy_vif(
             conductor,
             (task, task),
             None,
@@ -383,46 +239,127 @@ def update_port(
     changes: dict[str, Any],
     expected: dict[str, Any] | None = None,
 ) -> Port:
+    portgroup: Portgroup | None = None
+
+    def resolve(work: Work, changes: dict[str, Any]) -> None:
+        nonlocal portgroup
+        if "portgroup_uuid" in changes:
+            portgroup = _existing_portgroup(work, changes.pop("portgroup_uuid"))
+            changes["portgroup_id"] = portgroup.id if portgroup else None
+
+    def check(change: _Change[Port]) -> None:
+        current, proposed = change.current, change.proposed
+        old_vif, new_vif = legacy_vif(current.extra), legacy_vif(proposed.extra)
+        check_port(
+            proposed,
+            current,
+            change.inventory,
+            portgroup,
+            legacy_vif=new_vif if new_vif != old_vif else None,
+        )
+        _check_address_free(change.task, uuid, change.changes)
+        iface = conductor.network_interface(change.owner.node)
+        iface.port_changed(change.owner, proposed, change.changed)
+
+    return _update_member(conductor, context, _PORTS, uuid, changes, expected, check, resolve)
+
+
+def update_portgroup(
+    conductor: Conductor,
+    context: RequestContext,
+    ident: str,
+    changes: dict[str, Any],
+    expected: dict[str, Any] | None = None,
+) -> Portgroup:
+    def check(change: _Change[Portgroup]) -> None:
+        check_portgroup(change.proposed, change.current, change.inventory)
+        iface = conductor.network_interface(change.owner.node)
+        iface.portgroup_changed(change.owner, change.proposed, change.changed)
+
+    return _update_member(conductor, context, _PORTGROUPS, ident, changes, expected, check)
+
+
+@dataclass(frozen=True)
+class _Members(Generic[R]):
+    """How the member-update flow reads, finds and writes one kind of a node's members."""
+
+    kind: str
+    get: Callable[[Work, str], R]
+    on_node: Callable[[Task], list[R]]
+    store: Callable[[Task, R, dict[str, Any]], R]
+
+
+_PORTS = _Members[Port](
+    "port",
+    lambda work, ident: work.ports.get(ident),
+    lambda task: task.ports,
+    lambda task, row, changes: task.inventory.update_port(row.uuid, changes),
+)
+_PORTGROUPS = _Members[Portgroup](
+    "portgroup",
+    lambda work, ident: work.portgroups.get(ident),
+    lambda task: task.portgroups,
+    lambda task, row, changes: task.inventory.update_portgroup(row.id, changes),
+)
+
+
+@dataclass(frozen=True)
+class _Change(Generic[R]):
+    """A member update as its rules see it, with the locks of both nodes held."""
+
+    current: R
+    proposed: R
+    changes: dict[str, Any]
+    changed: set[str]
+    inventory: Inventory
+    task: Task  # of the node the row is on now
+    owner: Task  # of the node the row is on after the change
+
+
+def _update_member(
+    conductor: Conductor,
+    context: RequestContext,
+    members: _Members[R],
+    ident: str,
+    changes: dict[str, Any],
+    expected: dict[str, Any] | None,
+    check: Callable[[_Change[R]], None],
+    resolve: Callable[[Work, dict[str, Any]], None] | None = None,
+) -> R:
+    """Update a port or portgroup under the locks of its node and, for a move, of the new
+    one: compare-and-swap against ``expected``, ``check`` the proposed row (rules and the
+    network interface), store it and follow its extra/vif_port_id. ``resolve`` turns
+    references in ``changes`` into ids, in the first read."""
     changes = dict(changes)
     node_ident = changes.pop("node_uuid", None)
     with conductor.db.reading() as work:
-        port = work.ports.get(uuid)
-        node_id = _existing_node(work, node_ident).id if node_ident else port.node_id
-        portgroup = _existing_portgroup(work, changes.get("portgroup_uuid"))
-    if "portgroup_uuid" in changes:
-        del changes["portgroup_uuid"]
-        changes["portgroup_id"] = portgroup.id if portgroup else None
-    if node_id != port.node_id:
+        row = members.get(work, ident)
+        node_id = _existing_node(work, node_ident).id if node_ident else row.node_id
+        if resolve is not None:
+            resolve(work, changes)
+    if node_id != row.node_id:
         changes["node_id"] = node_id
     if "extra" in changes:
-        _clear_interrupted_elsewhere(conductor, context, _legacy_vif(changes["extra"]), node_id)
-    with _tasks_for(conductor, context, {port.node_id, node_id}) as tasks:
-        task = tasks[port.node_id]
-        current = _under_lock(conductor, task.ports, port)
-        _check_unchanged("port", uuid, current, expected)
+        clear_interrupted_elsewhere(conductor, context, legacy_vif(changes["extra"]), node_id)
+    with _tasks_for(conductor, context, {row.node_id, node_id}) as tasks:
+        task = tasks[row.node_id]
+        current = _under_lock(conductor, members.on_node(task), row)
+        _check_unchanged(members.kind, ident, current, expected)
         changed = {k for k, v in changes.items() if getattr(current, k) != v}
         if not changed:
             return current
         proposed = _proposed(current, changes, changed)
         owner = tasks[proposed.node_id]
-        old_vif, new_vif = _legacy_vif(current.extra), _legacy_vif(proposed.extra)
-        check_port(
-            proposed,
-            current,
-            Inventory.of(tasks.values()),
-            portgroup,
-            legacy_vif=new_vif if new_vif != old_vif else None,
-        )
-        _check_address_free(task, uuid, changes)
-        conductor.network_interface(owner.node).port_changed(owner, proposed, changed)
+        inventory = Inventory.of(tasks.values())
+        check(_Change(current, proposed, changes, changed, inventory, task, owner))
         before = {k: getattr(current, k) for k in changed}
-        return _store_with_legacy_vif(
+        return store_with_legacy_vif(
             conductor,
             (task, owner),
             current,
-            lambda: task.inventory.update_port(uuid, {k: changes[k] for k in changed}),
-            lambda _: task.inventory.update_port(uuid, before),
-            new_vif,
+            lambda: members.store(task, current, {k: changes[k] for k in changed}),
+            lambda _: members.store(task, current, before),
+            legacy_vif(proposed.extra),
         )
 
 
@@ -454,9 +391,8 @@ def _detach_before_delete(conductor: Conductor, task: Task, vifs: list[str]) -> 
                 exc,
             )
             continue
-        conductor.record_history(
-            task, "vif", f"VIF {vif} detached by a delete in maintenance", vif_id=vif
-        )
+        event = f"VIF {vif} detached by a delete in maintenance"
+        conductor.record_history(task, HistoryEntry("vif", event, vif_id=vif))
 
 
 def _check_address_free(task: Task, uuid: str, changes: dict[str, Any]) -> None:
@@ -503,57 +439,18 @@ def create_portgroup(
     values = dict(values)
     with conductor.db.reading() as work:
         node = _existing_node(work, values.pop("node_uuid"))
-    new_vif = _legacy_vif(values.get("extra"))
-    _clear_interrupted_elsewhere(conductor, context, new_vif, node.id)
+    new_vif = legacy_vif(values.get("extra"))
+    clear_interrupted_elsewhere(conductor, context, new_vif, node.id)
     with conductor.exclusive_task(node.id, context) as task:
         values["node_id"] = task.node.id
         values.setdefault("uuid", str(uuidlib.uuid4()))
         check_portgroup(Portgroup(**values), None, Inventory.of([task]))
-        return _store_with_legacy_vif(
+        return store_with_legacy_vif(
             conductor,
             (task, task),
             None,
             lambda: task.inventory.create_portgroup(values),
             lambda portgroup: task.inventory.delete_portgroup(portgroup.id),
-            new_vif,
-        )
-
-
-def update_portgroup(
-    conductor: Conductor,
-    context: RequestContext,
-    ident: str,
-    changes: dict[str, Any],
-    expected: dict[str, Any] | None = None,
-) -> Portgroup:
-    changes = dict(changes)
-    node_ident = changes.pop("node_uuid", None)
-    with conductor.db.reading() as work:
-        portgroup = work.portgroups.get(ident)
-        node_id = _existing_node(work, node_ident).id if node_ident else portgroup.node_id
-    if node_id != portgroup.node_id:
-        changes["node_id"] = node_id
-    if "extra" in changes:
-        _clear_interrupted_elsewhere(conductor, context, _legacy_vif(changes["extra"]), node_id)
-    with _tasks_for(conductor, context, {portgroup.node_id, node_id}) as tasks:
-        task = tasks[portgroup.node_id]
-        current = _under_lock(conductor, task.portgroups, portgroup)
-        _check_unchanged("portgroup", ident, current, expected)
-        changed = {k for k, v in changes.items() if getattr(current, k) != v}
-        if not changed:
-            return current
-        proposed = _proposed(current, changes, changed)
-        owner = tasks[proposed.node_id]
-        new_vif = _legacy_vif(proposed.extra)
-        check_portgroup(proposed, current, Inventory.of(tasks.values()))
-        conductor.network_interface(owner.node).portgroup_changed(owner, proposed, changed)
-        before = {k: getattr(current, k) for k in changed}
-        return _store_with_legacy_vif(
-            conductor,
-            (task, owner),
-            current,
-            lambda: task.inventory.update_portgroup(current.id, {k: changes[k] for k in changed}),
-            lambda _: task.inventory.update_portgroup(current.id, before),
             new_vif,
         )
 

@@ -53,7 +53,7 @@ class Inventory:
         node = self.nodes.get(node_id)
         if node is None:
             return str(node_id)
-        return node.uuid + (f" ({node.name})" if node.name else "")
+        return node.label
 
 
 def _refuse_move_of_vif_holder(kind: str, current: Port | Portgroup, inv: Inventory) -> None:

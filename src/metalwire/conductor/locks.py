@@ -29,12 +29,19 @@ import uuid
 from collections.abc import Iterator
 
 from metalwire.db import node_locks
-from metalwire.db.engine import Database, WouldWait
+from metalwire.db.engine import Database, WriterBusy
 from metalwire.db.models import Node
 from metalwire.db.work import Work
 from metalwire.errors import DatabaseFailure, NodeLocked
 
 LOG = logging.getLogger(__name__)
+
+
+class WouldWait(Exception):
+    """An operation asked not to wait found its node or the database busy; nothing was done.
+
+    The local RPC API then hands the operation to a worker thread, which waits its turn.
+    """
 
 
 def make_holder_name(host: str) -> str:
@@ -116,7 +123,10 @@ class NodeLocks:
         pause = 0.002
         while True:
             stack = contextlib.ExitStack()
-            work = stack.enter_context(self.db.writing(wait))
+            try:
+                work = stack.enter_context(self.db.writing(wait))
+            except WriterBusy as exc:
+                raise WouldWait(f"node {label}: {exc}") from None
             try:
                 holder, node = self._take_in_transaction(work, node_id)
             except BaseException:

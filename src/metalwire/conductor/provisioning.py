@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from metalwire.conductor import vifs
-from metalwire.conductor.tasks import Conductor, node_label
+from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
+from metalwire.db.history import HistoryEntry
 from metalwire.db.models import utcnow
 from metalwire.errors import InvalidStateRequested, MetalwireError, NodeProtected
 from metalwire.networking.task import Task
@@ -50,7 +51,7 @@ def _run_hook(conductor: Conductor, task: Task, hook: str) -> None:
     iface = conductor.network_interface(task.node)
     step: Callable[[Task], None] = getattr(iface, hook)
     step(task)
-    conductor.record_history(task, "provisioning", f"{iface.name}.{hook} done")
+    conductor.record_history(task, HistoryEntry("provisioning", f"{iface.name}.{hook} done"))
 
 
 def _clean(conductor: Conductor, task: Task) -> None:
@@ -102,28 +103,29 @@ def do_provisioning_action(
         if node.provision_state not in transition.sources:
             raise InvalidStateRequested(
                 f'The requested action "{verb}" can not be performed on node '
-                f'{node_label(node)} while it is in state "{node.provision_state}".'
+                f'{node.label} while it is in state "{node.provision_state}".'
             )
         if node.maintenance and verb in ("active", "rebuild", "deleted", "provide", "clean"):
             raise InvalidStateRequested(
-                f'Node {node_label(node)} is in maintenance; "{verb}" is not allowed.'
+                f'Node {node.label} is in maintenance; "{verb}" is not allowed.'
             )
         if verb in ("rebuild", "deleted") and node_db.field_value(node, "protected"):
             raise NodeProtected(
-                f"Node {node_label(node)} is protected and cannot be "
+                f"Node {node.label} is protected and cannot be "
                 f"{'rebuilt' if verb == 'rebuild' else 'undeployed'}; unset 'protected' first."
             )
         if verb in ("active", "rebuild"):
             conductor.network_interface(node).validate(task)
-        conductor.record_history(
-            task, "provisioning", f"{verb} started from {node.provision_state}"
-        )
+        started = f"{verb} started from {node.provision_state}"
+        conductor.record_history(task, HistoryEntry("provisioning", started))
         _set_state(conductor, task, target_provision_state=transition.target, last_error=None)
         try:
             with task.savepoint():
                 final = _steps(conductor, task, verb)
         except MetalwireError as exc:
-            conductor.record_history(task, "provisioning", f"{verb} failed: {exc}", error=True)
+            conductor.record_history(
+                task, HistoryEntry.failed("provisioning", f"{verb} failed: {exc}")
+            )
             _set_state(
                 conductor,
                 task,
@@ -135,4 +137,6 @@ def do_provisioning_action(
         _set_state(
             conductor, task, provision_state=transition.target, target_provision_state=None, **final
         )
-        conductor.record_history(task, "provisioning", f"{verb} done: {transition.target}")
+        conductor.record_history(
+            task, HistoryEntry("provisioning", f"{verb} done: {transition.target}")
+        )

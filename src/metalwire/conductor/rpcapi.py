@@ -30,10 +30,10 @@ from metalwire.conductor import audit_repair, dry_run, inventory, provisioning, 
 from metalwire.conductor.audit import AuditReport
 from metalwire.conductor.audit_repair import RepairReport
 from metalwire.conductor.dry_run import DryRunAttach
+from metalwire.conductor.locks import WouldWait
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import outage
-from metalwire.db.engine import WouldWait
 from metalwire.db.models import Node, Port, Portgroup
 from metalwire.errors import MetalwireError
 from metalwire.networking.base import VifInfo
@@ -124,9 +124,11 @@ class ConductorAPI(abc.ABC):
 
     @abc.abstractmethod
     def audit(self, context: RequestContext, nodes: list[str]) -> AuditReport:
-        """Compare the nodes' VIF attachments with Neutron (no lock, nothing written).
+        """Ask each node's network interface where its VIF attachments and the outside world
+        disagree (no lock, nothing written).
 
-        Raises Invalid (400) when no Neutron is configured, NetworkError when it fails.
+        Raises Invalid (400) when no enabled interface can be audited (for ``flat`` and
+        ``neutron``: no Neutron is configured), NetworkError when the service fails.
         """
 
     @abc.abstractmethod

@@ -9,11 +9,12 @@ import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
-from metalwire.conductor.locks import Deadline, NodeLocks
+from metalwire.conductor.locks import Deadline, NodeLocks, WouldWait
 from metalwire.config import Config
 from metalwire.context import RequestContext
-from metalwire.db.engine import Database, WouldWait
-from metalwire.db.models import Node
+from metalwire.db.engine import Database
+from metalwire.db.history import HistoryEntry
+from metalwire.db.models import Node, node_label
 from metalwire.db.node_locks import live_holder
 from metalwire.db.work import Work
 from metalwire.errors import DatabaseFailure, NodeLocked, NodeNotFound
@@ -29,10 +30,6 @@ _DEFERRED: contextvars.ContextVar[list[Callable[[], None]] | None] = contextvars
 )
 
 
-def node_label(node: Node) -> str:
-    return node.uuid + (f" ({node.name})" if node.name else "")
-
-
 @dataclass(frozen=True)
 class NodeRef:
     """What identifies a node and decides how to lock it."""
@@ -44,7 +41,7 @@ class NodeRef:
 
     @property
     def label(self) -> str:
-        return self.uuid + (f" ({self.name})" if self.name else "")
+        return node_label(self.uuid, self.name)
 
     def matches(self, node: Node) -> bool:
         return (node.uuid, node.name, node.network_interface) == (
@@ -129,9 +126,9 @@ class Conductor:
     def shared_task(self, ident: str, context: RequestContext) -> Task:
         """A read-only view of the node and its VIF attachments, read at once; no lock."""
         with self.db.reading() as work:
-            node, attachments = work.nodes.with_attachments(ident)
+            node, attachments = work.attachments.with_node(ident)
         if _DEFERRED.get() is not None and not self.runs_locally(node):
-            raise WouldWait(f"node {node_label(node)} calls an external network service")
+            raise WouldWait(f"node {node.label} calls an external network service")
         task = self._task(node, context, work=None, shared=True)
         task.note_loaded(attachments)
         return task
@@ -203,7 +200,7 @@ class Conductor:
         with contextlib.ExitStack() as stack:
             tasks: dict[int, Task] = {}
             for node_id in sorted(set(node_ids)):
-                label = node_label(self._find(node_id))
+                label = self._find(node_id).label
                 stack.enter_context(self.locks.in_process(node_id, label, deadline))
                 stack.enter_context(self.locks.lease(node_id, label, deadline))
                 task = self._task(self._find(node_id), context, work=None, shared=False)
@@ -265,14 +262,11 @@ class Conductor:
         for attachment in [a for a in task.attachments if a.pending]:
             self.network_interface(task.node).recover_interrupted_attach(task, attachment)
             task.attachments.remove(attachment.vif_id)
-            self.record_history(
-                task,
-                "vif",
-                f"Attach of VIF {attachment.vif_id} was interrupted (its process "
-                "stopped); its record was removed",
-                error=True,
-                vif_id=attachment.vif_id,
+            event = (
+                f"Attach of VIF {attachment.vif_id} was interrupted (its process stopped); "
+                "its record was removed"
             )
+            self.record_history(task, HistoryEntry.failed("vif", event, attachment.vif_id))
 
     def clear_interrupted_attach_elsewhere(
         self, vif_id: str, context: RequestContext, node_id: int | None
@@ -301,34 +295,14 @@ class Conductor:
         with self.db.reading() as work:
             return work.attachments.find(vif_id) is None
 
-    def record_history(
-        self,
-        task: Task,
-        event_type: str,
-        event: str,
-        *,
-        error: bool = False,
-        vif_id: str | None = None,
-        target_uuid: str | None = None,
-    ) -> None:
+    def record_history(self, task: Task, entry: HistoryEntry) -> None:
         """Add a node history entry (in the task's transaction) and log it."""
-        (LOG.warning if error else LOG.info)("node %s: %s", task.node.uuid, event)
-        task.history.add(
-            event_type,
-            event,
-            severity="ERROR" if error else "INFO",
-            vif_id=vif_id,
-            target_uuid=target_uuid,
-            result="failure" if error else "success",
-        )
+        log = LOG.warning if entry.severity == "ERROR" else LOG.info
+        log("node %s: %s", task.node.uuid, entry.event)
+        task.history.add(entry)
 
     def record_failure(
-        self,
-        node: tuple[int, str] | None,
-        context: RequestContext,
-        event_type: str,
-        event: str,
-        vif_id: str | None = None,
+        self, node: tuple[int, str] | None, context: RequestContext, entry: HistoryEntry
     ) -> None:
         """Record a failed operation after its transaction was rolled back.
 
@@ -338,22 +312,13 @@ class Conductor:
         if node is None:
             return
         node_id, node_uuid = node
-        LOG.warning("node %s: %s", node_uuid, event)
+        LOG.warning("node %s: %s", node_uuid, entry.event)
+        bound = entry.by(node_id, self.host, context.user, context.project)
 
         def write() -> None:
             try:
                 with self.db.writing() as work:
-                    work.history.add(
-                        node_id,
-                        event_type,
-                        event,
-                        severity="ERROR",
-                        conductor=self.host,
-                        user=context.user,
-                        project=context.project,
-                        vif_id=vif_id,
-                        result="failure",
-                    )
+                    work.history.add(bound)
             except DatabaseFailure as exc:  # logged where it was detected
                 LOG.warning("Could not record the failure in node %s history: %s", node_uuid, exc)
             except Exception:

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
+from metalwire.db.history import HistoryEntry
+from metalwire.db.models import Port, Portgroup
 from metalwire.errors import DatabaseFailure, MetalwireError, VifAlreadyAttached
-from metalwire.networking.base import VifInfo
+from metalwire.networking.base import NetworkInterface, VifInfo
 from metalwire.networking.selection import describe
 from metalwire.networking.task import Task
 
@@ -15,13 +20,31 @@ def _check_not_attached(task: Task, vif_id: str) -> None:
     task.attachments.check_free(vif_id)
 
 
-def vif_attach(
+# An operation on one VIF of a task's node: the port or portgroup it concerned, if known.
+VifOperation = Callable[[Task, NetworkInterface], Port | Portgroup | None]
+
+
+@dataclass(frozen=True)
+class _Verb:
+    done: str  # "attached"
+    preposition: str  # "to"
+    doing: str  # "Attaching"
+
+
+_ATTACH = _Verb("attached", "to", "Attaching")
+_DETACH = _Verb("detached", "from", "Detaching")
+
+
+def _in_history(
     conductor: Conductor,
     context: RequestContext,
     node_ident: str,
-    vif_info: VifInfo,
+    vif_id: str,
+    verb: _Verb,
+    operation: VifOperation,
 ) -> None:
-    vif_id = vif_info["id"]
+    """Run ``operation`` in an exclusive task on the node and record it in the history; a
+    failure is recorded after the rollback and raised again."""
     node: tuple[int, str] | None = None
 
     def attempt() -> None:
@@ -29,17 +52,12 @@ def vif_attach(
         with conductor.exclusive_task(node_ident, context) as task:
             node = (task.node.id, task.node.uuid)
             iface = conductor.network_interface(task.node)
-            iface.validate(task)
-            _check_not_attached(task, vif_id)
-            iface.vif_attach(task, vif_info)
-            target = task.find_target(vif_id)
-            where = f" to {describe(target)}" if target is not None else ""
+            target = operation(task, iface)
+            where = f" {verb.preposition} {describe(target)}" if target is not None else ""
+            event = f"VIF {vif_id} {verb.done}{where} by {iface.name}"
+            target_uuid = None if target is None else target.uuid
             conductor.record_history(
-                task,
-                "vif",
-                f"VIF {vif_id} attached{where} by {iface.name}",
-                vif_id=vif_id,
-                target_uuid=None if target is None else target.uuid,
+                task, HistoryEntry("vif", event, vif_id=vif_id, target_uuid=target_uuid)
             )
 
     try:
@@ -55,34 +73,32 @@ def vif_attach(
             attempt()
     except MetalwireError as exc:
         if not isinstance(exc, DatabaseFailure):  # history lives in that database
-            conductor.record_failure(
-                node, context, "vif", f"Attaching VIF {vif_id} failed: {exc}", vif_id=vif_id
-            )
+            failure = f"{verb.doing} VIF {vif_id} failed: {exc}"
+            conductor.record_failure(node, context, HistoryEntry.failed("vif", failure, vif_id))
         raise
+
+
+def vif_attach(
+    conductor: Conductor, context: RequestContext, node_ident: str, vif_info: VifInfo
+) -> None:
+    vif_id = vif_info["id"]
+
+    def attach(task: Task, iface: NetworkInterface) -> Port | Portgroup | None:
+        iface.validate(task)
+        _check_not_attached(task, vif_id)
+        attachment = iface.vif_attach(task, vif_info)
+        return None if attachment is None else task.target_of(attachment)
+
+    _in_history(conductor, context, node_ident, vif_id, _ATTACH, attach)
 
 
 def vif_detach(conductor: Conductor, context: RequestContext, node_ident: str, vif_id: str) -> None:
-    node: tuple[int, str] | None = None
-    try:
-        with conductor.exclusive_task(node_ident, context) as task:
-            node = (task.node.id, task.node.uuid)
-            iface = conductor.network_interface(task.node)
-            target = task.find_target(vif_id)
-            iface.vif_detach(task, vif_id)
-            where = f" from {describe(target)}" if target is not None else ""
-            conductor.record_history(
-                task,
-                "vif",
-                f"VIF {vif_id} detached{where} by {iface.name}",
-                vif_id=vif_id,
-                target_uuid=None if target is None else target.uuid,
-            )
-    except MetalwireError as exc:
-        if not isinstance(exc, DatabaseFailure):  # history lives in that database
-            conductor.record_failure(
-                node, context, "vif", f"Detaching VIF {vif_id} failed: {exc}", vif_id=vif_id
-            )
-        raise
+    def detach(task: Task, iface: NetworkInterface) -> Port | Portgroup | None:
+        target = task.find_target(vif_id)
+        iface.vif_detach(task, vif_id)
+        return target
+
+    _in_history(conductor, context, node_ident, vif_id, _DETACH, detach)
 
 
 def vif_list(
@@ -97,6 +113,5 @@ def detach_all(conductor: Conductor, task: Task) -> None:
     iface = conductor.network_interface(task.node)
     for entry in iface.vif_list(task):
         iface.vif_detach(task, entry["id"])
-        conductor.record_history(
-            task, "vif", f"VIF {entry['id']} detached at undeploy", vif_id=entry["id"]
-        )
+        event = f"VIF {entry['id']} detached at undeploy"
+        conductor.record_history(task, HistoryEntry("vif", event, vif_id=entry["id"]))

@@ -77,8 +77,8 @@ class WalCheckpointer:
         self._thread.join()
 
 
-class WouldWait(Exception):
-    """A transaction asked not to wait found the database busy; nothing was done."""
+class WriterBusy(Exception):
+    """A write transaction asked not to wait found another writer; nothing was done."""
 
 
 def _is_sqlite(url: str) -> bool:
@@ -184,7 +184,7 @@ def _configure_sqlite(engine: Engine) -> None:
             try:
                 raw.execute("BEGIN IMMEDIATE")
             except raw.OperationalError as exc:
-                raise WouldWait(str(exc)) from None
+                raise WriterBusy(str(exc)) from None
             finally:
                 raw.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
 
@@ -262,7 +262,7 @@ class Database:
     def write_connection(self, wait: bool = True) -> Iterator[Connection]:
         """A connection in a write transaction that commits when the block ends.
 
-        With ``wait=False`` (SQLite only) it raises WouldWait instead of waiting for another
+        With ``wait=False`` (SQLite only) it raises WriterBusy instead of waiting for another
         writer, before anything is done.
         """
         if self._write_turn is None:
@@ -272,7 +272,7 @@ class Database:
             return
         if not wait:
             if not self._write_turn.acquire(blocking=False):
-                raise WouldWait("another thread of this process is writing")
+                raise WriterBusy("another thread of this process is writing")
         elif not self._write_turn.acquire(timeout=WRITE_TURN_TIMEOUT):
             raise DatabaseBusy(
                 f"no write turn on the SQLite database within {WRITE_TURN_TIMEOUT:.0f} s"
@@ -294,7 +294,7 @@ class Database:
     def writing(self, wait: bool = True) -> Iterator[Work]:
         """A unit of work in a write transaction that commits when the block ends.
 
-        With ``wait=False`` (SQLite only) it raises WouldWait instead of waiting for another
+        With ``wait=False`` (SQLite only) it raises WriterBusy instead of waiting for another
         writer, before anything is done.
         """
         with self.write_connection(wait) as connection:

@@ -3,43 +3,57 @@
 from __future__ import annotations
 
 import uuid as uuidlib
+from dataclasses import asdict, dataclass, replace
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from metalwire.db.models import NodeHistory
 from metalwire.db.pagination import Page, paginate
-from metalwire.db.statements import Sql, detached
+from metalwire.db.statements import Repository, detached
 from metalwire.errors import NotFound
 
 
-def record(
-    sql: Sql,
-    node_id: int,
-    event_type: str,
-    event: str,
-    severity: str = "INFO",
-    conductor: str | None = None,
-    user: str | None = None,
-    project: str | None = None,
-    vif_id: str | None = None,
-    target_uuid: str | None = None,
-    result: str | None = None,
-) -> NodeHistory:
-    values = {
-        "uuid": str(uuidlib.uuid4()),
-        "node_id": node_id,
-        "event_type": event_type,
-        "event": event,
-        "severity": severity,
-        "conductor": conductor,
-        "user": user,
-        "project": project,
-        "vif_id": vif_id,
-        "target_uuid": target_uuid,
-        "result": result,
-    }
-    return detached(NodeHistory, sql.insert(NodeHistory, values))
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One event in a node's history.
+
+    ``node_id``, ``conductor``, ``user`` and ``project`` say where and by whom; a task fills
+    them in (:meth:`by`) from its node and request.
+    """
+
+    event_type: str
+    event: str
+    severity: str = "INFO"
+    vif_id: str | None = None
+    target_uuid: str | None = None
+    result: str | None = "success"
+    node_id: int | None = None
+    conductor: str | None = None
+    user: str | None = None
+    project: str | None = None
+
+    @classmethod
+    def failed(
+        cls, event_type: str, event: str, vif_id: str | None = None, target_uuid: str | None = None
+    ) -> HistoryEntry:
+        """An ERROR entry of an operation that failed."""
+        return cls(event_type, event, "ERROR", vif_id, target_uuid, result="failure")
+
+    def by(
+        self, node_id: int, conductor: str, user: str | None, project: str | None
+    ) -> HistoryEntry:
+        """The entry on a node, by a conductor, for a request's user and project."""
+        return replace(self, node_id=node_id, conductor=conductor, user=user, project=project)
+
+
+class History(Repository):
+    def add(self, entry: HistoryEntry) -> NodeHistory:
+        """Write an entry bound to its node (:meth:`HistoryEntry.by`)."""
+        if entry.node_id is None:
+            raise ValueError(f"history entry {entry.event!r} names no node")
+        values = {"uuid": str(uuidlib.uuid4()), **asdict(entry)}
+        return detached(NodeHistory, self._sql.insert(NodeHistory, values))
 
 
 def for_node(session: Session, node_id: int, page: Page) -> list[NodeHistory]:

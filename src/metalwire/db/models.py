@@ -26,6 +26,11 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+def node_label(uuid: str, name: str | None) -> str:
+    """How messages name a node: its UUID, and its name in brackets if it has one."""
+    return uuid + (f" ({name})" if name else "")
+
+
 class Base(DeclarativeBase):
     type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
 
@@ -69,6 +74,10 @@ class Node(Base):
         Index("ix_nodes_provision_state", "provision_state"),
         Index("ix_nodes_driver", "driver"),
     )
+
+    @property
+    def label(self) -> str:
+        return node_label(self.uuid, self.name)
 
 
 class Portgroup(Base):

@@ -7,37 +7,33 @@ on every database metalwire supports, SQLite included, without SELECT ... FOR UP
 from __future__ import annotations
 
 from metalwire.db.models import Node
-from metalwire.db.statements import Sql
+from metalwire.db.statements import Repository
 
 
-def try_acquire(sql: Sql, node_id: int, holder: str, now: float, lease: float) -> bool:
-    changed = sql.execute(
-        "UPDATE nodes SET reservation = ?, lock_expires_at = ?"
-        " WHERE id = ? AND (reservation IS NULL OR lock_expires_at < ?)",
-        (holder, now + lease, node_id, now),
-    )
-    return changed > 0
+class NodeLockRows(Repository):
+    """The lease in the node's own row."""
 
+    def try_acquire(self, node_id: int, holder: str, now: float, lease: float) -> bool:
+        changed = self._sql.execute(
+            "UPDATE nodes SET reservation = ?, lock_expires_at = ?"
+            " WHERE id = ? AND (reservation IS NULL OR lock_expires_at < ?)",
+            (holder, now + lease, node_id, now),
+        )
+        return changed > 0
 
-def release(sql: Sql, node_id: int, holder: str) -> None:
-    sql.execute(
-        "UPDATE nodes SET reservation = NULL, lock_expires_at = NULL"
-        " WHERE id = ? AND reservation = ?",
-        (node_id, holder),
-    )
+    def release(self, node_id: int, holder: str) -> None:
+        self._sql.execute(
+            "UPDATE nodes SET reservation = NULL, lock_expires_at = NULL"
+            " WHERE id = ? AND reservation = ?",
+            (node_id, holder),
+        )
 
-
-def renew(sql: Sql, node_ids: list[int], holder: str, now: float, lease: float) -> None:
-    marks = ", ".join("?" for _ in node_ids)
-    sql.execute(
-        f"UPDATE nodes SET lock_expires_at = ? WHERE id IN ({marks}) AND reservation = ?",
-        (now + lease, *node_ids, holder),
-    )
-
-
-def holder_of(sql: Sql, node_id: int) -> str | None:
-    value = sql.scalar("SELECT reservation FROM nodes WHERE id = ?", (node_id,))
-    return None if value is None else str(value)
+    def renew(self, node_ids: list[int], holder: str, now: float, lease: float) -> None:
+        marks = ", ".join("?" for _ in node_ids)
+        self._sql.execute(
+            f"UPDATE nodes SET lock_expires_at = ? WHERE id IN ({marks}) AND reservation = ?",
+            (now + lease, *node_ids, holder),
+        )
 
 
 def live_holder(node: Node, now: float) -> str | None:

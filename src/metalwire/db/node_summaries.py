@@ -18,8 +18,8 @@ from metalwire.db.models import Node, Port, Portgroup, VifAttachment
 from metalwire.db.nodes import SORTABLE
 from metalwire.db.pagination import Page, paginate
 from metalwire.errors import NodeNotFound
+from metalwire.identifiers import is_uuid
 
-_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _MAC_SEPARATORS = re.compile(r"[:.\-]")
 _HEX12 = re.compile(r"^[0-9a-f]{12}$")
 # What of a node can match a search (``Match.field``).
@@ -61,7 +61,7 @@ def as_mac(text: str) -> str | None:
 def _vif_ids(q: str) -> list[str]:
     """The VIF ids ``q`` names: itself, and a UUID (a Neutron port's id) in lower case too."""
     lowered = q.lower()
-    return [q, lowered] if _UUID.match(lowered) and lowered != q else [q]
+    return [q, lowered] if is_uuid(lowered) and lowered != q else [q]
 
 
 def _searched(q: str) -> ColumnElement[bool]:
@@ -77,7 +77,7 @@ def _searched(q: str) -> ColumnElement[bool]:
         ),
         Node.id.in_(select(Portgroup.node_id).where(Portgroup.name == q)),
     ]
-    if _UUID.match(lowered):
+    if is_uuid(lowered):
         terms += [
             Node.uuid == lowered,
             Node.id.in_(select(Port.node_id).where(Port.uuid == lowered)),
@@ -149,13 +149,13 @@ def _explain(session: Session, summaries: dict[int, NodeSummary], q: str) -> Non
         if summary.node.uuid == lowered:
             summary.matched.append(Match("uuid", summary.node.uuid))
     mac = as_mac(q)
-    is_uuid = bool(_UUID.match(lowered))
+    names_uuid = is_uuid(lowered)
     port_terms: list[ColumnElement[bool]] = []
     group_terms: list[ColumnElement[bool]] = [Portgroup.name == q]
     if mac is not None:
         port_terms.append(Port.address == mac)
         group_terms.append(Portgroup.address == mac)
-    if is_uuid:
+    if names_uuid:
         port_terms.append(Port.uuid == lowered)
         group_terms.append(Portgroup.uuid == lowered)
     if port_terms:

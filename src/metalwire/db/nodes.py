@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import uuid as uuidlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import false, or_, select
 from sqlalchemy.exc import IntegrityError
@@ -14,11 +13,9 @@ from metalwire import hardware_types
 from metalwire.db import integrity
 from metalwire.db.models import Node
 from metalwire.db.pagination import Page, paginate
-from metalwire.db.statements import Sql
+from metalwire.db.statements import Repository, Sql
 from metalwire.errors import NodeNotFound
-
-if TYPE_CHECKING:
-    from metalwire.db.engine import Database
+from metalwire.identifiers import is_uuid
 
 SORTABLE = {
     "id",
@@ -36,13 +33,6 @@ SORTABLE = {
     "conductor_group",
     "provision_updated_at",
 }
-
-
-def is_uuid_like(value: str) -> bool:
-    try:
-        return str(uuidlib.UUID(value)) == value.lower()
-    except ValueError:
-        return False
 
 
 def _conflict(exc: IntegrityError, values: Mapping[str, Any]) -> Exception:
@@ -65,7 +55,7 @@ def ident_column(ident: str | int) -> str:
     """The column an identifier names a node by: id (a number), uuid or name."""
     if isinstance(ident, int):
         return "id"
-    return "uuid" if is_uuid_like(ident) else "name"
+    return "uuid" if is_uuid(ident) else "name"
 
 
 def find(sql: Sql, ident: str | int) -> Node | None:
@@ -91,18 +81,6 @@ def projects(session: Session, ident: str | int) -> tuple[str | None, str | None
     if row is None:
         raise NodeNotFound(str(ident))
     return row[0], row[1]
-
-
-def projects_now(db: Database, ident: str) -> tuple[str | None, str | None]:
-    """:func:`projects` with one plain statement on a reading connection: the check in
-    front of every VIF call."""
-    with db.connection() as connection:
-        found = Sql(connection).rows(
-            f"SELECT owner, lessee FROM nodes WHERE {ident_column(ident)} = ?", (ident,)
-        )
-    if not found:
-        raise NodeNotFound(ident)
-    return found[0][0], found[0][1]
 
 
 def get_by_id(session: Session, node_id: int) -> Node:
@@ -183,3 +161,38 @@ def all_uuids(session: Session, project: str | None = None) -> list[str]:
     if project is not None:
         query = query.where(or_(Node.owner == project, Node.lessee == project))
     return list(session.scalars(query))
+
+
+class Nodes(Repository):
+    def find(self, ident: str | int) -> Node | None:
+        """A node by id, UUID or name; None if there is none."""
+        return find(self._sql, ident)
+
+    def get(self, ident: str) -> Node:
+        """A node by UUID or name; raises NodeNotFound."""
+        with self._session() as session:
+            return get(session, ident)
+
+    def projects(self, ident: str) -> tuple[str | None, str | None]:
+        """The node's owner and lessee, in one plain statement: the check in front of every
+        VIF call. Raises NodeNotFound."""
+        found = self._sql.rows(
+            f"SELECT owner, lessee FROM nodes WHERE {ident_column(ident)} = ?", (ident,)
+        )
+        if not found:
+            raise NodeNotFound(ident)
+        return found[0][0], found[0][1]
+
+    def create(self, values: Mapping[str, Any]) -> Node:
+        with self._session() as session:
+            return create(session, to_storage(values))
+
+    def update(self, node_id: int, changes: Mapping[str, Any]) -> Node:
+        """Set API field values (columns or behaviour-free attributes) on the node."""
+        with self._session() as session:
+            row = get_by_id(session, node_id)
+            return update(session, row, to_storage(changes, row.attrs))
+
+    def delete(self, node_id: int) -> None:
+        with self._session() as session:
+            delete(session, get_by_id(session, node_id))

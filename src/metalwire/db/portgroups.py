@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from metalwire.db import integrity
-from metalwire.db.models import Node, Port, Portgroup
-from metalwire.db.nodes import is_uuid_like
+from metalwire.db.models import Node, Portgroup
 from metalwire.db.pagination import Page, paginate
-from metalwire.db.statements import Sql
+from metalwire.db.statements import Repository
 from metalwire.errors import PortgroupNotFound
+from metalwire.identifiers import is_uuid
 
 SORTABLE = {"id", "uuid", "name", "address", "created_at", "updated_at"}
 
@@ -36,7 +36,7 @@ def create(session: Session, values: Mapping[str, Any]) -> Portgroup:
 
 def get(session: Session, ident: str) -> Portgroup:
     """A portgroup by UUID or name; raises PortgroupNotFound."""
-    column = Portgroup.uuid if is_uuid_like(ident) else Portgroup.name
+    column = Portgroup.uuid if is_uuid(ident) else Portgroup.name
     portgroup = session.scalars(select(Portgroup).where(column == ident)).one_or_none()
     if portgroup is None:
         raise PortgroupNotFound(ident)
@@ -62,19 +62,6 @@ def list_portgroups(session: Session, filters: Mapping[str, Any], page: Page) ->
     return paginate(session, query, Portgroup, page, SORTABLE, PortgroupNotFound)
 
 
-def for_node(sql: Sql, node_id: int) -> list[Portgroup]:
-    return sql.load(Portgroup, "node_id = ? ORDER BY id", (node_id,))
-
-
-def member_count(session: Session, portgroup_id: int) -> int:
-    return (
-        session.scalar(
-            select(func.count()).select_from(Port).where(Port.portgroup_id == portgroup_id)
-        )
-        or 0
-    )
-
-
 def update(session: Session, portgroup: Portgroup, changes: Mapping[str, Any]) -> Portgroup:
     return integrity.change(session, portgroup, changes, _conflict)
 
@@ -82,3 +69,25 @@ def update(session: Session, portgroup: Portgroup, changes: Mapping[str, Any]) -
 def delete(session: Session, portgroup: Portgroup) -> None:
     session.delete(portgroup)
     session.flush()
+
+
+class Portgroups(Repository):
+    def for_node(self, node_id: int) -> list[Portgroup]:
+        return self._sql.load(Portgroup, "node_id = ? ORDER BY id", (node_id,))
+
+    def get(self, ident: str) -> Portgroup:
+        """A portgroup by UUID or name; raises PortgroupNotFound."""
+        with self._session() as session:
+            return get(session, ident)
+
+    def create(self, values: Mapping[str, Any]) -> Portgroup:
+        with self._session() as session:
+            return create(session, values)
+
+    def update(self, portgroup_id: int, changes: Mapping[str, Any]) -> Portgroup:
+        with self._session() as session:
+            return update(session, get_by_id(session, portgroup_id), changes)
+
+    def delete(self, portgroup_id: int) -> None:
+        with self._session() as session:
+            delete(session, get_by_id(session, portgroup_id))

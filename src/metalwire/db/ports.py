@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from metalwire.db import integrity
 from metalwire.db.models import Node, Port
 from metalwire.db.pagination import Page, paginate
-from metalwire.db.statements import Sql
+from metalwire.db.statements import Repository
 from metalwire.errors import PortNotFound
 
 SORTABLE = {"id", "uuid", "address", "created_at", "updated_at", "physical_network", "pxe_enabled"}
@@ -56,10 +56,6 @@ def list_ports(session: Session, filters: Mapping[str, Any], page: Page) -> list
     return paginate(session, query, Port, page, SORTABLE, PortNotFound)
 
 
-def for_node(sql: Sql, node_id: int) -> list[Port]:
-    return sql.load(Port, "node_id = ? ORDER BY id", (node_id,))
-
-
 def update(session: Session, port: Port, changes: Mapping[str, Any]) -> Port:
     return integrity.change(session, port, changes, _conflict)
 
@@ -67,3 +63,28 @@ def update(session: Session, port: Port, changes: Mapping[str, Any]) -> Port:
 def delete(session: Session, port: Port) -> None:
     session.delete(port)
     session.flush()
+
+
+class Ports(Repository):
+    def for_node(self, node_id: int) -> list[Port]:
+        return self._sql.load(Port, "node_id = ? ORDER BY id", (node_id,))
+
+    def get(self, uuid: str) -> Port:
+        with self._session() as session:
+            return get(session, uuid)
+
+    def find_by_address(self, address: str) -> Port | None:
+        with self._session() as session:
+            return find_by_address(session, address)
+
+    def create(self, values: Mapping[str, Any]) -> Port:
+        with self._session() as session:
+            return create(session, values)
+
+    def update(self, uuid: str, changes: Mapping[str, Any]) -> Port:
+        with self._session() as session:
+            return update(session, get(session, uuid), changes)
+
+    def delete(self, uuid: str) -> None:
+        with self._session() as session:
+            delete(session, get(session, uuid))

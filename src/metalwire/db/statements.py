@@ -13,6 +13,7 @@ loader fills them.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -231,3 +232,17 @@ def _insert_text(model: type[Base], dialect: Dialect, names: tuple[str, ...]) ->
 @functools.cache
 def _to_format(sql: str) -> str:
     return sql.replace("?", "%s")
+
+
+# Opens an ORM session joined to a unit of work's transaction, flushed when the block ends.
+SessionOpener = Callable[[], contextlib.AbstractContextManager[Session]]
+
+
+class Repository:
+    """One table's statements on a unit of work (:class:`metalwire.db.work.Work`): the hot
+    ones on its DBAPI connection (``self._sql``), inventory writes through an ORM session
+    joined to the same transaction (``self._session()``), so both commit together."""
+
+    def __init__(self, sql: Sql, session: SessionOpener) -> None:
+        self._sql = sql
+        self._session = session

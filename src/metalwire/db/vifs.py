@@ -9,76 +9,14 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from metalwire.db.models import Node, Port, Portgroup, VifAttachment, utcnow
+from metalwire.db.models import Node, Port, Portgroup, VifAttachment, node_label, utcnow
 from metalwire.db.nodes import ident_column
-from metalwire.db.statements import Sql, detached
+from metalwire.db.statements import Repository, Sql, detached
 from metalwire.errors import Conflict, NodeNotFound, VifAlreadyAttached
-
-
-def for_node(sql: Sql, node_id: int) -> list[VifAttachment]:
-    """Attachments of a node: those on ports first, then those on portgroups."""
-    return _ports_first(sql.load(VifAttachment, "node_id = ?", (node_id,)))
 
 
 def _ports_first(attachments: Iterable[VifAttachment]) -> list[VifAttachment]:
     return sorted(attachments, key=lambda a: (a.port_id is None, a.port_id or a.portgroup_id or 0))
-
-
-def node_with_attachments(sql: Sql, ident: str) -> tuple[Node, list[VifAttachment]]:
-    """A node by UUID or name and its attachments (ports first), in one query."""
-    column = ident_column(ident)
-    rows = sql.rows(
-        f"SELECT {sql.columns(Node)}, {sql.columns(VifAttachment)} FROM nodes"
-        " LEFT OUTER JOIN vif_attachments ON vif_attachments.node_id = nodes.id"
-        f" WHERE nodes.{column} = ?",
-        (ident,),
-    )
-    if not rows:
-        raise NodeNotFound(ident)
-    node = sql.instances(Node, rows[:1])[0]
-    attachments = sql.instances(VifAttachment, rows, offset=len(Node.__table__.columns))
-    return node, _ports_first(attachments)
-
-
-def find(sql: Sql, vif_id: str) -> VifAttachment | None:
-    found = sql.load(VifAttachment, "vif_id = ?", (vif_id,))
-    return found[0] if found else None
-
-
-def record(
-    sql: Sql,
-    node_id: int,
-    vif_id: str,
-    target: Port | Portgroup,
-    info: Mapping[str, Any],
-    source: str = "api",
-    pending: bool = False,
-) -> VifAttachment:
-    """Record the attachment; the keys refuse a second VIF on the target or the VIF twice.
-
-    Callers check :func:`check_free` first for a message naming the other node; the keys
-    still hold when two processes race, and then the statement fails with Conflict.
-    """
-    values = {
-        "vif_id": vif_id,
-        "node_id": node_id,
-        "port_id": target.id if isinstance(target, Port) else None,
-        "portgroup_id": target.id if isinstance(target, Portgroup) else None,
-        "source": source,
-        "info": dict(info),
-        "pending": pending,
-    }
-    try:
-        stored = sql.insert(VifAttachment, values)
-    except IntegrityError:
-        kind = "port" if isinstance(target, Port) else "portgroup"
-        raise Conflict(
-            f"Unable to attach VIF {vif_id} to {kind} {target.uuid}: the VIF or the {kind} "
-            "was taken by another request at the same moment."
-        ) from None
-    if not pending:
-        _touch(sql, type(target), target.id)
-    return detached(VifAttachment, stored)
 
 
 def _touch(sql: Sql, model: type[Port | Portgroup], target_id: int | None) -> None:
@@ -95,61 +33,122 @@ def _target_of(attachment: VifAttachment) -> tuple[type[Port | Portgroup], int |
     return Portgroup, attachment.portgroup_id
 
 
-def confirm(sql: Sql, vif_id: str) -> None:
-    """Mark a pending attachment as done."""
-    sql.execute(
-        "UPDATE vif_attachments SET pending = ? WHERE vif_id = ?",
-        (sql.bind(VifAttachment, "pending", False), vif_id),
-    )
-    attachment = find(sql, vif_id)
-    if attachment is not None:
-        _touch(sql, *_target_of(attachment))
+class Attachments(Repository):
+    """The VIF attachment records, and the node reads that come with them."""
 
+    def for_node(self, node_id: int) -> list[VifAttachment]:
+        """Attachments of a node: those on ports first, then those on portgroups."""
+        return _ports_first(self._sql.load(VifAttachment, "node_id = ?", (node_id,)))
 
-def update_info(sql: Sql, vif_id: str, info: Mapping[str, Any]) -> None:
-    """Replace what is kept about an attachment (``info``)."""
-    sql.execute(
-        "UPDATE vif_attachments SET info = ? WHERE vif_id = ?",
-        (sql.bind(VifAttachment, "info", dict(info)), vif_id),
-    )
+    def with_node(self, ident: str) -> tuple[Node, list[VifAttachment]]:
+        """A node by UUID or name and its attachments (ports first), in one query."""
+        sql = self._sql
+        column = ident_column(ident)
+        rows = sql.rows(
+            f"SELECT {sql.columns(Node)}, {sql.columns(VifAttachment)} FROM nodes"
+            " LEFT OUTER JOIN vif_attachments ON vif_attachments.node_id = nodes.id"
+            f" WHERE nodes.{column} = ?",
+            (ident,),
+        )
+        if not rows:
+            raise NodeNotFound(ident)
+        node = sql.instances(Node, rows[:1])[0]
+        attachments = sql.instances(VifAttachment, rows, offset=len(Node.__table__.columns))
+        return node, _ports_first(attachments)
 
+    def find(self, vif_id: str) -> VifAttachment | None:
+        found = self._sql.load(VifAttachment, "vif_id = ?", (vif_id,))
+        return found[0] if found else None
 
-def check_free(sql: Sql, vif_id: str) -> None:
-    """Raise VifAlreadyAttached, naming the node, if the VIF is attached anywhere."""
-    rows = sql.rows(
-        "SELECT nodes.uuid, nodes.name FROM vif_attachments"
-        " JOIN nodes ON nodes.id = vif_attachments.node_id WHERE vif_attachments.vif_id = ?",
-        (vif_id,),
-    )
-    if rows:
-        uuid, name = rows[0]
-        label = f" ({name})" if name else ""
-        raise VifAlreadyAttached(
-            f"Unable to attach VIF {vif_id}: it is already attached to node {uuid}{label}."
+    def record(
+        self,
+        node_id: int,
+        vif_id: str,
+        target: Port | Portgroup,
+        info: Mapping[str, Any],
+        *,
+        source: str = "api",
+        pending: bool = False,
+    ) -> VifAttachment:
+        """Record the attachment; the keys refuse a second VIF on the target or the VIF twice.
+
+        Callers check :meth:`check_free` first for a message naming the other node; the keys
+        still hold when two processes race, and then the statement fails with Conflict.
+        """
+        values = {
+            "vif_id": vif_id,
+            "node_id": node_id,
+            "port_id": target.id if isinstance(target, Port) else None,
+            "portgroup_id": target.id if isinstance(target, Portgroup) else None,
+            "source": source,
+            "info": dict(info),
+            "pending": pending,
+        }
+        try:
+            stored = self._sql.insert(VifAttachment, values)
+        except IntegrityError:
+            kind = "port" if isinstance(target, Port) else "portgroup"
+            raise Conflict(
+                f"Unable to attach VIF {vif_id} to {kind} {target.uuid}: the VIF or the "
+                f"{kind} was taken by another request at the same moment."
+            ) from None
+        if not pending:
+            _touch(self._sql, type(target), target.id)
+        return detached(VifAttachment, stored)
+
+    def confirm(self, vif_id: str) -> None:
+        """Mark a pending attachment as done."""
+        self._sql.execute(
+            "UPDATE vif_attachments SET pending = ? WHERE vif_id = ?",
+            (self._sql.bind(VifAttachment, "pending", False), vif_id),
+        )
+        attachment = self.find(vif_id)
+        if attachment is not None:
+            _touch(self._sql, *_target_of(attachment))
+
+    def update_info(self, vif_id: str, info: Mapping[str, Any]) -> None:
+        """Replace what is kept about an attachment (``info``)."""
+        self._sql.execute(
+            "UPDATE vif_attachments SET info = ? WHERE vif_id = ?",
+            (self._sql.bind(VifAttachment, "info", dict(info)), vif_id),
         )
 
-
-def remove(sql: Sql, vif_id: str, known: VifAttachment | None = None) -> None:
-    """Forget an attachment; one made through extra/vif_port_id leaves that key too.
-
-    ``known`` is the attachment as the caller read it in this transaction, if it did.
-    """
-    attachment = known if known is not None else find(sql, vif_id)
-    if attachment is None:
-        return
-    model, target_id = _target_of(attachment)
-    if attachment.source == "legacy":
-        targets = sql.load(model, "id = ?", (target_id,))
-        # Only if it still names this VIF: a PATCH may have replaced it with another one.
-        if targets and str(targets[0].extra.get("vif_port_id")) == vif_id:
-            extra = {k: v for k, v in targets[0].extra.items() if k != "vif_port_id"}
-            sql.execute(
-                f"UPDATE {model.__tablename__} SET extra = ? WHERE id = ?",
-                (sql.bind(model, "extra", extra), target_id),
+    def check_free(self, vif_id: str) -> None:
+        """Raise VifAlreadyAttached, naming the node, if the VIF is attached anywhere."""
+        rows = self._sql.rows(
+            "SELECT nodes.uuid, nodes.name FROM vif_attachments"
+            " JOIN nodes ON nodes.id = vif_attachments.node_id WHERE vif_attachments.vif_id = ?",
+            (vif_id,),
+        )
+        if rows:
+            uuid, name = rows[0]
+            raise VifAlreadyAttached(
+                f"Unable to attach VIF {vif_id}: it is already attached to node "
+                f"{node_label(uuid, name)}."
             )
-    sql.execute("DELETE FROM vif_attachments WHERE vif_id = ?", (vif_id,))
-    if not attachment.pending:
-        _touch(sql, model, target_id)
+
+    def remove(self, vif_id: str, known: VifAttachment | None = None) -> None:
+        """Forget an attachment; one made through extra/vif_port_id leaves that key too.
+
+        ``known`` is the attachment as the caller read it in this transaction, if it did.
+        """
+        sql = self._sql
+        attachment = known if known is not None else self.find(vif_id)
+        if attachment is None:
+            return
+        model, target_id = _target_of(attachment)
+        if attachment.source == "legacy":
+            targets = sql.load(model, "id = ?", (target_id,))
+            # Only if it still names this VIF: a PATCH may have replaced it with another one.
+            if targets and str(targets[0].extra.get("vif_port_id")) == vif_id:
+                extra = {k: v for k, v in targets[0].extra.items() if k != "vif_port_id"}
+                sql.execute(
+                    f"UPDATE {model.__tablename__} SET extra = ? WHERE id = ?",
+                    (sql.bind(model, "extra", extra), target_id),
+                )
+        sql.execute("DELETE FROM vif_attachments WHERE vif_id = ?", (vif_id,))
+        if not attachment.pending:
+            _touch(sql, model, target_id)
 
 
 def by_port_ids(session: Session, port_ids: list[int]) -> dict[int, VifAttachment]:

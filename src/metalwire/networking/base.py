@@ -5,8 +5,8 @@ external network service must be told about it. One is chosen per node (``networ
 from those enabled in configuration, loaded from the ``metalwire.network_interfaces``
 entry-point group. The conductor calls every method with the node's lock held.
 
-:class:`StoredVifMixin` gives an interface working ``vif_list``/``vif_attach``/``vif_detach``/
-``get_current_vif`` by recording each VIF on the chosen port or portgroup, shown to clients as
+:class:`StoredVifMixin` gives an interface working ``vif_list``/``vif_attach``/``vif_detach``
+by recording each VIF on the chosen port or portgroup, shown to clients as
 ``internal_info["tenant_vif_port_id"]``.
 """
 
@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import abc
 import logging
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Required, TypedDict
 
 from metalwire.config import Config
 from metalwire.db.models import Port, Portgroup, VifAttachment
-from metalwire.errors import Conflict, InvalidParameterValue, VifNotAttached
+from metalwire.errors import Conflict, Invalid, InvalidParameterValue, VifNotAttached
 from metalwire.networking import selection
+from metalwire.networking.drift import Finding
 from metalwire.networking.task import Task
 
 LOG = logging.getLogger(__name__)
@@ -69,8 +70,9 @@ class NetworkInterface(abc.ABC):
         """The VIFs attached to the node, as ``[{"id": ...}]``: ports first, then portgroups."""
 
     @abc.abstractmethod
-    def vif_attach(self, task: Task, vif_info: VifInfo) -> None:
-        """Attach ``vif_info["id"]`` to a port or portgroup of the node.
+    def vif_attach(self, task: Task, vif_info: VifInfo) -> VifAttachment | None:
+        """Attach ``vif_info["id"]`` to a port or portgroup of the node; the attachment
+        recorded, or None if the interface records none.
 
         ``port_uuid`` / ``portgroup_uuid`` in ``vif_info`` pick the target. Raises
         NoFreePhysicalPort when nothing can take the VIF, VifAlreadyAttached when it is
@@ -81,9 +83,10 @@ class NetworkInterface(abc.ABC):
     def vif_detach(self, task: Task, vif_id: str) -> None:
         """Detach a VIF; raises VifNotAttached if the node does not have it."""
 
-    @abc.abstractmethod
     def get_current_vif(self, task: Task, target: Port | Portgroup) -> str | None:
-        """The VIF on a port or portgroup, or None."""
+        """The VIF recorded on a port or portgroup, or None (Ironic's hook; metalwire itself
+        reads the records)."""
+        return task.vif_on(target)
 
     def port_unusable_reason(self, task: Task, port: Port) -> str | None:
         """Why ``port`` cannot take a VIF on this node, or None if it can.
@@ -133,6 +136,40 @@ class NetworkInterface(abc.ABC):
     def remove_cleaning_network(self, task: Task) -> None:
         """Undo :meth:`add_cleaning_network`."""
 
+    # -- the drift audit -----------------------------------------------------------------
+
+    def audit_unavailable(self) -> str | None:
+        """Why the drift audit cannot compare this interface's nodes now, or None if it can.
+
+        The text completes "<interface name>: ..." in the 400 an audit answers when no
+        enabled interface can take part. By default an interface keeps nothing outside
+        metalwire, so there is nothing to compare.
+        """
+        return "it keeps nothing outside metalwire to compare with its records."
+
+    def audit(self, task: Task) -> list[Finding]:
+        """Where the node's records and the outside world disagree; read without the lock.
+
+        Called only when :meth:`audit_unavailable` is None. By default nothing to find.
+        Raise NetworkError when the external service fails.
+        """
+        return []
+
+    def audit_nodes(self, tasks: Sequence[Task]) -> list[Finding]:
+        """The findings of a page of nodes using this interface (read without locks).
+
+        By default :meth:`audit` node by node; override to read the external service in bulk.
+        """
+        return [finding for task in tasks for finding in self.audit(task)]
+
+    def repair(self, task: Task, finding: Finding) -> str:
+        """Fix a finding of :meth:`audit` whose ``repair`` is set; what was done.
+
+        Called with the node's lock held, on a finding of an audit made under that lock.
+        Raise a catalog error if the fix fails, after undoing what it did.
+        """
+        raise Invalid(f"The {self.name} network interface repairs nothing ({finding.kind}).")
+
 
 class StoredVifMixin:
     """VIF bookkeeping that records each VIF on the port or portgroup chosen for it.
@@ -151,9 +188,6 @@ class StoredVifMixin:
 
     def vif_list(self, task: Task) -> list[dict[str, str]]:
         return [{"id": a.vif_id} for a in task.attachments if not a.pending]
-
-    def get_current_vif(self, task: Task, target: Port | Portgroup) -> str | None:
-        return task.vif_on(target)
 
     def choose_target(
         self, task: Task, vif_info: VifInfo, physnets: set[str] | None = None
@@ -195,12 +229,13 @@ class StoredVifMixin:
             explain=explain,
         )
 
-    def vif_attach(self, task: Task, vif_info: VifInfo) -> None:
+    def vif_attach(self, task: Task, vif_info: VifInfo) -> VifAttachment | None:
         target = self.choose_target(task, vif_info)
         info = {k: v for k, v in vif_info.items() if k != "id"}
         with task.atomic():
-            task.attachments.record(vif_info["id"], target, info)
+            attachment = task.attachments.record(vif_info["id"], target, info)
             self.after_record(task, vif_info, target)
+        return attachment
 
     def vif_detach(self, task: Task, vif_id: str) -> None:
         target = task.find_target(vif_id)

@@ -20,10 +20,11 @@ import logging
 
 from metalwire.errors import NetworkError
 from metalwire.networking.base import NetworkInterface
+from metalwire.networking.neutron_audit import AuditedNeutronPorts
 from metalwire.networking.neutron_ports import (
     VNIC_BAREMETAL,
-    NeutronPortsMixin,
     Rollback,
+    binding_fields,
     rolled_back,
 )
 from metalwire.networking.task import Task
@@ -34,7 +35,7 @@ LOG = logging.getLogger(__name__)
 COMPUTE_HOST_KEY = "nova_host_id"
 
 
-class FlatNetwork(NeutronPortsMixin, NetworkInterface):
+class FlatNetwork(AuditedNeutronPorts, NetworkInterface):
     name = "flat"
 
     def calls_external_service(self) -> bool:
@@ -73,13 +74,12 @@ class FlatNetwork(NeutronPortsMixin, NetworkInterface):
             for attachment in task.attachments:
                 vif_id = attachment.vif_id
                 target = task.find_target(vif_id)
-                fields: dict[str, object] = {
-                    "binding:host_id": host,
-                    "binding:vnic_type": VNIC_BAREMETAL,
-                }
-                if target is not None:
-                    # The switch side (e.g. networking-generic-switch) needs the cable.
-                    fields["binding:profile"] = self.profile_for(task, target)
+                # The switch side (e.g. networking-generic-switch) needs the cable.
+                fields = (
+                    binding_fields(host, self.profile_for(task, target))
+                    if target is not None
+                    else {"binding:host_id": host, "binding:vnic_type": VNIC_BAREMETAL}
+                )
                 rollback.add(
                     f"unbind VIF port {vif_id}", functools.partial(self._unbind, client, vif_id)
                 )

@@ -43,12 +43,13 @@ import functools
 import logging
 from collections.abc import Mapping
 
-from metalwire.db.models import Port
+from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import (
     NetworkError,
     NetworkInterfaceInvalid,
 )
 from metalwire.networking.base import NetworkInterface
+from metalwire.networking.neutron_audit import AuditedNeutronPorts
 from metalwire.networking.neutron_client import (
     VIF_TYPE_BINDING_FAILED,
     NeutronClient,
@@ -56,7 +57,6 @@ from metalwire.networking.neutron_client import (
     configuration_problem,
 )
 from metalwire.networking.neutron_ports import (
-    NeutronPortsMixin,
     Rollback,
     binding_fields,
     binding_profile,
@@ -67,7 +67,7 @@ from metalwire.networking.task import Task
 LOG = logging.getLogger(__name__)
 
 
-class NeutronNetwork(NeutronPortsMixin, NetworkInterface):
+class NeutronNetwork(AuditedNeutronPorts, NetworkInterface):
     name = "neutron"
 
     def calls_external_service(self) -> bool:
@@ -82,6 +82,20 @@ class NeutronNetwork(NeutronPortsMixin, NetworkInterface):
 
     def binds_on_attach(self, task: Task) -> bool:
         return task.node.provision_state == "active"
+
+    def binding_host(self, task: Task, attachment: VifAttachment) -> str | None:
+        return task.node.uuid
+
+    def bind_to(
+        self,
+        task: Task,
+        client: NeutronClient,
+        vif_id: str,
+        target: Port | Portgroup,
+        host: str,
+        rollback: Rollback,
+    ) -> None:
+        self.bind(task, client, vif_id, target, rollback)
 
     def port_unusable_reason(self, task: Task, port: Port) -> str | None:
         """Neutron binds a port to its switch port: it needs the link, unless InfiniBand."""

@@ -37,7 +37,6 @@ import logging
 import ssl
 import threading
 import time
-import uuid
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +46,7 @@ import httpx
 from metalwire import metrics, redact
 from metalwire.config import AUTH_TYPES, NeutronOptions
 from metalwire.errors import Invalid, NetworkError
+from metalwire.identifiers import is_uuid
 from metalwire.networking.keystone import HeadersAuth, KeystoneTokenAuth, KeystoneTokens
 from metalwire.networking.retries import RetryPolicy, send_with_retries
 
@@ -228,14 +228,6 @@ def tls_verification(options: NeutronOptions) -> ssl.SSLContext | bool:
     return context
 
 
-def _is_uuid(value: str) -> bool:
-    try:
-        uuid.UUID(value)
-    except ValueError:
-        return False
-    return True
-
-
 class NeutronClient:
     """Neutron calls, each of which raises NetworkError naming itself when it fails.
 
@@ -415,7 +407,7 @@ class NeutronClient:
 
     def find_network(self, name_or_id: str, purpose: str) -> NeutronNetwork:
         """A network by UUID or, failing that, by its unique name."""
-        if _is_uuid(name_or_id):
+        if is_uuid(name_or_id):
             path = f"/networks/{name_or_id}"
             body = self._call("GET", path, purpose, missing_ok=True)
             if body is not None:

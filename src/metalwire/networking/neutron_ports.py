@@ -232,6 +232,25 @@ class NeutronPortsMixin(StoredVifMixin):
             raise binding_failed_error("PUT", client.path(f"/ports/{vif_id}"), port, purpose)
         return client.wait_for_port_status(vif_id, "ACTIVE")
 
+    def binding_host(self, task: Task, attachment: VifAttachment) -> str | None:
+        """The host a deployed node's VIF is bound to, None if it stays unbound: the compute
+        host recorded at deploy (``flat``), unless the interface binds to the node."""
+        host = (attachment.info or {}).get("binding_host_id")
+        return str(host) if host else None
+
+    def bind_to(
+        self,
+        task: Task,
+        client: NeutronClient,
+        vif_id: str,
+        target: Port | Portgroup,
+        host: str,
+        rollback: Rollback,
+    ) -> None:
+        """Bind the VIF's Neutron port to ``host`` through ``target`` (its links)."""
+        fields = binding_fields(host, self.profile_for(task, target))
+        client.update_port(vif_id, fields, f"bind VIF port {vif_id} to host {host}")
+
     @staticmethod
     def _unbind(client: NeutronClient, vif_id: str) -> bool:
         """Unbind a Neutron port; False if it no longer exists."""
@@ -284,10 +303,9 @@ class NeutronPortsMixin(StoredVifMixin):
 
     # -- attach / detach -----------------------------------------------------------------
 
-    def vif_attach(self, task: Task, vif_info: VifInfo) -> None:
+    def vif_attach(self, task: Task, vif_info: VifInfo) -> VifAttachment | None:
         if not self.uses_neutron():
-            super().vif_attach(task, vif_info)
-            return
+            return super().vif_attach(task, vif_info)
         vif_id = str(vif_info["id"])
         client = self.neutron()
         try:
@@ -305,7 +323,7 @@ class NeutronPortsMixin(StoredVifMixin):
         where = f"{selection.describe(target)} of node {task.node.uuid}"
         # The record comes first: its keys reserve the VIF and the target, so a racing
         # attach of the same VIF to another node fails before touching Neutron.
-        task.attachments.record(vif_id, target, info, pending=True)
+        attachment = task.attachments.record(vif_id, target, info, pending=True)
         rollback = Rollback()
         rollback.add(f"forget the attachment of VIF {vif_id}", lambda: self._forget(task, vif_id))
         try:
@@ -323,6 +341,7 @@ class NeutronPortsMixin(StoredVifMixin):
             raise
         task.attachments.confirm(vif_id)
         LOG.info("VIF %s attached to %s", vif_id, where)
+        return attachment
 
     def _forget(self, task: Task, vif_id: str) -> None:
         task.attachments.remove(vif_id)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from metalwire.db.models import Port, Portgroup
+from metalwire.db.models import VifAttachment
 from metalwire.networking.base import NetworkInterface, VifInfo
 from metalwire.networking.task import Task
 
@@ -16,11 +16,8 @@ class NoopNetwork(NetworkInterface):
     def vif_list(self, task: Task) -> list[dict[str, str]]:
         return []
 
-    def vif_attach(self, task: Task, vif_info: VifInfo) -> None:
+    def vif_attach(self, task: Task, vif_info: VifInfo) -> VifAttachment | None:
         return None
 
     def vif_detach(self, task: Task, vif_id: str) -> None:
-        return None
-
-    def get_current_vif(self, task: Task, target: Port | Portgroup) -> str | None:
         return None

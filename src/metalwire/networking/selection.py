@@ -287,7 +287,7 @@ def place(
             candidates.append(Candidate(target, assessment.physnet_match(target)))
     if not candidates:
         refused = [(target, reason) for target, reason in assessed if reason is not None]
-        node = task.node.uuid + (f" ({task.node.name})" if task.node.name else "")
+        node = task.node.label
         texts = [f"{describe(target)} {reason.text}" for target, reason in refused]
         detail = "; ".join(texts) if texts else "the node has no ports or portgroups"
         error = NoFreePhysicalPort(

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any, overload
 
 from metalwire.config import Config
 from metalwire.context import RequestContext
 from metalwire.db.engine import Database
+from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Node, NodeHistory, Port, Portgroup, VifAttachment
 from metalwire.db.work import Work
 from metalwire.errors import NodeNotFound
@@ -29,14 +30,14 @@ from metalwire.errors import NodeNotFound
 
 @dataclass
 class Task:
-    db: Database
+    db: InitVar[Database]
     config: Config
     context: RequestContext
     node: Node
     conductor: str
     shared: bool = False
     # The open transaction of a single-transaction task, or None.
-    work: Work | None = None
+    work: InitVar[Work | None] = None
     # How the VIFs this task attaches are recorded: "api", or "legacy" for an attach made
     # through a port's or portgroup's extra/vif_port_id (set by the conductor).
     vif_source: str = "api"
@@ -45,7 +46,9 @@ class Task:
     _portgroups: list[Portgroup] | None = field(default=None, repr=False)
     _attachments: list[VifAttachment] | None = field(default=None, repr=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, db: Database, work: Work | None) -> None:
+        self._db = db
+        self._work = work
         self.attachments = NodeAttachments(self)
         self.history = NodeHistoryLog(self)
         self.inventory = NodeInventory(self)
@@ -60,10 +63,10 @@ class Task:
         for the block and commits when it ends.
         """
         tasks = (self, *others)
-        if any(t.work is not None or t._atomic is not None for t in tasks):
+        if any(t._work is not None or t._atomic is not None for t in tasks):
             yield
             return
-        with self.db.writing() as work:
+        with self._db.writing() as work:
             for task in tasks:
                 task._atomic = work
             try:
@@ -75,29 +78,29 @@ class Task:
     @contextlib.contextmanager
     def savepoint(self) -> Iterator[None]:
         """Undo the block's writes if it raises, keeping the task's transaction usable."""
-        if self.work is None:
+        if self._work is None:
             yield
             return
-        with self.work.savepoint():
+        with self._work.savepoint():
             yield
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[Work]:
         """The task's open transaction, or a new short one (for the repositories)."""
-        open_work = self.work or self._atomic
+        open_work = self._work or self._atomic
         if open_work is not None:
             yield open_work
         else:
-            with self.db.writing() as work:
+            with self._db.writing() as work:
                 yield work
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[Work]:
-        open_work = self.work or self._atomic
+        open_work = self._work or self._atomic
         if open_work is not None:
             yield open_work
         else:
-            with self.db.reading() as work:
+            with self._db.reading() as work:
                 yield work
 
     # -- the node's inventory, loaded on first use --------------------------------------
@@ -153,16 +156,14 @@ class Task:
 
     def find_target(self, vif_id: str) -> Port | Portgroup | None:
         """The port or portgroup a VIF of this node sits on."""
-        for attachment in self.attachments:
-            if attachment.vif_id != vif_id:
-                continue
-            for port in self.ports:
-                if port.id == attachment.port_id:
-                    return port
-            for portgroup in self.portgroups:
-                if portgroup.id == attachment.portgroup_id:
-                    return portgroup
-        return None
+        attachment = self.attachment_of(vif_id)
+        return None if attachment is None else self.target_of(attachment)
+
+    def target_of(self, attachment: VifAttachment) -> Port | Portgroup | None:
+        """The port or portgroup of one of this node's attachments."""
+        if attachment.port_id is not None:
+            return next((p for p in self.ports if p.id == attachment.port_id), None)
+        return next((g for g in self.portgroups if g.id == attachment.portgroup_id), None)
 
 
 class NodeAttachments(Sequence[VifAttachment]):
@@ -187,6 +188,11 @@ class NodeAttachments(Sequence[VifAttachment]):
 
     def __iter__(self) -> Iterator[VifAttachment]:
         return iter(list(self._task._loaded_attachments()))
+
+    def anywhere(self, vif_id: str) -> VifAttachment | None:
+        """The VIF's attachment on whichever node has it, or None."""
+        with self._task.reading() as work:
+            return work.attachments.find(vif_id)
 
     def check_free(self, vif_id: str) -> None:
         """Raise VifAlreadyAttached, naming the node, if the VIF is on any node."""
@@ -250,29 +256,14 @@ class NodeHistoryLog:
     def __init__(self, task: Task) -> None:
         self._task = task
 
-    def add(
-        self,
-        event_type: str,
-        event: str,
-        *,
-        severity: str = "INFO",
-        vif_id: str | None = None,
-        target_uuid: str | None = None,
-        result: str | None = "success",
-    ) -> NodeHistory:
-        with self._task.writing() as work:
-            return work.history.add(
-                self._task.node.id,
-                event_type,
-                event,
-                severity=severity,
-                conductor=self._task.config.default.host,
-                user=self._task.context.user,
-                project=self._task.context.project,
-                vif_id=vif_id,
-                target_uuid=target_uuid,
-                result=result,
-            )
+    def add(self, entry: HistoryEntry) -> NodeHistory:
+        """Write the entry on the task's node, by this conductor, for the request's user."""
+        task = self._task
+        bound = entry.by(
+            task.node.id, task.config.default.host, task.context.user, task.context.project
+        )
+        with task.writing() as work:
+            return work.history.add(bound)
 
 
 class NodeInventory:

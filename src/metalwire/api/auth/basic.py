@@ -7,6 +7,7 @@ import base64
 import binascii
 import hashlib
 import hmac
+import logging
 import os
 from collections import OrderedDict
 from pathlib import Path
@@ -18,6 +19,7 @@ from metalwire.api.auth.identity import ADMIN, Identity
 from metalwire.api.auth.strategy import Unauthenticated
 from metalwire.errors import Invalid
 
+LOG = logging.getLogger(__name__)
 _BCRYPT_PREFIXES = (b"$2a$", b"$2b$", b"$2y$")
 # Checking a bcrypt hash costs milliseconds by design; a credential verified once is
 # remembered (as a keyed digest, never the password) so busy clients do not pay it per call.
@@ -61,6 +63,13 @@ class HttpBasic:
 
     def _read(self) -> tuple[dict[str, bytes], dict[str, Identity]]:
         users = read_user_file(self.user_file)
+        if not users:
+            LOG.warning(
+                "[DEFAULT] http_basic_auth_user_file %s has no users: every request will be "
+                "refused with 401; add one with 'htpasswd -B %s USER'",
+                self.user_file,
+                self.user_file,
+            )
         # Users the personas file does not name are system administrators.
         personas = (
             read_personas_file(self.personas_file, users, self.user_file)

@@ -18,39 +18,17 @@ findings on its own nodes.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from fastapi import APIRouter, Request
 
-from metalwire.api.app_services import Services
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import Call, call
-from metalwire.conductor.audit import AuditReport
-from metalwire.conductor.audit_runner import PeriodicAudit
-from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
 from metalwire.errors import NodeNotFound
 
-LOG = logging.getLogger(__name__)
-
 PREFIX = "/v1/metalwire/audit"
 router = APIRouter(prefix=PREFIX)
-
-
-def audited_nodes(services: Services, ident: str | None) -> list[str]:
-    """The UUIDs of the nodes to audit: the one named (404 if none), or every node."""
-    with services.db.read() as session:
-        if ident is not None:
-            return [node_db.get(session, ident).uuid]
-        return node_db.all_uuids(session)
-
-
-def audit_everything(services: Services, context: RequestContext) -> AuditReport:
-    """Audit every node and keep the report as the latest."""
-    report = services.rpcapi.audit(context, audited_nodes(services, None))
-    services.audit.record(report)
-    return report
 
 
 def _authorize(c: Call, rule: str) -> None:
@@ -61,7 +39,7 @@ def _nodes_of(c: Call, ident: str | None) -> list[str] | None:
     """The nodes to audit, None for every node. A node the requester may not see is a 404,
     as one that is not; without ``baremetal:node:list_all``, the nodes of its project."""
     if ident is not None:
-        uuids = audited_nodes(c.services, ident)
+        uuids = c.services.audited_nodes(ident)
         p = authz.policy(c)
         if p.enabled:
             with c.services.db.read() as session:
@@ -82,7 +60,7 @@ def get_audit(request: Request) -> dict[str, Any]:
     _authorize(c, "metalwire:audit:get")
     nodes = _nodes_of(c, c.request.query_params.get("node"))
     if nodes is None:
-        return audit_everything(c.services, c.context).as_json()
+        return c.services.audit_everything(c.context).as_json()
     return c.services.rpcapi.audit(c.context, nodes).as_json()
 
 
@@ -108,23 +86,8 @@ def repair(request: Request) -> dict[str, Any]:
     c = call(request)
     _authorize(c, "metalwire:audit:repair")
     nodes = _nodes_of(c, c.request.query_params.get("node"))
-    chosen = audited_nodes(c.services, None) if nodes is None else nodes
+    chosen = c.services.audited_nodes(None) if nodes is None else nodes
     done = c.services.rpcapi.audit_repair(c.context, chosen)
     if nodes is None:  # a repair of every node also audited every node
         c.services.audit.record(done.after)
     return done.as_json()
-
-
-def periodic_audit(services: Services) -> PeriodicAudit | None:
-    """The periodic audit ``[conductor] audit_interval`` asks for, or None (0, or no Neutron)."""
-    interval = services.config.conductor.audit_interval
-    if interval <= 0:
-        return None
-    if not services.config.neutron.configured:
-        LOG.warning(
-            "[conductor] audit_interval is %g s, but no Neutron is configured: the periodic "
-            "drift audit does not run",
-            interval,
-        )
-        return None
-    return PeriodicAudit(interval, lambda: audit_everything(services, RequestContext()))

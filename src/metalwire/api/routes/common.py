@@ -13,11 +13,11 @@ from fastapi import Depends, Request
 
 from metalwire.api import json_body as json_body_parser
 from metalwire.api import microversion as mv
-from metalwire.api.app_services import Services
 from metalwire.api.validation import uuid_value
 from metalwire.context import RequestContext
 from metalwire.db.pagination import Page
 from metalwire.errors import InvalidParameterValue, StaleUpdate
+from metalwire.services import Services
 
 T = TypeVar("T")
 

@@ -20,14 +20,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from metalwire.api import dry_run, errors, json_body
 from metalwire.api import microversion as mv
-from metalwire.api.app_services import Services
 from metalwire.api.auth.identity import ADMIN, from_scope
 from metalwire.api.auth.policy import Policy
-from metalwire.api.validation import is_uuid
 from metalwire.context import RequestContext
-from metalwire.db import nodes as node_db
 from metalwire.errors import InvalidParameterValue, MetalwireError, MethodNotAllowed, NodeNotFound
+from metalwire.identifiers import is_uuid
 from metalwire.networking.base import VifInfo
+from metalwire.services import Services
 
 _PATH = re.compile(r"/v1/nodes/(?P<node>[^/]+)/vifs(?:/(?P<vif>[^/]+))?")
 _VIF_NAME = re.compile(r"[A-Za-z0-9\-._~]{1,255}")
@@ -146,11 +145,14 @@ async def _authorize(
     """The node must be visible (404), then ``rule`` (403): one indexed read of two columns,
     on the event loop with SQLite (as the VIF operations themselves)."""
 
-    db = services.db
-    if db.is_sqlite:
-        owner, lessee = node_db.projects_now(db, node)
+    def projects() -> tuple[str | None, str | None]:
+        with services.db.reading() as work:
+            return work.nodes.projects(node)
+
+    if services.db.is_sqlite:
+        owner, lessee = projects()
     else:
-        owner, lessee = await asyncio.to_thread(node_db.projects_now, db, node)
+        owner, lessee = await asyncio.to_thread(projects)
     identity = from_scope(scope) or ADMIN
     policy.authorize_node(rule, identity, owner, lessee, NodeNotFound(node))
 

@@ -9,8 +9,9 @@
     metalwire create FILE...                              create.py
     metalwire audit [--node N] [--repair] [--latest]      audit.py
 
-What they share (connection options, argument types, printing) is in common.py. The endpoint
-comes from ``--url``, else ``METALWIRE_URL``, else ``OS_ENDPOINT``, else
+What they share (connection options, argument types, printing) is in common.py; logging in
+(``--os-*``, ``OS_*``, clouds.yaml) is in ../login.py. The endpoint comes from ``--url``,
+else ``METALWIRE_URL``, else ``OS_ENDPOINT``, else the catalog when logging in, else
 http://127.0.0.1:6385. Exit status: 0 on success, 1 when the server or the connection
 failed (the server's message is on stderr), 2 for a usage error.
 

@@ -13,13 +13,14 @@ import json
 import logging
 import os
 import sys
-import uuid as uuidlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from metalwire.cli.login import add_login_arguments, login_client, wants_login
 from metalwire.cli.output import UsageError, add_format_arguments, label, print_list, print_record
 from metalwire.client import Client, MetalwireClientError, Resource, RetryPolicy
 from metalwire.client.client import DEFAULT_URL
+from metalwire.identifiers import is_uuid
 
 Handler = Callable[[Client, argparse.Namespace], int | None]
 
@@ -27,10 +28,10 @@ Handler = Callable[[Client, argparse.Namespace], int | None]
 # -- arguments ---------------------------------------------------------------------------
 
 
-def endpoint(args: argparse.Namespace, environ: dict[str, str] | None = None) -> str:
-    """``--url``, else METALWIRE_URL, else OS_ENDPOINT, else the default endpoint."""
+def endpoint(args: argparse.Namespace, environ: dict[str, str] | None = None) -> str | None:
+    """``--url``, else METALWIRE_URL, else OS_ENDPOINT, else None."""
     env = os.environ if environ is None else environ
-    url: str = args.url or env.get("METALWIRE_URL") or env.get("OS_ENDPOINT") or DEFAULT_URL
+    url: str | None = args.url or env.get("METALWIRE_URL") or env.get("OS_ENDPOINT")
     return url
 
 
@@ -75,7 +76,10 @@ def connection_parser() -> argparse.ArgumentParser:
         "--os-endpoint",
         dest="url",
         metavar="URL",
-        help=f"API endpoint (default: $METALWIRE_URL, $OS_ENDPOINT or {DEFAULT_URL})",
+        help=(
+            "API endpoint (default: $METALWIRE_URL, $OS_ENDPOINT, the catalog's baremetal "
+            f"endpoint when logging in, else {DEFAULT_URL})"
+        ),
     )
     group.add_argument(
         "--api-version",
@@ -96,6 +100,7 @@ def connection_parser() -> argparse.ArgumentParser:
         help="retries of a connection refused, 503 or locked node (default 3)",
     )
     group.add_argument("--debug", action="store_true", help="log every request to stderr")
+    add_login_arguments(common)
     return common
 
 
@@ -166,13 +171,12 @@ def _with_client(handler: Handler) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         _configure_logging(args.debug)
         try:
-            retry = RetryPolicy(max_retries=args.max_retries)
-            client = Client(
-                endpoint(args), api_version=args.api_version, timeout=args.timeout, retry=retry
-            )
-        except ValueError as error:
+            client = _open_client(args)
+        except ValueError as error:  # LoginError included
             print(f"metalwire: error: {error}", file=sys.stderr)
             return 2
+        except MetalwireClientError as error:
+            return fail(str(error))
         try:
             with client:
                 return handler(client, args) or 0
@@ -185,23 +189,27 @@ def _with_client(handler: Handler) -> Callable[[argparse.Namespace], int]:
     return run
 
 
+def _open_client(args: argparse.Namespace) -> Client:
+    options: dict[str, Any] = {
+        "api_version": args.api_version,
+        "timeout": args.timeout,
+        "retry": RetryPolicy(max_retries=args.max_retries),
+    }
+    if wants_login(args):
+        return login_client(args, endpoint(args), **options)
+    return Client(endpoint(args) or DEFAULT_URL, **options)
+
+
 def _configure_logging(debug: bool) -> None:
     """Requests are logged only with ``--debug``; warnings always reach stderr."""
     if debug:
         logging.basicConfig(level=logging.DEBUG, format="%(levelname)s %(name)s %(message)s")
-    for name in ("httpx", "httpcore", "metalwire.client"):
+    for name in ("httpx", "httpcore", "metalwire.client", "keystoneauth"):
         logging.getLogger(name).setLevel(logging.DEBUG if debug else logging.WARNING)
+    logging.getLogger("stevedore").setLevel(logging.WARNING)  # plugin discovery, not requests
 
 
 # -- resources ---------------------------------------------------------------------------
-
-
-def is_uuid(text: str) -> bool:
-    try:
-        uuidlib.UUID(text)
-    except ValueError:
-        return False
-    return True
 
 
 def node_uuid(client: Client, ident: str) -> str:

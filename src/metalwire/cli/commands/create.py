@@ -9,7 +9,14 @@ from typing import Any
 from metalwire.cli.commands.common import add_command
 from metalwire.cli.output import print_list
 from metalwire.client import Client
-from metalwire.client.enrol import EnrolFileError, NodeSpec, Progress, enrol, load_file
+from metalwire.client.enrol import (
+    EnrolFileError,
+    NodeResult,
+    NodeSpec,
+    Progress,
+    enrol,
+    load_file,
+)
 
 
 def _progress(event: Progress) -> None:
@@ -17,11 +24,14 @@ def _progress(event: Progress) -> None:
     result = event.result
     if result is None:
         sys.stderr.write(f"{prefix} ... ")
-    elif result.ok:
+    elif result.status == "created":
         sys.stderr.write(
             f"created {result.node_uuid} ({_count(len(result.ports), 'port')}, "
             f"{_count(len(result.portgroups), 'portgroup')})\n"
         )
+    elif result.ok:
+        details = f": {'; '.join(result.changes)}" if result.changes else ""
+        sys.stderr.write(f"exists as {result.node_uuid}, {result.status}{details}\n")
     else:
         sys.stderr.write(f"{result.status.upper()}: {result.error}\n")
     sys.stderr.flush()
@@ -44,35 +54,44 @@ def _bulk_create(client: Client, args: argparse.Namespace) -> int:
             print(f"metalwire: {problem}", file=sys.stderr)
         print("metalwire: nothing was created.", file=sys.stderr)
         return 1
-    results = enrol(client, specs, progress=_progress)
+    results = enrol(client, specs, progress=_progress, existing=args.existing)
     rows: list[list[Any]] = []
     for r in results:
         # What exists now: nothing is left of a node that was rolled back.
-        left = r.status in ("created", "rollback failed")
+        gone = r.status == "rolled back"
         rows.append(
             [
                 r.spec.label,
-                r.node_uuid if left else None,
+                None if gone else r.node_uuid,
                 r.status,
-                len(r.ports) if left else 0,
-                len(r.portgroups) if left else 0,
+                0 if gone else len(r.ports),
+                0 if gone else len(r.portgroups),
                 r.error,
+                "; ".join(r.changes) or None,
             ]
         )
     if rows or args.format != "table":
-        headers = ["Node", "UUID", "Status", "Ports", "Portgroups", "Error"]
+        headers = ["Node", "UUID", "Status", "Ports", "Portgroups", "Error", "Changes"]
         print_list(headers, rows, args.format, sys.stdout, args.columns)
-    created = [r for r in results if r.ok]
-    failed = [r for r in results if r.status == "failed"]
-    rolled = [r for r in results if r.status in ("rolled back", "rollback failed")]
-    print(
+    print(_summary(results), file=sys.stderr)
+    return 0 if all(r.ok for r in results) else 1
+
+
+def _summary(results: list[NodeResult]) -> str:
+    created = [r for r in results if r.status == "created"]
+    others = "".join(
+        f", {count} {status}"
+        for status in ("updated", "unchanged", "skipped")
+        if (count := sum(r.status == status for r in results))
+    )
+    failed = sum(r.status == "failed" for r in results)
+    rolled = sum(r.status in ("rolled back", "rollback failed") for r in results)
+    return (
         f"{_count(len(created), 'node')} created "
         f"({_count(sum(len(r.ports) for r in created), 'port')}, "
-        f"{_count(sum(len(r.portgroups) for r in created), 'portgroup')}), "
-        f"{len(failed)} failed, {len(rolled)} rolled back, of {len(results)}.",
-        file=sys.stderr,
+        f"{_count(sum(len(r.portgroups) for r in created), 'portgroup')}){others}, "
+        f"{failed} failed, {rolled} rolled back, of {len(results)}."
     )
-    return 0 if len(created) == len(results) else 1
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -85,3 +104,11 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         True,
     )
     create.add_argument("files", nargs="+", metavar="FILE", help=".yaml or .json file")
+    create.add_argument(
+        "--existing",
+        choices=["skip", "update", "fail"],
+        default="skip",
+        help="a node of the file (by name or UUID) that exists: leave it and report what "
+        "differs (skip, the default), make it, its portgroups and ports match the file "
+        "(update), or report it failed (fail)",
+    )

@@ -8,7 +8,7 @@ from typing import Any
 
 from metalwire.cli.commands.common import add_command, dict_values, key_value
 from metalwire.cli.output import print_list, print_record
-from metalwire.client import Client
+from metalwire.client import Client, HTTPError, Port, Portgroup, VersionError
 
 
 def _vif_list(client: Client, args: argparse.Namespace) -> int:
@@ -32,7 +32,45 @@ def _vif_attach(client: Client, args: argparse.Namespace) -> int:
         portgroup_uuid=args.portgroup_uuid,
         vif_info=dict_values(args.vif_info),
     )
+    _print_holder(args, "attached", vif_holder(client, args.node, args.vif_id))
     return 0
+
+
+def vif_holder(client: Client, node: str, vif_id: str) -> Port | Portgroup | None:
+    """The portgroup or port of the node that holds the VIF (its ``internal_info``), or None
+    when the server does not show it (an API older than 1.18)."""
+    fields = ["uuid", "address", "internal_info"]
+    try:
+        candidates: list[Port | Portgroup] = [
+            *client.iter_portgroups(node=node, fields=[*fields, "name"]),
+            *client.iter_ports(node=node, fields=fields),
+        ]
+    except (VersionError, HTTPError):
+        return None
+    return next((item for item in candidates if item.vif_id == vif_id), None)
+
+
+def _print_holder(args: argparse.Namespace, verb: str, holder: Port | Portgroup | None) -> None:
+    """What the command did, naming the port or portgroup (``None``: not known)."""
+    record: dict[str, Any] = {"node": args.node, "vif": args.vif_id, verb: None}
+    if holder is not None:
+        record[verb] = holder.kind
+        record["uuid"] = holder.uuid
+        record["address"] = holder.get("address")
+        if isinstance(holder, Portgroup):
+            record["name"] = holder.name
+    if args.format == "table" and not args.columns:
+        if holder is None:
+            print(f"VIF {args.vif_id} {verb} on node {args.node}")
+        else:
+            target = holder.get("name") or holder.get("address") or holder.uuid
+            preposition = "to" if verb == "attached" else "from"
+            print(
+                f"VIF {args.vif_id} {verb} {preposition} {holder.kind} {holder.uuid} "
+                f"({target}) of node {args.node}"
+            )
+        return
+    print_record(record, args.format, sys.stdout, args.columns)
 
 
 def _vif_attach_dry_run(client: Client, args: argparse.Namespace) -> int:
@@ -73,7 +111,9 @@ def _dry_run_row(target: dict[str, Any], verdict: Any, reason: Any) -> list[Any]
 
 
 def _vif_detach(client: Client, args: argparse.Namespace) -> int:
+    holder = vif_holder(client, args.node, args.vif_id)
     client.vif_detach(args.node, args.vif_id)
+    _print_holder(args, "detached", holder)
     return 0
 
 
@@ -113,6 +153,8 @@ def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
         help="attach nothing: show the port or portgroup the VIF would get and why every "
         "other one would not (metalwire only); exit status 1 if the attach would fail",
     )
-    detach = add_command(vif_actions, "detach", common, "Detach a VIF from a node", _vif_detach)
+    detach = add_command(
+        vif_actions, "detach", common, "Detach a VIF from a node", _vif_detach, True
+    )
     detach.add_argument("node", metavar="NODE", help="name or UUID of the node")
     detach.add_argument("vif_id", metavar="VIF", help="the VIF to detach")

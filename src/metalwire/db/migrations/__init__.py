@@ -28,3 +28,10 @@ def current_revision(engine: Engine) -> str | None:
 
     with engine.connect() as conn:
         return MigrationContext.configure(conn).get_current_revision()
+
+
+def head_revision(engine: Engine) -> str | None:
+    """The newest revision the migrations know."""
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory.from_config(alembic_config(engine)).get_current_head()

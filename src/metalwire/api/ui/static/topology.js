@@ -5,9 +5,30 @@
 (() => {
   const API_VERSION = "1.78";
   const DRY_RUN_HEADER = "X-Metalwire-Dry-Run";
-  const UI = new URL(".", document.baseURI); // .../ui/
+  // An address may carry a user name and password (http://user:pass@host/ui/): fetch() refuses
+  // URLs with them and the page must never show them, so every URL is built without.
+  const address = new URL(document.URL); // location.href hides them, document.URL does not
+  if (address.username || address.password) {
+    // The browser keeps the credentials it logged in with; the address no longer shows them.
+    location.replace(withoutCredentials(address));
+    return;
+  }
+  const UI = withoutCredentials(new URL(".", document.baseURI)); // .../ui/
   const ROOT = new URL("..", UI); // the server's root, under any root path
   const PHYSNET_COLOURS = 8;
+
+  /** ``url`` without its user name and password. */
+  function withoutCredentials(url) {
+    const clean = new URL(url);
+    clean.username = "";
+    clean.password = "";
+    return clean;
+  }
+
+  /** ``text`` with the userinfo of any URL in it removed (an error may quote a URL). */
+  function hideCredentials(text) {
+    return String(text).replace(/(\/\/)[^/@\s]*@/g, "$1");
+  }
 
   // -- DOM -------------------------------------------------------------------------------
 
@@ -170,7 +191,8 @@
     } else if (error instanceof ApiError && error.status === 403) {
       hint = "Your credentials do not allow this.";
     }
-    return h("div", { class: "error", role: "alert" }, status + error.message, hint && h("div", { class: "hint" }, hint));
+    const message = hideCredentials(error.message);
+    return h("div", { class: "error", role: "alert" }, status + message, hint && h("div", { class: "hint" }, hint));
   }
 
   // -- routing ---------------------------------------------------------------------------

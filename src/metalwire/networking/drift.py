@@ -1,0 +1,53 @@
+"""What the drift audit reports: where a node's records and an external service disagree.
+
+A network interface that keeps something outside metalwire in step with the VIF attachments
+(``NetworkInterface.audit`` / ``repair``) reports each difference as a :class:`Finding`. The
+kinds below are those metalwire's own interfaces report; an interface may add its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+Json = dict[str, Any]
+
+VIF_PORT_MISSING = "vif_port_missing"
+MAC_MISMATCH = "mac_mismatch"
+BINDING_MISMATCH = "binding_mismatch"
+BOUND_WHILE_NOT_DEPLOYED = "bound_while_not_deployed"
+ORPHAN_PORT = "orphan_port"
+KINDS = (VIF_PORT_MISSING, MAC_MISMATCH, BINDING_MISMATCH, BOUND_WHILE_NOT_DEPLOYED, ORPHAN_PORT)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One place where an attachment (or its absence) and the external service disagree.
+
+    ``repair`` says what ``repair`` would do about it ("reset MAC"), or None if it is left to
+    the operator.
+    """
+
+    kind: str
+    node_uuid: str
+    node_name: str | None
+    vif_id: str
+    target_uuid: str | None
+    expected: Any
+    actual: Any
+    message: str
+    repair: str | None = None
+
+    def as_json(self) -> Json:
+        return {
+            "kind": self.kind,
+            "node_uuid": self.node_uuid,
+            "node_name": self.node_name,
+            "vif_id": self.vif_id,
+            "target_uuid": self.target_uuid,
+            "expected": self.expected,
+            "actual": self.actual,
+            "repairable": self.repair is not None,
+            "repair": self.repair,
+            "message": self.message,
+        }

@@ -1,0 +1,348 @@
+"""The drift audit of the ``flat`` and ``neutron`` interfaces: VIF attachments against Neutron.
+
+For every confirmed attachment of a node, the VIF's Neutron port is compared with what the
+interface would have made of it:
+
+* ``vif_port_missing``: Neutron has no port with the VIF's id (not repaired: metalwire does
+  not recreate a tenant's port; detach the VIF);
+* ``mac_mismatch``: the port's MAC is not the chosen port's (or portgroup's) address
+  (repaired by setting it again);
+* ``binding_mismatch``: on a deployed (``active``) node, ``binding:host_id`` (the node UUID
+  for ``neutron``, the compute host recorded at deploy for ``flat``) or ``binding:profile``'s
+  ``local_link_information`` is not what the interface binds (repaired by binding again);
+* ``bound_while_not_deployed``: the node is not deployed but the port is bound (repaired by
+  unbinding it).
+
+Then every Neutron port with ``binding:vnic_type`` ``baremetal`` bound to one of the nodes
+(``binding:host_id`` = its UUID) that no attachment has, and that is not one of the node's
+provisioning or cleaning ports, is an ``orphan_port`` (repaired by unbinding it). Nodes in the
+middle of a provision step are skipped for the binding checks and the orphan search.
+
+A page of nodes costs a few Neutron list calls, whatever the number of VIFs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from metalwire.db.models import Port, Portgroup, VifAttachment
+from metalwire.errors import MetalwireError, NetworkError
+from metalwire.networking.drift import (
+    BINDING_MISMATCH,
+    BOUND_WHILE_NOT_DEPLOYED,
+    MAC_MISMATCH,
+    ORPHAN_PORT,
+    VIF_PORT_MISSING,
+    Finding,
+    Json,
+)
+from metalwire.networking.neutron_client import NeutronClient, NeutronPort, configuration_problem
+from metalwire.networking.neutron_ports import (
+    CLEANING_KEY,
+    PROVISIONING_KEY,
+    UNBIND,
+    VNIC_BAREMETAL,
+    NeutronPortsMixin,
+    Rollback,
+    same_mac,
+)
+from metalwire.networking.selection import describe
+from metalwire.networking.task import Task
+
+#: What a repair does for each kind of finding; a kind missing here is not repaired.
+REPAIRS = {
+    MAC_MISMATCH: "reset MAC",
+    BINDING_MISMATCH: "bind again",
+    BOUND_WHILE_NOT_DEPLOYED: "unbind",
+    ORPHAN_PORT: "unbind",
+}
+
+DEPLOYED = "active"
+#: Provision steps run under the node's lock and bind or unbind as they go: a lock-free read
+#: in the middle of one would see a half-done state.
+IN_PROGRESS = frozenset({"deploying", "deleting", "cleaning", "verifying"})
+#: The Neutron port fields the audit reads: answers stay small.
+PORT_FIELDS = (
+    "id",
+    "network_id",
+    "mac_address",
+    "status",
+    "binding:host_id",
+    "binding:vnic_type",
+    "binding:vif_type",
+    "binding:profile",
+)
+
+
+class AuditedNeutronPorts(NeutronPortsMixin):
+    """:class:`NeutronPortsMixin` with the drift audit of the network interface contract."""
+
+    def audit_unavailable(self) -> str | None:
+        if self.uses_neutron():
+            return None
+        problem = configuration_problem(self.config.neutron) or "it is not configured."
+        return f"the drift audit compares VIF attachments with Neutron, but {problem}"
+
+    def audit(self, task: Task) -> list[Finding]:
+        return self.audit_nodes([task])
+
+    def audit_nodes(self, tasks: Sequence[Task]) -> list[Finding]:
+        return findings(self, self.neutron(), tasks)
+
+    def repair(self, task: Task, finding: Finding) -> str:
+        """Make Neutron match the attachment (or unbind an orphan); what was done. A failure
+        undoes the done steps, newest first, and raises naming what could not be undone."""
+        rollback = Rollback()
+        try:
+            return _fix(self, self.neutron(), task, finding, rollback)
+        except MetalwireError as exc:
+            failures = rollback.run()
+            if not failures:
+                raise
+            code = exc.code if isinstance(exc, NetworkError) else 502
+            undone = "; ".join(failures)
+            raise NetworkError(f"{exc} (undoing failed too: {undone})", code) from None
+
+
+# -- reading Neutron -------------------------------------------------------------------------
+
+
+def ports_by_id(client: NeutronClient, vif_ids: Sequence[str]) -> dict[str, NeutronPort]:
+    """The Neutron ports of the VIFs that have one, by id (a few list calls, not one each)."""
+    ports = client.list_ports_matching(
+        "read the ports of attached VIFs", "id", vif_ids, fields=PORT_FIELDS
+    )
+    return {port.id: port for port in ports}
+
+
+def bound_to(client: NeutronClient, node_uuids: Sequence[str]) -> list[NeutronPort]:
+    """Neutron's baremetal ports bound to any of the nodes (Neutron cannot filter on
+    ``binding:vnic_type``)."""
+    wanted = set(node_uuids)
+    ports = client.list_ports_matching(
+        "find baremetal ports bound to nodes", "binding:host_id", node_uuids, fields=PORT_FIELDS
+    )
+    return [p for p in ports if p.vnic_type == VNIC_BAREMETAL and p.host_id in wanted]
+
+
+# -- the comparison ----------------------------------------------------------------------------
+
+
+def findings(
+    iface: NeutronPortsMixin, client: NeutronClient, tasks: Sequence[Task]
+) -> list[Finding]:
+    """The findings of a page of nodes, from bulk reads of their VIFs' Neutron ports and of
+    the baremetal ports bound to them."""
+    ports = ports_by_id(client, [a.vif_id for task in tasks for a in _confirmed(task)])
+    bound: dict[str, list[NeutronPort]] = {}
+    for port in bound_to(client, [t.node.uuid for t in tasks]):
+        bound.setdefault(port.host_id, []).append(port)
+    found: list[Finding] = []
+    for task in tasks:
+        for attachment in _confirmed(task):
+            target = task.find_target(attachment.vif_id)
+            if target is not None:
+                found += _drift(task, iface, attachment, target, ports.get(attachment.vif_id))
+        for port in bound.get(task.node.uuid, []):
+            orphan = _orphan(task, port)
+            if orphan is not None:
+                found.append(orphan)
+    return found
+
+
+def _confirmed(task: Task) -> list[VifAttachment]:
+    return [a for a in task.attachments if not a.pending]
+
+
+def _finding(
+    task: Task, kind: str, vif_id: str, target: Port | Portgroup | None, **details: Any
+) -> Finding:
+    """A finding on the task's node; ``details`` are ``expected``, ``actual``, ``message``."""
+    target_uuid = None if target is None else target.uuid
+    return Finding(
+        kind,
+        task.node.uuid,
+        task.node.name,
+        vif_id,
+        target_uuid,
+        **details,
+        repair=REPAIRS.get(kind),
+    )
+
+
+def expected_binding(
+    task: Task, iface: NeutronPortsMixin, attachment: VifAttachment, target: Port | Portgroup
+) -> tuple[str, list[Json] | None] | None:
+    """(host, local_link_information or None if not compared) of a deployed node's VIF;
+    None when it should be unbound."""
+    host = iface.binding_host(task, attachment)
+    if host is None:
+        return None
+    links = list(iface.profile_for(task, target).get("local_link_information") or [])
+    return host, links
+
+
+def _drift(
+    task: Task,
+    iface: NeutronPortsMixin,
+    attachment: VifAttachment,
+    target: Port | Portgroup,
+    port: NeutronPort | None,
+) -> list[Finding]:
+    """How one attachment's Neutron port (None: there is none) differs from the record."""
+    vif_id, label, state = attachment.vif_id, task.node.label, task.node.provision_state
+    where = f"{describe(target)} of node {label}"
+    if port is None:
+        message = (
+            f"VIF {vif_id} is attached to {where}, but Neutron has no port {vif_id}; detach "
+            "the VIF (the audit does not recreate a tenant's port)."
+        )
+        return [
+            _finding(
+                task,
+                VIF_PORT_MISSING,
+                vif_id,
+                target,
+                expected=vif_id,
+                actual=None,
+                message=message,
+            )
+        ]
+    found: list[Finding] = []
+    if target.address and not same_mac(target.address, port.mac_address):
+        message = (
+            f"Neutron port {vif_id} has MAC {port.mac_address}, but it is attached to {where}, "
+            f"whose MAC is {target.address}."
+        )
+        found.append(
+            _finding(
+                task,
+                MAC_MISMATCH,
+                vif_id,
+                target,
+                expected=target.address,
+                actual=port.mac_address,
+                message=message,
+            )
+        )
+    if state in IN_PROGRESS:
+        return found
+    actual = {
+        "binding:host_id": port.host_id,
+        "binding:vnic_type": port.vnic_type,
+        "local_link_information": port.profile.get("local_link_information"),
+    }
+    if state != DEPLOYED:
+        if port.bound:
+            message = (
+                f"Node {label} is {state}, not deployed, but Neutron port {vif_id} is bound to "
+                f"host {port.host_id}."
+            )
+            found.append(
+                _finding(
+                    task,
+                    BOUND_WHILE_NOT_DEPLOYED,
+                    vif_id,
+                    target,
+                    expected=None,
+                    actual=actual,
+                    message=message,
+                )
+            )
+        return found
+    binding = expected_binding(task, iface, attachment, target)
+    problem = _binding_problem(port, binding)
+    if problem:
+        expected: Json | None = None
+        if binding is not None:
+            host, links = binding
+            expected = {"binding:host_id": host, "binding:vnic_type": VNIC_BAREMETAL}
+            if links is not None:
+                expected["local_link_information"] = links
+        message = (
+            f"Node {label} is deployed, but Neutron port {vif_id} (attached to "
+            f"{describe(target)}) {problem}."
+        )
+        found.append(
+            _finding(
+                task,
+                BINDING_MISMATCH,
+                vif_id,
+                target,
+                expected=expected,
+                actual=actual,
+                message=message,
+            )
+        )
+    return found
+
+
+def _binding_problem(port: NeutronPort, binding: tuple[str, list[Json] | None] | None) -> str:
+    """How the port's binding differs from the expected one ('' if it does not)."""
+    if binding is None:
+        return f"is bound to host {port.host_id}, but should be unbound" if port.bound else ""
+    host, links = binding
+    if port.host_id != host:
+        return f"has binding:host_id {port.host_id or 'unset'}, expected {host}"
+    if port.vnic_type != VNIC_BAREMETAL:
+        return f"has binding:vnic_type {port.vnic_type or 'unset'}, expected {VNIC_BAREMETAL}"
+    actual = port.profile.get("local_link_information")
+    if links is not None and actual != links:
+        return f"has local_link_information {actual!r}, expected {links!r}"
+    return ""
+
+
+def _service_ports(task: Task) -> set[str]:
+    """The node's provisioning and cleaning ports: bound to it, but no attachments."""
+    return {
+        str(port.internal_info[key])
+        for port in task.ports
+        for key in (PROVISIONING_KEY, CLEANING_KEY)
+        if (port.internal_info or {}).get(key)
+    }
+
+
+def _orphan(task: Task, port: NeutronPort) -> Finding | None:
+    """An orphan finding for a port bound to the task's node, unless something owns it."""
+    if task.node.provision_state in IN_PROGRESS or port.id in _service_ports(task):
+        return None
+    if task.attachment_of(port.id) is not None:
+        return None  # the node's own VIF: no need to ask the database
+    if task.attachments.anywhere(port.id) is not None:
+        return None  # attached (perhaps to another node: that node's audit tells)
+    message = (
+        f"Neutron port {port.id} is a baremetal port bound to node {task.node.label}, "
+        "but no VIF attachment has it."
+    )
+    actual = {"binding:host_id": port.host_id, "binding:vnic_type": port.vnic_type}
+    return _finding(task, ORPHAN_PORT, port.id, None, expected=None, actual=actual, message=message)
+
+
+# -- the repairs -------------------------------------------------------------------------------
+
+
+def _fix(
+    iface: NeutronPortsMixin,
+    client: NeutronClient,
+    task: Task,
+    finding: Finding,
+    rollback: Rollback,
+) -> str:
+    vif_id = finding.vif_id
+    if finding.kind in (ORPHAN_PORT, BOUND_WHILE_NOT_DEPLOYED):
+        client.update_port_if_exists(vif_id, UNBIND, f"unbind drifted port {vif_id}")
+        return f"unbound Neutron port {vif_id} from node {task.node.uuid}"
+    attachment = task.attachment_of(vif_id)
+    target = task.find_target(vif_id)
+    assert attachment is not None and target is not None  # just audited under the lock
+    port = client.get_port(vif_id, f"read drifted VIF port {vif_id}")
+    if finding.kind == MAC_MISMATCH:
+        iface.change_mac(client, port, target.address, rollback)
+        return f"set the MAC of Neutron port {vif_id} to {target.address} ({describe(target)})"
+    host = iface.binding_host(task, attachment)
+    if host is None:
+        client.update_port(vif_id, UNBIND, f"unbind VIF port {vif_id} of an unbound node")
+        return f"unbound Neutron port {vif_id}"
+    iface.bind_to(task, client, vif_id, target, host, rollback)
+    return f"bound Neutron port {vif_id} to host {host} through {describe(target)}"

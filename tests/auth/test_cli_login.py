@@ -1,0 +1,342 @@
+"""The metalwire program logs in as the OpenStack clients do, against real servers.
+
+A real ``metalwire serve`` in keystone mode, registered in the session's real Keystone as
+service type ``baremetal`` in a region of its own; another in http_basic mode. The real
+program (a subprocess) logs in with ``--os-*`` options, ``OS_*`` variables and clouds.yaml,
+finds the endpoint in the catalog, and never prints a password, even with ``--debug``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.auth.conftest import PASSWORD, Cloud, htpasswd_line
+from tests.conftest import LATEST
+from tests.support.server import MetalwireServer, self_signed_certificate
+
+pytestmark = pytest.mark.server
+REGION = "RegionCLI"
+BASIC_PASSWORD = "basic-login-secret"
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+
+def metalwire(*args: str, cwd: Path | None = None, **env: str) -> Run:
+    """The real program, with only the ``OS_*`` variables given here."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("METALWIRE_", "OS_"))}
+    # An empty HOME: no clouds.yaml of the machine's user is read.
+    base["HOME"] = str(cwd or Path("/nonexistent"))
+    done = subprocess.run(
+        [sys.executable, "-m", "metalwire.cli.main", *args],
+        env={**base, **env},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return Run(done.returncode, done.stdout, done.stderr)
+
+
+@dataclass
+class KeystoneMetalwire:
+    url: str
+    node: str  # owned by owner-project
+    cloud: Cloud
+
+
+@pytest.fixture(scope="module")
+def keystone_metalwire(
+    tmp_path_factory: pytest.TempPathFactory, cloud: Cloud, persona_tokens: dict[str, str]
+) -> Iterator[KeystoneMetalwire]:
+    keystone = cloud.keystone
+    with MetalwireServer(tmp_path_factory.mktemp("cli-login"), env=cloud.env()) as server:
+        keystone.admin("POST", "/regions", json={"region": {"id": REGION}})
+        body = {"service": {"type": "baremetal", "name": "metalwire-cli-login"}}
+        service = keystone.admin("POST", "/services", json=body)["service"]["id"]
+        endpoint = {"service_id": service, "interface": "public", "url": server.url}
+        keystone.admin("POST", "/endpoints", json={"endpoint": {**endpoint, "region_id": REGION}})
+        resp = httpx.post(
+            f"{server.url}/v1/nodes",
+            json={"driver": "fake-hardware", "owner": cloud.projects["owner-project"]},
+            headers={
+                "X-Auth-Token": persona_tokens["system_admin"],
+                "X-OpenStack-Ironic-API-Version": LATEST,
+            },
+            timeout=30,
+        )
+        assert resp.status_code == 201, resp.text
+        try:
+            yield KeystoneMetalwire(server.url, resp.json()["uuid"], cloud)
+        finally:
+            # Other modules find "baremetal" in the same catalog.
+            keystone.admin("DELETE", f"/services/{service}")
+
+
+def _password_env(cloud: Cloud) -> dict[str, str]:
+    return {
+        "OS_AUTH_URL": cloud.keystone.url,
+        "OS_USERNAME": "owner-member",
+        "OS_PASSWORD": PASSWORD,
+        "OS_PROJECT_NAME": "owner-project",
+        "OS_USER_DOMAIN_NAME": "Default",
+        "OS_PROJECT_DOMAIN_NAME": "Default",
+        "OS_REGION_NAME": REGION,
+    }
+
+
+def _listed(run: Run) -> list[str]:
+    assert run.code == 0, run.output
+    return [row["UUID"] for row in json.loads(run.stdout)]
+
+
+def test_os_variables_log_in_with_a_password_and_find_the_endpoint_in_the_catalog(
+    keystone_metalwire: KeystoneMetalwire,
+) -> None:
+    run = metalwire("node", "list", "-f", "json", **_password_env(keystone_metalwire.cloud))
+    assert _listed(run) == [keystone_metalwire.node]
+
+
+def test_os_options_log_in_with_a_system_scoped_password(
+    keystone_metalwire: KeystoneMetalwire,
+) -> None:
+    run = metalwire(
+        *("node", "show", keystone_metalwire.node, "-f", "json"),
+        *("--os-auth-type", "password", "--os-auth-url", keystone_metalwire.cloud.keystone.url),
+        *("--os-username", "sys-admin", "--os-password", PASSWORD),
+        *("--os-user-domain-name", "Default", "--os-system-scope", "all"),
+        *("--os-region-name", REGION),
+    )
+    assert run.code == 0, run.output
+    assert json.loads(run.stdout)["uuid"] == keystone_metalwire.node
+
+
+def test_clouds_yaml_in_the_working_directory_names_the_cloud(
+    keystone_metalwire: KeystoneMetalwire, tmp_path: Path
+) -> None:
+    cloud = keystone_metalwire.cloud
+    (tmp_path / "clouds.yaml").write_text(
+        "clouds:\n"
+        "  lab:\n"
+        f"    region_name: {REGION}\n"
+        "    auth:\n"
+        f"      auth_url: {cloud.keystone.url}\n"
+        "      username: owner-member\n"
+        f"      password: {PASSWORD}\n"
+        "      project_name: owner-project\n"
+        "      user_domain_name: Default\n"
+        "      project_domain_name: Default\n"
+    )
+    run = metalwire("node", "list", "-f", "json", "--os-cloud", "lab", cwd=tmp_path)
+    assert _listed(run) == [keystone_metalwire.node]
+    by_variable = metalwire("node", "list", "-f", "json", cwd=tmp_path, OS_CLOUD="lab")
+    assert _listed(by_variable) == [keystone_metalwire.node]
+
+
+def test_an_unknown_cloud_is_a_usage_error_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "clouds.yaml").write_text("clouds:\n  lab:\n    auth_type: none\n")
+    run = metalwire("node", "list", "--os-cloud", "labb", cwd=tmp_path)
+    assert run.code == 2, run.output
+    assert run.stderr == "metalwire: error: cannot log in: Cloud labb was not found.\n"
+
+
+def test_an_unknown_auth_type_is_a_usage_error_naming_it() -> None:
+    run = metalwire("node", "list", "--os-auth-type", "pasword")
+    assert run.code == 2, run.output
+    assert "cannot log in: The plugin pasword could not be found" in run.stderr
+
+
+def test_a_token_logs_in(keystone_metalwire: KeystoneMetalwire) -> None:
+    keystone = keystone_metalwire.cloud.keystone
+    token = keystone.token("owner-member", PASSWORD, project="owner-project")
+    run = metalwire(
+        *("node", "list", "-f", "json", "--os-auth-type", "token"),
+        *("--os-auth-url", keystone.url, "--os-token", token, "--os-region-name", REGION),
+        OS_PROJECT_NAME="owner-project",
+        OS_PROJECT_DOMAIN_NAME="Default",
+    )
+    assert _listed(run) == [keystone_metalwire.node]
+
+
+def test_an_application_credential_logs_in(keystone_metalwire: KeystoneMetalwire) -> None:
+    cloud = keystone_metalwire.cloud
+    owner = cloud.keystone.token("owner-member", PASSWORD, project="owner-project")
+    created = cloud.keystone.admin(
+        "POST",
+        f"/users/{cloud.users['owner-member']}/application_credentials",
+        json={"application_credential": {"name": "cli-login"}},
+        headers={"X-Auth-Token": owner},
+    )["application_credential"]
+    run = metalwire(
+        *("node", "list", "-f", "json"),
+        OS_AUTH_TYPE="v3applicationcredential",
+        OS_AUTH_URL=cloud.keystone.url,
+        OS_APPLICATION_CREDENTIAL_ID=created["id"],
+        OS_APPLICATION_CREDENTIAL_SECRET=created["secret"],
+        OS_REGION_NAME=REGION,
+    )
+    assert _listed(run) == [keystone_metalwire.node]
+    assert created["secret"] not in run.output
+
+
+def test_debug_never_prints_the_password_nor_the_token(
+    keystone_metalwire: KeystoneMetalwire,
+) -> None:
+    run = metalwire("node", "list", "--debug", **_password_env(keystone_metalwire.cloud))
+    assert run.code == 0, run.output
+    assert "REQ: curl" in run.stderr  # keystoneauth's request log is on
+    assert PASSWORD not in run.output
+    assert "X-Auth-Token: gAAAA" not in run.stderr  # fernet tokens are hashed
+
+
+def test_a_wrong_password_fails_naming_the_refusal_without_the_password(
+    keystone_metalwire: KeystoneMetalwire,
+) -> None:
+    env = {**_password_env(keystone_metalwire.cloud), "OS_PASSWORD": "not-the-password"}
+    run = metalwire("node", "list", "--debug", **env)
+    assert run.code == 1, run.output
+    assert "Authentication failed" in run.stderr
+    assert "not-the-password" not in run.output
+    assert "Traceback" not in run.stderr
+
+
+def test_a_missing_catalog_entry_says_how_to_give_the_endpoint(
+    keystone_metalwire: KeystoneMetalwire,
+) -> None:
+    env = {**_password_env(keystone_metalwire.cloud), "OS_REGION_NAME": "RegionNowhere"}
+    run = metalwire("node", "list", **env)
+    assert run.code == 1, run.output
+    assert "no public baremetal endpoint in region RegionNowhere" in run.stderr
+    assert "--os-endpoint" in run.stderr
+
+
+def test_os_endpoint_overrides_the_catalog(keystone_metalwire: KeystoneMetalwire) -> None:
+    env = {**_password_env(keystone_metalwire.cloud), "OS_REGION_NAME": "RegionNowhere"}
+    run = metalwire("node", "list", "-f", "json", "--os-endpoint", keystone_metalwire.url, **env)
+    assert _listed(run) == [keystone_metalwire.node]
+
+
+# -- http_basic -------------------------------------------------------------------------------
+
+
+def _basic_env(root: Path) -> dict[str, str]:
+    users = root / "htpasswd"
+    users.write_text(htpasswd_line("alice", BASIC_PASSWORD) + "\n")
+    return {
+        "METALWIRE_AUTH_STRATEGY": "http_basic",
+        "METALWIRE_HTTP_BASIC_AUTH_USER_FILE": str(users),
+    }
+
+
+@pytest.fixture(scope="module")
+def basic_metalwire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("cli-basic")
+    with MetalwireServer(root / "data", env=_basic_env(root)) as server:
+        resp = httpx.post(
+            f"{server.url}/v1/nodes",
+            json={"driver": "fake-hardware", "name": "basic-0"},
+            auth=("alice", BASIC_PASSWORD),
+            headers={"X-OpenStack-Ironic-API-Version": LATEST},
+            timeout=30,
+        )
+        assert resp.status_code == 201, resp.text
+        yield server.url
+
+
+def _basic_login(url: str, password: str) -> tuple[str, ...]:
+    return (
+        *("--os-auth-type", "http_basic", "--os-endpoint", url),
+        *("--os-username", "alice", "--os-password", password),
+    )
+
+
+def test_http_basic_options_log_in_and_debug_hides_the_password(basic_metalwire: str) -> None:
+    created = metalwire(
+        "node", "create", "--driver", "fake-hardware", "--name", "basic-1", "-f", "json",
+        *_basic_login(basic_metalwire, BASIC_PASSWORD), "--debug",
+    )  # fmt: skip
+    assert created.code == 0, created.output
+    assert json.loads(created.stdout)["name"] == "basic-1"
+    assert "REQ: curl" in created.stderr
+    assert BASIC_PASSWORD not in created.output
+
+
+def test_http_basic_variables_log_in(basic_metalwire: str) -> None:
+    run = metalwire(
+        *("node", "list", "-f", "value", "-c", "Name"),
+        OS_AUTH_TYPE="http_basic",
+        OS_ENDPOINT=basic_metalwire,
+        OS_USERNAME="alice",
+        OS_PASSWORD=BASIC_PASSWORD,
+    )
+    assert run.code == 0, run.output
+    assert "basic-0" in run.stdout.split()
+
+
+def test_http_basic_with_a_wrong_password_is_refused_without_echoing_it(
+    basic_metalwire: str,
+) -> None:
+    run = metalwire("node", "list", *_basic_login(basic_metalwire, "wrong-pw"), "--debug")
+    assert run.code == 1, run.output
+    assert "401" in run.stderr or "uthenticat" in run.stderr
+    assert "wrong-pw" not in run.output
+
+
+def test_without_login_settings_the_url_credentials_still_work(basic_metalwire: str) -> None:
+    with_userinfo = basic_metalwire.replace("http://", f"http://alice:{BASIC_PASSWORD}@")
+    run = metalwire("node", "list", "-f", "value", "-c", "Name", METALWIRE_URL=with_userinfo)
+    assert run.code == 0, run.output
+    assert BASIC_PASSWORD not in run.output
+
+
+# -- TLS --------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tls_metalwire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    root = tmp_path_factory.mktemp("cli-tls")
+    tls = self_signed_certificate(root)
+    with MetalwireServer(root / "data", env=_basic_env(root), tls=tls) as server:
+        yield server.url, tls[0]
+
+
+def test_os_cacert_verifies_the_servers_certificate(tls_metalwire: tuple[str, Path]) -> None:
+    url, cafile = tls_metalwire
+    login = _basic_login(url, BASIC_PASSWORD)
+    trusted = metalwire("node", "list", *login, "--os-cacert", str(cafile))
+    assert trusted.code == 0, trusted.output
+    untrusted = metalwire("node", "list", *login, "--max-retries", "0")
+    assert untrusted.code == 1, untrusted.output
+    assert "CERTIFICATE_VERIFY_FAILED" in untrusted.stderr
+    by_variable = metalwire("node", "list", *login, OS_CACERT=str(cafile))
+    assert by_variable.code == 0, by_variable.output
+
+
+def test_insecure_skips_the_certificate_check(tls_metalwire: tuple[str, Path]) -> None:
+    url, _cafile = tls_metalwire
+    run = metalwire("node", "list", *_basic_login(url, BASIC_PASSWORD), "--insecure")
+    assert run.code == 0, run.output
+
+
+def test_auth_type_none_talks_to_the_endpoint_given(server: MetalwireServer) -> None:
+    by_option = metalwire("node", "list", "--os-auth-type", "none", "--os-endpoint", server.url)
+    assert by_option.code == 0, by_option.output
+    by_variable = metalwire("node", "list", OS_AUTH_TYPE="none", OS_ENDPOINT=server.url)
+    assert by_variable.code == 0, by_variable.output

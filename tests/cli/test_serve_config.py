@@ -1,0 +1,76 @@
+"""Configuration mistakes stop or warn a real ``metalwire serve`` at start, loudly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from metalwire.config import load_config
+from metalwire.errors import Invalid
+from tests.auth.conftest import htpasswd_line
+from tests.cli.conftest import serve_until_exit
+from tests.support.server import MetalwireServer, free_port
+
+pytestmark = pytest.mark.server
+
+
+def test_a_misspelled_section_refuses_to_start_with_a_did_you_mean(tmp_path: Path) -> None:
+    config = tmp_path / "metalwire.conf"
+    config.write_text("[databse]\nconnection = postgresql://db.example/metalwire\n")
+    done = serve_until_exit(tmp_path / "data", "--config", str(config), "--port", str(free_port()))
+    assert done.code == 2, done.stderr
+    assert done.stderr == (
+        f"metalwire: configuration file {config}: unknown section [databse], neither "
+        "metalwire's nor Ironic's; did you mean [database]?\n"
+    )
+    assert not (tmp_path / "data" / "metalwire.db").exists()  # no fresh SQLite file
+
+
+def test_an_ironic_section_metalwire_does_not_read_starts_with_a_warning(tmp_path: Path) -> None:
+    config = tmp_path / "ironic.conf"
+    config.write_text("[pxe]\ntftp_root = /tftpboot\n[DEFAULT]\nauth_strategy = noauth\n")
+    with MetalwireServer(tmp_path / "data", config=config) as server:
+        log = server.log()
+    assert f"{config}: [pxe] is an Ironic section metalwire does not use; ignored" in log
+
+
+def test_an_empty_htpasswd_file_warns_at_start(tmp_path: Path) -> None:
+    users = tmp_path / "htpasswd"
+    users.write_text("# nobody yet\n")
+    env = {
+        "METALWIRE_AUTH_STRATEGY": "http_basic",
+        "METALWIRE_HTTP_BASIC_AUTH_USER_FILE": str(users),
+    }
+    with MetalwireServer(tmp_path / "data", env=env) as server:
+        log = server.log()
+    assert f"http_basic_auth_user_file {users} has no users: every request" in log
+
+
+def test_a_htpasswd_file_with_users_starts_without_that_warning(tmp_path: Path) -> None:
+    users = tmp_path / "htpasswd"
+    users.write_text(htpasswd_line("ops", "ops-pw") + "\n")
+    env = {
+        "METALWIRE_AUTH_STRATEGY": "http_basic",
+        "METALWIRE_HTTP_BASIC_AUTH_USER_FILE": str(users),
+    }
+    with MetalwireServer(tmp_path / "data", env=env) as server:
+        assert "has no users" not in server.log()
+
+
+@pytest.mark.parametrize(
+    ("section", "suggestion"),
+    [("default", "did you mean [DEFAULT]?"), ("Neutron", "did you mean [neutron]?")],
+)
+def test_the_suggestion_ignores_case(tmp_path: Path, section: str, suggestion: str) -> None:
+    config = tmp_path / "metalwire.conf"
+    config.write_text(f"[{section}]\nx = 1\n")
+    with pytest.raises(Invalid, match=rf"unknown section \[{section}\].*{suggestion}"):
+        load_config(str(config), environ={})
+
+
+def test_a_section_like_nothing_known_lists_metalwires_sections(tmp_path: Path) -> None:
+    config = tmp_path / "metalwire.conf"
+    config.write_text("[zzz]\nx = 1\n")
+    with pytest.raises(Invalid, match=r"\[zzz\].*metalwire reads \[DEFAULT\], \[api\]"):
+        load_config(str(config), environ={})
