@@ -113,6 +113,7 @@ def test_an_operation_that_committed_before_its_conflict_is_not_run_again(db: Da
     ("code", "kind"),
     [
         (1213, "conflict"),  # InnoDB deadlock, and a Galera certification failure
+        (1205, "conflict"),  # lock wait timeout, and a Galera causal read that timed out
         (1047, "unavailable"),  # a Galera node that is not ready (rejoining)
         (2003, "unavailable"),  # cannot connect
         (2013, "unavailable"),  # lost connection during a query

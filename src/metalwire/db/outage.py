@@ -9,7 +9,8 @@ exception itself: the hot statements run on the DBAPI cursor):
   warning line, at most one per :data:`LOG_INTERVAL` (with how many were not logged), and
   counted in ``metalwire_database_errors``. The pool reconnects by itself (``pool_pre_ping``).
 * **conflict**: a deadlock or serialization failure (PostgreSQL ``40001``/``40P01``, MariaDB
-  ``1213``, which Galera also reports for a certification conflict). The transaction was
+  ``1213``, which Galera also reports for a certification conflict, and ``1205``, a lock
+  wait timeout, which Galera also reports for a causal read that timed out). The transaction was
   rolled back and nothing of it is stored, so :func:`retrying` runs the whole operation
   again, a bounded number of times, unless it had already committed something of its own.
 """
@@ -42,7 +43,10 @@ _PG_CONFLICT = frozenset({"40001", "40P01"})
 # MySQL/MariaDB error numbers: 1047 WSREP not ready (Galera), 1053 server shutdown,
 # 1927 connection killed, 2002/2003 cannot connect, 2006 gone away, 2013 lost during query.
 _MYSQL_UNAVAILABLE = frozenset({1047, 1053, 1927, 2002, 2003, 2006, 2013})
-_MYSQL_CONFLICT = frozenset({1213})
+# 1213 deadlock (and Galera certification conflict); 1205 lock wait timeout, which Galera
+# also reports for a read that waited too long for causality (wsrep_sync_wait) while the
+# cluster was changing members.
+_MYSQL_CONFLICT = frozenset({1205, 1213})
 
 
 def _driver_error(exc: BaseException) -> BaseException:
