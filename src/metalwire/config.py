@@ -99,6 +99,29 @@ class DefaultOptions:
         "request as they do keystone identities; users it does not name stay system admins. "
         "Empty: every user is a system admin and no rule is evaluated.",
     )
+    debug: bool = _opt(
+        False,
+        "Log at DEBUG instead of INFO (metalwire serve --log-level, when given, wins).",
+    )
+    use_json: bool = _opt(
+        False,
+        "Write each log record as one JSON object per line (oslo.log's field names), with "
+        "the request_id, user and project of the request it was logged for as fields.",
+    )
+    log_config_append: str = _opt(
+        "",
+        "A Python logging configuration file (logging.config.fileConfig format) that sets "
+        "up all logging itself; debug and use_json are then ignored. Formats may name "
+        "%(request_id)s, %(user)s and %(project)s. Read again on SIGHUP and when it changes.",
+    )
+    file_reload_interval: float = _opt(
+        2.0,
+        "Seconds between two looks (a stat each) at whether the htpasswd, personas or policy "
+        "file changed; a changed file is read again without a restart, and if it is wrong the "
+        "old contents stay in force, with a warning saying why. 0: only on SIGHUP, which "
+        "always reloads them all.",
+        minimum=0,
+    )
     rbac_service_role_elevated_access: bool = _opt(
         False,
         "Let a user with the 'service' role act on every node, not only the nodes its "
@@ -404,6 +427,31 @@ class MetricsOptions:
     )
 
 
+@dataclass
+class HealthcheckOptions:
+    """Ironic's ``[healthcheck]`` (served by oslo.middleware there)."""
+
+    enabled: bool = _opt(
+        True,
+        "Answer GET and HEAD at path, without authentication: 200 OK (HEAD: 204) when the "
+        "database answers, 503 naming the reason otherwise. Ironic's default is false; "
+        "metalwire's answer tells nothing but whether it can serve.",
+    )
+    path: str = _opt("/healthcheck", "Path of the health check.")
+    detailed: bool = _opt(
+        False,
+        "Add details to a JSON answer (Accept: application/json): the database error, the "
+        "Python version and the platform. They may help an attacker: keep it off unless "
+        "the path is only reachable by operators.",
+    )
+    database_timeout: float = _opt(
+        2.0,
+        "Seconds the health check waits for the database's answer before reporting it "
+        "unavailable. The result is reused for a second, so probes cannot load the database.",
+        minimum=0.1,
+    )
+
+
 SECTIONS: dict[str, type[Any]] = {
     "DEFAULT": DefaultOptions,
     "api": ApiOptions,
@@ -413,6 +461,7 @@ SECTIONS: dict[str, type[Any]] = {
     "keystone_authtoken": KeystoneAuthtokenOptions,
     "oslo_policy": OsloPolicyOptions,
     "metrics": MetricsOptions,
+    "healthcheck": HealthcheckOptions,
     "ssl": SslOptions,
 }
 
@@ -427,6 +476,7 @@ class Config:
     keystone_authtoken: KeystoneAuthtokenOptions = field(default_factory=KeystoneAuthtokenOptions)
     oslo_policy: OsloPolicyOptions = field(default_factory=OsloPolicyOptions)
     metrics: MetricsOptions = field(default_factory=MetricsOptions)
+    healthcheck: HealthcheckOptions = field(default_factory=HealthcheckOptions)
     ssl: SslOptions = field(default_factory=SslOptions)
 
     def section(self, name: str) -> Any:

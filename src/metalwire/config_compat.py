@@ -92,6 +92,17 @@ IRONIC_UNUSED: dict[str, frozenset[str]] = {
         f"{_LOGGING} {_MESSAGING_AND_SERVICE} {_HARDWARE_INTERFACES} {_IRONIC_DEFAULT}".split()
     ),
     "neutron": frozenset(_IRONIC_NEUTRON.split()),
+    # oslo.middleware's healthcheck options that metalwire's health check has no use for
+    "healthcheck": frozenset(
+        [
+            "backends",
+            "allowed_source_ranges",
+            "ignore_proxied_requests",
+            "disable_by_file_path",
+            "disable_by_file_paths",
+            "enable_by_file_paths",
+        ]
+    ),
 }
 
 
@@ -99,7 +110,7 @@ IRONIC_UNUSED: dict[str, frozenset[str]] = {
 # osprofiler that Ironic's sample configuration includes.
 _IRONIC_SECTIONS = (
     "agent agent_containers anaconda ansible audit auto_discovery cifs cinder console "
-    "deploy dhcp disk_utils dnsmasq drac errors fake glance healthcheck inspection_rules "
+    "deploy dhcp disk_utils dnsmasq drac errors fake glance inspection_rules "
     "inspector inventory ipmi ironic_lib ironic_networking ironic_networking_json_rpc "
     "json_rpc mdns metrics_statsd nfs nova oci pxe pxe_filter redfish sensor_data "
     "service_catalog swift vnc "

@@ -42,6 +42,9 @@ Ironic's clients receive in a different error body from the errors of objects.
     |   +-- StaleUpdate                the object changed since the update was prepared
     +-- NetworkError (503 or 502)      an external network service failed
     +-- DatabaseBusy (503)             no write turn on the database in time
+    +-- DatabaseFailure (503)          an expected failure of the database itself
+    |   +-- DatabaseUnavailable        it cannot be reached or is failing over
+    |   +-- TransactionConflict        deadlocks or serialization failures outlasted the retries
     +-- ConnectionLimitReached (503)   [api] max_connections are open; retry later
     +-- InventoryInconsistent (500)    stored rows break a rule a schema upgrade enforces
 """
@@ -299,6 +302,32 @@ class DatabaseBusy(MetalwireError):
 
     code = 503
     safe = True
+
+
+class DatabaseFailure(MetalwireError):
+    """An expected failure of the database itself, answered 503 with ``Retry-After`` and
+    logged as one rate-limited warning where it is detected (:mod:`metalwire.db.outage`);
+    it is not recorded in node history, which is in that database."""
+
+    code = 503
+    safe = True
+    retry_after = 1  # seconds
+
+
+class DatabaseUnavailable(DatabaseFailure):
+    """The database server cannot be reached, dropped the connection or is not ready (a
+    restart, a failover, a Galera node rejoining)."""
+
+    retry_after = 2  # a failover or restart usually takes a few seconds
+
+
+class TransactionConflict(DatabaseFailure):
+    """The database kept refusing a transaction because of concurrent ones (deadlock,
+    serialization failure, Galera certification conflict) after the bounded retries."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason  # the database's own words, for the log
 
 
 class ConnectionLimitReached(MetalwireError):

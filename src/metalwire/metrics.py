@@ -59,6 +59,14 @@ NEUTRON_ERRORS = Counter(
     ("operation", "reason"),
 )
 
+DATABASE_ERRORS = Counter(
+    "metalwire_database_errors",
+    "Database failures that are expected conditions, by reason: unavailable (cannot connect, "
+    "connection lost, not ready; answered 503), conflict_retried (a deadlock or "
+    "serialization failure run again) and conflict (one that outlasted the retries; 503).",
+    ("reason",),
+)
+
 
 @functools.cache
 def vif_operation(operation: str, network_interface: str, result: str) -> Counter:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 import time
 from collections.abc import Callable
 from typing import Any
@@ -21,3 +24,16 @@ def wait_for(check: Callable[[], bool], timeout: float = 10.0, interval: float =
 def fault(resp: Any) -> str:
     """The faultstring of an Ironic error body (``{"error_message": "<json>"}``)."""
     return str(json.loads(resp.json()["error_message"])["faultstring"])
+
+
+def terminate_group(process: subprocess.Popen[bytes] | None, wait: float = 30.0) -> None:
+    """SIGTERM the process group of ``process`` (started with ``start_new_session``), then
+    SIGKILL if it has not ended within ``wait`` seconds. Nothing if it already ended."""
+    if process is None or process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(wait)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(10)

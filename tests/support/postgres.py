@@ -303,25 +303,28 @@ class PostgresServer:
         if self._os_user is not None:
             os.chown(conf, self._os_user.uid, self._os_user.gid)
 
+    def _pg_ctl_start(self) -> subprocess.CompletedProcess[str]:
+        return self._run_as_owner(
+            [
+                self._bin("pg_ctl"),
+                "start",
+                "--pgdata",
+                str(self.data_dir),
+                "--log",
+                str(self.log_file),
+                "--wait",
+                "--timeout",
+                str(int(self.start_timeout)),
+            ],
+            timeout=self.start_timeout + 30,
+        )
+
     def _start_cluster(self) -> None:
         attempts = 1 if self._wanted_port else 5
         for attempt in range(attempts):
             self.port = self._wanted_port or free_loopback_port()
             self._write_settings()
-            result = self._run_as_owner(
-                [
-                    self._bin("pg_ctl"),
-                    "start",
-                    "--pgdata",
-                    str(self.data_dir),
-                    "--log",
-                    str(self.log_file),
-                    "--wait",
-                    "--timeout",
-                    str(int(self.start_timeout)),
-                ],
-                timeout=self.start_timeout + 30,
-            )
+            result = self._pg_ctl_start()
             if result.returncode == 0:
                 self._running = True
                 return
@@ -332,32 +335,45 @@ class PostgresServer:
                 continue
             self._check(result, "pg_ctl start")
 
+    def _fast_shutdown(self) -> subprocess.CompletedProcess[str]:
+        return self._run_as_owner(
+            [
+                self._bin("pg_ctl"),
+                "stop",
+                "--pgdata",
+                str(self.data_dir),
+                "--mode",
+                "fast",
+                "--wait",
+                "--timeout",
+                "30",
+            ],
+            timeout=60,
+        )
+
     def stop(self) -> None:
         """Stop the cluster (fast shutdown) and remove its directory. Safe to call twice."""
         if self.root is None:
             return
         if self._running:
             try:
-                result = self._run_as_owner(
-                    [
-                        self._bin("pg_ctl"),
-                        "stop",
-                        "--pgdata",
-                        str(self.data_dir),
-                        "--mode",
-                        "fast",
-                        "--wait",
-                        "--timeout",
-                        "30",
-                    ],
-                    timeout=60,
-                )
-                if result.returncode != 0:
+                if self._fast_shutdown().returncode != 0:
                     self._kill_postmaster()
             except subprocess.TimeoutExpired:
                 self._kill_postmaster()
             self._running = False
         self._cleanup()
+
+    def pause(self) -> None:
+        """Stop the server (fast shutdown: sessions are ended) and keep its data, as an
+        outage would; :meth:`resume` starts it again on the same port."""
+        self._check(self._fast_shutdown(), "pg_ctl stop")
+        self._running = False
+
+    def resume(self) -> None:
+        """Start the server paused by :meth:`pause`, with the same data and port."""
+        self._check(self._pg_ctl_start(), "pg_ctl start")
+        self._running = True
 
     def _kill_postmaster(self) -> None:
         pidfile = self.data_dir / "postmaster.pid"

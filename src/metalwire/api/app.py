@@ -17,8 +17,12 @@ from metalwire.api.auth.policy import Policy
 from metalwire.api.auth.startup import build_strategy
 from metalwire.api.bookmarks import BookmarkPaths
 from metalwire.api.cross_site import CrossSiteGuard
+from metalwire.api.healthcheck import Healthcheck
+from metalwire.api.log_context import LogContext
 from metalwire.api.metrics import MetricsEndpoint, RequestMetrics, RouteRecorder
 from metalwire.api.middleware import ApiMiddleware, RequestLimits
+from metalwire.api.reloads import api_files
+from metalwire.api.retry_after import RetryAfterForIronicclient
 from metalwire.api.routes import (
     audit,
     console,
@@ -47,7 +51,8 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     """The application; builds in-process services unless given others (e.g. a remote RPC)."""
     locks: NodeLocks | None = None
     strategy = build_strategy(config)  # before the services: a bad auth setup opens nothing
-    policy = Policy(config)  # the rules are parsed once, here
+    policy = Policy(config)  # the rules are parsed once, here (and again on reloads)
+    reloader = api_files(config, strategy, policy)
     if services is None:
         services, locks = build_services(config)
 
@@ -56,7 +61,9 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
         periodic = services.periodic_audit()
         if periodic is not None:
             periodic.start()
+        reloader.start()
         yield
+        reloader.stop()
         if periodic is not None:
             # Lets an audit under way finish, within bounds.
             await anyio.to_thread.run_sync(periodic.stop, STOP_WAIT)
@@ -69,6 +76,7 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     )
     app.state.services = services
     app.state.policy = policy
+    app.state.reloader = reloader  # metalwire serve's SIGHUP handler asks it to reload
     # The routes are added flat, the busiest first: the router tries them in order. The
     # VIF endpoints, the busiest of all, are answered in front of the router.
     for module in (
@@ -103,7 +111,8 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     app.add_middleware(AuthMiddleware, strategy=strategy, policy=policy)  # every endpoint
     if measured and config.metrics.public:
         app.add_middleware(MetricsEndpoint, db=services.db, audit=services.audit)
-    # Added last, so it runs first: every request, the VIF door's too, goes through it.
+    # The request pipeline: every request, the VIF door's too, goes through it. (Middleware
+    # added later runs earlier: the health check, the counting, the log context.)
     limits = RequestLimits(
         max_body_size=config.api.max_request_body_size,
         max_header_size=config.api.max_header_size,
@@ -112,6 +121,10 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
         body_timeout=config.api.body_timeout,
     )
     app.add_middleware(ApiMiddleware, limits=limits)
+    if config.healthcheck.enabled:  # unauthenticated, before the pipeline, as Ironic's
+        app.add_middleware(Healthcheck, db=services.db, options=config.healthcheck)
     if measured:
-        app.add_middleware(RequestMetrics)  # outermost: every answer is counted
+        app.add_middleware(RequestMetrics)  # every answer is counted
+    app.add_middleware(RetryAfterForIronicclient)  # its 503s must carry no Retry-After
+    app.add_middleware(LogContext)  # outermost: every line logged names its request
     return app

@@ -29,6 +29,7 @@ from starlette.routing import Match
 from starlette.types import Send
 
 from metalwire.errors import (
+    DatabaseFailure,
     Invalid,
     MetalwireError,
     MethodNotAllowed,
@@ -69,7 +70,7 @@ def routing_body(status: int, description: str) -> bytes:
 
 def client_message(exc: MetalwireError, request_id: str, method: str, path: str) -> str:
     """What the client is told about a catalog error; server-side failures are logged."""
-    if exc.code >= 500:
+    if exc.code >= 500 and not isinstance(exc, DatabaseFailure):  # logged where detected
         LOG.error("%s %s failed [%s]: %s", method, printable(path), request_id, exc)
     if exc.safe:
         return exc.message
@@ -80,7 +81,9 @@ def render(exc: MetalwireError, request_id: str, method: str, path: str) -> Erro
     """The answer to a catalog error: status, body, headers, and whether version headers go."""
     message = client_message(exc, request_id, method, path)
     if not exc.routing:
-        return ErrorAnswer(exc.code, fault_body(exc.code, message), (), version_headers=True)
+        retry = getattr(exc, "retry_after", None)
+        headers = (("retry-after", str(retry)),) if retry is not None else ()
+        return ErrorAnswer(exc.code, fault_body(exc.code, message), headers, version_headers=True)
     headers = (("allow", ", ".join(exc.allowed)),) if isinstance(exc, MethodNotAllowed) else ()
     names_range = isinstance(exc, VersionNotAcceptable) and exc.names_range
     return ErrorAnswer(exc.code, routing_body(exc.code, message), headers, names_range)

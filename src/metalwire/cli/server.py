@@ -8,14 +8,14 @@ without it.
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
+import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from metalwire import config as config_module
-
-LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
 
 
 def add_config_args(parser: argparse.ArgumentParser) -> None:
@@ -35,7 +35,11 @@ def register(commands: Any) -> None:
     add_config_args(serve)
     serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="TCP port to listen on (default 6385)")
-    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.add_argument(
+        "--log-level",
+        choices=["debug", "info", "warning", "error"],
+        help="log level (default: info, or debug with [DEFAULT] debug)",
+    )
     serve.set_defaults(handler=run_serve)
 
     reference = commands.add_parser(
@@ -81,15 +85,24 @@ def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
     from sqlalchemy.exc import OperationalError
 
+    from metalwire import logs
     from metalwire.api.app import create_app
     from metalwire.api.auth.startup import check_listen_address
     from metalwire.api.connections import H11_HEAD_SLACK, protocol_with
     from metalwire.cli.listening import check_port_free, notify_when_listening
     from metalwire.errors import MetalwireError
+    from metalwire.reloading import Reloadable
 
-    logging.basicConfig(level=args.log_level.upper(), format=LOG_FORMAT)
+    early = logs.EarlyRecords()  # the configuration's warnings, written in its format
     try:
         conf = load(args)
+        logging_setup = configure_logging(conf, args.log_level)
+    except MetalwireError as exc:
+        early.replay_as_text()
+        print(f"metalwire: {exc}", file=sys.stderr)
+        return 2
+    early.replay()
+    try:
         check_listen_address(conf)
         check_port_free(conf.api.host_ip, conf.api.port)
         tls = tls_files(conf)
@@ -100,22 +113,30 @@ def run_serve(args: argparse.Namespace) -> int:
     except OperationalError as exc:
         print(f"metalwire: cannot use the database: {exc.orig}", file=sys.stderr)
         return 2
+    if conf.default.log_config_append:
+        name = f"[DEFAULT] log_config_append {conf.default.log_config_append}"
+        reload = functools.partial(configure_logging, conf, args.log_level)
+        app.state.reloader.register(Reloadable(name, [conf.default.log_config_append], reload))
     url = app.state.services.db.engine.url.render_as_string(hide_password=True)
     fit_open_files(conf.api.max_connections)
     logging.getLogger("metalwire").info(
-        "metalwire serving on %s://%s:%d with database %s, auth_strategy %s",
+        "metalwire serving on %s://%s:%d with database %s, auth_strategy %s; %s",
         "https" if tls else "http",
         conf.api.host_ip,
         conf.api.port,
         url,
         conf.default.auth_strategy,
+        logging_setup,
     )
+    # SIGHUP reloads the files that can change under a running server (uvicorn handles
+    # SIGINT and SIGTERM only; SIGHUP's default would end the process without a word).
+    signal.signal(signal.SIGHUP, lambda _signum, _frame: app.state.reloader.request())
     notify_when_listening(conf.api.host_ip, conf.api.port)
     uvicorn.run(
         app,
         host=conf.api.host_ip,
         port=conf.api.port,
-        log_level=args.log_level,
+        log_level=uvicorn_level(),
         access_log=False,
         log_config=None,
         http=protocol_with(conf.api.header_timeout, max_head_bytes=conf.api.max_header_total_size),
@@ -126,6 +147,21 @@ def run_serve(args: argparse.Namespace) -> int:
         ssl_keyfile=(tls[1] or None) if tls else None,
     )
     return 0
+
+
+def configure_logging(conf: config_module.Config, level: str | None) -> str:
+    """Logging as [DEFAULT] debug, use_json and log_config_append say; what was set up."""
+    from metalwire import logs
+
+    options = conf.default
+    return logs.configure(options.use_json, options.debug, options.log_config_append, level)
+
+
+def uvicorn_level() -> str | None:
+    """The root logger's level for uvicorn's loggers; None (uvicorn leaves them) if it has
+    no such name (a level set by a log_config_append file)."""
+    name = logging.getLevelName(logging.getLogger().level).lower()
+    return name if name in ("critical", "error", "warning", "info", "debug") else None
 
 
 def tls_files(conf: config_module.Config) -> tuple[str, str] | None:

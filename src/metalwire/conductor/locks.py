@@ -32,7 +32,7 @@ from metalwire.db import node_locks
 from metalwire.db.engine import Database, WriterBusy
 from metalwire.db.models import Node
 from metalwire.db.work import Work
-from metalwire.errors import NodeLocked
+from metalwire.errors import DatabaseFailure, NodeLocked
 
 LOG = logging.getLogger(__name__)
 
@@ -201,6 +201,8 @@ class NodeLocks:
             try:
                 with self.db.writing() as work:
                     work.node_locks.renew(held, self.holder, time.time(), self.lease_seconds)
+            except DatabaseFailure as exc:  # logged where it was detected; tried again
+                LOG.warning("Could not renew node locks %s: %s", held, exc)
             except Exception:
                 LOG.exception("Could not renew node locks %s", held)
 

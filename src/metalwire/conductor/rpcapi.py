@@ -44,6 +44,7 @@ from metalwire.conductor.provisioning import ProvisionOptions
 from metalwire.conductor.tasks import Conductor
 from metalwire.conductor.volumes import Resource
 from metalwire.context import RequestContext
+from metalwire.db import outage
 from metalwire.db.models import Node, Port, Portgroup, VolumeConnector, VolumeTarget
 from metalwire.errors import MetalwireError
 from metalwire.networking.base import VifInfo
@@ -241,7 +242,12 @@ class LocalConductorAPI(ConductorAPI):
                 self._db_limiter = anyio.CapacityLimiter(self._db_workers)
             limiter = self._db_limiter
         call = functools.partial(operation, self.conductor, context, node_id, *args)
-        return await anyio.to_thread.run_sync(call, limiter=limiter)
+        return await anyio.to_thread.run_sync(outage.retrying, call, limiter=limiter)
+
+    def _retried(self, operation: Callable[..., T], *args: Any) -> T:
+        """``operation(conductor, *args)``, run again after a database conflict that rolled
+        back all it did (:func:`metalwire.db.outage.retrying`)."""
+        return outage.retrying(functools.partial(operation, self.conductor, *args))
 
     async def _counted(self, operation: str, node_id: str, call: Awaitable[T]) -> T:
         """``call``'s result, counted in the VIF operation metrics by its outcome."""
@@ -286,40 +292,40 @@ class LocalConductorAPI(ConductorAPI):
         verb: str,
         options: ProvisionOptions | None = None,
     ) -> None:
-        provisioning.do_provisioning_action(self.conductor, context, node_id, verb, options)
+        self._retried(provisioning.do_provisioning_action, context, node_id, verb, options)
 
     def set_power_state(
         self, context: RequestContext, node_id: str, target: str, timeout: int | None = None
     ) -> None:
-        power.set_power_state(self.conductor, context, node_id, target, timeout)
+        self._retried(power.set_power_state, context, node_id, target, timeout)
 
     def validate_interfaces(self, context: RequestContext, node_id: str) -> dict[str, Any]:
-        return management.validate(self.conductor, context, node_id)
+        return self._retried(management.validate, context, node_id)
 
     def get_console(self, context: RequestContext, node_id: str) -> dict[str, Any]:
-        return management.get_console(self.conductor, context, node_id)
+        return self._retried(management.get_console, context, node_id)
 
     def set_console_mode(self, context: RequestContext, node_id: str, enabled: bool) -> None:
-        management.set_console_mode(self.conductor, context, node_id, enabled)
+        self._retried(management.set_console_mode, context, node_id, enabled)
 
     def inject_nmi(self, context: RequestContext, node_id: str) -> None:
-        management.inject_nmi(self.conductor, context, node_id)
+        self._retried(management.inject_nmi, context, node_id)
 
     def create_volume(
         self, context: RequestContext, resource: Resource, values: dict[str, Any]
     ) -> VolumeConnector | VolumeTarget:
-        return volumes.create(self.conductor, context, resource, values)
+        return self._retried(volumes.create, context, resource, values)
 
     def update_volume(
         self, context: RequestContext, resource: Resource, uuid: str, changes: dict[str, Any]
     ) -> VolumeConnector | VolumeTarget:
-        return volumes.update(self.conductor, context, resource, uuid, changes)
+        return self._retried(volumes.update, context, resource, uuid, changes)
 
     def delete_volume(self, context: RequestContext, resource: Resource, uuid: str) -> None:
-        volumes.delete(self.conductor, context, resource, uuid)
+        self._retried(volumes.delete, context, resource, uuid)
 
     def create_node(self, context: RequestContext, values: dict[str, Any]) -> Node:
-        return inventory.create_node(self.conductor, values)
+        return self._retried(inventory.create_node, values)
 
     def update_node(
         self,
@@ -328,13 +334,13 @@ class LocalConductorAPI(ConductorAPI):
         changes: dict[str, Any],
         expected: dict[str, Any] | None = None,
     ) -> Node:
-        return inventory.update_node(self.conductor, context, node_id, changes, expected)
+        return self._retried(inventory.update_node, context, node_id, changes, expected)
 
     def delete_node(self, context: RequestContext, node_id: str) -> None:
-        inventory.delete_node(self.conductor, context, node_id)
+        self._retried(inventory.delete_node, context, node_id)
 
     def create_port(self, context: RequestContext, values: dict[str, Any]) -> Port:
-        return inventory.create_port(self.conductor, context, values)
+        return self._retried(inventory.create_port, context, values)
 
     def update_port(
         self,
@@ -343,13 +349,13 @@ class LocalConductorAPI(ConductorAPI):
         changes: dict[str, Any],
         expected: dict[str, Any] | None = None,
     ) -> Port:
-        return inventory.update_port(self.conductor, context, port_id, changes, expected)
+        return self._retried(inventory.update_port, context, port_id, changes, expected)
 
     def delete_port(self, context: RequestContext, port_id: str) -> None:
-        inventory.delete_port(self.conductor, context, port_id)
+        self._retried(inventory.delete_port, context, port_id)
 
     def create_portgroup(self, context: RequestContext, values: dict[str, Any]) -> Portgroup:
-        return inventory.create_portgroup(self.conductor, context, values)
+        return self._retried(inventory.create_portgroup, context, values)
 
     def update_portgroup(
         self,
@@ -358,13 +364,13 @@ class LocalConductorAPI(ConductorAPI):
         changes: dict[str, Any],
         expected: dict[str, Any] | None = None,
     ) -> Portgroup:
-        return inventory.update_portgroup(self.conductor, context, portgroup_id, changes, expected)
+        return self._retried(inventory.update_portgroup, context, portgroup_id, changes, expected)
 
     def delete_portgroup(self, context: RequestContext, portgroup_id: str) -> None:
-        inventory.delete_portgroup(self.conductor, context, portgroup_id)
+        self._retried(inventory.delete_portgroup, context, portgroup_id)
 
     def audit(self, context: RequestContext, nodes: list[str]) -> AuditReport:
         return drift.audit(self.conductor, context, nodes)
 
     def audit_repair(self, context: RequestContext, nodes: list[str]) -> RepairReport:
-        return audit_repair.repair(self.conductor, context, nodes)
+        return self._retried(audit_repair.repair, context, nodes)

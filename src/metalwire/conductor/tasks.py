@@ -17,7 +17,7 @@ from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Node, node_label
 from metalwire.db.node_locks import live_holder
 from metalwire.db.work import Work
-from metalwire.errors import NodeLocked, NodeNotFound
+from metalwire.errors import DatabaseFailure, NodeLocked, NodeNotFound
 from metalwire.networking.base import NetworkInterface
 from metalwire.networking.loader import NetworkInterfaces
 from metalwire.networking.task import Task
@@ -319,6 +319,8 @@ class Conductor:
             try:
                 with self.db.writing() as work:
                     work.history.add(bound)
+            except DatabaseFailure as exc:  # logged where it was detected
+                LOG.warning("Could not record the failure in node %s history: %s", node_uuid, exc)
             except Exception:
                 LOG.exception("Could not record the failure in node %s history", node_uuid)
 

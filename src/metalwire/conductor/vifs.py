@@ -9,7 +9,7 @@ from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Port, Portgroup
-from metalwire.errors import MetalwireError, VifAlreadyAttached
+from metalwire.errors import DatabaseFailure, MetalwireError, VifAlreadyAttached
 from metalwire.networking.base import NetworkInterface, VifInfo
 from metalwire.networking.selection import describe
 from metalwire.networking.task import Task
@@ -72,8 +72,9 @@ def _in_history(
                 raise
             attempt()
     except MetalwireError as exc:
-        failure = f"{verb.doing} VIF {vif_id} failed: {exc}"
-        conductor.record_failure(node, context, HistoryEntry.failed("vif", failure, vif_id))
+        if not isinstance(exc, DatabaseFailure):  # history lives in that database
+            failure = f"{verb.doing} VIF {vif_id} failed: {exc}"
+            conductor.record_failure(node, context, HistoryEntry.failed("vif", failure, vif_id))
         raise
 
 

@@ -21,6 +21,7 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
 from metalwire import redact
+from metalwire.db import outage
 from metalwire.db.work import Work
 from metalwire.errors import DatabaseBusy, Invalid
 
@@ -30,6 +31,7 @@ _WRITE_OPTION = "metalwire_write"
 _NOWAIT_OPTION = "metalwire_nowait"
 WRITE_TURN_TIMEOUT = 30.0
 BUSY_TIMEOUT_MS = 30_000
+CONNECT_TIMEOUT = 5  # seconds to open a connection to a database server, unless the URL says
 
 
 SAFETY_CHECKPOINT_PAGES = 25_000  # ~100 MB of write-ahead log
@@ -117,13 +119,38 @@ def _make_engine(url: str, pool_size: int) -> Engine:
         return engine
     # READ COMMITTED everywhere: a transaction that waited for a node's row sees the rows
     # committed by the transaction it waited for (MariaDB defaults to REPEATABLE READ).
-    return create_engine(
+    # A bounded connect: a server that does not answer is an outage, not a hung request.
+    bounded = {} if "connect_timeout" in url else {"connect_timeout": CONNECT_TIMEOUT}
+    engine = create_engine(
         url,
         pool_size=pool_size,
         max_overflow=40,
         pool_pre_ping=True,
         isolation_level="READ COMMITTED",
+        connect_args=bounded,
     )
+    _quiet_pool_errors(engine.pool.logger)
+    return engine
+
+
+def _quiet_pool_errors(logger: Any) -> None:
+    """The pool's tracebacks about connections a database outage dropped, as one line."""
+    if isinstance(logger, logging.Logger) and not any(
+        isinstance(f, outage.QuietPoolErrors) for f in logger.filters
+    ):
+        logger.addFilter(outage.QuietPoolErrors())
+
+
+@contextlib.contextmanager
+def _expected_failures() -> Iterator[None]:
+    """An outage or a transaction conflict raised as the catalog's error (see db/outage.py)."""
+    try:
+        yield
+    except Exception as exc:
+        error = outage.translated(exc)
+        if error is None:
+            raise
+        raise error from exc
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -188,8 +215,13 @@ class Database:
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Session]:
-        with self._reader() as session, session.begin():
+        with _expected_failures(), self._reader() as session, session.begin():
             yield session
+
+    def ping(self) -> None:
+        """Run ``SELECT 1``; raises DatabaseUnavailable if the database does not answer."""
+        with self.connection() as connection:
+            connection.exec_driver_sql("SELECT 1").scalar()
 
     @contextlib.contextmanager
     def write(self) -> Iterator[Session]:
@@ -208,7 +240,7 @@ class Database:
     def _connect(self, write: bool = False, nowait: bool = False) -> Iterator[Connection]:
         options = {_WRITE_OPTION: write, _NOWAIT_OPTION: nowait}
         if not self.is_sqlite or not self._kept_free.acquire(blocking=False):
-            with self.engine.connect() as connection:
+            with _expected_failures(), self.engine.connect() as connection:
                 yield connection.execution_options(**options)
             return
         try:
@@ -236,6 +268,7 @@ class Database:
         if self._write_turn is None:
             with self._connect(write=True) as connection, connection.begin():
                 yield connection
+            outage.note_commit()  # only once it succeeded: Galera refuses at the commit
             return
         if not wait:
             if not self._write_turn.acquire(blocking=False):
@@ -247,6 +280,7 @@ class Database:
         try:
             with self._connect(write=True, nowait=not wait) as connection, connection.begin():
                 yield connection
+            outage.note_commit()
         finally:
             self._write_turn.release()
 

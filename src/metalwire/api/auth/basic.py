@@ -58,20 +58,37 @@ class HttpBasic:
     name = "http_basic"
 
     def __init__(self, user_file: str, personas_file: str = "") -> None:
-        self._users = read_user_file(user_file)
-        if not self._users:
+        self.user_file = user_file
+        self.personas_file = personas_file
+        self._users, self._personas = self._read()
+        self._key = os.urandom(32)
+        self._verified: OrderedDict[bytes, Identity] = OrderedDict()
+
+    def _read(self) -> tuple[dict[str, bytes], dict[str, Identity]]:
+        users = read_user_file(self.user_file)
+        if not users:
             LOG.warning(
                 "[DEFAULT] http_basic_auth_user_file %s has no users: every request will be "
                 "refused with 401; add one with 'htpasswd -B %s USER'",
-                user_file,
-                user_file,
+                self.user_file,
+                self.user_file,
             )
         # Users the personas file does not name are system administrators.
-        self._personas = (
-            read_personas_file(personas_file, self._users, user_file) if personas_file else {}
+        personas = (
+            read_personas_file(self.personas_file, users, self.user_file)
+            if self.personas_file
+            else {}
         )
-        self._key = os.urandom(32)
-        self._verified: OrderedDict[bytes, Identity] = OrderedDict()
+        return users, personas
+
+    def reload(self) -> str:
+        """Read both files again; raises :class:`Invalid`, keeping the old users, if either
+        is wrong. Credentials verified before are verified again (a password may have
+        changed, a user gone)."""
+        users, personas = self._read()
+        self._users, self._personas = users, personas
+        self._verified = OrderedDict()
+        return f"{len(users)} users, {len(personas)} with a persona"
 
     def challenge(self) -> bytes:
         return b'Basic realm="metalwire"'
@@ -84,24 +101,25 @@ class HttpBasic:
         if scheme.lower() != b"basic":
             raise Unauthenticated("Authentication required: send HTTP basic credentials.")
         digest = hmac.new(self._key, encoded.strip(), hashlib.sha256).digest()
-        known = self._verified.get(digest)
+        verified, users, personas = self._verified, self._users, self._personas  # one reload
+        known = verified.get(digest)
         if known is not None:
-            self._verified.move_to_end(digest)
+            verified.move_to_end(digest)
             return known
         try:
             user, sep, password = base64.b64decode(encoded.strip(), validate=True).partition(b":")
         except (binascii.Error, ValueError):
             raise Unauthenticated("Invalid HTTP basic credentials.") from None
-        hashed = self._users.get(user.decode(errors="replace")) if sep else None
+        hashed = users.get(user.decode(errors="replace")) if sep else None
         if hashed is None or len(password) > MAX_PASSWORD_BYTES:
             raise Unauthenticated("Invalid HTTP basic credentials.")
         if not await asyncio.to_thread(bcrypt.checkpw, password, hashed):
             raise Unauthenticated("Invalid HTTP basic credentials.")
         name = user.decode()
-        identity = self._personas.get(name) or Identity(
+        identity = personas.get(name) or Identity(
             user_id=name, user_name=name, roles=ADMIN.roles, system_scope="all"
         )
-        self._verified[digest] = identity
-        if len(self._verified) > _VERIFIED_CACHE_SIZE:
-            self._verified.popitem(last=False)
+        verified[digest] = identity
+        if len(verified) > _VERIFIED_CACHE_SIZE:
+            verified.popitem(last=False)
         return identity

@@ -89,9 +89,9 @@ def _enforcer(config: Config) -> oslo_policy.Enforcer:
         enforcer.load_rules()
     except Exception as exc:  # oslo.policy raises whatever its YAML or rule parser raised
         raise Invalid(f"[oslo_policy] policy_file {policy_file!r} cannot be used: {exc}") from None
-    # With a file, each check looks whether it changed (one stat), as Ironic does; without
-    # one, nothing is looked for again.
-    enforcer.use_conf = bool(policy_file)
+    # A changed file is read again by Policy.reload (metalwire.reloading), which keeps the
+    # rules in force when the new file is wrong; oslo.policy's own check would fail requests.
+    enforcer.use_conf = False
     return enforcer
 
 
@@ -110,6 +110,7 @@ class Policy:
             else None
         )
         self._own_nodes = config.api.project_admin_can_manage_own_nodes
+        self._config = config
         self._enforcer = _enforcer(config) if self.enabled else None
         # Decisions by (rule, identity, target): the same persona asks the same question of
         # the same node again and again on the VIF path. Only with the rules fixed at start:
@@ -117,6 +118,15 @@ class Policy:
         self._decisions: dict[tuple[Any, ...], bool] | None = (
             None if config.oslo_policy.policy_file else {}
         )
+
+    def reload(self) -> str:
+        """Read the policy file again; raises :class:`Invalid`, keeping the rules in force,
+        if it cannot be used."""
+        enforcer = _enforcer(self._config)
+        self._enforcer = enforcer
+        if self._decisions is not None:
+            self._decisions = {}
+        return f"{len(enforcer.file_rules)} rules overridden"
 
     # -- the checks --------------------------------------------------------------------------
 

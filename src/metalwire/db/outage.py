@@ -1,0 +1,205 @@
+"""Database failures that are expected conditions, told apart from bugs.
+
+Two kinds, recognised by the driver's error codes (SQLAlchemy's wrapper or the DBAPI
+exception itself: the hot statements run on the DBAPI cursor):
+
+* **unavailable**: the server cannot be reached, dropped the connection, is shutting down or
+  starting up, or (Galera) is not ready to serve. :func:`translated` turns it into
+  :class:`~metalwire.errors.DatabaseUnavailable` (503 with ``Retry-After``), logged as one
+  warning line, at most one per :data:`LOG_INTERVAL` (with how many were not logged), and
+  counted in ``metalwire_database_errors``. The pool reconnects by itself (``pool_pre_ping``).
+* **conflict**: a deadlock or serialization failure (PostgreSQL ``40001``/``40P01``, MariaDB
+  ``1213``, which Galera also reports for a certification conflict, and ``1205``, a lock
+  wait timeout, which Galera also reports for a causal read that timed out). The transaction was
+  rolled back and nothing of it is stored, so :func:`retrying` runs the whole operation
+  again, a bounded number of times, unless it had already committed something of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from metalwire import metrics
+from metalwire.errors import DatabaseUnavailable, MetalwireError, TransactionConflict
+
+LOG = logging.getLogger(__name__)
+T = TypeVar("T")
+
+LOG_INTERVAL = 1.0  # seconds between two warning lines about the database
+# Attempts after the first one. Writers on several Galera nodes colliding on a busy node
+# row can lose a few rounds in a row; 5 retries were measured to run out (1 in ~900).
+CONFLICT_RETRIES = 10
+CONFLICT_BACKOFF = 0.02  # seconds before the first retry, doubled each time (with jitter)
+CONFLICT_BACKOFF_MAX = 0.5  # so all retries take about 3 s at most
+
+# PostgreSQL SQLSTATEs: connection exceptions (class 08), shutdown and start-up (57P01-57P03).
+_PG_UNAVAILABLE_PREFIXES = ("08", "57P01", "57P02", "57P03")
+_PG_CONFLICT = frozenset({"40001", "40P01"})
+# MySQL/MariaDB error numbers: 1047 WSREP not ready (Galera), 1053 server shutdown,
+# 1927 connection killed, 2002/2003 cannot connect, 2006 gone away, 2013 lost during query.
+_MYSQL_UNAVAILABLE = frozenset({1047, 1053, 1927, 2002, 2003, 2006, 2013})
+# 1213 deadlock (and Galera certification conflict); 1205 lock wait timeout, which Galera
+# also reports for a read that waited too long for causality (wsrep_sync_wait) while the
+# cluster was changing members.
+_MYSQL_CONFLICT = frozenset({1205, 1213})
+
+
+def _driver_error(exc: BaseException) -> BaseException:
+    """The DBAPI exception behind SQLAlchemy's wrapper, or ``exc`` itself."""
+    orig = getattr(exc, "orig", None)
+    return orig if isinstance(orig, BaseException) else exc
+
+
+def _mysql_code(error: BaseException) -> int | None:
+    module = type(error).__module__
+    if not (module.startswith("pymysql") or module.startswith("MySQLdb")):
+        return None
+    code = error.args[0] if error.args else None
+    return code if isinstance(code, int) else None
+
+
+def classify(exc: BaseException) -> str | None:
+    """``"unavailable"``, ``"conflict"`` or None (any other error: not this module's)."""
+    if isinstance(exc, MetalwireError):
+        return None
+    if getattr(exc, "connection_invalidated", False):  # SQLAlchemy saw a disconnect
+        return "unavailable"
+    error = _driver_error(exc)
+    module = type(error).__module__
+    if module.startswith("psycopg2"):
+        code = getattr(error, "pgcode", None)
+        if code in _PG_CONFLICT:
+            return "conflict"
+        if code is None:  # raised by libpq, not the server: no connection, or a lost one
+            return "unavailable" if type(error).__name__ in _LIBPQ_FAILURES else None
+        return "unavailable" if code.startswith(_PG_UNAVAILABLE_PREFIXES) else None
+    code = _mysql_code(error)
+    if code in _MYSQL_UNAVAILABLE:
+        return "unavailable"
+    if code in _MYSQL_CONFLICT:
+        return "conflict"
+    if module.startswith("pymysql") and type(error).__name__ == "InterfaceError":
+        return "unavailable"  # "(0, '')": a connection the server closed
+    return None
+
+
+# psycopg2 raises these without a SQLSTATE when the connection fails or is gone.
+_LIBPQ_FAILURES = frozenset({"OperationalError", "InterfaceError"})
+
+
+class _RateLimitedLog:
+    """One warning line at most per interval; the next line says how many were skipped."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self._lock = threading.Lock()
+        self._last = -interval
+        self._skipped = 0
+
+    def allow(self) -> str | None:
+        """None within the interval; otherwise the suffix of the line to write."""
+        now = time.monotonic()
+        with self._lock:
+            if now - self._last < self.interval:
+                self._skipped += 1
+                return None
+            skipped, self._skipped, self._last = self._skipped, 0, now
+        return f" ({skipped} more since the last such line)" if skipped else ""
+
+    def warning(self, message: str, *args: object) -> None:
+        suffix = self.allow()
+        if suffix is not None:
+            LOG.warning(message + suffix, *args)
+
+
+_OUTAGE_LOG = _RateLimitedLog(LOG_INTERVAL)
+
+
+class QuietPoolErrors(logging.Filter):
+    """SQLAlchemy's pool logs a traceback at ERROR when it cannot reset or close a
+    connection the server dropped; in an outage that is one per connection. Such a record
+    becomes one warning line, rate-limited like the outage's own."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._limit = _RateLimitedLog(LOG_INTERVAL)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if error is None or classify(error) != "unavailable":
+            return True
+        suffix = self._limit.allow()
+        if suffix is None:
+            return False
+        record.msg = f"{record.getMessage()}: {_reason(error)}{suffix}"
+        record.args = ()
+        record.exc_info = record.exc_text = None
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def _reason(exc: BaseException) -> str:
+    """The driver's message on one line, without a traceback."""
+    text = " ".join(str(_driver_error(exc)).split())
+    return f"{type(_driver_error(exc)).__name__}: {text}"[:300]
+
+
+def translated(exc: BaseException) -> MetalwireError | None:
+    """The catalog error for an expected database failure, or None for any other error."""
+    kind = classify(exc)
+    if kind == "unavailable":
+        metrics.DATABASE_ERRORS.labels("unavailable").inc()
+        _OUTAGE_LOG.warning("database unavailable: %s", _reason(exc))
+        return DatabaseUnavailable(
+            "The database is unavailable (it cannot be reached or is not ready); "
+            f"retry in {DatabaseUnavailable.retry_after} seconds."
+        )
+    if kind == "conflict":  # retrying() decides whether a client sees it
+        return TransactionConflict(
+            "The database refused the transaction because of concurrent ones (a deadlock "
+            "or serialization failure, retried); retry.",
+            reason=_reason(exc),
+        )
+    return None
+
+
+_commits = threading.local()
+
+
+def note_commit() -> None:
+    """Called after each write transaction committed: an operation that committed one is
+    not run again."""
+    _commits.count = getattr(_commits, "count", 0) + 1
+
+
+def retrying(call: Callable[[], T]) -> T:
+    """``call()``, run again after a deadlock or serialization failure that rolled back its
+    only transaction, at most :data:`CONFLICT_RETRIES` times; then TransactionConflict."""
+    for attempt in range(CONFLICT_RETRIES + 1):
+        committed_before = getattr(_commits, "count", 0)
+        try:
+            return call()
+        except TransactionConflict as conflict:
+            # Something of this operation is stored already: running it again could do
+            # twice what it did; the client decides.
+            committed = getattr(_commits, "count", 0) != committed_before
+            if committed or attempt == CONFLICT_RETRIES:
+                metrics.DATABASE_ERRORS.labels("conflict").inc()
+                _OUTAGE_LOG.warning(
+                    "transaction conflict answered 503 %s: %s",
+                    "(the operation had committed a write)"
+                    if committed
+                    else f"after {attempt + 1} attempts",
+                    conflict.reason,
+                )
+                raise
+            metrics.DATABASE_ERRORS.labels("conflict_retried").inc()
+            LOG.debug("transaction conflict, attempt %d: %s", attempt + 1, conflict.reason)
+            backoff = min(CONFLICT_BACKOFF_MAX, CONFLICT_BACKOFF * 2**attempt)
+            time.sleep(backoff * random.uniform(0.5, 1.5))
+    raise AssertionError("unreachable")

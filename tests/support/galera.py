@@ -1,0 +1,223 @@
+"""A throwaway MariaDB Galera cluster on loopback for tests.
+
+``GaleraCluster(3)`` starts node 1 as a new cluster (``--wsrep-new-cluster``, on a data
+directory made by ``mariadb-install-db``), then the others, which join it and receive its
+data by rsync (SST), each node on free ports of 127.0.0.1: the SQL port, the group
+communication port, the IST and SST receive ports. It waits until every node reports
+``wsrep_local_state_comment = Synced``. ``kill(i)`` ends node ``i`` with SIGKILL, as a
+crash; ``restart(i)`` starts it again and waits until it has rejoined. ``stop()`` stops
+every node and removes every file. The binaries come from Debian's ``mariadb-server``,
+``galera-4`` and ``rsync`` packages (``scripts/install-galera``).
+
+Usage::
+
+    with GaleraCluster(3) as cluster:
+        urls = cluster.create_database("metalwire")   # one URL per node
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+import pymysql
+
+from tests.support.helpers import terminate_group
+from tests.support.mariadb import MARIADBD, MariaDBError
+from tests.support.mariadb import available as mariadb_available
+from tests.support.server import free_port
+
+PROVIDER = "/usr/lib/galera/libgalera_smm.so"
+
+
+def available() -> bool:
+    return mariadb_available() and Path(PROVIDER).exists() and shutil.which("rsync") is not None
+
+
+class _Node:
+    def __init__(self, root: Path, number: int) -> None:
+        self.number = number
+        self.dir = root / f"node{number}"
+        self.dir.mkdir()
+        self.port = free_port()
+        self.group_port = free_port()
+        self.ist_port = free_port()
+        self.sst_port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def log_path(self) -> Path:
+        return self.dir / "server.log"
+
+
+class GaleraCluster:
+    def __init__(self, size: int = 3, start_timeout: float = 120.0) -> None:
+        self.size = size
+        self.start_timeout = start_timeout
+        self.root: Path | None = None
+        self.nodes: list[_Node] = []
+
+    def _owner_args(self) -> list[str]:
+        return ["--user=mysql"] if os.geteuid() == 0 else []
+
+    def start(self) -> Self:
+        if not available():
+            raise MariaDBError("galera-4, rsync or mariadb-server is not installed")
+        self.root = Path(tempfile.mkdtemp(prefix="metalwire-galera-"))
+        if os.geteuid() == 0:
+            shutil.chown(self.root, "mysql", "mysql")
+        try:
+            self.nodes = [_Node(self.root, i + 1) for i in range(self.size)]
+            for node in self.nodes:
+                (node.dir / "data").mkdir()
+                if os.geteuid() == 0:
+                    shutil.chown(node.dir, "mysql", "mysql")
+                    shutil.chown(node.dir / "data", "mysql", "mysql")
+            subprocess.run(
+                [
+                    "mariadb-install-db",
+                    "--no-defaults",
+                    *self._owner_args(),
+                    f"--datadir={self.nodes[0].dir}/data",
+                    "--auth-root-authentication-method=normal",
+                    "--skip-test-db",
+                ],
+                check=True,
+                capture_output=True,
+                timeout=120,
+            )
+            for node in self.nodes:
+                self._spawn(node, new_cluster=node is self.nodes[0])
+                self._wait_synced(node)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _cluster_address(self, node: _Node, new_cluster: bool) -> str:
+        if new_cluster:
+            return "gcomm://"
+        others = [n for n in self.nodes if n is not node]
+        return "gcomm://" + ",".join(f"127.0.0.1:{n.group_port}" for n in others)
+
+    def _spawn(self, node: _Node, new_cluster: bool) -> None:
+        provider_options = ";".join(
+            [
+                f"gmcast.listen_addr=tcp://127.0.0.1:{node.group_port}",
+                f"ist.recv_addr=127.0.0.1:{node.ist_port}",
+                "gcache.size=64M",
+                "evs.suspect_timeout=PT3S",
+                "evs.inactive_timeout=PT6S",
+                "evs.install_timeout=PT6S",
+            ]
+        )
+        args = [
+            MARIADBD,
+            "--no-defaults",
+            *self._owner_args(),
+            f"--datadir={node.dir}/data",
+            f"--port={node.port}",
+            "--bind-address=127.0.0.1",
+            f"--socket={node.dir}/sock",
+            f"--pid-file={node.dir}/pid",
+            "--skip-log-bin",
+            "--binlog-format=ROW",
+            "--default-storage-engine=InnoDB",
+            "--innodb-autoinc-lock-mode=2",
+            "--innodb-buffer-pool-size=64M",
+            "--innodb-flush-log-at-trx-commit=0",
+            "--max-connections=500",
+            "--character-set-server=utf8mb4",
+            "--collation-server=utf8mb4_general_ci",
+            "--wsrep-on=ON",
+            f"--wsrep-provider={PROVIDER}",
+            f"--wsrep-cluster-address={self._cluster_address(node, new_cluster)}",
+            "--wsrep-cluster-name=metalwire-tests",
+            f"--wsrep-node-name=node{node.number}",
+            "--wsrep-node-address=127.0.0.1",
+            f"--wsrep-provider-options={provider_options}",
+            "--wsrep-sst-method=rsync",
+            f"--wsrep-sst-receive-address=127.0.0.1:{node.sst_port}",
+        ]
+        if new_cluster:
+            args.append("--wsrep-new-cluster")
+        with node.log_path.open("ab") as log:
+            node.process = subprocess.Popen(
+                args, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+
+    def _state(self, node: _Node) -> str | None:
+        try:
+            with (
+                pymysql.connect(
+                    host="127.0.0.1", port=node.port, user="root", connect_timeout=2
+                ) as conn,
+                conn.cursor() as cursor,
+            ):
+                cursor.execute("SHOW STATUS LIKE 'wsrep_local_state_comment'")
+                row = cursor.fetchone()
+                return str(row[1]) if row else None
+        except pymysql.err.MySQLError:
+            return None
+
+    def _wait_synced(self, node: _Node) -> None:
+        deadline = time.monotonic() + self.start_timeout
+        while time.monotonic() < deadline:
+            assert node.process is not None
+            if node.process.poll() is not None:
+                raise MariaDBError(f"node {node.number} exited early:\n{self.log(node.number)}")
+            if self._state(node) == "Synced":
+                return
+            time.sleep(0.3)
+        raise MariaDBError(f"node {node.number} not synced in time:\n{self.log(node.number)}")
+
+    def log(self, number: int) -> str:
+        path = self.nodes[number - 1].log_path
+        return path.read_text(errors="replace")[-4000:] if path.exists() else ""
+
+    def url(self, number: int, database: str) -> str:
+        node = self.nodes[number - 1]
+        return f"mysql+pymysql://root@127.0.0.1:{node.port}/{database}"
+
+    def create_database(self, name: str) -> list[str]:
+        """Create database ``name`` (through node 1; Galera replicates it): a URL per node."""
+        with pymysql.connect(host="127.0.0.1", port=self.nodes[0].port, user="root") as conn:
+            with conn.cursor() as cursor:
+                cursor.execute(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4")
+            conn.commit()
+        return [self.url(n.number, name) for n in self.nodes]
+
+    def kill(self, number: int) -> None:
+        """SIGKILL node ``number``, as a crash."""
+        process = self.nodes[number - 1].process
+        if process is not None and process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(10)
+
+    def restart(self, number: int) -> None:
+        """Start a killed node again; it rejoins (IST, or SST) and is Synced on return."""
+        node = self.nodes[number - 1]
+        self._spawn(node, new_cluster=False)
+        self._wait_synced(node)
+
+    def stop(self) -> None:
+        for node in reversed(self.nodes):
+            terminate_group(node.process)
+        if self.root is not None:
+            shutil.rmtree(self.root, ignore_errors=True)
+            self.root = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
