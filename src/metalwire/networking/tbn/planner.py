@@ -237,14 +237,13 @@ def _plan_attach(
     taken: list[PortView] = []
     refused: list[Refused] = []
     for candidate in candidates:
-        if wanted is not None and len(taken) >= wanted:
-            refused.append(Refused(candidate, "was not needed (enough matched before it)"))
-            continue
         verdict = action.filter.evaluate(candidate, network)
-        if verdict.holds:
-            taken.append(candidate)
-        else:
+        if not verdict.holds:
             refused.append(Refused(candidate, f"does not match: {verdict.reason}"))
+        elif wanted is not None and len(taken) >= wanted:
+            refused.append(Refused(candidate, "matches but was not needed (enough before it)"))
+        else:
+            taken.append(candidate)
     needed = action.min_count or 1
     problem = None
     if not candidates:
@@ -283,8 +282,6 @@ def _plan_group(action: TraitAction, network: NetworkView, ports: list[PortView]
 
 
 def _group_refusal(action: TraitAction, port: PortView, picked: list[PortView]) -> str | None:
-    if action.max_count is not None and len(picked) >= action.max_count:
-        return f"was not needed (max_count {action.max_count} reached)"
     if port.portgroup_uuid is not None:
         return f"already belongs to portgroup {port.portgroup_uuid}"
     if not port.available_for_dynamic_portgroup:
@@ -297,6 +294,8 @@ def _group_refusal(action: TraitAction, port: PortView, picked: list[PortView]) 
             f"is on physical network {port.physical_network or '(none)'}, the first pick "
             f"{picked[0].uuid} on {picked[0].physical_network or '(none)'}"
         )
+    if action.max_count is not None and len(picked) >= action.max_count:
+        return f"matches but was not needed (max_count {action.max_count} reached)"
     return None
 
 
