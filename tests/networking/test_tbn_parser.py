@@ -74,7 +74,11 @@ def test_valid_expressions_parse_to_their_tree(text: str, tree: Expression) -> N
         ("port.colour == 'a'", 1, "unknown variable 'port.colour'"),
         ("port.vendor = 'a'", 13, "unexpected character '='"),
         ("port.vendor ~= 'a'", 13, "unexpected character '~'"),
-        ("port.vendor == 'a' &&", 22, "expected a variable, port.is_port, port.is_portgroup or '('"),
+        (
+            "port.vendor == 'a' &&",
+            22,
+            "expected a variable, port.is_port, port.is_portgroup or '('",
+        ),
         ("port.vendor == 'a' & port.is_port", 20, "unexpected character '&'"),
         ("port.vendor == 'a' port.is_port", 20, "expected '&&', '||' or the end"),
         ("(port.vendor == 'a'", 20, "expected ')' closing the '(' at column 1, found the end"),
@@ -159,7 +163,12 @@ def test_and_and_or_evaluate_as_the_boolean_operators(
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from([v for v in VARIABLES if v.startswith("port.")]), st.sampled_from(list(Comparator)), LITERALS, st.sampled_from([None, ""]))
+@given(
+    st.sampled_from([v for v in VARIABLES if v.startswith("port.")]),
+    st.sampled_from(list(Comparator)),
+    LITERALS,
+    st.sampled_from([None, ""]),
+)
 def test_an_empty_field_compares_false_whatever_the_comparator(
     variable: str, comparator: Comparator, literal: str, empty: str | None
 ) -> None:
@@ -188,9 +197,11 @@ def test_tags_compare_by_membership(text: str, tags: set[str], holds: bool) -> N
 
 def test_strings_compare_in_lexical_order_and_prefix() -> None:
     port = PortView(1, "p", False, vendor="mellanox")
-    assert parse_filter("port.vendor > 'intel' && port.vendor < 'nvidia'").evaluate(
-        port, NetworkView("n")
-    ).holds
+    assert (
+        parse_filter("port.vendor > 'intel' && port.vendor < 'nvidia'")
+        .evaluate(port, NetworkView("n"))
+        .holds
+    )
     assert parse_filter("port.vendor =~ 'mell'").evaluate(port, NetworkView("n")).holds
     assert not parse_filter("port.vendor =~ 'ell'").evaluate(port, NetworkView("n")).holds
 

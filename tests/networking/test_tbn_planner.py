@@ -283,7 +283,7 @@ def test_no_match_names_the_node_traits_each_trait_tried_and_each_refusal() -> N
         "trait CUSTOM_A (order 1): action attach_port \"port.vendor == 'mlx'\": 0 free port(s) "
         "matched, 1 needed (port port-1 (52:54:00:00:00:01) does not match: port.vendor is "
         "'intel', the filter wants == 'mlx'); "
-        "trait CUSTOM_B (order 2): action attach_portgroup \"port.is_portgroup\": the node has "
+        'trait CUSTOM_B (order 2): action attach_portgroup "port.is_portgroup": the node has '
         "no free portgroup; "
         "port port-2 (52:54:00:00:00:02) is busy with VIF vif-0."
     )

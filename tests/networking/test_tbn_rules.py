@@ -65,6 +65,9 @@ def test_an_empty_file_has_no_traits() -> None:
     assert parse_rules("# nothing yet\n", "empty.yaml").traits == ()
 
 
+ONE_ACTION = "    - {action: attach_port, filter: port.is_port}\n"
+
+
 def problems_of(text: str) -> list[str]:
     with pytest.raises(TbnRulesInvalid) as caught:
         parse_rules(dedent(text), "r.yaml")
@@ -84,15 +87,15 @@ def problems_of(text: str) -> list[str]:
             "r.yaml: line 2: trait CUSTOM_A actions must be a non-empty list",
         ),
         (
-            "CUSTOM_A:\n  ordre: 1\n  actions:\n    - {action: attach_port, filter: port.is_port}\n",
+            "CUSTOM_A:\n  ordre: 1\n  actions:\n" + ONE_ACTION,
             "r.yaml: line 2: trait CUSTOM_A has an unknown key 'ordre' (known: actions, order)",
         ),
         (
-            "CUSTOM_A:\n  order: first\n  actions:\n    - {action: attach_port, filter: port.is_port}\n",
+            "CUSTOM_A:\n  order: first\n  actions:\n" + ONE_ACTION,
             "r.yaml: line 2: trait CUSTOM_A order must be an integer",
         ),
         (
-            "CUSTOM_A:\n  order: true\n  actions:\n    - {action: attach_port, filter: port.is_port}\n",
+            "CUSTOM_A:\n  order: true\n  actions:\n" + ONE_ACTION,
             "r.yaml: line 2: trait CUSTOM_A order must be an integer",
         ),
         (
@@ -116,7 +119,7 @@ def problems_of(text: str) -> list[str]:
         ),
         (
             "CUSTOM_A:\n  actions:\n    - action: attach_port\n      filter: port.vendor == 'a\n",
-            "r.yaml: line 4: trait CUSTOM_A action 1: filter \"port.vendor == 'a\", column 18: "
+            'r.yaml: line 4: trait CUSTOM_A action 1: filter "port.vendor == \'a", column 18: '
             "the closing quote is missing (a literal has letters, digits, '_', '-' and '.' only)",
         ),
         (
@@ -152,7 +155,7 @@ def problems_of(text: str) -> list[str]:
         ),
         (
             "CUSTOM_A:\n  actions:\n    - {action: attach_port, filter: port.is_port}\n"
-            "CUSTOM_A:\n  actions:\n    - {action: attach_port, filter: port.is_port}\n",
+            "CUSTOM_A:\n  actions:\n" + ONE_ACTION,
             "r.yaml: line 4: the file (trait names to their rules) repeats 'CUSTOM_A' (first on "
             "line 1)",
         ),

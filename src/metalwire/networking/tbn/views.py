@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from metalwire.db.models import Port, Portgroup
+if TYPE_CHECKING:  # only the builders read rows; ``metalwire tbn check`` needs no SQLAlchemy
+    from metalwire.db.models import Port, Portgroup
 
 
 @dataclass(frozen=True)
