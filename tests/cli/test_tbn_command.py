@@ -141,3 +141,18 @@ def test_a_valid_rules_file_is_loaded_at_start_and_an_unread_one_when_disabled(
     disabled = conf_with(tmp_path, write(tmp_path, BAD), enabled=False)
     with MetalwireServer(tmp_path / "data", config=disabled) as server:
         assert "trait-based networking" not in server.log()
+
+
+def test_the_operators_guide_example_checks_as_the_guide_shows(tmp_path: Path) -> None:
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "operators.md").read_text()
+    section = guide[guide.index("## Trait-based networking") :]
+    blocks = section.split("```")
+    example = next(b for b in blocks if b.startswith("yaml\n# /etc/metalwire/"))[len("yaml\n") :]
+    shown = next(b for b in blocks if b.startswith("sh\n$ metalwire tbn check "))
+    command, expected = shown[len("sh\n$ ") :].split("\n", 1)
+    documented_path = command.split()[-1]
+    path = tmp_path / "trait_based_networking.yaml"
+    path.write_text(example)
+    done = run_metalwire("tbn", "check", str(path), env=clean_env())
+    assert done.code == 0, done.stderr
+    assert done.stdout == expected.replace(documented_path, str(path))
