@@ -14,6 +14,7 @@ from 1) and what was expected there.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from metalwire.errors import TbnRulesInvalid
@@ -117,17 +118,17 @@ class _Parser:
         return tree
 
     def disjunction(self) -> Expression:
-        tree = self.conjunction()
-        while self.current.text == "||" and self.current.kind == "symbol":
-            self.advance()
-            tree = Compound(tree, Junction.OR, self.conjunction())
-        return tree
+        return self.chain(Junction.OR, self.conjunction)
 
     def conjunction(self) -> Expression:
-        tree = self.operand()
-        while self.current.text == "&&" and self.current.kind == "symbol":
+        return self.chain(Junction.AND, self.operand)
+
+    def chain(self, junction: Junction, operand: Callable[[], Expression]) -> Expression:
+        """``operand (junction operand)*``, grouped from the left."""
+        tree = operand()
+        while self.current.kind == "symbol" and self.current.text == junction.value:
             self.advance()
-            tree = Compound(tree, Junction.AND, self.operand())
+            tree = Compound(tree, junction, operand())
         return tree
 
     def operand(self) -> Expression:
