@@ -5,6 +5,8 @@ from __future__ import annotations
 from textwrap import dedent
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from metalwire.errors import NoTraitMatches
 from metalwire.networking.tbn.planner import (
@@ -409,13 +411,56 @@ def test_node_traits_come_from_instance_info(instance_info: object, traits: tupl
     assert node_traits(instance_info) == traits  # type: ignore[arg-type]
 
 
-def test_network_view_reads_the_attach_body() -> None:
-    view = NetworkView.of_attach_body({"id": "vif-1", "name": "tenant", "tags": ["a", "b"]})
-    assert view == NetworkView("vif-1", "tenant", frozenset({"a", "b"}))
-    assert NetworkView.of_attach_body({"id": "vif-2"}) == NetworkView("vif-2")
-
-
 def test_dynamic_portgroup_names_are_fresh() -> None:
     names = {dynamic_portgroup_name() for _ in range(20)}
     assert len(names) == 20
     assert all(n.startswith(DYNAMIC_PORTGROUP_PREFIX) and len(n) == 26 for n in names)
+
+
+RANDOM_PORTS = st.lists(
+    st.builds(
+        port,
+        st.integers(1, 40),
+        category=st.sampled_from([None, "network", "storage"]),
+        physical_network=st.sampled_from([None, "a", "b"]),
+        available_for_dynamic_portgroup=st.booleans(),
+        vif=st.sampled_from([None, None, "busy"]),
+    ),
+    max_size=8,
+    unique_by=lambda p: p.id,
+)
+GROUPING = rules(
+    """\
+    CUSTOM_G:
+      actions:
+        - action: bond_ports
+          filter: port.category == 'network'
+          min_count: 2
+        - action: attach_port
+          filter: port.is_port
+    """
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(RANDOM_PORTS)
+def test_a_plan_never_takes_a_busy_port_twice_or_bonds_across_physnets(
+    ports: list[PortView],
+) -> None:
+    result = plan(GROUPING, ["CUSTOM_G"], ports, raise_when_no_match=False)
+    taken = [t for action in result.actions for t in action.targets]
+    assert all(t.vif is None for t in taken)
+    assert len({t.uuid for t in taken}) == len(taken)
+    for action in result.actions:
+        if action.new_portgroup is not None:
+            members = action.targets
+            assert len(members) >= 2
+            assert len({m.physical_network for m in members}) == 1
+            assert all(m.available_for_dynamic_portgroup for m in members)
+            assert all(m.category == "network" for m in members)
+    # every free port is either taken or refused with a reason by each action that ran
+    for attempt in result.attempts:
+        for action in attempt.actions:
+            seen = {t.uuid for t in action.targets} | {r.target.uuid for r in action.refused}
+            assert all(r.reason for r in action.refused)
+            assert seen <= {p.uuid for p in ports if p.vif is None}
