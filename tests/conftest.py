@@ -105,7 +105,15 @@ DATABASES = [
     for name in os.environ.get("METALWIRE_TEST_DATABASES", "sqlite,postgresql,mariadb").split(",")
     if name.strip()
 ]
-_TABLES_CHILD_FIRST = ("vif_attachments", "node_history", "ports", "portgroups", "nodes")
+_TABLES_CHILD_FIRST = (
+    "vif_attachments",
+    "node_history",
+    "volume_connectors",
+    "volume_targets",
+    "ports",
+    "portgroups",
+    "nodes",
+)
 
 
 def _unavailable(reason: str) -> None:

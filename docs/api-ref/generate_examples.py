@@ -33,6 +33,9 @@ sys.path.insert(0, str(ROOT))
 
 from tests.support.server import MetalwireServer  # noqa: E402
 
+sys.path.insert(0, str(HERE))
+from lifecycle_examples import record_lifecycle, record_volume  # noqa: E402
+
 LATEST = "1.78"
 IRONIC = "X-OpenStack-Ironic-API-Version"
 PUBLIC_ENDPOINT = "http://127.0.0.1:6385"
@@ -742,6 +745,8 @@ def main() -> int:
                 record_portgroups(r)
                 record_vifs(r, data_dir / "metalwire.db")
                 record_states(r)
+                record_lifecycle(r)
+                record_volume(r)
                 record_history(r)
                 record_errors(r)
             except SystemExit:

@@ -143,6 +143,30 @@ class ApiOptions:
         "hold connections).",
         minimum=0.1,
     )
+    max_header_size: int = _opt(
+        16384,
+        "Longest request line or header line accepted, in bytes; a longer one is refused with "
+        "431 before authentication.",
+        minimum=256,
+    )
+    max_header_total_size: int = _opt(
+        65536,
+        "Largest request head (request line and every header) accepted, in bytes; a larger "
+        "one is refused with 431 and the connection closed as soon as it passes the limit, "
+        "before authentication.",
+        minimum=1024,
+    )
+    max_header_count: int = _opt(
+        100,
+        "Most header lines a request may have; more are refused with 431 before authentication.",
+        minimum=10,
+    )
+    body_timeout: float = _opt(
+        30.0,
+        "Seconds a request has, from when its headers arrive, to send its whole body; then it "
+        "is answered 408 and the connection closed (slow senders cannot hold connections).",
+        minimum=0.1,
+    )
     keep_alive_timeout: float = _opt(
         5.0,
         "Seconds an idle keep-alive connection stays open after a response.",
@@ -348,6 +372,19 @@ class KeystoneAuthtokenOptions:
     )
     token_cache_size: int = _opt(
         10000, "Validated tokens kept in the cache (least recently used dropped).", minimum=1
+    )
+    max_concurrent_validations: int = _opt(
+        4,
+        "Token validations asked of Keystone at the same time, in threads of their own; "
+        "more wait their turn. A flood of invented tokens then delays only other uncached "
+        "tokens, never a request whose token is cached.",
+        minimum=1,
+    )
+    negative_cache_time: float = _opt(
+        10.0,
+        "Seconds a token Keystone refused is refused again without asking it (0: always "
+        "ask). The same bounded cache size as token_cache_size.",
+        minimum=0,
     )
     http_request_max_retries: int = _opt(
         3, "Extra attempts of a token validation after a connection failure.", minimum=0

@@ -15,17 +15,22 @@ ever deals with HTTP.
     |   +-- NetworkInterfaceInvalid    the node's network interface refuses to work
     |   +-- TbnRulesInvalid            a trait-based networking file or filter is malformed
     |   +-- NoTraitMatches             no trait-based networking rule places the VIF
+    |   +-- UnsupportedDriverExtension the node's hardware interface cannot do this
+    |   +-- NodeConsoleNotEnabled      console information asked while it is off
     +-- NotAuthorized (401)            no credentials, or credentials that do not verify
     +-- Forbidden (403)
     |   +-- NodeProtected              the node is protected from this action
     |   +-- PolicyForbidden            the policy does not allow this user the action
     +-- NotFound (404)
     |   +-- NodeNotFound, PortNotFound, PortgroupNotFound
+    |   +-- VolumeConnectorNotFound, VolumeTargetNotFound
     |   +-- RouteNotFound              no resource at this path for the request's version
     +-- MethodNotAllowed (405)         the path exists, the method does not
     +-- NotAcceptable (406)            field too new for the request's version
     |   +-- VersionNotAcceptable       microversion malformed or out of range
     +-- RequestTooLarge (413)          the request body is larger than accepted
+    +-- RequestTimeout (408)           the request body did not arrive within [api] body_timeout
+    +-- HeadersTooLarge (431)          a header line, all of them or their count is over the limit
 
 Errors marked ``routing`` are the router's answers (no such path, method or version), which
 Ironic's clients receive in a different error body from the errors of objects.
@@ -112,6 +117,20 @@ class NoTraitMatches(Invalid):
     """No trait-based networking rule places the VIF on the node (names each trait tried)."""
 
 
+class UnsupportedDriverExtension(Invalid):
+    """The node's hardware interface does not implement the operation."""
+
+    def __init__(self, driver: str, extension: str) -> None:
+        super().__init__(
+            f"Driver {driver} does not support {extension} (disabled or not implemented)."
+        )
+
+
+class NodeConsoleNotEnabled(Invalid):
+    def __init__(self, node: str) -> None:
+        super().__init__(f"Console access is not enabled on node {node}")
+
+
 class NotAuthorized(MetalwireError):
     """The request carries no credentials, or credentials that do not verify."""
 
@@ -154,6 +173,16 @@ class PortNotFound(NotFound):
 class PortgroupNotFound(NotFound):
     def __init__(self, portgroup: str) -> None:
         super().__init__(f"Portgroup {portgroup} could not be found.")
+
+
+class VolumeConnectorNotFound(NotFound):
+    def __init__(self, connector: str) -> None:
+        super().__init__(f"Volume connector {connector} could not be found.")
+
+
+class VolumeTargetNotFound(NotFound):
+    def __init__(self, target: str) -> None:
+        super().__init__(f"Volume target {target} could not be found.")
 
 
 class RouteNotFound(NotFound):
@@ -201,6 +230,20 @@ class RequestTooLarge(MetalwireError):
     """The request body is larger than the endpoint accepts."""
 
     code = 413
+    safe = True
+
+
+class RequestTimeout(MetalwireError):
+    """The request body was not received within its deadline."""
+
+    code = 408
+    safe = True
+
+
+class HeadersTooLarge(MetalwireError):
+    """The request's headers are longer or more numerous than the server accepts."""
+
+    code = 431
     safe = True
 
 

@@ -26,6 +26,18 @@ def htpasswd_line(user: str, password: str) -> str:
     return f"{user}:$2y${hashed[4:]}"
 
 
+def basic_auth_env(directory: Path, users: dict[str, str], **more: str) -> dict[str, str]:
+    """METALWIRE_* settings of http_basic with ``users`` (name -> password) in an htpasswd
+    file written in ``directory``, and ``more``."""
+    user_file = directory / "htpasswd"
+    user_file.write_text("".join(htpasswd_line(u, p) + "\n" for u, p in users.items()))
+    return {
+        "METALWIRE_AUTH_STRATEGY": "http_basic",
+        "METALWIRE_HTTP_BASIC_AUTH_USER_FILE": str(user_file),
+        **more,
+    }
+
+
 def make_config(tmp_path: Path, template: Path, **options: Any) -> Config:
     """A config on a fresh copy of the migrated SQLite file, with (section, option) values."""
     data_dir = tmp_path / "data"

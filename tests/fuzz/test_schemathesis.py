@@ -33,9 +33,9 @@ CHECKS = ",".join(
         "response_schema_conformance",
     )
 )
-# Examples per operation and phase: about 10,000 requests, about a minute per database here.
+# Examples per operation and phase: about 15,000 requests, one to two minutes per database here.
 MAX_EXAMPLES = 25
-TIMEOUT = 400
+TIMEOUT = 600
 _ACCESS = re.compile(r"metalwire\.api\.access \S+ \S+ (\d{3}) ")
 
 

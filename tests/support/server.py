@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
 import ssl
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import httpx
+import uvicorn
 
 
 def self_signed_certificate(directory: Path) -> tuple[Path, Path]:
@@ -127,3 +132,34 @@ class MetalwireServer:
         self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.stop()
+
+
+async def _ok(scope: Any, receive: Any, send: Any) -> None:
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+@contextlib.contextmanager
+def protocol_server(http: type[Any], **options: Any) -> Iterator[int]:
+    """uvicorn in a thread with the protocol class ``http`` (``uvicorn.Config`` ``options``),
+    serving a plain 200 to every request; yields its port."""
+    config = uvicorn.Config(
+        _ok,
+        host="127.0.0.1",
+        port=free_port(),
+        http=http,
+        lifespan="off",
+        log_config=None,
+        **options,
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        yield config.port
+    finally:
+        server.should_exit = True
+        thread.join(10)

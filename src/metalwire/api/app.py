@@ -17,8 +17,21 @@ from metalwire.api.auth.policy import Policy
 from metalwire.api.auth.startup import build_strategy
 from metalwire.api.bookmarks import BookmarkPaths
 from metalwire.api.metrics import MetricsEndpoint, RequestMetrics, RouteRecorder
-from metalwire.api.middleware import ApiMiddleware
-from metalwire.api.routes import audit, history, nodes, portgroups, ports, root, states, traits
+from metalwire.api.middleware import ApiMiddleware, RequestLimits
+from metalwire.api.routes import (
+    audit,
+    console,
+    history,
+    nodes,
+    portgroups,
+    ports,
+    power,
+    root,
+    states,
+    traits,
+    validate,
+    volume,
+)
 from metalwire.api.routes import lookup as node_lookup
 from metalwire.api.routes.vifs import VifEndpoints
 from metalwire.api.ui import pages as ui_pages
@@ -57,7 +70,21 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     app.state.policy = policy
     # The routes are added flat, the busiest first: the router tries them in order. The
     # VIF endpoints, the busiest of all, are answered in front of the router.
-    for module in (nodes, ports, portgroups, states, history, traits, root, audit, openapi):
+    for module in (
+        nodes,
+        ports,
+        portgroups,
+        states,
+        power,
+        console,
+        validate,
+        volume,
+        history,
+        traits,
+        root,
+        audit,
+        openapi,
+    ):
         app.router.routes.extend(module.router.routes)
     app.router.routes.extend(node_lookup.router.routes)  # what the topology page lists
     app.router.routes.extend(ui_pages.routes)  # the topology page, last: the least busy
@@ -75,7 +102,14 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     if measured and config.metrics.public:
         app.add_middleware(MetricsEndpoint, db=services.db, audit=services.audit)
     # Added last, so it runs first: every request, the VIF door's too, goes through it.
-    app.add_middleware(ApiMiddleware, max_body_size=config.api.max_request_body_size)
+    limits = RequestLimits(
+        max_body_size=config.api.max_request_body_size,
+        max_header_size=config.api.max_header_size,
+        max_header_total_size=config.api.max_header_total_size,
+        max_header_count=config.api.max_header_count,
+        body_timeout=config.api.body_timeout,
+    )
+    app.add_middleware(ApiMiddleware, limits=limits)
     if measured:
         app.add_middleware(RequestMetrics)  # outermost: every answer is counted
     return app

@@ -35,6 +35,7 @@ from metalwire.errors import (
     RouteNotFound,
     VersionNotAcceptable,
 )
+from metalwire.logsafe import printable
 
 LOG = logging.getLogger(__name__)
 
@@ -69,7 +70,7 @@ def routing_body(status: int, description: str) -> bytes:
 def client_message(exc: MetalwireError, request_id: str, method: str, path: str) -> str:
     """What the client is told about a catalog error; server-side failures are logged."""
     if exc.code >= 500:
-        LOG.error("%s %s failed [%s]: %s", method, path, request_id, exc)
+        LOG.error("%s %s failed [%s]: %s", method, printable(path), request_id, exc)
     if exc.safe:
         return exc.message
     return f"An internal error occurred; request id {request_id}."

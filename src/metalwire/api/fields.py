@@ -154,3 +154,30 @@ def visible(fields: tuple[Field, ...], minor: int) -> list[Field]:
 
 def by_name(fields: tuple[Field, ...]) -> dict[str, Field]:
     return {f.name: f for f in fields}
+
+
+VOLUME = 32  # /v1/volume, its connectors and targets
+
+VOLUME_CONNECTOR_FIELDS: tuple[Field, ...] = (
+    Field("uuid", VOLUME, CO, "str"),
+    Field("node_uuid", VOLUME, W, "str"),
+    Field("type", VOLUME, W, "str"),
+    Field("connector_id", VOLUME, W, "str"),
+    Field("extra", VOLUME, W, "dict"),
+    Field("created_at", VOLUME, RO),
+    Field("updated_at", VOLUME, RO),
+)
+VOLUME_CONNECTOR_LIST_FIELDS = ("uuid", "node_uuid", "type", "connector_id")
+
+VOLUME_TARGET_FIELDS: tuple[Field, ...] = (
+    Field("uuid", VOLUME, CO, "str"),
+    Field("node_uuid", VOLUME, W, "str"),
+    Field("volume_type", VOLUME, W, "str"),
+    Field("properties", VOLUME, W, "dict"),
+    Field("boot_index", VOLUME, W),  # an integer: checked by the volume routes
+    Field("volume_id", VOLUME, W, "str"),
+    Field("extra", VOLUME, W, "dict"),
+    Field("created_at", VOLUME, RO),
+    Field("updated_at", VOLUME, RO),
+)
+VOLUME_TARGET_LIST_FIELDS = ("uuid", "node_uuid", "volume_type", "boot_index", "volume_id")

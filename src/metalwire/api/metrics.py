@@ -33,6 +33,7 @@ from metalwire.api import errors
 from metalwire.api.auth.identity import from_scope
 from metalwire.api.auth.policy import Policy
 from metalwire.api.bookmarks import versioned
+from metalwire.api.middleware import CLIENT_GONE, CLIENT_GONE_STATUS
 from metalwire.api.routes.vifs import vif_route
 from metalwire.conductor.audit import KINDS
 from metalwire.conductor.audit_runner import LatestAudit
@@ -180,6 +181,9 @@ def route_template(scope: Scope) -> str:
     return partial or UNMATCHED
 
 
+_ANSWERED = "metrics_answered"
+
+
 class RequestMetrics:
     """Outermost: counts and times every HTTP request by route template, method, status."""
 
@@ -209,11 +213,14 @@ class RequestMetrics:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                state[_ANSWERED] = True
             await send(message)
 
         try:
             await self.app(scope, receive, send_noting_status)
         finally:
+            if state.get(CLIENT_GONE) and not state.get(_ANSWERED):  # not the server's failure
+                status = CLIENT_GONE_STATUS
             route = state.get(ROUTE_STATE_KEY) or route_template(scope)
             method = scope["method"] if scope["method"] in _METHODS else "other"
             self._observe(route, method, status, time.perf_counter() - started)

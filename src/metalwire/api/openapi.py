@@ -21,7 +21,14 @@ from fastapi.responses import Response
 
 from metalwire import __version__
 from metalwire.api import dry_run
+from metalwire.api import openapi_lifecycle as lifecycle
 from metalwire.api import openapi_schemas as s
+from metalwire.api.openapi_operations import READ, VIF_CALL, WRITE
+from metalwire.api.openapi_operations import operation as _operation
+from metalwire.api.openapi_operations import paging as _paging
+from metalwire.api.openapi_operations import path_param as _path
+from metalwire.api.openapi_operations import query as _query
+from metalwire.api.openapi_operations import responses as _responses
 from metalwire.api.routes import lookup
 from metalwire.api.routes.nodes import _FILTERS as NODE_FILTERS
 from metalwire.api.routes.nodes import _FLAG_FILTERS as NODE_FLAG_FILTERS
@@ -36,52 +43,9 @@ router = APIRouter()
 
 Schema = dict[str, Any]
 
-READ = (400, 404, 406)
-WRITE = (400, 403, 404, 406, 409, 503)
-VIF_CALL = (400, 404, 406, 409, 413, 502, 503)
-
-
-def _json(schema: Schema) -> Schema:
-    return {"application/json": {"schema": schema}}
-
-
-def _query(name: str, schema: Schema, description: str) -> Schema:
-    return {
-        "name": name,
-        "in": "query",
-        "required": False,
-        "schema": schema,
-        "description": description,
-    }
-
-
-def _path(name: str, description: str) -> Schema:
-    return {
-        "name": name,
-        "in": "path",
-        "required": True,
-        "schema": {"type": "string"},
-        "description": description,
-    }
-
-
 _NODE = _path("ident", "The node's UUID or name.")
 _PORT = _path("uuid", "The port's UUID.")
 _PORTGROUP = _path("ident", "The portgroup's UUID or name.")
-
-
-def _paging(sortable: set[str]) -> list[Schema]:
-    keys = sorted(sortable)
-    return [
-        _query("limit", {"type": "integer", "minimum": 1}, "Page size, at most [api] max_limit."),
-        _query("marker", {"type": "string"}, "UUID of the last object of the previous page."),
-        _query(
-            "sort_key",
-            {"anyOf": [{"enum": keys}, {"type": "string"}]},
-            f"One of {', '.join(keys)}.",
-        ),
-        _query("sort_dir", {"enum": ["asc", "desc"]}, "Sort direction."),
-    ]
 
 
 _FIELDS = _query("fields", {"type": "string"}, "Comma-separated fields to show (1.8).")
@@ -107,50 +71,6 @@ _PORTGROUP_FILTERS = [
     _query("node", {"type": "string"}, "Portgroups of this node (UUID or name)."),
     _query("address", {"type": "string"}, "Portgroup with this MAC address."),
 ]
-
-
-def _responses(
-    status: int,
-    description: str,
-    body: Schema | None,
-    errors: Sequence[int],
-    headers: Schema | None = None,
-    links: Schema | None = None,
-) -> Schema:
-    ok: Schema = {"description": description, "headers": {**s.version_headers(), **(headers or {})}}
-    if body is not None:
-        ok["content"] = _json(body)
-    if links:
-        ok["links"] = links
-    out: Schema = {str(status): ok}
-    for code in errors:
-        out[str(code)] = s.ref("responses", f"Error{code}")
-    return out
-
-
-def _operation(
-    op_id: str,
-    summary: str,
-    tag: str,
-    responses: Schema,
-    parameters: Sequence[Schema] = (),
-    body: Schema | None = None,
-    body_required: bool = True,
-) -> Schema:
-    op: Schema = {
-        "operationId": op_id,
-        "summary": summary,
-        "tags": [tag],
-        "parameters": [
-            s.ref("parameters", "IronicApiVersion"),
-            s.ref("parameters", "OpenStackApiVersion"),
-            *parameters,
-        ],
-        "responses": responses,
-    }
-    if body is not None:
-        op["requestBody"] = {"required": body_required, "content": _json(body)}
-    return op
 
 
 _LOCATION = {"Location": {"description": "URL of the new object.", "schema": {"type": "string"}}}
@@ -724,16 +644,20 @@ def document() -> dict[str, Any]:
             _portgroup_links(),
         ),
         **_portgroup_member_paths(),
+        **lifecycle.node_paths(),
+        **lifecycle.volume_paths(),
         **_audit_paths(),
         **_lookup_paths(),
     }
+    components = s.components()
+    components["schemas"].update(lifecycle.schemas())
     return {
         "openapi": "3.1.0",
         "info": {
             "title": "metalwire",
             "version": __version__,
             "summary": "The OpenStack Bare Metal (Ironic) v1 API subset for nodes, ports, "
-            "portgroups and VIFs.",
+            "portgroups, VIFs, volume connectors and targets, and the node lifecycle Nova drives.",
             "description": "Microversions are chosen per request with the "
             "X-OpenStack-Ironic-API-Version or OpenStack-API-Version header; each response "
             "names the version served and the range. Fields and operations newer than the "
@@ -741,7 +665,7 @@ def document() -> dict[str, Any]:
         },
         "servers": [{"url": "/"}],
         "paths": paths,
-        "components": s.components(),
+        "components": components,
     }
 
 

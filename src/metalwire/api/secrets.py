@@ -3,7 +3,8 @@
 As Ironic does for a caller without the ``show_password`` / ``show_instance_secrets``
 policies (metalwire has no policy that shows them): secret keys of ``driver_info``,
 ``instance_info`` and ``driver_internal_info`` read ``******``; so do ``driver_info``'s
-SNMP keys and ``instance_info``'s ``image_url`` (it may be a Swift temporary URL).
+SNMP keys, ``instance_info``'s ``image_url`` (it may be a Swift temporary URL) and its
+``configdrive`` (user data).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from metalwire import redact
 #: Node fields searched for secret keys, with the keys each hides besides the secret words.
 SECRET_HOLDERS: dict[str, frozenset[str]] = {
     "driver_info": frozenset({"snmp_auth_key", "snmp_priv_key"}),
-    "instance_info": frozenset({"image_url"}),
+    "instance_info": frozenset({"image_url", "configdrive"}),
     "driver_internal_info": frozenset(),
 }
 

@@ -83,7 +83,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
     from metalwire.api.app import create_app
     from metalwire.api.auth.startup import check_listen_address
-    from metalwire.api.connections import protocol_with
+    from metalwire.api.connections import H11_HEAD_SLACK, protocol_with
     from metalwire.cli.listening import check_port_free, notify_when_listening
     from metalwire.errors import MetalwireError
 
@@ -118,7 +118,8 @@ def run_serve(args: argparse.Namespace) -> int:
         log_level=args.log_level,
         access_log=False,
         log_config=None,
-        http=protocol_with(conf.api.header_timeout),
+        http=protocol_with(conf.api.header_timeout, max_head_bytes=conf.api.max_header_total_size),
+        h11_max_incomplete_event_size=conf.api.max_header_total_size + H11_HEAD_SLACK,
         timeout_keep_alive=conf.api.keep_alive_timeout,  # type: ignore[arg-type]
         limit_concurrency=conf.api.max_connections,
         ssl_certfile=tls[0] if tls else None,

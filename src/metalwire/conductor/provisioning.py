@@ -1,4 +1,4 @@
-"""The provision state machine, with a fake deploy and clean that touch no hardware.
+"""The provision state machine, with a fake deploy, clean and rescue that touch no hardware.
 
 Each verb runs to completion inside the request, calling the node's network interface hooks
 in the order a real deployment would, and recording every step in the node history. A hook
@@ -7,11 +7,12 @@ that fails leaves the node in the matching failed state with ``last_error`` set.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from metalwire.conductor import vifs
+from metalwire.conductor import hardware, power, vifs
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
@@ -37,12 +38,36 @@ TRANSITIONS: dict[str, Transition] = {
     "provide": Transition(frozenset({"manageable"}), "available", "clean failed"),
     "active": Transition(frozenset({"available"}), "active", "deploy failed"),
     "rebuild": Transition(frozenset({"active", "deploy failed"}), "active", "deploy failed"),
-    "deleted": Transition(frozenset({"active", "deploy failed", "error"}), "available", "error"),
+    "deleted": Transition(
+        frozenset(
+            {"active", "deploy failed", "error", "rescue", "rescue failed", "unrescue failed"}
+        ),
+        "available",
+        "error",
+    ),
     "clean": Transition(frozenset({"manageable"}), "manageable", "clean failed"),
+    "rescue": Transition(
+        frozenset({"active", "rescue", "rescue failed", "unrescue failed"}),
+        "rescue",
+        "rescue failed",
+    ),
+    "unrescue": Transition(frozenset({"rescue"}), "active", "unrescue failed"),
 }
+# Verbs a node in maintenance refuses (Ironic's NodeInMaintenance, 400).
+_NOT_IN_MAINTENANCE = frozenset({"active", "rebuild", "deleted", "provide", "clean", "rescue"})
+# instance_info keys a rescue sets and an unrescue or undeploy removes.
+_RESCUE_KEYS = ("rescue_password", "hashed_rescue_password")
 
 
-def _set_state(conductor: Conductor, task: Task, **values: Any) -> None:
+@dataclass(frozen=True)
+class ProvisionOptions:
+    """What a provision request carries besides its verb (checked by the API)."""
+
+    configdrive: str | dict[str, Any] | None = None
+    rescue_password: str | None = None
+
+
+def _set_state(task: Task, **values: Any) -> None:
     task.inventory.update_node({"provision_updated_at": utcnow(), **values})
     task.reload()
 
@@ -55,17 +80,41 @@ def _run_hook(conductor: Conductor, task: Task, hook: str) -> None:
 
 
 def _clean(conductor: Conductor, task: Task) -> None:
-    _set_state(conductor, task, provision_state="cleaning")
+    _set_state(task, provision_state="cleaning")
     _run_hook(conductor, task, "add_cleaning_network")
     _run_hook(conductor, task, "remove_cleaning_network")
 
 
-def _steps(conductor: Conductor, task: Task, verb: str) -> dict[str, Any]:
+def _without_rescue(instance_info: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in instance_info.items() if k not in _RESCUE_KEYS}
+
+
+def _rescue_steps(task: Task, verb: str, options: ProvisionOptions) -> dict[str, Any]:
+    """The fake rescue interface's rescue and unrescue: states only, as Ironic's fake."""
+    info = _without_rescue(task.node.instance_info)
+    if verb == "rescue":
+        _set_state(task, provision_state="rescuing")
+        hardware.check_interface(task.node, "rescue")
+        assert options.rescue_password is not None  # the API requires one
+        info["rescue_password"] = options.rescue_password
+        info["hashed_rescue_password"] = hashlib.sha256(
+            options.rescue_password.encode()
+        ).hexdigest()
+    else:
+        _set_state(task, provision_state="unrescuing")
+    return {"instance_info": info}
+
+
+def _steps(
+    conductor: Conductor, task: Task, verb: str, options: ProvisionOptions
+) -> dict[str, Any]:
     """Run a verb's steps; return the final field values to store."""
     clean = conductor.config.conductor.automated_clean
     if verb == "manage":
-        _set_state(conductor, task, provision_state="verifying")
-        return {}
+        _set_state(task, provision_state="verifying")
+        return power.synced_power_state(task)
+    if verb in ("rescue", "unrescue"):
+        return _rescue_steps(task, verb, options)
     if verb == "provide":
         if clean:
             _clean(conductor, task)
@@ -74,13 +123,17 @@ def _steps(conductor: Conductor, task: Task, verb: str) -> dict[str, Any]:
         _clean(conductor, task)
         return {}
     if verb in ("active", "rebuild"):
-        _set_state(conductor, task, provision_state="deploying")
+        _set_state(task, provision_state="deploying")
         _run_hook(conductor, task, "add_provisioning_network")
         _run_hook(conductor, task, "remove_provisioning_network")
         _run_hook(conductor, task, "configure_tenant_networks")
-        return {"power_state": "power on"}
+        if options.configdrive is None:
+            return {"power_state": hardware.POWER_ON}
+        # Stored as given, as Ironic stores a configdrive that needs no Swift upload.
+        info = {**task.node.instance_info, "configdrive": options.configdrive}
+        return {"power_state": hardware.POWER_ON, "instance_info": info}
     # deleted: undeploy
-    _set_state(conductor, task, provision_state="deleting")
+    _set_state(task, provision_state="deleting")
     _run_hook(conductor, task, "unconfigure_tenant_networks")
     vifs.detach_all(conductor, task)
     if clean:
@@ -89,9 +142,15 @@ def _steps(conductor: Conductor, task: Task, verb: str) -> dict[str, Any]:
 
 
 def do_provisioning_action(
-    conductor: Conductor, context: RequestContext, ident: str, verb: str
+    conductor: Conductor,
+    context: RequestContext,
+    ident: str,
+    verb: str,
+    options: ProvisionOptions | None = None,
 ) -> None:
-    """Move the node through ``verb``; raises InvalidStateRequested for a disallowed one."""
+    """Move the node through ``verb``; raises InvalidStateRequested for a disallowed one,
+    UnsupportedDriverExtension when the node's rescue interface cannot rescue."""
+    options = options or ProvisionOptions()
     transition = TRANSITIONS.get(verb)
     if transition is None:
         raise InvalidStateRequested(
@@ -105,7 +164,7 @@ def do_provisioning_action(
                 f'The requested action "{verb}" can not be performed on node '
                 f'{node.label} while it is in state "{node.provision_state}".'
             )
-        if node.maintenance and verb in ("active", "rebuild", "deleted", "provide", "clean"):
+        if node.maintenance and verb in _NOT_IN_MAINTENANCE:
             raise InvalidStateRequested(
                 f'Node {node.label} is in maintenance; "{verb}" is not allowed.'
             )
@@ -116,27 +175,26 @@ def do_provisioning_action(
             )
         if verb in ("active", "rebuild"):
             conductor.network_interface(node).validate(task)
+        if verb in ("rescue", "unrescue"):
+            hardware.check_interface(node, "rescue")
         started = f"{verb} started from {node.provision_state}"
         conductor.record_history(task, HistoryEntry("provisioning", started))
-        _set_state(conductor, task, target_provision_state=transition.target, last_error=None)
+        _set_state(task, target_provision_state=transition.target, last_error=None)
         try:
             with task.savepoint():
-                final = _steps(conductor, task, verb)
+                final = _steps(conductor, task, verb, options)
         except MetalwireError as exc:
             conductor.record_history(
                 task, HistoryEntry.failed("provisioning", f"{verb} failed: {exc}")
             )
             _set_state(
-                conductor,
                 task,
                 provision_state=transition.failed,
                 target_provision_state=None,
                 last_error=str(exc),
             )
             return
-        _set_state(
-            conductor, task, provision_state=transition.target, target_provision_state=None, **final
-        )
+        _set_state(task, provision_state=transition.target, target_provision_state=None, **final)
         conductor.record_history(
             task, HistoryEntry("provisioning", f"{verb} done: {transition.target}")
         )

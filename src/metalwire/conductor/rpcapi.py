@@ -26,14 +26,25 @@ import anyio.to_thread
 
 from metalwire import metrics
 from metalwire.conductor import audit as drift
-from metalwire.conductor import audit_repair, dry_run, inventory, provisioning, vifs
+from metalwire.conductor import (
+    audit_repair,
+    dry_run,
+    inventory,
+    management,
+    power,
+    provisioning,
+    vifs,
+    volumes,
+)
 from metalwire.conductor.audit import AuditReport
 from metalwire.conductor.audit_repair import RepairReport
 from metalwire.conductor.dry_run import DryRunAttach
 from metalwire.conductor.locks import WouldWait
+from metalwire.conductor.provisioning import ProvisionOptions
 from metalwire.conductor.tasks import Conductor
+from metalwire.conductor.volumes import Resource
 from metalwire.context import RequestContext
-from metalwire.db.models import Node, Port, Portgroup
+from metalwire.db.models import Node, Port, Portgroup, VolumeConnector, VolumeTarget
 from metalwire.errors import MetalwireError
 from metalwire.networking.base import VifInfo
 
@@ -67,8 +78,57 @@ class ConductorAPI(abc.ABC):
         """
 
     @abc.abstractmethod
-    def do_provisioning_action(self, context: RequestContext, node_id: str, verb: str) -> None:
-        """Run a provision verb (manage, provide, active, deleted, rebuild, clean)."""
+    def do_provisioning_action(
+        self,
+        context: RequestContext,
+        node_id: str,
+        verb: str,
+        options: ProvisionOptions | None = None,
+    ) -> None:
+        """Run a provision verb (manage, provide, active, deleted, rebuild, clean, rescue,
+        unrescue) with the request's configdrive or rescue password."""
+
+    @abc.abstractmethod
+    def set_power_state(
+        self, context: RequestContext, node_id: str, target: str, timeout: int | None = None
+    ) -> None:
+        """Power on, off, reboot, soft reboot or soft power off the node.
+
+        Raises InvalidStateRequested (400) for an unknown target or a node being cleaned,
+        InvalidParameterValue (400) when the power interface cannot, NodeLocked (409).
+        """
+
+    @abc.abstractmethod
+    def validate_interfaces(self, context: RequestContext, node_id: str) -> dict[str, Any]:
+        """Each hardware interface's and the network interface's validation result."""
+
+    @abc.abstractmethod
+    def get_console(self, context: RequestContext, node_id: str) -> dict[str, Any]:
+        """The console's connection information; NodeConsoleNotEnabled (400) when off."""
+
+    @abc.abstractmethod
+    def set_console_mode(self, context: RequestContext, node_id: str, enabled: bool) -> None:
+        """Start or stop the console; UnsupportedDriverExtension (400) without one."""
+
+    @abc.abstractmethod
+    def inject_nmi(self, context: RequestContext, node_id: str) -> None:
+        """Inject an NMI; UnsupportedDriverExtension (400) where the management cannot."""
+
+    @abc.abstractmethod
+    def create_volume(
+        self, context: RequestContext, resource: Resource, values: dict[str, Any]
+    ) -> VolumeConnector | VolumeTarget:
+        """Create a volume connector or target; Duplicate-like Conflict (409)."""
+
+    @abc.abstractmethod
+    def update_volume(
+        self, context: RequestContext, resource: Resource, uuid: str, changes: dict[str, Any]
+    ) -> VolumeConnector | VolumeTarget:
+        """Change one; InvalidStateRequested (400) unless its node is powered off."""
+
+    @abc.abstractmethod
+    def delete_volume(self, context: RequestContext, resource: Resource, uuid: str) -> None:
+        """Delete one; InvalidStateRequested (400) unless its node is powered off."""
 
     @abc.abstractmethod
     def create_node(self, context: RequestContext, values: dict[str, Any]) -> Node: ...
@@ -219,8 +279,44 @@ class LocalConductorAPI(ConductorAPI):
         call = functools.partial(dry_run.vif_attach_dry_run, self.conductor, context, node_id, vif)
         return await self._counted("attach_dry_run", node_id, anyio.to_thread.run_sync(call))
 
-    def do_provisioning_action(self, context: RequestContext, node_id: str, verb: str) -> None:
-        provisioning.do_provisioning_action(self.conductor, context, node_id, verb)
+    def do_provisioning_action(
+        self,
+        context: RequestContext,
+        node_id: str,
+        verb: str,
+        options: ProvisionOptions | None = None,
+    ) -> None:
+        provisioning.do_provisioning_action(self.conductor, context, node_id, verb, options)
+
+    def set_power_state(
+        self, context: RequestContext, node_id: str, target: str, timeout: int | None = None
+    ) -> None:
+        power.set_power_state(self.conductor, context, node_id, target, timeout)
+
+    def validate_interfaces(self, context: RequestContext, node_id: str) -> dict[str, Any]:
+        return management.validate(self.conductor, context, node_id)
+
+    def get_console(self, context: RequestContext, node_id: str) -> dict[str, Any]:
+        return management.get_console(self.conductor, context, node_id)
+
+    def set_console_mode(self, context: RequestContext, node_id: str, enabled: bool) -> None:
+        management.set_console_mode(self.conductor, context, node_id, enabled)
+
+    def inject_nmi(self, context: RequestContext, node_id: str) -> None:
+        management.inject_nmi(self.conductor, context, node_id)
+
+    def create_volume(
+        self, context: RequestContext, resource: Resource, values: dict[str, Any]
+    ) -> VolumeConnector | VolumeTarget:
+        return volumes.create(self.conductor, context, resource, values)
+
+    def update_volume(
+        self, context: RequestContext, resource: Resource, uuid: str, changes: dict[str, Any]
+    ) -> VolumeConnector | VolumeTarget:
+        return volumes.update(self.conductor, context, resource, uuid, changes)
+
+    def delete_volume(self, context: RequestContext, resource: Resource, uuid: str) -> None:
+        volumes.delete(self.conductor, context, resource, uuid)
 
     def create_node(self, context: RequestContext, values: dict[str, Any]) -> Node:
         return inventory.create_node(self.conductor, values)

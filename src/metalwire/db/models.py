@@ -195,3 +195,44 @@ class NodeHistory(Base):
     result: Mapped[str | None] = mapped_column(String(16))
 
     __table_args__ = (Index("ix_node_history_node_created", "node_id", "created_at"),)
+
+
+class _VolumeRow:
+    """The columns volume connectors and targets share: identity, node, extra, times."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    uuid: Mapped[str] = mapped_column(String(36), unique=True)
+    node_id: Mapped[int] = mapped_column(ForeignKey("nodes.id", ondelete="CASCADE"), index=True)
+    extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class VolumeConnector(_VolumeRow, Base):
+    """A way the node reaches a storage network (an iSCSI IQN, an IP, a WWPN, ...)."""
+
+    __tablename__ = "volume_connectors"
+
+    type: Mapped[str] = mapped_column(String(32))
+    connector_id: Mapped[str] = mapped_column(String(255))
+
+    # One connector per identifier of a kind, across every node (Ironic's rule).
+    __table_args__ = (
+        UniqueConstraint("type", "connector_id", name="uq_volume_connectors_type_connector_id"),
+    )
+
+
+class VolumeTarget(_VolumeRow, Base):
+    """A volume the node boots from or attaches, by its Cinder volume id."""
+
+    __tablename__ = "volume_targets"
+
+    volume_type: Mapped[str] = mapped_column(String(64))
+    properties: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    boot_index: Mapped[int] = mapped_column(Integer)
+    volume_id: Mapped[str] = mapped_column(String(36))
+
+    # One target per boot index on a node (Ironic's rule).
+    __table_args__ = (
+        UniqueConstraint("node_id", "boot_index", name="uq_volume_targets_node_boot_index"),
+    )

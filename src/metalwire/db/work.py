@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
+from metalwire.db import volumes
 from metalwire.db.history import History
 from metalwire.db.node_locks import NodeLockRows
 from metalwire.db.nodes import Nodes
@@ -43,6 +44,8 @@ class Work:
         self.attachments = Attachments(sql, self._session)
         self.history = History(sql, self._session)
         self.node_locks = NodeLockRows(sql, self._session)
+        self.volume_connectors = volumes.VolumeRepository(self._session, volumes.CONNECTORS)
+        self.volume_targets = volumes.VolumeRepository(self._session, volumes.TARGETS)
 
     @contextlib.contextmanager
     def _session(self) -> Iterator[Session]:

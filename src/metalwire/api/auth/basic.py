@@ -21,6 +21,9 @@ from metalwire.errors import Invalid
 
 LOG = logging.getLogger(__name__)
 _BCRYPT_PREFIXES = (b"$2a$", b"$2b$", b"$2y$")
+# bcrypt reads at most 72 bytes of a password (bcrypt 5 refuses a longer one outright): a
+# longer password can never verify, and is refused as any wrong password is.
+MAX_PASSWORD_BYTES = 72
 # Checking a bcrypt hash costs milliseconds by design; a credential verified once is
 # remembered (as a keyed digest, never the password) so busy clients do not pay it per call.
 _VERIFIED_CACHE_SIZE = 1024
@@ -90,7 +93,9 @@ class HttpBasic:
         except (binascii.Error, ValueError):
             raise Unauthenticated("Invalid HTTP basic credentials.") from None
         hashed = self._users.get(user.decode(errors="replace")) if sep else None
-        if hashed is None or not await asyncio.to_thread(bcrypt.checkpw, password, hashed):
+        if hashed is None or len(password) > MAX_PASSWORD_BYTES:
+            raise Unauthenticated("Invalid HTTP basic credentials.")
+        if not await asyncio.to_thread(bcrypt.checkpw, password, hashed):
             raise Unauthenticated("Invalid HTTP basic credentials.")
         name = user.decode()
         identity = self._personas.get(name) or Identity(

@@ -4,6 +4,11 @@ A token is checked with ``GET /v3/auth/tokens`` (``X-Subject-Token``), authentic
 service user of ``[keystone_authtoken]`` through a keystoneauth1 session (which renews its
 own token). A validated token is trusted for ``token_cache_time`` seconds, never past its
 expiry, in a bounded cache: the busy VIF path pays one dictionary lookup, not a Keystone call.
+
+Invented tokens must not hold the server: the calls to Keystone run in a pool of their own of
+``max_concurrent_validations`` threads (so the threads the request handlers share are never
+theirs), concurrent requests with the same token share one call, and a token Keystone refused
+is refused again without asking for ``negative_cache_time`` seconds.
 ``X-Service-Token`` is validated the same way and its roles kept apart, as keystonemiddleware
 does. Why not keystonemiddleware itself: docs/architecture.md ("Authentication").
 """
@@ -16,6 +21,7 @@ import hashlib
 import logging
 import time
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,6 +75,32 @@ class TokenCache:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+class RefusedTokens:
+    """Tokens Keystone refused, by their SHA-256, for ``seconds``; oldest dropped first."""
+
+    def __init__(self, size: int, seconds: float) -> None:
+        self.size = size
+        self.seconds = seconds
+        self._until: OrderedDict[bytes, float] = OrderedDict()
+
+    def __contains__(self, key: bytes) -> bool:
+        until = self._until.get(key)
+        if until is None:
+            return False
+        if time.monotonic() >= until:
+            del self._until[key]
+            return False
+        return True
+
+    def add(self, key: bytes) -> None:
+        if self.seconds <= 0:
+            return
+        self._until[key] = time.monotonic() + self.seconds
+        self._until.move_to_end(key)
+        while len(self._until) > self.size:
+            self._until.popitem(last=False)
 
 
 def identity_from_token(body: dict[str, Any]) -> tuple[Identity, float]:
@@ -126,6 +158,11 @@ class KeystoneStrategy:
         )
         self._retries = options.http_request_max_retries
         self.cache = TokenCache(options.token_cache_size, options.token_cache_time)
+        self.refused = RefusedTokens(options.token_cache_size, options.negative_cache_time)
+        self._validators = ThreadPoolExecutor(
+            options.max_concurrent_validations, thread_name_prefix="keystone-validation"
+        )
+        self._in_flight: dict[bytes, asyncio.Future[dict[str, Any] | None]] = {}
 
     def challenge(self) -> bytes:
         return self._challenge
@@ -146,12 +183,32 @@ class KeystoneStrategy:
         identity = self.cache.get(key)
         if identity is not None:
             return identity
-        body = await asyncio.to_thread(self._ask_keystone, token.decode("latin-1"))
+        if key in self.refused:
+            raise Unauthenticated(f"The {header} token is invalid, expired or revoked.")
+        body = await self._asked_once(key, token)
         if body is None:
             raise Unauthenticated(f"The {header} token is invalid, expired or revoked.")
         identity, expires_at = identity_from_token(body)
         self.cache.put(key, identity, expires_at)
         return identity
+
+    async def _asked_once(self, key: bytes, token: bytes) -> dict[str, Any] | None:
+        """Keystone's answer for ``token``: one call however many requests carry it."""
+        call = self._in_flight.get(key)
+        if call is None:
+            loop = asyncio.get_running_loop()
+            call = loop.run_in_executor(
+                self._validators, self._ask_keystone, token.decode("latin-1")
+            )
+            self._in_flight[key] = call
+            call.add_done_callback(lambda done: self._settled(key, done))
+        # A request that goes away does not cancel the call the others wait for.
+        return await asyncio.shield(call)
+
+    def _settled(self, key: bytes, call: asyncio.Future[dict[str, Any] | None]) -> None:
+        del self._in_flight[key]
+        if not call.cancelled() and call.exception() is None and call.result() is None:
+            self.refused.add(key)
 
     def _ask_keystone(self, token: str) -> dict[str, Any] | None:
         """Keystone's description of the token, or None when it does not accept it."""

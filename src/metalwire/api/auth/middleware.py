@@ -10,12 +10,31 @@ from metalwire.api.auth.identity import SCOPE_KEY
 from metalwire.api.auth.strategy import Strategy, Unauthenticated
 from metalwire.api.errors import fault_body
 from metalwire.context import from_scope, new_request_id
-from metalwire.errors import MetalwireError
+from metalwire.errors import Invalid, MetalwireError
 
 LOG = logging.getLogger(__name__)
 
 # As in Ironic, the version documents stay public whatever the strategy.
 PUBLIC_PATHS = frozenset({"/", "/v1", "/v1/", "/openapi.json"})
+# Headers that carry credentials: sent twice, a proxy that checked one copy and the server
+# that took the other would disagree on who is asking, so the request is refused.
+CREDENTIAL_HEADERS = {
+    b"authorization": "Authorization",
+    b"x-auth-token": "X-Auth-Token",
+    b"x-service-token": "X-Service-Token",
+}
+
+
+def single_credential_headers(raw: list[tuple[bytes, bytes]]) -> dict[bytes, bytes]:
+    """The headers by name; raises :class:`Invalid` (400) when a credential header repeats."""
+    headers: dict[bytes, bytes] = {}
+    for name, value in raw:
+        if name in headers and name in CREDENTIAL_HEADERS:
+            raise Invalid(
+                f"The request has more than one {CREDENTIAL_HEADERS[name]} header; send one."
+            )
+        headers[name] = value
+    return headers
 
 
 class AuthMiddleware:
@@ -31,11 +50,12 @@ class AuthMiddleware:
             await self.app(scope, receive, send)
             return
         try:
-            scope[SCOPE_KEY] = await self.strategy.authenticate(dict(scope["headers"]))
+            headers = single_credential_headers(scope["headers"])
+            scope[SCOPE_KEY] = await self.strategy.authenticate(headers)
         except Unauthenticated as exc:
             await self._refuse(send, 401, exc.message)
             return
-        except MetalwireError as exc:  # the identity service failed: not the client's fault
+        except MetalwireError as exc:  # a malformed request, or the identity service failed
             await self._refuse(send, exc.code, exc.message)
             return
         state = scope.setdefault("state", {})

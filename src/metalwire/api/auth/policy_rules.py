@@ -312,6 +312,41 @@ NODE_RULES = [
         ("baremetal:node:set_provision_state", _ADMIN),
     ),
     _rule(
+        "baremetal:node:set_power_state",
+        SYSTEM_OR_PROJECT_MEMBER,
+        "Change a node's power state.",
+        [("PUT", f"{NODE}/states/power")],
+        ("baremetal:node:set_power_state", _ADMIN),
+    ),
+    _rule(
+        "baremetal:node:validate",
+        SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+        "Validate a node's hardware and network interfaces.",
+        [("GET", f"{NODE}/validate")],
+        ("baremetal:node:validate", _ADMIN),
+    ),
+    _rule(
+        "baremetal:node:get_console",
+        SYSTEM_MEMBER_OR_OWNER_MEMBER,
+        "See a node's console connection information.",
+        [("GET", f"{NODE}/states/console")],
+        ("baremetal:node:get_console", _ADMIN),
+    ),
+    _rule(
+        "baremetal:node:set_console_state",
+        SYSTEM_MEMBER_OR_OWNER_MEMBER,
+        "Start or stop a node's console.",
+        [("PUT", f"{NODE}/states/console")],
+        ("baremetal:node:set_console_state", _ADMIN),
+    ),
+    _rule(
+        "baremetal:node:inject_nmi",
+        SYSTEM_MEMBER_OR_OWNER_ADMIN,
+        "Inject a non-maskable interrupt into a node.",
+        [("PUT", f"{NODE}/management/inject_nmi")],
+        ("baremetal:node:inject_nmi", _ADMIN),
+    ),
+    _rule(
         "baremetal:node:vif:list",
         SYSTEM_OR_PROJECT_READER,
         "List a node's VIFs.",
@@ -449,5 +484,68 @@ METALWIRE_RULES = [
 ]
 
 
+SYSTEM_MEMBER_OR_OWNER_LESSEE_ADMIN = _any(
+    SYSTEM_MEMBER,
+    SYSTEM_SERVICE,
+    OWNER_ADMIN,
+    OWNER_MANAGER,
+    LESSEE_ADMIN,
+    LESSEE_MANAGER,
+    PROJECT_SERVICE,
+)
+_VOLUME = ["/volume/connectors", "/volume/targets"]
+VOLUME_RULES = [
+    _rule(
+        "baremetal:volume:list_all",
+        SYSTEM_READER,
+        "List every volume connector and target.",
+        [("GET", path) for path in _VOLUME],
+        ("baremetal:volume:get", _ADMIN_OR_OBSERVER),
+    ),
+    _rule(
+        "baremetal:volume:list",
+        API_READER,
+        "List the volume connectors and targets of the nodes the project owns or leases.",
+        [("GET", path) for path in _VOLUME],
+        ("baremetal:volume:get", _ADMIN_OR_OBSERVER),
+    ),
+    _rule(
+        "baremetal:volume:get",
+        SYSTEM_OR_PROJECT_READER,
+        "See a volume connector or target.",
+        [("GET", path + "/{uuid}") for path in _VOLUME],
+        ("baremetal:volume:get", _ADMIN_OR_OBSERVER),
+    ),
+    _rule(
+        "baremetal:volume:create",
+        SYSTEM_MEMBER_OR_OWNER_LESSEE_ADMIN,
+        "Create a volume connector or target.",
+        [("POST", path) for path in _VOLUME],
+        ("baremetal:volume:create", _ADMIN),
+    ),
+    _rule(
+        "baremetal:volume:delete",
+        SYSTEM_MEMBER_OR_OWNER_LESSEE_ADMIN,
+        "Delete a volume connector or target.",
+        [("DELETE", path + "/{uuid}") for path in _VOLUME],
+        ("baremetal:volume:delete", _ADMIN),
+    ),
+    _rule(
+        "baremetal:volume:update",
+        SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+        "Change a volume connector or target.",
+        [("PATCH", path + "/{uuid}") for path in _VOLUME],
+        ("baremetal:volume:update", _ADMIN),
+    ),
+]
+
+
 def defaults() -> list[policy.RuleDefault]:
-    return [*BASE_RULES, *NODE_RULES, *PORT_RULES, *PORTGROUP_RULES, *METALWIRE_RULES]
+    return [
+        *BASE_RULES,
+        *NODE_RULES,
+        *PORT_RULES,
+        *PORTGROUP_RULES,
+        *VOLUME_RULES,
+        *METALWIRE_RULES,
+    ]

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 from urllib.parse import urlencode
 
-from fastapi import Depends, Request
+from fastapi import Depends, Request, Response
 
 from metalwire.api import json_body as json_body_parser
 from metalwire.api import microversion as mv
@@ -133,3 +133,18 @@ def until_unchanged(attempt: Callable[[], T]) -> T:
         except StaleUpdate:
             time.sleep(random.uniform(0, min(0.001 * 2**tries, 0.02)))
     return attempt()
+
+
+def body_target(body: Any, what: str) -> str:
+    """The ``target`` of a state change request (``{"target": ...}``); 400 without one."""
+    if not isinstance(body, dict) or not isinstance(body.get("target"), str):
+        raise InvalidParameterValue(
+            f"The request body must be a JSON object with a 'target' {what}."
+        )
+    return str(body["target"])
+
+
+def accepted(c: Call, ident: str, path: str = "states") -> Response:
+    """202 with ``Location`` naming where the node's new state is read."""
+    location = f"{c.base}/v1/nodes/{ident}/{path}"
+    return Response(status_code=202, headers={"Location": location})

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from metalwire.api import microversion as mv
+from metalwire.api.fields import VOLUME
 from metalwire.api.routes.common import call
 
 router = APIRouter()
@@ -70,4 +71,6 @@ def discover_v1(request: Request) -> dict[str, Any]:
     }
     if c.version.at_least(mv.PORTGROUPS):
         body["portgroups"] = resource("portgroups")
+    if c.version.at_least(VOLUME):
+        body["volume"] = resource("volume")
     return body

@@ -7,12 +7,16 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 
 from metalwire.api.routes import authz
-from metalwire.api.routes.common import JsonBody, call
-from metalwire.api.views import as_json, links
+from metalwire.api.routes.common import Call, JsonBody, accepted, body_target, call
+from metalwire.api.views import as_json
+from metalwire.conductor.provisioning import ProvisionOptions
 from metalwire.db import nodes as node_db
 from metalwire.errors import InvalidParameterValue, NotAcceptable
 
 router = APIRouter(prefix="/v1/nodes/{ident}")
+
+CONFIGDRIVE_ON_REBUILD = 35
+CONFIGDRIVE_AS_JSON = 56
 
 # Verb -> (conductor verb, first API version that accepts it).
 VERBS: dict[str, tuple[str, int]] = {
@@ -22,6 +26,8 @@ VERBS: dict[str, tuple[str, int]] = {
     "manage": ("manage", 4),
     "provide": ("provide", 4),
     "clean": ("clean", 15),
+    "rescue": ("rescue", 38),
+    "unrescue": ("unrescue", 38),
     "deploy": ("active", 73),
     "undeploy": ("deleted", 73),
 }
@@ -35,7 +41,7 @@ def get_states(request: Request, ident: str) -> dict[str, Any]:
         node = node_db.get(session, ident)
     return {
         "power_state": node.power_state,
-        "target_power_state": None,
+        "target_power_state": node_db.field_value(node, "target_power_state"),
         "provision_state": node.provision_state,
         "target_provision_state": node.target_provision_state,
         "provision_updated_at": as_json(node.provision_updated_at),
@@ -50,11 +56,7 @@ def get_states(request: Request, ident: str) -> dict[str, Any]:
 def set_provision_state(request: Request, ident: str, body: JsonBody = None) -> Response:
     c = call(request)
     authz.node_by_ident(c, "baremetal:node:set_provision_state", ident)
-    if not isinstance(body, dict) or not isinstance(body.get("target"), str):
-        raise InvalidParameterValue(
-            "The request body must be a JSON object with a 'target' provision verb."
-        )
-    target = body["target"]
+    target = body_target(body, "provision verb")
     if target not in VERBS:
         raise InvalidParameterValue(
             f"Invalid provision state target {target!r}; metalwire supports "
@@ -63,9 +65,56 @@ def set_provision_state(request: Request, ident: str, body: JsonBody = None) -> 
     verb, since = VERBS[target]
     if not c.version.at_least(since):
         raise NotAcceptable(f"Provision verb {target!r} requires API version 1.{since}.")
-    c.services.rpcapi.do_provisioning_action(c.context, ident, verb)
-    location = links(c.base, "nodes", f"{ident}/states")[0]["href"]
-    return Response(status_code=202, headers={"Location": location})
+    options = ProvisionOptions(
+        configdrive=_configdrive(c, verb, body.get("configdrive")),
+        rescue_password=_rescue_password(verb, body.get("rescue_password")),
+    )
+    c.services.rpcapi.do_provisioning_action(c.context, ident, verb, options)
+    return accepted(c, ident)
+
+
+def _configdrive(c: Call, verb: str, value: Any) -> str | dict[str, Any] | None:
+    """The request's configdrive, refused where Ironic refuses it (400)."""
+    if not value:
+        return None
+    allowed = ["active", "rebuild"] if c.version.at_least(CONFIGDRIVE_ON_REBUILD) else ["active"]
+    if verb not in allowed:
+        raise InvalidParameterValue(
+            "Adding a config drive is only supported when setting provision state to "
+            f"{', '.join(allowed)}."
+        )
+    if isinstance(value, dict):
+        if not c.version.at_least(CONFIGDRIVE_AS_JSON):
+            raise InvalidParameterValue(
+                "Providing a JSON object for configdrive is only supported starting with "
+                f"API version 1.{CONFIGDRIVE_AS_JSON}."
+            )
+        unknown = sorted(set(value) - {"meta_data", "network_data", "user_data", "vendor_data"})
+        if unknown:
+            raise InvalidParameterValue(
+                f"Invalid configdrive format: unknown key(s) {', '.join(unknown)}; a configdrive "
+                "object holds meta_data, network_data, user_data and vendor_data."
+            )
+        return value
+    if not isinstance(value, str):
+        raise InvalidParameterValue(
+            "Invalid configdrive format: expected a gzipped, base64-encoded image, a URL or "
+            "a JSON object."
+        )
+    return value
+
+
+def _rescue_password(verb: str, value: Any) -> str | None:
+    if value is not None and verb != "rescue":
+        raise InvalidParameterValue(
+            '"rescue_password" is only valid when setting target provision state to rescue'
+        )
+    if verb == "rescue" and not (isinstance(value, str) and value.strip()):
+        raise InvalidParameterValue(
+            'A non-empty "rescue_password" is required when setting target provision state '
+            "to rescue"
+        )
+    return value if isinstance(value, str) else None
 
 
 @router.put("/maintenance", status_code=202)

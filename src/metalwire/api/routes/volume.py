@@ -1,0 +1,225 @@
+"""``/v1/volume``: a node's volume connectors and targets (API version 1.32 and later).
+
+Connectors and targets are twins: one set of handlers serves both, given the
+:class:`VolumeResource` that names the collection, its fields and its repository.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from sqlalchemy.orm import Session
+
+from metalwire.api import validation
+from metalwire.api.fields import (
+    VOLUME,
+    VOLUME_CONNECTOR_FIELDS,
+    VOLUME_CONNECTOR_LIST_FIELDS,
+    VOLUME_TARGET_FIELDS,
+    VOLUME_TARGET_LIST_FIELDS,
+    Field,
+)
+from metalwire.api.jsonpatch import apply_patch
+from metalwire.api.routes import authz
+from metalwire.api.routes.common import (
+    Call,
+    JsonBody,
+    call,
+    collection,
+    fields_param,
+    flag,
+    page,
+)
+from metalwire.api.views import as_json, links, selected_fields
+from metalwire.conductor.volumes import Resource
+from metalwire.db import lookups
+from metalwire.db import nodes as node_db
+from metalwire.db import volumes as volume_db
+from metalwire.db.models import Node, VolumeConnector, VolumeTarget
+from metalwire.errors import InvalidParameterValue, NodeNotFound
+
+router = APIRouter()
+
+Row = VolumeConnector | VolumeTarget
+
+
+@dataclass(frozen=True)
+class VolumeResource:
+    name: str  # "connectors" or "targets": the path and the list's key
+    resource: Resource
+    kind: volume_db.VolumeKind[Any]
+    fields: tuple[Field, ...]
+    list_fields: tuple[str, ...]
+    required: tuple[str, ...]
+
+    @property
+    def path(self) -> str:
+        return f"volume/{self.name}"
+
+
+CONNECTORS = VolumeResource(
+    "connectors",
+    "volume_connectors",
+    volume_db.CONNECTORS,
+    VOLUME_CONNECTOR_FIELDS,
+    VOLUME_CONNECTOR_LIST_FIELDS,
+    ("node_uuid", "type", "connector_id"),
+)
+TARGETS = VolumeResource(
+    "targets",
+    "volume_targets",
+    volume_db.TARGETS,
+    VOLUME_TARGET_FIELDS,
+    VOLUME_TARGET_LIST_FIELDS,
+    ("node_uuid", "volume_type", "boot_index", "volume_id"),
+)
+RESOURCES = (CONNECTORS, TARGETS)
+
+
+def _views(
+    session: Session, r: VolumeResource, rows: list[Row], fields: list[str], base: str
+) -> list[dict[str, Any]]:
+    node_uuids = lookups.uuids_by_id(session, Node, (row.node_id for row in rows))
+    out = []
+    for row in rows:
+        body: dict[str, Any] = {}
+        for name in fields:
+            value = node_uuids[row.node_id] if name == "node_uuid" else getattr(row, name)
+            body[name] = as_json(value)
+        body["links"] = links(base, r.path, row.uuid)
+        out.append(body)
+    return out
+
+
+def _normalize(r: VolumeResource, values: dict[str, Any]) -> dict[str, Any]:
+    out = dict(values)
+    for key in ("uuid", "node_uuid"):
+        if out.get(key) is not None:
+            out[key] = validation.uuid_value(out[key], key)
+    if "boot_index" in out:
+        index = out["boot_index"]
+        if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+            raise InvalidParameterValue(
+                f"Invalid value for field boot_index: expected a non-negative integer, got "
+                f"{index!r}."
+            )
+    for key in ("extra", "properties"):
+        if key in out and out[key] is None:
+            out[key] = {}
+    validation.check_lengths(out, r.kind.model.__table__)
+    return out
+
+
+def _authorize(c: Call, session: Session, rule: str, row: Row) -> None:
+    if authz.policy(c).enabled:
+        authz.node_by_ident(c, rule, node_db.get_by_id(session, row.node_id).uuid)
+
+
+def _list(c: Call, r: VolumeResource, node_ident: str | None) -> dict[str, Any]:
+    # The volume resources took ``detail`` from their first version (1.32), not from 1.43.
+    detail = bool(flag(c.request.query_params.get("detail"), "detail"))
+    if detail and c.request.query_params.get("fields"):
+        raise InvalidParameterValue("Cannot use both the fields and detail query parameters.")
+    fields = selected_fields(
+        r.fields, c.version, fields_param(c), None if detail else r.list_fields
+    )
+    p = page(c)
+    filters: dict[str, Any] = {}
+    with c.services.db.read() as session:
+        if node_ident:
+            filters["node_id"] = node_db.get(session, node_ident).id
+        project = authz.list_project(c, "volume")
+        if project is not None:
+            filters["node_project"] = project
+        rows = volume_db.VolumeRepository.reading(session, r.kind).list(filters, p)
+        views = _views(session, r, rows, fields, c.base)
+    return collection(c, r.name, rows, views, p.limit)
+
+
+def _show(c: Call, r: VolumeResource, row: Row) -> dict[str, Any]:
+    fields = selected_fields(r.fields, c.version, fields_param(c), None)
+    with c.services.db.read() as session:
+        return dict(_views(session, r, [row], fields, c.base)[0])
+
+
+@router.get("/v1/volume")
+@router.get("/v1/volume/")
+def volume_root(request: Request) -> dict[str, Any]:
+    c = call(request)
+    c.require(VOLUME)
+    body: dict[str, Any] = {"links": links(c.base, "volume", "")}
+    for r in RESOURCES:
+        body[r.name] = links(c.base, "volume", r.name)
+    return body
+
+
+def _add_routes(r: VolumeResource) -> None:
+    """List, create, show, patch and delete of one of the two collections."""
+    base = f"/v1/{r.path}"
+
+    def list_all(request: Request) -> dict[str, Any]:
+        c = call(request)
+        c.require(VOLUME)
+        return _list(c, r, c.request.query_params.get("node"))
+
+    def list_of_node(request: Request, ident: str) -> dict[str, Any]:
+        c = call(request)
+        c.require(VOLUME)
+        return _list(c, r, ident)
+
+    def show(request: Request, uuid: str) -> dict[str, Any]:
+        c = call(request)
+        c.require(VOLUME)
+        with c.services.db.read() as session:
+            row = volume_db.VolumeRepository.reading(session, r.kind).get(uuid)
+            _authorize(c, session, "baremetal:volume:get", row)
+        return _show(c, r, row)
+
+    def create(request: Request, response: Response, body: JsonBody = None) -> dict[str, Any]:
+        c = call(request)
+        c.require(VOLUME)
+        values = _normalize(r, validation.check_create_body(body, r.fields, c.version, r.required))
+        authz.create_on_node(c, "baremetal:volume:create", values["node_uuid"])
+        try:
+            row = c.services.rpcapi.create_volume(c.context, r.resource, values)
+        except NodeNotFound:
+            # As Ironic: the body names a node that is not there, a bad value (400).
+            raise InvalidParameterValue(
+                f"Invalid input for field/attribute node_uuid. Value: {values['node_uuid']}. "
+                "The node does not exist."
+            ) from None
+        response.headers["Location"] = f"{c.base}{base}/{row.uuid}"
+        return _show(c, r, row)
+
+    def patch(request: Request, uuid: str, body: JsonBody = None) -> dict[str, Any]:
+        c = call(request)
+        c.require(VOLUME)
+        with c.services.db.read() as session:
+            row = volume_db.VolumeRepository.reading(session, r.kind).get(uuid)
+            _authorize(c, session, "baremetal:volume:update", row)
+            current = _views(session, r, [row], [f.name for f in r.fields], c.base)[0]
+        changes = apply_patch(current, body, r.fields, c.version, mandatory=r.required)
+        changes = _normalize(r, validation.checked_patch(changes, r.fields))
+        return _show(c, r, c.services.rpcapi.update_volume(c.context, r.resource, uuid, changes))
+
+    def delete(request: Request, uuid: str) -> Response:
+        c = call(request)
+        c.require(VOLUME)
+        with c.services.db.read() as session:
+            row = volume_db.VolumeRepository.reading(session, r.kind).get(uuid)
+            _authorize(c, session, "baremetal:volume:delete", row)
+        c.services.rpcapi.delete_volume(c.context, r.resource, uuid)
+        return Response(status_code=204)
+
+    router.add_api_route(base, list_all, methods=["GET"])
+    router.add_api_route(f"/v1/nodes/{{ident}}/{r.path}", list_of_node, methods=["GET"])
+    router.add_api_route(base, create, methods=["POST"], status_code=201)
+    router.add_api_route(f"{base}/{{uuid}}", show, methods=["GET"])
+    router.add_api_route(f"{base}/{{uuid}}", patch, methods=["PATCH"])
+    router.add_api_route(f"{base}/{{uuid}}", delete, methods=["DELETE"], status_code=204)
+
+
+for _resource in RESOURCES:
+    _add_routes(_resource)

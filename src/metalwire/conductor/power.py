@@ -1,0 +1,76 @@
+"""Power state changes, under the node's lock and recorded in its history.
+
+As Ironic's conductor does: ``target_power_state`` names where the node is going while the
+change runs, the power interface is validated first, and a node being cleaned refuses every
+change. Ironic lets a node in maintenance change its power state, and so does metalwire.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from metalwire.conductor import hardware
+from metalwire.conductor.tasks import Conductor
+from metalwire.context import RequestContext
+from metalwire.db.history import HistoryEntry
+from metalwire.errors import InvalidParameterValue, InvalidStateRequested
+from metalwire.networking.task import Task
+
+# Provision states during which the power is the cleaning's to drive, not a client's.
+_CLEANING = frozenset({"cleaning", "clean wait"})
+
+
+def store(task: Task, values: Mapping[str, Any]) -> None:
+    """Write node fields, columns or not, in the task's transaction, and reload the node."""
+    task.inventory.update_node(values)
+    task.reload()
+
+
+def check_target(node_ident: str, power_state: str | None, target: str) -> None:
+    if target not in hardware.POWER_TARGETS:
+        raise InvalidStateRequested(
+            f'The requested action "{target}" can not be performed on node "{node_ident}" '
+            f'while it is in state "{power_state}".'
+        )
+
+
+def set_power_state(
+    conductor: Conductor,
+    context: RequestContext,
+    ident: str,
+    target: str,
+    timeout: int | None = None,
+) -> None:
+    """Move the node's power to ``target`` (one of hardware.POWER_TARGETS).
+
+    Raises InvalidStateRequested (400) for an unknown target or a node being cleaned,
+    InvalidParameterValue (400) when the power interface cannot work or does not offer
+    the target, NodeLocked (409).
+    """
+    with conductor.exclusive_task(ident, context) as task:
+        node = task.node
+        check_target(ident, node.power_state, target)
+        if node.provision_state in _CLEANING:
+            raise InvalidStateRequested(
+                f'The requested action "{target}" can not be performed on node '
+                f'"{ident}" while it is in state "{node.provision_state}".'
+            )
+        hardware.check_interface(node, "power")
+        if target not in hardware.supported_power_targets(node):
+            raise InvalidParameterValue(
+                f"The driver {node.driver} does not support the power state, {target}"
+            )
+        after = hardware.power_after(target)
+        store(task, {"target_power_state": after, "last_error": None})
+        waited = "" if timeout is None else f" (timeout {timeout} s)"
+        conductor.record_history(
+            task, HistoryEntry("power", f"{target}{waited} on {node.label}: now {after}")
+        )
+        store(task, {"power_state": after, "target_power_state": None})
+
+
+def synced_power_state(task: Task) -> dict[str, Any]:
+    """The fields Ironic's power sync sets on a node it verifies: a power state. A node that
+    never had one, whose power metalwire has not switched, is off."""
+    return {"power_state": hardware.POWER_OFF} if task.node.power_state is None else {}

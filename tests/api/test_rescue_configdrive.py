@@ -1,0 +1,121 @@
+"""The provision verbs Nova sends with their bodies: configdrive, rescue and unrescue."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.conftest import Api, fault
+
+
+@pytest.fixture
+def active(api: Api) -> dict[str, Any]:
+    node = api.node(name="resc")
+    api.port(node, "52:54:00:40:00:01")
+    for target in ("manage", "provide"):
+        assert provision(api, target).status_code == 202
+    return node
+
+
+def provision(api: Api, target: str, version: str | None = None, **extra: Any) -> Any:
+    body = {"target": target, **extra}
+    return api.put("/v1/nodes/resc/states/provision", body, version=version)
+
+
+def shown(api: Api) -> dict[str, Any]:
+    return dict(api.get("/v1/nodes/resc").json())
+
+
+def stored_instance_info(api: Api) -> dict[str, Any]:
+    services = api.client.app.state.services  # type: ignore[attr-defined]
+    with services.db.read() as session:
+        from metalwire.db import nodes as node_db
+
+        return dict(node_db.get(session, "resc").instance_info)
+
+
+def test_configdrive_is_stored_in_instance_info_and_masked(
+    api: Api, active: dict[str, Any]
+) -> None:
+    assert provision(api, "active", configdrive="H4sIAAAA").status_code == 202
+    node = shown(api)
+    assert (node["provision_state"], node["power_state"]) == ("active", "power on")
+    assert node["instance_info"]["configdrive"] == "******"
+    assert stored_instance_info(api)["configdrive"] == "H4sIAAAA"
+
+
+def test_configdrive_as_json_needs_1_56(api: Api, active: dict[str, Any]) -> None:
+    drive = {"meta_data": {"hostname": "a"}, "user_data": "#!/bin/sh"}
+    resp = provision(api, "active", version="1.55", configdrive=drive)
+    assert resp.status_code == 400
+    assert "starting with API version 1.56" in fault(resp)
+    assert provision(api, "active", configdrive=drive).status_code == 202
+    assert stored_instance_info(api)["configdrive"] == drive
+
+
+def test_configdrive_only_with_active_or_rebuild(api: Api, active: dict[str, Any]) -> None:
+    resp = provision(api, "manage", configdrive="H4sIAAAA")
+    assert resp.status_code == 400
+    assert "only supported when setting provision state to active, rebuild" in fault(resp)
+    resp = provision(api, "active", configdrive={"bogus": 1})
+    assert resp.status_code == 400
+    assert "bogus" in fault(resp)
+
+
+def test_rebuild_with_a_new_configdrive(api: Api, active: dict[str, Any]) -> None:
+    provision(api, "active", configdrive="first")
+    assert provision(api, "rebuild", version="1.34", configdrive="x").status_code == 400
+    assert provision(api, "rebuild", configdrive="second").status_code == 202
+    assert shown(api)["provision_state"] == "active"
+    assert stored_instance_info(api)["configdrive"] == "second"
+
+
+def test_rescue_and_unrescue(api: Api, active: dict[str, Any]) -> None:
+    provision(api, "active")
+    resp = provision(api, "rescue", rescue_password="s3cret")
+    assert resp.status_code == 202, resp.text
+    node = shown(api)
+    assert (node["provision_state"], node["target_provision_state"]) == ("rescue", None)
+    assert node["instance_info"]["rescue_password"] == "******"
+    assert stored_instance_info(api)["rescue_password"] == "s3cret"
+    events = [e["event"] for e in api.get("/v1/nodes/resc/history?detail=true").json()["history"]]
+    assert "rescue done: rescue" in events
+    assert provision(api, "unrescue").status_code == 202
+    assert shown(api)["provision_state"] == "active"
+    assert "rescue_password" not in stored_instance_info(api)
+
+
+def test_rescue_refusals(api: Api, active: dict[str, Any]) -> None:
+    resp = provision(api, "rescue", rescue_password="pw")
+    assert resp.status_code == 400  # available, not active
+    assert 'while it is in state "available"' in fault(resp)
+    provision(api, "active")
+    resp = provision(api, "rescue")
+    assert resp.status_code == 400
+    assert 'A non-empty "rescue_password" is required' in fault(resp)
+    assert provision(api, "rescue", rescue_password="  ").status_code == 400
+    resp = provision(api, "rebuild", rescue_password="pw")
+    assert resp.status_code == 400
+    assert '"rescue_password" is only valid' in fault(resp)
+    assert provision(api, "rescue", version="1.37", rescue_password="pw").status_code == 406
+    assert provision(api, "unrescue").status_code == 400  # not in rescue
+
+
+def test_rescue_needs_a_rescue_interface(api: Api, active: dict[str, Any]) -> None:
+    provision(api, "active")
+    api.patch(
+        "/v1/nodes/resc", [{"op": "replace", "path": "/rescue_interface", "value": "no-rescue"}]
+    )
+    resp = provision(api, "rescue", rescue_password="pw")
+    assert resp.status_code == 400
+    assert "does not support rescue" in fault(resp)
+    assert shown(api)["provision_state"] == "active"
+
+
+def test_undeploy_from_rescue(api: Api, active: dict[str, Any]) -> None:
+    provision(api, "active")
+    provision(api, "rescue", rescue_password="pw")
+    assert provision(api, "deleted").status_code == 202
+    node = shown(api)
+    assert (node["provision_state"], node["instance_info"]) == ("available", {})

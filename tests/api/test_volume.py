@@ -1,0 +1,164 @@
+"""/v1/volume connectors and targets through HTTP: Ironic 1.32's resources and rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.conftest import Api, fault
+
+NODE_ID = "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"
+
+
+@pytest.fixture
+def node(api: Api) -> dict[str, Any]:
+    return api.node(name="vol", uuid=NODE_ID)
+
+
+def connector(api: Api, connector_id: str = "iqn.2017-05.org.openstack:1", **extra: Any) -> Any:
+    body = {"node_uuid": NODE_ID, "type": "iqn", "connector_id": connector_id, **extra}
+    return api.post("/v1/volume/connectors", body)
+
+
+def target(api: Api, boot_index: int = 0, **extra: Any) -> Any:
+    body = {
+        "node_uuid": NODE_ID,
+        "volume_type": "iscsi",
+        "boot_index": boot_index,
+        "volume_id": f"vol-{boot_index}",
+        "properties": {"target_lun": 0},
+        **extra,
+    }
+    return api.post("/v1/volume/targets", body)
+
+
+def test_volume_root_links_both_collections(api: Api) -> None:
+    body = api.get("/v1/volume").json()
+    assert body["connectors"][0]["href"].endswith("/v1/volume/connectors")
+    assert body["targets"][0]["href"].endswith("/v1/volume/targets")
+    assert api.get("/v1/volume", version="1.31").status_code == 404
+    assert api.get("/v1/volume/targets", version="1.31").status_code == 404
+
+
+def test_connector_create_show_list_patch_delete(api: Api, node: dict[str, Any]) -> None:
+    resp = connector(api, extra={"rack": "r1"})
+    assert resp.status_code == 201, resp.text
+    created = resp.json()
+    assert resp.headers["Location"].endswith(f"/v1/volume/connectors/{created['uuid']}")
+    assert created["node_uuid"] == NODE_ID
+    assert created["extra"] == {"rack": "r1"}
+    shown = api.get(f"/v1/volume/connectors/{created['uuid']}").json()
+    assert shown["connector_id"] == "iqn.2017-05.org.openstack:1"
+    listed = api.get(f"/v1/volume/connectors?node={NODE_ID}").json()["connectors"]
+    assert [sorted(c) for c in listed] == [["connector_id", "links", "node_uuid", "type", "uuid"]]
+    detail = api.get("/v1/volume/connectors?detail=True").json()["connectors"]
+    assert detail[0]["extra"] == {"rack": "r1"}
+    assert (
+        api.get("/v1/nodes/vol/volume/connectors").json()["connectors"][0]["uuid"]
+        == (created["uuid"])
+    )
+
+    url = f"/v1/volume/connectors/{created['uuid']}"
+    # The node has no power state yet: Ironic changes a connector only on a node powered off.
+    resp = api.patch(url, [{"op": "replace", "path": "/connector_id", "value": "iqn.x:2"}])
+    assert resp.status_code == 400
+    assert '"volume connector update" can not be performed' in fault(resp)
+    api.put("/v1/nodes/vol/states/power", {"target": "power off"})
+    resp = api.patch(url, [{"op": "replace", "path": "/connector_id", "value": "iqn.x:2"}])
+    assert resp.status_code == 200, resp.text
+    assert resp.json()["connector_id"] == "iqn.x:2"
+    assert api.delete(url).status_code == 204
+    assert api.get(url).status_code == 404
+    assert f"Volume connector {created['uuid']} could not be found." == fault(api.get(url))
+
+
+def test_connector_type_and_id_are_unique(api: Api, node: dict[str, Any]) -> None:
+    assert connector(api).status_code == 201
+    resp = connector(api)
+    assert resp.status_code == 409
+    assert fault(resp) == (
+        "A volume connector with type iqn and connector ID iqn.2017-05.org.openstack:1 "
+        "already exists."
+    )
+    other = api.node(name="other")
+    body = {
+        "node_uuid": other["uuid"],
+        "type": "iqn",
+        "connector_id": "iqn.2017-05.org.openstack:1",
+    }
+    assert api.post("/v1/volume/connectors", body).status_code == 409
+    assert connector(api, "iqn.2017-05.org.openstack:2").status_code == 201
+
+
+def test_connector_refusals(api: Api, node: dict[str, Any]) -> None:
+    assert (
+        api.post("/v1/volume/connectors", {"node_uuid": NODE_ID, "type": "iqn"}).status_code == 400
+    )
+    resp = api.post(
+        "/v1/volume/connectors",
+        {"node_uuid": "7a3b0b4c-0000-4000-8000-000000000000", "type": "ip", "connector_id": "x"},
+    )
+    assert resp.status_code == 400
+    assert "node_uuid" in fault(resp)
+    assert connector(api, bogus=1).status_code == 400
+    assert api.post("/v1/volume/connectors", {"type": "ip"}, version="1.31").status_code == 404
+
+
+def test_target_boot_index_unique_per_node(api: Api, node: dict[str, Any]) -> None:
+    resp = target(api, 0)
+    assert resp.status_code == 201, resp.text
+    assert resp.json()["properties"] == {"target_lun": 0}
+    resp = target(api, 0)
+    assert resp.status_code == 409
+    assert fault(resp) == "A volume target with boot index '0' for the same node already exists."
+    other = api.node(name="other")
+    assert target(api, 0, node_uuid=other["uuid"]).status_code == 201
+    assert target(api, 1).status_code == 201
+    assert target(api, -1).status_code == 400
+    assert target(api, "one").status_code == 400  # type: ignore[arg-type]
+    listed = api.get(f"/v1/volume/targets?node={NODE_ID}").json()["targets"]
+    assert sorted(t["boot_index"] for t in listed) == [0, 1]
+    assert sorted(listed[0]) == [
+        "boot_index",
+        "links",
+        "node_uuid",
+        "uuid",
+        "volume_id",
+        "volume_type",
+    ]
+
+
+def test_target_delete_needs_node_powered_off(api: Api, node: dict[str, Any]) -> None:
+    created = target(api).json()
+    api.put("/v1/nodes/vol/states/power", {"target": "power on"})
+    url = f"/v1/volume/targets/{created['uuid']}"
+    resp = api.delete(url)
+    assert resp.status_code == 400
+    assert 'while it is in state "power on"' in fault(resp)
+    api.put("/v1/nodes/vol/states/power", {"target": "power off"})
+    assert api.delete(url).status_code == 204
+
+
+def test_volume_rows_are_removed_with_their_node(api: Api, node: dict[str, Any]) -> None:
+    connector(api)
+    target(api)
+    assert api.delete(f"/v1/nodes/{NODE_ID}").status_code == 204
+    assert api.get("/v1/volume/connectors").json() == {"connectors": []}
+    assert api.get("/v1/volume/targets").json() == {"targets": []}
+    api.node(name="vol", uuid=NODE_ID)
+    assert connector(api).status_code == 201  # the old connector's identifier is free again
+
+
+def test_storage_interface_of_the_node(api: Api, node: dict[str, Any]) -> None:
+    assert api.get("/v1/nodes/vol").json()["storage_interface"] == "noop"
+    resp = api.patch(
+        "/v1/nodes/vol", [{"op": "replace", "path": "/storage_interface", "value": "cinder"}]
+    )
+    assert resp.status_code == 200, resp.text
+    assert api.get("/v1/nodes/vol").json()["storage_interface"] == "cinder"
+
+
+def test_v1_root_links_the_volume_resources_from_1_32(api: Api) -> None:
+    assert api.get("/v1/").json()["volume"][0]["href"] == "http://testserver/v1/volume/"
+    assert "volume" not in api.get("/v1/", version="1.31").json()

@@ -1,0 +1,114 @@
+"""The real Nova ironic driver spawns and destroys an instance on a node with the neutron
+network interface, against the real Neutron the session starts."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import _unavailable
+from tests.neutron.test_neutron_interface import (
+    Metalwire,
+    Neutron,
+    assert_unbound,
+    link,
+    neutron,  # noqa: F401  (the module's Neutron networks, as a fixture)
+)
+from tests.support.neutron import NeutronServer
+from tests.support.nova import NovaDriver, nova_python
+from tests.support.server import MetalwireServer
+
+
+@pytest.fixture(scope="module")
+def nova_server(
+    neutron: Neutron,  # noqa: F811
+    neutron_endpoint: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[MetalwireServer]:
+    env = {
+        "METALWIRE_NEUTRON_URL": neutron_endpoint,
+        "METALWIRE_NEUTRON_PROVISIONING_NETWORK": "mw-provision",
+        "METALWIRE_NEUTRON_CLEANING_NETWORK": "mw-clean",
+        "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
+    }
+    with MetalwireServer(tmp_path_factory.mktemp("nova-neutron"), env=env) as running:
+        yield running
+
+
+@pytest.fixture
+def nova(nova_server: MetalwireServer, tmp_path: Path) -> Iterator[NovaDriver]:
+    python = nova_python()
+    if python is None:
+        _unavailable("the Nova venv is missing (scripts/install-nova)")
+    assert python is not None
+    with NovaDriver(python, nova_server.url, "compute-1", tmp_path / "nova.log") as driver:
+        yield driver
+
+
+def test_nova_spawn_and_destroy_with_the_neutron_interface(
+    nova_server: MetalwireServer,
+    nova: NovaDriver,
+    neutron: Neutron,  # noqa: F811
+    neutron_server: NeutronServer,
+) -> None:
+    api = Metalwire(nova_server.url)
+    node = api.node("nova-n")
+    api.port(node, "52:54:00:70:00:01", link("Ethernet31/1"), physical_network="physnet1")
+    api.port(node, "52:54:00:70:00:02", link("Ethernet31/2"), physical_network="physnet1")
+    assert api.provision("nova-n", "manage", "provide")["power_state"] == "power off"
+    vifs = [neutron.vif("mw-tenant-p1"), neutron.vif("mw-tenant-p1")]
+    instance = str(uuid.uuid4())
+    nova.call(
+        "new_instance",
+        uuid=instance,
+        node=node["uuid"],
+        vifs=[[v["id"], v["mac_address"]] for v in vifs],
+    )
+    nova.call("prepare_for_spawn", uuid=instance)
+    nova.call("spawn", uuid=instance)
+
+    shown = api.get(f"/v1/nodes/{node['uuid']}")
+    assert (shown["provision_state"], shown["instance_uuid"]) == ("active", instance)
+    events = [e["event"] for e in api.get("/v1/nodes/nova-n/history?detail=true")["history"]]
+    steps = [e for e in events if e.startswith("neutron.") and "network" in e]
+    # The deploy put the node's PXE ports on the provisioning network, then took them off.
+    assert steps == [
+        "neutron.add_provisioning_network done",
+        "neutron.remove_provisioning_network done",
+        "neutron.configure_tenant_networks done",
+    ]
+    assert "plug port Ethernet31/1" in " ".join(neutron_server.fake_switch_commands())
+    assert neutron.ports_on("mw-provision") == []
+    macs = set()
+    for vif in vifs:
+        port = neutron.wait_status(vif["id"], "ACTIVE")
+        assert port["binding:host_id"] == node["uuid"]
+        assert port["binding:vnic_type"] == "baremetal"
+        macs.add(port["mac_address"])
+    assert macs == {"52:54:00:70:00:01", "52:54:00:70:00:02"}
+
+    nova.call("destroy", uuid=instance)
+    shown = api.get(f"/v1/nodes/{node['uuid']}")
+    assert (shown["provision_state"], shown["instance_uuid"]) == ("available", None)
+    assert api.vifs("nova-n") == []
+    for vif in vifs:
+        assert_unbound(neutron.port(vif["id"]), vif["mac_address"])
+    api.close()
+
+
+def test_validate_says_why_no_port_can_carry_a_vif(nova_server: MetalwireServer) -> None:
+    api = Metalwire(nova_server.url)
+    node = api.node("nova-nolink")
+    resp = api.http.post(
+        "/v1/ports", json={"node_uuid": node["uuid"], "address": "52:54:00:70:01:01"}
+    )
+    assert resp.status_code == 201, resp.text
+    network = api.get("/v1/nodes/nova-nolink/validate")["network"]
+    assert network["result"] is False
+    assert "52:54:00:70:01:01) has no local_link_connection" in network["reason"]
+    api.port(node, "52:54:00:70:01:02", link("Ethernet32/1"), physical_network="physnet1")
+    assert api.get("/v1/nodes/nova-nolink/validate")["network"] == {"result": True}
+    api.close()

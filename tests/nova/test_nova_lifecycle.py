@@ -1,0 +1,209 @@
+"""The real Nova 34 ironic driver boots, reboots, rebuilds, rescues and deletes an instance.
+
+Nova runs in its own venv (tests/support/nova.py); every call it makes reaches a real
+``metalwire serve`` over HTTP. After each step the test reads the Bare Metal API itself.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support.nova import NovaDriver, NovaError
+from tests.support.server import MetalwireServer
+
+HEADERS = {"X-OpenStack-Ironic-API-Version": "1.78"}
+MACS = ("52:54:00:60:00:01", "52:54:00:60:00:02", "52:54:00:60:00:03")
+
+
+class Api:
+    def __init__(self, url: str) -> None:
+        self.http = httpx.Client(base_url=url, headers=HEADERS, timeout=30)
+
+    def get(self, path: str) -> Any:
+        resp = self.http.get(path)
+        assert resp.status_code == 200, resp.text
+        return resp.json()
+
+    def send(self, method: str, path: str, body: Any = None, status: int = 202) -> None:
+        resp = self.http.request(method, path, json=body)
+        assert resp.status_code == status, resp.text
+
+    def node(self, ident: str) -> dict[str, Any]:
+        return dict(self.get(f"/v1/nodes/{ident}"))
+
+    def vif_ports(self, ident: str) -> dict[str, str]:
+        """VIF id -> the MAC address of the port that carries it."""
+        ports = self.get(f"/v1/ports?node={ident}&detail=true")["ports"]
+        return {
+            p["internal_info"]["tenant_vif_port_id"]: p["address"]
+            for p in ports
+            if p["internal_info"].get("tenant_vif_port_id")
+        }
+
+    def history(self, ident: str) -> list[str]:
+        entries = self.get(f"/v1/nodes/{ident}/history?detail=true")["history"]
+        return [e["event"] for e in entries]
+
+
+@pytest.fixture
+def api(nova_server: MetalwireServer) -> Iterator[Api]:
+    client = Api(nova_server.url)
+    yield client
+    client.http.close()
+
+
+def enrol(api: Api, ports: int = 2) -> str:
+    """A fake-hardware node with ports, managed and provided, as an operator does."""
+    name = "bm-" + uuid.uuid4().hex[:8]
+    resp = api.http.post(
+        "/v1/nodes",
+        json={
+            "driver": "fake-hardware",
+            "name": name,
+            "resource_class": "baremetal",
+            "properties": {"cpu_arch": "x86_64", "local_gb": 10},
+        },
+    )
+    assert resp.status_code == 201, resp.text
+    node = resp.json()["uuid"]
+    for n in range(ports):
+        mac = f"52:54:00:{uuid.uuid4().hex[:2]}:{uuid.uuid4().hex[:2]}:{n:02x}"
+        created = api.http.post("/v1/ports", json={"node_uuid": node, "address": mac})
+        assert created.status_code == 201, created.text
+    for target in ("manage", "provide"):
+        api.send("PUT", f"/v1/nodes/{node}/states/provision", {"target": target})
+    return str(node)
+
+
+def reserved(nova: NovaDriver, node: str) -> tuple[str, list[str]]:
+    """A new instance with two VIFs, for which Nova has reserved the node."""
+    instance = str(uuid.uuid4())
+    vifs = [str(uuid.uuid4()), str(uuid.uuid4())]
+    nova.call(
+        "new_instance",
+        uuid=instance,
+        node=node,
+        vifs=[[vifs[0], "fa:16:3e:00:00:01"], [vifs[1], "fa:16:3e:00:00:02"]],
+    )
+    nova.call("prepare_for_spawn", uuid=instance)
+    return instance, vifs
+
+
+def spawned(nova: NovaDriver, node: str) -> tuple[str, list[str]]:
+    instance, vifs = reserved(nova, node)
+    nova.call("spawn", uuid=instance, admin_password="pass")
+    return instance, vifs
+
+
+def test_enrolled_node_made_available_is_usable_by_nova(api: Api, nova: NovaDriver) -> None:
+    node = enrol(api)
+    shown = api.node(node)
+    assert (shown["provision_state"], shown["power_state"]) == ("available", "power off")
+    assert nova.call("node_is_available", node=node) is True
+    assert nova.call("node_resources", node=node) == {"unavailable": False, "used": False}
+
+
+def test_instance_lifecycle(api: Api, nova: NovaDriver) -> None:
+    node = enrol(api)
+    ports = {p["address"] for p in api.get(f"/v1/ports?node={node}")["ports"]}
+    instance, vifs = spawned(nova, node)
+
+    shown = api.node(node)
+    assert shown["provision_state"] == "active"
+    assert shown["target_provision_state"] is None
+    assert shown["power_state"] == "power on"
+    assert shown["instance_uuid"] == instance
+    assert shown["instance_info"]["configdrive"] == "******"  # Nova built and sent one
+    assert shown["instance_info"]["nova_host_id"] == "compute-1"
+    on_ports = api.vif_ports(node)
+    assert sorted(on_ports) == sorted(vifs)
+    assert set(on_ports.values()) == ports  # one VIF on each port
+    assert nova.call("get_info", uuid=instance) == {"state": 1}  # RUNNING
+
+    nova.call("reboot", uuid=instance, kind="SOFT")
+    assert "soft rebooting on " in "\n".join(api.history(node))
+    nova.call("reboot", uuid=instance, kind="HARD")
+    assert any(e.startswith("rebooting on ") for e in api.history(node))
+    assert api.node(node)["power_state"] == "power on"
+
+    nova.call("power_off", uuid=instance, timeout=30)  # soft first, as Nova tries
+    assert api.node(node)["power_state"] == "power off"
+    # openstacksdk waits on its side and sends no timeout to the API.
+    assert any(e.startswith("soft power off on ") for e in api.history(node))
+    assert nova.call("get_info", uuid=instance) == {"state": 4}  # SHUTDOWN
+    nova.call("power_on", uuid=instance)
+    assert api.node(node)["power_state"] == "power on"
+    nova.call("power_off", uuid=instance)
+    assert api.node(node)["power_state"] == "power off"
+    nova.call("power_on", uuid=instance)
+
+    nova.call("rebuild", uuid=instance)
+    shown = api.node(node)
+    assert (shown["provision_state"], shown["instance_uuid"]) == ("active", instance)
+    assert "rebuild done: active" in api.history(node)
+    assert sorted(api.vif_ports(node)) == sorted(vifs)
+
+    nova.call("rescue", uuid=instance, password="rescue-me")
+    shown = api.node(node)
+    assert (shown["provision_state"], shown["instance_info"]["rescue_password"]) == (
+        "rescue",
+        "******",
+    )
+    nova.call("unrescue", uuid=instance)
+    assert api.node(node)["provision_state"] == "active"
+
+    # The console: disabled, Nova says it is unavailable; enabled, Nova resets it (off, on)
+    # and reads the fake console's empty connection information, as from Ironic 39.
+    with pytest.raises(NovaError) as unavailable:
+        nova.call("serial_console", uuid=instance)
+    assert unavailable.value.error == "ConsoleTypeUnavailable"
+    api.send("PUT", f"/v1/nodes/{node}/states/console", {"enabled": True})
+    with pytest.raises(NovaError) as empty:
+        nova.call("serial_console", uuid=instance)
+    assert empty.value.error == "KeyError"  # no "type" in the fake console's {}
+    assert api.history(node)[-3:] == ["console enabled", "console disabled", "console enabled"]
+
+    nova.call("detach_interface", uuid=instance, vif_id=vifs[1])
+    assert sorted(api.vif_ports(node)) == [vifs[0]]
+    extra = str(uuid.uuid4())
+    nova.call("attach_interface", uuid=instance, vif_id=extra, mac="fa:16:3e:00:00:03")
+    assert sorted(api.vif_ports(node)) == sorted([vifs[0], extra])
+
+    assert nova.call("list_instance_uuids") == [instance]
+    nova.call("destroy", uuid=instance)
+    shown = api.node(node)
+    assert shown["provision_state"] == "available"
+    assert shown["instance_uuid"] is None
+    assert shown["instance_info"] == {}
+    assert shown["power_state"] == "power off"
+    assert api.vif_ports(node) == {}
+    assert api.get(f"/v1/nodes/{node}/vifs") == {"vifs": []}
+
+
+def test_cleanup_after_a_failed_build(api: Api, nova: NovaDriver) -> None:
+    node = enrol(api)
+    instance, _ = reserved(nova, node)
+    # The build fails on the node (its power interface cannot work), after Nova reserved it
+    # and plugged both VIFs.
+    api.send(
+        "PATCH",
+        f"/v1/nodes/{node}",
+        [{"op": "replace", "path": "/power_interface", "value": "ipmitool"}],
+        status=200,
+    )
+    with pytest.raises(NovaError) as failed:
+        nova.call("spawn", uuid=instance)
+    assert failed.value.error == "ValidationError", failed.value
+    assert "driver_info/ipmi_address" in failed.value.message
+    # spawn undid its own deploy parameters; the compute manager's cleanup does the rest.
+    nova.call("failed_spawn_cleanup", uuid=instance)
+    shown = api.node(node)
+    assert (shown["provision_state"], shown["instance_uuid"]) == ("available", None)
+    assert api.get(f"/v1/nodes/{node}/vifs") == {"vifs": []}
+    # Deleting the instance later finds nothing left to undo.
+    nova.call("destroy", uuid=instance)
