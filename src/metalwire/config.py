@@ -251,6 +251,27 @@ class ConductorOptions:
         "0 turns the periodic audit off.",
         minimum=0,
     )
+    enable_trait_based_networking: bool = _opt(
+        False,
+        "Choose the ports a VIF attaches to by the node's traits (instance_info['traits']) "
+        "and the rules of trait_based_networking_config_file. The file is read and checked "
+        "at start; an invalid file stops the service, naming the line.",
+    )
+    trait_based_networking_config_file: str = _opt(
+        "/etc/metalwire/trait_based_networking.yaml",
+        "YAML file of trait-based networking rules: trait names, each with actions and an "
+        "optional order (docs/operators.md; 'metalwire tbn check FILE' validates one).",
+    )
+    trait_based_networking_raise_when_no_match: bool = _opt(
+        True,
+        "When no trait-based networking rule places a VIF, refuse the attach with a 400 that "
+        "names the node's traits, each trait tried and why each port was refused.",
+    )
+    trait_based_networking_enable_default_trait: bool = _opt(
+        True,
+        "When none of the node's traits has rules, apply CUSTOM_DEFAULT_TBN_TRAIT: the file's, "
+        "or the built-in one (the first free portgroup, else the first free port).",
+    )
 
 
 @dataclass

@@ -13,6 +13,8 @@ ever deals with HTTP.
     |   +-- VifNotAttached             detach of a VIF the node does not have
     |   +-- InvalidStateRequested      provision verb not allowed from this state
     |   +-- NetworkInterfaceInvalid    the node's network interface refuses to work
+    |   +-- TbnRulesInvalid            a trait-based networking file or filter is malformed
+    |   +-- NoTraitMatches             no trait-based networking rule places the VIF
     |   +-- UnsupportedDriverExtension the node's hardware interface cannot do this
     |   +-- NodeConsoleNotEnabled      console information asked while it is off
     +-- NotAuthorized (401)            no credentials, or credentials that do not verify
@@ -102,6 +104,21 @@ class InvalidStateRequested(Invalid):
 
 class NetworkInterfaceInvalid(Invalid):
     """The node's network interface cannot work for it."""
+
+
+class TbnRulesInvalid(Invalid):
+    """A trait-based networking rules file or filter expression is malformed.
+
+    ``problems`` lists each mistake, each naming its line (and column in a filter).
+    """
+
+    def __init__(self, message: str, problems: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems) or (message,)
+
+
+class NoTraitMatches(Invalid):
+    """No trait-based networking rule places the VIF on the node (names each trait tried)."""
 
 
 class UnsupportedDriverExtension(Invalid):

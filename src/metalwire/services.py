@@ -22,6 +22,8 @@ from metalwire.db import migrations
 from metalwire.db import nodes as node_db
 from metalwire.db.engine import Database
 from metalwire.networking.loader import NetworkInterfaces
+from metalwire.networking.tbn.rules import RuleSet
+from metalwire.networking.tbn.settings import configured_rules
 
 LOG = logging.getLogger(__name__)
 
@@ -35,6 +37,8 @@ class Services:
     rpcapi: ConductorAPI
     # The latest drift audit of every node, for operators and the metrics endpoint.
     audit: LatestAudit = field(default_factory=LatestAudit)
+    # The trait-based networking rules read at start (None: the feature is off).
+    tbn_rules: RuleSet | None = None
 
     def audited_nodes(self, ident: str | None) -> list[str]:
         """The UUIDs of the nodes to audit: the one named (404 if none), or every node."""
@@ -71,6 +75,7 @@ def build_services(config: Config, upgrade_schema: bool = True) -> tuple[Service
     The caller owns what it gets: on shutdown it releases the locks and disposes of the
     database. ``upgrade_schema`` first creates or upgrades the schema (Alembic).
     """
+    tbn_rules = configured_rules(config.conductor)  # an invalid file stops the start here
     db = Database(config.database_url(), config.database.pool_size)
     if upgrade_schema:
         migrations.upgrade(db.engine)
@@ -87,4 +92,7 @@ def build_services(config: Config, upgrade_schema: bool = True) -> tuple[Service
         locks=locks,
         lock_waited=metrics.observe_lock_wait if config.metrics.enabled else None,
     )
-    return Services(config=config, db=db, rpcapi=LocalConductorAPI(conductor)), locks
+    services = Services(
+        config=config, db=db, rpcapi=LocalConductorAPI(conductor), tbn_rules=tbn_rules
+    )
+    return services, locks

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from metalwire import __version__
 from metalwire.cli import commands as client_commands
-from metalwire.cli import database, server
+from metalwire.cli import database, server, tbn
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     server.register(commands)
     database.register(commands)
+    tbn.register(commands)
     client_commands.register(commands)
     version = commands.add_parser("version", help="print the metalwire version")
     version.set_defaults(handler=lambda _args: print(f"metalwire {__version__}") or 0)
