@@ -128,3 +128,35 @@ def test_sighup_without_files_to_reload_keeps_serving(tmp_path: Path) -> None:
         _sighup(server)
         assert wait_for(lambda: "SIGHUP: no file to reload" in server.log())
         assert httpx.get(server.url + "/v1/nodes", headers=HEADERS).status_code == 200
+
+
+def test_sighup_reloads_the_trait_based_networking_file_and_keeps_it_when_wrong(
+    tmp_path: Path,
+) -> None:
+    rules = tmp_path / "tbn.yaml"
+    rules.write_text(
+        "CUSTOM_A:\n  actions:\n    - action: attach_port\n      filter: port.is_port\n"
+    )
+    env = {
+        "METALWIRE_CONDUCTOR_ENABLE_TRAIT_BASED_NETWORKING": "true",
+        "METALWIRE_CONDUCTOR_TRAIT_BASED_NETWORKING_CONFIG_FILE": str(rules),
+        "METALWIRE_FILE_RELOAD_INTERVAL": "0",
+    }
+    with MetalwireServer(tmp_path / "data", env=env) as server:
+        rules.write_text(
+            "CUSTOM_B:\n  order: 1\n  actions:\n    - action: attach_portgroup\n"
+            "      filter: port.is_portgroup\n"
+            "CUSTOM_A:\n  order: 2\n  actions:\n    - action: attach_port\n"
+            "      filter: port.is_port\n"
+        )
+        _sighup(server)
+        assert wait_for(lambda: "2 trait(s): CUSTOM_B, CUSTOM_A" in server.log()), server.log()
+
+        rules.write_text("CUSTOM_C:\n  actions:\n    - action: attach_port\n      colour: red\n")
+        _sighup(server)
+        assert wait_for(
+            lambda: _log_count(server, "kept the previous [conductor] trait_based_networking") == 1
+        ), server.log()
+        assert "line 4" in server.log().rsplit("kept the previous", 1)[1]
+        assert httpx.get(server.url + "/v1/nodes", headers=HEADERS).status_code == 200
+    assert "Traceback" not in server.log()

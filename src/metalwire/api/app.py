@@ -52,9 +52,9 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     locks: NodeLocks | None = None
     strategy = build_strategy(config)  # before the services: a bad auth setup opens nothing
     policy = Policy(config)  # the rules are parsed once, here (and again on reloads)
-    reloader = api_files(config, strategy, policy)
     if services is None:
         services, locks = build_services(config)
+    reloader = api_files(config, strategy, policy, services)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
