@@ -10,7 +10,12 @@ and the on/off ratios of rounds that ran next to each other. With
 ``--pin`` the server runs on CPU 0 and the load on CPU 1 (``taskset``), so the two do not
 take turns on one core; without it the scheduler places them.
 
+With ``--against BIN`` it compares two builds instead of an option: mode ``on`` runs
+``--metalwire-bin`` (this tree), ``off`` runs BIN (e.g. the ``metalwire`` of a venv installed
+from an older commit), both with their defaults.
+
     .venv/bin/python bench/fast_path.py --rounds 4 --duration 8 --pin
+    .venv/bin/python bench/fast_path.py --against /tmp/old/.venv/bin/metalwire
 """
 
 from __future__ import annotations
@@ -46,12 +51,11 @@ def one_round(args: argparse.Namespace, mode: str, workdir: Path) -> dict[str, A
     port = free_port()
     data = workdir / "data"
     data.mkdir(parents=True)
-    binary = str(Path(args.metalwire_bin))
+    binary = str(Path(args.against if args.against and mode == "off" else args.metalwire_bin))
     argv = [binary, "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data)]
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("METALWIRE_")},
-        args.switch: MODES[mode],
-    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METALWIRE_")}
+    if not args.against:
+        env[args.switch] = MODES[mode]
     server = Process(
         name=f"metalwire ({mode})",
         argv=pinned(argv, 0 if args.pin else None),
@@ -114,6 +118,7 @@ def main() -> int:
     parser.add_argument("--pin", action="store_true", help="server on CPU 0, load on CPU 1")
     parser.add_argument("--metalwire-bin", default=str(REPO / ".venv" / "bin" / "metalwire"))
     parser.add_argument("--switch", default=SWITCH, help="the METALWIRE_* option to turn on/off")
+    parser.add_argument("--against", help="another build's metalwire: on = this, off = that")
     args = parser.parse_args()
     levels = args.concurrency.split(",")
     cycles: dict[str, dict[str, list[float]]] = {m: {c: [] for c in levels} for m in MODES}
