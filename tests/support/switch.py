@@ -205,7 +205,10 @@ class EmulatedSwitch:
 
     def ping(self, source: int, destination: int, timeout: float = 1.0) -> bool:
         """Whether server ``source`` gets an answer from server ``destination``."""
-        argv = ["ip", "netns", "exec", self.server_namespace(source), "ping", "-c", "1"]
+        namespace = self.server_namespace(source)
+        # a failed ARP entry left by an earlier ping would delay this one by a second
+        _run(["ip", "-n", namespace, "neigh", "flush", "all"])
+        argv = ["ip", "netns", "exec", namespace, "ping", "-c", "1"]
         argv += ["-W", f"{timeout:g}", self.server_address(destination)]
         return subprocess.run(argv, capture_output=True, check=False).returncode == 0
 
