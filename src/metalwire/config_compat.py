@@ -92,6 +92,8 @@ IRONIC_UNUSED: dict[str, frozenset[str]] = {
         f"{_LOGGING} {_MESSAGING_AND_SERVICE} {_HARDWARE_INTERFACES} {_IRONIC_DEFAULT}".split()
     ),
     "neutron": frozenset(_IRONIC_NEUTRON.split()),
+    # metalwire calls the switch drivers in-process and writes no driver files
+    "ironic_networking": frozenset({"rpc_transport", "driver_config_dir"}),
 }
 
 
@@ -100,7 +102,7 @@ IRONIC_UNUSED: dict[str, frozenset[str]] = {
 _IRONIC_SECTIONS = (
     "agent agent_containers anaconda ansible audit auto_discovery cifs cinder console "
     "deploy dhcp disk_utils dnsmasq drac errors fake glance healthcheck inspection_rules "
-    "inspector inventory ipmi ironic_lib ironic_networking ironic_networking_json_rpc "
+    "inspector inventory ipmi ironic_lib ironic_networking_json_rpc "
     "json_rpc mdns metrics_statsd nfs nova oci pxe pxe_filter redfish sensor_data "
     "service_catalog swift vnc "
     "cors oslo_concurrency oslo_messaging_amqp oslo_messaging_kafka "
