@@ -9,7 +9,8 @@ the device from the switch's SSH address and key and calls each method in turn.
 Usage::
 
     runner = GenericSwitchRunner()
-    results = runner.run(device_config(switch), [Operation("plug_port_to_network", ("swp1", 100))])
+    device = device_config(load_switch_file(path)["tor-1"])  # metalwire.networking
+    results = runner.run(device, [Operation("plug_port_to_network", ("swp1", 100))])
     results[0].seconds    # how long the SSH round trip took
 """
 
@@ -23,13 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.neutron import INSTALL_SCRIPT, default_venv
-from tests.support.switch import EmulatedSwitch
 
 __all__ = [
     "GenericSwitchRunner",
     "Operation",
     "OperationResult",
-    "device_config",
     "generic_switch_installed",
 ]
 
@@ -60,19 +59,6 @@ def generic_switch_installed(venv: Path) -> bool:
         f"lib/python3*/site-packages/networking_generic_switch-{NGS_VERSION}.dist-info"
     )
     return (venv / "bin" / "python").is_file() and any(found)
-
-
-def device_config(switch: EmulatedSwitch, device_type: str = "netmiko_ovs_linux") -> dict[str, str]:
-    """The device settings Ironic's generic-switch driver would pass for this switch: its SSH
-    address, port, user and key, and no configuration save (Ironic's default for ``persist``)."""
-    return {
-        "device_type": device_type,
-        "ip": switch.ssh_host,
-        "port": str(switch.ssh_port),
-        "username": switch.username,
-        "key_file": str(switch.key_file),
-        "ngs_save_configuration": "False",
-    }
 
 
 class GenericSwitchRunner:

@@ -188,6 +188,21 @@ class EmulatedSwitch:
         self._check_server(number)
         return f"{SERVER_SUBNET}.{number}"
 
+    def switch_file_section(self, name: str = "emulated", allowed_vlans: str = "") -> str:
+        """A ``[switch:<name>]`` section of a switch file that logs in to this switch."""
+        lines = [
+            f"[switch:{name}]",
+            "driver_type = generic-switch",
+            "device_type = netmiko_ovs_linux",
+            f"address = {self.ssh_host}",
+            f"port = {self.ssh_port}",
+            f"username = {self.username}",
+            f"key_file = {self.key_file}",
+        ]
+        if allowed_vlans:
+            lines.append(f"allowed_vlans = {allowed_vlans}")
+        return "\n".join(lines) + "\n"
+
     def vsctl(self, *args: str) -> str:
         """Run ``ovs-vsctl`` against this switch's database and return its output."""
         return _run(["ovs-vsctl", f"--db=unix:{self.directory / 'db.sock'}", "--timeout=10", *args])

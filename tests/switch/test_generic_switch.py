@@ -11,12 +11,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from tests.support.generic_switch import (
-    GenericSwitchRunner,
-    Operation,
-    OperationResult,
-    device_config,
-)
+from metalwire.networking.generic_switch import device_config
+from metalwire.networking.switch_file import parse_switch_file
+from tests.support.generic_switch import GenericSwitchRunner, Operation, OperationResult
 from tests.support.switch import EmulatedSwitch, PortVlan
 from tests.switch.conftest import skip_or_fail
 
@@ -32,7 +29,9 @@ def runner() -> GenericSwitchRunner:
 def run_all(
     runner: GenericSwitchRunner, switch: EmulatedSwitch, operations: Sequence[Operation]
 ) -> list[OperationResult]:
-    results = runner.run(device_config(switch), operations)
+    # the device as metalwire builds it from a switch file naming this switch
+    (switch_definition,) = parse_switch_file(switch.switch_file_section(), "test").values()
+    results = runner.run(device_config(switch_definition), operations)
     for result in results:
         print(f"{result.method}: {result.seconds:.2f} s")  # the cost of one SSH operation
     assert [result.error for result in results] == [None] * len(operations), results
