@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from metalwire.networking.ironic_networking import generic_switch_installed
+from tests.support.helpers import fault
 from tests.support.server import MetalwireServer, free_port
 
 HEADERS = {"X-OpenStack-Ironic-API-Version": "1.78"}
@@ -33,10 +34,6 @@ def _env(switch_file: Path) -> dict[str, str]:
         "METALWIRE_ENABLED_NETWORK_INTERFACES": "noop,flat,neutron,ironic-networking",
         "METALWIRE_IRONIC_NETWORKING_SWITCH_CONFIG_FILE": str(switch_file),
     }
-
-
-def _fault(resp: httpx.Response) -> str:
-    return str(resp.json()["error_message"])
 
 
 @pytest.fixture
@@ -98,7 +95,7 @@ def test_a_bad_switchport_patch_is_a_400_and_stores_nothing(
     resp = _patch_switchport(client, port["uuid"], value)
 
     assert resp.status_code == 400, resp.text
-    assert message.format(port=port["uuid"]) in _fault(resp)
+    assert message.format(port=port["uuid"]) in fault(resp)
     assert client.get(f"/v1/ports/{port['uuid']}").json()["extra"] == {"note": "kept"}
 
 
@@ -120,8 +117,8 @@ def test_a_port_on_a_switch_the_file_lacks_is_refused(client: httpx.Client) -> N
     resp = _patch_switchport(client, port["uuid"], {"mode": "access", "native_vlan": 100})
 
     assert resp.status_code == 400, resp.text
-    assert "names switch 'tor-9', which is not in the switch file" in _fault(resp)
-    assert "switches: tor-1" in _fault(resp)
+    assert "names switch 'tor-9', which is not in the switch file" in fault(resp)
+    assert "switches: tor-1" in fault(resp)
 
 
 @pytest.mark.server
@@ -134,7 +131,7 @@ def test_without_the_switch_extra_the_server_starts_and_a_vif_attach_names_the_e
     resp = client.post(f"/v1/nodes/{node['uuid']}/vifs", json={"id": str(uuid.uuid4())})
 
     assert resp.status_code == 400, resp.text
-    assert "install metalwire's [switch] extra (pip install 'metalwire[switch]')" in _fault(resp)
+    assert "install metalwire's [switch] extra (pip install 'metalwire[switch]')" in fault(resp)
 
 
 def test_serve_refuses_a_bad_switch_file_naming_its_line(tmp_path: Path) -> None:

@@ -1,11 +1,15 @@
-"""Small helpers every test tier uses: waiting for a condition, reading an error body."""
+"""Small helpers every test tier uses: waiting for a condition, reading an error body, skipping
+a test whose real server is not installed (failing instead in CI)."""
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
+
+import pytest
 
 
 def wait_for(check: Callable[[], bool], timeout: float = 10.0, interval: float = 0.05) -> bool:
@@ -21,3 +25,15 @@ def wait_for(check: Callable[[], bool], timeout: float = 10.0, interval: float =
 def fault(resp: Any) -> str:
     """The faultstring of an Ironic error body (``{"error_message": "<json>"}``)."""
     return str(json.loads(resp.json()["error_message"])["faultstring"])
+
+
+def in_ci() -> bool:
+    """Whether the environment variable ``CI`` is set to something true."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def skip_or_fail(message: str) -> NoReturn:
+    """Skip the test for want of an installed server, or fail it in CI, where it must run."""
+    if in_ci():
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)

@@ -8,25 +8,15 @@ or fails when the environment variable ``CI`` is set.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.helpers import skip_or_fail
 from tests.support.switch import INSTALL_SCRIPT, EmulatedSwitch, missing_requirements
 
 _HERE = Path(__file__).resolve().parent
-
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
-
-
-def skip_or_fail(message: str) -> None:
-    if in_ci():
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -14,8 +14,8 @@ import pytest
 from metalwire.networking.generic_switch import device_config
 from metalwire.networking.switch_file import parse_switch_file
 from tests.support.generic_switch import GenericSwitchRunner, Operation, OperationResult
+from tests.support.helpers import skip_or_fail
 from tests.support.switch import EmulatedSwitch, PortVlan
-from tests.switch.conftest import skip_or_fail
 
 
 @pytest.fixture(scope="module")
