@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from metalwire.networking.generic_switch import device_config
+from metalwire.networking.generic_switch import device_config, hidden_errors
 from metalwire.networking.switch_file import parse_switch_file
 
 SECTION = """\
@@ -48,3 +48,15 @@ def test_a_minimal_switch_saves_nothing_and_allows_every_vlan() -> None:
     config = device_config(switch)
     assert config["ngs_save_configuration"] == "False"
     assert "ngs_allowed_vlans" not in config and "port" not in config
+
+
+def test_hidden_errors_finds_the_error_lines_open_vswitch_printed() -> None:
+    output = (
+        "ovs-vsctl set port swp9 vlan_mode=access\n"
+        'ovs-vsctl: no row "swp9" in table Port\n'
+        "root@switch:~# "
+    )
+
+    assert hidden_errors("netmiko_ovs_linux", output) == ['no row "swp9" in table Port']
+    assert hidden_errors("netmiko_ovs_linux", "ovs-vsctl set port swp1 tag=5\n") == []
+    assert hidden_errors("netmiko_cisco_ios", output) == []  # its class checks its output

@@ -8,9 +8,17 @@ Ironic drives the same device the same way.
 
 from __future__ import annotations
 
+import re
+
 from metalwire.networking.switch_file import SwitchDefinition
 
-__all__ = ["device_config"]
+__all__ = ["device_config", "hidden_errors"]
+
+# Error lines of device types whose networking-generic-switch class does not check its
+# output: an operation on them "succeeds" whatever the switch answered.
+_UNCHECKED_OUTPUT_ERRORS = {
+    "netmiko_ovs_linux": re.compile(r"^ovs-vsctl: (?P<error>.+)$", re.MULTILINE),
+}
 
 
 def device_config(switch: SwitchDefinition) -> dict[str, str]:
@@ -40,3 +48,11 @@ def device_config(switch: SwitchDefinition) -> dict[str, str]:
     }
     config.update({key: value for key, value in optional.items() if value is not None})
     return config
+
+
+def hidden_errors(device_type: str, output: str | None) -> list[str]:
+    """The errors in an operation's output that networking-generic-switch let through."""
+    pattern = _UNCHECKED_OUTPUT_ERRORS.get(device_type)
+    if pattern is None or not output:
+        return []
+    return [match.group("error").strip() for match in pattern.finditer(output)]
