@@ -3,8 +3,11 @@ a test whose real server is not installed (failing instead in CI)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
+import subprocess
 import time
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -37,3 +40,18 @@ def skip_or_fail(message: str) -> NoReturn:
     if in_ci():
         pytest.fail(message, pytrace=False)
     pytest.skip(message)
+
+
+def stop_process_group(process: subprocess.Popen[bytes] | None, timeout: float = 15.0) -> None:
+    """SIGTERM the process group a server was started in (``start_new_session=True``), and
+    SIGKILL it if it is still there after ``timeout`` seconds; nothing if it has exited."""
+    if process is None or process.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(10)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -28,6 +27,7 @@ from typing import BinaryIO, Self
 
 import pymysql
 
+from tests.support.helpers import stop_process_group
 from tests.support.server import free_port
 
 MARIADBD = "/usr/sbin/mariadbd"
@@ -130,13 +130,7 @@ class MariaDBServer:
         return self.url(name)
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(10)
+        stop_process_group(self.process, 30)
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
             self.root = None

@@ -48,6 +48,7 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Self
 
+from tests.support.helpers import stop_process_group
 from tests.support.postgres import LOOPBACK, free_loopback_port
 
 __all__ = [
@@ -275,7 +276,7 @@ class EmulatedSwitch:
         for name in ("sshd", "ovs-vswitchd", "ovsdb-server"):
             process = self._processes.pop(name, None)
             if process is not None:
-                _terminate(process)
+                stop_process_group(process, 5)
         for namespace in reversed(self._made_namespaces):
             subprocess.run(["ip", "netns", "delete", namespace], capture_output=True, check=False)
         self._made_namespaces.clear()
@@ -406,18 +407,6 @@ class EmulatedSwitch:
         Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's privilege separation dir
         self._spawn("sshd", [str(_SSHD), "-D", "-e", "-f", str(config)])
         self._wait_for("sshd", (self.ssh_host, self.ssh_port))
-
-
-def _terminate(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=5)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
