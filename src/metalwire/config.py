@@ -473,6 +473,47 @@ class HealthcheckOptions:
     )
 
 
+def _state_network_opt(state: str) -> Any:
+    return _opt(
+        "",
+        f"Switch port configuration of the node's ports while {state}, as "
+        "access/native_vlan=N or trunk/native_vlan=N (Ironic's format); a node's "
+        f"driver_info may override it under the same name. Empty: the port's own "
+        "extra.switchport.",
+    )
+
+
+@dataclass
+class IronicNetworkingOptions:
+    """The ``ironic-networking`` network interface: standalone switch configuration."""
+
+    switch_config_file: str = _opt(
+        "",
+        "INI file of the switches the interface configures, one [switch:<name>] section "
+        "each (Ironic's generic-switch format; see docs/operators.md).",
+    )
+    enabled_switch_drivers: list[str] = _opt(
+        [],
+        "Switch drivers to load; 'generic-switch' (networking-generic-switch, the [switch] "
+        "extra) is the one metalwire has.",
+    )
+    allowed_vlans: list[str] = _opt(
+        [],
+        "VLAN IDs and ranges (100,102-104) a port may be put on, unless a switch's own "
+        "allowed_vlans says otherwise; empty allows every VLAN.",
+    )
+    provisioning_network: str = _state_network_opt("deploying")
+    cleaning_network: str = _state_network_opt("cleaning")
+    rescuing_network: str = _state_network_opt("rescuing")
+    servicing_network: str = _state_network_opt("servicing")
+    inspection_network: str = _state_network_opt("inspecting")
+    idle_network: str = _opt(
+        "",
+        "Switch port configuration (access/native_vlan=N) the ports return to when no other "
+        "network applies; a node's driver_info may override it as idle_network.",
+    )
+
+
 SECTIONS: dict[str, type[Any]] = {
     "DEFAULT": DefaultOptions,
     "api": ApiOptions,
@@ -484,6 +525,7 @@ SECTIONS: dict[str, type[Any]] = {
     "metrics": MetricsOptions,
     "healthcheck": HealthcheckOptions,
     "ssl": SslOptions,
+    "ironic_networking": IronicNetworkingOptions,
 }
 
 
@@ -499,6 +541,7 @@ class Config:
     metrics: MetricsOptions = field(default_factory=MetricsOptions)
     healthcheck: HealthcheckOptions = field(default_factory=HealthcheckOptions)
     ssl: SslOptions = field(default_factory=SslOptions)
+    ironic_networking: IronicNetworkingOptions = field(default_factory=IronicNetworkingOptions)
 
     def section(self, name: str) -> Any:
         return getattr(self, "default" if name == "DEFAULT" else name)

@@ -103,6 +103,8 @@ IRONIC_UNUSED: dict[str, frozenset[str]] = {
             "enable_by_file_paths",
         ]
     ),
+    # metalwire calls the switch drivers in-process and writes no driver files
+    "ironic_networking": frozenset({"rpc_transport", "driver_config_dir"}),
 }
 
 
@@ -111,7 +113,7 @@ IRONIC_UNUSED: dict[str, frozenset[str]] = {
 _IRONIC_SECTIONS = (
     "agent agent_containers anaconda ansible audit auto_discovery cifs cinder console "
     "deploy dhcp disk_utils dnsmasq drac errors fake glance inspection_rules "
-    "inspector inventory ipmi ironic_lib ironic_networking ironic_networking_json_rpc "
+    "inspector inventory ipmi ironic_lib ironic_networking_json_rpc "
     "json_rpc mdns metrics_statsd nfs nova oci pxe pxe_filter redfish sensor_data "
     "service_catalog swift vnc "
     "cors oslo_concurrency oslo_messaging_amqp oslo_messaging_kafka "

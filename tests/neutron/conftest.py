@@ -11,12 +11,12 @@ missing, the fixtures skip, or fail when the environment variable ``CI`` is set.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.helpers import skip_or_fail
 from tests.support.neutron import (
     INSTALL_SCRIPT,
     VENV_ENV_VAR,
@@ -27,10 +27,6 @@ from tests.support.neutron import (
 from tests.support.postgres import PostgresServer
 
 _HERE = Path(__file__).resolve().parent
-
-
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -48,9 +44,7 @@ def neutron_server() -> Iterator[NeutronServer]:
             f"Neutron is not installed in {venv}: run {INSTALL_SCRIPT} first "
             f"(or point {VENV_ENV_VAR} at a venv it made)"
         )
-        if _in_ci():
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
+        skip_or_fail(message)
     with PostgresServer() as postgres, NeutronServer(postgres, venv=venv) as server:
         yield server
 

@@ -29,7 +29,7 @@ from typing import Self
 
 import pymysql
 
-from tests.support.helpers import terminate_group
+from tests.support.helpers import stop_process_group
 from tests.support.mariadb import MARIADBD, MariaDBError
 from tests.support.mariadb import available as mariadb_available
 from tests.support.server import free_port
@@ -209,7 +209,7 @@ class GaleraCluster:
 
     def stop(self) -> None:
         for node in reversed(self.nodes):
-            terminate_group(node.process)
+            stop_process_group(node.process, 30.0)
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
             self.root = None

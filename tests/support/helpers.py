@@ -1,14 +1,18 @@
-"""Small helpers every test tier uses: waiting for a condition, reading an error body."""
+"""Small helpers every test tier uses: waiting for a condition, reading an error body, skipping
+a test whose real server is not installed (failing instead in CI)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
+
+import pytest
 
 
 def wait_for(check: Callable[[], bool], timeout: float = 10.0, interval: float = 0.05) -> bool:
@@ -26,14 +30,28 @@ def fault(resp: Any) -> str:
     return str(json.loads(resp.json()["error_message"])["faultstring"])
 
 
-def terminate_group(process: subprocess.Popen[bytes] | None, wait: float = 30.0) -> None:
-    """SIGTERM the process group of ``process`` (started with ``start_new_session``), then
-    SIGKILL if it has not ended within ``wait`` seconds. Nothing if it already ended."""
+def in_ci() -> bool:
+    """Whether the environment variable ``CI`` is set to something true."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def skip_or_fail(message: str) -> NoReturn:
+    """Skip the test for want of an installed server, or fail it in CI, where it must run."""
+    if in_ci():
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+def stop_process_group(process: subprocess.Popen[bytes] | None, timeout: float = 15.0) -> None:
+    """SIGTERM the process group a server was started in (``start_new_session=True``), and
+    SIGKILL it if it is still there after ``timeout`` seconds; nothing if it has exited."""
     if process is None or process.poll() is not None:
         return
-    os.killpg(process.pid, signal.SIGTERM)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
     try:
-        process.wait(wait)
+        process.wait(timeout)
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
         process.wait(10)

@@ -33,6 +33,7 @@ from typing import Any, Self
 
 import httpx
 
+from tests.support.helpers import stop_process_group
 from tests.support.postgres import LOOPBACK, free_loopback_port
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -169,13 +170,7 @@ class KeystoneServer:
         raise KeystoneError(f"Keystone did not answer within {self.start_timeout} s")
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(10)
+        stop_process_group(self.process, 15)
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
 

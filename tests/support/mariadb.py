@@ -27,7 +27,7 @@ from typing import BinaryIO, Self
 
 import pymysql
 
-from tests.support.helpers import terminate_group
+from tests.support.helpers import stop_process_group
 from tests.support.server import free_port
 
 MARIADBD = "/usr/sbin/mariadbd"
@@ -130,7 +130,7 @@ class MariaDBServer:
         return self.url(name)
 
     def stop(self) -> None:
-        terminate_group(self.process)
+        stop_process_group(self.process, 30)
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
             self.root = None

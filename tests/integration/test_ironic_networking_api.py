@@ -1,0 +1,151 @@
+"""The ironic-networking interface through a real ``metalwire serve``: its switch file, the
+400s of a port's switchport configuration, and what it says without the [switch] extra."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from metalwire.networking.ironic_networking import generic_switch_installed
+from tests.support.helpers import fault
+from tests.support.server import MetalwireServer, free_port
+
+HEADERS = {"X-OpenStack-Ironic-API-Version": "1.78"}
+SWITCH_FILE = """\
+[switch:tor-1]
+driver_type = generic-switch
+device_type = netmiko_ovs_linux
+address = 127.0.0.1
+username = root
+key_file = /nonexistent/key
+mac_address = 00:00:5e:00:53:01
+allowed_vlans = 100-200
+"""
+
+
+def _env(switch_file: Path) -> dict[str, str]:
+    return {
+        "METALWIRE_ENABLED_NETWORK_INTERFACES": "noop,flat,neutron,ironic-networking",
+        "METALWIRE_IRONIC_NETWORKING_SWITCH_CONFIG_FILE": str(switch_file),
+    }
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Any:
+    switch_file = tmp_path / "switches.ini"
+    switch_file.write_text(SWITCH_FILE)
+    with (
+        MetalwireServer(tmp_path / "server", env=_env(switch_file)) as server,
+        httpx.Client(base_url=server.url, headers=HEADERS, timeout=30) as http,
+    ):
+        yield http
+
+
+def _node_with_port(client: httpx.Client, **port: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    resp = client.post(
+        "/v1/nodes",
+        json={"name": "n1", "driver": "fake-hardware", "network_interface": "ironic-networking"},
+    )
+    assert resp.status_code == 201, resp.text
+    node = resp.json()
+    body = {
+        "node_uuid": node["uuid"],
+        "address": "52:54:00:12:34:56",
+        "local_link_connection": {"switch_id": "00:00:5e:00:53:01", "port_id": "swp1"},
+        **port,
+    }
+    resp = client.post("/v1/ports", json=body)
+    assert resp.status_code == 201, resp.text
+    return node, resp.json()
+
+
+def _patch_switchport(client: httpx.Client, port: str, value: Any) -> httpx.Response:
+    patch = [{"op": "add", "path": "/extra/switchport", "value": value}]
+    return client.patch(f"/v1/ports/{port}", json=patch)
+
+
+@pytest.mark.server
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ({"mode": "bogus", "native_vlan": 100}, "Invalid switchport configuration for port"),
+        ({"mode": "access", "native_vlan": 5000}, "Invalid switchport configuration for port"),
+        ({"mode": "access", "native_vlan": 100, "x": 1}, "Invalid switchport configuration"),
+        (
+            {"mode": "trunk", "native_vlan": 100, "allowed_vlans": [150]},
+            "PXE-enabled ports must use 'access' mode",
+        ),
+        (
+            {"mode": "access", "native_vlan": 999},
+            "VLANs [999] are not allowed for port {port} switchport on switch 00:00:5e:00:53:01",
+        ),
+    ],
+)
+def test_a_bad_switchport_patch_is_a_400_and_stores_nothing(
+    client: httpx.Client, value: Any, message: str
+) -> None:
+    _, port = _node_with_port(client, extra={"note": "kept"})
+
+    resp = _patch_switchport(client, port["uuid"], value)
+
+    assert resp.status_code == 400, resp.text
+    assert message.format(port=port["uuid"]) in fault(resp)
+    assert client.get(f"/v1/ports/{port['uuid']}").json()["extra"] == {"note": "kept"}
+
+
+@pytest.mark.server
+def test_a_good_switchport_patch_is_stored(client: httpx.Client) -> None:
+    _, port = _node_with_port(client, pxe_enabled=False)
+    trunk = {"mode": "trunk", "native_vlan": 100, "allowed_vlans": [150, 200]}
+
+    resp = _patch_switchport(client, port["uuid"], trunk)
+
+    assert resp.status_code == 200, resp.text
+    assert resp.json()["extra"] == {"switchport": trunk}
+
+
+@pytest.mark.server
+def test_a_port_on_a_switch_the_file_lacks_is_refused(client: httpx.Client) -> None:
+    _, port = _node_with_port(client, local_link_connection={"switch_id": "tor-9", "port_id": "e1"})
+
+    resp = _patch_switchport(client, port["uuid"], {"mode": "access", "native_vlan": 100})
+
+    assert resp.status_code == 400, resp.text
+    assert "names switch 'tor-9', which is not in the switch file" in fault(resp)
+    assert "switches: tor-1" in fault(resp)
+
+
+@pytest.mark.server
+@pytest.mark.skipif(generic_switch_installed(), reason="the [switch] extra is installed here")
+def test_without_the_switch_extra_the_server_starts_and_a_vif_attach_names_the_extra(
+    client: httpx.Client,
+) -> None:
+    node, _ = _node_with_port(client)
+
+    resp = client.post(f"/v1/nodes/{node['uuid']}/vifs", json={"id": str(uuid.uuid4())})
+
+    assert resp.status_code == 400, resp.text
+    assert "install metalwire's [switch] extra (pip install 'metalwire[switch]')" in fault(resp)
+
+
+def test_serve_refuses_a_bad_switch_file_naming_its_line(tmp_path: Path) -> None:
+    switch_file = tmp_path / "switches.ini"
+    switch_file.write_text(SWITCH_FILE.replace("100-200", "100-200,5000"))
+    result = subprocess.run(
+        [sys.executable, "-m", "metalwire.cli.main", "serve", "--port", str(free_port())],
+        cwd=tmp_path,
+        env={**_env(switch_file), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert result.returncode == 2, result.stderr
+    assert f"switch file {switch_file} line 8: switch 'tor-1': allowed_vlans" in result.stderr
+    assert "Traceback" not in result.stderr

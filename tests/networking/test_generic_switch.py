@@ -1,0 +1,62 @@
+"""A switch of the switch file as networking-generic-switch's device settings."""
+
+from __future__ import annotations
+
+from metalwire.networking.generic_switch import device_config, hidden_errors
+from metalwire.networking.switch_file import parse_switch_file
+
+SECTION = """\
+[switch:tor-1]
+driver_type = generic-switch
+device_type = netmiko_dell_os10
+address = 192.0.2.10
+port = 2222
+username = admin
+password = s3cret
+enable_secret = en4ble
+mac_address = 00:00:5E:00:53:01
+persist = yes
+allowed_vlans = 102-103,100
+"""
+
+
+def test_every_option_gets_networking_generic_switch_name() -> None:
+    (switch,) = parse_switch_file(SECTION, "sw.ini").values()
+
+    assert device_config(switch) == {
+        "device_type": "netmiko_dell_os10",
+        "ip": "192.0.2.10",
+        "port": "2222",
+        "username": "admin",
+        "password": "s3cret",
+        "secret": "en4ble",
+        "ngs_mac_address": "00:00:5e:00:53:01",
+        "ngs_save_configuration": "True",
+        "ngs_allowed_vlans": "100,102,103",
+    }
+
+
+def test_a_minimal_switch_saves_nothing_and_allows_every_vlan() -> None:
+    text = "\n".join(
+        line
+        for line in SECTION.splitlines()
+        if line.split(" ")[0] in ("[switch:tor-1]", "driver_type", "device_type", "address")
+        or line.startswith(("username", "password"))
+    )
+    (switch,) = parse_switch_file(text, "sw.ini").values()
+
+    config = device_config(switch)
+    assert config["ngs_save_configuration"] == "False"
+    assert "ngs_allowed_vlans" not in config and "port" not in config
+
+
+def test_hidden_errors_finds_the_error_lines_open_vswitch_printed() -> None:
+    output = (
+        "ovs-vsctl set port swp9 vlan_mode=access\n"
+        'ovs-vsctl: no row "swp9" in table Port\n'
+        "root@switch:~# "
+    )
+
+    assert hidden_errors("netmiko_ovs_linux", output) == ['no row "swp9" in table Port']
+    assert hidden_errors("netmiko_ovs_linux", "ovs-vsctl set port swp1 tag=5\n") == []
+    assert hidden_errors("netmiko_cisco_ios", output) == []  # its class checks its output
