@@ -10,6 +10,7 @@ deleted, newest first, so the scenarios do not see each other's objects.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,9 @@ class Step:
     body: Any = None
     save: str | None = None
     version: str | None = None
+    # a GET repeated (up to a minute) until the node's target_provision_state is null:
+    # Ironic's conductor finishes provision verbs after answering, metalwire before
+    settle: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,19 +78,20 @@ class Run:
     def send(self, client: httpx.Client, step: Step) -> None:
         headers = {VERSION_HEADER: step.version or self.version}
         body = _fill(step.body, self.names)
-        resp = client.request(
-            step.method,
-            _fill(step.path, self.names),
-            headers=headers,
-            content=None if body is None else json.dumps(body),
-        )
-        try:
-            payload = resp.json() if resp.content else None
-        except ValueError:
-            payload = resp.text
-        if step.save and resp.status_code in (200, 201) and isinstance(payload, dict):
-            self.names[step.save] = str(payload["uuid"])
+        content = None if body is None else json.dumps(body)
+        deadline = time.monotonic() + 60.0
+        while True:
+            resp = client.request(
+                step.method, _fill(step.path, self.names), headers=headers, content=content
+            )
+            payload = _payload(resp)
+            if not (step.settle and _in_transition(payload) and time.monotonic() < deadline):
+                break
+            time.sleep(0.2)
+        if resp.status_code == 201 and isinstance(payload, dict) and "uuid" in payload:
             self.created.append(f"{_collection(step.path)}/{payload['uuid']}")
+            if step.save:
+                self.names[step.save] = str(payload["uuid"])
         self.answers.append(
             (step.name, Answer(resp.status_code, resp.text, shape_of(payload, self.labels())))
         )
@@ -98,6 +103,17 @@ class Run:
             if path.startswith("/v1/nodes/"):
                 client.patch(path, headers=headers, json=maintenance)
             client.delete(path, headers=headers)
+
+
+def _payload(resp: httpx.Response) -> Any:
+    try:
+        return resp.json() if resp.content else None
+    except ValueError:
+        return resp.text
+
+
+def _in_transition(payload: Any) -> bool:
+    return isinstance(payload, dict) and payload.get("target_provision_state") is not None
 
 
 def _collection(path: str) -> str:

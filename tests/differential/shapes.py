@@ -59,7 +59,10 @@ def differences(step: str, ironic: Answer, metalwire: Answer) -> list[Difference
                 f"metalwire {metalwire.status} {metalwire.text[:300]!r}",
             )
         ]
-    return [Difference(f"{step}: {path}", detail) for path, detail in _walk("body", ironic.shape, metalwire.shape)]
+    return [
+        Difference(f"{step}: {path}", detail)
+        for path, detail in _walk("body", ironic.shape, metalwire.shape)
+    ]
 
 
 def _walk(path: str, ironic: Shape, metalwire: Shape) -> list[tuple[str, str]]:

@@ -13,7 +13,9 @@ NODE = {"driver": "fake-hardware", "network_interface": "noop"}
 
 
 def node(name: str, label: str, **fields: object) -> Step:
-    return Step(f"create node {label}", "POST", "/v1/nodes", {**NODE, "name": name, **fields}, label)
+    return Step(
+        f"create node {label}", "POST", "/v1/nodes", {**NODE, "name": name, **fields}, label
+    )
 
 
 def port(label: str, node_label: str, address: str, **fields: object) -> Step:
@@ -30,7 +32,11 @@ def patch(name: str, path: str, *ops: dict[str, object], version: str | None = N
 
 
 def op(kind: str, path: str, value: object = None) -> dict[str, object]:
-    return {"op": kind, "path": path} if kind == "remove" else {"op": kind, "path": path, "value": value}
+    return (
+        {"op": kind, "path": path}
+        if kind == "remove"
+        else {"op": kind, "path": path, "value": value}
+    )
 
 
 SCENARIOS: tuple[Scenario, ...] = (
@@ -71,13 +77,25 @@ SCENARIOS: tuple[Scenario, ...] = (
             Step("unknown field", "POST", "/v1/nodes", {**NODE, "colour": "red"}),
             Step("no driver", "POST", "/v1/nodes", {"name": "dt-nodriver"}),
             Step("unknown driver", "POST", "/v1/nodes", {"driver": "no-such-driver"}),
-            Step("unknown network interface", "POST", "/v1/nodes", {**NODE, "network_interface": "bogus"}),
+            Step(
+                "unknown network interface",
+                "POST",
+                "/v1/nodes",
+                {**NODE, "network_interface": "bogus"},
+            ),
             Step("duplicate name", "POST", "/v1/nodes", {**NODE, "name": "dt-errors"}),
             Step("duplicate uuid", "POST", "/v1/nodes", {**NODE, "uuid": "{n1}"}),
             Step("invalid name", "POST", "/v1/nodes", {**NODE, "name": "not a hostname!"}),
             Step("invalid uuid", "POST", "/v1/nodes", {**NODE, "uuid": "not-a-uuid"}),
             Step("body not an object", "POST", "/v1/nodes", ["driver"]),
             Step("read-only field", "POST", "/v1/nodes", {**NODE, "provision_state": "active"}),
+            Step("owner of another project", "POST", "/v1/nodes", {**NODE, "owner": "o1"}),
+            Step(
+                "conductor group no conductor serves",
+                "POST",
+                "/v1/nodes",
+                {**NODE, "conductor_group": "cg1"},
+            ),
         ),
     ),
     Scenario(
@@ -113,15 +131,29 @@ SCENARIOS: tuple[Scenario, ...] = (
             Step("delete port", "DELETE", "/v1/ports/{missing}"),
             Step("delete portgroup", "DELETE", "/v1/portgroups/{missing}"),
             Step("attach to a missing node", "POST", "/v1/nodes/{missing}/vifs", {"id": "{vif1}"}),
-            Step("port on a missing node", "POST", "/v1/ports", {"node_uuid": "{missing}", "address": "52:54:00:00:00:01"}),
-            Step("portgroup on a missing node", "POST", "/v1/portgroups", {"node_uuid": "{missing}"}),
+            Step(
+                "port on a missing node",
+                "POST",
+                "/v1/ports",
+                {"node_uuid": "{missing}", "address": "52:54:00:00:00:01"},
+            ),
+            Step(
+                "portgroup on a missing node", "POST", "/v1/portgroups", {"node_uuid": "{missing}"}
+            ),
         ),
     ),
     Scenario(
         "node list filters",
         (
-            node("dt-filter-a", "n1", resource_class="gold", conductor_group="cg1", owner="o1", lessee="l1", description="alpha node"),
-            node("dt-filter-b", "n2", resource_class="silver", owner="o2"),
+            node("dt-filter-a", "n1", resource_class="gold", description="alpha node"),
+            node("dt-filter-b", "n2", resource_class="silver"),
+            patch(
+                "owner and lessee of a",
+                "/v1/nodes/{n1}",
+                op("add", "/owner", "o1"),
+                op("add", "/lessee", "l1"),
+            ),
+            patch("owner of b", "/v1/nodes/{n2}", op("add", "/owner", "o2")),
             patch("maintenance on b", "/v1/nodes/{n2}", op("replace", "/maintenance", True)),
             get("maintenance=true", "/v1/nodes?maintenance=true"),
             get("maintenance=false", "/v1/nodes?maintenance=false"),
@@ -152,7 +184,13 @@ SCENARIOS: tuple[Scenario, ...] = (
         (
             node("dt-ports", "n1"),
             port("p1", "n1", "52:54:00:aa:00:01", pxe_enabled=True, extra={"k": "v"}),
-            port("p2", "n1", "52:54:00:aa:00:02", physical_network="physnet1", local_link_connection={"switch_id": "aa:bb:cc:dd:ee:ff", "port_id": "Eth1"}),
+            port(
+                "p2",
+                "n1",
+                "52:54:00:aa:00:02",
+                physical_network="physnet1",
+                local_link_connection={"switch_id": "aa:bb:cc:dd:ee:ff", "port_id": "Eth1"},
+            ),
             get("show", "/v1/ports/{p1}"),
             get("list", "/v1/ports?node={n1}"),
             get("list by node uuid", "/v1/ports?node_uuid={n1}"),
@@ -162,15 +200,36 @@ SCENARIOS: tuple[Scenario, ...] = (
             get("node and node_uuid", "/v1/ports?node={n1}&node_uuid={n1}"),
             get("of the node", "/v1/nodes/{n1}/ports"),
             get("of the node, detail", "/v1/nodes/{n1}/ports/detail"),
-            patch("change address", "/v1/ports/{p1}", op("replace", "/address", "52:54:00:aa:00:09")),
+            patch(
+                "change address", "/v1/ports/{p1}", op("replace", "/address", "52:54:00:aa:00:09")
+            ),
             patch("add extra", "/v1/ports/{p1}", op("add", "/extra/x", "y")),
             patch("unknown field", "/v1/ports/{p1}", op("replace", "/colour", "red")),
-            patch("duplicate address", "/v1/ports/{p1}", op("replace", "/address", "52:54:00:aa:00:02")),
-            Step("duplicate address on create", "POST", "/v1/ports", {"node_uuid": "{n1}", "address": "52:54:00:aa:00:02"}),
+            patch(
+                "duplicate address",
+                "/v1/ports/{p1}",
+                op("replace", "/address", "52:54:00:aa:00:02"),
+            ),
+            Step(
+                "duplicate address on create",
+                "POST",
+                "/v1/ports",
+                {"node_uuid": "{n1}", "address": "52:54:00:aa:00:02"},
+            ),
             Step("bad address", "POST", "/v1/ports", {"node_uuid": "{n1}", "address": "not-a-mac"}),
-            Step("unknown field", "POST", "/v1/ports", {"node_uuid": "{n1}", "address": "52:54:00:aa:00:03", "colour": "red"}),
+            Step(
+                "unknown field",
+                "POST",
+                "/v1/ports",
+                {"node_uuid": "{n1}", "address": "52:54:00:aa:00:03", "colour": "red"},
+            ),
             Step("no node", "POST", "/v1/ports", {"address": "52:54:00:aa:00:04"}),
-            Step("port name before its version", "POST", "/v1/ports", {"node_uuid": "{n1}", "address": "52:54:00:aa:00:05", "name": "p5"}),
+            Step(
+                "port name before its version",
+                "POST",
+                "/v1/ports",
+                {"node_uuid": "{n1}", "address": "52:54:00:aa:00:05", "name": "p5"},
+            ),
             Step("delete", "DELETE", "/v1/ports/{p2}"),
             get("list after delete", "/v1/ports?node={n1}"),
         ),
@@ -179,7 +238,19 @@ SCENARIOS: tuple[Scenario, ...] = (
         "portgroups",
         (
             node("dt-groups", "n1"),
-            Step("create", "POST", "/v1/portgroups", {"node_uuid": "{n1}", "name": "dt-bond0", "address": "52:54:00:bb:00:01", "mode": "802.3ad", "properties": {"miimon": "100"}}, "g1"),
+            Step(
+                "create",
+                "POST",
+                "/v1/portgroups",
+                {
+                    "node_uuid": "{n1}",
+                    "name": "dt-bond0",
+                    "address": "52:54:00:bb:00:01",
+                    "mode": "802.3ad",
+                    "properties": {"miimon": "100"},
+                },
+                "g1",
+            ),
             port("p1", "n1", "52:54:00:bb:00:02", portgroup_uuid="{g1}"),
             get("show", "/v1/portgroups/{g1}"),
             get("show by name", "/v1/portgroups/dt-bond0"),
@@ -191,10 +262,25 @@ SCENARIOS: tuple[Scenario, ...] = (
             get("groups of the node", "/v1/nodes/{n1}/portgroups"),
             patch("rename", "/v1/portgroups/{g1}", op("replace", "/name", "dt-bond1")),
             patch("unknown field", "/v1/portgroups/{g1}", op("replace", "/colour", "red")),
-            Step("duplicate name", "POST", "/v1/portgroups", {"node_uuid": "{n1}", "name": "dt-bond1"}),
-            Step("duplicate address", "POST", "/v1/portgroups", {"node_uuid": "{n1}", "address": "52:54:00:bb:00:01"}),
+            Step(
+                "duplicate name",
+                "POST",
+                "/v1/portgroups",
+                {"node_uuid": "{n1}", "name": "dt-bond1"},
+            ),
+            Step(
+                "duplicate address",
+                "POST",
+                "/v1/portgroups",
+                {"node_uuid": "{n1}", "address": "52:54:00:bb:00:01"},
+            ),
             Step("unknown field", "POST", "/v1/portgroups", {"node_uuid": "{n1}", "colour": "red"}),
-            Step("physical network before its version", "POST", "/v1/portgroups", {"node_uuid": "{n1}", "physical_network": "physnet1"}),
+            Step(
+                "physical network before its version",
+                "POST",
+                "/v1/portgroups",
+                {"node_uuid": "{n1}", "physical_network": "physnet1"},
+            ),
             Step("delete with ports", "DELETE", "/v1/portgroups/{g1}"),
         ),
     ),
@@ -206,7 +292,12 @@ SCENARIOS: tuple[Scenario, ...] = (
             Step("attach", "POST", "/v1/nodes/{n1}/vifs", {"id": "{vif1}"}),
             get("list", "/v1/nodes/{n1}/vifs"),
             Step("attach without id", "POST", "/v1/nodes/{n1}/vifs", {}),
-            Step("attach with an unknown field", "POST", "/v1/nodes/{n1}/vifs", {"id": "{vif2}", "colour": "red"}),
+            Step(
+                "attach with an unknown field",
+                "POST",
+                "/v1/nodes/{n1}/vifs",
+                {"id": "{vif2}", "colour": "red"},
+            ),
             Step("detach", "DELETE", "/v1/nodes/{n1}/vifs/{vif1}"),
             Step("detach again", "DELETE", "/v1/nodes/{n1}/vifs/{vif1}"),
             get("list after detach", "/v1/nodes/{n1}/vifs"),
@@ -217,12 +308,26 @@ SCENARIOS: tuple[Scenario, ...] = (
         (
             node("dt-states", "n1"),
             Step("manage", "PUT", "/v1/nodes/{n1}/states/provision", {"target": "manage"}),
-            get("after manage", "/v1/nodes/{n1}?fields=provision_state,target_provision_state"),
-            Step("deploy from manageable", "PUT", "/v1/nodes/{n1}/states/provision", {"target": "active"}),
-            Step("unknown target", "PUT", "/v1/nodes/{n1}/states/provision", {"target": "sideways"}),
+            Step(
+                "after manage",
+                "GET",
+                "/v1/nodes/{n1}?fields=provision_state,target_provision_state",
+                settle=True,
+            ),
+            Step(
+                "deploy from manageable",
+                "PUT",
+                "/v1/nodes/{n1}/states/provision",
+                {"target": "active"},
+            ),
+            Step(
+                "unknown target", "PUT", "/v1/nodes/{n1}/states/provision", {"target": "sideways"}
+            ),
             Step("power on", "PUT", "/v1/nodes/{n1}/states/power", {"target": "power on"}),
             Step("bad power target", "PUT", "/v1/nodes/{n1}/states/power", {"target": "dim"}),
-            Step("set traits", "PUT", "/v1/nodes/{n1}/traits", {"traits": ["CUSTOM_A", "CUSTOM_B"]}),
+            Step(
+                "set traits", "PUT", "/v1/nodes/{n1}/traits", {"traits": ["CUSTOM_A", "CUSTOM_B"]}
+            ),
             Step("add a trait", "PUT", "/v1/nodes/{n1}/traits/CUSTOM_C"),
             Step("bad trait", "PUT", "/v1/nodes/{n1}/traits/lower-case"),
             get("traits", "/v1/nodes/{n1}/traits"),
@@ -242,11 +347,29 @@ SCENARIOS: tuple[Scenario, ...] = (
             get("node at 1.1", "/v1/nodes/{n1}", version="1.1"),
             get("node at 1.50", "/v1/nodes/{n1}", version="1.50"),
             get("port list at 1.33", "/v1/ports?node={n1}", version="1.33"),
-            Step("description at 1.50", "POST", "/v1/nodes", {**NODE, "description": "x"}, version="1.50"),
-            Step("description at 1.49", "POST", "/v1/nodes", {**NODE, "description": "x"}, version="1.49"),
+            Step(
+                "description at 1.50",
+                "POST",
+                "/v1/nodes",
+                {**NODE, "description": "x"},
+                version="1.50",
+            ),
+            Step(
+                "description at 1.49",
+                "POST",
+                "/v1/nodes",
+                {**NODE, "description": "x"},
+                version="1.49",
+            ),
             Step("owner at 1.49", "POST", "/v1/nodes", {**NODE, "owner": "x"}, version="1.49"),
             Step("lessee at 1.64", "POST", "/v1/nodes", {**NODE, "lessee": "x"}, version="1.64"),
-            Step("network_data at 1.65", "POST", "/v1/nodes", {**NODE, "network_data": {}}, version="1.65"),
+            Step(
+                "network_data at 1.65",
+                "POST",
+                "/v1/nodes",
+                {**NODE, "network_data": {}},
+                version="1.65",
+            ),
             Step("retired at 1.60", "POST", "/v1/nodes", {**NODE, "retired": True}, version="1.60"),
             get("owner filter at 1.49", "/v1/nodes?owner=x", version="1.49"),
             get("lessee filter at 1.64", "/v1/nodes?lessee=x", version="1.64"),
@@ -256,7 +379,12 @@ SCENARIOS: tuple[Scenario, ...] = (
             get("include_children", "/v1/nodes?include_children=true"),
             get("children", "/v1/nodes/{n1}/children"),
             get("port conductor_groups filter", "/v1/ports?conductor_groups=cg1"),
-            Step("port name", "POST", "/v1/ports", {"node_uuid": "{n1}", "address": "52:54:00:dd:00:01", "name": "dt-p1"}),
+            Step(
+                "port name",
+                "POST",
+                "/v1/ports",
+                {"node_uuid": "{n1}", "address": "52:54:00:dd:00:01", "name": "dt-p1"},
+            ),
             Step("node shard", "POST", "/v1/nodes", {**NODE, "shard": "rack7"}),
         ),
     ),

@@ -33,7 +33,9 @@ def cases() -> list[Any]:
         if version in NOT_SERVED_YET:
             marks.append(pytest.mark.xfail(strict=True, reason=NOT_SERVED_YET[version]))
         for scenario in SCENARIOS:
-            found.append(pytest.param(version, scenario, id=f"{version}-{scenario.name}", marks=marks))
+            found.append(
+                pytest.param(version, scenario, id=f"{version}-{scenario.name}", marks=marks)
+            )
     return found
 
 
