@@ -2,9 +2,9 @@
 
 ``scripts/test`` runs the suite on several workers. Each worker starts the session servers its
 tests ask for, so the groups below keep the tests of one expensive server (Keystone, Neutron,
-upstream Ironic, the browser) on one worker, where it starts once. Every other module stays together on one
-worker, so its module-scoped fixtures start once too, except the few long modules whose
-tests are spread out one by one: they would otherwise be the last worker's tail.
+upstream Ironic, the browser) on one worker, where it starts once. Every other module stays
+together on one worker, so its module-scoped fixtures start once too, except the few long
+modules whose tests are spread out one by one: they would otherwise be the last worker's tail.
 """
 
 from __future__ import annotations
