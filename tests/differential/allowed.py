@@ -119,12 +119,6 @@ ALLOWED: tuple[Allowed, ...] = (
 
 PENDING: tuple[Allowed, ...] = (
     Allowed(
-        ("enrol a node",),
-        "states: body.*boot*",
-        "metalwire's GET /states lacks boot_mode and secure_boot (1.75)",
-        ("1.78",),
-    ),
-    Allowed(
         ("node list filters",),
         "unknown filter: status",
         f"metalwire ignores an unknown query parameter, Ironic refuses it (400): {ISSUE_20}",

@@ -63,6 +63,8 @@ SCENARIOS: tuple[Scenario, ...] = (
             get("list with fields", "/v1/nodes?fields=uuid,name,extra"),
             get("show with fields", "/v1/nodes/{n1}?fields=uuid,driver"),
             get("states", "/v1/nodes/{n1}/states"),
+            get("states at 1.11", "/v1/nodes/{n1}/states", version="1.11"),
+            get("states at 1.74", "/v1/nodes/{n1}/states", version="1.74"),
             get("traits", "/v1/nodes/{n1}/traits"),
             get("history", "/v1/nodes/{n1}/history"),
             get("vifs", "/v1/nodes/{n1}/vifs"),
