@@ -66,7 +66,7 @@ ALLOWED: tuple[Allowed, ...] = (
         f"no volume link in a node: {NOT_SERVED}",
     ),
     Allowed(
-        ("node patch", "node list filters"),
+        ("node patch", "node list filters", "states and traits"),
         "*: body.reservation",
         "Ironic answers a PATCH with the node as its conductor still holds the lock; "
         "metalwire answers after the lock is released",
@@ -109,6 +109,19 @@ ALLOWED: tuple[Allowed, ...] = (
         "(docs/api-ref/history.md); Ironic 39 only errors",
     ),
     Allowed(
+        ("states and traits",),
+        "*: body.driver_internal_info.*",
+        "driver_internal_info is the driver's own record: Ironic's conductor keeps the clean "
+        "and deploy steps it ran and the last power change there; metalwire's state machine "
+        "runs no steps",
+    ),
+    Allowed(
+        ("states and traits",),
+        "after provide: body.power_state",
+        "Ironic's automated cleaning powers the node off; metalwire runs no cleaning and sets "
+        "the power state on deploy and undeploy only (docs/api-ref/states.md)",
+    ),
+    Allowed(
         ("version gates",),
         "children: status",
         "Ironic 39 answers GET /v1/nodes/{node}/children below 1.83 with a 500; metalwire "
@@ -131,6 +144,52 @@ PENDING: tuple[Allowed, ...] = (
         ("1.78",),
     ),
     Allowed(
+        ("node list filters",),
+        "detail=true on /detail: status",
+        "metalwire ignores ?detail= on /v1/nodes/detail, Ironic refuses it (400)",
+        ("1.78",),
+    ),
+    Allowed(
+        ("node list filters",),
+        "chassis_uuid: status",
+        "metalwire ignores the chassis_uuid filter; Ironic answers 404 for a chassis that "
+        f"does not exist: {ISSUE_20}",
+        ("1.78",),
+    ),
+    *(
+        Allowed(("node list filters",), f"{name}: status", f"{name} below {since}: {ISSUE_20}")
+        for name, since in (
+            ("sharded", "1.82"),
+            ("parent_node", "1.83"),
+            ("instance_name", "1.104"),
+        )
+    ),
+    Allowed(
+        ("node patch",),
+        "slash in a key: status",
+        f"metalwire reads ~1 in a patched key below 1.98, Ironic refuses it (400): {ISSUE_20}",
+        ("1.78",),
+    ),
+    Allowed(
+        ("node patch",),
+        "empty patch: status",
+        "metalwire refuses an empty JSON patch (400); Ironic applies it as a no-op (200)",
+        ("1.78",),
+    ),
+    Allowed(
+        ("node patch",),
+        "maintenance with a reason: status",
+        "metalwire lets a PATCH set maintenance_reason; Ironic 39 refuses it (400): the "
+        "reason is set with PUT /v1/nodes/{node}/maintenance",
+        ("1.78",),
+    ),
+    Allowed(
+        ("ports",),
+        "unknown filter: status",
+        f"metalwire ignores an unknown query parameter, Ironic refuses it (400): {ISSUE_20}",
+        ("1.78",),
+    ),
+    Allowed(
         ("ports",),
         "port name before its version: status",
         f"Ironic refuses a field below its version with 406, metalwire 400: {ISSUE_20}",
@@ -146,6 +205,7 @@ PENDING: tuple[Allowed, ...] = (
         Allowed(("version gates",), f"{step}: status", f"{reason}: {ISSUE_20}", ("1.78",))
         for step, reason in (
             ("traits at 1.36", "Ironic refuses traits below 1.37 with 406, metalwire 404"),
+            ("fields at 1.7", "Ironic refuses ?fields= below 1.8 with 406, metalwire 400"),
             ("owner filter at 1.49", "Ironic refuses a filter below its version with 406"),
             ("lessee filter at 1.64", "Ironic refuses a filter below its version with 406"),
             ("shard filter", "metalwire ignores shard= below 1.82, Ironic answers 406"),

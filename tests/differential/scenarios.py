@@ -34,8 +34,9 @@ class Step:
     body: Any = None
     save: str | None = None
     version: str | None = None
-    # a GET repeated (up to a minute) until the node's target_provision_state is null:
-    # Ironic's conductor finishes provision verbs after answering, metalwire before
+    # a GET of a node repeated (up to a minute) until its target_provision_state and its
+    # reservation are null: Ironic's conductor finishes provision verbs after answering,
+    # metalwire before
     settle: bool = False
 
 
@@ -113,7 +114,9 @@ def _payload(resp: httpx.Response) -> Any:
 
 
 def _in_transition(payload: Any) -> bool:
-    return isinstance(payload, dict) and payload.get("target_provision_state") is not None
+    if not isinstance(payload, dict):
+        return False
+    return any(payload.get(key) is not None for key in ("target_provision_state", "reservation"))
 
 
 def _collection(path: str) -> str:
