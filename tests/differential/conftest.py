@@ -9,12 +9,12 @@ missing, the tests skip, or fail when the environment variable ``CI`` is set.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.helpers import mark_tests_below, server_not_installed
 from tests.support.ironic import (
     INSTALL_SCRIPT,
     VENV_ENV_VAR,
@@ -27,27 +27,18 @@ from tests.support.server import MetalwireServer
 _HERE = Path(__file__).resolve().parent
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        if _HERE in Path(item.path).resolve().parents:
-            item.add_marker(pytest.mark.differential)
+    mark_tests_below(_HERE, items, pytest.mark.differential)
 
 
 @pytest.fixture(scope="session")
 def upstream_ironic(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IronicServer]:
     venv = default_venv()
     if not ironic_installed(venv):
-        message = (
+        server_not_installed(
             f"Ironic is not installed in {venv}: run {INSTALL_SCRIPT} first "
             f"(or point {VENV_ENV_VAR} at a venv it made)"
         )
-        if _in_ci():
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
     server = IronicServer(venv=venv, workdir=tmp_path_factory.mktemp("upstream-ironic"))
     server.start()
     try:

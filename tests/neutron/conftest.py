@@ -11,12 +11,12 @@ missing, the fixtures skip, or fail when the environment variable ``CI`` is set.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.helpers import mark_tests_below, server_not_installed
 from tests.support.neutron import (
     INSTALL_SCRIPT,
     VENV_ENV_VAR,
@@ -29,14 +29,8 @@ from tests.support.postgres import PostgresServer
 _HERE = Path(__file__).resolve().parent
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        if _HERE in Path(item.path).resolve().parents:
-            item.add_marker(pytest.mark.neutron)
+    mark_tests_below(_HERE, items, pytest.mark.neutron)
 
 
 @pytest.fixture(scope="session")
@@ -44,13 +38,10 @@ def neutron_server() -> Iterator[NeutronServer]:
     """A running Neutron server (and its PostgreSQL), shared by the whole session."""
     venv = default_venv()
     if not neutron_installed(venv):
-        message = (
+        server_not_installed(
             f"Neutron is not installed in {venv}: run {INSTALL_SCRIPT} first "
             f"(or point {VENV_ENV_VAR} at a venv it made)"
         )
-        if _in_ci():
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
     with PostgresServer() as postgres, NeutronServer(postgres, venv=venv) as server:
         yield server
 
