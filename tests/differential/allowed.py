@@ -99,8 +99,8 @@ ALLOWED: tuple[Allowed, ...] = (
     Allowed(
         ("states and traits",),
         "*power*: status",
-        "metalwire serves no power verb: power follows the provision state machine "
-        "(docs/api-ref/states.md)",
+        "metalwire serves no power endpoint (docs/api-ref/index.md): the power state "
+        "follows the provision state machine (docs/api-ref/states.md)",
     ),
     Allowed(
         ("states and traits",),
