@@ -131,6 +131,26 @@ def test_states_endpoint(api: Api, node: dict[str, Any]) -> None:
     assert states["target_provision_state"] is None
 
 
+@pytest.mark.parametrize(
+    ("version", "shown"),
+    [
+        ("1.11", set()),
+        ("1.12", {"raid_config", "target_raid_config"}),
+        ("1.74", {"raid_config", "target_raid_config"}),
+        ("1.75", {"raid_config", "target_raid_config", "boot_mode", "secure_boot"}),
+    ],
+)
+def test_states_show_raid_and_boot_fields_from_their_versions(
+    api: Api, node: dict[str, Any], version: str, shown: set[str]
+) -> None:
+    states = api.get("/v1/nodes/life/states", version=version).json()
+    always = {"power_state", "target_power_state", "provision_state", "target_provision_state"}
+    always |= {"provision_updated_at", "last_error", "console_enabled"}
+    assert set(states) == always | shown
+    if "boot_mode" in shown:
+        assert states["boot_mode"] is None and states["secure_boot"] is None
+
+
 def test_active_node_cannot_be_deleted(api: Api, node: dict[str, Any]) -> None:
     for verb in ("manage", "provide", "active"):
         provision(api, verb)

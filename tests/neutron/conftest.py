@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.helpers import skip_or_fail
+from tests.support.helpers import mark_tests_below, skip_or_fail
 from tests.support.neutron import (
     INSTALL_SCRIPT,
     VENV_ENV_VAR,
@@ -30,9 +30,7 @@ _HERE = Path(__file__).resolve().parent
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        if _HERE in Path(item.path).resolve().parents:
-            item.add_marker(pytest.mark.neutron)
+    mark_tests_below(_HERE, items, pytest.mark.neutron)
 
 
 @pytest.fixture(scope="session")
@@ -40,11 +38,10 @@ def neutron_server() -> Iterator[NeutronServer]:
     """A running Neutron server (and its PostgreSQL), shared by the whole session."""
     venv = default_venv()
     if not neutron_installed(venv):
-        message = (
+        skip_or_fail(
             f"Neutron is not installed in {venv}: run {INSTALL_SCRIPT} first "
             f"(or point {VENV_ENV_VAR} at a venv it made)"
         )
-        skip_or_fail(message)
     with PostgresServer() as postgres, NeutronServer(postgres, venv=venv) as server:
         yield server
 

@@ -2,9 +2,9 @@
 
 ``scripts/test`` runs the suite on several workers. Each worker starts the session servers its
 tests ask for, so the groups below keep the tests of one expensive server (Keystone, Neutron,
-the browser) on one worker, where it starts once. Every other module stays together on one
-worker, so its module-scoped fixtures start once too, except the few long modules whose
-tests are spread out one by one: they would otherwise be the last worker's tail.
+upstream Ironic, the browser) on one worker, where it starts once. Every other module stays
+together on one worker, so its module-scoped fixtures start once too, except the few long
+modules whose tests are spread out one by one: they would otherwise be the last worker's tail.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ SERVER_GROUPS = {
     "cloud": "keystone",
     "neutron_server": "neutron",
     "browser": "chromium",
+    "upstream_ironic": "ironic",
 }
 
 # modules whose tests are long and independent enough to run on any worker

@@ -1,5 +1,6 @@
-"""Small helpers every test tier uses: waiting for a condition, reading an error body, skipping
-a test whose real server is not installed (failing instead in CI)."""
+"""Small helpers every test tier uses: waiting for a condition, reading an error body,
+marking a tier's tests, skipping a test whose real server is not installed (failing instead
+in CI), stopping a server's process group."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
@@ -55,3 +57,12 @@ def stop_process_group(process: subprocess.Popen[bytes] | None, timeout: float =
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait(10)
+
+
+def mark_tests_below(
+    directory: Path, items: list[pytest.Item], marker: pytest.MarkDecorator
+) -> None:
+    """Give ``marker`` to every collected test whose file lies below ``directory``."""
+    for item in items:
+        if directory in Path(item.path).resolve().parents:
+            item.add_marker(marker)

@@ -217,8 +217,10 @@ STATES: Schema = {
         "provision_updated_at": _TIMESTAMP,
         "last_error": {"type": ["string", "null"]},
         "console_enabled": {"type": "boolean"},
-        "raid_config": {"type": "object"},
-        "target_raid_config": {"type": "object"},
+        "raid_config": {"type": "object", "description": "from 1.12"},
+        "target_raid_config": {"type": "object", "description": "from 1.12"},
+        "boot_mode": {"type": ["string", "null"], "description": "from 1.75"},
+        "secure_boot": {"type": ["boolean", "null"], "description": "from 1.75"},
     },
     "additionalProperties": False,
 }

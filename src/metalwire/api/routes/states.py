@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
+from metalwire.api.fields import NODE_FIELDS
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import Call, JsonBody, accepted, body_target, call
 from metalwire.api.views import as_json
@@ -14,6 +15,12 @@ from metalwire.db import nodes as node_db
 from metalwire.errors import InvalidParameterValue, NotAcceptable
 
 router = APIRouter(prefix="/v1/nodes/{ident}")
+# fields of GET /states shown, as Ironic, from the version the node shows them at
+_VERSIONED_STATES = {
+    f.name: f.since
+    for f in NODE_FIELDS
+    if f.name in ("raid_config", "target_raid_config", "boot_mode", "secure_boot")
+}
 
 CONFIGDRIVE_ON_REBUILD = 35
 CONFIGDRIVE_AS_JSON = 56
@@ -39,7 +46,7 @@ def get_states(request: Request, ident: str) -> dict[str, Any]:
     authz.node_by_ident(c, "baremetal:node:get_states", ident)
     with c.services.db.read() as session:
         node = node_db.get(session, ident)
-    return {
+    states: dict[str, Any] = {
         "power_state": node.power_state,
         "target_power_state": node_db.field_value(node, "target_power_state"),
         "provision_state": node.provision_state,
@@ -49,7 +56,10 @@ def get_states(request: Request, ident: str) -> dict[str, Any]:
         "console_enabled": bool(node_db.field_value(node, "console_enabled", False)),
         "raid_config": {},
         "target_raid_config": {},
+        "boot_mode": node_db.field_value(node, "boot_mode"),
+        "secure_boot": node_db.field_value(node, "secure_boot"),
     }
+    return {k: v for k, v in states.items() if c.version.at_least(_VERSIONED_STATES.get(k, 1))}
 
 
 @router.put("/states/provision", status_code=202)

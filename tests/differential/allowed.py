@@ -1,0 +1,242 @@
+"""Every difference between Ironic 39's answers and metalwire's that the tier accepts.
+
+Each entry names its scenarios, the ``<step>: <path>`` it covers (a glob) and the versions it
+applies to, and says why the difference is there. ``ALLOWED`` holds the differences metalwire
+means to have (and Ironic's own bugs); ``PENDING`` the metalwire bugs not fixed yet, each
+naming where it will be. ``explain`` splits what a run found into the differences no entry
+covers and the entries that covered nothing in that run: the test fails on both, so these
+lists stay true as either server changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+from tests.differential.shapes import Difference
+
+BOTH = ("1.78", "1.115")
+
+
+@dataclass(frozen=True)
+class Allowed:
+    scenarios: tuple[str, ...]
+    where: str
+    reason: str
+    versions: tuple[str, ...] = BOTH
+
+    def covers(self, difference: Difference) -> bool:
+        return fnmatchcase(difference.where, self.where)
+
+
+# the scenarios whose answers show a node
+NODE_SCENARIOS = (
+    "enrol a node",
+    "node create errors",
+    "node patch",
+    "node list filters",
+    "ports",
+    "portgroups",
+    "vifs on the noop interface",
+    "states and traits",
+    "version gates",
+)
+NOT_SERVED = "metalwire serves nodes, ports, portgroups and VIFs only (docs/api-ref/index.md)"
+ISSUE_20 = "issue 20: versions and gates exactly as Ironic 39's"
+
+ALLOWED: tuple[Allowed, ...] = (
+    *(
+        Allowed(("root and versions",), f"v1: body.{resource}", NOT_SERVED)
+        for resource in (
+            "allocations",
+            "chassis",
+            "conductors",
+            "deploy_templates",
+            "drivers",
+            "events",
+            "heartbeat",
+            "lookup",
+            "volume",
+        )
+    ),
+    Allowed(NODE_SCENARIOS, "*: body.volume", f"no volume link in a node: {NOT_SERVED}"),
+    Allowed(
+        ("enrol a node", "node list filters"),
+        "*: body.nodes.*.volume",
+        f"no volume link in a node: {NOT_SERVED}",
+    ),
+    Allowed(
+        ("node patch", "node list filters", "states and traits"),
+        "*: body.reservation",
+        "Ironic answers a PATCH with the node as its conductor still holds the lock; "
+        "metalwire answers after the lock is released",
+    ),
+    Allowed(
+        ("node create errors",),
+        "owner of another project: status",
+        "Ironic's noauth caller is a project-scoped admin without a project, refused any "
+        "owner on create; metalwire's noauth caller is the system administrator",
+    ),
+    Allowed(
+        ("node create errors",),
+        "conductor group no conductor serves: status",
+        "metalwire is one conductor serving every conductor group; Ironic refuses a group "
+        "no registered conductor belongs to",
+    ),
+    Allowed(
+        ("node list filters",),
+        "bad field: status",
+        "Ironic 39 answers an unknown name in ?fields= with a 500 (AttributeError); "
+        "metalwire with a 400 naming the valid fields",
+    ),
+    Allowed(
+        ("portgroups",),
+        "detail: body.portgroups.0.*",
+        "Ironic 39's portgroup detail list does not hide physical_network (1.102), category "
+        "(1.103) and dynamic_portgroup (1.111) at older versions, as its show does",
+        ("1.78",),
+    ),
+    Allowed(
+        ("states and traits",),
+        "*power*: status",
+        "metalwire serves no power endpoint (docs/api-ref/index.md): the power state "
+        "follows the provision state machine (docs/api-ref/states.md)",
+    ),
+    Allowed(
+        ("states and traits",),
+        "history: body.history",
+        "metalwire records provision verbs and VIF changes in the history "
+        "(docs/api-ref/history.md); Ironic 39 only errors",
+    ),
+    Allowed(
+        ("states and traits",),
+        "*: body.driver_internal_info.*",
+        "driver_internal_info is the driver's own record: Ironic's conductor keeps the clean "
+        "and deploy steps it ran and the last power change there; metalwire's state machine "
+        "runs no steps",
+    ),
+    Allowed(
+        ("states and traits",),
+        "after provide: body.power_state",
+        "Ironic's automated cleaning powers the node off; metalwire runs no cleaning and sets "
+        "the power state on deploy and undeploy only (docs/api-ref/states.md)",
+    ),
+    Allowed(
+        ("version gates",),
+        "children: status",
+        "Ironic 39 crashes on GET /v1/nodes/{node}/children below 1.83 (a 500, or the "
+        "connection closed without an answer); metalwire answers 404",
+        ("1.78",),
+    ),
+)
+
+PENDING: tuple[Allowed, ...] = (
+    Allowed(
+        ("node list filters",),
+        "unknown filter: status",
+        f"metalwire ignores an unknown query parameter, Ironic refuses it (400): {ISSUE_20}",
+        ("1.78",),
+    ),
+    Allowed(
+        ("node list filters",),
+        "project: *",
+        f"metalwire ignores the node list's project filter (owner or lessee): {ISSUE_20}",
+        ("1.78",),
+    ),
+    Allowed(
+        ("node list filters",),
+        "detail=true on /detail: status",
+        "metalwire ignores ?detail= on /v1/nodes/detail, Ironic refuses it (400)",
+        ("1.78",),
+    ),
+    Allowed(
+        ("node list filters",),
+        "chassis_uuid: status",
+        "metalwire ignores the chassis_uuid filter; Ironic answers 404 for a chassis that "
+        f"does not exist: {ISSUE_20}",
+        ("1.78",),
+    ),
+    *(
+        Allowed(("node list filters",), f"{name}: status", f"{name} below {since}: {ISSUE_20}")
+        for name, since in (
+            ("sharded", "1.82"),
+            ("parent_node", "1.83"),
+            ("instance_name", "1.104"),
+        )
+    ),
+    Allowed(
+        ("node patch",),
+        "slash in a key: status",
+        f"metalwire reads ~1 in a patched key below 1.98, Ironic refuses it (400): {ISSUE_20}",
+        ("1.78",),
+    ),
+    Allowed(
+        ("node patch",),
+        "empty patch: status",
+        "metalwire refuses an empty JSON patch (400); Ironic applies it as a no-op (200)",
+        ("1.78",),
+    ),
+    Allowed(
+        ("node patch",),
+        "maintenance with a reason: status",
+        "metalwire lets a PATCH set maintenance_reason; Ironic 39 refuses it (400): the "
+        "reason is set with PUT /v1/nodes/{node}/maintenance",
+        ("1.78",),
+    ),
+    Allowed(
+        ("ports",),
+        "unknown filter: status",
+        f"metalwire ignores an unknown query parameter, Ironic refuses it (400): {ISSUE_20}",
+        ("1.78",),
+    ),
+    Allowed(
+        ("ports",),
+        "port name before its version: status",
+        f"Ironic refuses a field below its version with 406, metalwire 400: {ISSUE_20}",
+        ("1.78",),
+    ),
+    Allowed(
+        ("portgroups",),
+        "physical network before its version: status",
+        f"Ironic 39 accepts a portgroup's physical_network at any version: {ISSUE_20}",
+        ("1.78",),
+    ),
+    *(
+        Allowed(("version gates",), f"{step}: status", f"{reason}: {ISSUE_20}", ("1.78",))
+        for step, reason in (
+            ("traits at 1.36", "Ironic refuses traits below 1.37 with 406, metalwire 404"),
+            ("fields at 1.7", "Ironic refuses ?fields= below 1.8 with 406, metalwire 400"),
+            ("owner filter at 1.49", "Ironic refuses a filter below its version with 406"),
+            ("lessee filter at 1.64", "Ironic refuses a filter below its version with 406"),
+            ("shard filter", "metalwire ignores shard= below 1.82, Ironic answers 406"),
+            ("port shard filter", "metalwire ignores shard= below 1.82, Ironic answers 406"),
+            ("include_children", "metalwire ignores include_children below 1.83"),
+            ("port name", "Ironic refuses a field below its version with 406, metalwire 400"),
+            ("node shard", "Ironic refuses a field below its version with 406, metalwire 400"),
+        )
+    ),
+    *(
+        Allowed(
+            ("version gates",),
+            f"{step}: body.error_message.<json>.*",
+            "a resource below its version is a 404 with Ironic's fault body "
+            "(faultcode, faultstring, debuginfo) in Ironic 39, with the routing error body "
+            f"(code, title, description) in metalwire: {ISSUE_20}",
+            ("1.78",),
+        )
+        for step in ("portgroups at 1.22", "shards")
+    ),
+)
+
+
+def explain(
+    scenario: str,
+    version: str,
+    found: list[Difference],
+    allowed: tuple[Allowed, ...] = ALLOWED + PENDING,
+) -> tuple[list[Difference], list[Allowed]]:
+    """(differences no entry covers, entries for this scenario and version that cover none)."""
+    entries = [a for a in allowed if scenario in a.scenarios and version in a.versions]
+    unexplained = [d for d in found if not any(a.covers(d) for a in entries)]
+    stale = [a for a in entries if not any(a.covers(d) for d in found)]
+    return unexplained, stale

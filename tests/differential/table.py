@@ -1,0 +1,515 @@
+"""The requests of the differential tier: each scenario is sent to Ironic 39 and to metalwire.
+
+Nodes use fake-hardware; ``n*`` nodes take the noop network interface (Ironic's flat one
+needs a Neutron, which this tier does not start). Everything a scenario makes is deleted when
+it ends.
+"""
+
+from __future__ import annotations
+
+from tests.differential.scenarios import Scenario, Step
+
+NODE = {"driver": "fake-hardware", "network_interface": "noop"}
+
+
+def node(name: str, label: str, **fields: object) -> Step:
+    return Step(
+        f"create node {label}", "POST", "/v1/nodes", {**NODE, "name": name, **fields}, label
+    )
+
+
+def port(label: str, node_label: str, address: str, **fields: object) -> Step:
+    body = {"node_uuid": f"{{{node_label}}}", "address": address, **fields}
+    return Step(f"create port {label}", "POST", "/v1/ports", body, label)
+
+
+def get(name: str, path: str, version: str | None = None) -> Step:
+    return Step(name, "GET", path, version=version)
+
+
+def patch(name: str, path: str, *ops: dict[str, object], version: str | None = None) -> Step:
+    return Step(name, "PATCH", path, list(ops), version=version)
+
+
+def op(kind: str, path: str, value: object = None) -> dict[str, object]:
+    return (
+        {"op": kind, "path": path}
+        if kind == "remove"
+        else {"op": kind, "path": path, "value": value}
+    )
+
+
+SCENARIOS: tuple[Scenario, ...] = (
+    Scenario(
+        "root and versions",
+        (
+            get("root", "/"),
+            get("v1", "/v1/"),
+            get("version above the maximum", "/v1/nodes", version="1.999"),
+            get("version below the minimum", "/v1/nodes", version="1.0"),
+            get("malformed version", "/v1/nodes", version="one.two"),
+            get("major version 2", "/v1/nodes", version="2.1"),
+            get("unknown path", "/v1/nowhere"),
+        ),
+    ),
+    Scenario(
+        "enrol a node",
+        (
+            node("dt-enrol", "n1", description="first", extra={"rack": "7"}),
+            get("show by uuid", "/v1/nodes/{n1}"),
+            get("show by name", "/v1/nodes/dt-enrol"),
+            get("list", "/v1/nodes"),
+            get("list detail", "/v1/nodes/detail"),
+            get("list with fields", "/v1/nodes?fields=uuid,name,extra"),
+            get("show with fields", "/v1/nodes/{n1}?fields=uuid,driver"),
+            get("states", "/v1/nodes/{n1}/states"),
+            get("states at 1.11", "/v1/nodes/{n1}/states", version="1.11"),
+            get("states at 1.74", "/v1/nodes/{n1}/states", version="1.74"),
+            get("traits", "/v1/nodes/{n1}/traits"),
+            get("history", "/v1/nodes/{n1}/history"),
+            get("vifs", "/v1/nodes/{n1}/vifs"),
+            get("node ports", "/v1/nodes/{n1}/ports"),
+            get("node portgroups", "/v1/nodes/{n1}/portgroups"),
+        ),
+    ),
+    Scenario(
+        "node create errors",
+        (
+            node("dt-errors", "n1"),
+            Step("unknown field", "POST", "/v1/nodes", {**NODE, "colour": "red"}),
+            Step("no driver", "POST", "/v1/nodes", {"name": "dt-nodriver"}),
+            Step("unknown driver", "POST", "/v1/nodes", {"driver": "no-such-driver"}),
+            Step(
+                "unknown network interface",
+                "POST",
+                "/v1/nodes",
+                {**NODE, "network_interface": "bogus"},
+            ),
+            Step("duplicate name", "POST", "/v1/nodes", {**NODE, "name": "dt-errors"}),
+            Step("duplicate uuid", "POST", "/v1/nodes", {**NODE, "uuid": "{n1}"}),
+            Step("invalid name", "POST", "/v1/nodes", {**NODE, "name": "not a hostname!"}),
+            Step("invalid uuid", "POST", "/v1/nodes", {**NODE, "uuid": "not-a-uuid"}),
+            Step("body not an object", "POST", "/v1/nodes", ["driver"]),
+            Step("read-only field", "POST", "/v1/nodes", {**NODE, "provision_state": "active"}),
+            Step("owner of another project", "POST", "/v1/nodes", {**NODE, "owner": "o1"}),
+            Step(
+                "conductor group no conductor serves",
+                "POST",
+                "/v1/nodes",
+                {**NODE, "conductor_group": "cg1"},
+            ),
+        ),
+    ),
+    Scenario(
+        "node patch",
+        (
+            node("dt-patch", "n1"),
+            patch("add extra", "/v1/nodes/{n1}", op("add", "/extra/foo", "bar")),
+            patch("replace description", "/v1/nodes/{n1}", op("replace", "/description", "d")),
+            patch("remove extra", "/v1/nodes/{n1}", op("remove", "/extra/foo")),
+            patch("set properties", "/v1/nodes/{n1}", op("add", "/properties/cpus", 4)),
+            patch("rename", "/v1/nodes/{n1}", op("replace", "/name", "dt-patched")),
+            patch("unknown field", "/v1/nodes/{n1}", op("replace", "/colour", "red")),
+            patch("remove missing key", "/v1/nodes/{n1}", op("remove", "/extra/absent")),
+            patch("read-only field", "/v1/nodes/{n1}", op("replace", "/provision_state", "active")),
+            patch("uuid", "/v1/nodes/{n1}", op("replace", "/uuid", "{missing}")),
+            patch("bad op", "/v1/nodes/{n1}", op("frobnicate", "/extra/x", 1)),
+            patch("unknown driver", "/v1/nodes/{n1}", op("replace", "/driver", "nope")),
+            Step("not a list", "PATCH", "/v1/nodes/{n1}", {"op": "add"}),
+            patch("test op", "/v1/nodes/{n1}", op("test", "/name", "dt-patched")),
+            patch(
+                "replace all of extra", "/v1/nodes/{n1}", op("replace", "/extra", {"a": {"b": 1}})
+            ),
+            patch("nested add", "/v1/nodes/{n1}", op("add", "/extra/a/c", 2)),
+            patch("slash in a key", "/v1/nodes/{n1}", op("add", "/extra/x~1y", 1)),
+            patch("add to a missing parent", "/v1/nodes/{n1}", op("add", "/extra/no/deeper", 1)),
+            patch("remove a required field", "/v1/nodes/{n1}", op("remove", "/driver")),
+            patch("no path", "/v1/nodes/{n1}", {"op": "add", "value": 1}),
+            patch("empty patch", "/v1/nodes/{n1}"),
+            patch(
+                "maintenance with a reason",
+                "/v1/nodes/{n1}",
+                op("replace", "/maintenance", True),
+                op("replace", "/maintenance_reason", "r"),
+            ),
+            patch("missing node", "/v1/nodes/{missing}", op("add", "/extra/foo", "bar")),
+        ),
+    ),
+    Scenario(
+        "missing objects",
+        (
+            get("node by uuid", "/v1/nodes/{missing}"),
+            get("node by name", "/v1/nodes/dt-nobody"),
+            get("port", "/v1/ports/{missing}"),
+            get("portgroup", "/v1/portgroups/{missing}"),
+            get("portgroup by name", "/v1/portgroups/dt-nogroup"),
+            get("vifs of a missing node", "/v1/nodes/{missing}/vifs"),
+            get("history of a missing node", "/v1/nodes/{missing}/history"),
+            Step("delete node", "DELETE", "/v1/nodes/{missing}"),
+            Step("delete port", "DELETE", "/v1/ports/{missing}"),
+            Step("delete portgroup", "DELETE", "/v1/portgroups/{missing}"),
+            Step("attach to a missing node", "POST", "/v1/nodes/{missing}/vifs", {"id": "{vif1}"}),
+            Step(
+                "port on a missing node",
+                "POST",
+                "/v1/ports",
+                {"node_uuid": "{missing}", "address": "52:54:00:00:00:01"},
+            ),
+            Step(
+                "portgroup on a missing node", "POST", "/v1/portgroups", {"node_uuid": "{missing}"}
+            ),
+        ),
+    ),
+    Scenario(
+        "node list filters",
+        (
+            node("dt-filter-a", "n1", resource_class="gold", description="alpha node"),
+            node("dt-filter-b", "n2", resource_class="silver"),
+            patch(
+                "owner and lessee of a",
+                "/v1/nodes/{n1}",
+                op("add", "/owner", "o1"),
+                op("add", "/lessee", "l1"),
+            ),
+            patch("owner of b", "/v1/nodes/{n2}", op("add", "/owner", "o2")),
+            patch("maintenance on b", "/v1/nodes/{n2}", op("replace", "/maintenance", True)),
+            get("maintenance=true", "/v1/nodes?maintenance=true"),
+            get("maintenance=false", "/v1/nodes?maintenance=false"),
+            get("provision_state", "/v1/nodes?provision_state=enroll"),
+            get("driver", "/v1/nodes?driver=fake-hardware"),
+            get("resource_class", "/v1/nodes?resource_class=gold"),
+            get("conductor_group", "/v1/nodes?conductor_group=cg1"),
+            get("owner", "/v1/nodes?owner=o2"),
+            get("lessee", "/v1/nodes?lessee=l1"),
+            get("project", "/v1/nodes?project=l1"),
+            get("description_contains", "/v1/nodes?description_contains=alpha"),
+            get("associated=false", "/v1/nodes?associated=false"),
+            get("associated=true", "/v1/nodes?associated=true"),
+            get("retired", "/v1/nodes?retired=false"),
+            get("fault", "/v1/nodes?fault=power%20failure"),
+            get("limit and sort", "/v1/nodes?limit=1&sort_key=name&sort_dir=desc"),
+            get("bad sort_dir", "/v1/nodes?sort_dir=sideways"),
+            get("bad sort_key", "/v1/nodes?sort_key=colour"),
+            get("bad limit", "/v1/nodes?limit=-1"),
+            get("bad maintenance", "/v1/nodes?maintenance=perhaps"),
+            get("bad field", "/v1/nodes?fields=colour"),
+            get("unknown filter", "/v1/nodes?colour=red"),
+            get("detail with filter", "/v1/nodes/detail?owner=o1"),
+            get("detail=true", "/v1/nodes?detail=true&owner=o2"),
+            get("detail=true on /detail", "/v1/nodes/detail?detail=true"),
+            get("instance_uuid", "/v1/nodes?instance_uuid={missing}"),
+            get("chassis_uuid", "/v1/nodes?chassis_uuid={missing}"),
+            get("conductor", "/v1/nodes?conductor=nowhere"),
+            get("marker", "/v1/nodes?marker={n1}&sort_key=created_at"),
+            get("unknown marker", "/v1/nodes?marker={missing}"),
+            get("sharded", "/v1/nodes?sharded=true"),
+            get("parent_node", "/v1/nodes?parent_node={n1}"),
+            get("instance_name", "/v1/nodes?instance_name=vm1"),
+        ),
+    ),
+    Scenario(
+        "ports",
+        (
+            node("dt-ports", "n1"),
+            port("p1", "n1", "52:54:00:aa:00:01", pxe_enabled=True, extra={"k": "v"}),
+            port(
+                "p2",
+                "n1",
+                "52:54:00:aa:00:02",
+                physical_network="physnet1",
+                local_link_connection={"switch_id": "aa:bb:cc:dd:ee:ff", "port_id": "Eth1"},
+            ),
+            get("show", "/v1/ports/{p1}"),
+            get("list", "/v1/ports?node={n1}"),
+            get("list by node uuid", "/v1/ports?node_uuid={n1}"),
+            get("detail", "/v1/ports/detail?node={n1}"),
+            get("by address", "/v1/ports?address=52:54:00:aa:00:02"),
+            get("with fields", "/v1/ports?node={n1}&fields=uuid,address"),
+            get("node and node_uuid", "/v1/ports?node={n1}&node_uuid={n1}"),
+            get("of the node", "/v1/nodes/{n1}/ports"),
+            get("of the node, detail", "/v1/nodes/{n1}/ports/detail"),
+            get("detail=true", "/v1/ports?node={n1}&detail=true"),
+            get("by a missing node", "/v1/ports?node={missing}"),
+            get("by a missing portgroup", "/v1/ports?portgroup={missing}"),
+            get("sorted by address", "/v1/ports?node={n1}&sort_key=address&sort_dir=desc"),
+            get("bad sort key", "/v1/ports?sort_key=colour"),
+            get("unknown filter", "/v1/ports?colour=red"),
+            get("limit", "/v1/ports?node={n1}&limit=1"),
+            patch(
+                "change address", "/v1/ports/{p1}", op("replace", "/address", "52:54:00:aa:00:09")
+            ),
+            patch("add extra", "/v1/ports/{p1}", op("add", "/extra/x", "y")),
+            patch("unknown field", "/v1/ports/{p1}", op("replace", "/colour", "red")),
+            patch(
+                "duplicate address",
+                "/v1/ports/{p1}",
+                op("replace", "/address", "52:54:00:aa:00:02"),
+            ),
+            Step(
+                "duplicate address on create",
+                "POST",
+                "/v1/ports",
+                {"node_uuid": "{n1}", "address": "52:54:00:aa:00:02"},
+            ),
+            Step("bad address", "POST", "/v1/ports", {"node_uuid": "{n1}", "address": "not-a-mac"}),
+            Step(
+                "unknown field",
+                "POST",
+                "/v1/ports",
+                {"node_uuid": "{n1}", "address": "52:54:00:aa:00:03", "colour": "red"},
+            ),
+            Step("no node", "POST", "/v1/ports", {"address": "52:54:00:aa:00:04"}),
+            Step(
+                "port name before its version",
+                "POST",
+                "/v1/ports",
+                {"node_uuid": "{n1}", "address": "52:54:00:aa:00:05", "name": "p5"},
+            ),
+            Step("delete", "DELETE", "/v1/ports/{p2}"),
+            get("list after delete", "/v1/ports?node={n1}"),
+        ),
+    ),
+    Scenario(
+        "portgroups",
+        (
+            node("dt-groups", "n1"),
+            Step(
+                "create",
+                "POST",
+                "/v1/portgroups",
+                {
+                    "node_uuid": "{n1}",
+                    "name": "dt-bond0",
+                    "address": "52:54:00:bb:00:01",
+                    "mode": "802.3ad",
+                    "properties": {"miimon": "100"},
+                },
+                "g1",
+            ),
+            port("p1", "n1", "52:54:00:bb:00:02", portgroup_uuid="{g1}"),
+            get("show", "/v1/portgroups/{g1}"),
+            get("show by name", "/v1/portgroups/dt-bond0"),
+            get("list", "/v1/portgroups?node={n1}"),
+            get("detail", "/v1/portgroups/detail?node={n1}"),
+            get("by address", "/v1/portgroups?address=52:54:00:bb:00:01"),
+            get("ports of the group", "/v1/portgroups/{g1}/ports"),
+            get("ports by portgroup filter", "/v1/ports?portgroup={g1}"),
+            get("groups of the node", "/v1/nodes/{n1}/portgroups"),
+            patch("rename", "/v1/portgroups/{g1}", op("replace", "/name", "dt-bond1")),
+            patch("unknown field", "/v1/portgroups/{g1}", op("replace", "/colour", "red")),
+            Step(
+                "duplicate name",
+                "POST",
+                "/v1/portgroups",
+                {"node_uuid": "{n1}", "name": "dt-bond1"},
+            ),
+            Step(
+                "duplicate address",
+                "POST",
+                "/v1/portgroups",
+                {"node_uuid": "{n1}", "address": "52:54:00:bb:00:01"},
+            ),
+            Step("unknown field", "POST", "/v1/portgroups", {"node_uuid": "{n1}", "colour": "red"}),
+            Step(
+                "physical network before its version",
+                "POST",
+                "/v1/portgroups",
+                {"node_uuid": "{n1}", "physical_network": "physnet1"},
+            ),
+            Step("delete with ports", "DELETE", "/v1/portgroups/{g1}"),
+        ),
+    ),
+    Scenario(
+        "vifs on the noop interface",
+        (
+            node("dt-vifs", "n1"),
+            port("p1", "n1", "52:54:00:cc:00:01"),
+            Step("attach", "POST", "/v1/nodes/{n1}/vifs", {"id": "{vif1}"}),
+            get("list", "/v1/nodes/{n1}/vifs"),
+            Step("attach without id", "POST", "/v1/nodes/{n1}/vifs", {}),
+            Step(
+                "attach with an unknown field",
+                "POST",
+                "/v1/nodes/{n1}/vifs",
+                {"id": "{vif2}", "colour": "red"},
+            ),
+            Step("detach", "DELETE", "/v1/nodes/{n1}/vifs/{vif1}"),
+            Step("detach again", "DELETE", "/v1/nodes/{n1}/vifs/{vif1}"),
+            get("list after detach", "/v1/nodes/{n1}/vifs"),
+        ),
+    ),
+    Scenario(
+        "states and traits",
+        (
+            node("dt-states", "n1"),
+            Step("manage", "PUT", "/v1/nodes/{n1}/states/provision", {"target": "manage"}),
+            Step(
+                "after manage",
+                "GET",
+                "/v1/nodes/{n1}",
+                settle=True,
+            ),
+            Step(
+                "deploy from manageable",
+                "PUT",
+                "/v1/nodes/{n1}/states/provision",
+                {"target": "active"},
+            ),
+            Step(
+                "unknown target", "PUT", "/v1/nodes/{n1}/states/provision", {"target": "sideways"}
+            ),
+            Step("power on", "PUT", "/v1/nodes/{n1}/states/power", {"target": "power on"}),
+            Step("bad power target", "PUT", "/v1/nodes/{n1}/states/power", {"target": "dim"}),
+            Step(
+                "set traits", "PUT", "/v1/nodes/{n1}/traits", {"traits": ["CUSTOM_A", "CUSTOM_B"]}
+            ),
+            Step("add a trait", "PUT", "/v1/nodes/{n1}/traits/CUSTOM_C"),
+            Step("bad trait", "PUT", "/v1/nodes/{n1}/traits/lower-case"),
+            get("traits", "/v1/nodes/{n1}/traits"),
+            Step("remove a trait", "DELETE", "/v1/nodes/{n1}/traits/CUSTOM_A"),
+            Step("remove a missing trait", "DELETE", "/v1/nodes/{n1}/traits/CUSTOM_Z"),
+            get("history", "/v1/nodes/{n1}/history"),
+            Step("provide", "PUT", "/v1/nodes/{n1}/states/provision", {"target": "provide"}),
+            Step("after provide", "GET", "/v1/nodes/{n1}", settle=True),
+            Step("deploy", "PUT", "/v1/nodes/{n1}/states/provision", {"target": "active"}),
+            Step(
+                "after deploy",
+                "GET",
+                "/v1/nodes/{n1}",
+                settle=True,
+            ),
+            Step("delete an active node", "DELETE", "/v1/nodes/{n1}"),
+            Step(
+                "manage an active node",
+                "PUT",
+                "/v1/nodes/{n1}/states/provision",
+                {"target": "manage"},
+            ),
+            patch("protect", "/v1/nodes/{n1}", op("replace", "/protected", True)),
+            Step(
+                "undeploy a protected node",
+                "PUT",
+                "/v1/nodes/{n1}/states/provision",
+                {"target": "deleted"},
+            ),
+            patch("unprotect", "/v1/nodes/{n1}", op("replace", "/protected", False)),
+            Step("undeploy", "PUT", "/v1/nodes/{n1}/states/provision", {"target": "deleted"}),
+            Step(
+                "after undeploy",
+                "GET",
+                "/v1/nodes/{n1}",
+                settle=True,
+            ),
+        ),
+    ),
+    Scenario(
+        "version gates",
+        (
+            node("dt-gates", "n1"),
+            get("portgroups at 1.22", "/v1/portgroups", version="1.22"),
+            get("vifs at 1.27", "/v1/nodes/{n1}/vifs", version="1.27"),
+            get("traits at 1.36", "/v1/nodes/{n1}/traits", version="1.36"),
+            get("history at 1.77", "/v1/nodes/{n1}/history", version="1.77"),
+            get("node at 1.1", "/v1/nodes/{n1}", version="1.1"),
+            get("node at 1.50", "/v1/nodes/{n1}", version="1.50"),
+            get("port list at 1.33", "/v1/ports?node={n1}", version="1.33"),
+            Step(
+                "description at 1.50",
+                "POST",
+                "/v1/nodes",
+                {**NODE, "description": "x"},
+                version="1.50",
+            ),
+            Step(
+                "description at 1.49",
+                "POST",
+                "/v1/nodes",
+                {**NODE, "description": "x"},
+                version="1.49",
+            ),
+            Step("owner at 1.49", "POST", "/v1/nodes", {**NODE, "owner": "x"}, version="1.49"),
+            Step("lessee at 1.64", "POST", "/v1/nodes", {**NODE, "lessee": "x"}, version="1.64"),
+            Step(
+                "network_data at 1.65",
+                "POST",
+                "/v1/nodes",
+                {**NODE, "network_data": {}},
+                version="1.65",
+            ),
+            Step("retired at 1.60", "POST", "/v1/nodes", {**NODE, "retired": True}, version="1.60"),
+            get("fields at 1.7", "/v1/nodes?fields=uuid", version="1.7"),
+            get("detail query at 1.42", "/v1/nodes?detail=true", version="1.42"),
+            Step(
+                "port physical_network at 1.33",
+                "POST",
+                "/v1/ports",
+                {"node_uuid": "{n1}", "address": "52:54:00:dd:00:02", "physical_network": "p"},
+                version="1.33",
+            ),
+            Step(
+                "port is_smartnic at 1.52",
+                "POST",
+                "/v1/ports",
+                {"node_uuid": "{n1}", "address": "52:54:00:dd:00:03", "is_smartnic": True},
+                version="1.52",
+            ),
+            Step(
+                "node automated_clean at 1.46",
+                "POST",
+                "/v1/nodes",
+                {**NODE, "automated_clean": True},
+                version="1.46",
+            ),
+            Step(
+                "node name at 1.4",
+                "POST",
+                "/v1/nodes",
+                {"driver": "fake-hardware", "name": "dt-old"},
+                version="1.4",
+            ),
+            Step(
+                "network_interface at 1.19",
+                "POST",
+                "/v1/nodes",
+                {"driver": "fake-hardware", "network_interface": "noop"},
+                version="1.19",
+            ),
+            Step(
+                "vif with port_uuid at 1.66",
+                "POST",
+                "/v1/nodes/{n1}/vifs",
+                {"id": "{vif1}", "port_uuid": "{missing}"},
+                version="1.66",
+            ),
+            Step(
+                "deploy verb at 1.72",
+                "PUT",
+                "/v1/nodes/{n1}/states/provision",
+                {"target": "deploy"},
+                version="1.72",
+            ),
+            Step(
+                "manage at 1.3",
+                "PUT",
+                "/v1/nodes/{n1}/states/provision",
+                {"target": "manage"},
+                version="1.3",
+            ),
+            get("owner filter at 1.49", "/v1/nodes?owner=x", version="1.49"),
+            get("lessee filter at 1.64", "/v1/nodes?lessee=x", version="1.64"),
+            get("shard filter", "/v1/nodes?shard=rack7"),
+            get("shards", "/v1/shards"),
+            get("port shard filter", "/v1/ports?shard=rack7"),
+            get("include_children", "/v1/nodes?include_children=true"),
+            get("children", "/v1/nodes/{n1}/children"),
+            get("port conductor_groups filter", "/v1/ports?conductor_groups=cg1"),
+            Step(
+                "port name",
+                "POST",
+                "/v1/ports",
+                {"node_uuid": "{n1}", "address": "52:54:00:dd:00:01", "name": "dt-p1"},
+            ),
+            Step("node shard", "POST", "/v1/nodes", {**NODE, "shard": "rack7"}),
+        ),
+    ),
+)
