@@ -18,7 +18,17 @@ from metalwire.api.auth.startup import build_strategy
 from metalwire.api.bookmarks import BookmarkPaths
 from metalwire.api.metrics import MetricsEndpoint, RequestMetrics, RouteRecorder
 from metalwire.api.middleware import ApiMiddleware
-from metalwire.api.routes import audit, history, nodes, portgroups, ports, root, states, traits
+from metalwire.api.routes import (
+    audit,
+    history,
+    nodes,
+    portgroups,
+    ports,
+    root,
+    shards,
+    states,
+    traits,
+)
 from metalwire.api.routes import lookup as node_lookup
 from metalwire.api.routes.vifs import VifEndpoints
 from metalwire.api.ui import pages as ui_pages
@@ -57,7 +67,7 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     app.state.policy = policy
     # The routes are added flat, the busiest first: the router tries them in order. The
     # VIF endpoints, the busiest of all, are answered in front of the router.
-    for module in (nodes, ports, portgroups, states, history, traits, root, audit, openapi):
+    for module in (nodes, ports, portgroups, states, history, traits, shards, root, audit, openapi):
         app.router.routes.extend(module.router.routes)
     app.router.routes.extend(node_lookup.router.routes)  # what the topology page lists
     app.router.routes.extend(ui_pages.routes)  # the topology page, last: the least busy

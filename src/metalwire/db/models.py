@@ -54,6 +54,8 @@ class Node(Base):
     lessee: Mapped[str | None] = mapped_column(String(255), index=True)
     resource_class: Mapped[str | None] = mapped_column(String(80))
     conductor_group: Mapped[str] = mapped_column(String(255), default="")
+    # Which nova-compute service (or other client) works on the node (1.82).
+    shard: Mapped[str | None] = mapped_column(String(255), index=True)
     last_error: Mapped[str | None] = mapped_column(Text)
     properties: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)

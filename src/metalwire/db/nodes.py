@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import false, or_, select
+from sqlalchemy import false, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -106,6 +106,10 @@ def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list
             query = query.where(
                 retired.is_(True) if value else or_(retired.is_(None), retired.is_(False))
             )
+        elif key == "shard":
+            query = query.where(Node.shard.in_(value))
+        elif key == "sharded":
+            query = query.where(Node.shard.is_not(None) if value else Node.shard.is_(None))
         elif key == "project":  # the policy's filter: nodes the project owns or leases
             query = query.where(or_(Node.owner == value, Node.lessee == value))
         elif key == "conductor":
@@ -115,6 +119,12 @@ def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list
         else:
             query = query.where(getattr(Node, key) == value)
     return paginate(session, query, Node, page, SORTABLE, NodeNotFound)
+
+
+def shard_counts(session: Session) -> list[tuple[str | None, int]]:
+    """Each shard (None: nodes without one) with its number of nodes, the largest first."""
+    rows = session.execute(select(Node.shard, func.count(Node.id)).group_by(Node.shard)).all()
+    return sorted(((shard, count) for shard, count in rows), key=lambda row: -row[1])
 
 
 def update(session: Session, node: Node, changes: Mapping[str, Any]) -> Node:

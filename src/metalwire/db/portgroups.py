@@ -57,6 +57,8 @@ def list_portgroups(session: Session, filters: Mapping[str, Any], page: Page) ->
             query = query.join(Node, Node.id == Portgroup.node_id).where(
                 or_(Node.owner == value, Node.lessee == value)
             )
+        elif key == "shard":  # ports of nodes in these shards
+            query = query.where(Portgroup.node_id.in_(select(Node.id).where(Node.shard.in_(value))))
         else:
             query = query.where(getattr(Portgroup, key) == value)
     return paginate(session, query, Portgroup, page, SORTABLE, PortgroupNotFound)

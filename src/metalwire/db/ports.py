@@ -51,6 +51,8 @@ def list_ports(session: Session, filters: Mapping[str, Any], page: Page) -> list
             query = query.join(Node, Node.id == Port.node_id).where(
                 or_(Node.owner == value, Node.lessee == value)
             )
+        elif key == "shard":  # ports of nodes in these shards
+            query = query.where(Port.node_id.in_(select(Node.id).where(Node.shard.in_(value))))
         else:
             query = query.where(getattr(Port, key) == value)
     return paginate(session, query, Port, page, SORTABLE, PortNotFound)

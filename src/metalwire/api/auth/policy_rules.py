@@ -423,6 +423,15 @@ PORT_RULES = _resource_rules("port", "/ports")
 PORTGROUP_RULES = _resource_rules("portgroup", "/portgroups")
 
 
+SHARD_RULES = [
+    _rule(
+        "baremetal:shards:get",
+        SYSTEM_READER,
+        "List the shards the nodes are in, with how many nodes each has.",
+        [("GET", "/shards")],
+    ),
+]
+
 # metalwire's own endpoints (Ironic has none of them): operators' tools, system scoped.
 METALWIRE_RULES = [
     _rule(
@@ -450,4 +459,4 @@ METALWIRE_RULES = [
 
 
 def defaults() -> list[policy.RuleDefault]:
-    return [*BASE_RULES, *NODE_RULES, *PORT_RULES, *PORTGROUP_RULES, *METALWIRE_RULES]
+    return [*BASE_RULES, *NODE_RULES, *PORT_RULES, *PORTGROUP_RULES, *SHARD_RULES, *METALWIRE_RULES]

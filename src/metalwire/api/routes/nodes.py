@@ -11,10 +11,7 @@ from sqlalchemy.orm import Session
 from metalwire.api import microversion as mv
 from metalwire.api import secrets, validation
 from metalwire.api.auth.policy import FieldMasks
-from metalwire.api.fields import (
-    NODE_FIELDS,
-    NODE_LIST_FIELDS,
-)
+from metalwire.api.fields import NODE_FIELDS, NODE_FILTERS, NODE_LIST_FIELDS
 from metalwire.api.jsonpatch import apply_patch
 from metalwire.api.routes import authz
 from metalwire.api.routes import portgroups as portgroup_routes
@@ -26,7 +23,7 @@ from metalwire.api.routes.common import (
     collection,
     detail_requested,
     fields_param,
-    flag,
+    list_filters,
     page,
     until_unchanged,
 )
@@ -36,24 +33,6 @@ from metalwire.db.models import Node
 from metalwire.errors import InvalidParameterValue
 
 router = APIRouter(prefix="/v1/nodes")
-
-# Filters and the version that introduced each.
-_FILTERS: dict[str, int] = {
-    "driver": 16,
-    "provision_state": 9,
-    "owner": 50,
-    "lessee": 65,
-    "resource_class": 21,
-    "conductor_group": 46,
-    "description_contains": 51,
-    "instance_uuid": 1,
-    "maintenance": 1,
-    "associated": 1,
-    "fault": 42,
-    "conductor": 49,
-    "retired": 61,
-}
-_FLAG_FILTERS = ("maintenance", "associated", "retired")
 
 
 def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
@@ -76,17 +55,9 @@ def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
 
 
 def _filters(c: Call) -> dict[str, Any]:
-    filters: dict[str, Any] = {}
-    params = c.request.query_params
-    for key, since in _FILTERS.items():
-        value = params.get(key)
-        if value is None:
-            continue
-        if not c.version.at_least(since):
-            raise InvalidParameterValue(f"Filter {key} requires API version 1.{since}.")
-        if key == "conductor" and value == c.services.config.default.host:
-            continue  # this host serves every node
-        filters[key] = flag(value, key) if key in _FLAG_FILTERS else value
+    filters = list_filters(c, NODE_FILTERS)
+    if filters.get("conductor") == c.services.config.default.host:
+        del filters["conductor"]  # this host serves every node
     return filters
 
 

@@ -9,9 +9,8 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from sqlalchemy.orm import Session
 
-from metalwire.api import microversion as mv
 from metalwire.api import validation
-from metalwire.api.fields import PORT_FIELDS, PORT_LIST_FIELDS
+from metalwire.api.fields import PORT_FIELDS, PORT_FILTERS, PORT_LIST_FIELDS
 from metalwire.api.jsonpatch import apply_patch
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import (
@@ -21,6 +20,7 @@ from metalwire.api.routes.common import (
     collection,
     detail_requested,
     fields_param,
+    list_filters,
     page,
     until_unchanged,
 )
@@ -30,7 +30,7 @@ from metalwire.db import nodes as node_db
 from metalwire.db import portgroups as portgroup_db
 from metalwire.db import ports as port_db
 from metalwire.db.models import Port
-from metalwire.errors import InvalidParameterValue
+from metalwire.errors import Forbidden, InvalidParameterValue
 
 router = APIRouter(prefix="/v1/ports")
 LOG = logging.getLogger(__name__)
@@ -95,21 +95,24 @@ def warn_if_legacy_vif(response: Response, extra: Any, kind: str, uuid: str) -> 
         response.headers["Warning"] = LEGACY_VIF_WARNING
 
 
-def _filters(c: Call) -> dict[str, Any]:
-    params = c.request.query_params
+def _filters(c: Call, scoped: bool) -> dict[str, Any]:
+    given = list_filters(c, PORT_FILTERS)
+    node_ident = given.get("node") or given.get("node_uuid")
+    owners = [bool(node_ident) or scoped, bool(given.get("portgroup")), "shard" in given]
+    if sum(owners) > 1:
+        # Ironic's answer when more than one of node, portgroup and shard narrows the list.
+        raise Forbidden("Operation not permitted.")
     filters: dict[str, Any] = {}
     with c.services.db.read() as session:
-        node_ident = params.get("node") or params.get("node_uuid")
         if node_ident:
             filters["node_id"] = node_db.get(session, node_ident).id
-        if params.get("portgroup"):
-            if not c.version.at_least(mv.PORTGROUP_SUBCONTROLLERS):
-                raise InvalidParameterValue("Filter portgroup requires API version 1.24.")
-            filters["portgroup_id"] = portgroup_db.get(session, params["portgroup"]).id
-    if params.get("address"):
-        filters["address"] = validation.mac_address(params["address"])
-    if params.get("physical_network") is not None:
-        filters["physical_network"] = params["physical_network"]
+        if given.get("portgroup"):
+            filters["portgroup_id"] = portgroup_db.get(session, given["portgroup"]).id
+    if given.get("address"):
+        filters["address"] = validation.mac_address(given["address"])
+    for name in ("physical_network", "shard"):
+        if name in given:
+            filters[name] = given[name]
     return filters
 
 
@@ -125,7 +128,7 @@ def list_view(request: Request, detail_path: bool, scope: Scope | None = None) -
         PORT_FIELDS, c.version, fields_param(c), None if detail else PORT_LIST_FIELDS
     )
     p = page(c)
-    filters = _filters(c)
+    filters = _filters(c, scoped=scope is not None)
     with c.services.db.read() as session:
         if scope is not None:
             filters.update(scope(session))
