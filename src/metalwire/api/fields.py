@@ -115,6 +115,12 @@ NODE_FIELDS: tuple[Field, ...] = (
     Field("boot_mode", 75, RO),
     Field("secure_boot", 75, RO),
     Field("shard", 82, W, "str"),
+    Field("parent_node", 83, W, "str"),
+    Field("firmware_interface", 86, W, "str"),
+    Field("service_step", 87, RO),
+    Field("disable_power_off", 95, W, "bool"),
+    Field("instance_name", 104, W, "str"),
+    Field("health", 109, RO),
 )
 NODE_LIST_FIELDS = (
     "uuid",
@@ -138,6 +144,8 @@ NODE_DEFAULTS: dict[str, object] = {
     "retired": False,
     "network_data": {},
     "maintenance": False,
+    "service_step": {},
+    "disable_power_off": False,
 }
 
 _PLAIN_REFUSAL = "Request not acceptable."
@@ -158,6 +166,14 @@ NODE_FILTERS: tuple[Filter, ...] = (
     Filter("lessee", 65, doc="Nodes this project leases."),
     Filter("shard", 82, "list", "Nodes in any of these shards (comma-separated)."),
     Filter("sharded", 82, "bool", "Nodes with (true) or without (false) a shard."),
+    Filter("include_children", 83, "bool", "Child nodes too (hidden otherwise)."),
+    Filter("parent_node", 83, doc="The children of this node (its UUID)."),
+    Filter(
+        "instance_name",
+        104,
+        doc="Nodes with this instance name.",
+        refusal="instance_name is not acceptable in this API version",
+    ),
 )
 
 PORT_FIELDS: tuple[Field, ...] = (
@@ -171,6 +187,11 @@ PORT_FIELDS: tuple[Field, ...] = (
     Field("portgroup_uuid", 24, W, "str"),
     Field("physical_network", 34, W, "str"),
     Field("is_smartnic", 53, W, "bool"),
+    Field("name", 88, W, "str"),
+    Field("description", 97, W, "str"),
+    Field("vendor", 100, W, "str"),
+    Field("category", 101, W, "str"),
+    Field("available_for_dynamic_portgroup", 111, W, "bool"),
     Field("created_at", 1, RO),
     Field("updated_at", 1, RO),
 )
@@ -182,6 +203,14 @@ PORT_FILTERS: tuple[Filter, ...] = (
     Filter("portgroup", 24, doc="Ports of this portgroup.", refusal=_PLAIN_REFUSAL),
     Filter("physical_network", 34, doc="Ports on this physical network.", gated=False),
     Filter("shard", 82, "list", "Ports of nodes in any of these shards (comma-separated)."),
+    Filter("description_contains", 97, doc="Ports whose description contains this.", gated=False),
+    Filter(
+        "conductor_groups",
+        99,
+        "list",
+        "Ports of nodes in any of these conductor groups (comma-separated).",
+        gated=False,
+    ),
 )
 
 PORTGROUP_FIELDS: tuple[Field, ...] = (
@@ -194,6 +223,9 @@ PORTGROUP_FIELDS: tuple[Field, ...] = (
     Field("extra", 23, W, "dict"),
     Field("mode", 26, W, "str"),
     Field("properties", 26, W, "dict"),
+    Field("physical_network", 102, W, "str"),
+    Field("category", 103, W, "str"),
+    Field("dynamic_portgroup", 111, W, "bool"),
     Field("created_at", 23, RO),
     Field("updated_at", 23, RO),
 )
@@ -202,6 +234,13 @@ PORTGROUP_FILTERS: tuple[Filter, ...] = (
     Filter("node", 23, doc="Portgroups of this node (UUID or name)."),
     Filter("address", 23, doc="The portgroup with this MAC address."),
     Filter("shard", 106, "list", "Portgroups of nodes in any of these shards (comma-separated)."),
+    Filter(
+        "conductor_groups",
+        99,
+        "list",
+        "Portgroups of nodes in any of these conductor groups (comma-separated).",
+        gated=False,
+    ),
 )
 
 

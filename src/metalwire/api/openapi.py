@@ -640,7 +640,7 @@ def _root_paths() -> dict[str, Schema]:
     }
 
 
-def _shard_paths() -> dict[str, Schema]:
+def _shard_and_children_paths() -> dict[str, Schema]:
     shard = {
         "type": "object",
         "properties": {"name": {"type": "string"}, "count": {"type": "integer", "minimum": 1}},
@@ -652,7 +652,24 @@ def _shard_paths() -> dict[str, Schema]:
         "required": ["shards"],
     }
     summary = "The nodes' shards with their node counts, largest first (1.82)."
+    children = {
+        "type": "object",
+        "properties": {
+            "children": {"type": "array", "items": {"type": "string", "format": "uuid"}},
+            "links": {"type": "object"},
+        },
+        "required": ["children", "links"],
+    }
     return {
+        "/v1/nodes/{ident}/children": {
+            "get": operation(
+                "listNodeChildren",
+                "The UUIDs of a node's child nodes (1.83).",
+                "node",
+                responses(200, "The children.", children, READ),
+                [_NODE],
+            )
+        },
         "/v1/shards": {
             "get": operation(
                 "listShards",
@@ -660,7 +677,7 @@ def _shard_paths() -> dict[str, Schema]:
                 "shard",
                 responses(200, "The shards.", shards, (403, 404, 406)),
             )
-        }
+        },
     }
 
 
@@ -684,7 +701,7 @@ def document() -> dict[str, Any]:
             _portgroup_links(),
         ),
         **_portgroup_member_paths(),
-        **_shard_paths(),
+        **_shard_and_children_paths(),
         **_audit_paths(),
         **_lookup_paths(),
     }

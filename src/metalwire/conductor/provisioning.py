@@ -39,6 +39,11 @@ TRANSITIONS: dict[str, Transition] = {
     "rebuild": Transition(frozenset({"active", "deploy failed"}), "active", "deploy failed"),
     "deleted": Transition(frozenset({"active", "deploy failed", "error"}), "available", "error"),
     "clean": Transition(frozenset({"manageable"}), "manageable", "clean failed"),
+    "service": Transition(frozenset({"active", "service failed"}), "active", "service failed"),
+    # A node leaves a hold state (deploy/clean/service hold) with unhold; the fake steps run
+    # to completion within the request and never hold, so no state metalwire reaches allows
+    # it: the answer is Ironic's for a node that is not held.
+    "unhold": Transition(frozenset(), "", ""),
 }
 
 
@@ -72,6 +77,10 @@ def _steps(conductor: Conductor, task: Task, verb: str) -> dict[str, Any]:
         return {}
     if verb == "clean":
         _clean(conductor, task)
+        return {}
+    if verb == "service":
+        # The fake service steps touch no network: the node stays on its tenant networks.
+        _set_state(conductor, task, provision_state="servicing")
         return {}
     if verb in ("active", "rebuild"):
         _set_state(conductor, task, provision_state="deploying")

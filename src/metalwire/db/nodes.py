@@ -91,14 +91,26 @@ def get_by_id(session: Session, node_id: int) -> Node:
 
 
 def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list[Node]:
+    """The nodes ``filters`` select; as Ironic, child nodes only with ``include_children``
+    (every node) or ``parent_node`` (that node's children)."""
     query = select(Node)
+    if not filters.get("include_children"):
+        query = query.where(
+            Node.parent_node == filters.get("parent_node")
+            if "parent_node" in filters
+            else Node.parent_node.is_(None)
+        )
     for key, value in filters.items():
+        if key in ("include_children", "parent_node"):
+            continue
         if key == "associated":
             query = query.where(
                 Node.instance_uuid.is_not(None) if value else Node.instance_uuid.is_(None)
             )
         elif key == "description_contains":
             query = query.where(Node.attrs["description"].as_string().contains(value))
+        elif key == "instance_name":
+            query = query.where(Node.attrs["instance_name"].as_string() == value)
         elif key == "fault":
             query = query.where(Node.attrs["fault"].as_string() == value)
         elif key == "retired":
@@ -119,6 +131,14 @@ def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list
         else:
             query = query.where(getattr(Node, key) == value)
     return paginate(session, query, Node, page, SORTABLE, NodeNotFound)
+
+
+def children(session: Session, parent_uuid: str, project: str | None) -> list[str]:
+    """The UUIDs of a node's children (of those ``project`` owns or leases), oldest first."""
+    query = select(Node.uuid).where(Node.parent_node == parent_uuid).order_by(Node.id)
+    if project is not None:
+        query = query.where(or_(Node.owner == project, Node.lessee == project))
+    return list(session.scalars(query))
 
 
 def shard_counts(session: Session) -> list[tuple[str | None, int]]:

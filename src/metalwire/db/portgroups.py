@@ -57,6 +57,10 @@ def list_portgroups(session: Session, filters: Mapping[str, Any], page: Page) ->
             query = query.join(Node, Node.id == Portgroup.node_id).where(
                 or_(Node.owner == value, Node.lessee == value)
             )
+        elif key == "conductor_groups":  # those of nodes in these conductor groups
+            query = query.where(
+                Portgroup.node_id.in_(select(Node.id).where(Node.conductor_group.in_(value)))
+            )
         elif key == "shard":  # ports of nodes in these shards
             query = query.where(Portgroup.node_id.in_(select(Node.id).where(Node.shard.in_(value))))
         else:

@@ -70,22 +70,20 @@ def list_view(
     )
     p = page(c)
     given = list_filters(c, PORTGROUP_FILTERS)
-    if (
-        sum(
-            (
-                bool(given.get("node")) or scope is not None,
-                bool(given.get("address")),
-                "shard" in given,
-            )
-        )
-        > 1
-    ):
+    narrowing = (
+        bool(given.get("node")) or scope is not None,
+        bool(given.get("address")),
+        "shard" in given,
+        "conductor_groups" in given,
+    )
+    if sum(narrowing) > 1:
         raise InvalidParameterValue(
             "Filtering by node, address, or shard simultaneously is not supported."
         )
     filters: dict[str, Any] = {}
-    if "shard" in given:
-        filters["shard"] = given["shard"]
+    for name in ("shard", "conductor_groups"):
+        if name in given:
+            filters[name] = given[name]
     with c.services.db.read() as session:
         if given.get("node"):
             filters["node_id"] = node_db.get(session, given["node"]).id

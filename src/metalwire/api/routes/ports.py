@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from sqlalchemy.orm import Session
 
+from metalwire.api import microversion as mv
 from metalwire.api import validation
 from metalwire.api.fields import PORT_FIELDS, PORT_FILTERS, PORT_LIST_FIELDS
 from metalwire.api.jsonpatch import apply_patch
@@ -30,7 +31,7 @@ from metalwire.db import nodes as node_db
 from metalwire.db import portgroups as portgroup_db
 from metalwire.db import ports as port_db
 from metalwire.db.models import Port
-from metalwire.errors import Forbidden, InvalidParameterValue
+from metalwire.errors import Forbidden, InvalidParameterValue, NodeNotFound, NotAcceptable
 
 router = APIRouter(prefix="/v1/ports")
 LOG = logging.getLogger(__name__)
@@ -64,6 +65,7 @@ def normalize(values: dict[str, Any]) -> dict[str, Any]:
         ("extra", {}),
         ("pxe_enabled", True),
         ("is_smartnic", False),
+        ("available_for_dynamic_portgroup", False),
     ):
         if key in out and out[key] is None:
             out[key] = default
@@ -102,6 +104,11 @@ def _filters(c: Call, scoped: bool) -> dict[str, Any]:
     if sum(owners) > 1:
         # Ironic's answer when more than one of node, portgroup and shard narrows the list.
         raise Forbidden("Operation not permitted.")
+    if "conductor_groups" in given and (owners[0] or owners[1] or given.get("address")):
+        raise InvalidParameterValue(
+            "Filtering by conductor_groups cannot be combined with node_ident, "
+            "portgroup_ident, or node address filters."
+        )
     filters: dict[str, Any] = {}
     with c.services.db.read() as session:
         if node_ident:
@@ -110,7 +117,7 @@ def _filters(c: Call, scoped: bool) -> dict[str, Any]:
             filters["portgroup_id"] = portgroup_db.get(session, given["portgroup"]).id
     if given.get("address"):
         filters["address"] = validation.mac_address(given["address"])
-    for name in ("physical_network", "shard"):
+    for name in ("physical_network", "shard", "description_contains", "conductor_groups"):
         if name in given:
             filters[name] = given[name]
     return filters
@@ -166,9 +173,31 @@ def get_port(request: Request, uuid: str) -> dict[str, Any]:
     return show(c, port)
 
 
+def node_ident_as_uuid(c: Call, body: Any) -> Any:
+    """A create body naming its node by ``node_ident`` (UUID or name, 1.94), with the node's
+    UUID as ``node_uuid`` instead; any other body as given."""
+    if not isinstance(body, dict) or "node_ident" not in body:
+        return body
+    if not c.version.at_least(mv.PORT_NODE_IDENT):
+        raise NotAcceptable("Request not acceptable.")
+    ident = body["node_ident"]
+    if "node_uuid" in body:
+        raise InvalidParameterValue("Give the port's node as node_ident or node_uuid, not both.")
+    if not isinstance(ident, str) or not ident:
+        raise InvalidParameterValue(f"Invalid node_ident {ident!r}: expected a UUID or a name.")
+    with c.services.db.read() as session:
+        try:
+            node = node_db.get(session, ident)
+        except NodeNotFound:
+            # As Ironic: the node of a new port is part of the request, so a 400.
+            raise InvalidParameterValue(f"Node {ident} could not be found.") from None
+    return {**{k: v for k, v in body.items() if k != "node_ident"}, "node_uuid": node.uuid}
+
+
 @router.post("", status_code=201)
 def create_port(request: Request, response: Response, body: JsonBody = None) -> dict[str, Any]:
     c = call(request)
+    body = node_ident_as_uuid(c, body)
     values = validation.check_create_body(
         body, PORT_FIELDS, c.version, required=("address", "node_uuid")
     )
@@ -201,7 +230,7 @@ def patch_port(
                 authz.moved_to_node(c, session, port, changes["node_uuid"])
         check_legacy_vif_id(changes.get("extra"), current["extra"])
         expected = {k: current[k] for k in changes if k not in OWNER_FIELDS}
-        return c.services.rpcapi.update_port(c.context, uuid, normalize(changes), expected), (
+        return c.services.rpcapi.update_port(c.context, port.uuid, normalize(changes), expected), (
             changes
         )
 
