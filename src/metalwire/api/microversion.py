@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import total_ordering
 
+from metalwire.api_versions import MAX_MINOR
 from metalwire.errors import RouteNotFound, VersionNotAcceptable
 
 IRONIC_HEADER = "X-OpenStack-Ironic-API-Version"
@@ -44,11 +45,8 @@ class Version:
 
 
 MIN_VERSION = Version(1)
-# The one declaration of the newest version served (the client and the topology page read it).
-# 1.82 adds node shards; 1.79-1.81 change only allocations and node inventory, which metalwire
-# does not serve (404 at every version), and 1.80's self-service node creation, which
-# [api] project_admin_can_manage_own_nodes already gives.
-MAX_VERSION = Version(82)
+# The newest version served: declared in metalwire/api_versions.py, which the client reads too.
+MAX_VERSION = Version(MAX_MINOR)
 
 # Versions that gate behaviour in metalwire, named as in Ironic's version log.
 VIFS = 28
