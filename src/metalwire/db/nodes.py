@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import false, func, or_, select
+from sqlalchemy import Select, false, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -131,6 +131,15 @@ def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list
         else:
             query = query.where(getattr(Node, key) == value)
     return paginate(session, query, Node, page, SORTABLE, NodeNotFound)
+
+
+# List filters of ports and portgroups that select them by a column of their node.
+BY_NODE_COLUMN = {"shard": Node.shard, "conductor_groups": Node.conductor_group}
+
+
+def ids_where_any(key: str, values: list[str]) -> Select[int]:
+    """The ids of the nodes whose ``BY_NODE_COLUMN[key]`` is one of ``values``."""
+    return select(Node.id).where(BY_NODE_COLUMN[key].in_(values))
 
 
 def children(session: Session, parent_uuid: str, project: str | None) -> list[str]:
