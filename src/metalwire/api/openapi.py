@@ -24,6 +24,7 @@ from metalwire.api import dry_run
 from metalwire.api import openapi_schemas as s
 from metalwire.api.fields import NODE_FILTERS, PORT_FILTERS, PORTGROUP_FILTERS, Filter
 from metalwire.api.openapi_operations import (
+    LIST,
     READ,
     VIF_CALL,
     WRITE,
@@ -151,7 +152,7 @@ def _lists(
     """The list, its trailing-slash twin and its /detail twin."""
     body = s.ref("schemas", listing)
     plain = operation(
-        op_id, f"List {noun}.", tag, responses(200, noun, body, READ), [*params, _DETAIL]
+        op_id, f"List {noun}.", tag, responses(200, noun, body, LIST), [*params, _DETAIL]
     )
     return {
         prefix: {"get": plain},
@@ -161,7 +162,7 @@ def _lists(
                 f"{op_id}Detail",
                 f"List {noun} with every field.",
                 tag,
-                responses(200, noun, body, READ),
+                responses(200, noun, body, LIST),
                 params,
             )
         },
