@@ -22,7 +22,7 @@ from tests.support.server import MetalwireServer
 
 __all__ = ["LATEST", "Api", "fault"]
 
-LATEST = "1.78"
+LATEST = "1.101"
 
 
 class Api:

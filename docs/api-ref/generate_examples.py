@@ -158,7 +158,7 @@ def record_versions(r: Recorder) -> None:
         version=None,
         headers={"OpenStack-API-Version": "baremetal 1.28"},
     )
-    r.call("versions-unsupported", "GET", "/v1/nodes", expect=406, version="1.79")
+    r.call("versions-unsupported", "GET", "/v1/nodes", expect=406, version="1.102")
     r.call("versions-malformed", "GET", "/v1/nodes", expect=406, version="1.x")
 
 

@@ -73,6 +73,7 @@ class DefaultOptions:
     default_boot_interface: str = _interface_opt("boot")
     default_console_interface: str = _interface_opt("console")
     default_deploy_interface: str = _interface_opt("deploy")
+    default_firmware_interface: str = _interface_opt("firmware")
     default_inspect_interface: str = _interface_opt("inspect")
     default_management_interface: str = _interface_opt("management")
     default_power_interface: str = _interface_opt("power")

@@ -20,6 +20,7 @@ KINDS = (
     "boot",
     "console",
     "deploy",
+    "firmware",
     "inspect",
     "management",
     "power",
@@ -35,6 +36,7 @@ _GENERIC = {
     "boot": "ipxe",
     "console": "no-console",
     "deploy": "autodetect",
+    "firmware": "no-firmware",
     "inspect": "no-inspect",
     "raid": "no-raid",
     "rescue": "no-rescue",
@@ -47,7 +49,9 @@ DEFAULTS: Mapping[str, Mapping[str, str]] = {
     "ipmi": {**_GENERIC, "management": "ipmitool", "power": "ipmitool", "vendor": "ipmitool"},
     "redfish": {
         **_GENERIC,
-        **dict.fromkeys(("bios", "inspect", "management", "power", "raid", "vendor"), "redfish"),
+        **dict.fromkeys(
+            ("bios", "firmware", "inspect", "management", "power", "raid", "vendor"), "redfish"
+        ),
     },
     "manual-management": _MANUAL_MANAGEMENT,
 }

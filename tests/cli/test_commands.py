@@ -186,9 +186,9 @@ def test_errors_exit_1_with_the_server_message(cli: Run) -> None:
     assert usage.code == 2 and "invalid choice" in usage.stderr
     column = cli("node", "list", "-c", "Colour")
     assert column.code == 2 and "No such column: Colour" in column.stderr
-    version = cli("node", "list", "--api-version", "1.99")
+    version = cli("node", "list", "--api-version", "1.102")
     assert version.code == 1
-    assert "1.99 was requested but the server supports only 1.1 to 1.78" in version.stderr
+    assert "1.102 was requested but the server supports only 1.1 to 1.101" in version.stderr
 
 
 def test_endpoint_from_url_option_and_environment(server: MetalwireServer) -> None:

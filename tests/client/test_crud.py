@@ -177,7 +177,7 @@ def test_provision_verbs_and_maintenance(mw: Client) -> None:
 def test_asgi_transport_serves_the_app_in_process(tmp_path: Path) -> None:
     config = load_config(environ={}, overrides={("DEFAULT", "data_dir"): str(tmp_path)})
     with Client("http://metalwire.test", transport=ASGITransport(create_app(config))) as mw:
-        assert str(mw.api_version) == "1.78"
+        assert str(mw.api_version) == "1.101"
         node = mw.create_node("fake-hardware", name="in-process", uuid=str(uuid.uuid4()))
         port = mw.create_port(node.uuid, mac())
         mw.vif_attach("in-process", "vif-1")

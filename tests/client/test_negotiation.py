@@ -19,15 +19,15 @@ v = vif_namer()
 
 def test_negotiates_the_highest_common_version(server: MetalwireServer) -> None:
     with Client(server.url) as client:
-        assert client.api_version == APIVersion(1, 78)
-        assert client.server_versions == (APIVersion(1, 1), APIVersion(1, 78))
+        assert client.api_version == APIVersion(1, 101)
+        assert client.server_versions == (APIVersion(1, 1), APIVersion(1, 101))
         node = client.create_node("fake-hardware", name=unique("neg"))
         assert "lessee" in node  # a 1.65 field: the request used the negotiated version
 
 
 def test_latest_means_negotiate(server: MetalwireServer) -> None:
     with Client(server.url, api_version="latest") as client:
-        assert str(client.api_version) == "1.78"
+        assert str(client.api_version) == "1.101"
 
 
 def test_pinned_version_is_sent_on_every_request(server: MetalwireServer) -> None:
@@ -44,19 +44,19 @@ def test_pinned_version_is_sent_on_every_request(server: MetalwireServer) -> Non
 
 def test_pin_above_the_server_maximum_is_a_clear_error(server: MetalwireServer) -> None:
     with (
-        Client(server.url, api_version="1.99") as client,
+        Client(server.url, api_version="1.102") as client,
         pytest.raises(VersionNegotiationError) as caught,
     ):
         client.list_nodes()
     message = str(caught.value)
-    assert "1.99" in message
-    assert "1.1 to 1.78" in message
+    assert "1.102" in message
+    assert "1.1 to 1.101" in message
 
 
 def test_pin_below_the_server_minimum_is_a_clear_error(server: MetalwireServer) -> None:
     with (
         Client(server.url, api_version="1.0") as client,
-        pytest.raises(VersionNegotiationError, match=r"1\.0 .*1\.1 to 1\.78"),
+        pytest.raises(VersionNegotiationError, match=r"1\.0 .*1\.1 to 1\.101"),
     ):
         client.negotiate()
 

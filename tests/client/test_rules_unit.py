@@ -24,7 +24,7 @@ from metalwire.client import (
 )
 from metalwire.client.exceptions import error_class, parse_fault
 from metalwire.client.retry import backoff_delay, retry_after
-from metalwire.client.versions import choose_version
+from metalwire.client.versions import LATEST_VERSION, choose_version
 
 V = APIVersion.parse
 
@@ -78,14 +78,14 @@ def test_versions_parse_and_order_numerically() -> None:
 
 def test_choose_version() -> None:
     assert choose_version(V("1.1"), V("1.78")) == V("1.78")
-    assert choose_version(V("1.1"), V("1.90")) == V("1.78")  # the client's newest
+    assert choose_version(V("1.1"), V("1.120")) == LATEST_VERSION  # the client's newest
     assert choose_version(V("1.1"), V("1.40")) == V("1.40")  # an older server
     assert choose_version(V("1.1"), V("1.78"), pinned=V("1.31")) == V("1.31")
     assert choose_version(V("1.1"), V("1.90"), pinned=V("1.85")) == V("1.85")
     with pytest.raises(VersionNegotiationError, match=r"1\.80 was requested.*1\.1 to 1\.78"):
         choose_version(V("1.1"), V("1.78"), pinned=V("1.80"))
     with pytest.raises(VersionNegotiationError, match="No API version in common"):
-        choose_version(V("1.80"), V("1.90"))
+        choose_version(V("1.120"), V("1.130"))
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ import pytest
 from tests.support.server import MetalwireServer
 
 _HERE = Path(__file__).resolve().parent
-LATEST = "1.78"
+LATEST = "1.101"
 VERSION_HEADER = "X-OpenStack-Ironic-API-Version"
 
 # openstacksdk 4.x warns about its own internal deprecations on every connection, resource

@@ -45,8 +45,8 @@ def test_ironicclient_negotiates_from_the_406_of_an_unserved_version(
     compat_server: MetalwireServer,
 ) -> None:
     with pytest.raises(ironic_exceptions.UnsupportedVersion) as caught:
-        ironic(compat_server, "1.79").node.list()
-    assert "Supported version range is 1.1 to 1.78" in " ".join(str(caught.value).split())
+        ironic(compat_server, "1.102").node.list()
+    assert "Supported version range is 1.1 to 1.101" in " ".join(str(caught.value).split())
 
 
 def test_openstacksdk_raises_not_found_for_an_unknown_path(sdk: Any) -> None:
@@ -58,8 +58,8 @@ def test_openstacksdk_raises_not_found_for_an_unknown_path(sdk: Any) -> None:
 
 
 def test_openstacksdk_raises_406_for_an_unserved_version(sdk: Any) -> None:
-    resp = sdk.get("/nodes", microversion="1.99")
-    assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"] == "1.78"
+    resp = sdk.get("/nodes", microversion="1.102")
+    assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"] == "1.101"
     with pytest.raises(exceptions.HttpException) as caught:
         exceptions.raise_from_response(resp)
     assert caught.value.status_code == 406

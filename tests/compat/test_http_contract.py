@@ -24,7 +24,7 @@ def test_collection_with_trailing_slash_is_served_without_redirect(
     resp = http.get(f"/v1/{collection}/", params=query, follow_redirects=False)
 
     assert resp.status_code == 200, resp.text
-    assert resp.headers["X-OpenStack-Ironic-API-Version"] == "1.78"
+    assert resp.headers["X-OpenStack-Ironic-API-Version"] == "1.101"
     items = resp.json()[collection]
     if collection == "nodes":
         assert uuid in [n["uuid"] for n in items]
@@ -44,4 +44,4 @@ def test_unsupported_version_is_406_with_the_served_range(http: httpx.Client) ->
     resp = http.get("/v1/nodes", headers={"X-OpenStack-Ironic-API-Version": "1.115"})
     assert resp.status_code == 406
     assert resp.headers["X-OpenStack-Ironic-API-Minimum-Version"] == "1.1"
-    assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"] == "1.78"
+    assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"] == "1.101"

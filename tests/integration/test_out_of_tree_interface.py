@@ -167,12 +167,12 @@ def test_audit_interface_takes_part_in_the_drift_audit(
         resp = client.post("/v1/nodes/drifted/vifs", json={"id": vif})
         assert resp.status_code == 204, resp.text
 
-        resp = client.get("/v1/metalwire/audit")
+        resp = client.post("/v1/metalwire/audit", json={})  # a GET reads the latest report
         assert resp.status_code == 200, resp.text
         assert resp.json()["findings"] == []
 
         log.write_text("")  # the log lost its line
-        resp = client.get("/v1/metalwire/audit?node=drifted")
+        resp = client.post("/v1/metalwire/audit?node=drifted", json={})
         assert resp.status_code == 200, resp.text
         [finding] = resp.json()["findings"]
         assert (finding["kind"], finding["vif_id"], finding["node_uuid"]) == (
@@ -183,7 +183,7 @@ def test_audit_interface_takes_part_in_the_drift_audit(
         assert finding["target_uuid"] == port
         assert finding["repair"] == "log the attach"
 
-        resp = client.post("/v1/metalwire/audit/repair")
+        resp = client.post("/v1/metalwire/audit/repair", json={})
         assert resp.status_code == 200, resp.text
         body = resp.json()
         assert [(r["vif_id"], r["repaired"]) for r in body["repairs"]] == [(vif, True)]

@@ -1,7 +1,10 @@
-"""Which fields each resource has, from which microversion, and which a client may set.
+"""Which fields and list filters each resource has, from which microversion.
 
-A field introduced above the request's version is neither shown nor settable; setting it
-answers 406, as Ironic does.
+The one declaration of each: the views show a field, the create and patch checks accept it,
+the list handlers read a filter and refuse it below its version, and the OpenAPI document
+describes both, all from the tables here. A field introduced above the request's version is
+neither shown nor settable; setting it answers 406, as Ironic does. A filter given below its
+version answers 406 with Ironic's message for that gate.
 """
 
 from __future__ import annotations
@@ -24,6 +27,26 @@ class Field:
     access: Access = Access.WRITABLE
     kind: str = "any"  # str, bool, dict, list, or any; checked on create and patch
     # A bool is also given as a string: validation.boolean reads it.
+
+
+@dataclass(frozen=True)
+class Filter:
+    """A list query parameter: ``kind`` is str, bool (``validation.boolean`` words) or list
+    (comma-separated values, any of which matches)."""
+
+    name: str
+    since: int
+    kind: str = "str"
+    doc: str = ""
+    # What Ironic answers below ``since`` (its check_allow_* gates: 406, this text); an
+    # ungated filter (Ironic reads it at every version) is taken at every version.
+    refusal: str | None = None
+    gated: bool = True
+
+    def refusal_message(self) -> str:
+        if self.refusal is not None:
+            return self.refusal
+        return f"Request not acceptable. The minimal required API version should be 1.{self.since}"
 
 
 RO, CO, W, PO = Access.READ_ONLY, Access.CREATE_ONLY, Access.WRITABLE, Access.PATCH_ONLY
@@ -91,6 +114,13 @@ NODE_FIELDS: tuple[Field, ...] = (
     Field("network_data", 66, W, "dict"),
     Field("boot_mode", 75, RO),
     Field("secure_boot", 75, RO),
+    Field("shard", 82, W, "str"),
+    Field("parent_node", 83, W, "str"),
+    Field("firmware_interface", 86, W, "str"),
+    Field("service_step", 87, RO),
+    Field("disable_power_off", 95, W, "bool"),
+    Field("instance_name", 104, W, "str"),
+    Field("health", 109, RO),
 )
 NODE_LIST_FIELDS = (
     "uuid",
@@ -114,7 +144,37 @@ NODE_DEFAULTS: dict[str, object] = {
     "retired": False,
     "network_data": {},
     "maintenance": False,
+    "service_step": {},
+    "disable_power_off": False,
 }
+
+_PLAIN_REFUSAL = "Request not acceptable."
+
+NODE_FILTERS: tuple[Filter, ...] = (
+    Filter("instance_uuid", 1, doc="The node with this instance."),
+    Filter("maintenance", 1, "bool", "Nodes in (or out of) maintenance."),
+    Filter("associated", 1, "bool", "Nodes with (or without) an instance."),
+    Filter("provision_state", 9, doc="Nodes in this provision state.", refusal=_PLAIN_REFUSAL),
+    Filter("driver", 16, doc="Nodes of this hardware type."),
+    Filter("resource_class", 21, doc="Nodes of this resource class."),
+    Filter("fault", 42, doc="Nodes with this fault."),
+    Filter("conductor_group", 46, doc="Nodes of this conductor group."),
+    Filter("conductor", 49, doc="Nodes this conductor serves."),
+    Filter("owner", 50, doc="Nodes this project owns."),
+    Filter("description_contains", 51, doc="Nodes whose description contains this text."),
+    Filter("retired", 61, "bool", "Retired (or not retired) nodes.", gated=False),
+    Filter("lessee", 65, doc="Nodes this project leases."),
+    Filter("shard", 82, "list", "Nodes in any of these shards (comma-separated)."),
+    Filter("sharded", 82, "bool", "Nodes with (true) or without (false) a shard."),
+    Filter("include_children", 83, "bool", "Child nodes too (hidden otherwise)."),
+    Filter("parent_node", 83, doc="The children of this node (its UUID)."),
+    Filter(
+        "instance_name",
+        104,
+        doc="Nodes with this instance name.",
+        refusal="instance_name is not acceptable in this API version",
+    ),
+)
 
 PORT_FIELDS: tuple[Field, ...] = (
     Field("uuid", 1, CO, "str"),
@@ -127,10 +187,31 @@ PORT_FIELDS: tuple[Field, ...] = (
     Field("portgroup_uuid", 24, W, "str"),
     Field("physical_network", 34, W, "str"),
     Field("is_smartnic", 53, W, "bool"),
+    Field("name", 88, W, "str"),
+    Field("description", 97, W, "str"),
+    Field("vendor", 100, W, "str"),
+    Field("category", 101, W, "str"),
+    Field("available_for_dynamic_portgroup", 111, W, "bool"),
     Field("created_at", 1, RO),
     Field("updated_at", 1, RO),
 )
 PORT_LIST_FIELDS = ("uuid", "address")
+PORT_FILTERS: tuple[Filter, ...] = (
+    Filter("node", 1, doc="Ports of this node (UUID or name)."),
+    Filter("node_uuid", 1, doc="Ports of this node (UUID)."),
+    Filter("address", 1, doc="The port with this MAC address."),
+    Filter("portgroup", 24, doc="Ports of this portgroup.", refusal=_PLAIN_REFUSAL),
+    Filter("physical_network", 34, doc="Ports on this physical network.", gated=False),
+    Filter("shard", 82, "list", "Ports of nodes in any of these shards (comma-separated)."),
+    Filter("description_contains", 97, doc="Ports whose description contains this.", gated=False),
+    Filter(
+        "conductor_groups",
+        99,
+        "list",
+        "Ports of nodes in any of these conductor groups (comma-separated).",
+        gated=False,
+    ),
+)
 
 PORTGROUP_FIELDS: tuple[Field, ...] = (
     Field("uuid", 23, CO, "str"),
@@ -142,10 +223,25 @@ PORTGROUP_FIELDS: tuple[Field, ...] = (
     Field("extra", 23, W, "dict"),
     Field("mode", 26, W, "str"),
     Field("properties", 26, W, "dict"),
+    Field("physical_network", 102, W, "str"),
+    Field("category", 103, W, "str"),
+    Field("dynamic_portgroup", 111, W, "bool"),
     Field("created_at", 23, RO),
     Field("updated_at", 23, RO),
 )
 PORTGROUP_LIST_FIELDS = ("uuid", "address", "name")
+PORTGROUP_FILTERS: tuple[Filter, ...] = (
+    Filter("node", 23, doc="Portgroups of this node (UUID or name)."),
+    Filter("address", 23, doc="The portgroup with this MAC address."),
+    Filter("shard", 106, "list", "Portgroups of nodes in any of these shards (comma-separated)."),
+    Filter(
+        "conductor_groups",
+        99,
+        "list",
+        "Portgroups of nodes in any of these conductor groups (comma-separated).",
+        gated=False,
+    ),
+)
 
 
 def visible(fields: tuple[Field, ...], minor: int) -> list[Field]:

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import total_ordering
 
+from metalwire.api_versions import MAX_MINOR
 from metalwire.errors import RouteNotFound, VersionNotAcceptable
 
 IRONIC_HEADER = "X-OpenStack-Ironic-API-Version"
@@ -44,8 +45,8 @@ class Version:
 
 
 MIN_VERSION = Version(1)
-# 1.78 adds node history, the last behaviour metalwire implements in full.
-MAX_VERSION = Version(78)
+# The newest version served: declared in metalwire/api_versions.py, which the client reads too.
+MAX_VERSION = Version(MAX_MINOR)
 
 # Versions that gate behaviour in metalwire, named as in Ironic's version log.
 VIFS = 28
@@ -57,6 +58,11 @@ PORTGROUP_SUBCONTROLLERS = 24
 DETAIL_QUERY = 43
 VIF_ATTACH_PORT = 67
 NODE_HISTORY = 78
+NODE_SHARD = 82
+PARENT_CHILD_NODES = 83
+PORT_NAME = 88
+PORT_NODE_IDENT = 94
+PORTGROUP_SHARD = 106
 
 
 def _parse(value: str, header: str) -> Version:

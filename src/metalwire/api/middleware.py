@@ -42,6 +42,9 @@ from metalwire.logsafe import printable
 
 LOG = logging.getLogger("metalwire.api.access")
 REQUEST_ID_HEADER = "x-openstack-request-id"
+# Ironic's own older name of the same header, which it still sends beside it (1.107 names the
+# X- one in the version list; neither depends on the request's version).
+COMPAT_REQUEST_ID_HEADER = "openstack-request-id"
 # Ironic's (oslo.middleware's) default limit.
 DEFAULT_MAX_BODY_SIZE = 114_688
 
@@ -49,6 +52,7 @@ DEFAULT_MAX_BODY_SIZE = 114_688
 _IRONIC_KEY = mv.IRONIC_HEADER.lower().encode()
 _GENERIC_KEY = mv.GENERIC_HEADER.lower().encode()
 _REQUEST_ID_KEY = REQUEST_ID_HEADER.encode()
+_COMPAT_REQUEST_ID_KEY = COMPAT_REQUEST_ID_HEADER.encode()
 
 
 @functools.cache
@@ -185,7 +189,10 @@ class ApiMiddleware:
             if message["type"] == "http.response.start":
                 response_started = True
                 status = message["status"]
-                raw = [(_REQUEST_ID_KEY, request_id.encode())]
+                raw = [
+                    (_REQUEST_ID_KEY, request_id.encode()),
+                    (_COMPAT_REQUEST_ID_KEY, request_id.encode()),
+                ]
                 if not state.get(errors.NO_VERSION_HEADERS):
                     raw += _version_headers(version)
                 if status == RequestTimeout.code:  # the rest of the body may never come

@@ -23,15 +23,20 @@ from metalwire import __version__
 from metalwire.api import dry_run, openapi_audit
 from metalwire.api import openapi_lifecycle as lifecycle
 from metalwire.api import openapi_schemas as s
-from metalwire.api.openapi_operations import READ, VIF_CALL, WRITE
-from metalwire.api.openapi_operations import operation as _operation
-from metalwire.api.openapi_operations import paging as _paging
-from metalwire.api.openapi_operations import path_param as _path
-from metalwire.api.openapi_operations import query as _query
-from metalwire.api.openapi_operations import responses as _responses
+from metalwire.api.fields import NODE_FILTERS, PORT_FILTERS, PORTGROUP_FILTERS, Filter
+from metalwire.api.openapi_operations import (
+    LIST,
+    READ,
+    VIF_CALL,
+    WRITE,
+    Schema,
+    operation,
+    paging,
+    path_param,
+    query,
+    responses,
+)
 from metalwire.api.routes import lookup
-from metalwire.api.routes.nodes import _FILTERS as NODE_FILTERS
-from metalwire.api.routes.nodes import _FLAG_FILTERS as NODE_FLAG_FILTERS
 from metalwire.api.routes.states import VERBS
 from metalwire.db import node_summaries
 from metalwire.db import nodes as node_db
@@ -40,36 +45,36 @@ from metalwire.db import ports as port_db
 
 router = APIRouter()
 
-Schema = dict[str, Any]
-
-_NODE = _path("ident", "The node's UUID or name.")
-_PORT = _path("uuid", "The port's UUID.")
-_PORTGROUP = _path("ident", "The portgroup's UUID or name.")
+_NODE = path_param("ident", "The node's UUID or name.")
+_PORT = path_param("uuid", "The port's UUID.")
+_PORTGROUP = path_param("ident", "The portgroup's UUID or name.")
 
 
-_FIELDS = _query("fields", {"type": "string"}, "Comma-separated fields to show (1.8).")
-_DETAIL = _query("detail", {"type": "boolean"}, "Show every field (1.43).")
+_FIELDS = query("fields", {"type": "string"}, "Comma-separated fields to show (1.8).")
+_DETAIL = query("detail", {"type": "boolean"}, "Show every field (1.43).")
 
 
-def _node_filters() -> list[Schema]:
-    out = []
-    for name, since in NODE_FILTERS.items():
-        schema: Schema = {"type": "boolean"} if name in NODE_FLAG_FILTERS else {"type": "string"}
-        out.append(_query(name, schema, f"Filter (1.{since})."))
-    return out
+_FILTER_SCHEMAS: dict[str, Schema] = {
+    "str": {"type": "string"},
+    "bool": {"type": "boolean"},
+    "list": {"type": "string"},
+}
 
 
-_PORT_FILTERS = [
-    _query("node", {"type": "string"}, "Ports of this node (UUID or name)."),
-    _query("node_uuid", {"type": "string"}, "Ports of this node (UUID)."),
-    _query("portgroup", {"type": "string"}, "Ports of this portgroup (1.24)."),
-    _query("address", {"type": "string"}, "Port with this MAC address."),
-    _query("physical_network", {"type": "string"}, "Ports on this physical network (1.34)."),
-]
-_PORTGROUP_FILTERS = [
-    _query("node", {"type": "string"}, "Portgroups of this node (UUID or name)."),
-    _query("address", {"type": "string"}, "Portgroup with this MAC address."),
-]
+def _filters(declared: tuple[Filter, ...]) -> list[Schema]:
+    """The list filters, from their declarations in ``api/fields.py``."""
+    return [
+        query(
+            f.name,
+            _FILTER_SCHEMAS[f.kind],
+            f"{f.doc} (1.{f.since}{'' if f.gated else '; read at every version'}).",
+        )
+        for f in declared
+    ]
+
+
+_PORT_FILTERS = _filters(PORT_FILTERS)
+_PORTGROUP_FILTERS = _filters(PORTGROUP_FILTERS)
 
 
 _LOCATION = {"Location": {"description": "URL of the new object.", "schema": {"type": "string"}}}
@@ -133,18 +138,18 @@ def _lists(
 ) -> dict[str, Schema]:
     """The list, its trailing-slash twin and its /detail twin."""
     body = s.ref("schemas", listing)
-    plain = _operation(
-        op_id, f"List {noun}.", tag, _responses(200, noun, body, READ), [*params, _DETAIL]
+    plain = operation(
+        op_id, f"List {noun}.", tag, responses(200, noun, body, LIST), [*params, _DETAIL]
     )
     return {
         prefix: {"get": plain},
         f"{prefix}/": {"get": {**plain, "operationId": f"{op_id}Slash"}},
         f"{prefix}/detail": {
-            "get": _operation(
+            "get": operation(
                 f"{op_id}Detail",
                 f"List {noun} with every field.",
                 tag,
-                _responses(200, noun, body, READ),
+                responses(200, noun, body, LIST),
                 params,
             )
         },
@@ -153,45 +158,45 @@ def _lists(
 
 def _node_paths() -> dict[str, Schema]:
     node = s.ref("schemas", "Node")
-    listing = [*_node_filters(), *_paging(node_db.SORTABLE), _FIELDS]
+    listing = [*_filters(NODE_FILTERS), *paging(node_db.SORTABLE), _FIELDS]
     paths = _lists("/v1/nodes", "listNodes", "nodes", "nodes", "NodeList", listing)
-    paths["/v1/nodes"]["post"] = _operation(
+    paths["/v1/nodes"]["post"] = operation(
         "createNode",
         "Create a node.",
         "nodes",
-        _responses(201, "The new node.", node, (400, 406, 409, 503), _LOCATION, _node_links()),
+        responses(201, "The new node.", node, (400, 406, 409, 503), _LOCATION, _node_links()),
         body=s.ref("schemas", "NodeCreate"),
     )
     paths["/v1/nodes/{ident}"] = {
-        "get": _operation(
+        "get": operation(
             "getNode",
             "Show a node.",
             "nodes",
-            _responses(200, "The node.", node, READ),
+            responses(200, "The node.", node, READ),
             [_NODE, _FIELDS],
         ),
-        "patch": _operation(
+        "patch": operation(
             "patchNode",
             "Change a node with a JSON Patch.",
             "nodes",
-            _responses(200, "The changed node.", node, WRITE),
+            responses(200, "The changed node.", node, WRITE),
             [_NODE],
             body=s.ref("schemas", "JsonPatch"),
         ),
-        "delete": _operation(
+        "delete": operation(
             "deleteNode",
             "Delete a node, its ports and portgroups.",
             "nodes",
-            _responses(204, "Deleted.", None, WRITE),
+            responses(204, "Deleted.", None, WRITE),
             [_NODE],
         ),
     }
-    port_listing = [*_PORT_FILTERS, *_paging(port_db.SORTABLE), _FIELDS]
+    port_listing = [*_PORT_FILTERS, *paging(port_db.SORTABLE), _FIELDS]
     for suffix, kind in (("ports", "Port"), ("portgroups", "Portgroup")):
         params = (
             port_listing
             if kind == "Port"
-            else [*_PORTGROUP_FILTERS, *_paging(portgroup_db.SORTABLE), _FIELDS]
+            else [*_PORTGROUP_FILTERS, *paging(portgroup_db.SORTABLE), _FIELDS]
         )
         sub = _lists(
             f"/v1/nodes/{{ident}}/{suffix}",
@@ -219,8 +224,8 @@ def _node_action_paths() -> dict[str, Schema]:
         "properties": {"traits": {"type": "array", "items": {"type": "string"}}},
         "required": ["traits"],
     }
-    trait = _path("trait", "An upper-case trait name (CUSTOM_...).")
-    vif = _path("vif", "The VIF's id.")
+    trait = path_param("trait", "An upper-case trait name (CUSTOM_...).")
+    vif = path_param("vif", "The VIF's id.")
     vifs: Schema = {
         "type": "object",
         "properties": {
@@ -248,132 +253,132 @@ def _node_action_paths() -> dict[str, Schema]:
     n = "nodes"
     return {
         "/v1/nodes/{ident}/states": {
-            "get": _operation(
+            "get": operation(
                 "getNodeStates",
                 "A node's power and provision states.",
                 n,
-                _responses(200, "The states.", s.ref("schemas", "States"), READ),
+                responses(200, "The states.", s.ref("schemas", "States"), READ),
                 [_NODE],
             )
         },
         "/v1/nodes/{ident}/states/provision": {
-            "put": _operation(
+            "put": operation(
                 "setProvisionState",
                 "Move a node through the provision state machine.",
                 n,
-                _responses(202, "Accepted.", None, WRITE, states_location),
+                responses(202, "Accepted.", None, WRITE, states_location),
                 [_NODE],
                 body=target,
             )
         },
         "/v1/nodes/{ident}/maintenance": {
-            "put": _operation(
+            "put": operation(
                 "setMaintenance",
                 "Put a node in maintenance.",
                 n,
-                _responses(202, "Accepted.", None, WRITE),
+                responses(202, "Accepted.", None, WRITE),
                 [_NODE],
                 body=reason,
                 body_required=False,
             ),
-            "delete": _operation(
+            "delete": operation(
                 "unsetMaintenance",
                 "Take a node out of maintenance.",
                 n,
-                _responses(202, "Accepted.", None, WRITE),
+                responses(202, "Accepted.", None, WRITE),
                 [_NODE],
             ),
         },
         "/v1/nodes/{ident}/history": {
-            "get": _operation(
+            "get": operation(
                 "listNodeHistory",
                 "A node's history (1.78).",
                 n,
-                _responses(200, "Entries.", s.ref("schemas", "HistoryList"), READ),
-                [_NODE, _DETAIL, *_paging({"id", "created_at"})],
+                responses(200, "Entries.", s.ref("schemas", "HistoryList"), READ),
+                [_NODE, _DETAIL, *paging({"id", "created_at"})],
             )
         },
         "/v1/nodes/{ident}/history/{uuid}": {
-            "get": _operation(
+            "get": operation(
                 "getNodeHistoryEntry",
                 "One history entry (1.78).",
                 n,
-                _responses(200, "The entry.", s.ref("schemas", "HistoryEntry"), READ),
-                [_NODE, _path("uuid", "The entry's UUID.")],
+                responses(200, "The entry.", s.ref("schemas", "HistoryEntry"), READ),
+                [_NODE, path_param("uuid", "The entry's UUID.")],
             )
         },
         "/v1/nodes/{ident}/traits": {
-            "get": _operation(
+            "get": operation(
                 "listTraits",
                 "A node's traits (1.37).",
                 n,
-                _responses(200, "The traits.", trait_list, READ),
+                responses(200, "The traits.", trait_list, READ),
                 [_NODE],
             ),
-            "put": _operation(
+            "put": operation(
                 "setTraits",
                 "Replace a node's traits (1.37).",
                 n,
-                _responses(204, "Replaced.", None, WRITE),
+                responses(204, "Replaced.", None, WRITE),
                 [_NODE],
                 body=traits,
             ),
-            "delete": _operation(
+            "delete": operation(
                 "removeAllTraits",
                 "Remove every trait of a node (1.37).",
                 n,
-                _responses(204, "Removed.", None, WRITE),
+                responses(204, "Removed.", None, WRITE),
                 [_NODE],
             ),
         },
         "/v1/nodes/{ident}/traits/{trait}": {
-            "put": _operation(
+            "put": operation(
                 "addTrait",
                 "Add a trait to a node (1.37).",
                 n,
-                _responses(204, "Added.", None, WRITE),
+                responses(204, "Added.", None, WRITE),
                 [_NODE, trait],
             ),
-            "delete": _operation(
+            "delete": operation(
                 "removeTrait",
                 "Remove a trait from a node (1.37).",
                 n,
-                _responses(204, "Removed.", None, WRITE),
+                responses(204, "Removed.", None, WRITE),
                 [_NODE, trait],
             ),
         },
         "/v1/nodes/{ident}/vifs": {
-            "get": _operation(
+            "get": operation(
                 "listVifs",
                 "The VIFs attached to a node (1.28).",
                 "vifs",
-                _responses(200, "The VIFs.", vifs, READ),
+                responses(200, "The VIFs.", vifs, READ),
                 [_NODE],
             ),
-            "post": _operation(
+            "post": operation(
                 "attachVif",
                 "Attach a VIF to a free port or portgroup of a node (1.28); with "
                 "X-Metalwire-Dry-Run: true, explain where it would go instead.",
                 "vifs",
                 {
-                    **_responses(
+                    **responses(
                         200,
                         "Dry run (X-Metalwire-Dry-Run: true): nothing was attached.",
                         s.ref("schemas", "VifAttachDryRun"),
                         (),
                     ),
-                    **_responses(204, "Attached.", None, VIF_CALL),
+                    **responses(204, "Attached.", None, VIF_CALL),
                 },
                 [_NODE, s.ref("parameters", "MetalwireDryRun")],
                 body=s.ref("schemas", "VifAttach"),
             ),
         },
         "/v1/nodes/{ident}/vifs/{vif}": {
-            "delete": _operation(
+            "delete": operation(
                 "detachVif",
                 "Detach a VIF from a node (1.28).",
                 "vifs",
-                _responses(204, "Detached.", None, VIF_CALL),
+                responses(204, "Detached.", None, VIF_CALL),
                 [_NODE, vif],
             )
         },
@@ -391,38 +396,38 @@ def _object_paths(
 ) -> dict[str, Schema]:
     """List, create, show, patch and delete of ports or portgroups."""
     obj = s.ref("schemas", kind)
-    listing = [*filters, *_paging(sortable), _FIELDS]
+    listing = [*filters, *paging(sortable), _FIELDS]
     paths = _lists(prefix, f"list{kind}s", f"{noun}s", f"{noun}s", f"{kind}List", listing)
     headers = {**_LOCATION, **_WARNING}
-    paths[prefix]["post"] = _operation(
+    paths[prefix]["post"] = operation(
         f"create{kind}",
         f"Create a {noun}.",
         f"{noun}s",
-        _responses(201, f"The new {noun}.", obj, (400, 404, 406, 409, 503), headers, links),
+        responses(201, f"The new {noun}.", obj, (400, 404, 406, 409, 503), headers, links),
         body=s.ref("schemas", f"{kind}Create"),
     )
     item = f"{prefix}/{{{ident['name']}}}"
     paths[item] = {
-        "get": _operation(
+        "get": operation(
             f"get{kind}",
             f"Show a {noun}.",
             f"{noun}s",
-            _responses(200, f"The {noun}.", obj, READ),
+            responses(200, f"The {noun}.", obj, READ),
             [ident, _FIELDS],
         ),
-        "patch": _operation(
+        "patch": operation(
             f"patch{kind}",
             f"Change a {noun} with a JSON Patch.",
             f"{noun}s",
-            _responses(200, f"The changed {noun}.", obj, WRITE, _WARNING),
+            responses(200, f"The changed {noun}.", obj, WRITE, _WARNING),
             [ident],
             body=s.ref("schemas", "JsonPatch"),
         ),
-        "delete": _operation(
+        "delete": operation(
             f"delete{kind}",
             f"Delete a {noun}.",
             f"{noun}s",
-            _responses(204, "Deleted.", None, WRITE),
+            responses(204, "Deleted.", None, WRITE),
             [ident],
         ),
     }
@@ -430,7 +435,7 @@ def _object_paths(
 
 
 def _portgroup_member_paths() -> dict[str, Schema]:
-    params = [_PORTGROUP, *_PORT_FILTERS, *_paging(port_db.SORTABLE), _FIELDS]
+    params = [_PORTGROUP, *_PORT_FILTERS, *paging(port_db.SORTABLE), _FIELDS]
     paths = _lists(
         "/v1/portgroups/{ident}/ports",
         "listPortgroupPorts",
@@ -491,29 +496,29 @@ def _lookup_paths() -> dict[str, Schema]:
         },
         "required": ["features", "dry_run_header"],
     }
-    q = _query(
+    q = query(
         "q",
         {"type": "string", "maxLength": lookup.MAX_QUERY_LENGTH},
         "Only nodes whose name contains this (any case), or that it names exactly by node, "
         "port or portgroup UUID, MAC address, portgroup name or attached VIF id.",
     )
-    discover = _operation(
+    discover = operation(
         "discoverMetalwire",
         "What this server offers beyond the Bare Metal API (metalwire only).",
         "metalwire",
-        _responses(200, "The features.", features, (406,)),
+        responses(200, "The features.", features, (406,)),
     )
     return {
         "/v1/metalwire": {"get": discover},
         "/v1/metalwire/": {"get": {**discover, "operationId": "discoverMetalwireSlash"}},
         "/v1/metalwire/node_summaries": {
-            "get": _operation(
+            "get": operation(
                 "listNodeSummaries",
                 "A page of nodes with their port, portgroup and VIF counts; a search with q "
                 "(metalwire only).",
                 "metalwire",
-                _responses(200, "The page.", summaries, READ),
-                [q, *_paging(node_db.SORTABLE)],
+                responses(200, "The page.", summaries, READ),
+                [q, *paging(node_db.SORTABLE)],
             )
         },
     }
@@ -543,8 +548,49 @@ def _root_paths() -> dict[str, Schema]:
         "/openapi.json": ("getOpenApi", "This document.", anything),
     }
     return {
-        path: {"get": _operation(op_id, summary, "root", _responses(200, summary, body, (406,)))}
+        path: {"get": operation(op_id, summary, "root", responses(200, summary, body, (406,)))}
         for path, (op_id, summary, body) in ops.items()
+    }
+
+
+def _shard_and_children_paths() -> dict[str, Schema]:
+    shard = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "count": {"type": "integer", "minimum": 1}},
+        "required": ["name", "count"],
+    }
+    shards = {
+        "type": "object",
+        "properties": {"shards": {"type": "array", "items": shard}},
+        "required": ["shards"],
+    }
+    summary = "The nodes' shards with their node counts, largest first (1.82)."
+    children = {
+        "type": "object",
+        "properties": {
+            "children": {"type": "array", "items": {"type": "string", "format": "uuid"}},
+            "links": {"type": "object"},
+        },
+        "required": ["children", "links"],
+    }
+    return {
+        "/v1/nodes/{ident}/children": {
+            "get": operation(
+                "listNodeChildren",
+                "The UUIDs of a node's child nodes (1.83).",
+                "node",
+                responses(200, "The children.", children, READ),
+                [_NODE],
+            )
+        },
+        "/v1/shards": {
+            "get": operation(
+                "listShards",
+                summary,
+                "shard",
+                responses(200, "The shards.", shards, (403, 404, 406)),
+            )
+        },
     }
 
 
@@ -570,6 +616,7 @@ def document() -> dict[str, Any]:
         **_portgroup_member_paths(),
         **lifecycle.node_paths(),
         **lifecycle.volume_paths(),
+        **_shard_and_children_paths(),
         **openapi_audit.paths(),
         **_lookup_paths(),
     }
@@ -599,7 +646,7 @@ def document_bytes() -> bytes:
 
 
 @router.get("/openapi.json", include_in_schema=False)
-def openapi_json() -> Response:
+def openapijson_content() -> Response:
     return Response(document_bytes(), media_type="application/json")
 
 

@@ -10,6 +10,8 @@ from metalwire.api import openapi_schemas as s
 Schema = dict[str, Any]
 
 READ = (400, 404, 406)
+# A list may also be refused: by the policy, or (ports) for filters Ironic will not combine.
+LIST = (400, 403, 404, 406)
 WRITE = (400, 403, 404, 406, 409, 503)
 VIF_CALL = (400, 404, 406, 409, 413, 502, 503)
 

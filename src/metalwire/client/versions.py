@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from functools import total_ordering
 
+from metalwire.api_versions import MAX_MINOR
 from metalwire.client.exceptions import VersionNegotiationError
 
 VERSION_HEADER = "X-OpenStack-Ironic-API-Version"
@@ -41,8 +42,8 @@ class APIVersion:
 
 
 MIN_VERSION = APIVersion(1, 1)
-# The newest microversion whose behaviour this client knows.
-LATEST_VERSION = APIVersion(1, 78)
+# The newest microversion whose behaviour this client knows: the one the server code serves.
+LATEST_VERSION = APIVersion(1, MAX_MINOR)
 
 # Versions that gate client calls.
 VIFS = APIVersion(1, 28)

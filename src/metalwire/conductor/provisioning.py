@@ -52,6 +52,11 @@ TRANSITIONS: dict[str, Transition] = {
         "rescue failed",
     ),
     "unrescue": Transition(frozenset({"rescue"}), "active", "unrescue failed"),
+    "service": Transition(frozenset({"active", "service failed"}), "active", "service failed"),
+    # A node leaves a hold state (deploy/clean/service hold) with unhold; the fake steps run
+    # to completion within the request and never hold, so no state metalwire reaches allows
+    # it: the answer is Ironic's for a node that is not held.
+    "unhold": Transition(frozenset(), "", ""),
 }
 # Verbs a node in maintenance refuses (Ironic's NodeInMaintenance, 400).
 _NOT_IN_MAINTENANCE = frozenset({"active", "rebuild", "deleted", "provide", "clean", "rescue"})
@@ -121,6 +126,10 @@ def _steps(
         return {}
     if verb == "clean":
         _clean(conductor, task)
+        return {}
+    if verb == "service":
+        # The fake service steps touch no network: the node stays on its tenant networks.
+        _set_state(task, provision_state="servicing")
         return {}
     if verb in ("active", "rebuild"):
         _set_state(task, provision_state="deploying")

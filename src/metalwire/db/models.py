@@ -18,6 +18,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -54,6 +55,10 @@ class Node(Base):
     lessee: Mapped[str | None] = mapped_column(String(255), index=True)
     resource_class: Mapped[str | None] = mapped_column(String(80))
     conductor_group: Mapped[str] = mapped_column(String(255), default="")
+    # Which nova-compute service (or other client) works on the node (1.82).
+    shard: Mapped[str | None] = mapped_column(String(255), index=True)
+    # The UUID of the node this one is a child of (1.83); lists hide children by default.
+    parent_node: Mapped[str | None] = mapped_column(String(36), index=True)
     last_error: Mapped[str | None] = mapped_column(Text)
     properties: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
@@ -91,6 +96,10 @@ class Portgroup(Base):
     mode: Mapped[str | None] = mapped_column(String(255))
     properties: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     standalone_ports_supported: Mapped[bool] = mapped_column(Boolean, default=True)
+    # Fields of API 1.102-1.111 (migration 0007).
+    physical_network: Mapped[str | None] = mapped_column(String(64))
+    category: Mapped[str | None] = mapped_column(String(80))
+    dynamic_portgroup: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     internal_info: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
@@ -116,11 +125,20 @@ class Port(Base):
     is_smartnic: Mapped[bool] = mapped_column(Boolean, default=False)
     extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     internal_info: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # Fields of API 1.88-1.111 (migration 0007); the name is a port ident like the UUID.
+    name: Mapped[str | None] = mapped_column(String(255))
+    description: Mapped[str | None] = mapped_column(String(255))
+    vendor: Mapped[str | None] = mapped_column(String(32))
+    category: Mapped[str | None] = mapped_column(String(80))
+    available_for_dynamic_portgroup: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false()
+    )
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
 
     __table_args__ = (
         UniqueConstraint("id", "node_id", name="uq_ports_id_node"),
+        UniqueConstraint("name", name="uq_ports_name"),
         # A port's portgroup is on the port's node.
         ForeignKeyConstraint(
             ["portgroup_id", "node_id"],

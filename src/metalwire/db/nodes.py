@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import false, or_, select
+from sqlalchemy import Select, false, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -91,14 +91,26 @@ def get_by_id(session: Session, node_id: int) -> Node:
 
 
 def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list[Node]:
+    """The nodes ``filters`` select; as Ironic, child nodes only with ``include_children``
+    (every node) or ``parent_node`` (that node's children)."""
     query = select(Node)
+    if not filters.get("include_children"):
+        query = query.where(
+            Node.parent_node == filters.get("parent_node")
+            if "parent_node" in filters
+            else Node.parent_node.is_(None)
+        )
     for key, value in filters.items():
+        if key in ("include_children", "parent_node"):
+            continue
         if key == "associated":
             query = query.where(
                 Node.instance_uuid.is_not(None) if value else Node.instance_uuid.is_(None)
             )
         elif key == "description_contains":
             query = query.where(Node.attrs["description"].as_string().contains(value))
+        elif key == "instance_name":
+            query = query.where(Node.attrs["instance_name"].as_string() == value)
         elif key == "fault":
             query = query.where(Node.attrs["fault"].as_string() == value)
         elif key == "retired":
@@ -106,6 +118,10 @@ def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list
             query = query.where(
                 retired.is_(True) if value else or_(retired.is_(None), retired.is_(False))
             )
+        elif key == "shard":
+            query = query.where(Node.shard.in_(value))
+        elif key == "sharded":
+            query = query.where(Node.shard.is_not(None) if value else Node.shard.is_(None))
         elif key == "project":  # the policy's filter: nodes the project owns or leases
             query = query.where(or_(Node.owner == value, Node.lessee == value))
         elif key == "conductor":
@@ -115,6 +131,29 @@ def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list
         else:
             query = query.where(getattr(Node, key) == value)
     return paginate(session, query, Node, page, SORTABLE, NodeNotFound)
+
+
+# List filters of ports and portgroups that select them by a column of their node.
+BY_NODE_COLUMN = {"shard": Node.shard, "conductor_groups": Node.conductor_group}
+
+
+def ids_where_any(key: str, values: list[str]) -> Select[int]:
+    """The ids of the nodes whose ``BY_NODE_COLUMN[key]`` is one of ``values``."""
+    return select(Node.id).where(BY_NODE_COLUMN[key].in_(values))
+
+
+def children(session: Session, parent_uuid: str, project: str | None) -> list[str]:
+    """The UUIDs of a node's children (of those ``project`` owns or leases), oldest first."""
+    query = select(Node.uuid).where(Node.parent_node == parent_uuid).order_by(Node.id)
+    if project is not None:
+        query = query.where(or_(Node.owner == project, Node.lessee == project))
+    return list(session.scalars(query))
+
+
+def shard_counts(session: Session) -> list[tuple[str | None, int]]:
+    """Each shard (None: nodes without one) with its number of nodes, the largest first."""
+    rows = session.execute(select(Node.shard, func.count(Node.id)).group_by(Node.shard)).all()
+    return sorted(((shard, count) for shard, count in rows), key=lambda row: -row[1])
 
 
 def update(session: Session, node: Node, changes: Mapping[str, Any]) -> Node:

@@ -10,6 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from metalwire.db import integrity
+from metalwire.db import nodes as node_db
 from metalwire.db.models import Node, Portgroup
 from metalwire.db.pagination import Page, paginate
 from metalwire.db.statements import Repository
@@ -57,6 +58,8 @@ def list_portgroups(session: Session, filters: Mapping[str, Any], page: Page) ->
             query = query.join(Node, Node.id == Portgroup.node_id).where(
                 or_(Node.owner == value, Node.lessee == value)
             )
+        elif key in node_db.BY_NODE_COLUMN:  # those of nodes in these shards or groups
+            query = query.where(Portgroup.node_id.in_(node_db.ids_where_any(key, value)))
         else:
             query = query.where(getattr(Portgroup, key) == value)
     return paginate(session, query, Portgroup, page, SORTABLE, PortgroupNotFound)

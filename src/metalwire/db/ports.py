@@ -10,10 +10,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from metalwire.db import integrity
+from metalwire.db import nodes as node_db
 from metalwire.db.models import Node, Port
 from metalwire.db.pagination import Page, paginate
 from metalwire.db.statements import Repository
 from metalwire.errors import PortNotFound
+from metalwire.identifiers import is_uuid
 
 SORTABLE = {"id", "uuid", "address", "created_at", "updated_at", "physical_network", "pxe_enabled"}
 
@@ -25,6 +27,7 @@ def _conflict(exc: IntegrityError, values: Mapping[str, Any]) -> Exception:
         {
             "address": f"A port with MAC address {address} already exists.",
             "uuid": f"A port with UUID {uuid} already exists.",
+            "name": f"A port with name {values.get('name')} already exists.",
         },
     )
 
@@ -33,10 +36,12 @@ def create(session: Session, values: Mapping[str, Any]) -> Port:
     return integrity.insert(session, Port(**values), values, _conflict)
 
 
-def get(session: Session, uuid: str) -> Port:
-    port = session.scalars(select(Port).where(Port.uuid == uuid)).one_or_none()
+def get(session: Session, ident: str) -> Port:
+    """The port with this UUID or, as from API 1.88, this name."""
+    column = Port.uuid if is_uuid(ident) else Port.name
+    port = session.scalars(select(Port).where(column == ident)).one_or_none()
     if port is None:
-        raise PortNotFound(uuid)
+        raise PortNotFound(ident)
     return port
 
 
@@ -51,6 +56,10 @@ def list_ports(session: Session, filters: Mapping[str, Any], page: Page) -> list
             query = query.join(Node, Node.id == Port.node_id).where(
                 or_(Node.owner == value, Node.lessee == value)
             )
+        elif key == "description_contains":
+            query = query.where(Port.description.contains(value, autoescape=True))
+        elif key in node_db.BY_NODE_COLUMN:  # those of nodes in these shards or groups
+            query = query.where(Port.node_id.in_(node_db.ids_where_any(key, value)))
         else:
             query = query.where(getattr(Port, key) == value)
     return paginate(session, query, Port, page, SORTABLE, PortNotFound)

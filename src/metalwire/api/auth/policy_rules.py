@@ -458,6 +458,15 @@ PORT_RULES = _resource_rules("port", "/ports")
 PORTGROUP_RULES = _resource_rules("portgroup", "/portgroups")
 
 
+SHARD_RULES = [
+    _rule(
+        "baremetal:shards:get",
+        SYSTEM_READER,
+        "List the shards the nodes are in, with how many nodes each has.",
+        [("GET", "/shards")],
+    ),
+]
+
 # metalwire's own endpoints (Ironic has none of them): operators' tools, system scoped.
 METALWIRE_RULES = [
     _rule(
@@ -551,5 +560,6 @@ def defaults() -> list[policy.RuleDefault]:
         *PORT_RULES,
         *PORTGROUP_RULES,
         *VOLUME_RULES,
+        *SHARD_RULES,
         *METALWIRE_RULES,
     ]

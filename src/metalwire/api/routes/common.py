@@ -13,10 +13,11 @@ from fastapi import Depends, Request, Response
 
 from metalwire.api import json_body as json_body_parser
 from metalwire.api import microversion as mv
+from metalwire.api.fields import Filter
 from metalwire.api.validation import uuid_value
 from metalwire.context import RequestContext
 from metalwire.db.pagination import Page
-from metalwire.errors import InvalidParameterValue, StaleUpdate
+from metalwire.errors import InvalidParameterValue, NotAcceptable, StaleUpdate
 from metalwire.services import Services
 
 T = TypeVar("T")
@@ -56,6 +57,27 @@ def flag(value: str | None, name: str) -> bool | None:
     if lowered in ("0", "false", "no", "off", "f", "n"):
         return False
     raise InvalidParameterValue(f"Invalid value for {name}: {value!r}; expected a boolean.")
+
+
+def list_filters(c: Call, declared: tuple[Filter, ...]) -> dict[str, Any]:
+    """The declared filters the query gives, parsed; one below its version is refused (406)."""
+    params = c.request.query_params
+    out: dict[str, Any] = {}
+    for declared_filter in declared:
+        raw = params.get(declared_filter.name)
+        if raw is None:
+            continue
+        if declared_filter.gated and not c.version.at_least(declared_filter.since):
+            raise NotAcceptable(declared_filter.refusal_message())
+        if declared_filter.kind == "bool":
+            out[declared_filter.name] = flag(raw, declared_filter.name)
+        elif declared_filter.kind == "list":
+            values = [value.strip() for value in raw.split(",") if value.strip()]
+            if values:  # an empty list filters nothing, as Ironic reads it
+                out[declared_filter.name] = values
+        else:
+            out[declared_filter.name] = raw
+    return out
 
 
 def page(c: Call, default_sort: str = "id") -> Page:

@@ -11,10 +11,7 @@ from sqlalchemy.orm import Session
 from metalwire.api import microversion as mv
 from metalwire.api import secrets, validation
 from metalwire.api.auth.policy import FieldMasks
-from metalwire.api.fields import (
-    NODE_FIELDS,
-    NODE_LIST_FIELDS,
-)
+from metalwire.api.fields import NODE_FIELDS, NODE_FILTERS, NODE_LIST_FIELDS
 from metalwire.api.jsonpatch import apply_patch
 from metalwire.api.routes import authz
 from metalwire.api.routes import portgroups as portgroup_routes
@@ -26,34 +23,16 @@ from metalwire.api.routes.common import (
     collection,
     detail_requested,
     fields_param,
-    flag,
+    list_filters,
     page,
     until_unchanged,
 )
 from metalwire.api.views import node_view, selected_fields
 from metalwire.db import nodes as node_db
 from metalwire.db.models import Node
-from metalwire.errors import InvalidParameterValue
+from metalwire.errors import InvalidParameterValue, NodeNotFound, RouteNotFound
 
 router = APIRouter(prefix="/v1/nodes")
-
-# Filters and the version that introduced each.
-_FILTERS: dict[str, int] = {
-    "driver": 16,
-    "provision_state": 9,
-    "owner": 50,
-    "lessee": 65,
-    "resource_class": 21,
-    "conductor_group": 46,
-    "description_contains": 51,
-    "instance_uuid": 1,
-    "maintenance": 1,
-    "associated": 1,
-    "fault": 42,
-    "conductor": 49,
-    "retired": 61,
-}
-_FLAG_FILTERS = ("maintenance", "associated", "retired")
 
 
 def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
@@ -75,18 +54,35 @@ def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _parent_uuid(c: Call, value: Any, owner: str | None, child: str | None) -> str | None:
+    """The UUID of the parent a create or patch names (UUID or name, 1.83). As Ironic, a
+    parent that does not exist, that the requester cannot see or of another owner is refused
+    with the same words, so the answer tells nothing about other projects' nodes."""
+    if value is None:
+        return None
+    refused = InvalidParameterValue(
+        f"Unable to apply the requested parent_node '{value}'. Requested value was invalid."
+    )
+    if not isinstance(value, str):
+        raise refused
+    with c.services.db.read() as session:
+        try:
+            parent = node_db.get(session, value)
+        except NodeNotFound:
+            raise refused from None
+    try:
+        authz.node(c, (), parent, value)
+    except NodeNotFound:
+        raise refused from None
+    if parent.owner != owner or parent.uuid == child:
+        raise refused
+    return parent.uuid
+
+
 def _filters(c: Call) -> dict[str, Any]:
-    filters: dict[str, Any] = {}
-    params = c.request.query_params
-    for key, since in _FILTERS.items():
-        value = params.get(key)
-        if value is None:
-            continue
-        if not c.version.at_least(since):
-            raise InvalidParameterValue(f"Filter {key} requires API version 1.{since}.")
-        if key == "conductor" and value == c.services.config.default.host:
-            continue  # this host serves every node
-        filters[key] = flag(value, key) if key in _FLAG_FILTERS else value
+    filters = list_filters(c, NODE_FILTERS)
+    if filters.get("conductor") == c.services.config.default.host:
+        del filters["conductor"]  # this host serves every node
     return filters
 
 
@@ -153,6 +149,8 @@ def create_node(request: Request, response: Response, body: JsonBody = None) -> 
     c = call(request)
     values = validation.check_create_body(body, NODE_FIELDS, c.version, required=("driver",))
     values = normalize(c, values)
+    if "parent_node" in values:
+        values["parent_node"] = _parent_uuid(c, values["parent_node"], values.get("owner"), None)
     authz.create_node(c, values)
     values.setdefault(
         "provision_state", "enroll" if c.version.at_least(mv.ENROLL_DEFAULT) else "available"
@@ -176,7 +174,11 @@ def patch_node(request: Request, ident: str, body: JsonBody = None) -> dict[str,
         changes = secrets.keep_stored_secrets(changes, current)
         changes = validation.checked_patch(changes, NODE_FIELDS)
         expected = {name: current[name] for name in changes}
-        return c.services.rpcapi.update_node(c.context, node.uuid, normalize(c, changes), expected)
+        changes = normalize(c, changes)
+        if "parent_node" in changes:
+            owner = changes.get("owner", node.owner)
+            changes["parent_node"] = _parent_uuid(c, changes["parent_node"], owner, node.uuid)
+        return c.services.rpcapi.update_node(c.context, node.uuid, changes, expected)
 
     return show(c, until_unchanged(attempt))
 
@@ -187,6 +189,22 @@ def delete_node(request: Request, ident: str) -> Response:
     authz.delete_node(c, ident)
     c.services.rpcapi.delete_node(c.context, ident)
     return Response(status_code=204)
+
+
+@router.get("/{ident}/children")
+def node_children(request: Request, ident: str) -> dict[str, Any]:
+    c = call(request)
+    if not c.version.at_least(mv.PARENT_CHILD_NODES):
+        raise RouteNotFound("The resource could not be found.")
+    with c.services.db.read() as session:
+        node = node_db.get(session, ident)
+        authz.node(c, (), node, ident)
+        uuids = node_db.children(session, node.uuid, authz.list_project(c, "node"))
+    query = f"?parent_node={node.uuid}"
+    return {
+        "children": uuids,
+        "links": {"href": f"{c.base}/v1/nodes{query}", "rel": "children"},
+    }
 
 
 def _visible_node_id(request: Request, session: Session, ident: str) -> dict[str, Any]:

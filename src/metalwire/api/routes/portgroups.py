@@ -9,10 +9,7 @@ from sqlalchemy.orm import Session
 
 from metalwire.api import microversion as mv
 from metalwire.api import validation
-from metalwire.api.fields import (
-    PORTGROUP_FIELDS,
-    PORTGROUP_LIST_FIELDS,
-)
+from metalwire.api.fields import PORTGROUP_FIELDS, PORTGROUP_FILTERS, PORTGROUP_LIST_FIELDS
 from metalwire.api.jsonpatch import apply_patch
 from metalwire.api.routes import authz
 from metalwire.api.routes import ports as port_routes
@@ -23,6 +20,7 @@ from metalwire.api.routes.common import (
     collection,
     detail_requested,
     fields_param,
+    list_filters,
     page,
     until_unchanged,
 )
@@ -31,6 +29,7 @@ from metalwire.api.views import portgroup_views, selected_fields
 from metalwire.db import nodes as node_db
 from metalwire.db import portgroups as portgroup_db
 from metalwire.db.models import Portgroup
+from metalwire.errors import InvalidParameterValue
 
 router = APIRouter(prefix="/v1/portgroups")
 
@@ -70,13 +69,26 @@ def list_view(
         PORTGROUP_FIELDS, c.version, fields_param(c), None if detail else PORTGROUP_LIST_FIELDS
     )
     p = page(c)
-    params = c.request.query_params
+    given = list_filters(c, PORTGROUP_FILTERS)
+    narrowing = (
+        bool(given.get("node")) or scope is not None,
+        bool(given.get("address")),
+        "shard" in given,
+        "conductor_groups" in given,
+    )
+    if sum(narrowing) > 1:
+        raise InvalidParameterValue(
+            "Filtering by node, address, or shard simultaneously is not supported."
+        )
     filters: dict[str, Any] = {}
+    for name in ("shard", "conductor_groups"):
+        if name in given:
+            filters[name] = given[name]
     with c.services.db.read() as session:
-        if params.get("node"):
-            filters["node_id"] = node_db.get(session, params["node"]).id
-        if params.get("address"):
-            filters["address"] = validation.mac_address(params["address"])
+        if given.get("node"):
+            filters["node_id"] = node_db.get(session, given["node"]).id
+        if given.get("address"):
+            filters["address"] = validation.mac_address(given["address"])
         if scope is not None:
             filters.update(scope(session))
         project = authz.list_project(c, "portgroup")

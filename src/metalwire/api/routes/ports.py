@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from metalwire.api import microversion as mv
 from metalwire.api import validation
-from metalwire.api.fields import PORT_FIELDS, PORT_LIST_FIELDS
+from metalwire.api.fields import PORT_FIELDS, PORT_FILTERS, PORT_LIST_FIELDS
 from metalwire.api.jsonpatch import apply_patch
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import (
@@ -21,6 +21,7 @@ from metalwire.api.routes.common import (
     collection,
     detail_requested,
     fields_param,
+    list_filters,
     page,
     until_unchanged,
 )
@@ -30,7 +31,7 @@ from metalwire.db import nodes as node_db
 from metalwire.db import portgroups as portgroup_db
 from metalwire.db import ports as port_db
 from metalwire.db.models import Port
-from metalwire.errors import InvalidParameterValue
+from metalwire.errors import Forbidden, InvalidParameterValue, NodeNotFound, NotAcceptable
 
 router = APIRouter(prefix="/v1/ports")
 LOG = logging.getLogger(__name__)
@@ -64,6 +65,7 @@ def normalize(values: dict[str, Any]) -> dict[str, Any]:
         ("extra", {}),
         ("pxe_enabled", True),
         ("is_smartnic", False),
+        ("available_for_dynamic_portgroup", False),
     ):
         if key in out and out[key] is None:
             out[key] = default
@@ -95,21 +97,29 @@ def warn_if_legacy_vif(response: Response, extra: Any, kind: str, uuid: str) -> 
         response.headers["Warning"] = LEGACY_VIF_WARNING
 
 
-def _filters(c: Call) -> dict[str, Any]:
-    params = c.request.query_params
+def _filters(c: Call, scoped: bool) -> dict[str, Any]:
+    given = list_filters(c, PORT_FILTERS)
+    node_ident = given.get("node") or given.get("node_uuid")
+    owners = [bool(node_ident) or scoped, bool(given.get("portgroup")), "shard" in given]
+    if sum(owners) > 1:
+        # Ironic's answer when more than one of node, portgroup and shard narrows the list.
+        raise Forbidden("Operation not permitted.")
+    if "conductor_groups" in given and (owners[0] or owners[1] or given.get("address")):
+        raise InvalidParameterValue(
+            "Filtering by conductor_groups cannot be combined with node_ident, "
+            "portgroup_ident, or node address filters."
+        )
     filters: dict[str, Any] = {}
     with c.services.db.read() as session:
-        node_ident = params.get("node") or params.get("node_uuid")
         if node_ident:
             filters["node_id"] = node_db.get(session, node_ident).id
-        if params.get("portgroup"):
-            if not c.version.at_least(mv.PORTGROUP_SUBCONTROLLERS):
-                raise InvalidParameterValue("Filter portgroup requires API version 1.24.")
-            filters["portgroup_id"] = portgroup_db.get(session, params["portgroup"]).id
-    if params.get("address"):
-        filters["address"] = validation.mac_address(params["address"])
-    if params.get("physical_network") is not None:
-        filters["physical_network"] = params["physical_network"]
+        if given.get("portgroup"):
+            filters["portgroup_id"] = portgroup_db.get(session, given["portgroup"]).id
+    if given.get("address"):
+        filters["address"] = validation.mac_address(given["address"])
+    for name in ("physical_network", "shard", "description_contains", "conductor_groups"):
+        if name in given:
+            filters[name] = given[name]
     return filters
 
 
@@ -125,7 +135,7 @@ def list_view(request: Request, detail_path: bool, scope: Scope | None = None) -
         PORT_FIELDS, c.version, fields_param(c), None if detail else PORT_LIST_FIELDS
     )
     p = page(c)
-    filters = _filters(c)
+    filters = _filters(c, scoped=scope is not None)
     with c.services.db.read() as session:
         if scope is not None:
             filters.update(scope(session))
@@ -163,9 +173,31 @@ def get_port(request: Request, uuid: str) -> dict[str, Any]:
     return show(c, port)
 
 
+def node_ident_as_uuid(c: Call, body: Any) -> Any:
+    """A create body naming its node by ``node_ident`` (UUID or name, 1.94), with the node's
+    UUID as ``node_uuid`` instead; any other body as given."""
+    if not isinstance(body, dict) or "node_ident" not in body:
+        return body
+    if not c.version.at_least(mv.PORT_NODE_IDENT):
+        raise NotAcceptable("Request not acceptable.")
+    ident = body["node_ident"]
+    if "node_uuid" in body:
+        raise InvalidParameterValue("Give the port's node as node_ident or node_uuid, not both.")
+    if not isinstance(ident, str) or not ident:
+        raise InvalidParameterValue(f"Invalid node_ident {ident!r}: expected a UUID or a name.")
+    with c.services.db.read() as session:
+        try:
+            node = node_db.get(session, ident)
+        except NodeNotFound:
+            # As Ironic: the node of a new port is part of the request, so a 400.
+            raise InvalidParameterValue(f"Node {ident} could not be found.") from None
+    return {**{k: v for k, v in body.items() if k != "node_ident"}, "node_uuid": node.uuid}
+
+
 @router.post("", status_code=201)
 def create_port(request: Request, response: Response, body: JsonBody = None) -> dict[str, Any]:
     c = call(request)
+    body = node_ident_as_uuid(c, body)
     values = validation.check_create_body(
         body, PORT_FIELDS, c.version, required=("address", "node_uuid")
     )
@@ -198,7 +230,7 @@ def patch_port(
                 authz.moved_to_node(c, session, port, changes["node_uuid"])
         check_legacy_vif_id(changes.get("extra"), current["extra"])
         expected = {k: current[k] for k in changes if k not in OWNER_FIELDS}
-        return c.services.rpcapi.update_port(c.context, uuid, normalize(changes), expected), (
+        return c.services.rpcapi.update_port(c.context, port.uuid, normalize(changes), expected), (
             changes
         )
 

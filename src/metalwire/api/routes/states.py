@@ -37,7 +37,33 @@ VERBS: dict[str, tuple[str, int]] = {
     "unrescue": ("unrescue", 38),
     "deploy": ("active", 73),
     "undeploy": ("deleted", 73),
+    "unhold": ("unhold", 85),
+    "service": ("service", 87),
 }
+
+
+def check_service_steps(body: dict[str, Any]) -> None:
+    """``service`` needs its steps, and only it takes them (Ironic's 400s)."""
+    steps = body.get("service_steps")
+    if body["target"] != "service":
+        if steps:
+            raise InvalidParameterValue(
+                '"service_steps" is only valid when setting target provision state to service'
+            )
+        return
+    if not steps:
+        raise InvalidParameterValue(
+            '"service_steps" is required when setting target provision state to service'
+        )
+    if not isinstance(steps, list) or not all(
+        isinstance(step, dict)
+        and isinstance(step.get("interface"), str)
+        and isinstance(step.get("step"), str)
+        for step in steps
+    ):
+        raise InvalidParameterValue(
+            "Invalid service_steps: a list of objects, each with an 'interface' and a 'step'."
+        )
 
 
 @router.get("/states")
@@ -75,6 +101,7 @@ def set_provision_state(request: Request, ident: str, body: JsonBody = None) -> 
     verb, since = VERBS[target]
     if not c.version.at_least(since):
         raise NotAcceptable(f"Provision verb {target!r} requires API version 1.{since}.")
+    check_service_steps(body)
     options = ProvisionOptions(
         configdrive=_configdrive(c, verb, body.get("configdrive")),
         rescue_password=_rescue_password(verb, body.get("rescue_password")),

@@ -3,7 +3,9 @@
 "use strict";
 
 (() => {
-  const API_VERSION = "1.78";
+  // The newest version the server serves, read once from GET /v1/ (its one declaration is
+  // the server's api/microversion.py).
+  let apiVersion = null;
   const DRY_RUN_HEADER = "X-Metalwire-Dry-Run";
   // An address may carry a user name and password (http://user:pass@host/ui/): fetch() refuses
   // URLs with them and the page must never show them, so every URL is built without.
@@ -82,9 +84,26 @@
   }
 
   /** One API call: path relative to the server root ("v1/...") or absolute ("/v1/..."). */
+  async function serverVersion() {
+    if (apiVersion === null) {
+      apiVersion = fetch(new URL("v1/", ROOT), {
+        headers: { Accept: "application/json" },
+        credentials: "same-origin",
+        cache: "no-store",
+      })
+        .then((resp) => resp.json())
+        .then((body) => body.version.version)
+        .catch((err) => {
+          apiVersion = null; // asked again by the next call
+          throw err;
+        });
+    }
+    return apiVersion;
+  }
+
   async function api(method, path, body, extraHeaders) {
     const headers = {
-      "X-OpenStack-Ironic-API-Version": API_VERSION,
+      "X-OpenStack-Ironic-API-Version": await serverVersion(),
       Accept: "application/json",
       ...(extraHeaders || {}),
     };

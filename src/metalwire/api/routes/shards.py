@@ -1,0 +1,27 @@
+"""``/v1/shards`` (from API version 1.82): the shards nodes are in, and how many each has."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from metalwire.api import microversion as mv
+from metalwire.api.routes import authz
+from metalwire.api.routes.common import call
+from metalwire.db import nodes as node_db
+from metalwire.errors import RouteNotFound
+
+router = APIRouter(prefix="/v1/shards")
+
+
+@router.get("")
+def list_shards(request: Request) -> dict[str, Any]:
+    c = call(request)
+    if not c.version.at_least(mv.NODE_SHARD):
+        raise RouteNotFound("The API version does not allow shards")
+    authz.policy(c).authorize("baremetal:shards:get", authz.identity(c))
+    with c.services.db.read() as session:
+        counts = node_db.shard_counts(session)
+    # As Ironic: nodes without a shard are counted under the name "None".
+    return {"shards": [{"name": str(shard), "count": count} for shard, count in counts]}

@@ -1,0 +1,16 @@
+"""The newest API microversion metalwire serves: its one declaration.
+
+The server negotiates up to it (``api/microversion.py``), the Python client's latest version
+is it (``client/versions.py``, which may not import the server's packages), and the topology
+page reads it from ``GET /v1/``.
+
+Versions that change only what metalwire does not serve are served as 404s at every version:
+allocations (1.79), node inventory (1.81), continue_inspection (1.84), virtual media
+(1.89, 1.93), runbooks (1.92), inspection rules (1.96). 1.80's self-service node creation
+is [api] project_admin_can_manage_own_nodes. Not emulated: 1.90's OVN VTEP keys of
+local_link_connection (Ironic removed them again in 1.105).
+"""
+
+from __future__ import annotations
+
+MAX_MINOR = 101

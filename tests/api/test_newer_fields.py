@@ -1,0 +1,178 @@
+"""Fields, filters and verbs of API 1.83 to 1.101, each refused or hidden below its version
+as Ironic 39 does and working at it (raw HTTP; the real clients are in tests/compat)."""
+
+from __future__ import annotations
+
+import pytest
+
+from metalwire.api import fields as declared
+from tests.conftest import Api, fault, routing_error
+
+NOT_ACCEPTABLE = "Request not acceptable. The minimal required API version should be 1.{}"
+
+# (resource, field, version) from Ironic 39's version list: hidden below, shown from it.
+SHOWN_FROM = [
+    ("nodes", "parent_node", 83),
+    ("nodes", "firmware_interface", 86),
+    ("nodes", "service_step", 87),
+    ("nodes", "disable_power_off", 95),
+    ("ports", "name", 88),
+    ("ports", "description", 97),
+    ("ports", "vendor", 100),
+    ("ports", "category", 101),
+]
+
+
+def _resource(api: Api, kind: str) -> str:
+    node = api.node()
+    if kind == "nodes":
+        return f"/v1/nodes/{node['uuid']}"
+    return f"/v1/ports/{api.port(node, '52:54:00:aa:00:01')['uuid']}"
+
+
+@pytest.mark.parametrize(("kind", "name", "since"), SHOWN_FROM)
+def test_a_field_is_hidden_below_its_version_and_shown_from_it(
+    api: Api, kind: str, name: str, since: int
+) -> None:
+    url = _resource(api, kind)
+    assert name not in api.get(url, version=f"1.{since - 1}").json()
+    assert name in api.get(url, version=f"1.{since}").json()
+
+
+@pytest.mark.parametrize(("kind", "name", "since"), SHOWN_FROM)
+def test_setting_a_field_below_its_version_is_406(
+    api: Api, kind: str, name: str, since: int
+) -> None:
+    if name == "service_step":
+        pytest.skip("read-only")
+    value: object = True if name == "disable_power_off" else "x"
+    url = _resource(api, kind)
+    patch = [{"op": "add", "path": f"/{name}", "value": value}]
+    assert api.patch(url, patch, version=f"1.{since - 1}").status_code == 406
+
+
+@pytest.mark.parametrize(
+    "declared_filter",
+    [f for f in (*declared.NODE_FILTERS, *declared.PORT_FILTERS) if 79 <= f.since <= 101],
+    ids=lambda f: f.name,
+)
+def test_every_newer_filter_is_refused_below_its_version_when_ironic_gates_it(
+    api: Api, declared_filter: declared.Filter
+) -> None:
+    collection = "nodes" if declared_filter in declared.NODE_FILTERS else "ports"
+    value = "true" if declared_filter.kind == "bool" else "x"
+    url = f"/v1/{collection}?{declared_filter.name}={value}"
+    below = api.get(url, version=f"1.{declared_filter.since - 1}")
+    if declared_filter.gated:
+        assert below.status_code == 406, below.text
+        assert fault(below) == declared_filter.refusal_message()
+    else:
+        assert below.status_code == 200, below.text
+    assert api.get(url, version=f"1.{declared_filter.since}").status_code == 200
+
+
+def test_children_are_hidden_from_lists_unless_asked_for(api: Api) -> None:
+    parent = api.node(name="parent-1")
+    child = api.node(name="child-1", parent_node="parent-1")
+    assert child["parent_node"] == parent["uuid"]  # a name is stored as the UUID
+    names = lambda url: sorted(n["name"] for n in api.get(url).json()["nodes"])  # noqa: E731
+    assert "child-1" not in names("/v1/nodes")
+    assert "child-1" in names("/v1/nodes?include_children=true")
+    assert names(f"/v1/nodes?parent_node={parent['uuid']}") == ["child-1"]
+    children = api.get("/v1/nodes/parent-1/children")
+    assert children.status_code == 200
+    assert children.json()["children"] == [child["uuid"]]
+    old = api.get("/v1/nodes/parent-1/children", version="1.82")
+    assert old.status_code == 404
+    assert routing_error(old)["code"] == 404
+
+
+def test_a_parent_that_does_not_exist_or_is_the_node_itself_is_refused(api: Api) -> None:
+    resp = api.post("/v1/nodes", {"driver": "fake-hardware", "parent_node": "nowhere"})
+    assert resp.status_code == 400
+    assert fault(resp) == (
+        "Unable to apply the requested parent_node 'nowhere'. Requested value was invalid."
+    )
+    node = api.node(name="lonely")
+    patch = [{"op": "add", "path": "/parent_node", "value": node["uuid"]}]
+    assert api.patch("/v1/nodes/lonely", patch).status_code == 400
+
+
+def test_firmware_interface_defaults_to_the_hardware_types(api: Api) -> None:
+    assert api.node()["firmware_interface"] == "fake"
+    assert api.node(driver="ipmi")["firmware_interface"] == "no-firmware"
+
+
+def test_port_name_is_unique_and_an_ident(api: Api) -> None:
+    node = api.node()
+    port = api.port(node, "52:54:00:bb:00:01", name="eth0-a", description="left", vendor="acme")
+    assert (port["name"], port["description"], port["vendor"]) == ("eth0-a", "left", "acme")
+    assert api.get("/v1/ports/eth0-a").json()["uuid"] == port["uuid"]
+    patched = api.patch("/v1/ports/eth0-a", [{"op": "add", "path": "/category", "value": "nic"}])
+    assert patched.status_code == 200 and patched.json()["category"] == "nic"
+    dup = api.post(
+        "/v1/ports", {"node_uuid": node["uuid"], "address": "52:54:00:bb:00:02", "name": "eth0-a"}
+    )
+    assert dup.status_code == 409
+    assert "eth0-a" in fault(dup)
+    assert api.delete("/v1/ports/eth0-a").status_code == 204
+
+
+def test_port_create_names_its_node_by_name_from_1_94(api: Api) -> None:
+    api.node(name="by-name")
+    body = {"node_ident": "by-name", "address": "52:54:00:cc:00:01"}
+    old = api.post("/v1/ports", body, version="1.93")
+    assert old.status_code == 406
+    created = api.post("/v1/ports", body, version="1.94")
+    assert created.status_code == 201, created.text
+    missing = api.post("/v1/ports", {**body, "node_ident": "nowhere"}, version="1.94")
+    assert missing.status_code == 400
+    assert fault(missing) == "Node nowhere could not be found."
+
+
+def test_ports_are_filtered_by_their_nodes_conductor_group(api: Api) -> None:
+    east, west = api.node(conductor_group="east"), api.node(conductor_group="west")
+    api.port(east, "52:54:00:dd:00:01")
+    api.port(west, "52:54:00:dd:00:02")
+    listed = api.get("/v1/ports?conductor_groups=east").json()["ports"]
+    assert [p["address"] for p in listed] == ["52:54:00:dd:00:01"]
+    both = api.get(f"/v1/ports?conductor_groups=east&node={east['uuid']}")
+    assert both.status_code == 400
+
+
+def test_service_and_unhold_verbs_gated_and_run_on_the_fake_machine(api: Api) -> None:
+    node = api.node(name="svc")
+    for verb in ("manage", "provide", "active"):
+        resp = api.put("/v1/nodes/svc/states/provision", {"target": verb})
+        assert resp.status_code == 202, resp.text
+    steps = [{"interface": "deploy", "step": "hold"}]
+    old = api.put(
+        "/v1/nodes/svc/states/provision",
+        {"target": "service", "service_steps": steps},
+        version="1.86",
+    )
+    assert old.status_code == 406
+    missing = api.put("/v1/nodes/svc/states/provision", {"target": "service"})
+    assert missing.status_code == 400
+    ok = api.put("/v1/nodes/svc/states/provision", {"target": "service", "service_steps": steps})
+    assert ok.status_code == 202, ok.text
+    assert api.get(f"/v1/nodes/{node['uuid']}").json()["provision_state"] == "active"
+    assert (
+        api.put("/v1/nodes/svc/states/provision", {"target": "unhold"}, version="1.84").status_code
+        == 406
+    )
+    unhold = api.put("/v1/nodes/svc/states/provision", {"target": "unhold"})
+    assert unhold.status_code == 400
+    assert '"unhold"' in fault(unhold) and '"active"' in fault(unhold)
+
+
+def test_an_escaped_slash_in_a_patched_key_is_a_slash(api: Api) -> None:
+    node = api.node()
+    patch = [{"op": "add", "path": "/extra/a~1b~0c", "value": 1}]
+    resp = api.patch(f"/v1/nodes/{node['uuid']}", patch, version="1.98")
+    assert resp.json()["extra"] == {"a/b~c": 1}
+
+
+def test_responses_carry_both_request_id_headers(api: Api) -> None:
+    resp = api.get("/v1/nodes")
+    assert resp.headers["x-openstack-request-id"] == resp.headers["openstack-request-id"]
