@@ -32,9 +32,11 @@ CONF = nova.conf.CONF
 HERE = Path(__file__).resolve().parent
 
 
-def configure(url: str, host: str) -> None:
+def configure(url: str, host: str, shard: str | None = None) -> None:
     CONF([], project="nova", default_config_files=[])
     CONF.set_override("host", host)
+    if shard:
+        CONF.set_override("shard", shard, group="ironic")
     CONF.set_override("auth_type", "none", group="ironic")
     CONF.set_override("endpoint_override", url + "/", group="ironic")
     CONF.set_override("api_retry_interval", 0, group="ironic")
@@ -53,8 +55,8 @@ def vif(vif_id: str, mac: str) -> network_model.VIF:
 class Session:
     """The driver, the instances it was given, and the Nova infrastructure they need."""
 
-    def __init__(self, url: str, host: str) -> None:
-        configure(url, host)
+    def __init__(self, url: str, host: str, shard: str | None = None) -> None:
+        configure(url, host, shard)
         objects.register_all()
         self.context = nova_context.get_admin_context()
         self.driver = ironic_driver.IronicDriver(mock.Mock(name="virtapi"))
@@ -214,6 +216,10 @@ class Session:
     def list_instance_uuids(self) -> list[str]:
         return sorted(self.driver.list_instance_uuids())
 
+    def available_nodes(self) -> list[str]:
+        """The nodes this compute service manages, as its resource tracker asks for them."""
+        return sorted(self.driver.get_available_nodes(refresh=True))
+
 
 def answer(session: Session, command: dict[str, Any]) -> dict[str, Any]:
     op = command.pop("op")
@@ -231,6 +237,7 @@ def answer(session: Session, command: dict[str, Any]) -> dict[str, Any]:
 
 def main() -> None:
     url, host = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "compute-1"
+    shard = sys.argv[3] if len(sys.argv) > 3 else None  # [ironic] shard
     # The metadata builder asks Neutron for the security groups: Nova's infrastructure.
     with (
         mock.patch("nova.network.security_group_api.get_instance_security_groups", return_value=[]),
@@ -243,7 +250,7 @@ def main() -> None:
             side_effect=lambda *args, **kwargs: objects.BlockDeviceMappingList(objects=[]),
         ),
     ):
-        session = Session(url, host)
+        session = Session(url, host, shard)
         # Which instances Nova's database places on this host: those the test created.
         mock.patch(
             "nova.objects.InstanceList.get_uuids_by_host",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -207,3 +208,32 @@ def test_cleanup_after_a_failed_build(api: Api, nova: NovaDriver) -> None:
     assert api.get(f"/v1/nodes/{node}/vifs") == {"vifs": []}
     # Deleting the instance later finds nothing left to undo.
     nova.call("destroy", uuid=instance)
+
+
+def test_a_sharded_compute_service_manages_only_its_shards_nodes(
+    api: Api, nova_python_path: Path, nova_server: MetalwireServer, tmp_path: Path
+) -> None:
+    """Nova's ``[ironic] shard`` (microversion 1.82): each sharded nova-compute claims only the
+    nodes of its shard; without the filter every one of them would claim every node."""
+    in_s1, in_s2, unsharded = enrol(api), enrol(api), enrol(api)
+    for node, shard in ((in_s1, "s1"), (in_s2, "s2")):
+        resp = api.http.patch(
+            f"/v1/nodes/{node}",
+            json=[{"op": "add", "path": "/shard", "value": shard}],
+            headers={"X-OpenStack-Ironic-API-Version": "1.82"},
+        )
+        assert resp.status_code == 200, resp.text
+
+    with NovaDriver(
+        nova_python_path, nova_server.url, "compute-s1", tmp_path / "s1.log", "s1"
+    ) as s1:
+        assert s1.call("available_nodes") == [in_s1]
+    with NovaDriver(
+        nova_python_path, nova_server.url, "compute-s2", tmp_path / "s2.log", "s2"
+    ) as s2:
+        assert s2.call("available_nodes") == [in_s2]
+    # A compute service without a shard still manages every node no other service holds.
+    with NovaDriver(
+        nova_python_path, nova_server.url, "compute-all", tmp_path / "all.log"
+    ) as every:
+        assert {in_s1, in_s2, unsharded} <= set(every.call("available_nodes"))

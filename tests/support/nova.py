@@ -35,10 +35,13 @@ class NovaError(Exception):
 
 
 class NovaDriver:
-    def __init__(self, python: Path, url: str, host: str, log: Path) -> None:
+    def __init__(
+        self, python: Path, url: str, host: str, log: Path, shard: str | None = None
+    ) -> None:
+        """``shard``: Nova's ``[ironic] shard``, the nodes this compute service manages."""
         self._log = log.open("ab")
         self._process = subprocess.Popen(
-            [str(python), str(SCRIPT), url, host],
+            [str(python), str(SCRIPT), url, host, *([shard] if shard else [])],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._log,
