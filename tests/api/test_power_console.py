@@ -97,6 +97,7 @@ def test_validate_reports_each_interface(api: Api, node: dict[str, Any]) -> None
         "boot",
         "console",
         "deploy",
+        "firmware",  # Ironic 39's optional interfaces include it, and metalwire serves it (1.86)
         "inspect",
         "management",
         "network",
