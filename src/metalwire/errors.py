@@ -337,6 +337,12 @@ class DatabaseUnavailable(DatabaseFailure):
 
     retry_after = 2  # a failover or restart usually takes a few seconds
 
+    def __init__(self, message: str, not_ready: bool = False) -> None:
+        super().__init__(message)
+        # The server answered, but is between states (Galera's 1047 while the cluster's
+        # membership changes, PostgreSQL's 57P03 while it starts): usually gone in a second.
+        self.not_ready = not_ready
+
 
 class TransactionConflict(DatabaseFailure):
     """The database kept refusing a transaction because of concurrent ones (deadlock,

@@ -62,8 +62,10 @@ NEUTRON_ERRORS = Counter(
 DATABASE_ERRORS = Counter(
     "metalwire_database_errors",
     "Database failures that are expected conditions, by reason: unavailable (cannot connect, "
-    "connection lost, not ready; answered 503), conflict_retried (a deadlock or "
-    "serialization failure run again) and conflict (one that outlasted the retries; 503).",
+    "connection lost, not ready; answered 503), not_ready_retried (an operation run again "
+    "while the server was not ready, e.g. a Galera membership change), conflict_retried (a "
+    "deadlock or serialization failure run again) and conflict (one that outlasted the "
+    "retries; 503).",
     ("reason",),
 )
 

@@ -132,6 +132,55 @@ def test_an_unavailable_database_is_the_catalogs_503_with_retry_after() -> None:
     assert "database is unavailable" in error.message
 
 
+def _failing(times: int, exc: BaseException, commit: bool = False) -> Callable[[], str]:
+    """An operation whose first ``times`` runs fail with ``exc`` as the engine raises it."""
+    runs = {"n": 0}
+
+    def operation() -> str:
+        runs["n"] += 1
+        if runs["n"] <= times:
+            if commit:
+                outage.note_commit()
+            error = outage.translated(exc)
+            assert error is not None
+            raise error
+        return f"ran {runs['n']} times"
+
+    return operation
+
+
+def test_a_server_that_is_not_ready_for_a_moment_is_waited_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(outage, "NOT_READY_BACKOFF", 0.01)
+    not_ready = pymysql.err.OperationalError(1047, "WSREP has not yet prepared node")
+    assert outage.retrying(_failing(3, not_ready)) == "ran 4 times"
+
+
+def test_a_server_that_stays_not_ready_is_a_503_after_the_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(outage, "NOT_READY_WAIT", 0.2)
+    monkeypatch.setattr(outage, "NOT_READY_BACKOFF", 0.01)
+    not_ready = pymysql.err.OperationalError(1047, "WSREP has not yet prepared node")
+    with pytest.raises(DatabaseUnavailable) as raised:
+        outage.retrying(_failing(10_000, not_ready))
+    assert raised.value.not_ready and raised.value.code == 503
+
+
+@pytest.mark.parametrize(
+    ("exc", "commit"),
+    [
+        (pymysql.err.OperationalError(2003, "Can't connect to server"), False),  # down
+        (pymysql.err.OperationalError(1047, "WSREP has not yet prepared node"), True),
+    ],
+    ids=["a server that is down", "after the operation committed"],
+)
+def test_not_ready_is_not_waited_for(exc: BaseException, commit: bool) -> None:
+    with pytest.raises(DatabaseUnavailable):
+        outage.retrying(_failing(1, exc, commit=commit))
+
+
 def test_the_pools_tracebacks_about_dropped_connections_become_one_warning_line(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -26,9 +26,9 @@ from tests.support.server import MetalwireServer
 
 pytestmark = [pytest.mark.server, pytest.mark.mariadb, pytest.mark.slow]
 
-# Read-your-writes through any node: each read waits until the node applied every write the
-# cluster committed before it (docs/scaling.md, "MariaDB Galera").
-SYNC_WAIT = "?init_command=SET%20SESSION%20wsrep_sync_wait%3D1"
+# Read-your-writes through any node: each read, update and delete waits until the node has
+# applied every write the cluster committed before it (docs/scaling.md, "MariaDB Galera").
+SYNC_WAIT = "?init_command=SET%20SESSION%20wsrep_sync_wait%3D3"
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +64,17 @@ def _retried_conflicts(servers: list[MetalwireServer]) -> float:
         )
         total += float(found.group(1)) if found else 0.0
     return total
+
+
+def _failures(servers: list[MetalwireServer]) -> str:
+    """Each process's log lines about database failures and 5xx answers, and tracebacks."""
+    keep = re.compile(r"Traceback|Error|outage| 50\d ")
+    return "\n".join(
+        f"process {i}: {line}"
+        for i, server in enumerate(servers)
+        for line in server.log().splitlines()
+        if keep.search(line)
+    )[-8000:]
 
 
 def test_three_writers_on_three_galera_nodes_get_no_5xx_and_lose_nothing(
@@ -154,10 +165,13 @@ def test_a_killed_galera_node_makes_only_its_process_answer_503(
         placement = vif_placement(client)
     print(f"\nGalera node 3 killed for {outage:.1f} s: (server, status) counts {statuses}")
     fives = {key: n for key, n in statuses.items() if key[1] >= 500}
-    assert set(fives) <= {(2, 503)}, statuses  # no 500 anywhere; 503 only from node 3's
+    # No 500 anywhere; 503 only from node 3's process: the others ride out the membership
+    # changes (1047 "not ready" for a moment when node 3 leaves and when it rejoins).
+    assert set(fives) <= {(2, 503)}, (statuses, _failures(servers))
     assert statuses.get((2, 204), 0) > 0 and statuses.get((0, 204), 0) > 0
     lost = [v for v, node in expected.items() if node and placement.get(v) != [node]]
     extra = [v for v, nodes in placement.items() if expected.get(v) is None or len(nodes) > 1]
     assert lost == [] and extra == []
-    log = servers[2].log()
-    assert "Traceback" not in log, log[max(0, log.find("Traceback") - 2000) :][:6000]
+    for server in servers:
+        log = server.log()
+        assert "Traceback" not in log, log[max(0, log.find("Traceback") - 2000) :][:6000]

@@ -5,7 +5,10 @@ directory made by ``mariadb-install-db``), then the others, which join it and re
 data by rsync (SST), each node on free ports of 127.0.0.1: the SQL port, the group
 communication port, the IST and SST receive ports. It waits until every node reports
 ``wsrep_local_state_comment = Synced``. ``kill(i)`` ends node ``i`` with SIGKILL, as a
-crash; ``restart(i)`` starts it again and waits until it has rejoined. ``stop()`` stops
+crash; ``restart(i)`` starts it again as MariaDB's systemd unit does (``galera_recovery``:
+``--wsrep-recover`` reads the last committed position from InnoDB, then the server starts at
+it), so the node catches up by IST from a donor that keeps serving, and waits until it has
+rejoined. ``stop()`` stops
 every node and removes every file. The binaries come from Debian's ``mariadb-server``,
 ``galera-4`` and ``rsync`` packages (``scripts/install-galera``).
 
@@ -18,6 +21,7 @@ Usage::
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -107,7 +111,7 @@ class GaleraCluster:
         others = [n for n in self.nodes if n is not node]
         return "gcomm://" + ",".join(f"127.0.0.1:{n.group_port}" for n in others)
 
-    def _spawn(self, node: _Node, new_cluster: bool) -> None:
+    def _args(self, node: _Node, new_cluster: bool = False) -> list[str]:
         provider_options = ";".join(
             [
                 f"gmcast.listen_addr=tcp://127.0.0.1:{node.group_port}",
@@ -146,8 +150,22 @@ class GaleraCluster:
             "--wsrep-sst-method=rsync",
             f"--wsrep-sst-receive-address=127.0.0.1:{node.sst_port}",
         ]
-        if new_cluster:
-            args.append("--wsrep-new-cluster")
+        return [*args, "--wsrep-new-cluster"] if new_cluster else args
+
+    def _recovered_position(self, node: _Node) -> str | None:
+        """The last committed ``uuid:seqno`` in node's InnoDB (``galera_recovery``'s job)."""
+        done = subprocess.run(
+            [*self._args(node), "--wsrep-recover", "--disable-log-error"],
+            capture_output=True,
+            timeout=120,
+        )
+        found = re.search(rb"WSREP: Recovered position: (\S+:-?\d+)", done.stdout + done.stderr)
+        return found.group(1).decode() if found else None
+
+    def _spawn(self, node: _Node, new_cluster: bool, position: str | None = None) -> None:
+        args = self._args(node, new_cluster)
+        if position is not None:
+            args.append(f"--wsrep-start-position={position}")
         with node.log_path.open("ab") as log:
             node.process = subprocess.Popen(
                 args, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
@@ -202,9 +220,10 @@ class GaleraCluster:
             process.wait(10)
 
     def restart(self, number: int) -> None:
-        """Start a killed node again; it rejoins (IST, or SST) and is Synced on return."""
+        """Start a killed node again at its recovered position; it rejoins (IST when the
+        donor's gcache still holds what it missed, else SST) and is Synced on return."""
         node = self.nodes[number - 1]
-        self._spawn(node, new_cluster=False)
+        self._spawn(node, new_cluster=False, position=self._recovered_position(node))
         self._wait_synced(node)
 
     def stop(self) -> None:

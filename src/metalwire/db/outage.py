@@ -13,6 +13,12 @@ exception itself: the hot statements run on the DBAPI cursor):
   wait timeout, which Galera also reports for a causal read that timed out). The transaction was
   rolled back and nothing of it is stored, so :func:`retrying` runs the whole operation
   again, a bounded number of times, unless it had already committed something of its own.
+
+A server that answers but is *not ready* (Galera's 1047 on every node while the cluster's
+membership changes, for a second or two when a node leaves or joins; PostgreSQL's 57P03 while
+it starts) is unavailable too, but :func:`retrying` waits for it, for at most
+:data:`NOT_READY_WAIT` seconds, before the client sees the 503: a Galera node that stays
+in the primary component rides out a neighbour's crash or rejoin without failing a request.
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ LOG_INTERVAL = 1.0  # seconds between two warning lines about the database
 CONFLICT_RETRIES = 10
 CONFLICT_BACKOFF = 0.02  # seconds before the first retry, doubled each time (with jitter)
 CONFLICT_BACKOFF_MAX = 0.5  # so all retries take about 3 s at most
+NOT_READY_WAIT = 4.0  # seconds an operation waits for a server that is not ready
+NOT_READY_BACKOFF = 0.1  # seconds before the first try again, doubled up to the maximum
 
 # PostgreSQL SQLSTATEs: connection exceptions (class 08), shutdown and start-up (57P01-57P03).
 _PG_UNAVAILABLE_PREFIXES = ("08", "57P01", "57P02", "57P03")
@@ -43,6 +51,8 @@ _PG_CONFLICT = frozenset({"40001", "40P01"})
 # MySQL/MariaDB error numbers: 1047 WSREP not ready (Galera), 1053 server shutdown,
 # 1927 connection killed, 2002/2003 cannot connect, 2006 gone away, 2013 lost during query.
 _MYSQL_UNAVAILABLE = frozenset({1047, 1053, 1927, 2002, 2003, 2006, 2013})
+_MYSQL_NOT_READY = frozenset({1047})
+_PG_NOT_READY = frozenset({"57P03"})
 # 1213 deadlock (and Galera certification conflict); 1205 lock wait timeout, which Galera
 # also reports for a read that waited too long for causality (wsrep_sync_wait) while the
 # cluster was changing members.
@@ -86,6 +96,14 @@ def classify(exc: BaseException) -> str | None:
     if module.startswith("pymysql") and type(error).__name__ == "InterfaceError":
         return "unavailable"  # "(0, '')": a connection the server closed
     return None
+
+
+def not_ready(exc: BaseException) -> bool:
+    """The server answered that it is between states (see the module's docstring)."""
+    error = _driver_error(exc)
+    if type(error).__module__.startswith("psycopg2"):
+        return getattr(error, "pgcode", None) in _PG_NOT_READY
+    return _mysql_code(error) in _MYSQL_NOT_READY
 
 
 # psycopg2 raises these without a SQLSTATE when the connection fails or is gone.
@@ -157,7 +175,8 @@ def translated(exc: BaseException) -> MetalwireError | None:
         _OUTAGE_LOG.warning("database unavailable: %s", _reason(exc))
         return DatabaseUnavailable(
             "The database is unavailable (it cannot be reached or is not ready); "
-            f"retry in {DatabaseUnavailable.retry_after} seconds."
+            f"retry in {DatabaseUnavailable.retry_after} seconds.",
+            not_ready=not_ready(exc),
         )
     if kind == "conflict":  # retrying() decides whether a client sees it
         return TransactionConflict(
@@ -179,11 +198,29 @@ def note_commit() -> None:
 
 def retrying(call: Callable[[], T]) -> T:
     """``call()``, run again after a deadlock or serialization failure that rolled back its
-    only transaction, at most :data:`CONFLICT_RETRIES` times; then TransactionConflict."""
-    for attempt in range(CONFLICT_RETRIES + 1):
+    only transaction, at most :data:`CONFLICT_RETRIES` times, then TransactionConflict; and
+    run again while the server is not ready, for at most :data:`NOT_READY_WAIT` seconds,
+    then DatabaseUnavailable. Never after the operation committed a write of its own."""
+    waited_since: float | None = None
+    not_ready_tries = 0
+    attempt = 0
+    while True:
         committed_before = getattr(_commits, "count", 0)
         try:
             return call()
+        except DatabaseUnavailable as unavailable:
+            now = time.monotonic()
+            waited_since = now if waited_since is None else waited_since
+            if (
+                not unavailable.not_ready
+                or getattr(_commits, "count", 0) != committed_before
+                or now - waited_since >= NOT_READY_WAIT
+            ):
+                raise
+            metrics.DATABASE_ERRORS.labels("not_ready_retried").inc()
+            pause = min(CONFLICT_BACKOFF_MAX, NOT_READY_BACKOFF * 2**not_ready_tries)
+            not_ready_tries += 1
+            time.sleep(min(pause, max(0.0, waited_since + NOT_READY_WAIT - now)))
         except TransactionConflict as conflict:
             # Something of this operation is stored already: running it again could do
             # twice what it did; the client decides.
@@ -201,5 +238,5 @@ def retrying(call: Callable[[], T]) -> T:
             metrics.DATABASE_ERRORS.labels("conflict_retried").inc()
             LOG.debug("transaction conflict, attempt %d: %s", attempt + 1, conflict.reason)
             backoff = min(CONFLICT_BACKOFF_MAX, CONFLICT_BACKOFF * 2**attempt)
+            attempt += 1
             time.sleep(backoff * random.uniform(0.5, 1.5))
-    raise AssertionError("unreachable")
