@@ -16,6 +16,7 @@ from metalwire.api.jsonpatch import apply_patch
 from metalwire.api.routes import authz
 from metalwire.api.routes import portgroups as portgroup_routes
 from metalwire.api.routes import ports as port_routes
+from metalwire.api.routes.before_body import NodePatchAllowed
 from metalwire.api.routes.common import (
     Call,
     JsonBody,
@@ -161,7 +162,9 @@ def create_node(request: Request, response: Response, body: JsonBody = None) -> 
 
 
 @router.patch("/{ident}")
-def patch_node(request: Request, ident: str, body: JsonBody = None) -> dict[str, Any]:
+def patch_node(
+    request: Request, ident: str, _allowed: NodePatchAllowed, body: JsonBody = None
+) -> dict[str, Any]:
     c = call(request)
 
     def attempt() -> Node:

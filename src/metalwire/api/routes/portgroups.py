@@ -13,6 +13,7 @@ from metalwire.api.fields import PORTGROUP_FIELDS, PORTGROUP_FILTERS, PORTGROUP_
 from metalwire.api.jsonpatch import apply_patch
 from metalwire.api.routes import authz
 from metalwire.api.routes import ports as port_routes
+from metalwire.api.routes.before_body import PortgroupPatchAllowed
 from metalwire.api.routes.common import (
     Call,
     JsonBody,
@@ -144,7 +145,11 @@ def create_portgroup(request: Request, response: Response, body: JsonBody = None
 
 @router.patch("/{ident}")
 def patch_portgroup(
-    request: Request, response: Response, ident: str, body: JsonBody = None
+    request: Request,
+    response: Response,
+    ident: str,
+    _allowed: PortgroupPatchAllowed,
+    body: JsonBody = None,
 ) -> dict[str, Any]:
     c = portgroup_call(request)
 

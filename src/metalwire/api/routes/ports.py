@@ -14,6 +14,7 @@ from metalwire.api import validation
 from metalwire.api.fields import PORT_FIELDS, PORT_FILTERS, PORT_LIST_FIELDS
 from metalwire.api.jsonpatch import apply_patch
 from metalwire.api.routes import authz
+from metalwire.api.routes.before_body import PortPatchAllowed
 from metalwire.api.routes.common import (
     Call,
     JsonBody,
@@ -211,7 +212,11 @@ def create_port(request: Request, response: Response, body: JsonBody = None) -> 
 
 @router.patch("/{uuid}")
 def patch_port(
-    request: Request, response: Response, uuid: str, body: JsonBody = None
+    request: Request,
+    response: Response,
+    uuid: str,
+    _allowed: PortPatchAllowed,
+    body: JsonBody = None,
 ) -> dict[str, Any]:
     c = call(request)
 
