@@ -25,6 +25,7 @@ from metalwire.api.fields import (
     visible,
 )
 from tests.auth.conftest import htpasswd_line, make_config, open_client
+from tests.auth.test_http_basic import BASIC_USERS, PERSONAS_YAML
 from tests.conftest import LATEST, Api, fault
 
 KINDS = ("nodes", "ports", "portgroups")
@@ -209,16 +210,6 @@ def test_reading_or_patching_what_does_not_exist_is_404(api: Api, kind: str) -> 
 
 # -- with the policy: who may see, who may change, in which order ---------------------------
 
-PERSONAS_YAML = """\
-viewer:
-  roles: [reader]
-  system_scope: all
-tenant:
-  roles: [member, reader]
-  project_id: project-a
-  project_name: Project A
-"""
-
 
 class Personas:
     """An API with http_basic personas: ``ops`` (the admin), ``viewer`` (a system reader)
@@ -253,9 +244,7 @@ def personas(
 ) -> Iterator[Personas]:
     tmp_path = tmp_path_factory.mktemp("resource-personas")
     users = tmp_path / "htpasswd"
-    users.write_text(
-        "".join(htpasswd_line(u, f"{u}-pw") + "\n" for u in ("ops", "viewer", "tenant"))
-    )
+    users.write_text("".join(htpasswd_line(u, f"{u}-pw") + "\n" for u in BASIC_USERS))
     personas_file = tmp_path / "personas.yaml"
     personas_file.write_text(PERSONAS_YAML)
     config = make_config(

@@ -14,7 +14,7 @@ from metalwire.api import validation
 from metalwire.api.fields import PORT_FIELDS, PORT_FILTERS, PORT_LIST_FIELDS, Field
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import Call, JsonBody, call, list_filters
-from metalwire.api.routes.resource import Resource
+from metalwire.api.routes.resource import Resource, Views
 from metalwire.api.routes.vifs import check_vif_id
 from metalwire.api.views import port_views
 from metalwire.db import nodes as node_db
@@ -122,7 +122,7 @@ def _views(
 
 
 def member_document(
-    views: Callable[[Call, Session, Sequence[Member], list[str], bool], list[dict[str, Any]]],
+    views: Views[Member],
     fields: tuple[Field, ...],
 ) -> Callable[[Call, Session, Member], dict[str, Any]]:
     """The document a port's or portgroup's patch applies to: every field as shown, but

@@ -39,6 +39,9 @@ Scope = Callable[[Session], dict[str, Any]]
 
 Document = dict[str, Any]
 
+# The bodies of rows: (call, the read session, rows, field names, with sub-resource links).
+Views = Callable[[Call, Session, Sequence[Row], list[str], bool], list[Document]]
+
 
 def _unchanged(changes: Document, _current: Document) -> Document:
     return changes
@@ -59,8 +62,7 @@ class Resource(Generic[Row]):
     mandatory: tuple[str, ...]  # what a patch may not remove
     read: Callable[[Session, str], Row]  # by UUID or name; raises the resource's NotFound
     list_rows: Callable[[Session, dict[str, Any], Page], Sequence[Row]]
-    # The bodies of rows: (call, session, rows, field names, with sub-resource links).
-    views: Callable[[Call, Session, Sequence[Row], list[str], bool], list[Document]]
+    views: Views[Row]
     # The list's filters from the query; the flag says a scope narrows the list already.
     filters: Callable[[Call, bool], dict[str, Any]]
     # The policy checks of a read and of a patch (call, session, row, ident[, patch]):
