@@ -131,7 +131,7 @@ NODES = Resource[Node](
         c.context, uuid, changes, expected
     ),
     prepare=_prepare,
-    kept=secrets.keep_stored_secrets,
+    unmasked=secrets.keep_stored_secrets,
     project_filter="project",
 )
 

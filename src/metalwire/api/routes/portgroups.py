@@ -101,7 +101,7 @@ PORTGROUPS = Resource[Portgroup](
         c.context, uuid, changes, expected
     ),
     prepare=lambda c, _portgroup, changes: normalize(c, changes),
-    check=port_routes.check_member_patch,
+    check_changes=port_routes.check_member_patch,
     owner_fields=port_routes.OWNER_FIELDS,
 )
 

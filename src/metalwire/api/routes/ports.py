@@ -169,7 +169,7 @@ PORTS = Resource[Port](
         c.context, uuid, changes, expected
     ),
     prepare=lambda _c, _port, changes: normalize(changes),
-    check=check_member_patch,
+    check_changes=check_member_patch,
     owner_fields=OWNER_FIELDS,
 )
 

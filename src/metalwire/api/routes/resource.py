@@ -75,10 +75,10 @@ class Resource(Generic[Row]):
     update: Callable[[Call, str, Document, Document], Row]
     # The changes ready to store (formats checked and normalised), after ``expected``.
     prepare: Callable[[Call, Row, Document], Document]
-    # The patched document's changes before their kinds are checked (a node's secrets).
-    kept: Callable[[Document, Document], Document] = _unchanged
+    # The changes without the masks a client sent back for stored values (a node's secrets).
+    unmasked: Callable[[Document, Document], Document] = _unchanged
     # Checks of the checked changes against the current document (a port's move).
-    check: Callable[[Call, Row, Document, Document], None] = _no_checks
+    check_changes: Callable[[Call, Row, Document, Document], None] = _no_checks
     project_filter: str = "node_project"  # the list filter the policy's project goes in
     # Shown as UUIDs but stored as row ids: not compared for concurrent changes.
     owner_fields: frozenset[str] = frozenset()
@@ -122,11 +122,12 @@ class Resource(Generic[Row]):
         def attempt() -> tuple[Row, Document]:
             with c.services.db.read() as session:
                 row = self.read(session, ident)
+                # Who may see it (404) and change it (403) before what the patch says (400, 406).
                 self.authorize_patch(c, session, row, ident, body)
                 current = self.current(c, session, row)
             changes = apply_patch(current, body, self.fields, c.version, mandatory=self.mandatory)
-            changes = validation.checked_patch(self.kept(changes, current), self.fields)
-            self.check(c, row, current, changes)
+            changes = validation.checked_patch(self.unmasked(changes, current), self.fields)
+            self.check_changes(c, row, current, changes)
             expected = {k: current[k] for k in changes if k not in self.owner_fields}
             stored = self.update(c, row.uuid, self.prepare(c, row, changes), expected)
             return stored, changes
