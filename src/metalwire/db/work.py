@@ -12,6 +12,7 @@ together.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -20,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from metalwire.db import volumes
 from metalwire.db.history import History
+from metalwire.db.models import VolumeConnector, VolumeTarget
 from metalwire.db.node_locks import NodeLockRows
 from metalwire.db.nodes import Nodes
 from metalwire.db.portgroups import Portgroups
@@ -37,15 +39,40 @@ class Work:
     def __init__(self, connection: Connection, session_on: SessionOn) -> None:
         self._connection = connection
         self._session_on = session_on
-        sql = Sql(connection)
-        self.nodes = Nodes(sql, self._session)
-        self.ports = Ports(sql, self._session)
-        self.portgroups = Portgroups(sql, self._session)
-        self.attachments = Attachments(sql, self._session)
-        self.history = History(sql, self._session)
-        self.node_locks = NodeLockRows(sql, self._session)
-        self.volume_connectors = volumes.VolumeRepository(self._session, volumes.CONNECTORS)
-        self.volume_targets = volumes.VolumeRepository(self._session, volumes.TARGETS)
+        self._sql = Sql(connection)
+
+    # Each repository is made on first use: a unit of work uses one or two of them.
+    @functools.cached_property
+    def nodes(self) -> Nodes:
+        return Nodes(self._sql, self._session)
+
+    @functools.cached_property
+    def ports(self) -> Ports:
+        return Ports(self._sql, self._session)
+
+    @functools.cached_property
+    def portgroups(self) -> Portgroups:
+        return Portgroups(self._sql, self._session)
+
+    @functools.cached_property
+    def attachments(self) -> Attachments:
+        return Attachments(self._sql, self._session)
+
+    @functools.cached_property
+    def history(self) -> History:
+        return History(self._sql, self._session)
+
+    @functools.cached_property
+    def node_locks(self) -> NodeLockRows:
+        return NodeLockRows(self._sql, self._session)
+
+    @functools.cached_property
+    def volume_connectors(self) -> volumes.VolumeRepository[VolumeConnector]:
+        return volumes.VolumeRepository(self._session, volumes.CONNECTORS)
+
+    @functools.cached_property
+    def volume_targets(self) -> volumes.VolumeRepository[VolumeTarget]:
+        return volumes.VolumeRepository(self._session, volumes.TARGETS)
 
     @contextlib.contextmanager
     def _session(self) -> Iterator[Session]:
