@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from metalwire.api.app import create_app
+from metalwire.api_versions import MAX_MINOR
 from metalwire.config import Config, load_config
 from metalwire.db import migrations
 from metalwire.db.engine import Database
@@ -20,9 +21,11 @@ from tests.support.helpers import fault
 from tests.support.postgres import PostgresServer, find_pg_bindir
 from tests.support.server import MetalwireServer
 
-__all__ = ["LATEST", "Api", "fault"]
+__all__ = ["ABOVE_LATEST", "LATEST", "Api", "fault"]
 
-LATEST = "1.101"
+# The newest version served, and the first one above it: read from its one declaration.
+LATEST = f"1.{MAX_MINOR}"
+ABOVE_LATEST = f"1.{MAX_MINOR + 1}"
 
 
 class Api:

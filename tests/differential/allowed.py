@@ -180,12 +180,6 @@ PENDING: tuple[Allowed, ...] = (
         f"metalwire ignores an unknown query parameter, Ironic refuses it (400): {ISSUE_20}",
         ("1.78",),
     ),
-    Allowed(
-        ("portgroups",),
-        "physical network before its version: status",
-        f"Ironic 39 accepts a portgroup's physical_network at any version: {ISSUE_20}",
-        ("1.78",),
-    ),
     *(
         Allowed(("version gates",), f"{step}: status", f"{reason}: {ISSUE_20}", ("1.78",))
         for step, reason in (

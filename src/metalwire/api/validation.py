@@ -107,7 +107,7 @@ def check_create_body(
         field = known.get(name)
         if field is None:
             raise InvalidParameterValue(f"Unknown attribute for this resource: {name}.")
-        if field.since > version.minor:
+        if not field.settable_at(version.minor):
             raise NotAcceptable(
                 f"Field {name} requires API version 1.{field.since} or later; the request "
                 f"used {version}."

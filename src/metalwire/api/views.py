@@ -50,6 +50,9 @@ def selected_fields(
     if wanted is None:
         return names if default is None else [n for n in default if n in names]
     chosen = [n.strip() for n in wanted.split(",") if n.strip()]
+    # Ironic takes an ungated field at every version and leaves it out below its version.
+    hidden = {f.name for f in all_fields if not f.gated and f.name not in names}
+    chosen = [n for n in chosen if n not in hidden]
     unknown = [n for n in chosen if n not in names]
     if unknown:
         raise InvalidParameterValue(
