@@ -16,6 +16,7 @@ from tests.conftest import Api, fault
 # (field, the version that shows it, a value) from Ironic 39's version list.
 PORTGROUP_FIELDS_SHOWN_FROM = [
     ("physical_network", 102, "physnet1"),
+    ("category", 103, "bond"),
 ]
 
 

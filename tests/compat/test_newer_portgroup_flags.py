@@ -64,3 +64,19 @@ def test_port_group_physical_network(baremetal: Cli, http: httpx.Client) -> None
     )
     shown = http.get(f"/v1/portgroups/{name}", params={"fields": "physical_network"}).json()
     assert shown["physical_network"] == "physnet3"
+
+
+def test_port_group_category(baremetal: Cli) -> None:
+    node = _node(baremetal, "pgcat")
+    name = unique("bond")
+    created = baremetal.json(
+        "port", "group", "create", "--node", node, "--name", name, "--category", "uplink"
+    )
+    assert created["category"] == "uplink"
+    baremetal.ok("port", "group", "set", name, "--category", "storage")
+    assert baremetal.json("port", "group", "show", name)["category"] == "storage"
+    baremetal.ok("port", "group", "unset", name, "--category")
+    assert baremetal.json("port", "group", "show", name)["category"] is None
+    # An older client version still takes it and does not show it, as Ironic 39 does.
+    old = baremetal.at("1.102").json("port", "group", "show", name)
+    assert "category" not in old
