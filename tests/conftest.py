@@ -152,16 +152,22 @@ def postgresql_url(postgres_server: PostgresServer) -> str:
 
 
 @pytest.fixture(scope="session")
-def mariadb_url() -> Iterator[str]:
-    """A migrated database on a throwaway MariaDB server, one per test session."""
+def mariadb_server() -> Iterator[mariadb.MariaDBServer]:
+    """A throwaway MariaDB server, one per test session."""
     if not mariadb.available():
         _unavailable("MariaDB is not installed (scripts/install-mariadb)")
     with mariadb.MariaDBServer() as server:
-        url = server.create_database("metalwire_tests")
-        db = Database(url)
-        migrations.upgrade(db.engine)
-        db.dispose()
-        yield url
+        yield server
+
+
+@pytest.fixture(scope="session")
+def mariadb_url(mariadb_server: mariadb.MariaDBServer) -> str:
+    """A migrated database on the session's MariaDB server."""
+    url = mariadb_server.create_database("metalwire_tests")
+    db = Database(url)
+    migrations.upgrade(db.engine)
+    db.dispose()
+    return url
 
 
 def _emptied(url: str) -> str:

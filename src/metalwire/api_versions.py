@@ -13,4 +13,4 @@ local_link_connection (Ironic removed them again in 1.105).
 
 from __future__ import annotations
 
-MAX_MINOR = 103
+MAX_MINOR = 104

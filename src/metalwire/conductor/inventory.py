@@ -59,6 +59,7 @@ DELETABLE_STATES = {
     "adopt failed",
     "error",
 }
+_INSTANCE_NAME_MAX = 255  # the instance_name column's length, and Ironic's limit
 NETWORK_CHANGE_STATES = {"enroll", "manageable", "inspecting", "inspect wait", "available"}
 
 
@@ -127,7 +128,18 @@ def update_node(
         changes = hardware_types.on_update(conductor.config.default, node.driver, changes)
         if changes.get("maintenance") is False:
             changes = {**changes, "maintenance_reason": None}
-        return task.inventory.update_node(changes)
+        return task.inventory.update_node(_with_display_name(node, changes))
+
+
+def _with_display_name(node: Node, changes: dict[str, Any]) -> dict[str, Any]:
+    """As Ironic 39: a change of instance_info whose ``display_name`` is set names the
+    instance (``instance_name``, 1.104) when the node would otherwise have no name for it."""
+    if "instance_info" not in changes or changes.get("instance_name", node.instance_name):
+        return changes
+    display_name = (changes["instance_info"] or {}).get("display_name")
+    if not isinstance(display_name, str) or not 0 < len(display_name) <= _INSTANCE_NAME_MAX:
+        return changes
+    return {**changes, "instance_name": display_name}
 
 
 def delete_node(conductor: Conductor, context: RequestContext, ident: str) -> None:
