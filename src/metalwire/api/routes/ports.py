@@ -45,7 +45,7 @@ LEGACY_VIF_WARNING = (
 )
 
 
-def normalize(values: dict[str, Any]) -> dict[str, Any]:
+def normalize(values: dict[str, Any], version: mv.Version) -> dict[str, Any]:
     """Check formats of port fields a client sets; returns them ready to store."""
     out = dict(values)
     if out.get("uuid") is not None:
@@ -58,7 +58,7 @@ def normalize(values: dict[str, Any]) -> dict[str, Any]:
         out["portgroup_uuid"] = validation.uuid_value(out["portgroup_uuid"], "portgroup_uuid")
     if out.get("local_link_connection") is not None:
         out["local_link_connection"] = validation.local_link_connection(
-            out["local_link_connection"], bool(out.get("is_smartnic"))
+            out["local_link_connection"], version, bool(out.get("is_smartnic"))
         )
     for key, default in (
         ("local_link_connection", {}),
@@ -203,7 +203,7 @@ def create_port(request: Request, response: Response, body: JsonBody = None) -> 
     )
     authz.create_on_node(c, "baremetal:port:create", values.get("node_uuid"))
     check_legacy_vif_id(values.get("extra"))
-    port = c.services.rpcapi.create_port(c.context, normalize(values))
+    port = c.services.rpcapi.create_port(c.context, normalize(values, c.version))
     response.headers["Location"] = f"{c.base}/v1/ports/{port.uuid}"
     warn_if_legacy_vif(response, port.extra, "Port", port.uuid)
     return show(c, port)
@@ -230,9 +230,8 @@ def patch_port(
                 authz.moved_to_node(c, session, port, changes["node_uuid"])
         check_legacy_vif_id(changes.get("extra"), current["extra"])
         expected = {k: current[k] for k in changes if k not in OWNER_FIELDS}
-        return c.services.rpcapi.update_port(c.context, port.uuid, normalize(changes), expected), (
-            changes
-        )
+        stored = normalize(changes, c.version)
+        return c.services.rpcapi.update_port(c.context, port.uuid, stored, expected), changes
 
     updated, changes = until_unchanged(attempt)
     if "extra" in changes:
