@@ -3,6 +3,8 @@ as Ironic 39 answers them."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.conftest import Api, fault
@@ -33,3 +35,25 @@ def test_ovn_vtep_keys_of_a_local_link_connection(api: Api, version: str, status
     plain = {k: v for k, v in VTEP_LINK.items() if not k.startswith("vtep-")}
     patch = [{"op": "add", "path": "/local_link_connection", "value": plain}]
     assert api.patch(f"/v1/ports/{port['uuid']}", patch, version=version).status_code == 200
+
+
+REQUEST_ID = re.compile(r"^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+# 1.107 names X-OpenStack-Request-Id in Ironic 39's version list, but nothing in Ironic 39
+# reads the version for it: its oslo.middleware RequestId (with openstack-request-id as the
+# compat header) sends both on every answer, at every version, a new req-<uuid> each time.
+@pytest.mark.parametrize("version", ["1.1", "1.106", "1.107", "latest", "1.9999", "x"])
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("GET", "/v1/nodes"), ("GET", "/v1/nowhere"), ("DELETE", "/v1"), ("GET", "/")],
+)
+def test_both_request_id_headers_on_every_answer_at_every_version(
+    api: Api, version: str, method: str, path: str
+) -> None:
+    sent = "req-00000000-0000-4000-8000-000000000001"
+    headers = {**api.headers(version), "X-OpenStack-Request-Id": sent}
+    resp = api.client.request(method, path, headers=headers)
+    assert REQUEST_ID.match(resp.headers["x-openstack-request-id"]), resp.headers
+    assert resp.headers["openstack-request-id"] == resp.headers["x-openstack-request-id"]
+    assert resp.headers["x-openstack-request-id"] != sent
