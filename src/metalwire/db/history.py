@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid as uuidlib
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -47,12 +47,17 @@ class HistoryEntry:
         return replace(self, node_id=node_id, conductor=conductor, user=user, project=project)
 
 
+# The columns an entry fills (dataclasses.asdict would deep-copy each value, on every write).
+_ENTRY_FIELDS = tuple(f.name for f in fields(HistoryEntry))
+
+
 class History(Repository):
     def add(self, entry: HistoryEntry) -> NodeHistory:
         """Write an entry bound to its node (:meth:`HistoryEntry.by`)."""
         if entry.node_id is None:
             raise ValueError(f"history entry {entry.event!r} names no node")
-        values = {"uuid": str(uuidlib.uuid4()), **asdict(entry)}
+        values = {"uuid": str(uuidlib.uuid4())}
+        values.update((name, getattr(entry, name)) for name in _ENTRY_FIELDS)
         return detached(NodeHistory, self._sql.insert(NodeHistory, values))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
@@ -12,22 +13,13 @@ from metalwire.api import microversion as mv
 from metalwire.api import secrets, validation
 from metalwire.api.auth.policy import FieldMasks
 from metalwire.api.fields import NODE_FIELDS, NODE_FILTERS, NODE_LIST_FIELDS
-from metalwire.api.jsonpatch import apply_patch
 from metalwire.api.routes import authz
 from metalwire.api.routes import portgroups as portgroup_routes
 from metalwire.api.routes import ports as port_routes
-from metalwire.api.routes.common import (
-    Call,
-    JsonBody,
-    call,
-    collection,
-    detail_requested,
-    fields_param,
-    list_filters,
-    page,
-    until_unchanged,
-)
-from metalwire.api.views import node_view, selected_fields
+from metalwire.api.routes.before_body import NodePatchAllowed
+from metalwire.api.routes.common import Call, JsonBody, call, list_filters
+from metalwire.api.routes.resource import Resource
+from metalwire.api.views import node_view
 from metalwire.db import nodes as node_db
 from metalwire.db.models import Node
 from metalwire.errors import InvalidParameterValue, NodeNotFound, RouteNotFound
@@ -83,30 +75,11 @@ def _parent_uuid(c: Call, value: Any, owner: str | None, child: str | None) -> s
     return parent.uuid
 
 
-def _filters(c: Call) -> dict[str, Any]:
+def _filters(c: Call, _scoped: bool) -> dict[str, Any]:
     filters = list_filters(c, NODE_FILTERS)
     if filters.get("conductor") == c.services.config.default.host:
         del filters["conductor"]  # this host serves every node
     return filters
-
-
-def _list(request: Request, detail_path: bool) -> dict[str, Any]:
-    c = call(request)
-    detail = detail_requested(c, detail_path)
-    fields = selected_fields(
-        NODE_FIELDS, c.version, fields_param(c), None if detail else NODE_LIST_FIELDS
-    )
-    p = page(c)
-    filters = _filters(c)
-    project = authz.list_project(c, "node")
-    if project is not None:
-        filters["project"] = project
-    with c.services.db.read() as session:
-        nodes = node_db.list_nodes(session, filters, p)
-    sublinks = detail and fields_param(c) is None
-    masks = authz.field_masks(c)  # once per list
-    views = [_view(c, n, fields, sublinks, masks) for n in nodes]
-    return collection(c, "nodes", nodes, views, p.limit)
 
 
 def _view(
@@ -122,30 +95,66 @@ def _view(
     return body
 
 
+def _views(
+    c: Call, _session: Session, nodes: Sequence[Node], fields: list[str], sublinks: bool
+) -> list[dict[str, Any]]:
+    masks = authz.field_masks(c)  # once per list
+    return [_view(c, n, fields, sublinks, masks) for n in nodes]
+
+
+def _authorize_patch(c: Call, _session: Session, node: Node, ident: str, patch: Any) -> None:
+    authz.node(c, authz.patch_rules(patch), node, ident)
+    authz.owner_change(c, patch, node)
+
+
+def _current(_c: Call, _session: Session, node: Node) -> dict[str, Any]:
+    return {f.name: node_db.field_value(node, f.name) for f in NODE_FIELDS}
+
+
+def _prepare(c: Call, node: Node, changes: dict[str, Any]) -> dict[str, Any]:
+    changes = normalize(c, changes)
+    if "parent_node" in changes:
+        owner = changes.get("owner", node.owner)
+        changes["parent_node"] = _parent_uuid(c, changes["parent_node"], owner, node.uuid)
+    return changes
+
+
+NODES = Resource[Node](
+    kind="node",
+    collection="nodes",
+    fields=NODE_FIELDS,
+    list_fields=NODE_LIST_FIELDS,
+    mandatory=("driver",),
+    read=node_db.get,
+    list_rows=node_db.list_nodes,
+    views=_views,
+    filters=_filters,
+    authorize_get=lambda c, _session, node, ident: authz.node(c, (), node, ident),
+    authorize_patch=_authorize_patch,
+    current=_current,
+    update=lambda c, uuid, changes, expected: c.services.rpcapi.update_node(
+        c.context, uuid, changes, expected
+    ),
+    prepare=_prepare,
+    unmasked=secrets.keep_stored_secrets,
+    project_filter="project",
+)
+
+
 @router.get("")
 @router.get("/")
 def list_nodes(request: Request) -> dict[str, Any]:
-    return _list(request, detail_path=False)
+    return NODES.list_view(call(request), detail_path=False)
 
 
 @router.get("/detail")
 def list_nodes_detail(request: Request) -> dict[str, Any]:
-    return _list(request, detail_path=True)
-
-
-def show(c: Call, node: Node) -> dict[str, Any]:
-    wanted = fields_param(c)
-    fields = selected_fields(NODE_FIELDS, c.version, wanted, None)
-    return _view(c, node, fields, sublinks=wanted is None, masks=authz.field_masks(c))
+    return NODES.list_view(call(request), detail_path=True)
 
 
 @router.get("/{ident}")
 def get_node(request: Request, ident: str) -> dict[str, Any]:
-    c = call(request)
-    with c.services.db.read() as session:
-        node = node_db.get(session, ident)
-    authz.node(c, (), node, ident)
-    return show(c, node)
+    return NODES.get(call(request), ident)
 
 
 @router.post("", status_code=201)
@@ -161,30 +170,16 @@ def create_node(request: Request, response: Response, body: JsonBody = None) -> 
     )
     node = c.services.rpcapi.create_node(c.context, values)
     response.headers["Location"] = f"{c.base}/v1/nodes/{node.uuid}"
-    return show(c, node)
+    return NODES.show(c, node)
 
 
 @router.patch("/{ident}")
-def patch_node(request: Request, ident: str, body: JsonBody = None) -> dict[str, Any]:
+def patch_node(
+    request: Request, ident: str, _allowed: NodePatchAllowed, body: JsonBody = None
+) -> dict[str, Any]:
     c = call(request)
-
-    def attempt() -> Node:
-        with c.services.db.read() as session:
-            node = node_db.get(session, ident)
-        authz.node(c, authz.patch_rules(body), node, ident)
-        authz.owner_change(c, body, node)
-        current = {f.name: node_db.field_value(node, f.name) for f in NODE_FIELDS}
-        changes = apply_patch(current, body, NODE_FIELDS, c.version, mandatory=("driver",))
-        changes = secrets.keep_stored_secrets(changes, current)
-        changes = validation.checked_patch(changes, NODE_FIELDS)
-        expected = {name: current[name] for name in changes}
-        changes = normalize(c, changes)
-        if "parent_node" in changes:
-            owner = changes.get("owner", node.owner)
-            changes["parent_node"] = _parent_uuid(c, changes["parent_node"], owner, node.uuid)
-        return c.services.rpcapi.update_node(c.context, node.uuid, changes, expected)
-
-    return show(c, until_unchanged(attempt))
+    updated, _changes = NODES.patch(c, ident, body)
+    return NODES.show(c, updated)
 
 
 @router.delete("/{ident}", status_code=204)
@@ -220,8 +215,8 @@ def _visible_node_id(request: Request, session: Session, ident: str) -> dict[str
 
 
 def _node_ports(request: Request, ident: str, detail_path: bool) -> dict[str, Any]:
-    return port_routes.list_view(
-        request, detail_path, lambda s: _visible_node_id(request, s, ident)
+    return port_routes.PORTS.list_view(
+        call(request), detail_path, lambda s: _visible_node_id(request, s, ident)
     )
 
 
@@ -237,8 +232,10 @@ def node_ports_detail(request: Request, ident: str) -> dict[str, Any]:
 
 def _node_portgroups(request: Request, ident: str, detail_path: bool) -> dict[str, Any]:
     call(request).require(mv.PORTGROUP_SUBCONTROLLERS)
-    return portgroup_routes.list_view(
-        request, detail_path, lambda s: _visible_node_id(request, s, ident)
+    return portgroup_routes.PORTGROUPS.list_view(
+        portgroup_routes.portgroup_call(request),
+        detail_path,
+        lambda s: _visible_node_id(request, s, ident),
     )
 
 

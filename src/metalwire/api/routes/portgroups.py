@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
@@ -10,22 +11,13 @@ from sqlalchemy.orm import Session
 from metalwire.api import microversion as mv
 from metalwire.api import validation
 from metalwire.api.fields import PORTGROUP_FIELDS, PORTGROUP_FILTERS, PORTGROUP_LIST_FIELDS
-from metalwire.api.jsonpatch import apply_patch
 from metalwire.api.routes import authz
 from metalwire.api.routes import ports as port_routes
-from metalwire.api.routes.common import (
-    Call,
-    JsonBody,
-    call,
-    collection,
-    detail_requested,
-    fields_param,
-    list_filters,
-    page,
-    until_unchanged,
-)
+from metalwire.api.routes.before_body import PortgroupPatchAllowed
+from metalwire.api.routes.common import Call, JsonBody, call, list_filters
 from metalwire.api.routes.ports import check_legacy_vif_id, warn_if_legacy_vif
-from metalwire.api.views import portgroup_views, selected_fields
+from metalwire.api.routes.resource import Resource
+from metalwire.api.views import portgroup_views
 from metalwire.db import nodes as node_db
 from metalwire.db import portgroups as portgroup_db
 from metalwire.db.models import Portgroup
@@ -59,19 +51,10 @@ def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def list_view(
-    request: Request, detail_path: bool, scope: port_routes.Scope | None = None
-) -> dict[str, Any]:
-    """The body of any portgroup list: /v1/portgroups or a node's portgroups."""
-    c = portgroup_call(request)
-    detail = detail_requested(c, detail_path)
-    fields = selected_fields(
-        PORTGROUP_FIELDS, c.version, fields_param(c), None if detail else PORTGROUP_LIST_FIELDS
-    )
-    p = page(c)
+def _filters(c: Call, scoped: bool) -> dict[str, Any]:
     given = list_filters(c, PORTGROUP_FILTERS)
     narrowing = (
-        bool(given.get("node")) or scope is not None,
+        bool(given.get("node")) or scoped,
         bool(given.get("address")),
         "shard" in given,
         "conductor_groups" in given,
@@ -84,47 +67,60 @@ def list_view(
     for name in ("shard", "conductor_groups"):
         if name in given:
             filters[name] = given[name]
-    with c.services.db.read() as session:
-        if given.get("node"):
+    if given.get("node"):
+        with c.services.db.read() as session:
             filters["node_id"] = node_db.get(session, given["node"]).id
-        if given.get("address"):
-            filters["address"] = validation.mac_address(given["address"])
-        if scope is not None:
-            filters.update(scope(session))
-        project = authz.list_project(c, "portgroup")
-        if project is not None:
-            filters["node_project"] = project
-        portgroups = portgroup_db.list_portgroups(session, filters, p)
-        sublinks = detail and fields_param(c) is None
-        views = portgroup_views(session, portgroups, fields, c.base, sublinks=sublinks)
-    return collection(c, "portgroups", portgroups, views, p.limit)
+    if given.get("address"):
+        filters["address"] = validation.mac_address(given["address"])
+    return filters
+
+
+def _views(
+    c: Call, session: Session, portgroups: Sequence[Portgroup], fields: list[str], sublinks: bool
+) -> list[dict[str, Any]]:
+    return portgroup_views(session, portgroups, fields, c.base, sublinks=sublinks)
+
+
+PORTGROUPS = Resource[Portgroup](
+    kind="portgroup",
+    collection="portgroups",
+    fields=PORTGROUP_FIELDS,
+    list_fields=PORTGROUP_LIST_FIELDS,
+    mandatory=("node_uuid", "mode"),
+    read=portgroup_db.get,
+    list_rows=portgroup_db.list_portgroups,
+    views=_views,
+    filters=_filters,
+    authorize_get=lambda c, session, portgroup, ident: authz.portgroup(
+        c, "baremetal:portgroup:get", session, portgroup, ident
+    ),
+    authorize_patch=lambda c, session, portgroup, ident, _patch: authz.portgroup(
+        c, "baremetal:portgroup:update", session, portgroup, ident
+    ),
+    current=port_routes.member_document(_views, PORTGROUP_FIELDS),
+    update=lambda c, uuid, changes, expected: c.services.rpcapi.update_portgroup(
+        c.context, uuid, changes, expected
+    ),
+    prepare=lambda c, _portgroup, changes: normalize(c, changes),
+    check_changes=port_routes.check_member_patch,
+    owner_fields=port_routes.OWNER_FIELDS,
+)
 
 
 @router.get("")
 @router.get("/")
 def list_portgroups(request: Request) -> dict[str, Any]:
-    return list_view(request, detail_path=False)
+    return PORTGROUPS.list_view(portgroup_call(request), detail_path=False)
 
 
 @router.get("/detail")
 def list_portgroups_detail(request: Request) -> dict[str, Any]:
-    return list_view(request, detail_path=True)
-
-
-def show(c: Call, portgroup: Portgroup) -> dict[str, Any]:
-    wanted = fields_param(c)
-    fields = selected_fields(PORTGROUP_FIELDS, c.version, wanted, None)
-    with c.services.db.read() as session:
-        return portgroup_views(session, [portgroup], fields, c.base, sublinks=wanted is None)[0]
+    return PORTGROUPS.list_view(portgroup_call(request), detail_path=True)
 
 
 @router.get("/{ident}")
 def get_portgroup(request: Request, ident: str) -> dict[str, Any]:
-    c = portgroup_call(request)
-    with c.services.db.read() as session:
-        portgroup = portgroup_db.get(session, ident)
-        authz.portgroup(c, "baremetal:portgroup:get", session, portgroup, ident)
-    return show(c, portgroup)
+    return PORTGROUPS.get(portgroup_call(request), ident)
 
 
 @router.post("", status_code=201)
@@ -139,40 +135,22 @@ def create_portgroup(request: Request, response: Response, body: JsonBody = None
     portgroup = c.services.rpcapi.create_portgroup(c.context, normalize(c, values))
     response.headers["Location"] = f"{c.base}/v1/portgroups/{portgroup.uuid}"
     warn_if_legacy_vif(response, portgroup.extra, "Portgroup", portgroup.uuid)
-    return show(c, portgroup)
+    return PORTGROUPS.show(c, portgroup)
 
 
 @router.patch("/{ident}")
 def patch_portgroup(
-    request: Request, response: Response, ident: str, body: JsonBody = None
+    request: Request,
+    response: Response,
+    ident: str,
+    _allowed: PortgroupPatchAllowed,
+    body: JsonBody = None,
 ) -> dict[str, Any]:
     c = portgroup_call(request)
-
-    def attempt() -> tuple[Portgroup, dict[str, Any]]:
-        with c.services.db.read() as session:
-            portgroup = portgroup_db.get(session, ident)
-            authz.portgroup(c, "baremetal:portgroup:update", session, portgroup, ident)
-            names = [f.name for f in PORTGROUP_FIELDS]
-            current = portgroup_views(session, [portgroup], names, c.base)[0]
-        current["internal_info"] = portgroup.internal_info
-        changes = apply_patch(
-            current, body, PORTGROUP_FIELDS, c.version, mandatory=("node_uuid", "mode")
-        )
-        changes = validation.checked_patch(changes, PORTGROUP_FIELDS)
-        if changes.get("node_uuid", current["node_uuid"]) != current["node_uuid"]:
-            with c.services.db.read() as session:
-                authz.moved_to_node(c, session, portgroup, changes["node_uuid"])
-        check_legacy_vif_id(changes.get("extra"), current["extra"])
-        expected = {k: current[k] for k in changes if k not in port_routes.OWNER_FIELDS}
-        updated = c.services.rpcapi.update_portgroup(
-            c.context, portgroup.uuid, normalize(c, changes), expected
-        )
-        return updated, changes
-
-    updated, changes = until_unchanged(attempt)
+    updated, changes = PORTGROUPS.patch(c, ident, body)
     if "extra" in changes:
         warn_if_legacy_vif(response, changes["extra"], "Portgroup", updated.uuid)
-    return show(c, updated)
+    return PORTGROUPS.show(c, updated)
 
 
 @router.delete("/{ident}", status_code=204)
@@ -194,7 +172,7 @@ def _members(request: Request, ident: str, detail_path: bool) -> dict[str, Any]:
         authz.portgroup(call(request), "baremetal:node:get", session, found, ident)
         return {"portgroup_id": found.id}
 
-    return port_routes.list_view(request, detail_path, members)
+    return port_routes.PORTS.list_view(call(request), detail_path, members)
 
 
 @router.get("/{ident}/ports")

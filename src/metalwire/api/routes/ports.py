@@ -3,41 +3,34 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from fastapi import APIRouter, Request, Response
 from sqlalchemy.orm import Session
 
 from metalwire.api import microversion as mv
 from metalwire.api import validation
-from metalwire.api.fields import PORT_FIELDS, PORT_FILTERS, PORT_LIST_FIELDS
-from metalwire.api.jsonpatch import apply_patch
+from metalwire.api.fields import PORT_FIELDS, PORT_FILTERS, PORT_LIST_FIELDS, Field
 from metalwire.api.routes import authz
-from metalwire.api.routes.common import (
-    Call,
-    JsonBody,
-    call,
-    collection,
-    detail_requested,
-    fields_param,
-    list_filters,
-    page,
-    until_unchanged,
-)
+from metalwire.api.routes.before_body import PortPatchAllowed
+from metalwire.api.routes.common import Call, JsonBody, call, list_filters
+from metalwire.api.routes.resource import Resource, Views
 from metalwire.api.routes.vifs import check_vif_id
-from metalwire.api.views import port_views, selected_fields
+from metalwire.api.views import port_views
 from metalwire.db import nodes as node_db
 from metalwire.db import portgroups as portgroup_db
 from metalwire.db import ports as port_db
-from metalwire.db.models import Port
+from metalwire.db.models import Port, Portgroup
 from metalwire.errors import Forbidden, InvalidParameterValue, NodeNotFound, NotAcceptable
 
 router = APIRouter(prefix="/v1/ports")
 LOG = logging.getLogger(__name__)
 
 # Shown as UUIDs but stored as row ids: not compared when checking for concurrent changes.
-OWNER_FIELDS = ("node_uuid", "portgroup_uuid")
+OWNER_FIELDS = frozenset({"node_uuid", "portgroup_uuid"})
+
+Member = TypeVar("Member", Port, Portgroup)
 
 LEGACY_VIF_WARNING = (
     '299 - "Setting extra/vif_port_id is deprecated; attach VIFs with '
@@ -123,54 +116,79 @@ def _filters(c: Call, scoped: bool) -> dict[str, Any]:
     return filters
 
 
-# Narrows a list to one node's or one portgroup's ports: reads the owner, returns the filter.
-Scope = Callable[[Session], dict[str, Any]]
+def _views(
+    c: Call, session: Session, ports: Sequence[Port], fields: list[str], _sublinks: bool
+) -> list[dict[str, Any]]:
+    return port_views(session, ports, fields, c.base)
 
 
-def list_view(request: Request, detail_path: bool, scope: Scope | None = None) -> dict[str, Any]:
-    """The body of any port list: /v1/ports, a node's ports, a portgroup's ports."""
-    c = call(request)
-    detail = detail_requested(c, detail_path)
-    fields = selected_fields(
-        PORT_FIELDS, c.version, fields_param(c), None if detail else PORT_LIST_FIELDS
-    )
-    p = page(c)
-    filters = _filters(c, scoped=scope is not None)
-    with c.services.db.read() as session:
-        if scope is not None:
-            filters.update(scope(session))
-        project = authz.list_project(c, "port")
-        if project is not None:
-            filters["node_project"] = project
-        ports = port_db.list_ports(session, filters, p)
-        views = port_views(session, ports, fields, c.base)
-    return collection(c, "ports", ports, views, p.limit)
+def member_document(
+    views: Views[Member],
+    fields: tuple[Field, ...],
+) -> Callable[[Call, Session, Member], dict[str, Any]]:
+    """The document a port's or portgroup's patch applies to: every field as shown, but
+    ``internal_info`` as stored."""
+    names = [f.name for f in fields]
+
+    def current(c: Call, session: Session, member: Member) -> dict[str, Any]:
+        document = views(c, session, [member], names, False)[0]
+        document["internal_info"] = member.internal_info
+        return document
+
+    return current
+
+
+def check_member_patch(
+    c: Call, member: Port | Portgroup, current: dict[str, Any], changes: dict[str, Any]
+) -> None:
+    """A port or portgroup moves only to a node allowed (``authz.moved_to_node``), and a VIF
+    its patch sets in extra/vif_port_id passes the checks of POST /vifs."""
+    if changes.get("node_uuid", current["node_uuid"]) != current["node_uuid"]:
+        with c.services.db.read() as session:
+            authz.moved_to_node(c, session, member, changes["node_uuid"])
+    check_legacy_vif_id(changes.get("extra"), current["extra"])
+
+
+PORTS = Resource[Port](
+    kind="port",
+    collection="ports",
+    fields=PORT_FIELDS,
+    list_fields=PORT_LIST_FIELDS,
+    mandatory=("address", "node_uuid"),
+    read=port_db.get,
+    list_rows=port_db.list_ports,
+    views=_views,
+    filters=_filters,
+    authorize_get=lambda c, session, port, _ident: authz.port(
+        c, "baremetal:port:get", session, port
+    ),
+    authorize_patch=lambda c, session, port, _ident, _patch: authz.port(
+        c, "baremetal:port:update", session, port
+    ),
+    current=member_document(_views, PORT_FIELDS),
+    update=lambda c, uuid, changes, expected: c.services.rpcapi.update_port(
+        c.context, uuid, changes, expected
+    ),
+    prepare=lambda c, _port, changes: normalize(changes, c.version),
+    check_changes=check_member_patch,
+    owner_fields=OWNER_FIELDS,
+)
 
 
 @router.get("")
 @router.get("/")
 def list_ports(request: Request) -> dict[str, Any]:
-    return list_view(request, detail_path=False)
+    return PORTS.list_view(call(request), detail_path=False)
 
 
 @router.get("/detail")
 def list_ports_detail(request: Request) -> dict[str, Any]:
-    return list_view(request, detail_path=True)
-
-
-def show(c: Call, port: Port) -> dict[str, Any]:
-    fields = selected_fields(PORT_FIELDS, c.version, fields_param(c), None)
-    with c.services.db.read() as session:
-        return port_views(session, [port], fields, c.base)[0]
+    return PORTS.list_view(call(request), detail_path=True)
 
 
 @router.get("/{uuid}")
 def get_port(request: Request, uuid: str) -> dict[str, Any]:
-    c = call(request)
-    with c.services.db.read() as session:
-        port = port_db.get(session, uuid)
-        authz.port(c, "baremetal:port:get", session, port)
-    return show(c, port)
+    return PORTS.get(call(request), uuid)
 
 
 def node_ident_as_uuid(c: Call, body: Any) -> Any:
@@ -206,37 +224,22 @@ def create_port(request: Request, response: Response, body: JsonBody = None) -> 
     port = c.services.rpcapi.create_port(c.context, normalize(values, c.version))
     response.headers["Location"] = f"{c.base}/v1/ports/{port.uuid}"
     warn_if_legacy_vif(response, port.extra, "Port", port.uuid)
-    return show(c, port)
+    return PORTS.show(c, port)
 
 
 @router.patch("/{uuid}")
 def patch_port(
-    request: Request, response: Response, uuid: str, body: JsonBody = None
+    request: Request,
+    response: Response,
+    uuid: str,
+    _allowed: PortPatchAllowed,
+    body: JsonBody = None,
 ) -> dict[str, Any]:
     c = call(request)
-
-    def attempt() -> tuple[Port, dict[str, Any]]:
-        with c.services.db.read() as session:
-            port = port_db.get(session, uuid)
-            authz.port(c, "baremetal:port:update", session, port)
-            current = port_views(session, [port], [f.name for f in PORT_FIELDS], c.base)[0]
-        current["internal_info"] = port.internal_info
-        changes = apply_patch(
-            current, body, PORT_FIELDS, c.version, mandatory=("address", "node_uuid")
-        )
-        changes = validation.checked_patch(changes, PORT_FIELDS)
-        if changes.get("node_uuid", current["node_uuid"]) != current["node_uuid"]:
-            with c.services.db.read() as session:
-                authz.moved_to_node(c, session, port, changes["node_uuid"])
-        check_legacy_vif_id(changes.get("extra"), current["extra"])
-        expected = {k: current[k] for k in changes if k not in OWNER_FIELDS}
-        stored = normalize(changes, c.version)
-        return c.services.rpcapi.update_port(c.context, port.uuid, stored, expected), changes
-
-    updated, changes = until_unchanged(attempt)
+    updated, changes = PORTS.patch(c, uuid, body)
     if "extra" in changes:
         warn_if_legacy_vif(response, changes["extra"], "Port", uuid)
-    return show(c, updated)
+    return PORTS.show(c, updated)
 
 
 @router.delete("/{uuid}", status_code=204)

@@ -1,0 +1,135 @@
+"""The flows nodes, ports and portgroups share: list, show, get, and patch.
+
+Each of ``routes/{nodes,ports,portgroups}.py`` declares one :class:`Resource`: its fields,
+its repository's read and list, its views, its policy checks and its RPC update. What is a
+resource's own (a node's parent and secrets, a port's legacy ``extra/vif_port_id``) comes in
+as the hooks below; the order of the checks, and so which error a request gets when several
+apply, is the flows' and the same for all three.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from sqlalchemy.orm import Session
+
+from metalwire.api import validation
+from metalwire.api.fields import Field
+from metalwire.api.jsonpatch import apply_patch
+from metalwire.api.routes import authz
+from metalwire.api.routes.common import (
+    Call,
+    collection,
+    detail_requested,
+    fields_param,
+    page,
+    until_unchanged,
+)
+from metalwire.api.views import selected_fields
+from metalwire.db.models import Node, Port, Portgroup
+from metalwire.db.pagination import Page
+
+Row = TypeVar("Row", Node, Port, Portgroup)
+
+# Narrows a list to one node's or one portgroup's members: reads the owner (404 when the
+# requester cannot see it), returns the filter.
+Scope = Callable[[Session], dict[str, Any]]
+
+Document = dict[str, Any]
+
+# The bodies of rows: (call, the read session, rows, field names, with sub-resource links).
+Views = Callable[[Call, Session, Sequence[Row], list[str], bool], list[Document]]
+
+
+def _unchanged(changes: Document, _current: Document) -> Document:
+    return changes
+
+
+def _no_checks(_c: Call, _found: Any, _current: Document, _changes: Document) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Resource(Generic[Row]):
+    """One resource of the API, as its list, show, get and patch flows need it."""
+
+    kind: str  # the noun of its policy rules: baremetal:<kind>:list
+    collection: str  # the key of its list body, as the path: "nodes"
+    fields: tuple[Field, ...]
+    list_fields: tuple[str, ...]  # what a list shows without ?fields= or detail
+    mandatory: tuple[str, ...]  # what a patch may not remove
+    read: Callable[[Session, str], Row]  # by UUID or name; raises the resource's NotFound
+    list_rows: Callable[[Session, dict[str, Any], Page], Sequence[Row]]
+    views: Views[Row]
+    # The list's filters from the query; the flag says a scope narrows the list already.
+    filters: Callable[[Call, bool], dict[str, Any]]
+    # The policy checks of a read and of a patch (call, session, row, ident[, patch]):
+    # a row the requester cannot see is its NotFound (404), a rule refused a 403.
+    authorize_get: Callable[[Call, Session, Row, str], None]
+    authorize_patch: Callable[[Call, Session, Row, str, Any], None]
+    # The document a patch applies to, with the values the compare-and-swap expects.
+    current: Callable[[Call, Session, Row], Document]
+    # The RPC update: (call, UUID, changes, expected values); StaleUpdate on a race.
+    update: Callable[[Call, str, Document, Document], Row]
+    # The changes ready to store (formats checked and normalised), after ``expected``.
+    prepare: Callable[[Call, Row, Document], Document]
+    # The changes without the masks a client sent back for stored values (a node's secrets).
+    unmasked: Callable[[Document, Document], Document] = _unchanged
+    # Checks of the checked changes against the current document (a port's move).
+    check_changes: Callable[[Call, Row, Document, Document], None] = _no_checks
+    project_filter: str = "node_project"  # the list filter the policy's project goes in
+    # Shown as UUIDs but stored as row ids: not compared for concurrent changes.
+    owner_fields: frozenset[str] = frozenset()
+
+    def list_view(self, c: Call, detail_path: bool, scope: Scope | None = None) -> Document:
+        """The body of a list: all of them, or those ``scope`` narrows to."""
+        detail = detail_requested(c, detail_path)
+        wanted = fields_param(c)
+        fields = selected_fields(
+            self.fields, c.version, wanted, None if detail else self.list_fields
+        )
+        p = page(c)
+        filters = self.filters(c, scope is not None)
+        with c.services.db.read() as session:
+            if scope is not None:
+                filters.update(scope(session))
+            project = authz.list_project(c, self.kind)
+            if project is not None:
+                filters[self.project_filter] = project
+            rows = self.list_rows(session, filters, p)
+            views = self.views(c, session, rows, fields, detail and wanted is None)
+        return collection(c, self.collection, rows, views, p.limit)
+
+    def show(self, c: Call, row: Row) -> Document:
+        """One row as the request's version and ``?fields=`` show it."""
+        wanted = fields_param(c)
+        fields = selected_fields(self.fields, c.version, wanted, None)
+        with c.services.db.read() as session:
+            return self.views(c, session, [row], fields, wanted is None)[0]
+
+    def get(self, c: Call, ident: str) -> Document:
+        with c.services.db.read() as session:
+            row = self.read(session, ident)
+            self.authorize_get(c, session, row, ident)
+        return self.show(c, row)
+
+    def patch(self, c: Call, ident: str, body: Any) -> tuple[Row, Document]:
+        """Apply a JSON patch with compare-and-swap, again while another writer gets in
+        between; returns the stored row and the changes the patch made."""
+
+        def attempt() -> tuple[Row, Document]:
+            with c.services.db.read() as session:
+                row = self.read(session, ident)
+                # Who may see it (404) and change it (403) before what the patch says (400, 406).
+                self.authorize_patch(c, session, row, ident, body)
+                current = self.current(c, session, row)
+            changes = apply_patch(current, body, self.fields, c.version, mandatory=self.mandatory)
+            changes = validation.checked_patch(self.unmasked(changes, current), self.fields)
+            self.check_changes(c, row, current, changes)
+            expected = {k: current[k] for k in changes if k not in self.owner_fields}
+            stored = self.update(c, row.uuid, self.prepare(c, row, changes), expected)
+            return stored, changes
+
+        return until_unchanged(attempt)
