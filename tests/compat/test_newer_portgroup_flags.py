@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.compat.clients import Cli, random_mac, unique
+from tests.compat.clients import Cli, CliResult, random_mac, unique
 from tests.support.server import MetalwireServer
 
 pytestmark = pytest.mark.compat
@@ -25,6 +25,13 @@ def _node(baremetal: Cli, prefix: str, *args: str) -> str:
     return str(baremetal.json("node", "show", name)["uuid"])
 
 
+def _member(baremetal: Cli, node: str, group: str, physnet: str) -> CliResult:
+    return baremetal.run(
+        "port", "create", random_mac(), "--node", node, "--port-group", group,
+        "--physical-network", physnet, "-f", "json",
+    )  # fmt: skip
+
+
 def test_port_group_physical_network(baremetal: Cli, http: httpx.Client) -> None:
     node = _node(baremetal, "pgnode")
     name = unique("bond")
@@ -33,30 +40,10 @@ def test_port_group_physical_network(baremetal: Cli, http: httpx.Client) -> None
     )
     assert created["physical_network"] == "physnet1"
     # A member on another physical network is refused, one on it joins.
-    refused = baremetal.run(
-        "port",
-        "create",
-        random_mac(),
-        "--node",
-        node,
-        "--port-group",
-        created["uuid"],
-        "--physical-network",
-        "physnet2",
-    )
+    refused = _member(baremetal, node, created["uuid"], "physnet2")
     assert refused.returncode != 0, refused.describe()
     assert "physical network physnet1" in refused.stderr
-    member = baremetal.json(
-        "port",
-        "create",
-        random_mac(),
-        "--node",
-        node,
-        "--port-group",
-        created["uuid"],
-        "--physical-network",
-        "physnet1",
-    )
+    member = _member(baremetal, node, created["uuid"], "physnet1").json()
     baremetal.ok("port", "group", "set", name, "--physical-network", "physnet3")
     assert baremetal.json("port", "group", "show", name)["physical_network"] == "physnet3"
     assert baremetal.json("port", "show", member["uuid"])["physical_network"] == "physnet3"
