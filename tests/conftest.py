@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from metalwire.api.app import create_app
+from metalwire.api_versions import MAX_MINOR
 from metalwire.config import Config, load_config
 from metalwire.db import migrations
 from metalwire.db.engine import Database
@@ -20,9 +21,11 @@ from tests.support.helpers import fault
 from tests.support.postgres import PostgresServer, find_pg_bindir
 from tests.support.server import MetalwireServer
 
-__all__ = ["LATEST", "Api", "fault"]
+__all__ = ["ABOVE_LATEST", "LATEST", "Api", "fault"]
 
-LATEST = "1.101"
+# The newest version served, and the first one above it: read from its one declaration.
+LATEST = f"1.{MAX_MINOR}"
+ABOVE_LATEST = f"1.{MAX_MINOR + 1}"
 
 
 class Api:
@@ -149,16 +152,22 @@ def postgresql_url(postgres_server: PostgresServer) -> str:
 
 
 @pytest.fixture(scope="session")
-def mariadb_url() -> Iterator[str]:
-    """A migrated database on a throwaway MariaDB server, one per test session."""
+def mariadb_server() -> Iterator[mariadb.MariaDBServer]:
+    """A throwaway MariaDB server, one per test session."""
     if not mariadb.available():
         _unavailable("MariaDB is not installed (scripts/install-mariadb)")
     with mariadb.MariaDBServer() as server:
-        url = server.create_database("metalwire_tests")
-        db = Database(url)
-        migrations.upgrade(db.engine)
-        db.dispose()
-        yield url
+        yield server
+
+
+@pytest.fixture(scope="session")
+def mariadb_url(mariadb_server: mariadb.MariaDBServer) -> str:
+    """A migrated database on the session's MariaDB server."""
+    url = mariadb_server.create_database("metalwire_tests")
+    db = Database(url)
+    migrations.upgrade(db.engine)
+    db.dispose()
+    return url
 
 
 def _emptied(url: str) -> str:

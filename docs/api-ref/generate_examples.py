@@ -31,6 +31,7 @@ HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE / "examples"
 sys.path.insert(0, str(ROOT))
 
+from metalwire.api_versions import MAX_MINOR  # noqa: E402
 from tests.support.server import MetalwireServer  # noqa: E402
 
 sys.path.insert(0, str(HERE))
@@ -158,7 +159,7 @@ def record_versions(r: Recorder) -> None:
         version=None,
         headers={"OpenStack-API-Version": "baremetal 1.28"},
     )
-    r.call("versions-unsupported", "GET", "/v1/nodes", expect=406, version="1.102")
+    r.call("versions-unsupported", "GET", "/v1/nodes", expect=406, version=f"1.{MAX_MINOR + 1}")
     r.call("versions-malformed", "GET", "/v1/nodes", expect=406, version="1.x")
 
 

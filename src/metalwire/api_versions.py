@@ -8,9 +8,10 @@ Versions that change only what metalwire does not serve are served as 404s at ev
 allocations (1.79), node inventory (1.81), continue_inspection (1.84), virtual media
 (1.89, 1.93), runbooks (1.92), inspection rules (1.96). 1.80's self-service node creation
 is [api] project_admin_can_manage_own_nodes. Not emulated: 1.90's OVN VTEP keys of
-local_link_connection (Ironic removed them again in 1.105).
+local_link_connection (400); below 1.90 and from 1.105, which removed them, they are 406 as in
+Ironic (``api/validation.py``).
 """
 
 from __future__ import annotations
 
-MAX_MINOR = 101
+MAX_MINOR = 107

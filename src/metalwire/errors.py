@@ -49,6 +49,7 @@ Ironic's clients receive in a different error body from the errors of objects.
     |   +-- TransactionConflict        deadlocks or serialization failures outlasted the retries
     +-- ConnectionLimitReached (503)   [api] max_connections are open; retry later
     +-- InventoryInconsistent (500)    stored rows break a rule a schema upgrade enforces
+        +-- PortgroupPhysnetInconsistent  a portgroup's members are on different physical networks
 """
 
 from __future__ import annotations
@@ -362,3 +363,10 @@ class ConnectionLimitReached(MetalwireError):
 
 class InventoryInconsistent(MetalwireError):
     """Stored rows break an inventory rule (found by a schema upgrade that enforces it)."""
+
+
+class PortgroupPhysnetInconsistent(InventoryInconsistent):
+    """A portgroup's member ports are on different physical networks (rows written before
+    metalwire kept them on one); a 500, as in Ironic."""
+
+    safe = True

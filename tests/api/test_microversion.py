@@ -6,6 +6,7 @@ import pytest
 
 from metalwire.api import microversion as mv
 from metalwire.errors import NotFound, RouteNotFound, VersionNotAcceptable
+from tests.conftest import ABOVE_LATEST, LATEST
 
 
 def version(ironic: str | None = None, generic: str | None = None) -> str:
@@ -33,7 +34,7 @@ def test_an_empty_value_is_the_minimum(value: str) -> None:
 
 @pytest.mark.parametrize("value", ["latest", "LATEST", " Latest "])
 def test_latest_is_the_maximum_in_any_case(value: str) -> None:
-    assert version(ironic=value) == "1.101"
+    assert version(ironic=value) == LATEST
 
 
 @pytest.mark.parametrize(
@@ -43,11 +44,11 @@ def test_a_served_version_is_taken(value: str, expected: str) -> None:
     assert version(ironic=value) == expected
 
 
-@pytest.mark.parametrize("value", ["1.0", "1.102", "1.999999999"])
+@pytest.mark.parametrize("value", ["1.0", ABOVE_LATEST, "1.999999999"])
 def test_a_minor_version_out_of_range_names_the_range(value: str) -> None:
     error = refusal(ironic=value)
     assert error.names_range
-    assert "[1.1, 1.101]" in error.message
+    assert f"[1.1, {LATEST}]" in error.message
 
 
 @pytest.mark.parametrize("value", ["2.1", "0.5", "3.0"])
@@ -95,7 +96,7 @@ def test_a_generic_header_without_a_baremetal_version_leaves_the_ironic_one(gene
         ("BareMetal 1.40", "1.40"),
         ("baremetal\t1.40", "1.40"),
         ("baremetal 1.40, baremetal 1.45", "1.45"),  # the last entry counts, as in Ironic
-        ("baremetal latest, compute 2.90", "1.101"),
+        ("baremetal latest, compute 2.90", LATEST),
     ],
 )
 def test_folded_generic_values_are_searched_for_baremetal(generic: str, expected: str) -> None:
@@ -127,7 +128,7 @@ def test_require_below_the_minor_version_is_a_route_not_found() -> None:
 def test_response_headers_without_a_version_name_only_the_range() -> None:
     assert mv.response_headers(None) == {
         mv.MIN_HEADER: "1.1",
-        mv.MAX_HEADER: "1.101",
+        mv.MAX_HEADER: LATEST,
     }
     with_version = mv.response_headers(mv.Version(50))
     assert with_version[mv.IRONIC_HEADER] == "1.50"

@@ -1,4 +1,4 @@
-"""Fields, filters and verbs of API 1.83 to 1.101, each refused or hidden below its version
+"""Fields, filters and verbs of API 1.83 to 1.104, each refused or hidden below its version
 as Ironic 39 does and working at it (raw HTTP; the real clients are in tests/compat)."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from metalwire.api import fields as declared
+from metalwire.api_versions import MAX_MINOR
 from tests.conftest import Api, fault, routing_error
 
 NOT_ACCEPTABLE = "Request not acceptable. The minimal required API version should be 1.{}"
@@ -16,6 +17,7 @@ SHOWN_FROM = [
     ("nodes", "firmware_interface", 86),
     ("nodes", "service_step", 87),
     ("nodes", "disable_power_off", 95),
+    ("nodes", "instance_name", 104),
     ("ports", "name", 88),
     ("ports", "description", 97),
     ("ports", "vendor", 100),
@@ -53,7 +55,7 @@ def test_setting_a_field_below_its_version_is_406(
 
 @pytest.mark.parametrize(
     "declared_filter",
-    [f for f in (*declared.NODE_FILTERS, *declared.PORT_FILTERS) if 79 <= f.since <= 101],
+    [f for f in (*declared.NODE_FILTERS, *declared.PORT_FILTERS) if 79 <= f.since <= MAX_MINOR],
     ids=lambda f: f.name,
 )
 def test_every_newer_filter_is_refused_below_its_version_when_ironic_gates_it(

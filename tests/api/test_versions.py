@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import Api, fault, routing_error
+from metalwire.api_versions import MAX_MINOR
+from tests.conftest import ABOVE_LATEST, LATEST, Api, fault, routing_error
 
 VERSION_HEADERS = (
     "X-OpenStack-Ironic-API-Minimum-Version",
@@ -28,13 +29,13 @@ def test_root_lists_v1_with_version_range(api: Api) -> None:
     (v1,) = body["versions"]
     assert v1["status"] == "CURRENT"
     assert v1["min_version"] == "1.1"
-    assert v1["version"] == "1.101"
+    assert v1["version"] == LATEST
     assert v1["links"] == [{"href": "http://testserver/v1/", "rel": "self"}]
 
 
 def test_v1_root_has_version_and_resource_links(api: Api) -> None:
     body = api.get("/v1/").json()
-    assert body["version"]["version"] == "1.101"
+    assert body["version"]["version"] == LATEST
     assert body["nodes"][0]["href"] == "http://testserver/v1/nodes/"
     assert "portgroups" in body
     assert "portgroups" not in api.get("/v1/", version="1.22").json()
@@ -44,7 +45,7 @@ def test_every_answer_of_a_resource_carries_min_and_max_headers(api: Api) -> Non
     unknown_node = "/v1/nodes/2b9b7c1e-0c1e-4c1e-8c1e-0c1e0c1e0c1e"
     for resp in (api.client.get("/"), api.get("/v1/nodes"), api.get(unknown_node)):
         assert resp.headers["X-OpenStack-Ironic-API-Minimum-Version"] == "1.1"
-        assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"] == "1.101"
+        assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"] == LATEST
 
 
 def test_no_header_means_version_1_1(api: Api) -> None:
@@ -52,7 +53,7 @@ def test_no_header_means_version_1_1(api: Api) -> None:
     assert resp.headers["X-OpenStack-Ironic-API-Version"] == "1.1"
 
 
-@pytest.mark.parametrize("minor", range(1, 102))
+@pytest.mark.parametrize("minor", range(1, MAX_MINOR + 1))
 def test_every_version_up_to_max_is_accepted(api: Api, minor: int) -> None:
     resp = api.get("/v1/nodes", version=f"1.{minor}")
     assert resp.status_code == 200
@@ -62,7 +63,7 @@ def test_every_version_up_to_max_is_accepted(api: Api, minor: int) -> None:
 
 def test_latest_selects_the_maximum(api: Api) -> None:
     resp = api.get("/v1/nodes", version="latest")
-    assert resp.headers["X-OpenStack-Ironic-API-Version"] == "1.101"
+    assert resp.headers["X-OpenStack-Ironic-API-Version"] == LATEST
 
 
 def test_generic_openstack_api_version_header(api: Api) -> None:
@@ -71,16 +72,16 @@ def test_generic_openstack_api_version_header(api: Api) -> None:
     assert resp.headers["X-OpenStack-Ironic-API-Version"] == "1.50"
 
 
-@pytest.mark.parametrize("value", ["1.102", "1.0", "1.116"])
+@pytest.mark.parametrize("value", [ABOVE_LATEST, "1.0", "1.116"])
 def test_minor_version_out_of_range_is_406_naming_the_range(api: Api, value: str) -> None:
     resp = api.get("/v1/nodes", version=value)
     assert resp.status_code == 406
     error = routing_error(resp)
     assert error["title"] == "Not Acceptable"
     assert f"Version {value} was requested" in error["description"]
-    assert "[1.1, 1.101]" in error["description"]
+    assert f"[1.1, {LATEST}]" in error["description"]
     assert resp.headers["X-OpenStack-Ironic-API-Minimum-Version"] == "1.1"
-    assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"] == "1.101"
+    assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"] == LATEST
     assert "X-OpenStack-Ironic-API-Version" not in resp.headers
     assert "OpenStack-API-Version" not in resp.headers
 
@@ -91,7 +92,7 @@ def test_another_major_version_is_406_naming_the_range(api: Api) -> None:
     error = routing_error(resp)
     assert "Version 2.1 was requested" in error["description"]
     assert "major version 1" in error["description"]
-    assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"] == "1.101"
+    assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"] == LATEST
     assert "X-OpenStack-Ironic-API-Version" not in resp.headers
 
 
@@ -231,7 +232,7 @@ def test_an_object_error_keeps_the_faultstring_body_and_version_headers(api: Api
     resp = api.get("/v1/nodes/no-such-node")
     assert resp.status_code == 404
     assert fault(resp) == "Node no-such-node could not be found."
-    assert resp.headers["X-OpenStack-Ironic-API-Version"] == "1.101"
+    assert resp.headers["X-OpenStack-Ironic-API-Version"] == LATEST
 
 
 def test_request_id_header_on_every_response(api: Api) -> None:

@@ -9,6 +9,7 @@ import yaml
 from metalwire.client import Client
 from tests.cli.conftest import Run, clean_env, run_metalwire
 from tests.client.util import mac, unique, vif_namer
+from tests.conftest import ABOVE_LATEST, LATEST
 from tests.support.server import MetalwireServer, free_port
 
 v = vif_namer()
@@ -186,9 +187,10 @@ def test_errors_exit_1_with_the_server_message(cli: Run) -> None:
     assert usage.code == 2 and "invalid choice" in usage.stderr
     column = cli("node", "list", "-c", "Colour")
     assert column.code == 2 and "No such column: Colour" in column.stderr
-    version = cli("node", "list", "--api-version", "1.102")
+    version = cli("node", "list", "--api-version", ABOVE_LATEST)
     assert version.code == 1
-    assert "1.102 was requested but the server supports only 1.1 to 1.101" in version.stderr
+    served = f"{ABOVE_LATEST} was requested but the server supports only 1.1 to {LATEST}"
+    assert served in version.stderr
 
 
 def test_endpoint_from_url_option_and_environment(server: MetalwireServer) -> None:

@@ -12,6 +12,7 @@ from metalwire.client import BadRequest, Client, Conflict, NotFound, patch
 from metalwire.client.transport import ASGITransport
 from metalwire.config import load_config
 from tests.client.util import mac, unique
+from tests.conftest import LATEST
 
 
 def test_node_create_get_update_delete(mw: Client) -> None:
@@ -177,7 +178,7 @@ def test_provision_verbs_and_maintenance(mw: Client) -> None:
 def test_asgi_transport_serves_the_app_in_process(tmp_path: Path) -> None:
     config = load_config(environ={}, overrides={("DEFAULT", "data_dir"): str(tmp_path)})
     with Client("http://metalwire.test", transport=ASGITransport(create_app(config))) as mw:
-        assert str(mw.api_version) == "1.101"
+        assert str(mw.api_version) == LATEST
         node = mw.create_node("fake-hardware", name="in-process", uuid=str(uuid.uuid4()))
         port = mw.create_port(node.uuid, mac())
         mw.vif_attach("in-process", "vif-1")

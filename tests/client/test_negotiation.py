@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from metalwire.api_versions import MAX_MINOR
 from metalwire.client import (
     APIVersion,
     Client,
@@ -12,6 +13,7 @@ from metalwire.client import (
     VersionNegotiationError,
 )
 from tests.client.util import mac, unique, vif_namer
+from tests.conftest import ABOVE_LATEST, LATEST
 from tests.support.server import MetalwireServer
 
 v = vif_namer()
@@ -19,15 +21,15 @@ v = vif_namer()
 
 def test_negotiates_the_highest_common_version(server: MetalwireServer) -> None:
     with Client(server.url) as client:
-        assert client.api_version == APIVersion(1, 101)
-        assert client.server_versions == (APIVersion(1, 1), APIVersion(1, 101))
+        assert client.api_version == APIVersion(1, MAX_MINOR)
+        assert client.server_versions == (APIVersion(1, 1), APIVersion(1, MAX_MINOR))
         node = client.create_node("fake-hardware", name=unique("neg"))
         assert "lessee" in node  # a 1.65 field: the request used the negotiated version
 
 
 def test_latest_means_negotiate(server: MetalwireServer) -> None:
     with Client(server.url, api_version="latest") as client:
-        assert str(client.api_version) == "1.101"
+        assert str(client.api_version) == LATEST
 
 
 def test_pinned_version_is_sent_on_every_request(server: MetalwireServer) -> None:
@@ -44,19 +46,19 @@ def test_pinned_version_is_sent_on_every_request(server: MetalwireServer) -> Non
 
 def test_pin_above_the_server_maximum_is_a_clear_error(server: MetalwireServer) -> None:
     with (
-        Client(server.url, api_version="1.102") as client,
+        Client(server.url, api_version=ABOVE_LATEST) as client,
         pytest.raises(VersionNegotiationError) as caught,
     ):
         client.list_nodes()
     message = str(caught.value)
-    assert "1.102" in message
-    assert "1.1 to 1.101" in message
+    assert ABOVE_LATEST in message
+    assert f"1.1 to {LATEST}" in message
 
 
 def test_pin_below_the_server_minimum_is_a_clear_error(server: MetalwireServer) -> None:
     with (
         Client(server.url, api_version="1.0") as client,
-        pytest.raises(VersionNegotiationError, match=r"1\.0 .*1\.1 to 1\.101"),
+        pytest.raises(VersionNegotiationError, match=rf"1\.0 .*1\.1 to 1\.{MAX_MINOR}"),
     ):
         client.negotiate()
 

@@ -17,10 +17,11 @@ from typing import Any
 import httpx
 import pytest
 
+from metalwire.api_versions import MAX_MINOR
 from tests.support.server import MetalwireServer
 
 _HERE = Path(__file__).resolve().parent
-LATEST = "1.101"
+LATEST = f"1.{MAX_MINOR}"
 VERSION_HEADER = "X-OpenStack-Ironic-API-Version"
 
 # openstacksdk 4.x warns about its own internal deprecations on every connection, resource

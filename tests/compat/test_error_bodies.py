@@ -14,6 +14,7 @@ from ironicclient import client as ironic_client
 from ironicclient.common.apiclient import exceptions as ironic_exceptions
 from openstack import exceptions
 
+from tests.conftest import ABOVE_LATEST, LATEST
 from tests.support.server import MetalwireServer
 
 pytestmark = pytest.mark.compat
@@ -45,8 +46,8 @@ def test_ironicclient_negotiates_from_the_406_of_an_unserved_version(
     compat_server: MetalwireServer,
 ) -> None:
     with pytest.raises(ironic_exceptions.UnsupportedVersion) as caught:
-        ironic(compat_server, "1.102").node.list()
-    assert "Supported version range is 1.1 to 1.101" in " ".join(str(caught.value).split())
+        ironic(compat_server, ABOVE_LATEST).node.list()
+    assert f"Supported version range is 1.1 to {LATEST}" in " ".join(str(caught.value).split())
 
 
 def test_openstacksdk_raises_not_found_for_an_unknown_path(sdk: Any) -> None:
@@ -58,8 +59,8 @@ def test_openstacksdk_raises_not_found_for_an_unknown_path(sdk: Any) -> None:
 
 
 def test_openstacksdk_raises_406_for_an_unserved_version(sdk: Any) -> None:
-    resp = sdk.get("/nodes", microversion="1.102")
-    assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"] == "1.101"
+    resp = sdk.get("/nodes", microversion=ABOVE_LATEST)
+    assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"] == LATEST
     with pytest.raises(exceptions.HttpException) as caught:
         exceptions.raise_from_response(resp)
     assert caught.value.status_code == 406

@@ -6,6 +6,7 @@ import httpx
 import pytest
 
 from tests.compat.clients import random_mac, unique
+from tests.compat.conftest import LATEST
 
 pytestmark = pytest.mark.compat
 
@@ -24,7 +25,7 @@ def test_collection_with_trailing_slash_is_served_without_redirect(
     resp = http.get(f"/v1/{collection}/", params=query, follow_redirects=False)
 
     assert resp.status_code == 200, resp.text
-    assert resp.headers["X-OpenStack-Ironic-API-Version"] == "1.101"
+    assert resp.headers["X-OpenStack-Ironic-API-Version"] == LATEST
     items = resp.json()[collection]
     if collection == "nodes":
         assert uuid in [n["uuid"] for n in items]
@@ -44,4 +45,4 @@ def test_unsupported_version_is_406_with_the_served_range(http: httpx.Client) ->
     resp = http.get("/v1/nodes", headers={"X-OpenStack-Ironic-API-Version": "1.115"})
     assert resp.status_code == 406
     assert resp.headers["X-OpenStack-Ironic-API-Minimum-Version"] == "1.1"
-    assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"] == "1.101"
+    assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"] == LATEST

@@ -8,7 +8,9 @@ import httpx
 import pytest
 from openstack import exceptions, utils
 
+from metalwire.api_versions import MAX_MINOR
 from tests.compat.clients import random_mac, unique
+from tests.compat.conftest import LATEST
 from tests.support.server import MetalwireServer
 
 pytestmark = pytest.mark.compat
@@ -29,10 +31,10 @@ def node_with_ports(sdk: Any, count: int) -> tuple[Any, list[Any]]:
 def test_discovery_negotiates_the_served_range(sdk: Any, compat_server: MetalwireServer) -> None:
     assert sdk.get_endpoint() == f"{compat_server.url}/v1/"
     data = sdk.get_endpoint_data()
-    assert (data.min_microversion, data.max_microversion) == ((1, 1), (1, 101))
-    assert utils.supports_microversion(sdk, "1.101")
-    assert not utils.supports_microversion(sdk, "1.102")
-    assert utils.maximum_supported_microversion(sdk, "1.109") == "1.101"
+    assert (data.min_microversion, data.max_microversion) == ((1, 1), (1, MAX_MINOR))
+    assert utils.supports_microversion(sdk, LATEST)
+    assert not utils.supports_microversion(sdk, f"1.{MAX_MINOR + 1}")
+    assert utils.maximum_supported_microversion(sdk, "1.115") == LATEST
 
 
 def test_requests_carry_the_negotiated_version(sdk: Any) -> None:

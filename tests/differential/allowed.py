@@ -15,7 +15,9 @@ from fnmatch import fnmatchcase
 
 from tests.differential.shapes import Difference
 
-BOTH = ("1.78", "1.115")
+# the versions the tier runs at (test_differential.VERSIONS): the oldest and newest served,
+# and Ironic 39's newest
+BOTH = ("1.78", "1.107", "1.115")
 
 
 @dataclass(frozen=True)
@@ -40,8 +42,13 @@ NODE_SCENARIOS = (
     "vifs on the noop interface",
     "states and traits",
     "version gates",
+    "versions 1.102 to 1.107",
 )
 NOT_SERVED = "metalwire serves nodes, ports, portgroups and VIFs only (docs/api-ref/index.md)"
+# the versions above 1.78 the tier runs at
+NEWER = ("1.107", "1.115")
+# the served versions the tier runs at: where a difference that no version changes is seen
+SERVED_VERSIONS = ("1.78", "1.107")
 ISSUE_20 = "issue 20: versions and gates exactly as Ironic 39's"
 
 ALLOWED: tuple[Allowed, ...] = (
@@ -57,6 +64,10 @@ ALLOWED: tuple[Allowed, ...] = (
             "heartbeat",
             "lookup",
         )
+    ),
+    *(
+        Allowed(("root and versions",), f"v1: body.{resource}", NOT_SERVED, NEWER)
+        for resource in ("continue_inspection", "inspection_rules", "runbooks")
     ),
     Allowed(
         NODE_SCENARIOS,
@@ -98,7 +109,7 @@ ALLOWED: tuple[Allowed, ...] = (
         "detail: body.portgroups.0.*",
         "Ironic 39's portgroup detail list does not hide physical_network (1.102), category "
         "(1.103) and dynamic_portgroup (1.111) at older versions, as its show does",
-        ("1.78",),
+        SERVED_VERSIONS,
     ),
     Allowed(
         ("states and traits",),
@@ -134,60 +145,54 @@ PENDING: tuple[Allowed, ...] = (
         ("node list filters",),
         "unknown filter: status",
         f"metalwire ignores an unknown query parameter, Ironic refuses it (400): {ISSUE_20}",
-        ("1.78",),
+        SERVED_VERSIONS,
     ),
     Allowed(
         ("node list filters",),
         "project: *",
         f"metalwire ignores the node list's project filter (owner or lessee): {ISSUE_20}",
-        ("1.78",),
+        SERVED_VERSIONS,
     ),
     Allowed(
         ("node list filters",),
         "detail=true on /detail: status",
         "metalwire ignores ?detail= on /v1/nodes/detail, Ironic refuses it (400)",
-        ("1.78",),
+        SERVED_VERSIONS,
     ),
     Allowed(
         ("node list filters",),
         "chassis_uuid: status",
         "metalwire ignores the chassis_uuid filter; Ironic answers 404 for a chassis that "
         f"does not exist: {ISSUE_20}",
-        ("1.78",),
+        SERVED_VERSIONS,
     ),
     Allowed(
         ("node patch",),
         "slash in a key: status",
         f"metalwire reads ~1 in a patched key below 1.98, Ironic refuses it (400): {ISSUE_20}",
-        ("1.78",),
+        SERVED_VERSIONS,
     ),
     Allowed(
         ("node patch",),
         "empty patch: status",
         "metalwire refuses an empty JSON patch (400); Ironic applies it as a no-op (200)",
-        ("1.78",),
+        SERVED_VERSIONS,
     ),
     Allowed(
         ("node patch",),
         "maintenance with a reason: status",
         "metalwire lets a PATCH set maintenance_reason; Ironic 39 refuses it (400): the "
         "reason is set with PUT /v1/nodes/{node}/maintenance",
-        ("1.78",),
+        SERVED_VERSIONS,
     ),
     Allowed(
         ("ports",),
         "unknown filter: status",
         f"metalwire ignores an unknown query parameter, Ironic refuses it (400): {ISSUE_20}",
-        ("1.78",),
-    ),
-    Allowed(
-        ("portgroups",),
-        "physical network before its version: status",
-        f"Ironic 39 accepts a portgroup's physical_network at any version: {ISSUE_20}",
-        ("1.78",),
+        SERVED_VERSIONS,
     ),
     *(
-        Allowed(("version gates",), f"{step}: status", f"{reason}: {ISSUE_20}", ("1.78",))
+        Allowed(("version gates",), f"{step}: status", f"{reason}: {ISSUE_20}", SERVED_VERSIONS)
         for step, reason in (
             ("traits at 1.36", "Ironic refuses traits below 1.37 with 406, metalwire 404"),
             ("fields at 1.7", "Ironic refuses ?fields= below 1.8 with 406, metalwire 400"),
@@ -200,9 +205,9 @@ PENDING: tuple[Allowed, ...] = (
             "a resource below its version is a 404 with Ironic's fault body "
             "(faultcode, faultstring, debuginfo) in Ironic 39, with the routing error body "
             f"(code, title, description) in metalwire: {ISSUE_20}",
-            ("1.78",),
+            versions,
         )
-        for step in ("portgroups at 1.22", "shards")
+        for step, versions in (("portgroups at 1.22", SERVED_VERSIONS), ("shards", ("1.78",)))
     ),
 )
 

@@ -36,13 +36,14 @@ def port(pxe: bool = True, physnet: str | None = None, group: Portgroup | None =
     )
 
 
-def group(standalone: bool = True) -> Portgroup:
+def group(standalone: bool = True, physnet: str | None = None) -> Portgroup:
     n = next(_ids)
     return Portgroup(
         id=n,
         uuid=f"pg-{n}",
         name=f"bond{n}",
         standalone_ports_supported=standalone,
+        physical_network=physnet,
         extra={},
         internal_info={},
     )
@@ -154,6 +155,25 @@ def test_portgroup_physnet_comes_from_its_members() -> None:
     members = [port(group=g, physnet="physnet2"), port(group=g, physnet="physnet2")]
     other = port(physnet="physnet1")
     assert select(task([*members, other], [g]), "vif", {"physnet1"}) is other
+
+
+def test_a_portgroups_own_physnet_ranks_it_first() -> None:
+    # Members stored before 1.102 without one: the portgroup's own physical network counts.
+    g = group(physnet="physnet1")
+    member = port(group=g, pxe=True)
+    standalone = port(physnet=None)
+    assert select(task([standalone, member], [g]), "vif", {"physnet1"}) is g
+
+
+def test_a_portgroup_on_another_physnet_is_refused_and_named_so() -> None:
+    g = group(physnet="physnet2")
+    member = port(group=g)
+    with pytest.raises(NoFreePhysicalPort) as refused:
+        select(task([member], [g]), "vif", {"physnet1"})
+    assert f"portgroup {g.uuid} ({g.name}) is on physical network physnet2, the VIF needs " in (
+        str(refused.value)
+    )
+    assert select(task([member], [g]), "vif", set()) is g
 
 
 def test_error_names_every_candidate_and_reason() -> None:

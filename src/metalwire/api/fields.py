@@ -3,8 +3,9 @@
 The one declaration of each: the views show a field, the create and patch checks accept it,
 the list handlers read a filter and refuse it below its version, and the OpenAPI document
 describes both, all from the tables here. A field introduced above the request's version is
-neither shown nor settable; setting it answers 406, as Ironic does. A filter given below its
-version answers 406 with Ironic's message for that gate.
+neither shown nor settable: setting it answers 406, as Ironic does, unless Ironic takes it at
+every version (``gated`` false) and only hides it. A filter given below its version answers
+406 with Ironic's message for that gate.
 """
 
 from __future__ import annotations
@@ -27,6 +28,12 @@ class Field:
     access: Access = Access.WRITABLE
     kind: str = "any"  # str, bool, dict, list, or any; checked on create and patch
     # A bool is also given as a string: validation.boolean reads it.
+    # False where Ironic takes the field at every version (create, patch, ``?fields=``) and
+    # only hides it below ``since``: a portgroup's physical_network and category.
+    gated: bool = True
+
+    def settable_at(self, minor: int) -> bool:
+        return self.since <= minor or not self.gated
 
 
 @dataclass(frozen=True)
@@ -223,8 +230,8 @@ PORTGROUP_FIELDS: tuple[Field, ...] = (
     Field("extra", 23, W, "dict"),
     Field("mode", 26, W, "str"),
     Field("properties", 26, W, "dict"),
-    Field("physical_network", 102, W, "str"),
-    Field("category", 103, W, "str"),
+    Field("physical_network", 102, W, "str", gated=False),
+    Field("category", 103, W, "str", gated=False),
     Field("dynamic_portgroup", 111, W, "bool"),
     Field("created_at", 23, RO),
     Field("updated_at", 23, RO),

@@ -71,7 +71,7 @@ def apply_patch(
         field = known.get(top)
         if field is None:
             raise PatchError(f"Cannot patch /{top}: no such attribute.")
-        if field.since > version.minor:
+        if not field.settable_at(version.minor):
             raise NotAcceptable(
                 f"Field {top} requires API version 1.{field.since} or later; the request "
                 f"used {version}."

@@ -110,6 +110,9 @@ def _settable(field: Field, table: FromClause) -> Schema:
 
 
 def _since(schema: Schema, field: Field) -> Schema:
+    if field.since > 1 and not field.gated:
+        text = f"Shown from API version 1.{field.since}; accepted at every version."
+        return {**schema, "description": text}
     if field.since > 1:
         return {**schema, "description": f"From API version 1.{field.since}."}
     return schema

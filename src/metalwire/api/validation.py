@@ -22,6 +22,10 @@ _UNRESERVED = re.compile(r"^[A-Za-z0-9\-._~]+$")
 _HOSTNAME_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$", re.IGNORECASE)
 _KINDS: dict[str, type | tuple[type, ...]] = {"str": str, "bool": bool, "dict": dict, "list": list}
 LOCAL_LINK_KEYS = {"switch_id", "port_id", "switch_info", "hostname", "network_type"}
+# OVN VTEP switch keys: Ironic 39 takes them from 1.90 and refuses them again (406) from
+# 1.105, which removed the support; below 1.90 they are 406 too. metalwire never stores them.
+OVN_VTEP_KEYS = {"vtep-logical-switch", "vtep-physical-switch"}
+OVN_VTEP_VERSIONS = range(90, 105)
 
 
 def mac_address(value: Any, field: str = "address") -> str:
@@ -63,9 +67,19 @@ def logical_name(value: Any, field: str, version: Version) -> str:
     return value
 
 
-def local_link_connection(value: Any, is_smartnic: bool = False) -> dict[str, Any]:
+def local_link_connection(
+    value: Any, version: Version, is_smartnic: bool = False
+) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InvalidParameterValue("local_link_connection must be a JSON object.")
+    vtep = sorted(OVN_VTEP_KEYS & set(value))
+    if vtep and version.minor not in OVN_VTEP_VERSIONS:
+        raise NotAcceptable(
+            f"Request not acceptable. local_link_connection keys {', '.join(vtep)} exist only "
+            f"at API versions 1.{OVN_VTEP_VERSIONS.start} to 1.{OVN_VTEP_VERSIONS.stop - 1} "
+            f"(Ironic removed OVN VTEP support in 1.{OVN_VTEP_VERSIONS.stop}); the request "
+            f"used {version}."
+        )
     unknown = set(value) - LOCAL_LINK_KEYS
     if unknown:
         raise InvalidParameterValue(
@@ -107,7 +121,7 @@ def check_create_body(
         field = known.get(name)
         if field is None:
             raise InvalidParameterValue(f"Unknown attribute for this resource: {name}.")
-        if field.since > version.minor:
+        if not field.settable_at(version.minor):
             raise NotAcceptable(
                 f"Field {name} requires API version 1.{field.since} or later; the request "
                 f"used {version}."

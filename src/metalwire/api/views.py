@@ -19,7 +19,7 @@ from metalwire.db import lookups
 from metalwire.db import nodes as node_db
 from metalwire.db import vifs as vif_db
 from metalwire.db.models import Node, Port, Portgroup, VifAttachment
-from metalwire.errors import InvalidParameterValue
+from metalwire.errors import InvalidParameterValue, NotAcceptable
 
 TENANT_VIF_KEY = "tenant_vif_port_id"
 
@@ -50,6 +50,16 @@ def selected_fields(
     if wanted is None:
         return names if default is None else [n for n in default if n in names]
     chosen = [n.strip() for n in wanted.split(",") if n.strip()]
+    # Ironic refuses a field newer than the request (406), but takes an ungated one at every
+    # version and leaves it out.
+    newer = {f.name: f for f in all_fields if f.name not in names}
+    for name in chosen:
+        if name in newer and newer[name].gated:
+            raise NotAcceptable(
+                f"Request not acceptable. Field {name} requires API version "
+                f"1.{newer[name].since} or later; the request used {version}."
+            )
+    chosen = [n for n in chosen if n not in newer]
     unknown = [n for n in chosen if n not in names]
     if unknown:
         raise InvalidParameterValue(

@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from metalwire import hardware_types
-from metalwire.conductor.inventory_rules import Inventory, check_port, check_portgroup
+from metalwire.conductor.inventory_rules import (
+    Inventory,
+    check_member_physnet,
+    check_port,
+    check_portgroup,
+    members_to_follow,
+)
 from metalwire.conductor.legacy_vifs import (
     clear_interrupted_elsewhere,
     legacy_vif,
@@ -53,6 +59,7 @@ DELETABLE_STATES = {
     "adopt failed",
     "error",
 }
+_INSTANCE_NAME_MAX = 255  # the instance_name column's length, and Ironic's limit
 NETWORK_CHANGE_STATES = {"enroll", "manageable", "inspecting", "inspect wait", "available"}
 
 
@@ -121,7 +128,18 @@ def update_node(
         changes = hardware_types.on_update(conductor.config.default, node.driver, changes)
         if changes.get("maintenance") is False:
             changes = {**changes, "maintenance_reason": None}
-        return task.inventory.update_node(changes)
+        return task.inventory.update_node(_with_display_name(node, changes))
+
+
+def _with_display_name(node: Node, changes: dict[str, Any]) -> dict[str, Any]:
+    """As Ironic 39: a change of instance_info whose ``display_name`` is set names the
+    instance (``instance_name``, 1.104) when the node would otherwise have no name for it."""
+    if "instance_info" not in changes or changes.get("instance_name", node.instance_name):
+        return changes
+    display_name = (changes["instance_info"] or {}).get("display_name")
+    if not isinstance(display_name, str) or not 0 < len(display_name) <= _INSTANCE_NAME_MAX:
+        return changes
+    return {**changes, "instance_name": display_name}
 
 
 def delete_node(conductor: Conductor, context: RequestContext, ident: str) -> None:
@@ -221,15 +239,59 @@ def create_port(conductor: Conductor, context: RequestContext, values: dict[str,
         values["portgroup_id"] = portgroup.id if portgroup else None
         values.setdefault("uuid", str(uuidlib.uuid4()))
         values.setdefault("pxe_enabled", True)
-        check_port(Port(**values), None, Inventory.of([task]), portgroup, legacy_vif=new_vif)
-        return store_with_legacy_vif(
-            conductor,
-            (task, task),
-            None,
-            lambda: task.inventory.create_port(values),
-            lambda port: task.inventory.delete_port(port.uuid),
-            new_vif,
-        )
+        inventory = Inventory.of([task])
+        check_port(Port(**values), None, inventory, portgroup, legacy_vif=new_vif)
+        follow = _adopted_physnet(task, Port(**values), None, inventory)
+
+        def write() -> Port:
+            port = task.inventory.create_port(values)
+            follow.do()
+            return port
+
+        def undo(port: Port) -> None:
+            follow.undo()
+            task.inventory.delete_port(port.uuid)
+
+        return store_with_legacy_vif(conductor, (task, task), None, write, undo, new_vif)
+
+
+@dataclass(frozen=True)
+class _Follow:
+    """Writes that go with a change, in its transaction, and how to undo them."""
+
+    do: Callable[[], object]
+    undo: Callable[[], object]
+
+
+_NOTHING = _Follow(lambda: None, lambda: None)
+
+
+def _adopted_physnet(task: Task, proposed: Port, current: Port | None, inv: Inventory) -> _Follow:
+    """Check a member port's physical network; a portgroup without one adopts the port's."""
+    adopted = check_member_physnet(proposed, current, inv)
+    if adopted is None or proposed.portgroup_id is None:
+        return _NOTHING
+    group_id = proposed.portgroup_id
+    return _Follow(
+        lambda: task.inventory.update_portgroup(group_id, {"physical_network": adopted}),
+        lambda: task.inventory.update_portgroup(group_id, {"physical_network": None}),
+    )
+
+
+def _members_follow(task: Task, proposed: Portgroup, inv: Inventory) -> _Follow:
+    """A portgroup's new physical network is set on each of its member ports."""
+    physnet = proposed.physical_network
+    before = {p.uuid: p.physical_network for p in members_to_follow(proposed, inv)}
+
+    def do() -> None:
+        for uuid in before:
+            task.inventory.update_port(uuid, {"physical_network": physnet})
+
+    def undo() -> None:
+        for uuid, old in before.items():
+            task.inventory.update_port(uuid, {"physical_network": old})
+
+    return _Follow(do, undo)
 
 
 def update_port(
@@ -247,7 +309,7 @@ def update_port(
             portgroup = _existing_portgroup(work, changes.pop("portgroup_uuid"))
             changes["portgroup_id"] = portgroup.id if portgroup else None
 
-    def check(change: _Change[Port]) -> None:
+    def check(change: _Change[Port]) -> _Follow:
         current, proposed = change.current, change.proposed
         old_vif, new_vif = legacy_vif(current.extra), legacy_vif(proposed.extra)
         check_port(
@@ -260,6 +322,7 @@ def update_port(
         _check_address_free(change.task, uuid, change.changes)
         iface = conductor.network_interface(change.owner.node)
         iface.port_changed(change.owner, proposed, change.changed)
+        return _adopted_physnet(change.owner, proposed, current, change.inventory)
 
     return _update_member(conductor, context, _PORTS, uuid, changes, expected, check, resolve)
 
@@ -271,10 +334,13 @@ def update_portgroup(
     changes: dict[str, Any],
     expected: dict[str, Any] | None = None,
 ) -> Portgroup:
-    def check(change: _Change[Portgroup]) -> None:
+    def check(change: _Change[Portgroup]) -> _Follow:
         check_portgroup(change.proposed, change.current, change.inventory)
         iface = conductor.network_interface(change.owner.node)
         iface.portgroup_changed(change.owner, change.proposed, change.changed)
+        if "physical_network" not in change.changed:
+            return _NOTHING
+        return _members_follow(change.owner, change.proposed, change.inventory)
 
     return _update_member(conductor, context, _PORTGROUPS, ident, changes, expected, check)
 
@@ -323,13 +389,14 @@ def _update_member(
     ident: str,
     changes: dict[str, Any],
     expected: dict[str, Any] | None,
-    check: Callable[[_Change[R]], None],
+    check: Callable[[_Change[R]], _Follow],
     resolve: Callable[[Work, dict[str, Any]], None] | None = None,
 ) -> R:
     """Update a port or portgroup under the locks of its node and, for a move, of the new
     one: compare-and-swap against ``expected``, ``check`` the proposed row (rules and the
-    network interface), store it and follow its extra/vif_port_id. ``resolve`` turns
-    references in ``changes`` into ids, in the first read."""
+    network interface), store it with the writes ``check`` says go with it and follow its
+    extra/vif_port_id. ``resolve`` turns references in ``changes`` into ids, in the first
+    read."""
     changes = dict(changes)
     node_ident = changes.pop("node_uuid", None)
     with conductor.db.reading() as work:
@@ -351,15 +418,20 @@ def _update_member(
         proposed = _proposed(current, changes, changed)
         owner = tasks[proposed.node_id]
         inventory = Inventory.of(tasks.values())
-        check(_Change(current, proposed, changes, changed, inventory, task, owner))
+        follow = check(_Change(current, proposed, changes, changed, inventory, task, owner))
         before = {k: getattr(current, k) for k in changed}
+
+        def write() -> R:
+            row = members.store(task, current, {k: changes[k] for k in changed})
+            follow.do()
+            return row
+
+        def undo(_: R) -> None:
+            follow.undo()
+            members.store(task, current, before)
+
         return store_with_legacy_vif(
-            conductor,
-            (task, owner),
-            current,
-            lambda: members.store(task, current, {k: changes[k] for k in changed}),
-            lambda _: members.store(task, current, before),
-            legacy_vif(proposed.extra),
+            conductor, (task, owner), current, write, undo, legacy_vif(proposed.extra)
         )
 
 

@@ -16,7 +16,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from metalwire.db.models import Node, Port, Portgroup, VifAttachment
-from metalwire.errors import Conflict, Invalid, InvalidParameterValue, InvalidStateRequested
+from metalwire.errors import (
+    Conflict,
+    Invalid,
+    InvalidParameterValue,
+    InvalidStateRequested,
+    PortgroupPhysnetInconsistent,
+)
 from metalwire.networking.task import Task
 
 # Provision states in which a node's ports may move to another node without maintenance.
@@ -136,3 +142,69 @@ def check_portgroup(proposed: Portgroup, current: Portgroup | None, inv: Invento
                     f"Cannot set standalone_ports_supported false on portgroup "
                     f"{current.uuid}: its member port {port.uuid} {why}."
                 )
+    if proposed.physical_network != current.physical_network:
+        _refuse_physnet_change_under_vif(current, members, inv)
+
+
+def _refuse_physnet_change_under_vif(
+    portgroup: Portgroup, members: list[Port], inv: Inventory
+) -> None:
+    """A portgroup's physical network is its members' too (Ironic sets it on each): not
+    changed while the portgroup or a member carries a VIF bound on the old one."""
+    targets: list[Port | Portgroup] = [portgroup, *members]
+    for target in targets:
+        vif = inv.vif_on(target)
+        if vif is not None:
+            kind = "it" if target is portgroup else f"its member port {target.uuid}"
+            raise Conflict(
+                f"Cannot change the physical_network of portgroup {portgroup.uuid} while "
+                f"{kind} carries VIF {vif}; detach the VIF first."
+            )
+
+
+def members_to_follow(proposed: Portgroup, inv: Inventory) -> list[Port]:
+    """The member ports whose physical network becomes the portgroup's new one (Ironic 39
+    sets a portgroup's physical_network on each of its member ports)."""
+    return [p for p in inv.members(proposed) if p.physical_network != proposed.physical_network]
+
+
+def check_member_physnet(proposed: Port, current: Port | None, inv: Inventory) -> str | None:
+    """Ironic's rule on a member port's physical network, checked when a port joins a
+    portgroup or a member's physical network changes: all members share one (None too).
+
+    Without other members, a portgroup with a physical network of its own (1.102) takes only
+    ports on it; one without takes any port and adopts the port's. Returns the physical
+    network the portgroup adopts, or None. Raises Conflict for a port on another one, and
+    PortgroupPhysnetInconsistent if the other members already disagree.
+    """
+    if proposed.portgroup_id is None:
+        return None
+    if (
+        current is not None
+        and current.portgroup_id == proposed.portgroup_id
+        and current.physical_network == proposed.physical_network
+    ):
+        return None
+    portgroup = inv.portgroups[proposed.portgroup_id]
+    others = {m.physical_network for m in inv.members(portgroup) if m.id != proposed.id}
+    if len(others) > 1:
+        raise PortgroupPhysnetInconsistent(
+            f"Portgroup {portgroup.uuid} has member ports on different physical networks "
+            f"({', '.join(sorted(str(n) for n in others))}); all members of a portgroup "
+            "must share one."
+        )
+    if others:
+        needed = others.pop()
+        where = "its other member ports are"
+    elif portgroup.physical_network is not None:
+        needed = portgroup.physical_network
+        where = "the portgroup is"
+    else:
+        return proposed.physical_network
+    if proposed.physical_network != needed:
+        raise Conflict(
+            f"Port {proposed.uuid} on physical network {proposed.physical_network or '(none)'} "
+            f"cannot be a member of portgroup {portgroup.uuid}: {where} on physical network "
+            f"{needed or '(none)'}."
+        )
+    return None

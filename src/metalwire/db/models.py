@@ -51,6 +51,8 @@ class Node(Base):
     maintenance: Mapped[bool] = mapped_column(Boolean, default=False)
     maintenance_reason: Mapped[str | None] = mapped_column(Text)
     instance_uuid: Mapped[str | None] = mapped_column(String(36), unique=True)
+    # The name of the instance on the node (1.104); a list filter reads it (migration 0008).
+    instance_name: Mapped[str | None] = mapped_column(String(255), index=True)
     owner: Mapped[str | None] = mapped_column(String(255), index=True)
     lessee: Mapped[str | None] = mapped_column(String(255), index=True)
     resource_class: Mapped[str | None] = mapped_column(String(80))

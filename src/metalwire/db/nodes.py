@@ -109,8 +109,6 @@ def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list
             )
         elif key == "description_contains":
             query = query.where(Node.attrs["description"].as_string().contains(value))
-        elif key == "instance_name":
-            query = query.where(Node.attrs["instance_name"].as_string() == value)
         elif key == "fault":
             query = query.where(Node.attrs["fault"].as_string() == value)
         elif key == "retired":

@@ -179,8 +179,10 @@ class NeutronPortsMixin(StoredVifMixin):
         return self._physnets(task, self.neutron(), self._vif_port(task, vif_id))
 
     def _physnets(self, task: Task, client: NeutronClient, port: NeutronPort) -> set[str]:
-        """The VIF's physical networks; not looked up when no port of the node has one."""
+        """The VIF's physical networks; not looked up when no port or portgroup of the node
+        has one."""
         node_physnets = {p.physical_network for p in task.ports if p.physical_network}
+        node_physnets |= {g.physical_network for g in task.portgroups if g.physical_network}
         if not node_physnets:
             return set()
         network = client.get_network(

@@ -6,13 +6,16 @@ Which targets can take the VIF:
    ``neutron`` port without ``local_link_connection``) is never used.
 2. A port or portgroup already carrying a VIF is not used. A port carrying a VIF also makes
    its portgroup unusable; a portgroup carrying a VIF is skipped together with its members.
-3. A port whose physical network is set and is not one the VIF can use is not used.
+3. A port whose physical network is set and is not one the VIF can use is not used; nor is
+   a portgroup whose own physical network (1.102) is set and is not one of them.
 4. A member port is reached through its portgroup. It is a candidate of its own only when
    its portgroup is unusable because another member carries a VIF.
 5. A portgroup is a candidate only with at least one member that could take the VIF by
    rules 1 to 3; an empty portgroup never is.
 
-Among the candidates: those on one of the VIF's physical networks first, then portgroups
+A portgroup's physical network is its own, else the one its member ports share (they are
+kept equal: ``conductor/inventory_rules.check_member_physnet``). Among the candidates: those
+on one of the VIF's physical networks first, then portgroups
 before ports, then PXE-enabled ports; on equal terms, standalone ports before member ports,
 and the oldest first. ``standalone_ports_supported`` plays no part here: it is a rule on what
 may be written to a member port, checked when the port or portgroup is written.
@@ -70,7 +73,14 @@ def describe(target: Port | Portgroup) -> str:
 
 
 def portgroup_physnet(task: Task, portgroup: Portgroup) -> str | None:
-    """A portgroup's physical network is the one its member ports share."""
+    """A portgroup's physical network: its own (1.102), else the one its member ports share.
+
+    metalwire keeps the two equal (a member joins only on the portgroup's, a portgroup
+    without one adopts its first member's, a change of the portgroup's is set on each
+    member); the members' one serves portgroups stored before 1.102.
+    """
+    if portgroup.physical_network is not None:
+        return portgroup.physical_network
     physnets = {p.physical_network for p in task.members(portgroup) if p.physical_network}
     return physnets.pop() if len(physnets) == 1 else None
 
@@ -177,6 +187,9 @@ class _Assessment:
         vif = self.task.vif_on(portgroup)
         if vif is not None:
             return Refusal(BUSY, f"is busy with VIF {vif}", vif)
+        reason = _physnet_refusal(portgroup.physical_network, self.physnets)
+        if reason is not None:
+            return reason
         members = self.task.members(portgroup)
         if not members:
             return Refusal(NO_MEMBERS, "has no member ports")

@@ -37,6 +37,10 @@ def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
             out[key] = validation.uuid_value(out[key], key)
     if "driver" in out and not out["driver"]:
         raise InvalidParameterValue("driver cannot be empty.")
+    if out.get("instance_name") == "":
+        raise InvalidParameterValue(
+            "instance_name cannot be empty: give a name of 1 to 255 characters, or null."
+        )
     validation.check_lengths(out, Node.__table__)
     for key in ("maintenance", "console_enabled"):
         if key in out and out[key] is None:

@@ -38,7 +38,7 @@ LEGACY_VIF_WARNING = (
 )
 
 
-def normalize(values: dict[str, Any]) -> dict[str, Any]:
+def normalize(values: dict[str, Any], version: mv.Version) -> dict[str, Any]:
     """Check formats of port fields a client sets; returns them ready to store."""
     out = dict(values)
     if out.get("uuid") is not None:
@@ -51,7 +51,7 @@ def normalize(values: dict[str, Any]) -> dict[str, Any]:
         out["portgroup_uuid"] = validation.uuid_value(out["portgroup_uuid"], "portgroup_uuid")
     if out.get("local_link_connection") is not None:
         out["local_link_connection"] = validation.local_link_connection(
-            out["local_link_connection"], bool(out.get("is_smartnic"))
+            out["local_link_connection"], version, bool(out.get("is_smartnic"))
         )
     for key, default in (
         ("local_link_connection", {}),
@@ -169,7 +169,7 @@ PORTS = Resource[Port](
     update=lambda c, uuid, changes, expected: c.services.rpcapi.update_port(
         c.context, uuid, changes, expected
     ),
-    prepare=lambda _c, _port, changes: normalize(changes),
+    prepare=lambda c, _port, changes: normalize(changes, c.version),
     check_changes=check_member_patch,
     owner_fields=OWNER_FIELDS,
 )
@@ -221,7 +221,7 @@ def create_port(request: Request, response: Response, body: JsonBody = None) -> 
     )
     authz.create_on_node(c, "baremetal:port:create", values.get("node_uuid"))
     check_legacy_vif_id(values.get("extra"))
-    port = c.services.rpcapi.create_port(c.context, normalize(values))
+    port = c.services.rpcapi.create_port(c.context, normalize(values, c.version))
     response.headers["Location"] = f"{c.base}/v1/ports/{port.uuid}"
     warn_if_legacy_vif(response, port.extra, "Port", port.uuid)
     return PORTS.show(c, port)
