@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import yaml
 
@@ -390,3 +391,11 @@ def test_provision_and_maintenance_commands(cli: Run, mw: Client) -> None:
     partial = cli("node", "maintenance", "set", name, ghost)
     assert partial.code == 1 and f"Failed to set maintenance on node {ghost}" in partial.stderr
     assert mw.get_node(name).maintenance is True
+
+
+def test_an_unknown_column_is_refused_when_the_list_is_empty_too(tmp_path: Path) -> None:
+    with MetalwireServer(tmp_path / "empty") as empty:
+        env = clean_env(METALWIRE_URL=empty.url)
+        assert run_metalwire("node", "list", env=env).stdout == ""  # nothing enrolled
+        column = run_metalwire("node", "list", "-c", "Colour", env=env)
+    assert column.code == 2 and "No such column: Colour" in column.stderr

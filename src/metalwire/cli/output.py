@@ -113,7 +113,9 @@ def render_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(out)
 
 
-def _pick(available: Sequence[str], wanted: Sequence[str] | None) -> list[int]:
+def pick_columns(available: Sequence[str], wanted: Sequence[str] | None) -> list[int]:
+    """The indexes of the ``-c`` columns asked for (all without); UsageError names one
+    that does not exist."""
     if not wanted:
         return list(range(len(available)))
     unknown = [w for w in wanted if w not in available]
@@ -142,7 +144,7 @@ def print_list(
 
     Raises UsageError when ``columns`` names a column that is not in ``headers``.
     """
-    keep = _pick(headers, columns)
+    keep = pick_columns(headers, columns)
     heads = [headers[i] for i in keep]
     picked = [[row[i] for i in keep] for row in rows]
     if fmt == "table":
@@ -162,7 +164,7 @@ def print_record(
     Raises UsageError when ``columns`` names a field the record does not have.
     """
     names = list(record)
-    keep = [names[i] for i in _pick(names, columns)]
+    keep = [names[i] for i in pick_columns(names, columns)]
     if fmt == "table":
         out.write(render_table(["Field", "Value"], [[k, record[k]] for k in keep]) + "\n")
     elif fmt == "value":

@@ -17,7 +17,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from metalwire.cli.login import add_login_arguments, login_client, wants_login
-from metalwire.cli.output import UsageError, add_format_arguments, label, print_list, print_record
+from metalwire.cli.output import (
+    UsageError,
+    add_format_arguments,
+    label,
+    pick_columns,
+    print_list,
+    print_record,
+)
 from metalwire.client import Client, MetalwireClientError, Resource, RetryPolicy
 from metalwire.client.client import DEFAULT_URL
 from metalwire.identifiers import is_uuid
@@ -234,6 +241,7 @@ def print_resources(
         fields = list(default)
     rows = [[item.get(f) for f in fields] for item in items]
     if args.format == "table" and not rows:
+        pick_columns([label(f) for f in fields], args.columns)  # a wrong -c fails even so
         return
     print_list([label(f) for f in fields], rows, args.format, sys.stdout, args.columns)
 
