@@ -9,13 +9,12 @@ a requester who may change it is still waited for, and served once the body arri
 from __future__ import annotations
 
 import base64
-import json
-import socket
 import time
 from collections.abc import Iterator
 
 import pytest
 
+from tests.api.test_hostile_clients import raw_exchange, status_and_fault
 from tests.auth.test_http_basic import PERSONAS_YAML, BasicPersonas, _basic_env
 from tests.conftest import LATEST
 from tests.support.server import MetalwireServer
@@ -44,30 +43,10 @@ def _answer_to_head_only(server: MetalwireServer, user: str, path: str) -> tuple
         f"Authorization: {_credentials(user)}\r\nX-OpenStack-Ironic-API-Version: {LATEST}\r\n"
         "Content-Length: 200\r\n\r\n"
     ).encode()
-    with socket.create_connection(("127.0.0.1", server.port), timeout=BODY_TIMEOUT + 5) as sock:
-        began = time.monotonic()
-        sock.sendall(head)
-        data = b""
-        while b"\r\n\r\n" not in data:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-        seconds = time.monotonic() - began
-        head_bytes, _, body = data.partition(b"\r\n\r\n")
-        length = next(
-            int(line.split(b":")[1])
-            for line in head_bytes.lower().split(b"\r\n")
-            if line.startswith(b"content-length:")
-        )
-        while len(body) < length:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            body += chunk
-    status = int(head_bytes.split(b" ", 2)[1])
-    fault = json.loads(json.loads(body)["error_message"])["faultstring"]
-    return status, fault, seconds
+    began = time.monotonic()
+    answer = raw_exchange(server.port, head, timeout=BODY_TIMEOUT + 5)
+    status, fault = status_and_fault(answer)
+    return status, fault, time.monotonic() - began
 
 
 def _targets(personas: BasicPersonas) -> dict[str, str]:
