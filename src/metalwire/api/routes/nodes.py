@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Request, Response
 from sqlalchemy.orm import Session
@@ -16,7 +16,7 @@ from metalwire.api.fields import NODE_FIELDS, NODE_FILTERS, NODE_LIST_FIELDS
 from metalwire.api.routes import authz
 from metalwire.api.routes import portgroups as portgroup_routes
 from metalwire.api.routes import ports as port_routes
-from metalwire.api.routes.before_body import NodePatchAllowed
+from metalwire.api.routes.before_body import patch_allowed
 from metalwire.api.routes.common import Call, JsonBody, call, list_filters
 from metalwire.api.routes.resource import Resource
 from metalwire.api.views import node_view
@@ -131,6 +131,7 @@ NODES = Resource[Node](
     filters=_filters,
     authorize_get=lambda c, _session, node, ident: authz.node(c, (), node, ident),
     authorize_patch=_authorize_patch,
+    patch_rules_read_body=True,
     current=_current,
     update=lambda c, uuid, changes, expected: c.services.rpcapi.update_node(
         c.context, uuid, changes, expected
@@ -175,7 +176,10 @@ def create_node(request: Request, response: Response, body: JsonBody = None) -> 
 
 @router.patch("/{ident}")
 def patch_node(
-    request: Request, ident: str, _allowed: NodePatchAllowed, body: JsonBody = None
+    request: Request,
+    ident: str,
+    _allowed: Annotated[None, patch_allowed(NODES, "ident")],
+    body: JsonBody = None,
 ) -> dict[str, Any]:
     c = call(request)
     updated, _changes = NODES.patch(c, ident, body)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Request, Response
 from sqlalchemy.orm import Session
@@ -13,7 +13,7 @@ from metalwire.api import validation
 from metalwire.api.fields import PORTGROUP_FIELDS, PORTGROUP_FILTERS, PORTGROUP_LIST_FIELDS
 from metalwire.api.routes import authz
 from metalwire.api.routes import ports as port_routes
-from metalwire.api.routes.before_body import PortgroupPatchAllowed
+from metalwire.api.routes.before_body import patch_allowed
 from metalwire.api.routes.common import Call, JsonBody, call, list_filters
 from metalwire.api.routes.ports import check_legacy_vif_id, warn_if_legacy_vif
 from metalwire.api.routes.resource import Resource
@@ -143,7 +143,7 @@ def patch_portgroup(
     request: Request,
     response: Response,
     ident: str,
-    _allowed: PortgroupPatchAllowed,
+    _allowed: Annotated[None, patch_allowed(PORTGROUPS, "ident")],
     body: JsonBody = None,
 ) -> dict[str, Any]:
     c = portgroup_call(request)

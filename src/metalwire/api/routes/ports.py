@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Request, Response
 from sqlalchemy.orm import Session
@@ -13,7 +13,7 @@ from metalwire.api import microversion as mv
 from metalwire.api import validation
 from metalwire.api.fields import PORT_FIELDS, PORT_FILTERS, PORT_LIST_FIELDS, Field
 from metalwire.api.routes import authz
-from metalwire.api.routes.before_body import PortPatchAllowed
+from metalwire.api.routes.before_body import patch_allowed
 from metalwire.api.routes.common import Call, JsonBody, call, list_filters
 from metalwire.api.routes.resource import Resource, Views
 from metalwire.api.routes.vifs import check_vif_id
@@ -232,7 +232,7 @@ def patch_port(
     request: Request,
     response: Response,
     uuid: str,
-    _allowed: PortPatchAllowed,
+    _allowed: Annotated[None, patch_allowed(PORTS, "uuid")],
     body: JsonBody = None,
 ) -> dict[str, Any]:
     c = call(request)
