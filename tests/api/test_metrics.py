@@ -133,10 +133,19 @@ def test_the_latest_drift_audit_findings_are_gauges_per_kind(api: Api) -> None:
 
 def test_database_pool_gauges_are_read_at_scrape_time(api: Api) -> None:
     samples = scrape(api.client)
-    assert value(samples, "metalwire_db_pool_size") == 10  # [database] pool_size
-    # The scrape itself holds no connection; whatever it reports is a count, not a guess.
-    assert value(samples, "metalwire_db_pool_checkedout") >= 0
-    assert ("metalwire_db_pool_checkedin", frozenset()) in samples
+    db = api.client.app.state.services.db  # type: ignore[attr-defined]
+    # SQLite has one pool; a database server one for writes and one for reads.
+    pools = [{}] if db.is_sqlite else [{"pool": "write"}, {"pool": "read"}]
+    for labels in pools:
+        assert value(samples, "metalwire_db_pool_size", **labels) == 10  # [database] pool_size
+        # The scrape itself holds no connection; whatever it reports is a count, not a guess.
+        assert value(samples, "metalwire_db_pool_checkedout", **labels) >= 0
+        assert ("metalwire_db_pool_checkedin", frozenset(labels.items())) in samples
+    if not db.is_sqlite:
+        db.read_engine.dispose()
+        assert value(scrape(api.client), "metalwire_db_pool_checkedin", pool="read") == 0
+        api.client.get("/v1/nodes")  # a read: it takes its connection from the read pool
+        assert value(scrape(api.client), "metalwire_db_pool_checkedin", pool="read") == 1
 
 
 def test_a_request_refused_before_routing_is_counted_under_its_route(

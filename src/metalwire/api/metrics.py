@@ -55,7 +55,11 @@ class PoolCollector(Collector):
         self.db = db
 
     def collect(self) -> Iterable[Metric]:
-        pool: Any = self.db.engine.pool
+        # On a database server reads have a pool of their own (db/engine.py): the gauges
+        # then carry pool="write" or pool="read"; on SQLite, one pool, no label.
+        pools: list[tuple[list[str], Any]] = [([], self.db.engine.pool)]
+        if self.db.read_engine is not self.db.engine:
+            pools = [(["write"], self.db.engine.pool), (["read"], self.db.read_engine.pool)]
         values = {
             "size": "Connections the pool keeps open (pool_size).",
             "checkedout": "Connections in use now.",
@@ -63,10 +67,13 @@ class PoolCollector(Collector):
             "overflow": "Connections opened beyond the pool's size (negative: not yet opened).",
         }
         for name, help_text in values.items():
-            read = getattr(pool, name, None)
-            if callable(read):  # not every pool class counts (SQLite's in-memory pools)
-                gauge = GaugeMetricFamily(f"metalwire_db_pool_{name}", help_text)
-                gauge.add_metric([], float(read()))
+            label_names = ["pool"] if len(pools) > 1 else []
+            gauge = GaugeMetricFamily(f"metalwire_db_pool_{name}", help_text, labels=label_names)
+            for labels, pool in pools:
+                read = getattr(pool, name, None)
+                if callable(read):  # not every pool class counts (SQLite's in-memory pools)
+                    gauge.add_metric(labels, float(read()))
+            if gauge.samples:
                 yield gauge
 
 

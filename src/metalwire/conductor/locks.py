@@ -6,13 +6,15 @@ Two levels:
   poll the database against each other;
 * across processes, the node row holds a lease (``reservation`` + ``lock_expires_at``) taken
   by a conditional UPDATE, atomic on every supported database (SQLite included) without
-  ``SELECT ... FOR UPDATE``.
+  ``SELECT ... FOR UPDATE``; a transaction that does its work inside itself on PostgreSQL
+  locks the node's row instead.
 
-The lease is taken in one of two ways. :meth:`NodeLocks.locked_transaction` takes it inside
-the transaction that does the work and gives it back in the same commit: nothing is ever left
-locked, even if the process dies. :meth:`NodeLocks.lease` commits the lease and renews it in
-the background while an operation calls external services; if the holder dies, the lease runs
-out after ``node_lock_lease`` seconds.
+The lock is taken in one of two ways. :meth:`NodeLocks.locked_transaction` takes it inside
+the transaction that does the work and gives it back in the same commit (on PostgreSQL by
+``SELECT ... FOR UPDATE`` of the node's row, elsewhere by writing and clearing the lease):
+nothing is ever left locked, even if the process dies. :meth:`NodeLocks.lease` commits the
+lease and renews it in the background while an operation calls external services; if the
+holder dies, the lease runs out after ``node_lock_lease`` seconds.
 
 An operation gives up with 409 NodeLocked only after waiting ``node_lock_wait`` seconds.
 """
@@ -140,17 +142,24 @@ class NodeLocks:
             pause = self._pause(label, holder, deadline, pause)
         with stack:
             yield work, node
-            if not self.db.is_sqlite:
+            if self.db.kind == "mysql":
                 work.node_locks.release(node_id, self.holder)
 
     def _take_in_transaction(self, work: Work, node_id: int) -> tuple[str | None, Node | None]:
         """Take the node inside the transaction: (the other holder if it is taken, the row)."""
         now = time.time()
-        if self.db.is_sqlite:
+        if self.db.kind == "sqlite":
             # SQLite has one writer at a time, and this transaction is it: the node is ours
             # unless another process holds a lease on it.
             node = work.nodes.find(node_id)
             return (None if node is None else node_locks.live_holder(node, now)), node
+        if self.db.kind == "postgresql":
+            # The row lock queues the transactions for this node (each sees the rows the one
+            # before it committed) and ends with the commit: no lease written or cleared.
+            node = work.node_locks.lock_row(node_id)
+            return (None if node is None else node_locks.live_holder(node, now)), node
+        # MariaDB and MySQL: the lease, written and cleared in this transaction. On Galera a
+        # row lock binds only the server that took it; a written row is certified by all.
         # Elsewhere the UPDATE also locks the row, so other transactions for this node wait
         # for this one to end and then see the lease already cleared.
         if work.node_locks.try_acquire(node_id, self.holder, now, self.lease_seconds):

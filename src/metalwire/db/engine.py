@@ -11,13 +11,14 @@ import contextlib
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 
 from metalwire import redact
@@ -32,6 +33,7 @@ _NOWAIT_OPTION = "metalwire_nowait"
 WRITE_TURN_TIMEOUT = 30.0
 BUSY_TIMEOUT_MS = 30_000
 CONNECT_TIMEOUT = 5  # seconds to open a connection to a database server, unless the URL says
+PING_AFTER_REST = 1.0  # seconds a pooled server connection may rest before it is checked
 
 
 SAFETY_CHECKPOINT_PAGES = 25_000  # ~100 MB of write-ahead log
@@ -88,10 +90,13 @@ def _is_sqlite(url: str) -> bool:
 _DRIVER_EXTRAS = {"psycopg2": "postgresql", "pymysql": "mysql", "MySQLdb": "mysql"}
 
 
-def make_engine(url: str, pool_size: int = 10) -> Engine:
-    """An engine for ``url``; raises Invalid for a malformed URL or a missing driver."""
+def make_engine(url: str, pool_size: int = 10, autocommit: bool = False) -> Engine:
+    """An engine for ``url``; raises Invalid for a malformed URL or a missing driver.
+
+    ``autocommit`` (database servers only): each statement is its own transaction, for reads.
+    """
     try:
-        return _make_engine(url, pool_size)
+        return _make_engine(url, pool_size, autocommit)
     except (ArgumentError, ValueError) as exc:  # ValueError: a port that is no number
         shown = redact.without_userinfo(url)
         raise Invalid(f"bad database URL {shown!r}: {str(exc).replace(url, shown)}") from None
@@ -105,7 +110,7 @@ def make_engine(url: str, pool_size: int = 10) -> Engine:
         ) from None
 
 
-def _make_engine(url: str, pool_size: int) -> Engine:
+def _make_engine(url: str, pool_size: int, autocommit: bool) -> Engine:
     if _is_sqlite(url):
         if url.startswith("sqlite:///") and ":memory:" not in url:
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
@@ -125,12 +130,44 @@ def _make_engine(url: str, pool_size: int) -> Engine:
         url,
         pool_size=pool_size,
         max_overflow=40,
-        pool_pre_ping=True,
-        isolation_level="READ COMMITTED",
+        # Last in, first out: the connections in use stay few and warm, the rest rest.
+        pool_use_lifo=True,
+        isolation_level="AUTOCOMMIT" if autocommit else "READ COMMITTED",
         connect_args=bounded,
     )
+    _ping_after_rest(engine)
     _quiet_pool_errors(engine.pool.logger)
     return engine
+
+
+def _ping_after_rest(engine: Engine) -> None:
+    """Check a pooled connection on its way out only if it has rested PING_AFTER_REST.
+
+    A connection handed out again at once is as alive as the statement it just ran; pinging
+    it on every checkout, as ``pool_pre_ping`` does, costs two round trips per request (with
+    psycopg2: ``SELECT 1`` and resetting the session). One that rested may have been dropped
+    by a server restart or failover: a failed ping makes the pool open a new connection. A
+    connection dropped while busy fails its next statement, and SQLAlchemy then empties the
+    pool; the conductor's calls run again (db/outage.py), a read answers 503 once.
+    """
+
+    @event.listens_for(engine, "checkin")
+    def _rests(_dbapi_connection: Any, record: Any) -> None:
+        record.info["rests_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _wakes(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        since = record.info.pop("rests_since", None)
+        if since is None or time.monotonic() - since < PING_AFTER_REST:
+            return  # new, or back in use at once
+        try:
+            alive = engine.dialect.do_ping(dbapi_connection)
+        except engine.dialect.loaded_dbapi.Error as exc:
+            if engine.dialect.is_disconnect(exc, dbapi_connection, None):
+                raise DisconnectionError(str(exc)) from exc
+            raise
+        if not alive:
+            raise DisconnectionError("the database did not answer a ping")
 
 
 def _quiet_pool_errors(logger: Any) -> None:
@@ -196,9 +233,20 @@ class Database:
         self.url = url
         self.engine = make_engine(url, pool_size)
         self.is_sqlite = _is_sqlite(url)
+        # On a database server, reads run on connections of their own in autocommit: a read
+        # is one round trip per statement, with no BEGIN and no ROLLBACK around it. It sees
+        # what READ COMMITTED would: what is committed when each statement runs. (Switching
+        # one connection between the two modes costs a round trip each time.)
+        self.read_engine = (
+            self.engine if self.is_sqlite else make_engine(url, pool_size, autocommit=True)
+        )
+        # sqlite, postgresql or mysql (MariaDB and Galera included): where the engines
+        # differ in how a node is locked.
+        name = self.engine.dialect.name
+        self.kind = "mysql" if name in ("mysql", "mariadb") else name
         # No autoflush: the repositories flush where a later statement must see a change,
         # which spares a flush check before every query.
-        self._reader = sessionmaker(bind=self.engine, expire_on_commit=False, autoflush=False)
+        self._reader = sessionmaker(bind=self.read_engine, expire_on_commit=False, autoflush=False)
         self._joining = sessionmaker(expire_on_commit=False, autoflush=False)
         # SQLite admits one writer at a time; threads of this process queue here, on a lock
         # that wakes the next at once, instead of in SQLite's busy handler, which sleeps.
@@ -240,7 +288,8 @@ class Database:
     def _connect(self, write: bool = False, nowait: bool = False) -> Iterator[Connection]:
         options = {_WRITE_OPTION: write, _NOWAIT_OPTION: nowait}
         if not self.is_sqlite or not self._kept_free.acquire(blocking=False):
-            with _expected_failures(), self.engine.connect() as connection:
+            engine = self.engine if write else self.read_engine
+            with _expected_failures(), engine.connect() as connection:
                 yield connection.execution_options(**options)
             return
         try:
@@ -309,3 +358,4 @@ class Database:
             self._checkpointer.stop()
             self._checkpointer = None
         self.engine.dispose()
+        self.read_engine.dispose()

@@ -1,7 +1,9 @@
-"""SQL for the node lock: a lease held in the node's own row.
+"""SQL for the node lock: a lease held in the node's own row, or the row's own lock.
 
-A conditional UPDATE takes the lock only if it is free or its lease ran out. That is atomic
-on every database metalwire supports, SQLite included, without SELECT ... FOR UPDATE.
+A conditional UPDATE takes the lease only if it is free or its lease ran out. That is atomic
+on every database metalwire supports, SQLite included, without SELECT ... FOR UPDATE. On
+PostgreSQL a transaction that does all its work inside itself locks the row instead
+(``lock_row``): one statement, no row written, nothing to give back.
 """
 
 from __future__ import annotations
@@ -20,6 +22,15 @@ class NodeLockRows(Repository):
             (holder, now + lease, node_id, now),
         )
         return changed > 0
+
+    def lock_row(self, node_id: int) -> Node | None:
+        """The node's row, locked until the transaction ends (None if there is none).
+
+        Waits while another transaction holds the row; the lease columns it returns say
+        whether an operation outside any transaction holds the node.
+        """
+        found = self._sql.load(Node, "id = ? FOR UPDATE", (node_id,))
+        return found[0] if found else None
 
     def release(self, node_id: int, holder: str) -> None:
         self._sql.execute(
