@@ -1,4 +1,4 @@
-"""The gates of API 1.105 to 1.107 through HTTP, each at its version-1 and at its version,
+"""The gates of API 1.105 to 1.115 through HTTP, each at its version-1 and at its version,
 as Ironic 39 answers them."""
 
 from __future__ import annotations
@@ -57,3 +57,52 @@ def test_both_request_id_headers_on_every_answer_at_every_version(
     assert REQUEST_ID.match(resp.headers["x-openstack-request-id"]), resp.headers
     assert resp.headers["openstack-request-id"] == resp.headers["x-openstack-request-id"]
     assert resp.headers["x-openstack-request-id"] != sent
+
+
+def _active_node(api: Api) -> dict[str, object]:
+    node = api.node()
+    for verb in ("manage", "provide", "active"):
+        resp = api.put(f"/v1/nodes/{node['uuid']}/states/provision", {"target": verb})
+        assert resp.status_code == 202, resp.text
+    return node
+
+
+SERVICE_STEPS = [{"interface": "deploy", "step": "noop"}]
+
+
+# Ironic 39: disable_ramdisk is taken by service from 1.108 (406 below, with its message), by
+# clean from 1.70, by no other verb (400), and must be a boolean (400) at every version.
+@pytest.mark.parametrize(
+    ("target", "value", "version", "status", "words"),
+    [
+        ("service", True, "1.107", 406, "disable_ramdisk is not acceptable in this API version"),
+        ("service", True, "1.108", 202, None),
+        ("service", "false", "1.108", 202, None),
+        ("service", "maybe", "1.108", 400, "disable_ramdisk"),
+        ("service", "maybe", "1.107", 400, "disable_ramdisk"),
+        ("rebuild", True, "1.108", 400, "only with manual cleaning or servicing"),
+    ],
+)
+def test_disable_ramdisk_on_the_service_verb(
+    api: Api, target: str, value: object, version: str, status: int, words: str | None
+) -> None:
+    node = _active_node(api)
+    body = {"target": target, "disable_ramdisk": value}
+    if target == "service":
+        body["service_steps"] = SERVICE_STEPS
+    resp = api.put(f"/v1/nodes/{node['uuid']}/states/provision", body, version=version)
+    assert resp.status_code == status, resp.text
+    if words is not None:
+        assert words in fault(resp)
+    shown = api.get(f"/v1/nodes/{node['uuid']}").json()
+    assert shown["provision_state"] == "active"
+    assert "service_disable_ramdisk" not in shown["driver_internal_info"]
+
+
+def test_disable_ramdisk_is_checked_before_the_service_steps(api: Api) -> None:
+    node = _active_node(api)
+    path = f"/v1/nodes/{node['uuid']}/states/provision"
+    below = api.put(path, {"target": "service", "disable_ramdisk": True}, version="1.107")
+    assert below.status_code == 406, below.text
+    at = api.put(path, {"target": "service", "disable_ramdisk": True}, version="1.108")
+    assert at.status_code == 400 and '"service_steps" is required' in fault(at)
