@@ -106,3 +106,29 @@ def test_disable_ramdisk_is_checked_before_the_service_steps(api: Api) -> None:
     assert below.status_code == 406, below.text
     at = api.put(path, {"target": "service", "disable_ramdisk": True}, version="1.108")
     assert at.status_code == 400 and '"service_steps" is required' in fault(at)
+
+
+# 1.109: node health, what the BMC reports (OK, Warning, Critical), cached by Ironic 39's
+# power sync from drivers that read it (Redfish); fake-hardware reports none: null. Shown from
+# 1.109 (and ?fields=health is 406 below), set by no request at any version (400).
+def test_node_health_is_shown_from_1_109_and_never_set(api: Api) -> None:
+    node = api.node()
+    url = f"/v1/nodes/{node['uuid']}"
+    assert "health" not in api.get(url, version="1.108").json()
+    assert api.get(url, version="1.109").json()["health"] is None
+    listed = api.get("/v1/nodes/detail", version="1.109").json()["nodes"]
+    assert [n["health"] for n in listed] == [None]
+    assert api.get(f"{url}?fields=uuid,health", version="1.108").status_code == 406
+    assert api.get(f"{url}?fields=uuid,health", version="1.109").json() == {
+        "uuid": node["uuid"],
+        "health": None,
+        "links": api.get(url).json()["links"],
+    }
+    for version in ("1.108", "1.109"):
+        patch = [{"op": "add", "path": "/health", "value": "OK"}]
+        patched = api.patch(url, patch, version=version)
+        assert patched.status_code == 400, patched.text
+        assert "/health" in fault(patched)
+        made = api.post("/v1/nodes", {"driver": "fake-hardware", "health": "OK"}, version=version)
+        assert made.status_code == 400, made.text
+        assert "health" in fault(made)

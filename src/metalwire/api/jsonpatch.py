@@ -71,13 +71,14 @@ def apply_patch(
         field = known.get(top)
         if field is None:
             raise PatchError(f"Cannot patch /{top}: no such attribute.")
+        # an internal attribute before the version, as Ironic refuses it (400) at any version
+        if field.access not in (Access.WRITABLE, Access.PATCH_ONLY):
+            raise PatchError(f"'/{top}' is an internal attribute and can not be updated.")
         if not field.settable_at(version.minor):
             raise NotAcceptable(
                 f"Field {top} requires API version 1.{field.since} or later; the request "
                 f"used {version}."
             )
-        if field.access not in (Access.WRITABLE, Access.PATCH_ONLY):
-            raise PatchError(f"'/{top}' is an internal attribute and can not be updated.")
         if op["op"] != "remove" and "value" not in op:
             raise PatchError(f"Patch operation {op['op']} on {op['path']} needs a 'value'.")
         _apply_one(doc, parts, op, mandatory, creatable=field.kind == "dict")
