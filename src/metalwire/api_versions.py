@@ -14,4 +14,4 @@ Ironic (``api/validation.py``).
 
 from __future__ import annotations
 
-MAX_MINOR = 109
+MAX_MINOR = 111

@@ -132,3 +132,54 @@ def test_node_health_is_shown_from_1_109_and_never_set(api: Api) -> None:
         made = api.post("/v1/nodes", {"driver": "fake-hardware", "health": "OK"}, version=version)
         assert made.status_code == 400, made.text
         assert "health" in fault(made)
+
+
+# 1.111: a port's available_for_dynamic_portgroup (true unless set otherwise, a boolean, 406
+# when set or named in ?fields= below 1.111) and a portgroup's dynamic_portgroup (false, made
+# by the conductor's trait-based networking only: 400 when a client sets it, at any version).
+@pytest.mark.parametrize(("version", "status"), [("1.110", 406), ("1.111", 201)])
+def test_port_available_for_dynamic_portgroup_on_create(
+    api: Api, version: str, status: int
+) -> None:
+    node = api.node()
+    body = {"node_uuid": node["uuid"], "address": "52:54:00:f1:01:01"}
+    made = api.post("/v1/ports", {**body, "available_for_dynamic_portgroup": False}, version)
+    assert made.status_code == status, made.text
+    if status == 201:
+        assert made.json()["available_for_dynamic_portgroup"] is False
+
+
+def test_port_available_for_dynamic_portgroup_shown_from_1_111(api: Api) -> None:
+    port = api.port(api.node(), "52:54:00:f1:01:02")
+    url = f"/v1/ports/{port['uuid']}"
+    assert "available_for_dynamic_portgroup" not in api.get(url, version="1.110").json()
+    assert api.get(url, version="1.111").json()["available_for_dynamic_portgroup"] is True
+    fields = f"{url}?fields=uuid,available_for_dynamic_portgroup"
+    assert api.get(fields, version="1.110").status_code == 406
+    assert api.get(fields, version="1.111").json()["available_for_dynamic_portgroup"] is True
+    off = [{"op": "replace", "path": "/available_for_dynamic_portgroup", "value": False}]
+    assert api.patch(url, off, version="1.110").status_code == 406
+    patched = api.patch(url, off, version="1.111")
+    assert patched.status_code == 200 and patched.json()["available_for_dynamic_portgroup"] is False
+    null = [{"op": "replace", "path": "/available_for_dynamic_portgroup", "value": None}]
+    refused = api.patch(url, null, version="1.111")
+    assert refused.status_code == 400 and "available_for_dynamic_portgroup" in fault(refused)
+
+
+@pytest.mark.parametrize("version", ["1.110", "1.111"])
+def test_portgroup_dynamic_portgroup_is_never_set_by_a_client(api: Api, version: str) -> None:
+    node = api.node()
+    body = {"node_uuid": node["uuid"], "dynamic_portgroup": True}
+    made = api.post("/v1/portgroups", body, version=version)
+    assert made.status_code == 400 and "dynamic_portgroup" in fault(made)
+    group = api.portgroup(node)
+    url = f"/v1/portgroups/{group['uuid']}"
+    patch = [{"op": "replace", "path": "/dynamic_portgroup", "value": True}]
+    patched = api.patch(url, patch, version=version)
+    assert patched.status_code == 400 and "dynamic_portgroup" in fault(patched)
+    shown = api.get(url, version=version).json()
+    fields = api.get(f"{url}?fields=uuid,dynamic_portgroup", version=version)
+    if version == "1.110":
+        assert "dynamic_portgroup" not in shown and fields.status_code == 406
+    else:
+        assert shown["dynamic_portgroup"] is False and fields.json()["dynamic_portgroup"] is False

@@ -232,7 +232,8 @@ PORTGROUP_FIELDS: tuple[Field, ...] = (
     Field("properties", 26, W, "dict"),
     Field("physical_network", 102, W, "str", gated=False),
     Field("category", 103, W, "str", gated=False),
-    Field("dynamic_portgroup", 111, W, "bool"),
+    # set by the conductor's trait-based networking only: Ironic's schema has no place for it
+    Field("dynamic_portgroup", 111, RO, "bool"),
     Field("created_at", 23, RO),
     Field("updated_at", 23, RO),
 )

@@ -49,6 +49,10 @@ def normalize(values: dict[str, Any], version: mv.Version) -> dict[str, Any]:
         out["node_uuid"] = validation.uuid_value(out["node_uuid"], "node_uuid")
     if out.get("portgroup_uuid") is not None:
         out["portgroup_uuid"] = validation.uuid_value(out["portgroup_uuid"], "portgroup_uuid")
+    if "available_for_dynamic_portgroup" in out and out["available_for_dynamic_portgroup"] is None:
+        raise InvalidParameterValue(
+            "Invalid value for field available_for_dynamic_portgroup: null; use true or false."
+        )
     if out.get("local_link_connection") is not None:
         out["local_link_connection"] = validation.local_link_connection(
             out["local_link_connection"], version, bool(out.get("is_smartnic"))
@@ -58,7 +62,6 @@ def normalize(values: dict[str, Any], version: mv.Version) -> dict[str, Any]:
         ("extra", {}),
         ("pxe_enabled", True),
         ("is_smartnic", False),
-        ("available_for_dynamic_portgroup", False),
     ):
         if key in out and out[key] is None:
             out[key] = default
@@ -221,6 +224,8 @@ def create_port(request: Request, response: Response, body: JsonBody = None) -> 
     )
     authz.create_on_node(c, "baremetal:port:create", values.get("node_uuid"))
     check_legacy_vif_id(values.get("extra"))
+    # Ironic 39: a port may join a dynamic portgroup unless it is created saying otherwise
+    values.setdefault("available_for_dynamic_portgroup", True)
     port = c.services.rpcapi.create_port(c.context, normalize(values, c.version))
     response.headers["Location"] = f"{c.base}/v1/ports/{port.uuid}"
     warn_if_legacy_vif(response, port.extra, "Port", port.uuid)
