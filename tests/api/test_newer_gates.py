@@ -135,8 +135,9 @@ def test_node_health_is_shown_from_1_109_and_never_set(api: Api) -> None:
 
 
 # 1.111: a port's available_for_dynamic_portgroup (true unless set otherwise, a boolean, 406
-# when set or named in ?fields= below 1.111) and a portgroup's dynamic_portgroup (false, made
-# by the conductor's trait-based networking only: 400 when a client sets it, at any version).
+# when given on create or named in ?fields= below 1.111, patched at any version) and a
+# portgroup's dynamic_portgroup (false, made by the conductor's trait-based networking only:
+# 400 when a client sets it, at any version).
 @pytest.mark.parametrize(("version", "status"), [("1.110", 406), ("1.111", 201)])
 def test_port_available_for_dynamic_portgroup_on_create(
     api: Api, version: str, status: int
@@ -157,13 +158,21 @@ def test_port_available_for_dynamic_portgroup_shown_from_1_111(api: Api) -> None
     fields = f"{url}?fields=uuid,available_for_dynamic_portgroup"
     assert api.get(fields, version="1.110").status_code == 406
     assert api.get(fields, version="1.111").json()["available_for_dynamic_portgroup"] is True
+    # Ironic 39's port PATCH checks no version for it: taken at every version, shown from 1.111
     off = [{"op": "replace", "path": "/available_for_dynamic_portgroup", "value": False}]
-    assert api.patch(url, off, version="1.110").status_code == 406
-    patched = api.patch(url, off, version="1.111")
-    assert patched.status_code == 200 and patched.json()["available_for_dynamic_portgroup"] is False
+    old = api.patch(url, off, version="1.110")
+    assert old.status_code == 200 and "available_for_dynamic_portgroup" not in old.json()
+    assert api.get(url, version="1.111").json()["available_for_dynamic_portgroup"] is False
+    on = [{"op": "replace", "path": "/available_for_dynamic_portgroup", "value": True}]
+    patched = api.patch(url, on, version="1.111")
+    assert patched.status_code == 200 and patched.json()["available_for_dynamic_portgroup"] is True
     null = [{"op": "replace", "path": "/available_for_dynamic_portgroup", "value": None}]
-    refused = api.patch(url, null, version="1.111")
-    assert refused.status_code == 400 and "available_for_dynamic_portgroup" in fault(refused)
+    for version in ("1.78", "1.111"):
+        refused = api.patch(url, null, version=version)
+        assert refused.status_code == 400 and "available_for_dynamic_portgroup" in fault(refused)
+        body = {"node_uuid": port["node_uuid"], "address": "52:54:00:f1:01:03"}
+        made = api.post("/v1/ports", {**body, "available_for_dynamic_portgroup": None}, version)
+        assert made.status_code == 400, made.text
 
 
 @pytest.mark.parametrize("version", ["1.110", "1.111"])
@@ -183,3 +192,57 @@ def test_portgroup_dynamic_portgroup_is_never_set_by_a_client(api: Api, version:
         assert "dynamic_portgroup" not in shown and fields.status_code == 406
     else:
         assert shown["dynamic_portgroup"] is False and fields.json()["dynamic_portgroup"] is False
+
+
+# Node history: a detailed entry (?detail=true, or GET of one entry) shows the project from
+# 1.113, and the node's provision state, target and seconds in that state when the entry was
+# written from 1.115; the short list shows none of them at any version.
+@pytest.mark.parametrize(
+    ("version", "shown"),
+    [
+        ("1.112", set()),
+        ("1.113", {"project"}),
+        ("1.114", {"project"}),
+        ("1.115", {"project", "state", "target_provision_state", "duration_seconds"}),
+    ],
+)
+def test_node_history_fields_by_version(api: Api, version: str, shown: set[str]) -> None:
+    node = api.node()
+    url = f"/v1/nodes/{node['uuid']}"
+    assert api.put(f"{url}/states/provision", {"target": "manage"}).status_code == 202
+    newer = {"project", "state", "target_provision_state", "duration_seconds"}
+    detailed = api.get(f"{url}/history?detail=true", version=version).json()["history"]
+    assert detailed and all(newer & set(entry) == shown for entry in detailed)
+    one = api.get(f"{url}/history/{detailed[0]['uuid']}", version=version).json()
+    assert newer & set(one) == shown
+    short = api.get(f"{url}/history", version=version).json()["history"]
+    assert all(not newer & set(entry) for entry in short)
+
+
+def test_node_history_records_the_state_the_node_was_in(api: Api) -> None:
+    node = api.node()
+    url = f"/v1/nodes/{node['uuid']}"
+    for verb in ("manage", "provide"):
+        assert api.put(f"{url}/states/provision", {"target": verb}).status_code == 202
+    entries = api.get(f"{url}/history?detail=true", version="1.115").json()["history"]
+    started = next(e for e in entries if e["event"].startswith("manage started"))
+    assert (started["state"], started["target_provision_state"]) == ("enroll", None)
+    done = next(e for e in entries if e["event"].startswith("provide done"))
+    assert done["state"] == "available" and done["target_provision_state"] is None
+    during = next(e for e in entries if e["event"].startswith("provide started"))
+    assert during["state"] == "manageable"
+    assert all(e["duration_seconds"] is None or e["duration_seconds"] >= 0 for e in entries)
+    assert isinstance(done["duration_seconds"], int)
+
+
+# 1.112 (runbook traits) and 1.114 (firmware component identity) change resources metalwire
+# does not serve: runbooks and firmware components are 404 at every version.
+@pytest.mark.parametrize("version", ["1.1", "1.111", "1.112", "1.113", "1.114", "1.115"])
+def test_runbooks_and_firmware_components_are_not_served(api: Api, version: str) -> None:
+    node = api.node()
+    for path in (
+        "/v1/runbooks",
+        "/v1/runbooks/rb1/traits",
+        f"/v1/nodes/{node['uuid']}/firmware",
+    ):
+        assert api.get(path, version=version).status_code == 404, path

@@ -74,7 +74,7 @@ def apply_patch(
         # an internal attribute before the version, as Ironic refuses it (400) at any version
         if field.access not in (Access.WRITABLE, Access.PATCH_ONLY):
             raise PatchError(f"'/{top}' is an internal attribute and can not be updated.")
-        if not field.settable_at(version.minor):
+        if not field.patchable_at(version.minor):
             raise NotAcceptable(
                 f"Field {top} requires API version 1.{field.since} or later; the request "
                 f"used {version}."

@@ -49,10 +49,7 @@ def normalize(values: dict[str, Any], version: mv.Version) -> dict[str, Any]:
         out["node_uuid"] = validation.uuid_value(out["node_uuid"], "node_uuid")
     if out.get("portgroup_uuid") is not None:
         out["portgroup_uuid"] = validation.uuid_value(out["portgroup_uuid"], "portgroup_uuid")
-    if "available_for_dynamic_portgroup" in out and out["available_for_dynamic_portgroup"] is None:
-        raise InvalidParameterValue(
-            "Invalid value for field available_for_dynamic_portgroup: null; use true or false."
-        )
+    refuse_null_dynamic_portgroup(out)
     if out.get("local_link_connection") is not None:
         out["local_link_connection"] = validation.local_link_connection(
             out["local_link_connection"], version, bool(out.get("is_smartnic"))
@@ -67,6 +64,18 @@ def normalize(values: dict[str, Any], version: mv.Version) -> dict[str, Any]:
             out[key] = default
     validation.check_lengths(out, Port.__table__)
     return out
+
+
+def refuse_null_dynamic_portgroup(values: Any) -> None:
+    """available_for_dynamic_portgroup is true or false, never null: a 400 at any version, as
+    Ironic's schema answers before its version checks."""
+    if isinstance(values, dict) and (
+        "available_for_dynamic_portgroup" in values
+        and values["available_for_dynamic_portgroup"] is None
+    ):
+        raise InvalidParameterValue(
+            "Invalid value for field available_for_dynamic_portgroup: null; use true or false."
+        )
 
 
 def check_legacy_vif_id(extra: Any, current: Any = None) -> None:
@@ -219,6 +228,7 @@ def node_ident_as_uuid(c: Call, body: Any) -> Any:
 def create_port(request: Request, response: Response, body: JsonBody = None) -> dict[str, Any]:
     c = call(request)
     body = node_ident_as_uuid(c, body)
+    refuse_null_dynamic_portgroup(body)
     values = validation.check_create_body(
         body, PORT_FIELDS, c.version, required=("address", "node_uuid")
     )
