@@ -12,6 +12,17 @@ SETTLED = "/v1/nodes/{n1}?fields=uuid,provision_state,target_provision_state,res
 # in the conductor and the node is active again (metalwire's fake steps run any step)
 STEPS = [{"interface": "vendor", "step": "log_passthrough"}]
 
+
+def _shown_from(kind: str, path: str, name: str, since: int) -> tuple[Step, ...]:
+    """The object at the version before ``since`` and at it, and ``?fields=name`` before it."""
+    before, at = f"1.{since - 1}", f"1.{since}"
+    return (
+        get(f"{kind} at {before}", path, version=before),
+        get(f"{kind} at {at}", path, version=at),
+        get(f"fields={name} at {before}", f"{path}?fields=uuid,{name}", version=before),
+    )
+
+
 NEWER_SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "versions 1.108 to 1.115",
@@ -75,13 +86,7 @@ NEWER_SCENARIOS: tuple[Scenario, ...] = (
             ),
             port("p1", "n1", "52:54:00:df:00:02", available_for_dynamic_portgroup=False),
             port("p2", "n1", "52:54:00:df:00:03"),
-            get("port at 1.110", "/v1/ports/{p2}", version="1.110"),
-            get("port at 1.111", "/v1/ports/{p2}", version="1.111"),
-            get(
-                "fields=available_for_dynamic_portgroup at 1.110",
-                "/v1/ports/{p2}?fields=uuid,available_for_dynamic_portgroup",
-                version="1.110",
-            ),
+            *_shown_from("port", "/v1/ports/{p2}", "available_for_dynamic_portgroup", 111),
             Step(
                 "available_for_dynamic_portgroup null",
                 "POST",
@@ -110,13 +115,7 @@ NEWER_SCENARIOS: tuple[Scenario, ...] = (
                 {"node_uuid": "{n1}", "dynamic_portgroup": True},
             ),
             Step("portgroup", "POST", "/v1/portgroups", {"node_uuid": "{n1}"}, "g1"),
-            get("portgroup at 1.110", "/v1/portgroups/{g1}", version="1.110"),
-            get("portgroup at 1.111", "/v1/portgroups/{g1}", version="1.111"),
-            get(
-                "fields=dynamic_portgroup at 1.110",
-                "/v1/portgroups/{g1}?fields=uuid,dynamic_portgroup",
-                version="1.110",
-            ),
+            *_shown_from("portgroup", "/v1/portgroups/{g1}", "dynamic_portgroup", 111),
             patch(
                 "dynamic_portgroup by PATCH",
                 "/v1/portgroups/{g1}",
