@@ -228,13 +228,6 @@ PENDING: tuple[Allowed, ...] = (
         SERVED_VERSIONS,
     ),
     *(
-        Allowed(("version gates",), f"{step}: status", f"{reason}: {ISSUE_20}", SERVED_VERSIONS)
-        for step, reason in (
-            ("traits at 1.36", "Ironic refuses traits below 1.37 with 406, metalwire 404"),
-            ("fields at 1.7", "Ironic refuses ?fields= below 1.8 with 406, metalwire 400"),
-        )
-    ),
-    *(
         Allowed(
             ("version gates",),
             f"{step}: body.error_message.<json>.*",

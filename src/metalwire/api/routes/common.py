@@ -129,7 +129,7 @@ def detail_requested(c: Call, detail_path: bool) -> bool:
 def fields_param(c: Call) -> str | None:
     wanted = c.request.query_params.get("fields")
     if wanted is not None and not c.version.at_least(mv.FIELDS_PARAM):
-        raise InvalidParameterValue("The fields query parameter requires API version 1.8.")
+        raise NotAcceptable("Request not acceptable.")  # Ironic 39's answer below 1.8
     return wanted
 
 
