@@ -60,8 +60,9 @@ def apply_patch(
     Raises PatchError (400) for a malformed patch, a read-only or unknown field, or a path that
     does not exist; NotAcceptable (406) for a field above the request's version.
     """
-    if not isinstance(patch, list) or not patch:
-        raise PatchError("The patch must be a non-empty JSON array of operations.")
+    # an empty array changes nothing and is answered with the object, as Ironic 39 does
+    if not isinstance(patch, list):
+        raise PatchError("The patch must be a JSON array of operations.")
     known = by_name(fields)
     doc = copy.deepcopy(document)
     for position, raw in enumerate(patch):
