@@ -215,13 +215,6 @@ PENDING: tuple[Allowed, ...] = (
         SERVED_VERSIONS,
     ),
     Allowed(
-        ("node patch",),
-        "maintenance with a reason: status",
-        "metalwire lets a PATCH set maintenance_reason; Ironic 39 refuses it (400): the "
-        "reason is set with PUT /v1/nodes/{node}/maintenance",
-        SERVED_VERSIONS,
-    ),
-    Allowed(
         ("ports",),
         "unknown filter: status",
         f"metalwire ignores an unknown query parameter, Ironic refuses it (400): {ISSUE_20}",

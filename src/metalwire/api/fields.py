@@ -76,7 +76,7 @@ NODE_FIELDS: tuple[Field, ...] = (
     Field("properties", 1, W, "dict"),
     Field("chassis_uuid", 1, W, "str"),
     Field("maintenance", 1, W, "bool"),
-    Field("maintenance_reason", 1, W, "str"),
+    Field("maintenance_reason", 1, RO, "str"),  # set by PUT /maintenance only, as Ironic
     Field("power_state", 1, RO),
     Field("target_power_state", 1, RO),
     Field("provision_state", 1, RO),
