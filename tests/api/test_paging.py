@@ -428,3 +428,13 @@ def empty_inventory(api: Api) -> None:
     with api.client.app.state.services.db.write() as session:
         for model in (Port, Portgroup, NodeHistory, Node):
             session.execute(delete(model))
+
+
+@pytest.mark.parametrize("collection", ["nodes", "nodes/detail", "ports", "portgroups"])
+def test_a_query_parameter_the_list_does_not_take_is_400(api: Api, collection: str) -> None:
+    """Ironic 39 refuses it rather than list everything, which a typo in a filter would do."""
+    api.node()
+    resp = api.get(f"/v1/{collection}?colour=red")
+    assert resp.status_code == 400, resp.text
+    assert "colour" in fault(resp)
+    assert api.get(f"/v1/{collection}?limit=1&sort_dir=asc").status_code == 200

@@ -179,12 +179,6 @@ PENDING: tuple[Allowed, ...] = (
     ),
     Allowed(
         ("node list filters",),
-        "unknown filter: status",
-        f"metalwire ignores an unknown query parameter, Ironic refuses it (400): {ISSUE_20}",
-        SERVED_VERSIONS,
-    ),
-    Allowed(
-        ("node list filters",),
         "project: *",
         f"metalwire ignores the node list's project filter (owner or lessee): {ISSUE_20}",
         SERVED_VERSIONS,
@@ -212,12 +206,6 @@ PENDING: tuple[Allowed, ...] = (
         ("node patch",),
         "empty patch: body.extra.x/y",
         "the key the 'slash in a key' step added in metalwire only (see that entry)",
-        SERVED_VERSIONS,
-    ),
-    Allowed(
-        ("ports",),
-        "unknown filter: status",
-        f"metalwire ignores an unknown query parameter, Ironic refuses it (400): {ISSUE_20}",
         SERVED_VERSIONS,
     ),
     *(
