@@ -185,12 +185,6 @@ PENDING: tuple[Allowed, ...] = (
     ),
     Allowed(
         ("node list filters",),
-        "detail=true on /detail: status",
-        "metalwire ignores ?detail= on /v1/nodes/detail, Ironic refuses it (400)",
-        SERVED_VERSIONS,
-    ),
-    Allowed(
-        ("node list filters",),
         "chassis_uuid: status",
         "metalwire ignores the chassis_uuid filter; Ironic answers 404 for a chassis that "
         f"does not exist: {ISSUE_20}",

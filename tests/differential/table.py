@@ -234,6 +234,8 @@ SCENARIOS: tuple[Scenario, ...] = (
             get("sorted by address", "/v1/ports?node={n1}&sort_key=address&sort_dir=desc"),
             get("bad sort key", "/v1/ports?sort_key=colour"),
             get("unknown filter", "/v1/ports?colour=red"),
+            get("detail=true on /detail", "/v1/ports/detail?detail=true"),
+            get("portgroups detail=true on /detail", "/v1/portgroups/detail?detail=true"),
             get("limit", "/v1/ports?node={n1}&limit=1"),
             patch(
                 "change address", "/v1/ports/{p1}", op("replace", "/address", "52:54:00:aa:00:09")

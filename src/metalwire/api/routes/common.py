@@ -131,6 +131,10 @@ def collection(
 
 def detail_requested(c: Call, detail_path: bool) -> bool:
     if detail_path:
+        if "detail" in c.request.query_params:  # Ironic 39's /detail lists take no detail=
+            raise InvalidParameterValue(
+                "The detail query parameter is not taken by a /detail list: it is detailed."
+            )
         return True
     value = flag(c.request.query_params.get("detail"), "detail")
     if value is not None and not c.version.at_least(mv.DETAIL_QUERY):
