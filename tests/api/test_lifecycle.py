@@ -182,7 +182,7 @@ def test_provision_and_maintenance_answer_202_with_empty_body(
 
 
 def test_traits(api: Api, node: dict[str, Any]) -> None:
-    assert api.get("/v1/nodes/life/traits", version="1.36").status_code == 404
+    assert api.get("/v1/nodes/life/traits", version="1.36").status_code == 406
     assert (
         api.put("/v1/nodes/life/traits", {"traits": ["CUSTOM_B", "HW_CPU_X86_VMX"]}).status_code
         == 204

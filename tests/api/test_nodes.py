@@ -272,6 +272,22 @@ def test_maintenance_endpoint(api: Api) -> None:
     assert shown["maintenance"] is False and shown["maintenance_reason"] is None
 
 
+def test_maintenance_reason_is_set_by_the_maintenance_endpoint_only(api: Api) -> None:
+    """Ironic 39 refuses maintenance_reason in a node's create or PATCH (400)."""
+    node = api.node()
+    url = f"/v1/nodes/{node['uuid']}"
+    patch = [
+        {"op": "replace", "path": "/maintenance", "value": True},
+        {"op": "replace", "path": "/maintenance_reason", "value": "r"},
+    ]
+    resp = api.patch(url, patch)
+    assert resp.status_code == 400 and "/maintenance_reason" in fault(resp)
+    assert api.get(url).json()["maintenance"] is False  # nothing of the patch stored
+    made = api.post("/v1/nodes", {"driver": "fake-hardware", "maintenance_reason": "r"})
+    assert made.status_code == 400 and "maintenance_reason" in fault(made)
+    assert api.patch(url, patch[:1]).json()["maintenance"] is True
+
+
 def test_list_filters_fault_retired_conductor(api: Api) -> None:
     api.node(name="old", retired=True, retired_reason="eol")
     api.node(name="young")

@@ -428,3 +428,22 @@ def empty_inventory(api: Api) -> None:
     with api.client.app.state.services.db.write() as session:
         for model in (Port, Portgroup, NodeHistory, Node):
             session.execute(delete(model))
+
+
+@pytest.mark.parametrize("collection", ["nodes", "nodes/detail", "ports", "portgroups"])
+def test_a_query_parameter_the_list_does_not_take_is_400(api: Api, collection: str) -> None:
+    """Ironic 39 refuses it rather than list everything, which a typo in a filter would do."""
+    api.node()
+    resp = api.get(f"/v1/{collection}?colour=red")
+    assert resp.status_code == 400, resp.text
+    assert "colour" in fault(resp)
+    assert api.get(f"/v1/{collection}?limit=1&sort_dir=asc").status_code == 200
+
+
+@pytest.mark.parametrize("collection", ["nodes", "ports", "portgroups"])
+def test_detail_query_on_a_detail_list_is_400(api: Api, collection: str) -> None:
+    """As Ironic 39: the /detail list is detailed already and takes no ?detail=."""
+    resp = api.get(f"/v1/{collection}/detail?detail=true")
+    assert resp.status_code == 400 and "detail" in fault(resp)
+    assert api.get(f"/v1/{collection}?detail=true").status_code == 200
+    assert api.get(f"/v1/{collection}/detail").status_code == 200

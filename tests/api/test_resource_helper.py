@@ -294,3 +294,20 @@ def test_a_project_lists_only_what_its_nodes_hold(personas: Personas, kind: str)
     assert personas.urls[(kind, "project-b")] not in listed
     everything = personas.call("viewer", "GET", f"/v1/{kind}").json()[kind]
     assert personas.urls[(kind, "project-b")] in {f"/v1/{kind}/{i['uuid']}" for i in everything}
+
+
+@pytest.mark.parametrize("kind", ["nodes", "ports", "portgroups"])
+def test_an_empty_patch_changes_nothing_and_answers_the_object(api: Api, kind: str) -> None:
+    node = api.node()
+    made = {
+        "nodes": node,
+        "ports": api.port(node, "52:54:00:e0:00:01"),
+        "portgroups": api.portgroup(node),
+    }[kind]
+    url = f"/v1/{kind}/{made['uuid']}"
+    before = api.get(url).json()
+    resp = api.patch(url, [])
+    assert resp.status_code == 200, resp.text
+    assert resp.json()["uuid"] == made["uuid"]
+    assert api.get(url).json() == before
+    assert api.patch(url, {"op": "add"}).status_code == 400

@@ -183,7 +183,6 @@ def test_unknown_path_is_404_in_the_routing_error_body(api: Api) -> None:
         ("/v1/nodes/n1/vifs", "1.27", "1.28"),
         ("/v1/portgroups", "1.22", "1.23"),
         ("/v1/nodes/n1/portgroups", "1.23", "1.24"),
-        ("/v1/nodes/n1/traits", "1.36", "1.37"),
         ("/v1/nodes/n1/history", "1.77", "1.78"),
     ],
 )
@@ -238,3 +237,35 @@ def test_an_object_error_keeps_the_faultstring_body_and_version_headers(api: Api
 def test_request_id_header_on_every_response(api: Api) -> None:
     resp = api.get("/v1/nodes")
     assert resp.headers["x-openstack-request-id"].startswith("req-")
+
+
+# Below 1.37 Ironic 39 routes /v1/nodes/{node}/traits as the node's own path: a GET is 406, a
+# PUT 405 (routing body), a DELETE 404 (fault body); from 1.37 the traits are served.
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [
+        ("GET", "/v1/nodes/n1/traits", 406),
+        ("PUT", "/v1/nodes/n1/traits", 405),
+        ("PUT", "/v1/nodes/n1/traits/CUSTOM_A", 405),
+        ("DELETE", "/v1/nodes/n1/traits", 404),
+        ("DELETE", "/v1/nodes/n1/traits/CUSTOM_A", 404),
+    ],
+)
+def test_traits_below_1_37_are_answered_as_ironic_does(
+    api: Api, method: str, path: str, status: int
+) -> None:
+    api.node(name="n1")
+    body = {"traits": ["CUSTOM_A"]} if path.endswith("/traits") and method == "PUT" else None
+    resp = api.client.request(method, path, headers=api.headers("1.36"), json=body)
+    assert resp.status_code == status, resp.text
+    if status == 405:
+        assert routing_error(resp)["code"] == 405
+    else:
+        assert fault(resp) in ("Request not acceptable.", "Resource could not be found.")
+    assert api.get("/v1/nodes/n1/traits", version="1.37").status_code == 200
+
+
+def test_fields_below_1_8_is_406(api: Api) -> None:
+    resp = api.get("/v1/nodes?fields=uuid", version="1.7")
+    assert resp.status_code == 406 and fault(resp) == "Request not acceptable."
+    assert api.get("/v1/nodes?fields=uuid", version="1.8").status_code == 200

@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from metalwire.api_versions import MAX_MINOR
 from tests.compat.clients import random_mac, unique
 from tests.compat.conftest import LATEST
 
@@ -42,7 +43,8 @@ def test_vifs_do_not_exist_before_1_28(http: httpx.Client) -> None:
 
 
 def test_unsupported_version_is_406_with_the_served_range(http: httpx.Client) -> None:
-    resp = http.get("/v1/nodes", headers={"X-OpenStack-Ironic-API-Version": "1.115"})
+    above = f"1.{MAX_MINOR + 1}"  # the version after the newest served
+    resp = http.get("/v1/nodes", headers={"X-OpenStack-Ironic-API-Version": above})
     assert resp.status_code == 406
     assert resp.headers["X-OpenStack-Ironic-API-Minimum-Version"] == "1.1"
     assert resp.headers["X-OpenStack-Ironic-API-Maximum-Version"] == LATEST

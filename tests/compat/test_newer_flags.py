@@ -92,6 +92,19 @@ def test_node_service_runs_on_the_fake_machine(baremetal: Cli) -> None:
     assert baremetal.json("node", "show", name)["provision_state"] == "active"
 
 
+def test_node_service_with_disable_ramdisk(baremetal: Cli) -> None:
+    """1.108: the CLI sends disable_ramdisk at the version it negotiated (406 below)."""
+    name = unique("svcr")
+    baremetal.ok("node", "create", "--driver", "fake-hardware", "--name", name)
+    for verb in ("manage", "provide", "deploy"):
+        baremetal.ok("node", verb, name)
+    steps = json.dumps([{"interface": "deploy", "step": "noop"}])
+    baremetal.ok("node", "service", name, "--service-steps", steps, "--disable-ramdisk")
+    shown = baremetal.json("node", "show", name)
+    assert shown["provision_state"] == "active"
+    assert "health" in shown and shown["health"] is None  # 1.109: fake-hardware reports none
+
+
 def test_openstacksdk_port_fields_and_conductor_groups(sdk: Any) -> None:
     group = unique("cg")
     node = sdk.create_node(driver="fake-hardware", conductor_group=group)

@@ -234,6 +234,8 @@ SCENARIOS: tuple[Scenario, ...] = (
             get("sorted by address", "/v1/ports?node={n1}&sort_key=address&sort_dir=desc"),
             get("bad sort key", "/v1/ports?sort_key=colour"),
             get("unknown filter", "/v1/ports?colour=red"),
+            get("detail=true on /detail", "/v1/ports/detail?detail=true"),
+            get("portgroups detail=true on /detail", "/v1/portgroups/detail?detail=true"),
             get("limit", "/v1/ports?node={n1}&limit=1"),
             patch(
                 "change address", "/v1/ports/{p1}", op("replace", "/address", "52:54:00:aa:00:09")
@@ -409,6 +411,15 @@ SCENARIOS: tuple[Scenario, ...] = (
             get("portgroups at 1.22", "/v1/portgroups", version="1.22"),
             get("vifs at 1.27", "/v1/nodes/{n1}/vifs", version="1.27"),
             get("traits at 1.36", "/v1/nodes/{n1}/traits", version="1.36"),
+            Step(
+                "set traits at 1.36",
+                "PUT",
+                "/v1/nodes/{n1}/traits",
+                {"traits": ["CUSTOM_A"]},
+                version="1.36",
+            ),
+            Step("add a trait at 1.36", "PUT", "/v1/nodes/{n1}/traits/CUSTOM_A", version="1.36"),
+            Step("remove traits at 1.36", "DELETE", "/v1/nodes/{n1}/traits", version="1.36"),
             get("history at 1.77", "/v1/nodes/{n1}/history", version="1.77"),
             get("node at 1.1", "/v1/nodes/{n1}", version="1.1"),
             get("node at 1.50", "/v1/nodes/{n1}", version="1.50"),

@@ -16,14 +16,13 @@ from tests.differential.allowed import explain
 from tests.differential.scenarios import Scenario, run_scenario
 from tests.differential.shapes import differences
 from tests.differential.table import SCENARIOS
+from tests.differential.table_newer import NEWER_SCENARIOS
 from tests.support.ironic import IronicServer
 from tests.support.server import MetalwireServer
 
 VERSIONS = ("1.78", "1.107", "1.115")
 # version -> why metalwire's answers are expected to differ there
-NOT_SERVED_YET = {
-    "1.115": "metalwire serves microversions up to 1.107; 1.108 to 1.115 are issue 20",
-}
+NOT_SERVED_YET: dict[str, str] = {}
 
 
 def cases() -> list[Any]:
@@ -36,7 +35,7 @@ def cases() -> list[Any]:
                     raises=AssertionError, strict=True, reason=NOT_SERVED_YET[version]
                 )
             )
-        for scenario in SCENARIOS:
+        for scenario in SCENARIOS + NEWER_SCENARIOS:
             found.append(
                 pytest.param(version, scenario, id=f"{version}-{scenario.name}", marks=marks)
             )

@@ -31,9 +31,15 @@ class Field:
     # False where Ironic takes the field at every version (create, patch, ``?fields=``) and
     # only hides it below ``since``: a portgroup's physical_network and category.
     gated: bool = True
+    # False where Ironic gates create and ``?fields=`` but takes a PATCH at every version
+    # (a port's available_for_dynamic_portgroup: its patch checks pass the field by).
+    patch_gated: bool = True
 
     def settable_at(self, minor: int) -> bool:
         return self.since <= minor or not self.gated
+
+    def patchable_at(self, minor: int) -> bool:
+        return self.settable_at(minor) or not self.patch_gated
 
 
 @dataclass(frozen=True)
@@ -70,7 +76,7 @@ NODE_FIELDS: tuple[Field, ...] = (
     Field("properties", 1, W, "dict"),
     Field("chassis_uuid", 1, W, "str"),
     Field("maintenance", 1, W, "bool"),
-    Field("maintenance_reason", 1, W, "str"),
+    Field("maintenance_reason", 1, RO, "str"),  # set by PUT /maintenance only, as Ironic
     Field("power_state", 1, RO),
     Field("target_power_state", 1, RO),
     Field("provision_state", 1, RO),
@@ -198,7 +204,7 @@ PORT_FIELDS: tuple[Field, ...] = (
     Field("description", 97, W, "str"),
     Field("vendor", 100, W, "str"),
     Field("category", 101, W, "str"),
-    Field("available_for_dynamic_portgroup", 111, W, "bool"),
+    Field("available_for_dynamic_portgroup", 111, W, "bool", patch_gated=False),
     Field("created_at", 1, RO),
     Field("updated_at", 1, RO),
 )
@@ -232,7 +238,8 @@ PORTGROUP_FIELDS: tuple[Field, ...] = (
     Field("properties", 26, W, "dict"),
     Field("physical_network", 102, W, "str", gated=False),
     Field("category", 103, W, "str", gated=False),
-    Field("dynamic_portgroup", 111, W, "bool"),
+    # set by the conductor's trait-based networking only: Ironic's schema has no place for it
+    Field("dynamic_portgroup", 111, RO, "bool"),
     Field("created_at", 23, RO),
     Field("updated_at", 23, RO),
 )

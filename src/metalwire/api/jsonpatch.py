@@ -60,8 +60,9 @@ def apply_patch(
     Raises PatchError (400) for a malformed patch, a read-only or unknown field, or a path that
     does not exist; NotAcceptable (406) for a field above the request's version.
     """
-    if not isinstance(patch, list) or not patch:
-        raise PatchError("The patch must be a non-empty JSON array of operations.")
+    # an empty array changes nothing and is answered with the object, as Ironic 39 does
+    if not isinstance(patch, list):
+        raise PatchError("The patch must be a JSON array of operations.")
     known = by_name(fields)
     doc = copy.deepcopy(document)
     for position, raw in enumerate(patch):
@@ -71,13 +72,14 @@ def apply_patch(
         field = known.get(top)
         if field is None:
             raise PatchError(f"Cannot patch /{top}: no such attribute.")
-        if not field.settable_at(version.minor):
+        # an internal attribute before the version, as Ironic refuses it (400) at any version
+        if field.access not in (Access.WRITABLE, Access.PATCH_ONLY):
+            raise PatchError(f"'/{top}' is an internal attribute and can not be updated.")
+        if not field.patchable_at(version.minor):
             raise NotAcceptable(
                 f"Field {top} requires API version 1.{field.since} or later; the request "
                 f"used {version}."
             )
-        if field.access not in (Access.WRITABLE, Access.PATCH_ONLY):
-            raise PatchError(f"'/{top}' is an internal attribute and can not be updated.")
         if op["op"] != "remove" and "value" not in op:
             raise PatchError(f"Patch operation {op['op']} on {op['path']} needs a 'value'.")
         _apply_one(doc, parts, op, mandatory, creatable=field.kind == "dict")

@@ -121,13 +121,14 @@ def check_create_body(
         field = known.get(name)
         if field is None:
             raise InvalidParameterValue(f"Unknown attribute for this resource: {name}.")
+        # read-only before the version, as Ironic's schema refuses them (400) at any version
+        if field.access is Access.READ_ONLY:
+            raise InvalidParameterValue(f"Field {name} is read-only and cannot be set.")
         if not field.settable_at(version.minor):
             raise NotAcceptable(
                 f"Field {name} requires API version 1.{field.since} or later; the request "
                 f"used {version}."
             )
-        if field.access is Access.READ_ONLY:
-            raise InvalidParameterValue(f"Field {name} is read-only and cannot be set.")
         if field.access is Access.PATCH_ONLY:
             raise InvalidParameterValue(
                 f"Field {name} cannot be set when creating; set it with PATCH afterwards."

@@ -318,7 +318,7 @@ class Conductor:
         def write() -> None:
             try:
                 with self.db.writing() as work:
-                    work.history.add(bound)
+                    work.history.add(bound.at_state(work.nodes.find(node_id)))
             except DatabaseFailure as exc:  # logged where it was detected
                 LOG.warning("Could not record the failure in node %s history: %s", node_uuid, exc)
             except Exception:

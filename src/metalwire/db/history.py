@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid as uuidlib
 from dataclasses import dataclass, fields, replace
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from metalwire.db.models import NodeHistory
+from metalwire.db.models import Node, NodeHistory, utcnow
 from metalwire.db.pagination import Page, paginate
 from metalwire.db.statements import Repository, detached
 from metalwire.errors import NotFound
@@ -19,7 +20,9 @@ class HistoryEntry:
     """One event in a node's history.
 
     ``node_id``, ``conductor``, ``user`` and ``project`` say where and by whom; a task fills
-    them in (:meth:`by`) from its node and request.
+    them in (:meth:`by`) from its node and request. ``state``, ``target_provision_state`` and
+    ``duration_seconds`` (since the node's last provision state change) are the node's when
+    the entry is written (:meth:`at_state`), as Ironic 39 records them.
     """
 
     event_type: str
@@ -32,6 +35,9 @@ class HistoryEntry:
     conductor: str | None = None
     user: str | None = None
     project: str | None = None
+    state: str | None = None
+    target_provision_state: str | None = None
+    duration_seconds: int | None = None
 
     @classmethod
     def failed(
@@ -45,6 +51,25 @@ class HistoryEntry:
     ) -> HistoryEntry:
         """The entry on a node, by a conductor, for a request's user and project."""
         return replace(self, node_id=node_id, conductor=conductor, user=user, project=project)
+
+    def at_state(self, node: Node | None) -> HistoryEntry:
+        """The entry with the node's provision state, target and time in that state."""
+        if node is None:
+            return self
+        return replace(
+            self,
+            state=node.provision_state,
+            target_provision_state=node.target_provision_state,
+            duration_seconds=_seconds_since(node.provision_updated_at),
+        )
+
+
+def _seconds_since(moment: dt.datetime | None) -> int | None:
+    if moment is None:
+        return None
+    if moment.tzinfo is None:  # SQLite and MariaDB hand back naive UTC times
+        moment = moment.replace(tzinfo=dt.UTC)
+    return int((utcnow() - moment).total_seconds())
 
 
 # The columns an entry fills (dataclasses.asdict would deep-copy each value, on every write).

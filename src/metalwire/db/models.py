@@ -208,8 +208,11 @@ class NodeHistory(Base):
     event: Mapped[str] = mapped_column(Text)
     conductor: Mapped[str | None] = mapped_column(String(255))
     user: Mapped[str | None] = mapped_column(String(255))
-    # Stored for operators; the API shows it from version 1.113 in Ironic, beyond ours.
-    project: Mapped[str | None] = mapped_column(String(255))
+    project: Mapped[str | None] = mapped_column(String(255))  # shown from 1.113
+    # the node's, when the entry was written (migration 0009; shown from 1.115)
+    state: Mapped[str | None] = mapped_column(String(32))
+    target_provision_state: Mapped[str | None] = mapped_column(String(32))
+    duration_seconds: Mapped[int | None] = mapped_column(Integer)
     vif_id: Mapped[str | None] = mapped_column(String(255))
     target_uuid: Mapped[str | None] = mapped_column(String(36))
     result: Mapped[str | None] = mapped_column(String(16))

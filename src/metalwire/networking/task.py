@@ -272,7 +272,7 @@ class NodeHistoryLog:
         task = self._task
         bound = entry.by(
             task.node.id, task.config.default.host, task.context.user, task.context.project
-        )
+        ).at_state(task.node)
         with task.writing() as work:
             return work.history.add(bound)
 

@@ -59,9 +59,23 @@ def flag(value: str | None, name: str) -> bool | None:
     raise InvalidParameterValue(f"Invalid value for {name}: {value!r}; expected a boolean.")
 
 
-def list_filters(c: Call, declared: tuple[Filter, ...]) -> dict[str, Any]:
-    """The declared filters the query gives, parsed; one below its version is refused (406)."""
+# what every list takes besides its filters: paging, ?fields= and ?detail=
+LIST_PARAMETERS = frozenset({"limit", "marker", "sort_key", "sort_dir", "fields", "detail"})
+
+
+def list_filters(
+    c: Call, declared: tuple[Filter, ...], not_served: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """The declared filters the query gives, parsed; one below its version is refused (406),
+    a query parameter the list does not take (400) as Ironic refuses it, rather than list
+    everything. ``not_served`` names parameters Ironic takes that are read as no filter."""
     params = c.request.query_params
+    unknown = sorted(set(params) - LIST_PARAMETERS - not_served - {f.name for f in declared})
+    if unknown:
+        known = sorted(LIST_PARAMETERS | {f.name for f in declared})
+        raise InvalidParameterValue(
+            f"Unknown query parameter(s) {', '.join(unknown)}; this list takes {', '.join(known)}."
+        )
     out: dict[str, Any] = {}
     for declared_filter in declared:
         raw = params.get(declared_filter.name)
@@ -117,6 +131,10 @@ def collection(
 
 def detail_requested(c: Call, detail_path: bool) -> bool:
     if detail_path:
+        if "detail" in c.request.query_params:  # Ironic 39's /detail lists take no detail=
+            raise InvalidParameterValue(
+                "The detail query parameter is not taken by a /detail list: it is detailed."
+            )
         return True
     value = flag(c.request.query_params.get("detail"), "detail")
     if value is not None and not c.version.at_least(mv.DETAIL_QUERY):
@@ -129,7 +147,7 @@ def detail_requested(c: Call, detail_path: bool) -> bool:
 def fields_param(c: Call) -> str | None:
     wanted = c.request.query_params.get("fields")
     if wanted is not None and not c.version.at_least(mv.FIELDS_PARAM):
-        raise InvalidParameterValue("The fields query parameter requires API version 1.8.")
+        raise NotAcceptable("Request not acceptable.")  # Ironic 39's answer below 1.8
     return wanted
 
 

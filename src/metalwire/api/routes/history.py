@@ -16,8 +16,14 @@ from metalwire.db.models import NodeHistory
 
 router = APIRouter(prefix="/v1/nodes/{ident}/history")
 
+# what a detailed entry shows from which version, as Ironic 39
+PROJECT = 113
+PROVISION_FIELDS = 115
 
-def history_view(entry: NodeHistory, node_uuid: str, base: str, detail: bool) -> dict[str, Any]:
+
+def history_view(
+    entry: NodeHistory, node_uuid: str, base: str, detail: bool, version: mv.Version
+) -> dict[str, Any]:
     body: dict[str, Any] = {
         "uuid": entry.uuid,
         "created_at": as_json(entry.created_at),
@@ -34,6 +40,14 @@ def history_view(entry: NodeHistory, node_uuid: str, base: str, detail: bool) ->
             target_uuid=entry.target_uuid,
             result=entry.result,
         )
+        if version.at_least(PROJECT):
+            body["project"] = entry.project
+        if version.at_least(PROVISION_FIELDS):
+            body.update(
+                state=entry.state,
+                target_provision_state=entry.target_provision_state,
+                duration_seconds=entry.duration_seconds,
+            )
     return body
 
 
@@ -47,7 +61,7 @@ def list_history(request: Request, ident: str) -> dict[str, Any]:
         node = node_db.get(session, ident)
         authz.node(c, "baremetal:node:history:get", node, ident)
         entries = history_db.for_node(session, node.id, p)
-    views = [history_view(e, node.uuid, c.base, detail) for e in entries]
+    views = [history_view(e, node.uuid, c.base, detail, c.version) for e in entries]
     return collection(c, "history", entries, views, p.limit)
 
 
@@ -59,4 +73,4 @@ def get_history(request: Request, ident: str, uuid: str) -> dict[str, Any]:
         node = node_db.get(session, ident)
         authz.node(c, "baremetal:node:history:get", node, ident)
         entry = history_db.get(session, node.id, uuid)
-    return history_view(entry, node.uuid, c.base, detail=True)
+    return history_view(entry, node.uuid, c.base, True, c.version)

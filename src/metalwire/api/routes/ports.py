@@ -49,6 +49,7 @@ def normalize(values: dict[str, Any], version: mv.Version) -> dict[str, Any]:
         out["node_uuid"] = validation.uuid_value(out["node_uuid"], "node_uuid")
     if out.get("portgroup_uuid") is not None:
         out["portgroup_uuid"] = validation.uuid_value(out["portgroup_uuid"], "portgroup_uuid")
+    refuse_null_dynamic_portgroup(out)
     if out.get("local_link_connection") is not None:
         out["local_link_connection"] = validation.local_link_connection(
             out["local_link_connection"], version, bool(out.get("is_smartnic"))
@@ -58,12 +59,23 @@ def normalize(values: dict[str, Any], version: mv.Version) -> dict[str, Any]:
         ("extra", {}),
         ("pxe_enabled", True),
         ("is_smartnic", False),
-        ("available_for_dynamic_portgroup", False),
     ):
         if key in out and out[key] is None:
             out[key] = default
     validation.check_lengths(out, Port.__table__)
     return out
+
+
+def refuse_null_dynamic_portgroup(values: Any) -> None:
+    """available_for_dynamic_portgroup is true or false, never null: a 400 at any version, as
+    Ironic's schema answers before its version checks."""
+    if isinstance(values, dict) and (
+        "available_for_dynamic_portgroup" in values
+        and values["available_for_dynamic_portgroup"] is None
+    ):
+        raise InvalidParameterValue(
+            "Invalid value for field available_for_dynamic_portgroup: null; use true or false."
+        )
 
 
 def check_legacy_vif_id(extra: Any, current: Any = None) -> None:
@@ -216,11 +228,14 @@ def node_ident_as_uuid(c: Call, body: Any) -> Any:
 def create_port(request: Request, response: Response, body: JsonBody = None) -> dict[str, Any]:
     c = call(request)
     body = node_ident_as_uuid(c, body)
+    refuse_null_dynamic_portgroup(body)
     values = validation.check_create_body(
         body, PORT_FIELDS, c.version, required=("address", "node_uuid")
     )
     authz.create_on_node(c, "baremetal:port:create", values.get("node_uuid"))
     check_legacy_vif_id(values.get("extra"))
+    # Ironic 39: a port may join a dynamic portgroup unless it is created saying otherwise
+    values.setdefault("available_for_dynamic_portgroup", True)
     port = c.services.rpcapi.create_port(c.context, normalize(values, c.version))
     response.headers["Location"] = f"{c.base}/v1/ports/{port.uuid}"
     warn_if_legacy_vif(response, port.extra, "Port", port.uuid)

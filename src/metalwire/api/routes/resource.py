@@ -143,6 +143,8 @@ class Resource(Generic[Row]):
                 current = self.current(c, session, row)
             changes = apply_patch(current, body, self.fields, c.version, mandatory=self.mandatory)
             changes = validation.checked_patch(self.unmasked(changes, current), self.fields)
+            if not changes:  # nothing to store (an empty patch): the row as it is, as Ironic
+                return row, changes
             self.check_changes(c, row, current, changes)
             expected = {k: current[k] for k in changes if k not in self.owner_fields}
             stored = self.update(c, row.uuid, self.prepare(c, row, changes), expected)

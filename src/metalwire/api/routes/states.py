@@ -9,6 +9,7 @@ from fastapi import APIRouter, Request, Response
 from metalwire.api.fields import NODE_FIELDS
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import Call, JsonBody, accepted, body_target, call
+from metalwire.api.validation import boolean
 from metalwire.api.views import as_json
 from metalwire.conductor.provisioning import ProvisionOptions
 from metalwire.db import nodes as node_db
@@ -24,6 +25,8 @@ _VERSIONED_STATES = {
 
 CONFIGDRIVE_ON_REBUILD = 35
 CONFIGDRIVE_AS_JSON = 56
+# disable_ramdisk: taken by clean from 1.70 and by service from 1.108, by no other verb
+DISABLE_RAMDISK_SINCE = {"clean": 70, "service": 108}
 
 # Verb -> (conductor verb, first API version that accepts it).
 VERBS: dict[str, tuple[str, int]] = {
@@ -66,6 +69,25 @@ def check_service_steps(body: dict[str, Any]) -> None:
         )
 
 
+def check_disable_ramdisk(c: Call, target: str, value: Any) -> None:
+    """``disable_ramdisk`` is a boolean (400), taken by clean from 1.70 and service from 1.108
+    (406 below, Ironic's message) and by no other verb (400), as Ironic 39 answers.
+
+    The fake clean and service steps boot no ramdisk either way: the flag changes nothing
+    else. Ironic keeps it in driver_internal_info only while servicing runs, and metalwire's
+    runs within the request."""
+    if value is None:
+        return
+    boolean(value, "disable_ramdisk")
+    since = DISABLE_RAMDISK_SINCE.get(target)
+    if since is None:
+        raise InvalidParameterValue(
+            "disable_ramdisk is supported only with manual cleaning or servicing"
+        )
+    if not c.version.at_least(since):
+        raise NotAcceptable("disable_ramdisk is not acceptable in this API version")
+
+
 @router.get("/states")
 def get_states(request: Request, ident: str) -> dict[str, Any]:
     c = call(request)
@@ -101,6 +123,7 @@ def set_provision_state(request: Request, ident: str, body: JsonBody = None) -> 
     verb, since = VERBS[target]
     if not c.version.at_least(since):
         raise NotAcceptable(f"Provision verb {target!r} requires API version 1.{since}.")
+    check_disable_ramdisk(c, target, body.get("disable_ramdisk"))
     check_service_steps(body)
     options = ProvisionOptions(
         configdrive=_configdrive(c, verb, body.get("configdrive")),

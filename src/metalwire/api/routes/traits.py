@@ -1,4 +1,4 @@
-"""``/v1/nodes/{node}/traits`` (from API version 1.37)."""
+"""``/v1/nodes/{node}/traits`` (from API version 1.37; below it answered as Ironic 39 does)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from fastapi import APIRouter, Request, Response
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import Call, JsonBody, call, until_unchanged
 from metalwire.db import nodes as node_db
-from metalwire.errors import InvalidParameterValue, NotFound
+from metalwire.errors import InvalidParameterValue, MethodNotAllowed, NotAcceptable, NotFound
 
 router = APIRouter(prefix="/v1/nodes/{ident}/traits")
 
@@ -32,8 +32,19 @@ def check_trait(value: Any) -> str:
 
 def _traits_call(request: Request) -> Call:
     c = call(request)
-    c.require(TRAITS)
+    if not c.version.at_least(TRAITS):
+        _refuse_below_traits(request.method)
     return c
+
+
+def _refuse_below_traits(method: str) -> None:
+    """Below 1.37 Ironic 39 routes the path as the node's own: a GET is refused (406), a PUT
+    is a method the node does not take (405), a DELETE names no resource (404)."""
+    if method == "PUT":
+        raise MethodNotAllowed(method, ("GET",))
+    if method == "DELETE":
+        raise NotFound("Resource could not be found.")
+    raise NotAcceptable("Request not acceptable.")
 
 
 def _current(c: Call, ident: str) -> list[str]:
