@@ -11,13 +11,9 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from schemathesis.specs.openapi.definitions import OPENAPI_31
 
+from metalwire.api.routes.vifs import DOORS, vif_route
+
 COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "api-ref" / "openapi.json"
-# Served in front of the router by api/routes/vifs.py: VifEndpoints.
-VIF_OPERATIONS = {
-    ("GET", "/v1/nodes/{}/vifs"),
-    ("POST", "/v1/nodes/{}/vifs"),
-    ("DELETE", "/v1/nodes/{}/vifs/{}"),
-}
 
 
 def _shape(path: str) -> str:
@@ -55,7 +51,7 @@ def test_every_route_is_described(client: TestClient) -> None:
         if isinstance(route, APIRoute)
         for method in route.methods
     }
-    served |= VIF_OPERATIONS
+    served |= {(door.method, _shape(door.path)) for door in DOORS}
     assert served - described == set(), "routes missing from the document"
     assert described - served == set(), "the document describes routes nobody serves"
 
@@ -76,3 +72,10 @@ def test_every_operation_documents_the_version_headers_and_both_error_forms(
     for inner in (fault, routing):
         validator.validate(json.dumps(inner))
         validator.validate(inner)
+
+
+def test_the_vif_doors_are_the_paths_vif_endpoints_answers() -> None:
+    for door in DOORS:
+        concrete = door.path.replace("{ident}", "node-1").replace("{vif}", "vif-1")
+        assert vif_route(concrete) == door.path
+    assert {door.method for door in DOORS} == {"GET", "POST", "DELETE"}

@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 
-from metalwire.api import errors, openapi
+from metalwire.api import errors
 from metalwire.api.auth.middleware import AuthMiddleware
 from metalwire.api.auth.policy import Policy
 from metalwire.api.auth.startup import build_strategy
@@ -23,24 +23,8 @@ from metalwire.api.metrics import MetricsEndpoint, RequestMetrics, RouteRecorder
 from metalwire.api.middleware import ApiMiddleware, RequestLimits
 from metalwire.api.reloads import api_files
 from metalwire.api.retry_after import RetryAfterForIronicclient
-from metalwire.api.routes import (
-    audit,
-    console,
-    history,
-    nodes,
-    portgroups,
-    ports,
-    power,
-    root,
-    shards,
-    states,
-    traits,
-    validate,
-    volume,
-)
-from metalwire.api.routes import lookup as node_lookup
+from metalwire.api.route_table import api_routes
 from metalwire.api.routes.vifs import VifEndpoints
-from metalwire.api.ui import pages as ui_pages
 from metalwire.conductor.audit_runner import STOP_WAIT
 from metalwire.conductor.locks import NodeLocks
 from metalwire.config import Config
@@ -80,25 +64,7 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
     app.state.reloader = reloader  # metalwire serve's SIGHUP handler asks it to reload
     # The routes are added flat, the busiest first: the router tries them in order. The
     # VIF endpoints, the busiest of all, are answered in front of the router.
-    for module in (
-        nodes,
-        ports,
-        portgroups,
-        states,
-        power,
-        console,
-        validate,
-        volume,
-        history,
-        traits,
-        shards,
-        root,
-        audit,
-        openapi,
-    ):
-        app.router.routes.extend(module.router.routes)
-    app.router.routes.extend(node_lookup.router.routes)  # what the topology page lists
-    app.router.routes.extend(ui_pages.routes)  # the topology page, last: the least busy
+    app.router.routes.extend(api_routes())
     app.add_exception_handler(MetalwireError, errors.on_metalwire_error)
     app.add_exception_handler(HTTPException, errors.on_http_error)
     app.add_exception_handler(RequestValidationError, errors.on_validation_error)

@@ -26,6 +26,9 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from metalwire.api import openapi_bodies as bodies
+from metalwire.api.openapi_operations import WRITE
+from metalwire.api.route_docs import alias, doc
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import Call, call
 from metalwire.db import nodes as node_db
@@ -72,20 +75,52 @@ def _latest(c: Call) -> dict[str, Any]:
     return body
 
 
-@router.get("")
+_LATEST = doc(
+    "latestDriftAudit",
+    "The latest audit (periodic or asked for), of every node or one, without calling Neutron "
+    "(metalwire only).",
+    "audit",
+    ok="The findings of the latest audit.",
+    returns=bodies.AUDIT_REPORT,
+    errors=(404, 406),
+    query=(bodies.AUDITED_NODE,),
+)
+
+
+@router.get("", openapi_extra=_LATEST)
 def get_audit(request: Request) -> dict[str, Any]:
     c = call(request)
     _authorize(c, "metalwire:audit:get")
     return _latest(c)
 
 
-@router.get("/latest")
+@router.get(
+    "/latest",
+    openapi_extra=alias(
+        _LATEST,
+        "latestDriftAuditOldName",
+        "The same as GET /v1/metalwire/audit, its older name (metalwire only).",
+    ),
+)
 def get_latest_audit(request: Request) -> dict[str, Any]:
     """The same as ``GET /v1/metalwire/audit``, its older name."""
     return get_audit(request)
 
 
-@router.post("")
+@router.post(
+    "",
+    openapi_extra=doc(
+        "auditDrift",
+        "Compare every VIF attachment (or one node's) with Neutron now (metalwire only).",
+        "audit",
+        ok="The findings.",
+        returns=bodies.AUDIT_REPORT,
+        errors=(400, 403, 404, 406, 415, 502, 503),
+        query=(bodies.AUDITED_NODE,),
+        body=bodies.NO_FORM,
+        body_required=False,
+    ),
+)
 def run_audit(request: Request) -> dict[str, Any]:
     c = call(request)
     _authorize(c, "metalwire:audit:get")
@@ -95,7 +130,20 @@ def run_audit(request: Request) -> dict[str, Any]:
     return c.services.rpcapi.audit(c.context, nodes).as_json()
 
 
-@router.post("/repair")
+@router.post(
+    "/repair",
+    openapi_extra=doc(
+        "repairDrift",
+        "Fix the safe findings under each node's lock, then audit again (metalwire only).",
+        "audit",
+        ok="The repairs and the findings left.",
+        returns=bodies.AUDIT_REPAIRS,
+        errors=(*WRITE, 415, 502),
+        query=(bodies.AUDITED_NODE,),
+        body=bodies.NO_FORM,
+        body_required=False,
+    ),
+)
 def repair(request: Request) -> dict[str, Any]:
     c = call(request)
     _authorize(c, "metalwire:audit:repair")

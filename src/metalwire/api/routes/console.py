@@ -6,6 +6,9 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
+from metalwire.api import openapi_bodies as bodies
+from metalwire.api.openapi_operations import WRITE
+from metalwire.api.route_docs import doc, ref
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import JsonBody, accepted, call, flag
 from metalwire.errors import InvalidParameterValue, NodeConsoleNotEnabled
@@ -13,7 +16,16 @@ from metalwire.errors import InvalidParameterValue, NodeConsoleNotEnabled
 router = APIRouter(prefix="/v1/nodes/{ident}")
 
 
-@router.get("/states/console")
+@router.get(
+    "/states/console",
+    openapi_extra=doc(
+        "getConsole",
+        "Whether the console is enabled, and how to connect to it.",
+        "nodes",
+        ok="The console.",
+        returns=ref("NodeConsole"),
+    ),
+)
 def get_console(request: Request, ident: str) -> dict[str, Any]:
     c = call(request)
     authz.node_by_ident(c, "baremetal:node:get_console", ident)
@@ -24,7 +36,19 @@ def get_console(request: Request, ident: str) -> dict[str, Any]:
     return {"console_enabled": True, "console_info": info}
 
 
-@router.put("/states/console", status_code=202)
+@router.put(
+    "/states/console",
+    status_code=202,
+    openapi_extra=doc(
+        "setConsoleState",
+        "Start or stop a node's console.",
+        "nodes",
+        ok="Accepted.",
+        errors=WRITE,
+        body=bodies.CONSOLE_ENABLED,
+        headers=bodies.STATES_LOCATION,
+    ),
+)
 def set_console_state(request: Request, ident: str, body: JsonBody = None) -> Response:
     c = call(request)
     authz.node_by_ident(c, "baremetal:node:set_console_state", ident)

@@ -7,6 +7,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from metalwire.api import microversion as mv
+from metalwire.api.openapi_operations import paging
+from metalwire.api.route_docs import DETAIL, doc, ref
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import call, collection, flag, page
 from metalwire.api.views import as_json, links
@@ -51,7 +53,18 @@ def history_view(
     return body
 
 
-@router.get("")
+@router.get(
+    "",
+    openapi_extra=doc(
+        "listNodeHistory",
+        "A node's history.",
+        "nodes",
+        ok="Entries.",
+        returns=ref("HistoryList"),
+        query=(DETAIL, *paging({"id", "created_at"})),
+        since=mv.NODE_HISTORY,
+    ),
+)
 def list_history(request: Request, ident: str) -> dict[str, Any]:
     c = call(request)
     c.require(mv.NODE_HISTORY)
@@ -65,7 +78,17 @@ def list_history(request: Request, ident: str) -> dict[str, Any]:
     return collection(c, "history", entries, views, p.limit)
 
 
-@router.get("/{uuid}")
+@router.get(
+    "/{uuid}",
+    openapi_extra=doc(
+        "getNodeHistoryEntry",
+        "One history entry.",
+        "nodes",
+        ok="The entry.",
+        returns=ref("HistoryEntry"),
+        since=mv.NODE_HISTORY,
+    ),
+)
 def get_history(request: Request, ident: str, uuid: str) -> dict[str, Any]:
     c = call(request)
     c.require(mv.NODE_HISTORY)

@@ -23,9 +23,13 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from metalwire.api import dry_run
+from metalwire.api import openapi_bodies as bodies
+from metalwire.api.openapi_operations import paging
+from metalwire.api.route_docs import doc
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import call, collection, page
 from metalwire.db import node_summaries
+from metalwire.db import nodes as node_db
 from metalwire.db.node_summaries import NodeSummary
 from metalwire.errors import InvalidParameterValue
 
@@ -38,8 +42,18 @@ FEATURES = ("vif_attach_dry_run", "node_summaries", "drift_audit")
 MAX_QUERY_LENGTH = 255
 
 
-@router.get("")
-@router.get("/")
+_DISCOVER = doc(
+    "discoverMetalwire",
+    "What this server offers beyond the Bare Metal API (metalwire only).",
+    "metalwire",
+    ok="The features.",
+    returns=bodies.features(FEATURES),
+    errors=(406,),
+)
+
+
+@router.get("", openapi_extra=_DISCOVER)
+@router.get("/", openapi_extra=_DISCOVER)
 def discover(request: Request) -> dict[str, Any]:
     return {"features": list(FEATURES), "dry_run_header": dry_run.HEADER}
 
@@ -71,7 +85,18 @@ def summary_view(summary: NodeSummary) -> dict[str, Any]:
     }
 
 
-@router.get("/node_summaries")
+@router.get(
+    "/node_summaries",
+    openapi_extra=doc(
+        "listNodeSummaries",
+        "A page of nodes with their port, portgroup and VIF counts; a search with q "
+        "(metalwire only).",
+        "metalwire",
+        ok="The page.",
+        returns=bodies.NODE_SUMMARIES,
+        query=(bodies.summary_search(MAX_QUERY_LENGTH), *paging(node_db.SORTABLE)),
+    ),
+)
 def list_node_summaries(request: Request) -> dict[str, Any]:
     c = call(request)
     p = page(c)

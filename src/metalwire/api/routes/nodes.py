@@ -10,9 +10,12 @@ from fastapi import APIRouter, Request, Response
 from sqlalchemy.orm import Session
 
 from metalwire.api import microversion as mv
+from metalwire.api import openapi_bodies as bodies
 from metalwire.api import secrets, validation
 from metalwire.api.auth.policy import FieldMasks
 from metalwire.api.fields import NODE_FIELDS, NODE_FILTERS, NODE_LIST_FIELDS
+from metalwire.api.openapi_operations import WRITE
+from metalwire.api.route_docs import FIELDS, doc, listing, lists, ref
 from metalwire.api.routes import authz
 from metalwire.api.routes import portgroups as portgroup_routes
 from metalwire.api.routes import ports as port_routes
@@ -144,23 +147,47 @@ NODES = Resource[Node](
 )
 
 
-@router.get("")
-@router.get("/")
+_LIST, _LIST_DETAIL = lists(
+    "listNodes", "nodes", "nodes", "NodeList", listing(NODE_FILTERS, node_db.SORTABLE)
+)
+
+
+@router.get("", openapi_extra=_LIST)
+@router.get("/", openapi_extra=_LIST)
 def list_nodes(request: Request) -> dict[str, Any]:
     return NODES.list_view(call(request), detail_path=False)
 
 
-@router.get("/detail")
+@router.get("/detail", openapi_extra=_LIST_DETAIL)
 def list_nodes_detail(request: Request) -> dict[str, Any]:
     return NODES.list_view(call(request), detail_path=True)
 
 
-@router.get("/{ident}")
+@router.get(
+    "/{ident}",
+    openapi_extra=doc(
+        "getNode", "Show a node.", "nodes", ok="The node.", returns=ref("Node"), query=(FIELDS,)
+    ),
+)
 def get_node(request: Request, ident: str) -> dict[str, Any]:
     return NODES.get(call(request), ident)
 
 
-@router.post("", status_code=201)
+@router.post(
+    "",
+    status_code=201,
+    openapi_extra=doc(
+        "createNode",
+        "Create a node.",
+        "nodes",
+        ok="The new node.",
+        returns=ref("Node"),
+        errors=(400, 406, 409, 503),
+        body=ref("NodeCreate"),
+        headers=bodies.LOCATION,
+        links=bodies.NODE_LINKS,
+    ),
+)
 def create_node(request: Request, response: Response, body: JsonBody = None) -> dict[str, Any]:
     c = call(request)
     values = validation.check_create_body(body, NODE_FIELDS, c.version, required=("driver",))
@@ -176,7 +203,18 @@ def create_node(request: Request, response: Response, body: JsonBody = None) -> 
     return NODES.show(c, node)
 
 
-@router.patch("/{ident}")
+@router.patch(
+    "/{ident}",
+    openapi_extra=doc(
+        "patchNode",
+        "Change a node with a JSON Patch.",
+        "nodes",
+        ok="The changed node.",
+        returns=ref("Node"),
+        errors=WRITE,
+        body=ref("JsonPatch"),
+    ),
+)
 def patch_node(
     request: Request,
     ident: str,
@@ -188,7 +226,17 @@ def patch_node(
     return NODES.show(c, updated)
 
 
-@router.delete("/{ident}", status_code=204)
+@router.delete(
+    "/{ident}",
+    status_code=204,
+    openapi_extra=doc(
+        "deleteNode",
+        "Delete a node, its ports and portgroups.",
+        "nodes",
+        ok="Deleted.",
+        errors=WRITE,
+    ),
+)
 def delete_node(request: Request, ident: str) -> Response:
     c = call(request)
     authz.delete_node(c, ident)
@@ -196,7 +244,17 @@ def delete_node(request: Request, ident: str) -> Response:
     return Response(status_code=204)
 
 
-@router.get("/{ident}/children")
+@router.get(
+    "/{ident}/children",
+    openapi_extra=doc(
+        "listNodeChildren",
+        "The UUIDs of a node's child nodes.",
+        "node",
+        ok="The children.",
+        returns=bodies.CHILDREN,
+        since=mv.PARENT_CHILD_NODES,
+    ),
+)
 def node_children(request: Request, ident: str) -> dict[str, Any]:
     c = call(request)
     if not c.version.at_least(mv.PARENT_CHILD_NODES):
@@ -226,12 +284,17 @@ def _node_ports(request: Request, ident: str, detail_path: bool) -> dict[str, An
     )
 
 
-@router.get("/{ident}/ports")
+_PORTS, _PORTS_DETAIL = lists(
+    "listNodePorts", "the node's ports", "nodes", "PortList", port_routes.LISTING
+)
+
+
+@router.get("/{ident}/ports", openapi_extra=_PORTS)
 def node_ports(request: Request, ident: str) -> dict[str, Any]:
     return _node_ports(request, ident, detail_path=False)
 
 
-@router.get("/{ident}/ports/detail")
+@router.get("/{ident}/ports/detail", openapi_extra=_PORTS_DETAIL)
 def node_ports_detail(request: Request, ident: str) -> dict[str, Any]:
     return _node_ports(request, ident, detail_path=True)
 
@@ -245,11 +308,20 @@ def _node_portgroups(request: Request, ident: str, detail_path: bool) -> dict[st
     )
 
 
-@router.get("/{ident}/portgroups")
+_PORTGROUPS, _PORTGROUPS_DETAIL = lists(
+    "listNodePortgroups",
+    "the node's portgroups",
+    "nodes",
+    "PortgroupList",
+    portgroup_routes.LISTING,
+)
+
+
+@router.get("/{ident}/portgroups", openapi_extra=_PORTGROUPS)
 def node_portgroups(request: Request, ident: str) -> dict[str, Any]:
     return _node_portgroups(request, ident, detail_path=False)
 
 
-@router.get("/{ident}/portgroups/detail")
+@router.get("/{ident}/portgroups/detail", openapi_extra=_PORTGROUPS_DETAIL)
 def node_portgroups_detail(request: Request, ident: str) -> dict[str, Any]:
     return _node_portgroups(request, ident, detail_path=True)

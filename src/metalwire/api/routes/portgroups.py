@@ -9,8 +9,10 @@ from fastapi import APIRouter, Request, Response
 from sqlalchemy.orm import Session
 
 from metalwire.api import microversion as mv
+from metalwire.api import openapi_bodies as bodies
 from metalwire.api import validation
 from metalwire.api.fields import PORTGROUP_FIELDS, PORTGROUP_FILTERS, PORTGROUP_LIST_FIELDS
+from metalwire.api.route_docs import listing, lists, object_docs
 from metalwire.api.routes import authz
 from metalwire.api.routes import ports as port_routes
 from metalwire.api.routes.before_body import patch_allowed
@@ -107,23 +109,27 @@ PORTGROUPS = Resource[Portgroup](
 )
 
 
-@router.get("")
-@router.get("/")
+LISTING = listing(PORTGROUP_FILTERS, portgroup_db.SORTABLE)
+_DOCS = object_docs("Portgroup", "portgroup", LISTING, bodies.PORTGROUP_LINKS)
+
+
+@router.get("", openapi_extra=_DOCS.list)
+@router.get("/", openapi_extra=_DOCS.list)
 def list_portgroups(request: Request) -> dict[str, Any]:
     return PORTGROUPS.list_view(portgroup_call(request), detail_path=False)
 
 
-@router.get("/detail")
+@router.get("/detail", openapi_extra=_DOCS.list_detail)
 def list_portgroups_detail(request: Request) -> dict[str, Any]:
     return PORTGROUPS.list_view(portgroup_call(request), detail_path=True)
 
 
-@router.get("/{ident}")
+@router.get("/{ident}", openapi_extra=_DOCS.show)
 def get_portgroup(request: Request, ident: str) -> dict[str, Any]:
     return PORTGROUPS.get(portgroup_call(request), ident)
 
 
-@router.post("", status_code=201)
+@router.post("", status_code=201, openapi_extra=_DOCS.create)
 def create_portgroup(request: Request, response: Response, body: JsonBody = None) -> dict[str, Any]:
     c = portgroup_call(request)
     values = validation.check_create_body(
@@ -138,7 +144,7 @@ def create_portgroup(request: Request, response: Response, body: JsonBody = None
     return PORTGROUPS.show(c, portgroup)
 
 
-@router.patch("/{ident}")
+@router.patch("/{ident}", openapi_extra=_DOCS.patch)
 def patch_portgroup(
     request: Request,
     response: Response,
@@ -153,7 +159,7 @@ def patch_portgroup(
     return PORTGROUPS.show(c, updated)
 
 
-@router.delete("/{ident}", status_code=204)
+@router.delete("/{ident}", status_code=204, openapi_extra=_DOCS.delete)
 def delete_portgroup(request: Request, ident: str) -> Response:
     c = portgroup_call(request)
     if authz.policy(c).enabled:
@@ -175,11 +181,20 @@ def _members(request: Request, ident: str, detail_path: bool) -> dict[str, Any]:
     return port_routes.PORTS.list_view(call(request), detail_path, members)
 
 
-@router.get("/{ident}/ports")
+_PORTS, _PORTS_DETAIL = lists(
+    "listPortgroupPorts",
+    "the portgroup's ports (1.24)",
+    "portgroups",
+    "PortList",
+    port_routes.LISTING,
+)
+
+
+@router.get("/{ident}/ports", openapi_extra=_PORTS)
 def portgroup_ports(request: Request, ident: str) -> dict[str, Any]:
     return _members(request, ident, detail_path=False)
 
 
-@router.get("/{ident}/ports/detail")
+@router.get("/{ident}/ports/detail", openapi_extra=_PORTS_DETAIL)
 def portgroup_ports_detail(request: Request, ident: str) -> dict[str, Any]:
     return _members(request, ident, detail_path=True)

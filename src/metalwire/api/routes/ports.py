@@ -10,8 +10,10 @@ from fastapi import APIRouter, Request, Response
 from sqlalchemy.orm import Session
 
 from metalwire.api import microversion as mv
+from metalwire.api import openapi_bodies as bodies
 from metalwire.api import validation
 from metalwire.api.fields import PORT_FIELDS, PORT_FILTERS, PORT_LIST_FIELDS, Field
+from metalwire.api.route_docs import listing, object_docs
 from metalwire.api.routes import authz
 from metalwire.api.routes.before_body import patch_allowed
 from metalwire.api.routes.common import Call, JsonBody, call, list_filters
@@ -187,18 +189,22 @@ PORTS = Resource[Port](
 )
 
 
-@router.get("")
-@router.get("/")
+LISTING = listing(PORT_FILTERS, port_db.SORTABLE)
+_DOCS = object_docs("Port", "port", LISTING, bodies.PORT_LINKS)
+
+
+@router.get("", openapi_extra=_DOCS.list)
+@router.get("/", openapi_extra=_DOCS.list)
 def list_ports(request: Request) -> dict[str, Any]:
     return PORTS.list_view(call(request), detail_path=False)
 
 
-@router.get("/detail")
+@router.get("/detail", openapi_extra=_DOCS.list_detail)
 def list_ports_detail(request: Request) -> dict[str, Any]:
     return PORTS.list_view(call(request), detail_path=True)
 
 
-@router.get("/{uuid}")
+@router.get("/{uuid}", openapi_extra=_DOCS.show)
 def get_port(request: Request, uuid: str) -> dict[str, Any]:
     return PORTS.get(call(request), uuid)
 
@@ -224,7 +230,7 @@ def node_ident_as_uuid(c: Call, body: Any) -> Any:
     return {**{k: v for k, v in body.items() if k != "node_ident"}, "node_uuid": node.uuid}
 
 
-@router.post("", status_code=201)
+@router.post("", status_code=201, openapi_extra=_DOCS.create)
 def create_port(request: Request, response: Response, body: JsonBody = None) -> dict[str, Any]:
     c = call(request)
     body = node_ident_as_uuid(c, body)
@@ -242,7 +248,7 @@ def create_port(request: Request, response: Response, body: JsonBody = None) -> 
     return PORTS.show(c, port)
 
 
-@router.patch("/{uuid}")
+@router.patch("/{uuid}", openapi_extra=_DOCS.patch)
 def patch_port(
     request: Request,
     response: Response,
@@ -257,7 +263,7 @@ def patch_port(
     return PORTS.show(c, updated)
 
 
-@router.delete("/{uuid}", status_code=204)
+@router.delete("/{uuid}", status_code=204, openapi_extra=_DOCS.delete)
 def delete_port(request: Request, uuid: str) -> Response:
     c = call(request)
     if authz.policy(c).enabled:

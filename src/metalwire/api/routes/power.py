@@ -6,6 +6,9 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
+from metalwire.api import openapi_bodies as bodies
+from metalwire.api.openapi_operations import WRITE
+from metalwire.api.route_docs import doc
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import JsonBody, accepted, body_target, call
 from metalwire.conductor import hardware
@@ -26,7 +29,19 @@ def _timeout(value: Any) -> int | None:
     return value
 
 
-@router.put("/states/power", status_code=202)
+@router.put(
+    "/states/power",
+    status_code=202,
+    openapi_extra=doc(
+        "setPowerState",
+        "Power a node on or off, reboot it, soft reboot it or soft power it off.",
+        "nodes",
+        ok="Accepted.",
+        errors=WRITE,
+        body=bodies.POWER_TARGET,
+        headers=bodies.STATES_LOCATION,
+    ),
+)
 def set_power_state(request: Request, ident: str, body: JsonBody = None) -> Response:
     c = call(request)
     authz.node_by_ident(c, "baremetal:node:set_power_state", ident)

@@ -7,7 +7,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from metalwire.api import microversion as mv
+from metalwire.api import openapi_bodies as bodies
 from metalwire.api.fields import VOLUME
+from metalwire.api.route_docs import doc
 from metalwire.api.routes.common import call
 
 router = APIRouter()
@@ -35,7 +37,23 @@ def _version(base: str) -> dict[str, Any]:
     }
 
 
-@router.get("/")
+_VERSIONS = "The API versions served."
+_V1 = doc(
+    "discoverV1",
+    "The v1 API's resources.",
+    "root",
+    ok="The v1 API's resources.",
+    returns=bodies.V1,
+    errors=(406,),
+)
+
+
+@router.get(
+    "/",
+    openapi_extra=doc(
+        "discoverVersions", _VERSIONS, "root", ok=_VERSIONS, returns=bodies.DISCOVERY, errors=(406,)
+    ),
+)
 def discover(request: Request) -> dict[str, Any]:
     base = call(request).base
     return {
@@ -46,8 +64,8 @@ def discover(request: Request) -> dict[str, Any]:
     }
 
 
-@router.get("/v1")
-@router.get("/v1/")
+@router.get("/v1", openapi_extra=_V1)
+@router.get("/v1/", openapi_extra=_V1)
 def discover_v1(request: Request) -> dict[str, Any]:
     c = call(request)
     base = c.base

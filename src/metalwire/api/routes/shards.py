@@ -7,6 +7,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from metalwire.api import microversion as mv
+from metalwire.api import openapi_bodies as bodies
+from metalwire.api.route_docs import doc
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import call
 from metalwire.db import nodes as node_db
@@ -15,7 +17,18 @@ from metalwire.errors import RouteNotFound
 router = APIRouter(prefix="/v1/shards")
 
 
-@router.get("")
+@router.get(
+    "",
+    openapi_extra=doc(
+        "listShards",
+        "The nodes' shards with their node counts, largest first.",
+        "shard",
+        ok="The shards.",
+        returns=bodies.SHARDS,
+        errors=(403, 404, 406),
+        since=mv.NODE_SHARD,
+    ),
+)
 def list_shards(request: Request) -> dict[str, Any]:
     c = call(request)
     if not c.version.at_least(mv.NODE_SHARD):

@@ -6,7 +6,10 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
+from metalwire.api import openapi_bodies as bodies
 from metalwire.api.fields import NODE_FIELDS
+from metalwire.api.openapi_operations import WRITE
+from metalwire.api.route_docs import doc, ref
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import Call, JsonBody, accepted, body_target, call
 from metalwire.api.validation import boolean
@@ -88,7 +91,16 @@ def check_disable_ramdisk(c: Call, target: str, value: Any) -> None:
         raise NotAcceptable("disable_ramdisk is not acceptable in this API version")
 
 
-@router.get("/states")
+@router.get(
+    "/states",
+    openapi_extra=doc(
+        "getNodeStates",
+        "A node's power and provision states.",
+        "nodes",
+        ok="The states.",
+        returns=ref("States"),
+    ),
+)
 def get_states(request: Request, ident: str) -> dict[str, Any]:
     c = call(request)
     authz.node_by_ident(c, "baremetal:node:get_states", ident)
@@ -110,7 +122,19 @@ def get_states(request: Request, ident: str) -> dict[str, Any]:
     return {k: v for k, v in states.items() if c.version.at_least(_VERSIONED_STATES.get(k, 1))}
 
 
-@router.put("/states/provision", status_code=202)
+@router.put(
+    "/states/provision",
+    status_code=202,
+    openapi_extra=doc(
+        "setProvisionState",
+        "Move a node through the provision state machine.",
+        "nodes",
+        ok="Accepted.",
+        errors=WRITE,
+        body=bodies.provision_target(VERBS),
+        headers=bodies.STATES_LOCATION,
+    ),
+)
 def set_provision_state(request: Request, ident: str, body: JsonBody = None) -> Response:
     c = call(request)
     authz.node_by_ident(c, "baremetal:node:set_provision_state", ident)
@@ -177,7 +201,19 @@ def _rescue_password(verb: str, value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-@router.put("/maintenance", status_code=202)
+@router.put(
+    "/maintenance",
+    status_code=202,
+    openapi_extra=doc(
+        "setMaintenance",
+        "Put a node in maintenance.",
+        "nodes",
+        ok="Accepted.",
+        errors=WRITE,
+        body=bodies.MAINTENANCE_REASON,
+        body_required=False,
+    ),
+)
 def set_maintenance(request: Request, ident: str, body: JsonBody = None) -> Response:
     c = call(request)
     authz.node_by_ident(c, "baremetal:node:set_maintenance", ident)
@@ -190,7 +226,13 @@ def set_maintenance(request: Request, ident: str, body: JsonBody = None) -> Resp
     return Response(status_code=202)
 
 
-@router.delete("/maintenance", status_code=202)
+@router.delete(
+    "/maintenance",
+    status_code=202,
+    openapi_extra=doc(
+        "unsetMaintenance", "Take a node out of maintenance.", "nodes", ok="Accepted.", errors=WRITE
+    ),
+)
 def unset_maintenance(request: Request, ident: str) -> Response:
     c = call(request)
     authz.node_by_ident(c, "baremetal:node:clear_maintenance", ident)

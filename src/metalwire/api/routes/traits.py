@@ -8,6 +8,9 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
+from metalwire.api import openapi_bodies as bodies
+from metalwire.api.openapi_operations import WRITE
+from metalwire.api.route_docs import doc
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import Call, JsonBody, call, until_unchanged
 from metalwire.db import nodes as node_db
@@ -69,14 +72,36 @@ def _change(c: Call, ident: str, change: Callable[[list[str]], list[str]]) -> Re
     return Response(status_code=204)
 
 
-@router.get("")
+@router.get(
+    "",
+    openapi_extra=doc(
+        "listTraits",
+        "A node's traits.",
+        "nodes",
+        ok="The traits.",
+        returns=bodies.TRAIT_LIST,
+        since=TRAITS,
+    ),
+)
 def list_traits(request: Request, ident: str) -> dict[str, Any]:
     c = _traits_call(request)
     authz.node_by_ident(c, "baremetal:node:traits:list", ident)
     return {"traits": _current(c, ident)}
 
 
-@router.put("")
+@router.put(
+    "",
+    status_code=204,
+    openapi_extra=doc(
+        "setTraits",
+        "Replace a node's traits.",
+        "nodes",
+        ok="Replaced.",
+        errors=WRITE,
+        body=bodies.TRAITS,
+        since=TRAITS,
+    ),
+)
 def set_traits(request: Request, ident: str, body: JsonBody = None) -> Response:
     c = _traits_call(request)
     authz.node_by_ident(c, "baremetal:node:traits:set", ident)
@@ -86,7 +111,13 @@ def set_traits(request: Request, ident: str, body: JsonBody = None) -> Response:
     return _change(c, ident, lambda _current: traits)
 
 
-@router.put("/{trait}")
+@router.put(
+    "/{trait}",
+    status_code=204,
+    openapi_extra=doc(
+        "addTrait", "Add a trait to a node.", "nodes", ok="Added.", errors=WRITE, since=TRAITS
+    ),
+)
 def add_trait(request: Request, ident: str, trait: str) -> Response:
     c = _traits_call(request)
     authz.node_by_ident(c, "baremetal:node:traits:set", ident)
@@ -94,14 +125,36 @@ def add_trait(request: Request, ident: str, trait: str) -> Response:
     return _change(c, ident, lambda current: sorted({*current, trait}))
 
 
-@router.delete("")
+@router.delete(
+    "",
+    status_code=204,
+    openapi_extra=doc(
+        "removeAllTraits",
+        "Remove every trait of a node.",
+        "nodes",
+        ok="Removed.",
+        errors=WRITE,
+        since=TRAITS,
+    ),
+)
 def remove_all_traits(request: Request, ident: str) -> Response:
     c = _traits_call(request)
     authz.node_by_ident(c, "baremetal:node:traits:delete", ident)
     return _change(c, ident, lambda _current: [])
 
 
-@router.delete("/{trait}")
+@router.delete(
+    "/{trait}",
+    status_code=204,
+    openapi_extra=doc(
+        "removeTrait",
+        "Remove a trait from a node.",
+        "nodes",
+        ok="Removed.",
+        errors=WRITE,
+        since=TRAITS,
+    ),
+)
 def remove_trait(request: Request, ident: str, trait: str) -> Response:
     c = _traits_call(request)
     authz.node_by_ident(c, "baremetal:node:traits:delete", ident)

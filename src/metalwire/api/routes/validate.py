@@ -6,6 +6,9 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
+from metalwire.api import openapi_bodies as bodies
+from metalwire.api.openapi_operations import WRITE
+from metalwire.api.route_docs import doc, ref
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import call
 
@@ -14,14 +17,36 @@ router = APIRouter(prefix="/v1/nodes/{ident}")
 INJECT_NMI = 29
 
 
-@router.get("/validate")
+@router.get(
+    "/validate",
+    openapi_extra=doc(
+        "validateNode",
+        "Validate each of a node's interfaces.",
+        "nodes",
+        ok="One result per interface.",
+        returns=ref("NodeValidation"),
+    ),
+)
 def validate(request: Request, ident: str) -> dict[str, Any]:
     c = call(request)
     authz.node_by_ident(c, "baremetal:node:validate", ident)
     return c.services.rpcapi.validate_interfaces(c.context, ident)
 
 
-@router.put("/management/inject_nmi", status_code=204)
+@router.put(
+    "/management/inject_nmi",
+    status_code=204,
+    openapi_extra=doc(
+        "injectNmi",
+        "Inject a non-maskable interrupt; refused by fake-hardware, as in Ironic.",
+        "nodes",
+        ok="Injected.",
+        errors=WRITE,
+        body=bodies.ANYTHING,
+        body_required=False,
+        since=INJECT_NMI,
+    ),
+)
 def inject_nmi(request: Request, ident: str) -> Response:
     c = call(request)
     c.require(INJECT_NMI)

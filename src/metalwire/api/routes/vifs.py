@@ -20,8 +20,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from metalwire.api import dry_run, errors, json_body
 from metalwire.api import microversion as mv
+from metalwire.api import openapi_bodies as bodies
+from metalwire.api import openapi_schemas as s
 from metalwire.api.auth.identity import ADMIN, from_scope
 from metalwire.api.auth.policy import Policy
+from metalwire.api.openapi_operations import VIF_CALL, responses
+from metalwire.api.route_docs import Door, doc, ref
 from metalwire.context import RequestContext
 from metalwire.errors import InvalidParameterValue, MetalwireError, MethodNotAllowed, NodeNotFound
 from metalwire.identifiers import is_uuid
@@ -74,6 +78,60 @@ def check_attach_body(body: Any, version: mv.Version) -> VifInfo:
         if key in body and not (isinstance(body[key], str) and is_uuid(body[key])):
             raise InvalidParameterValue(f"Expected a UUID for {key} but received {body[key]!r}.")
     return cast(VifInfo, dict(body))
+
+
+_NODE_VIFS = "/v1/nodes/{ident}/vifs"
+# What VifEndpoints answers, as the OpenAPI document describes it.
+DOORS = (
+    Door(
+        "GET",
+        _NODE_VIFS,
+        200,
+        doc(
+            "listVifs",
+            "The VIFs attached to a node.",
+            "vifs",
+            ok="The VIFs.",
+            returns=bodies.VIF_LIST,
+            since=mv.VIFS,
+        ),
+    ),
+    Door(
+        "POST",
+        _NODE_VIFS,
+        204,
+        doc(
+            "attachVif",
+            "Attach a VIF to a free port or portgroup of a node; with X-Metalwire-Dry-Run: "
+            "true, explain where it would go instead.",
+            "vifs",
+            ok="Attached.",
+            errors=VIF_CALL,
+            query=(s.ref("parameters", "MetalwireDryRun"),),
+            body=ref("VifAttach"),
+            since=mv.VIFS,
+            other_responses=responses(
+                200,
+                "Dry run (X-Metalwire-Dry-Run: true): nothing was attached.",
+                ref("VifAttachDryRun"),
+                (),
+            ),
+        ),
+    ),
+    Door(
+        "DELETE",
+        f"{_NODE_VIFS}/{{vif}}",
+        204,
+        doc(
+            "detachVif",
+            "Detach a VIF from a node.",
+            "vifs",
+            ok="Detached.",
+            errors=VIF_CALL,
+            since=mv.VIFS,
+        ),
+    ),
+)
 
 
 class VifEndpoints:

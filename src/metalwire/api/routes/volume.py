@@ -12,6 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from sqlalchemy.orm import Session
 
+from metalwire.api import openapi_bodies as bodies
 from metalwire.api import validation
 from metalwire.api.fields import (
     VOLUME,
@@ -22,6 +23,8 @@ from metalwire.api.fields import (
     Field,
 )
 from metalwire.api.jsonpatch import apply_patch
+from metalwire.api.openapi_operations import WRITE, paging
+from metalwire.api.route_docs import doc, ref
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import (
     Call,
@@ -57,6 +60,15 @@ class VolumeResource:
     @property
     def path(self) -> str:
         return f"volume/{self.name}"
+
+    @property
+    def schema(self) -> str:
+        """The name of its OpenAPI schema: VolumeConnector or VolumeTarget."""
+        return f"Volume{self.name.removesuffix('s').capitalize()}"
+
+    @property
+    def noun(self) -> str:
+        return f"volume {self.name.removesuffix('s')}"
 
 
 CONNECTORS = VolumeResource(
@@ -144,8 +156,19 @@ def _show(c: Call, r: VolumeResource, row: Row) -> dict[str, Any]:
         return dict(_views(session, r, [row], fields, c.base)[0])
 
 
-@router.get("/v1/volume")
-@router.get("/v1/volume/")
+_ROOT = doc(
+    "getVolume",
+    "The volume resources.",
+    "volume",
+    ok="Links.",
+    returns=bodies.VOLUME_ROOT,
+    errors=(406, 404),
+    since=VOLUME,
+)
+
+
+@router.get("/v1/volume", openapi_extra=_ROOT)
+@router.get("/v1/volume/", openapi_extra=_ROOT)
 def volume_root(request: Request) -> dict[str, Any]:
     c = call(request)
     c.require(VOLUME)
@@ -213,12 +236,67 @@ def _add_routes(r: VolumeResource) -> None:
         c.services.rpcapi.delete_volume(c.context, r.resource, uuid)
         return Response(status_code=204)
 
-    router.add_api_route(base, list_all, methods=["GET"])
-    router.add_api_route(f"/v1/nodes/{{ident}}/{r.path}", list_of_node, methods=["GET"])
-    router.add_api_route(base, create, methods=["POST"], status_code=201)
-    router.add_api_route(f"{base}/{{uuid}}", show, methods=["GET"])
-    router.add_api_route(f"{base}/{{uuid}}", patch, methods=["PATCH"])
-    router.add_api_route(f"{base}/{{uuid}}", delete, methods=["DELETE"], status_code=204)
+    kind, noun, tag = r.schema, r.noun, "volume"
+    obj, listing = ref(kind), ref(f"{kind}List")
+    params = (*paging(set(r.kind.sortable)), bodies.VOLUME_FIELDS, bodies.VOLUME_DETAIL)
+    all_listed = doc(
+        f"list{kind}s",
+        f"List {noun}s.",
+        tag,
+        ok=f"{noun}s",
+        returns=listing,
+        query=(bodies.volume_node_query(noun), *params),
+        since=VOLUME,
+    )
+    node_listed = doc(
+        f"listNode{kind}s",
+        f"List a node's {noun}s.",
+        tag,
+        ok=f"{noun}s",
+        returns=listing,
+        query=params,
+        since=VOLUME,
+    )
+    created = doc(
+        f"create{kind}",
+        f"Create a {noun}.",
+        tag,
+        ok=f"The new {noun}.",
+        returns=obj,
+        errors=(400, 404, 406, 409, 503),
+        body=ref(f"{kind}Create"),
+    )
+    shown = doc(
+        f"get{kind}",
+        f"Show a {noun}.",
+        tag,
+        ok=f"The {noun}.",
+        returns=obj,
+        query=(bodies.VOLUME_FIELDS,),
+    )
+    patched = doc(
+        f"patch{kind}",
+        f"Change a {noun} with a JSON Patch (its node powered off).",
+        tag,
+        ok=f"The changed {noun}.",
+        returns=obj,
+        errors=WRITE,
+        body=ref("JsonPatch"),
+    )
+    deleted = doc(
+        f"delete{kind}",
+        f"Delete a {noun} (its node powered off).",
+        tag,
+        ok="Deleted.",
+        errors=WRITE,
+    )
+    route = router.add_api_route
+    route(base, list_all, methods=["GET"], openapi_extra=all_listed)
+    route(f"/v1/nodes/{{ident}}/{r.path}", list_of_node, methods=["GET"], openapi_extra=node_listed)
+    route(base, create, methods=["POST"], status_code=201, openapi_extra=created)
+    route(f"{base}/{{uuid}}", show, methods=["GET"], openapi_extra=shown)
+    route(f"{base}/{{uuid}}", patch, methods=["PATCH"], openapi_extra=patched)
+    route(f"{base}/{{uuid}}", delete, methods=["DELETE"], status_code=204, openapi_extra=deleted)
 
 
 for _resource in RESOURCES:

@@ -1,0 +1,309 @@
+"""The request and response bodies, headers and links the routes' declarations name
+(:mod:`metalwire.api.route_docs`), where no field table describes them.
+
+What a route module owns (its verbs, its features) comes in as an argument, so this module
+imports nothing from ``api/routes``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from metalwire.api import dry_run
+from metalwire.api import openapi_schemas as s
+from metalwire.api.openapi_operations import Schema, query
+from metalwire.conductor import audit, hardware
+from metalwire.db import node_summaries
+
+LOCATION: Schema = {
+    "Location": {"description": "URL of the new object.", "schema": {"type": "string"}}
+}
+STATES_LOCATION: Schema = {
+    "Location": {"description": "URL of the node's states.", "schema": {"type": "string"}}
+}
+WARNING: Schema = {
+    "Warning": {
+        "description": "Set when extra/vif_port_id (deprecated) was set.",
+        "schema": {"type": "string"},
+    }
+}
+ANYTHING: Schema = {"type": "object"}
+
+_BY_NODE_UUID = {"ident": "$response.body#/uuid"}
+NODE_LINKS: Schema = {
+    "GetNode": {"operationId": "getNode", "parameters": _BY_NODE_UUID},
+    "PatchNode": {"operationId": "patchNode", "parameters": _BY_NODE_UUID},
+    "DeleteNode": {"operationId": "deleteNode", "parameters": _BY_NODE_UUID},
+    "CreatePortOnNode": {
+        "operationId": "createPort",
+        "requestBody": {"node_uuid": "$response.body#/uuid"},
+    },
+    "CreatePortgroupOnNode": {
+        "operationId": "createPortgroup",
+        "requestBody": {"node_uuid": "$response.body#/uuid"},
+    },
+    "AttachVif": {"operationId": "attachVif", "parameters": _BY_NODE_UUID},
+    "ListVifs": {"operationId": "listVifs", "parameters": _BY_NODE_UUID},
+    "SetTraits": {"operationId": "setTraits", "parameters": _BY_NODE_UUID},
+    "SetProvisionState": {"operationId": "setProvisionState", "parameters": _BY_NODE_UUID},
+    "ListHistory": {"operationId": "listNodeHistory", "parameters": _BY_NODE_UUID},
+}
+_BY_PORT_UUID = {"uuid": "$response.body#/uuid"}
+PORT_LINKS: Schema = {
+    "GetPort": {"operationId": "getPort", "parameters": _BY_PORT_UUID},
+    "PatchPort": {"operationId": "patchPort", "parameters": _BY_PORT_UUID},
+    "DeletePort": {"operationId": "deletePort", "parameters": _BY_PORT_UUID},
+}
+_BY_PORTGROUP_UUID = {"ident": "$response.body#/uuid"}
+PORTGROUP_LINKS: Schema = {
+    "GetPortgroup": {"operationId": "getPortgroup", "parameters": _BY_PORTGROUP_UUID},
+    "PatchPortgroup": {"operationId": "patchPortgroup", "parameters": _BY_PORTGROUP_UUID},
+    "DeletePortgroup": {"operationId": "deletePortgroup", "parameters": _BY_PORTGROUP_UUID},
+    "CreatePortInPortgroup": {
+        "operationId": "createPort",
+        "requestBody": {
+            "node_uuid": "$response.body#/node_uuid",
+            "portgroup_uuid": "$response.body#/uuid",
+        },
+    },
+}
+
+
+def provision_target(verbs: Iterable[str]) -> Schema:
+    """The body of ``PUT .../states/provision``."""
+    return {
+        "type": "object",
+        "properties": {"target": {"anyOf": [{"enum": sorted(verbs)}, {"type": "string"}]}},
+        "required": ["target"],
+    }
+
+
+MAINTENANCE_REASON: Schema = {
+    "type": "object",
+    "properties": {"reason": {"type": ["string", "null"]}},
+}
+_TRAIT_NAMES: Schema = {"type": "array", "items": {"type": "string"}}
+TRAITS: Schema = {
+    "type": "object",
+    "properties": {"traits": _TRAIT_NAMES},
+    "required": ["traits"],
+}
+TRAIT_LIST: Schema = {**TRAITS, "additionalProperties": False}
+VIF_LIST: Schema = {
+    "type": "object",
+    "properties": {
+        "vifs": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"id": {"type": "string"}},
+                "required": ["id"],
+            },
+        }
+    },
+    "required": ["vifs"],
+    "additionalProperties": False,
+}
+
+SHARDS: Schema = {
+    "type": "object",
+    "properties": {
+        "shards": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "count": {"type": "integer", "minimum": 1},
+                },
+                "required": ["name", "count"],
+            },
+        }
+    },
+    "required": ["shards"],
+}
+CHILDREN: Schema = {
+    "type": "object",
+    "properties": {
+        "children": {"type": "array", "items": {"type": "string", "format": "uuid"}},
+        "links": {"type": "object"},
+    },
+    "required": ["children", "links"],
+}
+
+DISCOVERY: Schema = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "description": {"type": "string"},
+        "default_version": s.ref("schemas", "Version"),
+        "versions": {"type": "array", "items": s.ref("schemas", "Version")},
+    },
+    "required": ["name", "default_version", "versions"],
+}
+V1: Schema = {
+    "type": "object",
+    "properties": {"id": {"const": "v1"}, "version": s.ref("schemas", "Version")},
+    "required": ["id", "links", "media_types", "nodes", "ports", "version"],
+}
+
+_RESULT: Schema = {
+    "type": "object",
+    "properties": {"result": {"type": "boolean"}, "reason": {"type": "string"}},
+    "required": ["result"],
+    "additionalProperties": False,
+}
+VALIDATION: Schema = {
+    "type": "object",
+    "properties": {kind: _RESULT for kind in hardware.VALIDATED},
+    "required": list(hardware.VALIDATED),
+    "additionalProperties": False,
+}
+CONSOLE: Schema = {
+    "type": "object",
+    "properties": {
+        "console_enabled": {"type": "boolean"},
+        "console_info": {"type": ["object", "null"]},
+    },
+    "required": ["console_enabled", "console_info"],
+    "additionalProperties": False,
+}
+POWER_TARGET: Schema = {
+    "type": "object",
+    "properties": {
+        "target": {"anyOf": [{"enum": list(hardware.POWER_TARGETS)}, {"type": "string"}]},
+        "timeout": {"type": "integer", "minimum": 1, "description": "Seconds (1.27)."},
+    },
+    "required": ["target"],
+}
+CONSOLE_ENABLED: Schema = {
+    "type": "object",
+    "properties": {"enabled": {"type": ["boolean", "string"]}},
+    "required": ["enabled"],
+}
+VOLUME_FIELDS = query("fields", {"type": "string"}, "Comma-separated fields to show.")
+VOLUME_DETAIL = query("detail", {"type": "boolean"}, "Show every field.")
+
+
+def volume_node_query(noun: str) -> Schema:
+    """The ``node`` filter of the volume connectors' or targets' list."""
+    return query("node", {"type": "string"}, f"The {noun}s of this node (UUID or name).")
+
+
+VOLUME_ROOT: Schema = {
+    "type": "object",
+    "properties": {"links": s.LINKS, "connectors": s.LINKS, "targets": s.LINKS},
+    "required": ["links", "connectors", "targets"],
+}
+
+
+def features(offered: Iterable[str]) -> Schema:
+    """The body of ``GET /v1/metalwire``."""
+    return {
+        "type": "object",
+        "properties": {
+            "features": {"type": "array", "items": {"enum": list(offered)}},
+            "dry_run_header": {"const": dry_run.HEADER},
+        },
+        "required": ["features", "dry_run_header"],
+    }
+
+
+def summary_search(max_length: int) -> Schema:
+    """The ``q`` parameter of the node summaries."""
+    return query(
+        "q",
+        {"type": "string", "maxLength": max_length},
+        "Only nodes whose name contains this (any case), or that it names exactly by node, "
+        "port or portgroup UUID, MAC address, portgroup name or attached VIF id.",
+    )
+
+
+_NULLABLE: Schema = {"type": ["string", "null"]}
+_COUNT: Schema = {"type": "integer", "minimum": 0}
+_MATCHED: Schema = {
+    "type": "object",
+    "properties": {
+        "field": {"enum": list(node_summaries.MATCHED_FIELDS)},
+        "value": {"type": "string"},
+        "uuid": {**_NULLABLE, "description": "The port or portgroup that matched."},
+    },
+    "required": ["field", "value", "uuid"],
+}
+_SUMMARY: Schema = {
+    "type": "object",
+    "properties": {
+        "uuid": {"type": "string"},
+        "name": _NULLABLE,
+        "provision_state": {"type": "string"},
+        "network_interface": {"type": "string"},
+        "maintenance": {"type": "boolean"},
+        "ports": _COUNT,
+        "portgroups": _COUNT,
+        "vifs": {**_COUNT, "description": "Attached VIFs (not those being attached)."},
+        "physical_networks": {"type": "array", "items": {"type": "string"}},
+        "matched": {"type": "array", "items": _MATCHED},
+    },
+    "required": [
+        *("uuid", "name", "provision_state", "network_interface", "maintenance"),
+        *("ports", "portgroups", "vifs", "physical_networks", "matched"),
+    ],
+}
+NODE_SUMMARIES: Schema = {
+    "type": "object",
+    "properties": {
+        "nodes": {"type": "array", "items": _SUMMARY},
+        "next": {"type": "string", "description": "The next page, when this one is full."},
+    },
+    "required": ["nodes"],
+}
+
+# A write under /v1/metalwire/ without Content-Type: application/json is a 415.
+NO_FORM: Schema = {
+    "type": "object",
+    "description": "Nothing is read from it: {} (or no body) with Content-Type application/json.",
+}
+AUDITED_NODE = query(
+    "node", {"type": "string"}, "Only this node (UUID or name); default every node."
+)
+_FINDING: Schema = {
+    "type": "object",
+    "properties": {
+        "kind": {"enum": list(audit.KINDS)},
+        "node_uuid": {"type": "string"},
+        "node_name": {"type": ["string", "null"]},
+        "vif_id": {"type": "string", "description": "The VIF (or orphan) Neutron port."},
+        "target_uuid": {
+            "type": ["string", "null"],
+            "description": "The port or portgroup the VIF is attached to.",
+        },
+        "expected": {"description": "What metalwire's records say Neutron should hold."},
+        "actual": {"description": "What Neutron holds."},
+        "repairable": {"type": "boolean"},
+        "repair": {"type": ["string", "null"], "description": "What a repair does."},
+        "message": {"type": "string"},
+    },
+    "required": ["kind", "node_uuid", "vif_id", "repairable", "message"],
+}
+AUDIT_REPORT: Schema = {
+    "type": "object",
+    "properties": {
+        "checked_at": {"type": ["string", "null"], "format": "date-time"},
+        "nodes_checked": {"type": "integer"},
+        "findings": {"type": "array", "items": _FINDING},
+    },
+    "required": ["checked_at", "nodes_checked", "findings"],
+}
+_REPAIRED: Schema = {
+    "allOf": [_FINDING],
+    "properties": {"repaired": {"type": "boolean"}, "result": {"type": "string"}},
+    "required": ["repaired", "result"],
+}
+AUDIT_REPAIRS: Schema = {
+    **AUDIT_REPORT,
+    "properties": {
+        **AUDIT_REPORT["properties"],
+        "repairs": {"type": "array", "items": _REPAIRED},
+    },
+    "required": [*AUDIT_REPORT["required"], "repairs"],
+}

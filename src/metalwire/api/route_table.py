@@ -1,0 +1,54 @@
+"""Every route of the application, in the order the router tries them: the busiest first.
+
+The VIF endpoints, the busiest of all, are answered in front of the router
+(:class:`~metalwire.api.routes.vifs.VifEndpoints`); their declarations are
+:data:`~metalwire.api.routes.vifs.DOORS`.
+"""
+
+from __future__ import annotations
+
+from starlette.routing import BaseRoute
+
+from metalwire.api import openapi
+from metalwire.api.routes import (
+    audit,
+    console,
+    history,
+    nodes,
+    portgroups,
+    ports,
+    power,
+    root,
+    shards,
+    states,
+    traits,
+    validate,
+    volume,
+)
+from metalwire.api.routes import lookup as node_lookup
+from metalwire.api.ui import pages as ui_pages
+
+
+def api_routes() -> list[BaseRoute]:
+    """The routes to add, flat, to the application's router."""
+    out: list[BaseRoute] = []
+    for module in (
+        nodes,
+        ports,
+        portgroups,
+        states,
+        power,
+        console,
+        validate,
+        volume,
+        history,
+        traits,
+        shards,
+        root,
+        audit,
+        openapi,
+    ):
+        out.extend(module.router.routes)
+    out.extend(node_lookup.router.routes)  # what the topology page lists
+    out.extend(ui_pages.routes)  # the topology page, last: the least busy
+    return out
