@@ -378,6 +378,7 @@ def test_the_plan_as_a_dict_names_trait_actions_targets_and_refusals() -> None:
                         "min_count": None,
                         "max_count": None,
                         "applies": True,
+                        "carried_out": True,
                         "problem": None,
                         "targets": [{"uuid": "port-1", "kind": "port"}],
                         "refused": [

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import or_, select
@@ -11,10 +11,10 @@ from sqlalchemy.orm import Session
 
 from metalwire.db import integrity
 from metalwire.db import nodes as node_db
-from metalwire.db.models import Node, Portgroup
+from metalwire.db.models import Node, Port, Portgroup, utcnow
 from metalwire.db.pagination import Page, paginate
 from metalwire.db.statements import Repository
-from metalwire.errors import PortgroupNotFound
+from metalwire.errors import Conflict, PortgroupNotFound
 from metalwire.identifiers import is_uuid
 
 SORTABLE = {"id", "uuid", "name", "address", "created_at", "updated_at"}
@@ -94,3 +94,29 @@ class Portgroups(Repository):
     def delete(self, portgroup_id: int) -> None:
         with self._session() as session:
             delete(session, get_by_id(session, portgroup_id))
+
+    def create_dynamic(
+        self, values: Mapping[str, Any], members: Sequence[Port], node_id: int
+    ) -> Portgroup:
+        """A dynamic portgroup (``values``) holding the ports ``members`` of node ``node_id``.
+
+        Each port joins only if it is still free for it (on the node, in no portgroup,
+        ``available_for_dynamic_portgroup``): the condition is in the statement, so of two
+        transactions racing for one port the second fails with Conflict and rolls back.
+        """
+        group = self.create({**values, "node_id": node_id, "dynamic_portgroup": True})
+        sql = self._sql
+        now = sql.bind(Port, "updated_at", utcnow())
+        flag = sql.bind(Port, "available_for_dynamic_portgroup", True)
+        for port in members:
+            joined = sql.execute(
+                "UPDATE ports SET portgroup_id = ?, updated_at = ? WHERE id = ? AND node_id = ?"
+                " AND portgroup_id IS NULL AND available_for_dynamic_portgroup = ?",
+                (group.id, now, port.id, node_id, flag),
+            )
+            if joined != 1:
+                raise Conflict(
+                    f"Unable to build dynamic portgroup {group.name}: port {port.uuid} was "
+                    "taken into a portgroup by another request at the same moment."
+                )
+        return group

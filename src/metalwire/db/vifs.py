@@ -34,6 +34,24 @@ def _target_of(attachment: VifAttachment) -> tuple[type[Port | Portgroup], int |
     return Portgroup, attachment.portgroup_id
 
 
+def _remove_if_dynamic(sql: Sql, portgroup_id: int | None) -> bool:
+    """Delete a dynamic portgroup whose VIF went, freeing its ports; False if not dynamic.
+
+    A dynamic portgroup lives exactly as long as its VIF's record: every way the record goes
+    (detach, an undone or interrupted attach, undeploy) takes the group with it, in the
+    same transaction.
+    """
+    dynamic = sql.scalar("SELECT dynamic_portgroup FROM portgroups WHERE id = ?", (portgroup_id,))
+    if not dynamic:
+        return False
+    sql.execute(
+        "UPDATE ports SET portgroup_id = NULL, updated_at = ? WHERE portgroup_id = ?",
+        (sql.bind(Port, "updated_at", utcnow()), portgroup_id),
+    )
+    sql.execute("DELETE FROM portgroups WHERE id = ?", (portgroup_id,))
+    return True
+
+
 @dataclass(frozen=True)
 class VifHolder:
     """The node a VIF is attached to, with what decides who may see it."""
@@ -157,6 +175,8 @@ class Attachments(Repository):
                     (sql.bind(model, "extra", extra), target_id),
                 )
         sql.execute("DELETE FROM vif_attachments WHERE vif_id = ?", (vif_id,))
+        if model is Portgroup and _remove_if_dynamic(sql, target_id):
+            return
         if not attachment.pending:
             _touch(sql, model, target_id)
 

@@ -144,7 +144,15 @@ class TbnPlan:
                 return tuple(plan for plan in attempt.actions if plan.applies)
         return ()
 
+    @property
+    def chosen(self) -> ActionPlan | None:
+        """The action carried out: a VIF takes one target (a port, a portgroup, or the
+        dynamic portgroup a grouping action builds), so the first action of the applying
+        trait that found its targets; None when nothing applies."""
+        return next(iter(self.actions), None)
+
     def as_dict(self) -> dict[str, Any]:
+        chosen = self.chosen
         return {
             "trait": self.trait,
             "node_traits": list(self.node_traits),
@@ -154,7 +162,10 @@ class TbnPlan:
                     "trait": attempt.trait.name,
                     "order": attempt.trait.order,
                     "applies": attempt.applies,
-                    "actions": [plan.as_dict() for plan in attempt.actions],
+                    "actions": [
+                        {**plan.as_dict(), "carried_out": plan is chosen}
+                        for plan in attempt.actions
+                    ],
                 }
                 for attempt in self.attempts
             ],

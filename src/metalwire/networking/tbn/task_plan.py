@@ -7,6 +7,7 @@ task it was given, and never writes.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from metalwire.networking.task import Task
@@ -32,12 +33,16 @@ def inventory_views(task: Task) -> tuple[list[PortView], list[PortView]]:
     return ports, portgroups
 
 
-def plan_for_task(task: Task, rules: RuleSet, vif_info: dict[str, Any]) -> TbnPlan:
+def plan_for_task(
+    task: Task, rules: RuleSet, vif_info: dict[str, Any], raising: bool = True
+) -> TbnPlan:
     """Plan the attach of ``vif_info`` (the attach body: ``id``, ``name``, ``tags``).
 
-    Raises NoTraitMatches (400) when nothing applies and the options say to.
+    Raises NoTraitMatches (400) when nothing applies and the options say to, unless
+    ``raising`` is False (a dry run shows the plan instead).
     """
     ports, portgroups = inventory_views(task)
+    options = planning_options(task.config.conductor)
     return plan_vif_attach(
         rules,
         task.node.uuid,
@@ -45,5 +50,5 @@ def plan_for_task(task: Task, rules: RuleSet, vif_info: dict[str, Any]) -> TbnPl
         NetworkView.of_attach_body(vif_info),
         ports,
         portgroups,
-        planning_options(task.config.conductor),
+        replace(options, raise_when_no_match=options.raise_when_no_match and raising),
     )

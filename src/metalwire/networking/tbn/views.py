@@ -95,8 +95,12 @@ class NetworkView:
 
     @classmethod
     def of_attach_body(cls, body: dict[str, Any]) -> NetworkView:
+        """``tags`` is a list, or one string of comma-separated tags (what ``baremetal node
+        vif attach --vif-info tags=a,b`` sends)."""
         name = body.get("name")
         tags = body.get("tags") or ()
+        if isinstance(tags, str):
+            tags = [tag.strip() for tag in tags.split(",") if tag.strip()]
         return cls(
             id=str(body["id"]),
             name=name if isinstance(name, str) else None,
