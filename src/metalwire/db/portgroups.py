@@ -13,7 +13,7 @@ from metalwire.db import integrity
 from metalwire.db import nodes as node_db
 from metalwire.db.models import Node, Port, Portgroup, utcnow
 from metalwire.db.pagination import Page, paginate
-from metalwire.db.statements import Repository
+from metalwire.db.statements import Repository, Sql
 from metalwire.errors import Conflict, PortgroupNotFound
 from metalwire.identifiers import is_uuid
 
@@ -74,6 +74,24 @@ def delete(session: Session, portgroup: Portgroup) -> None:
     session.flush()
 
 
+def remove_if_dynamic(sql: Sql, portgroup_id: int | None) -> bool:
+    """Delete a dynamic portgroup whose VIF went, freeing its ports; False if not dynamic.
+
+    A dynamic portgroup lives exactly as long as its VIF's record: every way the record goes
+    (detach, an undone or interrupted attach, undeploy) takes the group with it, in the
+    same transaction.
+    """
+    dynamic = sql.scalar("SELECT dynamic_portgroup FROM portgroups WHERE id = ?", (portgroup_id,))
+    if not dynamic:
+        return False
+    sql.execute(
+        "UPDATE ports SET portgroup_id = NULL, updated_at = ? WHERE portgroup_id = ?",
+        (sql.bind(Port, "updated_at", utcnow()), portgroup_id),
+    )
+    sql.execute("DELETE FROM portgroups WHERE id = ?", (portgroup_id,))
+    return True
+
+
 class Portgroups(Repository):
     def for_node(self, node_id: int) -> list[Portgroup]:
         return self._sql.load(Portgroup, "node_id = ? ORDER BY id", (node_id,))
@@ -120,3 +138,7 @@ class Portgroups(Repository):
                     "taken into a portgroup by another request at the same moment."
                 )
         return group
+
+    def remove_dynamic(self, portgroup_id: int) -> bool:
+        """Delete a dynamic portgroup, freeing its ports; False if it is not dynamic."""
+        return remove_if_dynamic(self._sql, portgroup_id)

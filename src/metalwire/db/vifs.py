@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from metalwire.db.models import Node, Port, Portgroup, VifAttachment, node_label, utcnow
 from metalwire.db.nodes import ident_column
+from metalwire.db.portgroups import remove_if_dynamic
 from metalwire.db.statements import Repository, Sql, detached
 from metalwire.errors import Conflict, NodeNotFound
 
@@ -32,24 +33,6 @@ def _target_of(attachment: VifAttachment) -> tuple[type[Port | Portgroup], int |
     if attachment.port_id is not None:
         return Port, attachment.port_id
     return Portgroup, attachment.portgroup_id
-
-
-def _remove_if_dynamic(sql: Sql, portgroup_id: int | None) -> bool:
-    """Delete a dynamic portgroup whose VIF went, freeing its ports; False if not dynamic.
-
-    A dynamic portgroup lives exactly as long as its VIF's record: every way the record goes
-    (detach, an undone or interrupted attach, undeploy) takes the group with it, in the
-    same transaction.
-    """
-    dynamic = sql.scalar("SELECT dynamic_portgroup FROM portgroups WHERE id = ?", (portgroup_id,))
-    if not dynamic:
-        return False
-    sql.execute(
-        "UPDATE ports SET portgroup_id = NULL, updated_at = ? WHERE portgroup_id = ?",
-        (sql.bind(Port, "updated_at", utcnow()), portgroup_id),
-    )
-    sql.execute("DELETE FROM portgroups WHERE id = ?", (portgroup_id,))
-    return True
 
 
 @dataclass(frozen=True)
@@ -175,7 +158,7 @@ class Attachments(Repository):
                     (sql.bind(model, "extra", extra), target_id),
                 )
         sql.execute("DELETE FROM vif_attachments WHERE vif_id = ?", (vif_id,))
-        if model is Portgroup and _remove_if_dynamic(sql, target_id):
+        if model is Portgroup and remove_if_dynamic(sql, target_id):
             return
         if not attachment.pending:
             _touch(sql, model, target_id)

@@ -337,6 +337,13 @@ class NodeInventory:
         with self._task.writing() as work:
             return work.portgroups.create_dynamic(values, members, self._task.node.id)
 
+    def remove_dynamic_portgroup(self, portgroup_id: int) -> bool:
+        """Delete a dynamic portgroup and free its ports; False if it is not dynamic."""
+        with self._task.writing() as work:
+            removed = work.portgroups.remove_dynamic(portgroup_id)
+        self._task.forget_inventory()
+        return removed
+
     def update_portgroup(self, portgroup_id: int, changes: Mapping[str, Any]) -> Portgroup:
         with self._task.writing() as work:
             return work.portgroups.update(portgroup_id, changes)

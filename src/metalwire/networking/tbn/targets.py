@@ -44,6 +44,7 @@ class NewDynamicPortgroup:
             "name": dynamic_portgroup_name(),
             "address": None,
             "physical_network": self.physical_network,
+            "mode": task.config.default.default_portgroup_mode,  # a bond always has one
         }
         group = task.inventory.create_dynamic_portgroup(values, self.members)
         task.forget_inventory()
