@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from textwrap import dedent
 from typing import Any
 
-import httpx
 import pytest
 
 from metalwire.db.engine import Database
@@ -20,9 +19,9 @@ from tests.neutron.test_neutron_interface import (
     Neutron,
     assert_unbound,
     link,
+    neutron_with,
 )
 from tests.support.helpers import fault
-from tests.support.neutron import ADMIN_HEADERS
 from tests.support.server import MetalwireServer
 
 NETWORK = "tbn-p1"
@@ -39,15 +38,8 @@ RULES = dedent(
 
 @pytest.fixture(scope="module")
 def neutron(neutron_endpoint: str) -> Iterator[Neutron]:
-    with httpx.Client(
-        base_url=f"{neutron_endpoint}/v2.0", headers=dict(ADMIN_HEADERS), timeout=60.0
-    ) as http:
-        api = Neutron(http)
-        api.create_network(NETWORK, "physnet1")
-        try:
-            yield api
-        finally:
-            api.cleanup()
+    with neutron_with(neutron_endpoint, {NETWORK: "physnet1"}) as api:
+        yield api
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """The trait-based networking plan of a VIF attach on a network interface's task.
 
-This is the one call an interface's attach makes once the feature is wired: it reads the
+This is the one call an interface's attach makes (through ``targets.py``): it reads the
 node's traits, its ports and portgroups with the VIFs they carry, and the options, from the
 task it was given, and never writes.
 """
