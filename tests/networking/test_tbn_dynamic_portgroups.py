@@ -43,11 +43,12 @@ def test_a_port_already_grouped_refuses_a_second_group_and_nothing_is_kept(
     node, ports = node_ports
     with conductor.db.writing() as work:
         work.portgroups.create_dynamic(_group("dyn-a"), ports[:2], node.id)
-    taken = "port 44444444-0000-4000-8000-000000000002 was taken"
+    taken = "port 44444444-0000-4000-8000-000000000002 is no longer free"
     with pytest.raises(Conflict, match=taken), conductor.db.writing() as work:
         work.portgroups.create_dynamic(_group("dyn-bb"), ports[1:2], node.id)
     # Port 3 is not available_for_dynamic_portgroup.
-    with pytest.raises(Conflict, match="000000000003 was taken"), conductor.db.writing() as work:
+    unavailable = "000000000003 is no longer free"
+    with pytest.raises(Conflict, match=unavailable), conductor.db.writing() as work:
         work.portgroups.create_dynamic(_group("dyn-ccc"), ports[2:], node.id)
     with conductor.db.reading() as work:
         assert [g.name for g in work.portgroups.for_node(node.id)] == ["dyn-a"]

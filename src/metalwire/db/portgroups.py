@@ -134,8 +134,9 @@ class Portgroups(Repository):
             )
             if joined != 1:
                 raise Conflict(
-                    f"Unable to build dynamic portgroup {group.name}: port {port.uuid} was "
-                    "taken into a portgroup by another request at the same moment."
+                    f"Unable to build dynamic portgroup {group.name}: port {port.uuid} is "
+                    "no longer free for it (another request put it in a portgroup, or made "
+                    "it unavailable for dynamic portgroups, at the same moment)."
                 )
         return group
 
