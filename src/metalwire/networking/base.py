@@ -222,7 +222,12 @@ class StoredVifMixin:
         """
         if task.tbn_rules is None or _requested_target(task, vif_info) is not None:
             return None
-        return tbn_choice(task, dict(vif_info), explain)
+
+        def unusable(port: Port) -> str | None:
+            reason = self.port_unusable_reason(task, port)
+            return None if reason is None else f"cannot be used: it {reason}"
+
+        return tbn_choice(task, dict(vif_info), unusable, explain)
 
     def placement(
         self,

@@ -249,7 +249,9 @@ def _plan_attach(
     refused: list[Refused] = []
     for candidate in candidates:
         verdict = action.filter.evaluate(candidate, network)
-        if not verdict.holds:
+        if candidate.unusable is not None:
+            refused.append(Refused(candidate, candidate.unusable))
+        elif not verdict.holds:
             refused.append(Refused(candidate, f"does not match: {verdict.reason}"))
         elif wanted is not None and len(taken) >= wanted:
             refused.append(Refused(candidate, "matches but was not needed (enough before it)"))
@@ -293,6 +295,8 @@ def _plan_group(action: TraitAction, network: NetworkView, ports: list[PortView]
 
 
 def _group_refusal(action: TraitAction, port: PortView, picked: list[PortView]) -> str | None:
+    if port.unusable is not None:
+        return port.unusable
     if port.portgroup_uuid is not None:
         return f"already belongs to portgroup {port.portgroup_uuid}"
     if not port.available_for_dynamic_portgroup:

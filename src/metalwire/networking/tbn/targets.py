@@ -15,6 +15,7 @@ targets (:attr:`TbnPlan.chosen`):
 from __future__ import annotations
 
 import uuid as uuidlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,14 +72,20 @@ class TbnChoice:
     error: NoTraitMatches | None = None
 
 
-def tbn_choice(task: Task, vif_info: dict[str, Any], explain: bool = False) -> TbnChoice:
-    """Plan the attach by the node's traits (``task.tbn_rules``) and resolve its target.
+def tbn_choice(
+    task: Task,
+    vif_info: dict[str, Any],
+    unusable: Callable[[Port], str | None],
+    explain: bool = False,
+) -> TbnChoice:
+    """Plan the attach by the node's traits (``task.tbn_rules``) and resolve its target;
+    ``unusable`` says why the interface cannot use a port (such a port is refused).
 
     Raises NoTraitMatches (400) when nothing applies and the options say to; with
     ``explain`` (a dry run) that error is returned in the choice instead.
     """
     assert task.tbn_rules is not None
-    plan = plan_for_task(task, task.tbn_rules, vif_info, raising=not explain)
+    plan = plan_for_task(task, task.tbn_rules, vif_info, not explain, unusable)
     chosen = plan.chosen
     if chosen is None:
         raises = task.config.conductor.trait_based_networking_raise_when_no_match
