@@ -22,8 +22,7 @@ from metalwire.db import migrations
 from metalwire.db import nodes as node_db
 from metalwire.db.engine import Database
 from metalwire.networking.loader import NetworkInterfaces
-from metalwire.networking.tbn.rules import RuleSet
-from metalwire.networking.tbn.settings import configured_rules
+from metalwire.networking.tbn.settings import RulesInForce, configured_rules
 
 LOG = logging.getLogger(__name__)
 
@@ -37,8 +36,9 @@ class Services:
     rpcapi: ConductorAPI
     # The latest drift audit of every node, for operators and the metrics endpoint.
     audit: LatestAudit = field(default_factory=LatestAudit)
-    # The trait-based networking rules read at start (None: the feature is off).
-    tbn_rules: RuleSet | None = None
+    # The trait-based networking rules in force, shared with the conductor (rules None:
+    # the feature is off); a reload swaps them.
+    tbn: RulesInForce = field(default_factory=RulesInForce)
 
     def audited_nodes(self, ident: str | None) -> list[str]:
         """The UUIDs of the nodes to audit: the one named (404 if none), or every node."""
@@ -75,7 +75,7 @@ def build_services(config: Config, upgrade_schema: bool = True) -> tuple[Service
     The caller owns what it gets: on shutdown it releases the locks and disposes of the
     database. ``upgrade_schema`` first creates or upgrades the schema (Alembic).
     """
-    tbn_rules = configured_rules(config.conductor)  # an invalid file stops the start here
+    tbn = RulesInForce(configured_rules(config.conductor))  # an invalid file stops the start
     db = Database(config.database_url(), config.database.pool_size)
     if upgrade_schema:
         migrations.upgrade(db.engine)
@@ -91,8 +91,7 @@ def build_services(config: Config, upgrade_schema: bool = True) -> tuple[Service
         interfaces=NetworkInterfaces(config),
         locks=locks,
         lock_waited=metrics.observe_lock_wait if config.metrics.enabled else None,
+        tbn=tbn,
     )
-    services = Services(
-        config=config, db=db, rpcapi=LocalConductorAPI(conductor), tbn_rules=tbn_rules
-    )
+    services = Services(config=config, db=db, rpcapi=LocalConductorAPI(conductor), tbn=tbn)
     return services, locks

@@ -378,6 +378,7 @@ def test_the_plan_as_a_dict_names_trait_actions_targets_and_refusals() -> None:
                         "min_count": None,
                         "max_count": None,
                         "applies": True,
+                        "carried_out": True,
                         "problem": None,
                         "targets": [{"uuid": "port-1", "kind": "port"}],
                         "refused": [
@@ -464,3 +465,30 @@ def test_a_plan_never_takes_a_busy_port_twice_or_bonds_across_physnets(
             seen = {t.uuid for t in action.targets} | {r.target.uuid for r in action.refused}
             assert all(r.reason for r in action.refused)
             assert seen <= {p.uuid for p in ports if p.vif is None}
+
+
+def test_a_port_the_interface_cannot_use_is_refused_by_every_action() -> None:
+    ruleset = rules(
+        """\
+        CUSTOM_A:
+          actions:
+            - action: attach_port
+              filter: port.is_port
+        CUSTOM_G:
+          actions:
+            - action: group_and_attach_ports
+              filter: port.is_port
+              min_count: 2
+        """
+    )
+    unusable = "cannot be used: it has no local_link_connection"
+    ports = [
+        port(1, available_for_dynamic_portgroup=True),
+        port(2, available_for_dynamic_portgroup=True, unusable=unusable),
+    ]
+
+    single = plan(ruleset, ["CUSTOM_A"], ports)
+    assert chosen(single) == [["port-1"]]
+    assert [(r.target.uuid, r.reason) for r in single.actions[0].refused] == [("port-2", unusable)]
+    with pytest.raises(NoTraitMatches, match=f"port-2 .*{unusable}"):
+        plan(ruleset, ["CUSTOM_G"], ports)

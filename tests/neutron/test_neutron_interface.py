@@ -100,6 +100,22 @@ class Neutron:
             self.http.delete(f"/networks/{network['id']}")
 
 
+@contextlib.contextmanager
+def neutron_with(endpoint: str, networks: dict[str, str]) -> Iterator[Neutron]:
+    """Direct access to Neutron with the networks ``{name: physical network}`` made for the
+    block, and every port on them deleted with them afterwards."""
+    with httpx.Client(
+        base_url=f"{endpoint}/v2.0", headers=dict(ADMIN_HEADERS), timeout=60.0
+    ) as http:
+        api = Neutron(http)
+        for name, physnet in networks.items():
+            api.create_network(name, physnet)
+        try:
+            yield api
+        finally:
+            api.cleanup()
+
+
 def assert_unbound(port: Json, mac: str) -> None:
     assert port["binding:host_id"] == ""
     assert port["binding:profile"] == {}

@@ -16,6 +16,7 @@ from metalwire.db.models import Port, Portgroup
 from metalwire.errors import InvalidParameterValue
 from metalwire.networking.selection import Placement, describe, portgroup_physnet
 from metalwire.networking.task import Task
+from metalwire.networking.tbn.targets import Choice, NewDynamicPortgroup, TbnChoice
 
 HEADER = "X-Metalwire-Dry-Run"
 _HEADER_KEY = HEADER.lower().encode()
@@ -56,8 +57,45 @@ def _target(task: Task, target: Port | Portgroup) -> dict[str, Any]:
     }
 
 
+def _tbn_target(task: Task, choice: Choice) -> dict[str, Any]:
+    if not isinstance(choice, NewDynamicPortgroup):
+        return _target(task, choice)
+    return {
+        "type": "dynamic_portgroup",
+        "uuid": None,  # made, with a generated name, when the attach builds it
+        "name": None,
+        "address": None,
+        "physical_network": choice.physical_network,
+        "ports": [port.uuid for port in choice.members],
+    }
+
+
+def _tbn_document(result: DryRunAttach, tbn: TbnChoice) -> dict[str, Any]:
+    """With trait-based networking the plan decides: the trait applied, each action tried
+    with the ports it matched and why the others did not, and the target it carries out."""
+    error = tbn.error
+    return {
+        "chooses_target": True,
+        "target": None if tbn.target is None else _tbn_target(result.task, tbn.target),
+        "error": None
+        if error is None
+        else {"code": error.code, "type": type(error).__name__, "message": str(error)},
+        "refused": [],
+        "trait_based_networking": tbn.plan.as_dict(),
+    }
+
+
 def document(result: DryRunAttach) -> dict[str, Any]:
     """The answer's body."""
+    head = {
+        "dry_run": True,
+        "node_uuid": result.node.uuid,
+        "vif_id": result.vif_id,
+        "network_interface": result.network_interface,
+        "physical_networks": sorted(result.physical_networks),
+    }
+    if result.tbn is not None:
+        return {**head, **_tbn_document(result, result.tbn)}
     task = result.task
     placement = result.placement
     if placement is None:  # e.g. noop: the attach succeeds and records no target
@@ -71,15 +109,12 @@ def document(result: DryRunAttach) -> dict[str, Any]:
         entry["vif"] = refusal.vif
         refused.append(entry)
     return {
-        "dry_run": True,
-        "node_uuid": result.node.uuid,
-        "vif_id": result.vif_id,
-        "network_interface": result.network_interface,
-        "physical_networks": sorted(result.physical_networks),
+        **head,
         "chooses_target": result.placement is not None,
         "target": None if placement.chosen is None else _target(task, placement.chosen),
         "error": None
         if error is None
         else {"code": error.code, "type": type(error).__name__, "message": str(error)},
         "refused": refused,
+        "trait_based_networking": None,
     }

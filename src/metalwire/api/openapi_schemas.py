@@ -248,8 +248,12 @@ _NULLABLE_STRING: Schema = {"type": ["string", "null"]}
 _DRY_RUN_TARGET: Schema = {
     "type": "object",
     "properties": {
-        "type": {"enum": ["port", "portgroup"]},
-        "uuid": {"type": "string", "format": "uuid"},
+        "type": {
+            "enum": ["port", "portgroup", "dynamic_portgroup"],
+            "description": "dynamic_portgroup: the one trait-based networking would build "
+            "(uuid and name null until it is).",
+        },
+        "uuid": {"type": ["string", "null"], "format": "uuid"},
         "address": _NULLABLE_STRING,
         "physical_network": {
             "type": ["string", "null"],
@@ -292,6 +296,14 @@ DRY_RUN_ATTACH: Schema = {
             "items": {"type": "string"},
             "description": "The VIF's physical networks, as the attach reads them (from "
             "Neutron); empty means any.",
+        },
+        "trait_based_networking": {
+            "type": ["object", "null"],
+            "description": "With [conductor] enable_trait_based_networking, the plan that "
+            "decides the target: trait (the one applied, or null), node_traits, reason (why "
+            "nothing applies), tried (each trait with its actions: action, filter, "
+            "min_count, max_count, applies, carried_out, problem, targets, refused with "
+            "each reason, dynamic_portgroup). null otherwise.",
         },
         "chooses_target": {
             "type": "boolean",

@@ -28,7 +28,7 @@ def api_files(config: Config, strategy: Strategy, policy: Policy, services: Serv
         reloader.register(
             Reloadable(f"[oslo_policy] policy_file {policy_file}", [policy_file], policy.reload)
         )
-    if services.tbn_rules is not None:
+    if services.tbn.rules is not None:
         reloader.register(_tbn_rules(config, services))
     return reloader
 
@@ -38,7 +38,7 @@ def _tbn_rules(config: Config, services: Services) -> Reloadable:
 
     def load() -> str:
         rules = load_rules(path)  # TbnRulesInvalid names each mistake's line
-        services.tbn_rules = rules
+        services.tbn.rules = rules
         names = ", ".join(trait.name for trait in rules.traits) or "none"
         return f"{len(rules.traits)} trait(s): {names}"
 

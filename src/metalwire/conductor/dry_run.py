@@ -18,6 +18,7 @@ from metalwire.db.models import Node
 from metalwire.networking.base import StoredVifMixin, VifInfo
 from metalwire.networking.selection import Placement
 from metalwire.networking.task import Task
+from metalwire.networking.tbn.targets import TbnChoice
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,8 @@ class DryRunAttach:
     #: :class:`StoredVifMixin`): its attach would succeed without choosing.
     placement: Placement | None
     task: Task  # the read-only view the placement was computed on (members of portgroups)
+    #: The trait-based networking plan when it decides the target (placement is None then).
+    tbn: TbnChoice | None = None
 
 
 def vif_attach_dry_run(
@@ -51,9 +54,12 @@ def vif_attach_dry_run(
     task.attachments.check_free(vif_info["id"])
     physnets: set[str] = set()
     placement = None
+    tbn = None
     if isinstance(iface, StoredVifMixin):
         physnets = iface.vif_physnets(task, vif_info)
-        placement = iface.placement(task, vif_info, physnets)
+        tbn = iface.tbn_plan(task, vif_info, explain=True)
+        if tbn is None:
+            placement = iface.placement(task, vif_info, physnets)
     return DryRunAttach(
         node=task.node,
         vif_id=vif_info["id"],
@@ -61,4 +67,5 @@ def vif_attach_dry_run(
         physical_networks=frozenset(physnets),
         placement=placement,
         task=task,
+        tbn=tbn,
     )

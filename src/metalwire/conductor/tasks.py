@@ -21,6 +21,7 @@ from metalwire.errors import DatabaseFailure, NodeLocked, NodeNotFound
 from metalwire.networking.base import NetworkInterface
 from metalwire.networking.loader import NetworkInterfaces
 from metalwire.networking.task import Task
+from metalwire.networking.tbn.settings import RulesInForce
 
 LOG = logging.getLogger(__name__)
 
@@ -92,6 +93,8 @@ class Conductor:
     directory: NodeDirectory = field(default_factory=NodeDirectory)
     #: Told how many seconds each operation waited for its node's lock (the metrics).
     lock_waited: Callable[[float], None] | None = None
+    #: The trait-based networking rules each task's network interface plans with.
+    tbn: RulesInForce = field(default_factory=RulesInForce)
 
     @property
     def host(self) -> str:
@@ -142,6 +145,7 @@ class Conductor:
             conductor=self.locks.holder,
             shared=shared,
             work=work,
+            tbn_rules=self.tbn.rules,
         )
 
     def runs_locally(self, node: Node) -> bool:

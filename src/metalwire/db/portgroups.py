@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import or_, select
@@ -11,10 +11,10 @@ from sqlalchemy.orm import Session
 
 from metalwire.db import integrity
 from metalwire.db import nodes as node_db
-from metalwire.db.models import Node, Portgroup
+from metalwire.db.models import Node, Port, Portgroup, utcnow
 from metalwire.db.pagination import Page, paginate
-from metalwire.db.statements import Repository
-from metalwire.errors import PortgroupNotFound
+from metalwire.db.statements import Repository, Sql
+from metalwire.errors import Conflict, PortgroupNotFound
 from metalwire.identifiers import is_uuid
 
 SORTABLE = {"id", "uuid", "name", "address", "created_at", "updated_at"}
@@ -74,6 +74,24 @@ def delete(session: Session, portgroup: Portgroup) -> None:
     session.flush()
 
 
+def remove_if_dynamic(sql: Sql, portgroup_id: int | None) -> bool:
+    """Delete a dynamic portgroup whose VIF went, freeing its ports; False if not dynamic.
+
+    A dynamic portgroup lives exactly as long as its VIF's record: every way the record goes
+    (detach, an undone or interrupted attach, undeploy) takes the group with it, in the
+    same transaction.
+    """
+    dynamic = sql.scalar("SELECT dynamic_portgroup FROM portgroups WHERE id = ?", (portgroup_id,))
+    if not dynamic:
+        return False
+    sql.execute(
+        "UPDATE ports SET portgroup_id = NULL, updated_at = ? WHERE portgroup_id = ?",
+        (sql.bind(Port, "updated_at", utcnow()), portgroup_id),
+    )
+    sql.execute("DELETE FROM portgroups WHERE id = ?", (portgroup_id,))
+    return True
+
+
 class Portgroups(Repository):
     def for_node(self, node_id: int) -> list[Portgroup]:
         return self._sql.load(Portgroup, "node_id = ? ORDER BY id", (node_id,))
@@ -94,3 +112,34 @@ class Portgroups(Repository):
     def delete(self, portgroup_id: int) -> None:
         with self._session() as session:
             delete(session, get_by_id(session, portgroup_id))
+
+    def create_dynamic(
+        self, values: Mapping[str, Any], members: Sequence[Port], node_id: int
+    ) -> Portgroup:
+        """A dynamic portgroup (``values``) holding the ports ``members`` of node ``node_id``.
+
+        Each port joins only if it is still free for it (on the node, in no portgroup,
+        ``available_for_dynamic_portgroup``): the condition is in the statement, so of two
+        transactions racing for one port the second fails with Conflict and rolls back.
+        """
+        group = self.create({**values, "node_id": node_id, "dynamic_portgroup": True})
+        sql = self._sql
+        now = sql.bind(Port, "updated_at", utcnow())
+        flag = sql.bind(Port, "available_for_dynamic_portgroup", True)
+        for port in members:
+            joined = sql.execute(
+                "UPDATE ports SET portgroup_id = ?, updated_at = ? WHERE id = ? AND node_id = ?"
+                " AND portgroup_id IS NULL AND available_for_dynamic_portgroup = ?",
+                (group.id, now, port.id, node_id, flag),
+            )
+            if joined != 1:
+                raise Conflict(
+                    f"Unable to build dynamic portgroup {group.name}: port {port.uuid} is "
+                    "no longer free for it (another request put it in a portgroup, or made "
+                    "it unavailable for dynamic portgroups, at the same moment)."
+                )
+        return group
+
+    def remove_dynamic(self, portgroup_id: int) -> bool:
+        """Delete a dynamic portgroup, freeing its ports; False if it is not dynamic."""
+        return remove_if_dynamic(self._sql, portgroup_id)

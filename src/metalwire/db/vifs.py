@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from metalwire.db.models import Node, Port, Portgroup, VifAttachment, node_label, utcnow
 from metalwire.db.nodes import ident_column
+from metalwire.db.portgroups import remove_if_dynamic
 from metalwire.db.statements import Repository, Sql, detached
 from metalwire.errors import Conflict, NodeNotFound
 
@@ -157,6 +158,8 @@ class Attachments(Repository):
                     (sql.bind(model, "extra", extra), target_id),
                 )
         sql.execute("DELETE FROM vif_attachments WHERE vif_id = ?", (vif_id,))
+        if model is Portgroup and remove_if_dynamic(sql, target_id):
+            return
         if not attachment.pending:
             _touch(sql, model, target_id)
 

@@ -23,6 +23,7 @@ from metalwire.errors import Conflict, Invalid, InvalidParameterValue, VifNotAtt
 from metalwire.networking import selection
 from metalwire.networking.drift import Finding
 from metalwire.networking.task import Task
+from metalwire.networking.tbn.targets import Choice, TbnChoice, realize, tbn_choice
 
 LOG = logging.getLogger(__name__)
 
@@ -191,16 +192,42 @@ class StoredVifMixin:
 
     def choose_target(
         self, task: Task, vif_info: VifInfo, physnets: set[str] | None = None
-    ) -> Port | Portgroup:
-        """The port or portgroup for the VIF; ``physnets`` (if given) spares the lookup.
+    ) -> Choice | None:
+        """What the VIF goes on; ``physnets`` (if given) spares the lookup.
 
-        Raises NoFreePhysicalPort, or Invalid for a requested target that cannot take it.
+        A requested ``port_uuid`` / ``portgroup_uuid`` is taken as asked. Otherwise, with
+        trait-based networking on (``task.tbn_rules``), the plan decides (:meth:`tbn_plan`):
+        a port, a portgroup or a dynamic portgroup to build (:func:`realize` it in the
+        transaction that records the VIF), or None when no rule applies and
+        ``trait_based_networking_raise_when_no_match`` is off. Else ``selection.py`` picks.
+
+        Raises NoFreePhysicalPort, NoTraitMatches, or Invalid for a requested target that
+        cannot take it.
         """
+        tbn = self.tbn_plan(task, vif_info)
+        if tbn is not None:
+            return tbn.target
         placement = self.placement(task, vif_info, physnets, explain=False)
         if placement.chosen is None:
             assert placement.error is not None
             raise placement.error
         return placement.chosen
+
+    def tbn_plan(self, task: Task, vif_info: VifInfo, explain: bool = False) -> TbnChoice | None:
+        """The trait-based networking plan of the attach, None when it does not decide
+        (the feature is off, or the request names its target). Writes nothing.
+
+        Raises NoTraitMatches when nothing applies and the options say to, unless
+        ``explain`` (a dry run), which returns that error in the choice.
+        """
+        if task.tbn_rules is None or _requested_target(task, vif_info) is not None:
+            return None
+
+        def unusable(port: Port) -> str | None:
+            reason = self.port_unusable_reason(task, port)
+            return None if reason is None else f"cannot be used: it {reason}"
+
+        return tbn_choice(task, dict(vif_info), unusable, explain)
 
     def placement(
         self,
@@ -230,9 +257,12 @@ class StoredVifMixin:
         )
 
     def vif_attach(self, task: Task, vif_info: VifInfo) -> VifAttachment | None:
-        target = self.choose_target(task, vif_info)
+        choice = self.choose_target(task, vif_info)
+        if choice is None:
+            return None
         info = {k: v for k, v in vif_info.items() if k != "id"}
         with task.atomic():
+            target = realize(task, choice)
             attachment = task.attachments.record(vif_info["id"], target, info)
             self.after_record(task, vif_info, target)
         return attachment

@@ -17,7 +17,17 @@ MAC_MISMATCH = "mac_mismatch"
 BINDING_MISMATCH = "binding_mismatch"
 BOUND_WHILE_NOT_DEPLOYED = "bound_while_not_deployed"
 ORPHAN_PORT = "orphan_port"
-KINDS = (VIF_PORT_MISSING, MAC_MISMATCH, BINDING_MISMATCH, BOUND_WHILE_NOT_DEPLOYED, ORPHAN_PORT)
+#: A dynamic portgroup (trait-based networking) whose VIF is gone: no record, or no port in
+#: Neutron; the group exists only for its VIF.
+DYNAMIC_PORTGROUP_VIF_GONE = "dynamic_portgroup_vif_gone"
+KINDS = (
+    VIF_PORT_MISSING,
+    MAC_MISMATCH,
+    BINDING_MISMATCH,
+    BOUND_WHILE_NOT_DEPLOYED,
+    ORPHAN_PORT,
+    DYNAMIC_PORTGROUP_VIF_GONE,
+)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from metalwire.errors import MetalwireError, NetworkError
 from metalwire.networking.drift import (
     BINDING_MISMATCH,
     BOUND_WHILE_NOT_DEPLOYED,
+    DYNAMIC_PORTGROUP_VIF_GONE,
     MAC_MISMATCH,
     ORPHAN_PORT,
     VIF_PORT_MISSING,
@@ -52,6 +53,7 @@ from metalwire.networking.task import Task
 
 #: What a repair does for each kind of finding; a kind missing here is not repaired.
 REPAIRS = {
+    DYNAMIC_PORTGROUP_VIF_GONE: "delete the dynamic portgroup",
     MAC_MISMATCH: "reset MAC",
     BINDING_MISMATCH: "bind again",
     BOUND_WHILE_NOT_DEPLOYED: "unbind",
@@ -148,6 +150,33 @@ def findings(
             orphan = _orphan(task, port)
             if orphan is not None:
                 found.append(orphan)
+        found += _lone_dynamic_portgroups(task)
+    return found
+
+
+def _lone_dynamic_portgroups(task: Task) -> list[Finding]:
+    """Dynamic portgroups no attachment (pending ones included) sits on: built for a VIF
+    that is gone, they hold ports no other VIF can use."""
+    held = {a.portgroup_id for a in task.attachments}
+    found = []
+    for group in task.portgroups:
+        if group.dynamic_portgroup and group.id not in held:
+            members = ", ".join(port.uuid for port in task.members(group)) or "none"
+            message = (
+                f"Dynamic portgroup {group.uuid} ({group.name}) of node {task.node.label} "
+                f"carries no VIF; it holds ports {members}, which no other VIF can take."
+            )
+            found.append(
+                _finding(
+                    task,
+                    DYNAMIC_PORTGROUP_VIF_GONE,
+                    "",
+                    group,
+                    expected=None,
+                    actual=group.uuid,
+                    message=message,
+                )
+            )
     return found
 
 
@@ -194,14 +223,17 @@ def _drift(
     vif_id, label, state = attachment.vif_id, task.node.label, task.node.provision_state
     where = f"{describe(target)} of node {label}"
     if port is None:
+        dynamic = isinstance(target, Portgroup) and target.dynamic_portgroup
         message = (
             f"VIF {vif_id} is attached to {where}, but Neutron has no port {vif_id}; detach "
             "the VIF (the audit does not recreate a tenant's port)."
         )
+        if dynamic:
+            message += " The dynamic portgroup goes with it, freeing its ports (repairable)."
         return [
             _finding(
                 task,
-                VIF_PORT_MISSING,
+                DYNAMIC_PORTGROUP_VIF_GONE if dynamic else VIF_PORT_MISSING,
                 vif_id,
                 target,
                 expected=vif_id,
@@ -333,6 +365,8 @@ def _fix(
     if finding.kind in (ORPHAN_PORT, BOUND_WHILE_NOT_DEPLOYED):
         client.update_port_if_exists(vif_id, UNBIND, f"unbind drifted port {vif_id}")
         return f"unbound Neutron port {vif_id} from node {task.node.uuid}"
+    if finding.kind == DYNAMIC_PORTGROUP_VIF_GONE:
+        return _remove_dynamic_portgroup(task, finding)
     attachment = task.attachment_of(vif_id)
     target = task.find_target(vif_id)
     assert attachment is not None and target is not None  # just audited under the lock
@@ -346,3 +380,17 @@ def _fix(
         return f"unbound Neutron port {vif_id}"
     iface.bind_to(task, client, vif_id, target, host, rollback)
     return f"bound Neutron port {vif_id} to host {host} through {describe(target)}"
+
+
+def _remove_dynamic_portgroup(task: Task, finding: Finding) -> str:
+    """Forget the gone VIF (its record takes the group along) or, without a record, delete
+    the group; either way its ports are free again."""
+    if finding.vif_id:
+        task.attachments.remove(finding.vif_id)
+        return (
+            f"detached gone VIF {finding.vif_id}, deleting dynamic portgroup "
+            f"{finding.target_uuid} and freeing its ports"
+        )
+    group = next(g for g in task.portgroups if g.uuid == finding.target_uuid)
+    task.inventory.remove_dynamic_portgroup(group.id)
+    return f"deleted dynamic portgroup {finding.target_uuid} and freed its ports"

@@ -38,6 +38,7 @@ from metalwire.networking.neutron_client import (
     binding_failed_error,
 )
 from metalwire.networking.task import Task
+from metalwire.networking.tbn.targets import realize
 
 LOG = logging.getLogger(__name__)
 
@@ -319,13 +320,18 @@ class NeutronPortsMixin(StoredVifMixin):
                 f"{exc}",
                 exc.code,
             ) from None
-        target = self.choose_target(task, vif_info, physnets)
+        choice = self.choose_target(task, vif_info, physnets)
+        if choice is None:
+            return None
         info = {k: v for k, v in vif_info.items() if k != "id"}
         info[ORIGINAL_MAC_KEY] = port.mac_address
-        where = f"{selection.describe(target)} of node {task.node.uuid}"
         # The record comes first: its keys reserve the VIF and the target, so a racing
-        # attach of the same VIF to another node fails before touching Neutron.
-        attachment = task.attachments.record(vif_id, target, info, pending=True)
+        # attach of the same VIF to another node fails before touching Neutron. A dynamic
+        # portgroup is built in the same transaction, and forgetting the record removes it.
+        with task.atomic():
+            target = realize(task, choice)
+            attachment = task.attachments.record(vif_id, target, info, pending=True)
+        where = f"{selection.describe(target)} of node {task.node.uuid}"
         rollback = Rollback()
         rollback.add(f"forget the attachment of VIF {vif_id}", lambda: self._forget(task, vif_id))
         try:

@@ -26,6 +26,7 @@ from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Node, NodeHistory, Port, Portgroup, VifAttachment
 from metalwire.db.work import Work
 from metalwire.errors import NodeNotFound, VifAlreadyAttached
+from metalwire.networking.tbn.rules import RuleSet
 
 
 @dataclass
@@ -41,6 +42,9 @@ class Task:
     # How the VIFs this task attaches are recorded: "api", or "legacy" for an attach made
     # through a port's or portgroup's extra/vif_port_id (set by the conductor).
     vif_source: str = "api"
+    # The trait-based networking rules in force (None: the feature is off), read once per
+    # task so a reload never changes them half-way through an operation.
+    tbn_rules: RuleSet | None = None
     _atomic: Work | None = field(default=None, repr=False)
     _ports: list[Port] | None = field(default=None, repr=False)
     _portgroups: list[Portgroup] | None = field(default=None, repr=False)
@@ -133,6 +137,10 @@ class Task:
             raise NodeNotFound(self.node.uuid)
         self.node = node
         self._ports = self._portgroups = self._attachments = None
+
+    def forget_inventory(self) -> None:
+        """Read the ports and portgroups again on next use (the task changed them)."""
+        self._ports = self._portgroups = None
 
     def note_loaded(self, attachments: list[VifAttachment]) -> None:
         """Use attachments already read with the node instead of reading them again."""
@@ -254,8 +262,11 @@ class NodeAttachments(Sequence[VifAttachment]):
 
     def remove(self, vif_id: str) -> None:
         """Forget the attachment (and, for one made through extra, that key)."""
+        attachment = self._task.attachment_of(vif_id)
         with self._task.writing() as work:
-            work.attachments.remove(vif_id, self._task.attachment_of(vif_id))
+            work.attachments.remove(vif_id, attachment)
+        if attachment is not None and attachment.portgroup_id is not None:
+            self._task.forget_inventory()  # a dynamic portgroup goes with its VIF
         self._task._attachments = [
             a for a in self._task._loaded_attachments() if a.vif_id != vif_id
         ]
@@ -318,6 +329,20 @@ class NodeInventory:
     def create_portgroup(self, values: Mapping[str, Any]) -> Portgroup:
         with self._task.writing() as work:
             return work.portgroups.create(values)
+
+    def create_dynamic_portgroup(
+        self, values: Mapping[str, Any], members: Sequence[Port]
+    ) -> Portgroup:
+        """A dynamic portgroup of the node holding ``members`` (Conflict if one was taken)."""
+        with self._task.writing() as work:
+            return work.portgroups.create_dynamic(values, members, self._task.node.id)
+
+    def remove_dynamic_portgroup(self, portgroup_id: int) -> bool:
+        """Delete a dynamic portgroup and free its ports; False if it is not dynamic."""
+        with self._task.writing() as work:
+            removed = work.portgroups.remove_dynamic(portgroup_id)
+        self._task.forget_inventory()
+        return removed
 
     def update_portgroup(self, portgroup_id: int, changes: Mapping[str, Any]) -> Portgroup:
         with self._task.writing() as work:

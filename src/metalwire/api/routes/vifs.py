@@ -77,6 +77,17 @@ def check_attach_body(body: Any, version: mv.Version) -> VifInfo:
     for key in ("port_uuid", "portgroup_uuid"):
         if key in body and not (isinstance(body[key], str) and is_uuid(body[key])):
             raise InvalidParameterValue(f"Expected a UUID for {key} but received {body[key]!r}.")
+    # The network's name and tags, which trait-based networking filters read.
+    if body.get("name") is not None and not isinstance(body["name"], str):
+        raise InvalidParameterValue(f"Expected a string for name but received {body['name']!r}.")
+    tags = body.get("tags")
+    if tags is not None and not (
+        isinstance(tags, str) or (isinstance(tags, list) and all(isinstance(t, str) for t in tags))
+    ):
+        raise InvalidParameterValue(
+            f"Expected a list of strings (or one comma-separated string) for tags but "
+            f"received {tags!r}."
+        )
     return cast(VifInfo, dict(body))
 
 

@@ -87,16 +87,38 @@ def _vif_attach_dry_run(client: Client, args: argparse.Namespace) -> int:
     else:
         rows = []
         target = answer.get("target")
+        plan = answer.get("trait_based_networking")
         if target:
-            rows.append(_dry_run_row(target, "chosen", ""))
+            why = f"trait {plan['trait']}" if plan else ""
+            rows.append(_dry_run_row(target, "chosen", why))
         for entry in answer.get("refused") or []:
             rows.append(_dry_run_row(entry, entry.get("reason"), entry.get("message")))
+        if plan:
+            rows += _tbn_rows(plan)
         print_list(_DRY_RUN_HEADERS, rows, args.format, sys.stdout, args.columns)
     error = answer.get("error")
     if error:
         print(f"Would not attach: {error.get('message')}", file=sys.stderr)
         return 1
     return 0
+
+
+def _tbn_rows(plan: dict[str, Any]) -> list[list[Any]]:
+    """One row per target each trait-based networking action matched or refused."""
+    rows = []
+    for tried in plan.get("tried") or []:
+        for action in tried.get("actions") or []:
+            step = f"{tried['trait']}: {action['action']} {action['filter']}"
+            if action.get("carried_out"):
+                step += " (carried out)"
+            elif action.get("problem"):
+                step += f" ({action['problem']})"
+            for matched in action.get("targets") or []:
+                rows.append([matched["kind"], matched["uuid"], "", "", "matched", step])
+            for refused in action.get("refused") or []:
+                reason = f"{step}: {refused['reason']}"
+                rows.append([refused["kind"], refused["uuid"], "", "", "refused", reason])
+    return rows
 
 
 def _dry_run_row(target: dict[str, Any], verdict: Any, reason: Any) -> list[Any]:

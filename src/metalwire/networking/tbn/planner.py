@@ -144,7 +144,15 @@ class TbnPlan:
                 return tuple(plan for plan in attempt.actions if plan.applies)
         return ()
 
+    @property
+    def chosen(self) -> ActionPlan | None:
+        """The action carried out: a VIF takes one target (a port, a portgroup, or the
+        dynamic portgroup a grouping action builds), so the first action of the applying
+        trait that found its targets; None when nothing applies."""
+        return next(iter(self.actions), None)
+
     def as_dict(self) -> dict[str, Any]:
+        chosen = self.chosen
         return {
             "trait": self.trait,
             "node_traits": list(self.node_traits),
@@ -154,7 +162,10 @@ class TbnPlan:
                     "trait": attempt.trait.name,
                     "order": attempt.trait.order,
                     "applies": attempt.applies,
-                    "actions": [plan.as_dict() for plan in attempt.actions],
+                    "actions": [
+                        {**plan.as_dict(), "carried_out": plan is chosen}
+                        for plan in attempt.actions
+                    ],
                 }
                 for attempt in self.attempts
             ],
@@ -238,7 +249,9 @@ def _plan_attach(
     refused: list[Refused] = []
     for candidate in candidates:
         verdict = action.filter.evaluate(candidate, network)
-        if not verdict.holds:
+        if candidate.unusable is not None:
+            refused.append(Refused(candidate, candidate.unusable))
+        elif not verdict.holds:
             refused.append(Refused(candidate, f"does not match: {verdict.reason}"))
         elif wanted is not None and len(taken) >= wanted:
             refused.append(Refused(candidate, "matches but was not needed (enough before it)"))
@@ -282,6 +295,8 @@ def _plan_group(action: TraitAction, network: NetworkView, ports: list[PortView]
 
 
 def _group_refusal(action: TraitAction, port: PortView, picked: list[PortView]) -> str | None:
+    if port.unusable is not None:
+        return port.unusable
     if port.portgroup_uuid is not None:
         return f"already belongs to portgroup {port.portgroup_uuid}"
     if not port.available_for_dynamic_portgroup:

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from metalwire.config import ConductorOptions
 from metalwire.networking.tbn.planner import PlanningOptions
 from metalwire.networking.tbn.rules import RuleSet, load_rules
 
 LOG = logging.getLogger(__name__)
+
+
+@dataclass
+class RulesInForce:
+    """The rules every new task plans with (None: the feature is off); a reload swaps them."""
+
+    rules: RuleSet | None = None
 
 
 def configured_rules(conductor: ConductorOptions) -> RuleSet | None:

@@ -34,6 +34,8 @@ class PortView:
     vif: str | None = None
     portgroup_uuid: str | None = None
     name: str | None = None
+    #: Why the node's network interface cannot use this port (it is never taken), or None.
+    unusable: str | None = None
 
     @property
     def kind(self) -> str:
@@ -46,7 +48,9 @@ class PortView:
         return f"{self.kind} {self.uuid}" + (f" ({extra})" if extra else "")
 
     @classmethod
-    def of_port(cls, port: Port, vif: str | None, portgroup_uuid: str | None) -> PortView:
+    def of_port(
+        cls, port: Port, vif: str | None, portgroup_uuid: str | None, unusable: str | None = None
+    ) -> PortView:
         return cls(
             id=port.id,
             uuid=port.uuid,
@@ -60,6 +64,7 @@ class PortView:
             ),
             vif=vif,
             portgroup_uuid=portgroup_uuid,
+            unusable=unusable,
         )
 
     @classmethod
@@ -95,8 +100,12 @@ class NetworkView:
 
     @classmethod
     def of_attach_body(cls, body: dict[str, Any]) -> NetworkView:
+        """``tags`` is a list, or one string of comma-separated tags (what ``baremetal node
+        vif attach --vif-info tags=a,b`` sends)."""
         name = body.get("name")
         tags = body.get("tags") or ()
+        if isinstance(tags, str):
+            tags = [tag.strip() for tag in tags.split(",") if tag.strip()]
         return cls(
             id=str(body["id"]),
             name=name if isinstance(name, str) else None,

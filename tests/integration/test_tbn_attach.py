@@ -1,0 +1,324 @@
+"""Trait-based networking through a real ``metalwire serve``: attach and detach by the node's
+traits, on SQLite and PostgreSQL, with ``baremetal node vif attach`` where the CLI can say it.
+
+``available_for_dynamic_portgroup`` (API 1.111) is set in the database: the API does not
+serve that version yet.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from textwrap import dedent
+from typing import Any
+
+import httpx
+import pytest
+
+from metalwire.db.engine import Database
+from metalwire.db.models import Port, Portgroup
+from tests.cli.conftest import clean_env, run_metalwire
+from tests.compat.clients import Cli
+from tests.support.server import MetalwireServer
+
+pytestmark = pytest.mark.server
+
+HEADERS = {"X-OpenStack-Ironic-API-Version": "1.107"}
+RULES = dedent(
+    """\
+    CUSTOM_STORAGE:
+      order: 1
+      actions:
+        - action: attach_port
+          filter: port.category == 'storage' && network.tags == 'storage'
+    CUSTOM_BOND:
+      order: 2
+      actions:
+        - action: attach_portgroup
+          filter: port.physical_network == 'physnet1'
+    CUSTOM_DYNAMIC:
+      actions:
+        - action: group_and_attach_ports
+          filter: port.category == 'network'
+          min_count: 2
+          max_count: 2
+    CUSTOM_BONDED:
+      actions:
+        - action: bond_ports
+          filter: port.category == 'network' && network.name =~ 'tenant'
+          min_count: 2
+    """
+)
+
+
+@dataclass
+class Deployment:
+    servers: list[MetalwireServer]
+    db: Database
+    http: httpx.Client
+    cli: Cli
+
+    def node(self, name: str, traits: list[str]) -> str:
+        resp = self.http.post("/v1/nodes", json={"driver": "fake-hardware", "name": name})
+        assert resp.status_code == 201, resp.text
+        if traits:
+            patch = [{"op": "add", "path": "/instance_info", "value": {"traits": traits}}]
+            resp = self.http.patch(f"/v1/nodes/{name}", json=patch)
+            assert resp.status_code == 200, resp.text
+        return str(resp.json()["uuid"])
+
+    def port(self, node: str, mac: str, *, dynamic: bool = False, **fields: Any) -> str:
+        resp = self.http.post("/v1/ports", json={"node_uuid": node, "address": mac, **fields})
+        assert resp.status_code == 201, resp.text
+        uuid = str(resp.json()["uuid"])
+        if dynamic:
+            with self.db.writing() as work:
+                work.ports.update(uuid, {"available_for_dynamic_portgroup": True})
+        return uuid
+
+    def portgroup(self, node: str, name: str, **fields: Any) -> str:
+        resp = self.http.post("/v1/portgroups", json={"node_uuid": node, "name": name, **fields})
+        assert resp.status_code == 201, resp.text
+        return str(resp.json()["uuid"])
+
+    def attach(self, node: str, body: dict[str, Any], server: int = 0) -> httpx.Response:
+        url = self.servers[server].url + f"/v1/nodes/{node}/vifs"
+        return httpx.post(url, json=body, headers=HEADERS, timeout=60)
+
+    def vif_of(self, kind: str, uuid: str) -> str | None:
+        resp = self.http.get(f"/v1/{kind}s/{uuid}")
+        assert resp.status_code == 200, resp.text
+        return resp.json()["internal_info"].get("tenant_vif_port_id")
+
+    def members(self, node: str) -> dict[str, str | None]:
+        ports = self.http.get(f"/v1/nodes/{node}/ports/detail").json()["ports"]
+        return {p["uuid"]: p["portgroup_uuid"] for p in ports}
+
+    def portgroups(self, node: str) -> list[Portgroup]:
+        with self.db.reading() as work:
+            found = work.nodes.find(node)
+            assert found is not None
+            return work.portgroups.for_node(found.id)
+
+    def ports(self, node: str) -> list[Port]:
+        with self.db.reading() as work:
+            found = work.nodes.find(node)
+            assert found is not None
+            return work.ports.for_node(found.id)
+
+
+def _database_url(database: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    if database == "sqlite":
+        return f"sqlite:///{tmp_path / 'shared.db'}"
+    request.getfixturevalue("config")  # empties the shared test database
+    return str(request.getfixturevalue(f"{database}_url"))
+
+
+def _cli_env(home: Path) -> dict[str, str]:
+    home.mkdir(exist_ok=True)
+    return {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(home), "LANG": "C.UTF-8"}
+
+
+@pytest.fixture
+def deployment(
+    database: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Deployment]:
+    if database == "mariadb":
+        pytest.skip("trait-based networking is proven on SQLite and PostgreSQL here")
+    rules = tmp_path / "tbn.yaml"
+    rules.write_text(RULES)
+    url = _database_url(database, tmp_path, request)
+    env = {
+        "METALWIRE_CONDUCTOR_ENABLE_TRAIT_BASED_NETWORKING": "true",
+        "METALWIRE_CONDUCTOR_TRAIT_BASED_NETWORKING_CONFIG_FILE": str(rules),
+    }
+    count = getattr(request, "param", 1)
+    servers = [MetalwireServer(tmp_path / f"s{i}", database=url, env=env) for i in range(count)]
+    for server in servers:
+        server.start()
+    db = Database(url)
+    try:
+        with httpx.Client(base_url=servers[0].url, headers=HEADERS, timeout=60) as http:
+            cli = Cli("baremetal", servers[0].url, _cli_env(tmp_path / "home"), "1.107")
+            yield Deployment(servers, db, http, cli)
+    finally:
+        db.dispose()
+        for server in servers:
+            server.stop()
+    for server in servers:
+        assert "Traceback" not in server.log(), server.log()
+
+
+def test_the_cli_attaches_by_trait_to_the_matching_port_and_skips_attached_ones(
+    deployment: Deployment,
+) -> None:
+    d = deployment
+    node = d.node("tbn-storage", ["CUSTOM_STORAGE"])
+    other = d.port(node, "52:54:00:71:00:01", category="network")
+    storage = [d.port(node, f"52:54:00:71:00:1{n}", category="storage") for n in (1, 2)]
+
+    d.cli.ok("node", "vif", "attach", "tbn-storage", "vif-s1", "--vif-info", "tags=storage")
+    d.cli.ok("node", "vif", "attach", "tbn-storage", "vif-s2", "--vif-info", "tags=storage,x")
+
+    # Newest first, and the attached one is skipped the second time.
+    assert d.vif_of("port", storage[1]) == "vif-s1"
+    assert d.vif_of("port", storage[0]) == "vif-s2"
+    assert d.vif_of("port", other) is None
+
+    # A third storage VIF: no free storage port; the 400 names the traits and each refusal.
+    failed = d.cli.run(
+        "node", "vif", "attach", "tbn-storage", "vif-s3", "--vif-info", "tags=storage"
+    )
+    assert failed.returncode != 0
+    assert "CUSTOM_STORAGE" in failed.stderr, failed.describe()
+    resp = d.attach(node, {"id": "vif-s3", "tags": ["storage"]})
+    assert resp.status_code == 400, resp.text
+    message = resp.json()["error_message"]
+    assert "instance_info['traits']): CUSTOM_STORAGE" in message
+    assert f"port {other} (52:54:00:71:00:01) does not match" in message
+    assert "busy with VIF vif-s1" in message
+    assert d.vif_of("port", other) is None
+
+    d.cli.ok("node", "vif", "detach", "tbn-storage", "vif-s1")
+    assert d.vif_of("port", storage[1]) is None
+
+
+def test_attach_portgroup_and_the_default_trait(deployment: Deployment) -> None:
+    d = deployment
+    node = d.node("tbn-bond", ["CUSTOM_BOND"])
+    loose = d.port(node, "52:54:00:72:00:01", physical_network="physnet1")
+    bond = d.portgroup(node, "tbn-bond0", address="52:54:00:72:00:10", physical_network="physnet1")
+    d.port(node, "52:54:00:72:00:11", portgroup_uuid=bond, physical_network="physnet1")
+
+    assert d.attach(node, {"id": "vif-b1"}).status_code == 204
+    assert d.vif_of("portgroup", bond) == "vif-b1"
+    assert d.vif_of("port", loose) is None
+
+    # No trait of the node has rules: the built-in default takes the first free target.
+    plain = d.node("tbn-plain", [])
+    port = d.port(plain, "52:54:00:72:01:01")
+    d.cli.ok("node", "vif", "attach", "tbn-plain", "vif-d1")
+    assert d.vif_of("port", port) == "vif-d1"
+
+
+@pytest.mark.parametrize("trait", ["CUSTOM_DYNAMIC", "CUSTOM_BONDED"])
+def test_grouping_builds_a_dynamic_portgroup_and_detach_removes_it(
+    deployment: Deployment, trait: str
+) -> None:
+    d = deployment
+    node = d.node("tbn-dyn", [trait])
+    picks = [
+        d.port(node, f"52:54:00:73:00:0{n}", dynamic=True, category="network",
+               physical_network="physnet1")
+        for n in (1, 2, 3)
+    ]  # fmt: skip
+    unflagged = d.port(node, "52:54:00:73:00:04", category="network", physical_network="physnet1")
+
+    resp = d.attach(node, {"id": "vif-g1", "name": "tenant-a"})
+    assert resp.status_code == 204, resp.text
+
+    (group,) = d.portgroups(node)
+    assert group.dynamic_portgroup is True
+    assert group.name is not None and group.name.startswith("tbn_dyn_portgroup_")
+    assert (group.address, group.physical_network) == (None, "physnet1")
+    assert d.vif_of("portgroup", group.uuid) == "vif-g1"
+    wanted = 2 if trait == "CUSTOM_DYNAMIC" else 3  # max_count 2, or every match
+    members = d.members(node)
+    assert sorted(picks[::-1][:wanted]) == sorted(u for u, g in members.items() if g == group.uuid)
+    assert members[unflagged] is None
+
+    assert d.http.delete(f"/v1/nodes/{node}/vifs/vif-g1").status_code == 204
+    assert d.portgroups(node) == []
+    assert set(d.members(node).values()) == {None}
+
+
+@pytest.mark.parametrize("deployment", [2], indirect=True)
+def test_two_processes_racing_grouping_attaches_never_share_a_port(
+    deployment: Deployment,
+) -> None:
+    d = deployment
+    node = d.node("tbn-race", ["CUSTOM_DYNAMIC"])
+    for n in range(5):
+        d.port(node, f"52:54:00:74:00:0{n}", dynamic=True, category="network",
+               physical_network="physnet1")  # fmt: skip
+    barrier = threading.Barrier(6)
+
+    def attach(i: int) -> int:
+        barrier.wait()
+        return d.attach(node, {"id": f"vif-r{i}"}, server=i % 2).status_code
+
+    with ThreadPoolExecutor(6) as pool:
+        statuses = sorted(pool.map(attach, range(6)))
+    # Five ports, two per group: two groups, the other four attaches find too few ports.
+    assert statuses == [204, 204, 400, 400, 400, 400], statuses
+    groups = d.portgroups(node)
+    assert len(groups) == 2
+    members = [p.portgroup_id for p in d.ports(node) if p.portgroup_id is not None]
+    assert sorted(members) == sorted([g.id for g in groups] * 2)
+    vifs = d.http.get(f"/v1/nodes/{node}/vifs").json()["vifs"]
+    assert len(vifs) == 2
+
+
+def test_the_dry_run_shows_the_plan_and_the_dynamic_portgroup_it_would_build(
+    deployment: Deployment,
+) -> None:
+    d = deployment
+    node = d.node("tbn-dry", ["CUSTOM_STORAGE", "CUSTOM_DYNAMIC"])
+    picks = [
+        d.port(node, f"52:54:00:75:00:0{n}", dynamic=True, category="network",
+               physical_network="physnet1")
+        for n in (1, 2)
+    ]  # fmt: skip
+    plain = d.port(node, "52:54:00:75:00:03", category="network")
+    dry = {**HEADERS, "X-Metalwire-Dry-Run": "true"}
+    url = f"{d.servers[0].url}/v1/nodes/{node}/vifs"
+
+    answer = httpx.post(url, json={"id": "vif-dry"}, headers=dry, timeout=60).json()
+
+    plan = answer["trait_based_networking"]
+    assert plan["trait"] == "CUSTOM_DYNAMIC"
+    assert [t["trait"] for t in plan["tried"]] == ["CUSTOM_STORAGE", "CUSTOM_DYNAMIC"]
+    storage = plan["tried"][0]["actions"][0]
+    assert storage["applies"] is False and "0 free port(s) matched" in storage["problem"]
+    assert {r["uuid"] for r in storage["refused"]} == {*picks, plain}
+    grouping = plan["tried"][1]["actions"][0]
+    assert grouping["carried_out"] is True
+    assert sorted(t["uuid"] for t in grouping["targets"]) == sorted(picks)
+    assert grouping["refused"] == [
+        {"uuid": plain, "kind": "port", "reason": "is not available_for_dynamic_portgroup"}
+    ]
+    target = answer["target"]
+    assert (target["type"], target["uuid"], target["physical_network"]) == (
+        "dynamic_portgroup",
+        None,
+        "physnet1",
+    )
+    assert sorted(target["ports"]) == sorted(picks)
+    assert answer["error"] is None
+    # Nothing was built or attached.
+    assert d.portgroups(node) == [] and d.http.get(f"/v1/nodes/{node}/vifs").json()["vifs"] == []
+
+    # No match: a 200 carrying the 400 the attach would answer, and the plan that failed.
+    nothing = httpx.post(
+        url.replace(node, d.node("tbn-dry-none", ["CUSTOM_STORAGE"])),
+        json={"id": "vif-dry2", "tags": ["storage"]},
+        headers=dry,
+        timeout=60,
+    ).json()
+    assert nothing["target"] is None
+    assert nothing["error"]["code"] == 400 and nothing["error"]["type"] == "NoTraitMatches"
+    assert nothing["trait_based_networking"]["trait"] is None
+
+    # The metalwire command shows the same plan.
+    done = run_metalwire(
+        "node", "vif", "attach", "tbn-dry", "vif-dry", "--dry-run",
+        env=clean_env(METALWIRE_URL=d.servers[0].url),
+    )  # fmt: skip
+    assert done.code == 0, done.stdout + done.stderr
+    assert "dynamic_portgroup" in done.stdout
+    assert "CUSTOM_DYNAMIC: group_and_attach_ports" in done.stdout
+    assert "(carried out)" in done.stdout

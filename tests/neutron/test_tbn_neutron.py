@@ -1,0 +1,170 @@
+"""Trait-based networking with ``neutron`` against the real Neutron: a dynamic portgroup's
+VIF is bound through every member's link, a binding Neutron refuses leaves no group and no
+port moved, and the drift audit reports a dynamic portgroup whose VIF is gone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from textwrap import dedent
+from typing import Any
+
+import pytest
+
+from metalwire.db.engine import Database
+from tests.neutron.test_neutron_interface import (
+    SW2,
+    UNKNOWN_SWITCH,
+    Json,
+    Metalwire,
+    Neutron,
+    assert_unbound,
+    link,
+    neutron_with,
+)
+from tests.support.helpers import fault
+from tests.support.server import MetalwireServer
+
+NETWORK = "tbn-p1"
+RULES = dedent(
+    """\
+    CUSTOM_BOND:
+      actions:
+        - action: group_and_attach_ports
+          filter: port.category == 'network'
+          min_count: 2
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def neutron(neutron_endpoint: str) -> Iterator[Neutron]:
+    with neutron_with(neutron_endpoint, {NETWORK: "physnet1"}) as api:
+        yield api
+
+
+@pytest.fixture(scope="module")
+def server(
+    neutron: Neutron, neutron_endpoint: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[MetalwireServer]:
+    rules = tmp_path_factory.mktemp("tbn-rules") / "tbn.yaml"
+    rules.write_text(RULES)
+    env = {
+        "METALWIRE_NEUTRON_URL": neutron_endpoint,
+        "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
+        "METALWIRE_CONDUCTOR_ENABLE_TRAIT_BASED_NETWORKING": "true",
+        "METALWIRE_CONDUCTOR_TRAIT_BASED_NETWORKING_CONFIG_FILE": str(rules),
+    }
+    with MetalwireServer(tmp_path_factory.mktemp("tbn-neutron"), env=env) as running:
+        yield running
+    assert "Traceback" not in running.log(), running.log()
+
+
+@pytest.fixture(scope="module")
+def api(server: MetalwireServer) -> Iterator[Metalwire]:
+    client = Metalwire(server.url)
+    client.http.headers["X-OpenStack-Ironic-API-Version"] = "1.107"
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="module")
+def db(server: MetalwireServer) -> Iterator[Database]:
+    database = Database(f"sqlite:///{server.data_dir / 'metalwire.db'}")
+    yield database
+    database.dispose()
+
+
+def active_node(api: Metalwire, db: Database, name: str, links: list[Json], prefix: int) -> Json:
+    """An active node with the trait and one groupable port per link."""
+    node = api.node(name, instance_info={"traits": ["CUSTOM_BOND"]})
+    for n, local_link in enumerate(links):
+        port = api.port(
+            node,
+            f"52:54:00:{prefix:02x}:00:{n:02x}",
+            local_link,
+            category="network",
+            physical_network="physnet1",
+            pxe_enabled=n == 0,
+        )
+        with db.writing() as work:
+            work.ports.update(port["uuid"], {"available_for_dynamic_portgroup": True})
+    assert api.provision(name, "manage", "provide", "active")["provision_state"] == "active"
+    return node
+
+
+def groups(api: Metalwire, name: str) -> list[Json]:
+    return list(api.get(f"/v1/nodes/{name}/portgroups/detail")["portgroups"])
+
+
+def memberships(api: Metalwire, name: str) -> set[Any]:
+    return {p["portgroup_uuid"] for p in api.get(f"/v1/nodes/{name}/ports/detail")["ports"]}
+
+
+def test_the_dynamic_portgroup_binds_through_every_member(
+    api: Metalwire, db: Database, neutron: Neutron
+) -> None:
+    links = [link("Ethernet40/1"), link("Ethernet40/2", SW2.name, SW2.mac_address)]
+    node = active_node(api, db, "tbn-bind", links, 0x81)
+    vif = neutron.vif(NETWORK)
+
+    response = api.attach("tbn-bind", vif["id"])
+    assert response.status_code == 204, response.text
+
+    (group,) = groups(api, "tbn-bind")
+    assert group["name"].startswith("tbn_dyn_portgroup_")
+    assert group["internal_info"] == {"tenant_vif_port_id": vif["id"]}
+    port = neutron.wait_status(vif["id"], "ACTIVE")
+    assert port["binding:host_id"] == node["uuid"]
+    profile = port["binding:profile"]
+    assert sorted(profile["local_link_information"], key=str) == sorted(links, key=str)
+    assert profile["local_group_information"]["id"] == group["uuid"]
+    assert profile["local_group_information"]["name"] == group["name"]
+    assert profile["physical_network"] == "physnet1"
+
+    assert api.detach("tbn-bind", vif["id"]).status_code == 204
+    assert groups(api, "tbn-bind") == []
+    assert memberships(api, "tbn-bind") == {None}
+    assert_unbound(neutron.port(vif["id"]), vif["mac_address"])
+
+
+def test_a_binding_neutron_refuses_leaves_no_group_and_no_port_moved(
+    api: Metalwire, db: Database, neutron: Neutron
+) -> None:
+    active_node(api, db, "tbn-refused", [link("Ethernet41/1"), UNKNOWN_SWITCH], 0x82)
+    vif = neutron.vif(NETWORK)
+
+    response = api.attach("tbn-refused", vif["id"])
+
+    assert response.status_code == 502, response.text
+    message = fault(response)
+    assert "binding:vif_type is binding_failed" in message
+    assert "Everything already done was undone." in message
+    assert groups(api, "tbn-refused") == []
+    assert memberships(api, "tbn-refused") == {None}
+    assert api.vifs("tbn-refused") == []
+    assert_unbound(neutron.port(vif["id"]), vif["mac_address"])
+
+
+def test_the_audit_finds_a_dynamic_portgroup_whose_vif_is_gone_and_repairs_it(
+    api: Metalwire, db: Database, neutron: Neutron
+) -> None:
+    active_node(api, db, "tbn-gone", [link("Ethernet42/1"), link("Ethernet42/2")], 0x83)
+    vif = neutron.vif(NETWORK)
+    assert api.attach("tbn-gone", vif["id"]).status_code == 204
+    (group,) = groups(api, "tbn-gone")
+    assert neutron.http.delete(f"/ports/{vif['id']}").status_code == 204
+
+    report = api.http.post("/v1/metalwire/audit?node=tbn-gone", json={})
+    assert report.status_code == 200, report.text
+    (finding,) = report.json()["findings"]
+    assert finding["kind"] == "dynamic_portgroup_vif_gone"
+    assert (finding["vif_id"], finding["target_uuid"]) == (vif["id"], group["uuid"])
+    assert finding["repairable"] is True
+
+    repaired = api.http.post("/v1/metalwire/audit/repair?node=tbn-gone", json={})
+    assert repaired.status_code == 200, repaired.text
+    assert groups(api, "tbn-gone") == []
+    assert memberships(api, "tbn-gone") == {None}
+    assert api.vifs("tbn-gone") == []
+    again = api.http.post("/v1/metalwire/audit?node=tbn-gone", json={})
+    assert again.json()["findings"] == [], again.text
