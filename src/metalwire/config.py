@@ -531,6 +531,11 @@ class IronicNetworkingOptions:
         "Switch port configuration (access/native_vlan=N) the ports return to when no other "
         "network applies; a node's driver_info may override it as idle_network.",
     )
+    vif_networks: list[str] = _opt(
+        [],
+        "Names a VIF attach may give as its 'network' (metalwire's extension), each "
+        "name:VLAN (tenant-a:200); a VLAN ID is accepted as it is.",
+    )
 
 
 SECTIONS: dict[str, type[Any]] = {

@@ -182,3 +182,30 @@ def test_direct_deploy_waits_on_the_provisioning_vlan_and_cleaning_on_the_cleani
     _provision(http, "c", "abort", version="1.13")
     assert _state(http, "c")["provision_state"] == "clean failed"
     assert switch.port_vlan("swp1") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
+
+
+def test_a_vif_naming_its_network_moves_the_port_at_once_and_detach_returns_it_to_idle(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    switch = emulated_switch
+    http = http_for(switch, METALWIRE_IRONIC_NETWORKING_VIF_NETWORKS=f"tenant-a:{TENANT}")
+    switch.set_access_vlan("swp2", TENANT)
+    switch.set_access_vlan("swp3", OTHER)
+    _node(http, "d", "ramdisk", "swp1")  # no switchport: the VIF decides
+    _provision(http, "d", "active")
+    assert switch.port_vlan("swp1") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
+
+    resp = http.post("/v1/nodes/d/vifs", json={"id": "vif-a", "network": "tenant-a"})
+
+    assert resp.status_code == 204, resp.text
+    assert switch.port_vlan("swp1") == PortVlan(tag=TENANT, vlan_mode="access", trunks=())
+    assert switch.ping(1, 2)
+    assert not switch.ping(1, 3)
+    assert [v["id"] for v in http.get("/v1/nodes/d/vifs").json()["vifs"]] == ["vif-a"]
+    bad = http.post("/v1/nodes/d/vifs", json={"id": "vif-b", "network": "nowhere"})
+    assert bad.status_code == 400, bad.text
+    assert "network 'nowhere' is neither a VLAN ID" in bad.text
+
+    assert http.delete("/v1/nodes/d/vifs/vif-a").status_code == 204
+    assert switch.port_vlan("swp1") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
+    assert not switch.ping(1, 2)

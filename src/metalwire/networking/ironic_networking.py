@@ -26,12 +26,12 @@ import importlib.util
 import logging
 from collections.abc import Collection, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from metalwire.config import Config
-from metalwire.db.models import Port
+from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import InvalidParameterValue, NetworkInterfaceInvalid
-from metalwire.networking.base import NetworkInterface, StoredVifMixin
+from metalwire.networking.base import NetworkInterface, StoredVifMixin, VifInfo
 from metalwire.networking.switch_file import (
     SWITCH_DRIVERS,
     SwitchDefinition,
@@ -114,7 +114,12 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
         self._put_on_idle(task)
 
     def configure_tenant_networks(self, task: Task) -> None:
-        self._apply(task, [(port, self._tenant_config(port)) for port in self._linked(task)])
+        """A VIF's network, else the port's switchport; a port with neither stays."""
+        wanted = [
+            (port, self._vif_network_of(task, port) or self._tenant_config(port))
+            for port in self._linked(task)
+        ]
+        self._apply(task, [(port, config) for port, config in wanted if config is not None])
 
     def unconfigure_tenant_networks(self, task: Task) -> None:
         self._put_on_idle(task)
@@ -124,6 +129,73 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
 
     def remove_cleaning_network(self, task: Task) -> None:
         self._put_on_idle(task)
+
+    # -- VIFs that name their network (metalwire's extension) ------------------------------
+
+    def vif_attach(self, task: Task, vif_info: VifInfo) -> VifAttachment | None:
+        """Without ``network``, Ironic's bookkeeping only; with it (a VLAN, or a name of
+        ``[ironic_networking] vif_networks``), the chosen port (or the portgroup's members)
+        moves to that access VLAN at once on an active node, at deploy otherwise."""
+        raw = cast(dict[str, Any], vif_info).get("network")
+        if raw is None:
+            return super().vif_attach(task, vif_info)
+        network = self.vif_network(vif_info["id"], raw)
+        target = self.choose_target(task, vif_info)
+        ports = self._target_ports(task, target)
+        active = task.node.provision_state == "active"
+        if active:
+            self._apply(task, [(port, network) for port in ports])
+        try:
+            info = {k: v for k, v in vif_info.items() if k != "id"}
+            with task.atomic():
+                return task.attachments.record(vif_info["id"], target, info)
+        except Exception:
+            if active:  # the record failed: the ports go back
+                self._apply(task, [(port, self._tenant_config(port)) for port in ports])
+            raise
+
+    def vif_detach(self, task: Task, vif_id: str) -> None:
+        attachment = task.attachment_of(vif_id)
+        target = task.find_target(vif_id)
+        named = attachment is not None and attachment.info.get("network") is not None
+        if named and target is not None and task.node.provision_state == "active":
+            idle = self.state_network(task, "idle")
+            self._apply(task, [(port, idle) for port in self._target_ports(task, target)])
+        super().vif_detach(task, vif_id)
+
+    def vif_network(self, vif_id: str, value: Any) -> SwitchportConfig:
+        """The access VLAN an attach's ``network`` names; 400 for anything else."""
+        names: dict[str, str] = {}
+        for item in self.config.ironic_networking.vif_networks:
+            name, _, vlan = item.partition(":")
+            names[name.strip()] = vlan.strip()
+        raw = names.get(value, value) if isinstance(value, str) else value
+        vlan_id: int = 0
+        if not isinstance(raw, bool):
+            try:
+                vlan_id = int(raw)
+            except (TypeError, ValueError):
+                vlan_id = 0
+        if not 1 <= vlan_id <= 4094:
+            known = ", ".join(sorted(names)) or "none"
+            raise InvalidParameterValue(
+                f"VIF {vif_id}: network {value!r} is neither a VLAN ID (1-4094) nor a name "
+                f"of [ironic_networking] vif_networks (names: {known})."
+            )
+        return SwitchportConfig("access", vlan_id)
+
+    def _target_ports(self, task: Task, target: Port | Portgroup) -> list[Port]:
+        return task.members(target) if isinstance(target, Portgroup) else [target]
+
+    def _vif_network_of(self, task: Task, port: Port) -> SwitchportConfig | None:
+        for attachment in task.attachments:
+            target = task.target_of(attachment)
+            network = attachment.info.get("network")
+            if network is None or target is None:
+                continue
+            if port.uuid in {p.uuid for p in self._target_ports(task, target)}:
+                return self.vif_network(attachment.vif_id, network)
+        return None
 
     def state_network(self, task: Task, network_type: str) -> SwitchportConfig | None:
         """``<network_type>_network`` of the node's driver_info, else of the options."""
