@@ -531,6 +531,12 @@ class IronicNetworkingOptions:
         "Switch port configuration (access/native_vlan=N) the ports return to when no other "
         "network applies; a node's driver_info may override it as idle_network.",
     )
+    generic_switch_python: str = _opt(
+        "",
+        "Python interpreter that runs networking-generic-switch's device operations, e.g. "
+        "that of a venv holding it apart from metalwire's; empty: metalwire's own (the "
+        "[switch] extra).",
+    )
     vif_networks: list[str] = _opt(
         [],
         "Names a VIF attach may give as its 'network' (metalwire's extension), each "

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from metalwire.networking.ironic_networking import generic_switch_installed
+from tests.support.generic_switch import GenericSwitchRunner
 from tests.support.helpers import skip_or_fail
 from tests.support.server import MetalwireServer
 from tests.support.switch import EmulatedSwitch, PortVlan
@@ -27,8 +27,9 @@ HEADERS = {"X-OpenStack-Ironic-API-Version": "1.78"}
 
 
 def _serve(tmp_path: Path, switch: EmulatedSwitch, **extra: str) -> MetalwireServer:
-    if not generic_switch_installed():
-        skip_or_fail("networking-generic-switch is not installed: pip install -e '.[switch]'")
+    runner = GenericSwitchRunner()  # networking-generic-switch of the Neutron venv
+    if runner.missing:
+        skip_or_fail(runner.missing)
     switch_file = tmp_path / "switches.ini"
     switch_file.write_text(switch.switch_file_section("tor-1"))
     env = {
@@ -38,6 +39,7 @@ def _serve(tmp_path: Path, switch: EmulatedSwitch, **extra: str) -> MetalwireSer
         "METALWIRE_IRONIC_NETWORKING_PROVISIONING_NETWORK": f"access/native_vlan={PROVISIONING}",
         "METALWIRE_IRONIC_NETWORKING_CLEANING_NETWORK": f"access/native_vlan={CLEANING}",
         "METALWIRE_IRONIC_NETWORKING_IDLE_NETWORK": f"access/native_vlan={IDLE}",
+        "METALWIRE_IRONIC_NETWORKING_GENERIC_SWITCH_PYTHON": str(runner.venv / "bin" / "python"),
         "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
         **extra,
     }

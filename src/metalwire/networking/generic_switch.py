@@ -12,6 +12,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 from metalwire.errors import NetworkError
@@ -20,6 +21,10 @@ from metalwire.networking.switchport import SwitchportConfig
 from metalwire.redact import MASK
 
 __all__ = ["GenericSwitchDevice", "device_config", "hidden_errors"]
+
+# run by path: the worker imports nothing of metalwire, so any interpreter with
+# networking-generic-switch can run it
+_WORKER = Path(__file__).with_name("generic_switch_worker.py")
 
 # Error lines of device types whose networking-generic-switch class does not check its
 # output: an operation on them "succeeds" whatever the switch answered.
@@ -75,8 +80,9 @@ class GenericSwitchDevice:
     switch's answer, never its credentials.
     """
 
-    def __init__(self, switch: SwitchDefinition, timeout: float = 120.0) -> None:
+    def __init__(self, switch: SwitchDefinition, python: str = "", timeout: float = 120.0) -> None:
         self.switch = switch
+        self.python = python or sys.executable
         self.timeout = timeout
 
     def set_port(
@@ -116,7 +122,7 @@ class GenericSwitchDevice:
         }
         try:
             done = subprocess.run(
-                [sys.executable, "-m", "metalwire.networking.generic_switch_worker"],
+                [self.python, str(_WORKER)],
                 input=json.dumps(request),
                 capture_output=True,
                 text=True,

@@ -22,6 +22,7 @@ of one hook are all or nothing (:mod:`metalwire.networking.switch_ports`).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import logging
 from collections.abc import Collection, Iterable
@@ -96,11 +97,16 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
         self.switches: dict[str, SwitchDefinition] = (
             load_switch_file(options.switch_config_file) if options.switch_config_file else {}
         )
-        self.driver_installed = generic_switch_installed()
+        self.python = options.generic_switch_python
+        self.driver_installed = (
+            Path(self.python).is_file() if self.python else generic_switch_installed()
+        )
         if not self.driver_installed:
             LOG.warning("%s", missing_extra_message())
         self.lock_dir = Path(config.default.data_dir) / "switch-locks"
-        self.device_factory: DeviceFactory = _generic_switch_device
+        self.device_factory: DeviceFactory = functools.partial(
+            _generic_switch_device, python=self.python
+        )
 
     def calls_external_service(self) -> bool:
         return True
@@ -307,10 +313,10 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
         )
 
 
-def _generic_switch_device(switch: SwitchDefinition) -> Any:
+def _generic_switch_device(switch: SwitchDefinition, python: str) -> Any:
     from metalwire.networking.generic_switch import GenericSwitchDevice
 
-    return GenericSwitchDevice(switch)
+    return GenericSwitchDevice(switch, python)
 
 
 def _applied(port: Port) -> SwitchportConfig | None:
