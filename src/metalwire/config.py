@@ -230,6 +230,24 @@ class ConductorOptions:
         "again after this.",
     )
     automated_clean: bool = _opt(True, "Run cleaning when a node is provided or undeployed.")
+    deploy_callback_timeout: float = _opt(
+        1800.0,
+        "Seconds a node with the direct deploy interface waits in 'wait call-back' for its "
+        "agent before the deploy fails (Ironic's option); 0 waits for ever.",
+        minimum=0,
+    )
+    clean_callback_timeout: float = _opt(
+        1800.0,
+        "Seconds a node waits in 'clean wait' for its agent before cleaning fails (Ironic's "
+        "option); 0 waits for ever.",
+        minimum=0,
+    )
+    check_provision_state_interval: float = _opt(
+        60.0,
+        "Seconds between two checks of the nodes waiting for an agent's call-back against "
+        "deploy_callback_timeout and clean_callback_timeout.",
+        minimum=0.1,
+    )
     event_loop_vif_calls: bool = _opt(
         True,
         "On SQLite, run a VIF operation on a node whose interface calls no external service "
@@ -512,6 +530,17 @@ class IronicNetworkingOptions:
         "",
         "Switch port configuration (access/native_vlan=N) the ports return to when no other "
         "network applies; a node's driver_info may override it as idle_network.",
+    )
+    generic_switch_python: str = _opt(
+        "",
+        "Python interpreter that runs networking-generic-switch's device operations, e.g. "
+        "that of a venv holding it apart from metalwire's; empty: metalwire's own (the "
+        "[switch] extra).",
+    )
+    vif_networks: list[str] = _opt(
+        [],
+        "Names a VIF attach may give as its 'network' (metalwire's extension), each "
+        "name:VLAN (tenant-a:200); a VLAN ID is accepted as it is.",
     )
 
 

@@ -68,6 +68,19 @@ class Services:
             return None
         return PeriodicAudit(interval, lambda: self.audit_everything(RequestContext()))
 
+    def periodic_callback_check(self) -> PeriodicAudit | None:
+        """The check of ``[conductor] deploy_callback_timeout`` and ``clean_callback_timeout``
+        every ``check_provision_state_interval`` seconds, or None when both are 0."""
+        options = self.config.conductor
+        if options.deploy_callback_timeout <= 0 and options.clean_callback_timeout <= 0:
+            return None
+        return PeriodicAudit(
+            options.check_provision_state_interval,
+            lambda: self.rpcapi.fail_expired_waits(RequestContext()),
+            name="callback timeout check",
+            thread_name="metalwire-callback-timeouts",
+        )
+
 
 def build_services(config: Config, upgrade_schema: bool = True) -> tuple[Services, NodeLocks]:
     """The in-process services: database, conductor and its locks, behind the local RPC API.

@@ -43,14 +43,15 @@ def create_app(config: Config, services: Services | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        periodic = services.periodic_audit()
-        if periodic is not None:
+        candidates = (services.periodic_audit(), services.periodic_callback_check())
+        periodics = [periodic for periodic in candidates if periodic is not None]
+        for periodic in periodics:
             periodic.start()
         reloader.start()
         yield
         reloader.stop()
-        if periodic is not None:
-            # Lets an audit under way finish, within bounds.
+        for periodic in periodics:
+            # Lets an audit or check under way finish, within bounds.
             await anyio.to_thread.run_sync(periodic.stop, STOP_WAIT)
         if locks is not None:  # the services are this app's own: close them
             locks.release_all()

@@ -58,8 +58,16 @@ class PeriodicAudit:
     it. ``run_once`` records its report itself.
     """
 
-    def __init__(self, interval: float, run_once: Callable[[], object]) -> None:
+    def __init__(
+        self,
+        interval: float,
+        run_once: Callable[[], object],
+        name: str = "drift audit",
+        thread_name: str = "metalwire-audit",
+    ) -> None:
         self.interval = interval
+        self.name = name
+        self.thread_name = thread_name
         self._run_once = run_once
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -67,9 +75,9 @@ class PeriodicAudit:
     def start(self) -> None:
         if self._thread is not None:
             return
-        self._thread = threading.Thread(target=self._loop, name="metalwire-audit", daemon=True)
+        self._thread = threading.Thread(target=self._loop, name=self.thread_name, daemon=True)
         self._thread.start()
-        LOG.info("Drift audit runs every %g s", self.interval)
+        LOG.info("The %s runs every %g s", self.name, self.interval)
 
     def stop(self, timeout: float | None = None) -> None:
         """Ask the loop to end and wait for it, at most ``timeout`` seconds (an audit under
@@ -79,7 +87,7 @@ class PeriodicAudit:
         if thread is not None:
             thread.join(timeout)
             if thread.is_alive():
-                LOG.warning("The drift audit under way did not end within %g s", timeout)
+                LOG.warning("The %s under way did not end within %g s", self.name, timeout)
 
     @property
     def running(self) -> bool:
@@ -90,4 +98,4 @@ class PeriodicAudit:
             try:
                 self._run_once()
             except Exception:
-                LOG.exception("Periodic drift audit failed; trying again in %g s", self.interval)
+                LOG.exception("The %s failed; trying again in %g s", self.name, self.interval)

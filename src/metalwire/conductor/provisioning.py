@@ -1,8 +1,15 @@
 """The provision state machine, with a fake deploy, clean and rescue that touch no hardware.
 
-Each verb runs to completion inside the request, calling the node's network interface hooks
-in the order a real deployment would, and recording every step in the node history. A hook
-that fails leaves the node in the matching failed state with ``last_error`` set.
+Each verb runs inside the request, calling the node's network interface hooks in the order a
+real deployment would, and recording every step in the node history. A hook that fails
+leaves the node in the matching failed state with ``last_error`` set.
+
+Most verbs run to completion. A node whose deploy interface is ``direct`` waits for an agent
+as Ironic's does: a deploy stops in ``wait call-back`` once its provisioning network is set
+up, a manual cleaning in ``clean wait`` once its cleaning network is. No agent comes here:
+the node stays until ``abort`` (see :data:`ABORTS`) or until ``[conductor]
+deploy_callback_timeout`` / ``clean_callback_timeout`` fail it
+(:func:`fail_expired_waits`).
 """
 
 from __future__ import annotations
@@ -57,6 +64,27 @@ TRANSITIONS: dict[str, Transition] = {
     # to completion within the request and never hold, so no state metalwire reaches allows
     # it: the answer is Ironic's for a node that is not held.
     "unhold": Transition(frozenset(), "", ""),
+    # abort leaves a wait state; its sources and outcome are ABORTS'
+    "abort": Transition(frozenset(), "", ""),
+}
+#: The deploy interface whose deploy and manual cleaning wait for an agent's call-back.
+AGENT_DEPLOY = "direct"
+DEPLOY_WAIT, CLEAN_WAIT = "wait call-back", "clean wait"
+
+
+@dataclass(frozen=True)
+class Abort:
+    """What leaving a wait state by abort or by timeout does."""
+
+    operation: str  # "deploy" or "cleaning", as the node's last_error names it
+    hook: str  # the network interface hook that undoes the wait's network
+    failed: str  # the state the node lands in
+
+
+#: The wait states ``abort`` leaves (Ironic: from ``wait call-back`` at API 1.110 only).
+ABORTS: dict[str, Abort] = {
+    DEPLOY_WAIT: Abort("deploy", "remove_provisioning_network", "deploy failed"),
+    CLEAN_WAIT: Abort("cleaning", "remove_cleaning_network", "clean failed"),
 }
 # Verbs a node in maintenance refuses (Ironic's NodeInMaintenance, 400).
 _NOT_IN_MAINTENANCE = frozenset({"active", "rebuild", "deleted", "provide", "clean", "rescue"})
@@ -84,9 +112,23 @@ def _run_hook(conductor: Conductor, task: Task, hook: str) -> None:
     conductor.record_history(task, HistoryEntry("provisioning", f"{iface.name}.{hook} done"))
 
 
-def _clean(conductor: Conductor, task: Task) -> None:
+class _Waiting(Exception):
+    """The verb's steps stopped in a wait state, ``state``: the node stays there."""
+
+    def __init__(self, state: str) -> None:
+        super().__init__(state)
+        self.state = state
+
+
+def waits_for_agent(task: Task) -> bool:
+    return hardware.interface_name(task.node, "deploy") == AGENT_DEPLOY
+
+
+def _clean(conductor: Conductor, task: Task, manual: bool = False) -> None:
     _set_state(task, provision_state="cleaning")
     _run_hook(conductor, task, "add_cleaning_network")
+    if manual and waits_for_agent(task):
+        raise _Waiting(CLEAN_WAIT)
     _run_hook(conductor, task, "remove_cleaning_network")
 
 
@@ -125,7 +167,7 @@ def _steps(
             _clean(conductor, task)
         return {}
     if verb == "clean":
-        _clean(conductor, task)
+        _clean(conductor, task, manual=True)
         return {}
     if verb == "service":
         # The fake service steps touch no network: the node stays on its tenant networks.
@@ -134,6 +176,8 @@ def _steps(
     if verb in ("active", "rebuild"):
         _set_state(task, provision_state="deploying")
         _run_hook(conductor, task, "add_provisioning_network")
+        if waits_for_agent(task):
+            raise _Waiting(DEPLOY_WAIT)
         _run_hook(conductor, task, "remove_provisioning_network")
         _run_hook(conductor, task, "configure_tenant_networks")
         if options.configdrive is None:
@@ -160,6 +204,9 @@ def do_provisioning_action(
     """Move the node through ``verb``; raises InvalidStateRequested for a disallowed one,
     UnsupportedDriverExtension when the node's rescue interface cannot rescue."""
     options = options or ProvisionOptions()
+    if verb == "abort":
+        abort_wait(conductor, context, ident)
+        return
     transition = TRANSITIONS.get(verb)
     if transition is None:
         raise InvalidStateRequested(
@@ -189,9 +236,13 @@ def do_provisioning_action(
         started = f"{verb} started from {node.provision_state}"
         conductor.record_history(task, HistoryEntry("provisioning", started))
         _set_state(task, target_provision_state=transition.target, last_error=None)
+        waiting: str | None = None
         try:
             with task.savepoint():
-                final = _steps(conductor, task, verb, options)
+                try:
+                    final = _steps(conductor, task, verb, options)
+                except _Waiting as wait:  # the steps so far are kept
+                    waiting = wait.state
         except MetalwireError as exc:
             conductor.record_history(
                 task, HistoryEntry.failed("provisioning", f"{verb} failed: {exc}")
@@ -203,7 +254,44 @@ def do_provisioning_action(
                 last_error=str(exc),
             )
             return
+        if waiting is not None:
+            _set_state(task, provision_state=waiting)
+            conductor.record_history(
+                task, HistoryEntry("provisioning", f"{verb} waits in {waiting}")
+            )
+            return
         _set_state(task, provision_state=transition.target, target_provision_state=None, **final)
         conductor.record_history(
             task, HistoryEntry("provisioning", f"{verb} done: {transition.target}")
+        )
+
+
+def abort_wait(
+    conductor: Conductor, context: RequestContext, ident: str, reason: str | None = None
+) -> None:
+    """Leave a wait state of :data:`ABORTS`, undoing its network: by request, or on a
+    call-back timeout (``reason``). Raises InvalidStateRequested from any other state."""
+    with conductor.exclusive_task(ident, context) as task:
+        node = task.node
+        abort = ABORTS.get(node.provision_state)
+        if abort is None:
+            raise InvalidStateRequested(
+                f'The requested action "abort" can not be performed on node {node.label} '
+                f'while it is in state "{node.provision_state}".'
+            )
+        error = reason or f"By request, the {abort.operation} operation was aborted"
+        started = f"abort started from {node.provision_state}" if reason is None else reason
+        conductor.record_history(task, HistoryEntry("provisioning", started))
+        try:
+            with task.savepoint():
+                _run_hook(conductor, task, abort.hook)
+        except MetalwireError as exc:
+            error = f"{error}; undoing its network failed: {exc}"
+            conductor.record_history(task, HistoryEntry.failed("provisioning", error))
+        else:
+            conductor.record_history(
+                task, HistoryEntry.failed("provisioning", f"{error}: {abort.failed}")
+            )
+        _set_state(
+            task, provision_state=abort.failed, target_provision_state=None, last_error=error
         )

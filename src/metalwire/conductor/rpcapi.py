@@ -28,6 +28,7 @@ from metalwire import metrics
 from metalwire.conductor import audit as drift
 from metalwire.conductor import (
     audit_repair,
+    callback_timeouts,
     dry_run,
     inventory,
     management,
@@ -87,7 +88,12 @@ class ConductorAPI(abc.ABC):
         options: ProvisionOptions | None = None,
     ) -> None:
         """Run a provision verb (manage, provide, active, deleted, rebuild, clean, rescue,
-        unrescue) with the request's configdrive or rescue password."""
+        unrescue, abort) with the request's configdrive or rescue password."""
+
+    @abc.abstractmethod
+    def fail_expired_waits(self, context: RequestContext) -> list[str]:
+        """Fail the nodes whose wait for an agent's call-back outlived its timeout; their
+        UUIDs."""
 
     @abc.abstractmethod
     def set_power_state(
@@ -293,6 +299,9 @@ class LocalConductorAPI(ConductorAPI):
         options: ProvisionOptions | None = None,
     ) -> None:
         self._retried(provisioning.do_provisioning_action, context, node_id, verb, options)
+
+    def fail_expired_waits(self, context: RequestContext) -> list[str]:
+        return callback_timeouts.fail_expired_waits(self.conductor, context)
 
     def set_power_state(
         self, context: RequestContext, node_id: str, target: str, timeout: int | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Select, false, func, or_, select
@@ -233,3 +234,11 @@ class Nodes(Repository):
     def delete(self, node_id: int) -> None:
         with self._session() as session:
             delete(session, get_by_id(session, node_id))
+
+    def in_state_before(self, state: str, updated_before: datetime) -> list[str]:
+        """The UUIDs of the nodes in provision ``state`` since before ``updated_before``."""
+        with self._session() as session:
+            query = select(Node.uuid).where(
+                Node.provision_state == state, Node.provision_updated_at < updated_before
+            )
+            return list(session.scalars(query.order_by(Node.id)))

@@ -8,11 +8,23 @@ Ironic drives the same device the same way.
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
 
+from metalwire.errors import NetworkError
 from metalwire.networking.switch_file import SwitchDefinition
+from metalwire.networking.switchport import SwitchportConfig
+from metalwire.redact import MASK
 
-__all__ = ["device_config", "hidden_errors"]
+__all__ = ["GenericSwitchDevice", "device_config", "hidden_errors"]
+
+# run by path: the worker imports nothing of metalwire, so any interpreter with
+# networking-generic-switch can run it
+_WORKER = Path(__file__).with_name("generic_switch_worker.py")
 
 # Error lines of device types whose networking-generic-switch class does not check its
 # output: an operation on them "succeeds" whatever the switch answered.
@@ -56,3 +68,80 @@ def hidden_errors(device_type: str, output: str | None) -> list[str]:
     if pattern is None or not output:
         return []
     return [match.group("error").strip() for match in pattern.finditer(output)]
+
+
+class GenericSwitchDevice:
+    """A switch driven by networking-generic-switch's device class for its device type.
+
+    Access ports get ``plug_port_to_network``; trunk and hybrid ports the same with the
+    allowed VLANs other than the native one as ``trunk_details`` (as Ironic's generic-switch
+    driver passes them); None clears the port (``delete_port``). Each operation runs in a
+    process of its own (:mod:`metalwire.networking.generic_switch_worker`). Errors name the
+    switch's answer, never its credentials.
+    """
+
+    def __init__(self, switch: SwitchDefinition, python: str = "", timeout: float = 120.0) -> None:
+        self.switch = switch
+        self.python = python or sys.executable
+        self.timeout = timeout
+
+    def set_port(
+        self, port_id: str, config: SwitchportConfig | None, previous: SwitchportConfig | None
+    ) -> None:
+        # an access plug sets the tag only: the VLAN list of a trunk metalwire set goes first
+        from_trunk = previous is not None and previous.mode != "access"
+        if config is None or (config.mode == "access" and from_trunk):
+            # the OVS commands ignore the VLAN, but networking-generic-switch wants one
+            vlan = previous.native_vlan if previous is not None else 1
+            output = self._call("delete_port", [port_id, vlan], {})
+            self._check(output)
+        if config is not None:
+            trunk = [vlan for vlan in config.allowed_vlans if vlan != config.native_vlan]
+            details = (
+                {"sub_ports": [{"segmentation_id": vlan} for vlan in trunk]}
+                if config.mode != "access"
+                else None
+            )
+            output = self._call(
+                "plug_port_to_network", [port_id, config.native_vlan], {"trunk_details": details}
+            )
+            self._check(output)
+
+    def _check(self, output: str | None) -> None:
+        errors = hidden_errors(self.switch.device_type, output)
+        if errors:
+            raise NetworkError(f"the switch answered: {'; '.join(errors)}")
+
+    def _call(self, method: str, args: list[Any], kwargs: dict[str, Any]) -> str | None:
+        request = {
+            "device": device_config(self.switch),
+            "name": self.switch.name,
+            "method": method,
+            "args": args,
+            "kwargs": kwargs,
+        }
+        try:
+            done = subprocess.run(
+                [self.python, str(_WORKER)],
+                input=json.dumps(request),
+                capture_output=True,
+                text=True,
+                timeout=self.timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise NetworkError(f"{method} got no answer within {self.timeout:g} s") from None
+        if done.returncode != 0:
+            tail = self._hide_secrets(done.stderr.strip().splitlines()[-1] if done.stderr else "")
+            raise NetworkError(f"{method} failed: {tail}")
+        answer = json.loads(done.stdout)
+        if "error" in answer:
+            raise NetworkError(f"{method} failed: {self._hide_secrets(answer['error'])}")
+        output = answer.get("output")
+        return output if isinstance(output, str) else None
+
+    def _hide_secrets(self, text: str) -> str:
+        for secret in (self.switch.password, self.switch.enable_secret):
+            if secret:
+                text = text.replace(secret, MASK)
+        return text

@@ -8,23 +8,31 @@ switch file of ``[ironic_networking] switch_config_file`` or its MAC) and the sw
 device classes, which come with metalwire's ``[switch]`` extra; without it the server starts,
 logs which extra the interface needs, and refuses the interface's nodes with that remedy.
 
-What works so far: the switch file is loaded (and refused, naming the line) at start; a
-port's switchport configuration is checked when the node is validated and when a port's
-``extra`` or ``local_link_connection`` changes (400 with Ironic's messages); VIFs are recorded
-as ``flat`` records them. The switch itself is not yet configured: the per-state hooks
-(provisioning, tenant, cleaning, idle networks) are still the base class's no-ops.
+The switch file is loaded (and refused, naming the line) at start; a port's switchport
+configuration is checked when the node is validated and when a port's ``extra`` or
+``local_link_connection`` changes (400 with Ironic's messages); VIFs are recorded as ``flat``
+records them. Each state hook puts every port with a switch link on its network, as Ironic
+39 does: the provisioning or cleaning network (``[ironic_networking] <state>_network``, or the
+same key of the node's ``driver_info``), the port's own ``extra["switchport"]`` when the node
+goes active (and again when it changes on an active node), and the idle network afterwards
+(no VLAN configuration when none is set). A state network left empty leaves the ports alone.
+What each port was set to is kept in its ``internal_info["switchport_applied"]``; the changes
+of one hook are all or nothing (:mod:`metalwire.networking.switch_ports`).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import logging
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
+from pathlib import Path
+from typing import Any, cast
 
 from metalwire.config import Config
-from metalwire.db.models import Port
+from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import InvalidParameterValue, NetworkInterfaceInvalid
-from metalwire.networking.base import NetworkInterface, StoredVifMixin
+from metalwire.networking.base import NetworkInterface, StoredVifMixin, VifInfo
 from metalwire.networking.switch_file import (
     SWITCH_DRIVERS,
     SwitchDefinition,
@@ -32,12 +40,20 @@ from metalwire.networking.switch_file import (
     load_switch_file,
     parse_vlan_ranges,
 )
+from metalwire.networking.switch_ports import (
+    DeviceFactory,
+    SwitchChange,
+    apply_changes,
+)
 from metalwire.networking.switchport import (
+    SwitchportConfig,
     check_pxe_mode,
     check_vlans_allowed,
+    parse_network_value,
     parse_switchport,
 )
 from metalwire.networking.task import Task
+from metalwire.networking.tbn.targets import realize
 
 LOG = logging.getLogger(__name__)
 
@@ -46,6 +62,8 @@ GENERIC_SWITCH_PACKAGE = "networking_generic_switch"
 SWITCH_EXTRA = "switch"
 #: Fields of a port whose change reconfigures (and so revalidates) its switch port.
 SWITCH_FIELDS = frozenset({"extra", "local_link_connection"})
+#: Where a port keeps the configuration metalwire last set on its switch port.
+APPLIED_KEY = "switchport_applied"
 # Ironic lets a port without local_link_connection through while LLDP may still fill it in
 _INSPECTION_STATES = frozenset({"inspecting", "inspect wait"})
 
@@ -80,9 +98,174 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
         self.switches: dict[str, SwitchDefinition] = (
             load_switch_file(options.switch_config_file) if options.switch_config_file else {}
         )
-        self.driver_installed = generic_switch_installed()
+        self.python = options.generic_switch_python
+        self.driver_installed = (
+            Path(self.python).is_file() if self.python else generic_switch_installed()
+        )
         if not self.driver_installed:
             LOG.warning("%s", missing_extra_message())
+        self.lock_dir = Path(config.default.data_dir) / "switch-locks"
+        self.device_factory: DeviceFactory = functools.partial(
+            _generic_switch_device, python=self.python
+        )
+
+    def calls_external_service(self) -> bool:
+        return True
+
+    # -- the state hooks -------------------------------------------------------------------
+
+    def add_provisioning_network(self, task: Task) -> None:
+        self._put_on_state_network(task, "provisioning")
+
+    def remove_provisioning_network(self, task: Task) -> None:
+        self._put_on_idle(task)
+
+    def configure_tenant_networks(self, task: Task) -> None:
+        """A VIF's network, else the port's switchport; a port with neither stays."""
+        wanted = [
+            (port, self._vif_network_of(task, port) or self._tenant_config(port))
+            for port in self._linked(task)
+        ]
+        self._apply(task, [(port, config) for port, config in wanted if config is not None])
+
+    def unconfigure_tenant_networks(self, task: Task) -> None:
+        self._put_on_idle(task)
+
+    def add_cleaning_network(self, task: Task) -> None:
+        self._put_on_state_network(task, "cleaning")
+
+    def remove_cleaning_network(self, task: Task) -> None:
+        self._put_on_idle(task)
+
+    # -- VIFs that name their network (metalwire's extension) ------------------------------
+
+    def vif_attach(self, task: Task, vif_info: VifInfo) -> VifAttachment | None:
+        """Without ``network``, Ironic's bookkeeping only; with it (a VLAN, or a name of
+        ``[ironic_networking] vif_networks``), the chosen port (or the portgroup's members)
+        moves to that access VLAN at once on an active node, at deploy otherwise."""
+        raw = cast(dict[str, Any], vif_info).get("network")
+        if raw is None:
+            return super().vif_attach(task, vif_info)
+        network = self.vif_network(vif_info["id"], raw)
+        choice = self.choose_target(task, vif_info)
+        if choice is None:
+            return None
+        moved: list[Port] = []
+        try:
+            info = {k: v for k, v in vif_info.items() if k != "id"}
+            with task.atomic():
+                target = realize(task, choice)
+                if task.node.provision_state == "active":
+                    ports = self._target_ports(task, target)
+                    self._apply(task, [(port, network) for port in ports])  # all or nothing
+                    moved = ports
+                return task.attachments.record(vif_info["id"], target, info)
+        except Exception:
+            if moved:  # the record failed: the ports go back
+                self._apply(task, [(port, self._tenant_config(port)) for port in moved])
+            raise
+
+    def vif_detach(self, task: Task, vif_id: str) -> None:
+        attachment = task.attachment_of(vif_id)
+        target = task.find_target(vif_id)
+        named = attachment is not None and attachment.info.get("network") is not None
+        if named and target is not None and task.node.provision_state == "active":
+            idle = self.state_network(task, "idle")
+            self._apply(task, [(port, idle) for port in self._target_ports(task, target)])
+        super().vif_detach(task, vif_id)
+
+    def vif_network(self, vif_id: str, value: Any) -> SwitchportConfig:
+        """The access VLAN an attach's ``network`` names; 400 for anything else."""
+        names: dict[str, str] = {}
+        for item in self.config.ironic_networking.vif_networks:
+            name, _, vlan = item.partition(":")
+            names[name.strip()] = vlan.strip()
+        raw = names.get(value, value) if isinstance(value, str) else value
+        vlan_id: int = 0
+        if not isinstance(raw, bool):
+            try:
+                vlan_id = int(raw)
+            except (TypeError, ValueError):
+                vlan_id = 0
+        if not 1 <= vlan_id <= 4094:
+            known = ", ".join(sorted(names)) or "none"
+            raise InvalidParameterValue(
+                f"VIF {vif_id}: network {value!r} is neither a VLAN ID (1-4094) nor a name "
+                f"of [ironic_networking] vif_networks (names: {known})."
+            )
+        return SwitchportConfig("access", vlan_id)
+
+    def _target_ports(self, task: Task, target: Port | Portgroup) -> list[Port]:
+        return task.members(target) if isinstance(target, Portgroup) else [target]
+
+    def _vif_network_of(self, task: Task, port: Port) -> SwitchportConfig | None:
+        for attachment in task.attachments:
+            target = task.target_of(attachment)
+            network = attachment.info.get("network")
+            if network is None or target is None:
+                continue
+            if port.uuid in {p.uuid for p in self._target_ports(task, target)}:
+                return self.vif_network(attachment.vif_id, network)
+        return None
+
+    def state_network(self, task: Task, network_type: str) -> SwitchportConfig | None:
+        """``<network_type>_network`` of the node's driver_info, else of the options."""
+        key = f"{network_type}_network"
+        value = task.node.driver_info.get(key) or getattr(self.config.ironic_networking, key)
+        return parse_network_value(str(value), network_type) if value else None
+
+    def _put_on_state_network(self, task: Task, network_type: str) -> None:
+        config = self.state_network(task, network_type)
+        if config is not None:
+            self._apply(task, [(port, config) for port in self._linked(task)])
+
+    def _put_on_idle(self, task: Task) -> None:
+        idle = self.state_network(task, "idle")
+        self._apply(task, [(port, idle) for port in self._linked(task)])
+
+    def _tenant_config(self, port: Port) -> SwitchportConfig | None:
+        value = (port.extra or {}).get("switchport")
+        return parse_switchport(port.uuid, value) if value else None
+
+    def _linked(self, task: Task) -> list[Port]:
+        """The node's ports whose switch is in the switch file."""
+        return [port for port in task.ports if self._switch_of(port) is not None]
+
+    def _switch_of(self, port: Port) -> SwitchDefinition | None:
+        link = port.local_link_connection or {}
+        if not link.get("switch_id") or not link.get("port_id"):
+            return None
+        return find_switch(self.switches, str(link["switch_id"]))
+
+    def _apply(self, task: Task, wanted: Iterable[tuple[Port, SwitchportConfig | None]]) -> None:
+        """Set each port's switch port (all or nothing) and record what was set."""
+        changes, ports = [], []
+        for port, config in wanted:
+            switch = self._switch_of(port)
+            previous = _applied(port)
+            if switch is None or (config == previous and APPLIED_KEY in port.internal_info):
+                continue
+            if config is not None:
+                check_vlans_allowed(
+                    config.vlans,
+                    switch.name,
+                    f"port {port.uuid}",
+                    switch.allowed_vlans,
+                    self.global_allowed_vlans,
+                )
+            port_id = str((port.local_link_connection or {})["port_id"])
+            changes.append(SwitchChange(switch, port_id, config, previous))
+            ports.append((port, config))
+        if not changes:
+            return
+        if not self.driver_installed:
+            raise NetworkInterfaceInvalid(missing_extra_message())
+        apply_changes(changes, self.device_factory, self.lock_dir)
+        with task.atomic():
+            for port, config in ports:
+                info = {**port.internal_info, APPLIED_KEY: _as_record(config)}
+                task.inventory.update_port(port.uuid, {"internal_info": info})
+        task.reload()
 
     def validate(self, task: Task) -> None:
         if not self.driver_installed:
@@ -94,6 +277,8 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
         super().port_changed(task, port, changed)
         if SWITCH_FIELDS & set(changed):
             self.check_port(task, port)
+            if task.node.provision_state == "active":
+                self._apply(task, [(port, self._tenant_config(port))])
 
     def check_port(self, task: Task, port: Port) -> None:
         """Refuse a port whose switchport configuration cannot be applied to its switch."""
@@ -131,3 +316,30 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
             switch.allowed_vlans,
             self.global_allowed_vlans,
         )
+
+
+def _generic_switch_device(switch: SwitchDefinition, python: str) -> Any:
+    from metalwire.networking.generic_switch import GenericSwitchDevice
+
+    return GenericSwitchDevice(switch, python)
+
+
+def _applied(port: Port) -> SwitchportConfig | None:
+    record = (port.internal_info or {}).get(APPLIED_KEY)
+    if not record:
+        return None
+    return SwitchportConfig(
+        mode=record["mode"],
+        native_vlan=record["native_vlan"],
+        allowed_vlans=tuple(record.get("allowed_vlans") or ()),
+    )
+
+
+def _as_record(config: SwitchportConfig | None) -> dict[str, Any] | None:
+    if config is None:
+        return None
+    return {
+        "mode": config.mode,
+        "native_vlan": config.native_vlan,
+        "allowed_vlans": list(config.allowed_vlans),
+    }

@@ -1,0 +1,51 @@
+"""Fails the nodes that waited too long for an agent's call-back (Ironic's periodic check).
+
+A ``direct`` deploy waits in ``wait call-back`` and a manual cleaning in ``clean wait``
+(:mod:`metalwire.conductor.provisioning`). Past ``[conductor] deploy_callback_timeout`` or
+``clean_callback_timeout`` (0: never) the wait ends as an abort does, with Ironic's
+"Timeout reached while waiting for callback for node ..." as ``last_error``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+from metalwire.conductor import provisioning
+from metalwire.conductor.tasks import Conductor
+from metalwire.context import RequestContext
+from metalwire.db.models import utcnow
+from metalwire.errors import InvalidStateRequested, NodeLocked, NodeNotFound
+
+LOG = logging.getLogger(__name__)
+
+
+def _timeouts(conductor: Conductor) -> dict[str, float]:
+    options = conductor.config.conductor
+    return {
+        provisioning.DEPLOY_WAIT: options.deploy_callback_timeout,
+        provisioning.CLEAN_WAIT: options.clean_callback_timeout,
+    }
+
+
+def fail_expired_waits(
+    conductor: Conductor, context: RequestContext, now: dt.datetime | None = None
+) -> list[str]:
+    """End every wait older than its timeout; the UUIDs of the nodes failed."""
+    now = now or utcnow()
+    failed = []
+    for state, timeout in _timeouts(conductor).items():
+        if timeout <= 0:
+            continue
+        with conductor.db.reading() as work:
+            expired = work.nodes.in_state_before(state, now - dt.timedelta(seconds=timeout))
+        for uuid in expired:
+            reason = f"Timeout reached while waiting for callback for node {uuid}"
+            try:
+                provisioning.abort_wait(conductor, context, uuid, reason)
+            except (InvalidStateRequested, NodeLocked, NodeNotFound) as exc:
+                # it left the wait, or is busy or gone: the next check sees it again if needed
+                LOG.info("Node %s: callback timeout not applied: %s", uuid, exc)
+                continue
+            failed.append(uuid)
+    return failed

@@ -1,0 +1,138 @@
+"""The wait states of a ``direct`` deploy and of manual cleaning, their abort and timeout,
+and the network interface hooks each one calls (Ironic 39's behaviour)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from metalwire.api.routes.states import DEPLOY_WAIT_ABORT
+from metalwire.api_versions import MAX_MINOR
+from metalwire.config import Config
+from tests.api.test_lifecycle import hook_events, provision
+from tests.conftest import Api, fault
+
+# abort from 'wait call-back' is Ironic's from API 1.110, above what metalwire serves today
+SERVES_DEPLOY_WAIT_ABORT = MAX_MINOR >= DEPLOY_WAIT_ABORT
+
+
+@pytest.fixture(autouse=True)
+def short_clean_timeout(config: Config) -> None:
+    """Set before the app starts (autouse fixtures come first): its check runs every 0.1 s."""
+    config.conductor.clean_callback_timeout = 0.3
+    config.conductor.check_provision_state_interval = 0.1
+
+
+def _node(api: Api, deploy_interface: str) -> dict[str, Any]:
+    node = api.node(name="life", deploy_interface=deploy_interface)
+    api.port(node, "52:54:00:20:00:01")
+    assert provision(api, "manage").status_code == 202
+    return node
+
+
+def _shown(api: Api) -> dict[str, Any]:
+    return dict(api.get("/v1/nodes/life").json())
+
+
+def test_a_direct_deploy_waits_in_wait_call_back_on_the_provisioning_network(api: Api) -> None:
+    _node(api, "direct")
+    assert provision(api, "provide").status_code == 202
+
+    assert provision(api, "active").status_code == 202
+
+    shown = _shown(api)
+    assert (shown["provision_state"], shown["target_provision_state"]) == (
+        "wait call-back",
+        "active",
+    )
+    assert hook_events(api)[-1] == "add_provisioning_network done"
+    # the newest version below the gate that metalwire serves
+    refused = provision(api, "abort", version=f"1.{min(DEPLOY_WAIT_ABORT - 1, MAX_MINOR)}")
+    assert refused.status_code == 406, refused.text
+    assert "requires API version 1.110" in refused.text
+    assert _shown(api)["provision_state"] == "wait call-back"
+
+
+@pytest.mark.skipif(not SERVES_DEPLOY_WAIT_ABORT, reason="needs MAX_MINOR >= 110")
+def test_abort_from_wait_call_back_fails_the_deploy_off_the_provisioning_network(
+    api: Api,
+) -> None:
+    _node(api, "direct")
+    assert provision(api, "provide").status_code == 202
+    assert provision(api, "active").status_code == 202
+
+    assert provision(api, "abort", version=f"1.{DEPLOY_WAIT_ABORT}").status_code == 202
+
+    shown = _shown(api)
+    assert shown["provision_state"] == "deploy failed"
+    assert shown["last_error"] == "By request, the deploy operation was aborted"
+    assert hook_events(api)[-1] == "remove_provisioning_network done"
+
+
+def test_a_ramdisk_deploy_goes_to_active_through_the_tenant_networks(api: Api) -> None:
+    _node(api, "ramdisk")
+    assert provision(api, "provide").status_code == 202
+
+    assert provision(api, "active").status_code == 202
+
+    assert _shown(api)["provision_state"] == "active"
+    assert hook_events(api)[-3:] == [
+        "add_provisioning_network done",
+        "remove_provisioning_network done",
+        "configure_tenant_networks done",
+    ]
+
+
+def test_manual_cleaning_waits_in_clean_wait_until_aborted(api: Api) -> None:
+    _node(api, "direct")
+    steps = [{"interface": "deploy", "step": "erase_devices"}]
+    assert api.put("/v1/nodes/life/states/provision", {"target": "clean", "clean_steps": steps})
+
+    shown = _shown(api)
+    assert (shown["provision_state"], shown["target_provision_state"]) == (
+        "clean wait",
+        "manageable",
+    )
+    assert hook_events(api)[-1] == "add_cleaning_network done"
+
+    assert provision(api, "abort", version="1.13").status_code == 202
+
+    shown = _shown(api)
+    assert (shown["provision_state"], shown["target_provision_state"]) == ("clean failed", None)
+    assert shown["last_error"] == "By request, the cleaning operation was aborted"
+    assert hook_events(api)[-1] == "remove_cleaning_network done"
+    history = api.get("/v1/nodes/life/history?detail=true").json()["history"]
+    assert [e["event"] for e in history][-3:] == [
+        "abort started from clean wait",
+        "flat.remove_cleaning_network done",
+        "By request, the cleaning operation was aborted: clean failed",
+    ]
+
+
+def test_a_clean_wait_past_clean_callback_timeout_fails(api: Api) -> None:
+    node = _node(api, "direct")
+    steps = [{"interface": "deploy", "step": "erase_devices"}]
+    api.put("/v1/nodes/life/states/provision", {"target": "clean", "clean_steps": steps})
+    assert _shown(api)["provision_state"] == "clean wait"
+
+    deadline = time.monotonic() + 10
+    while _shown(api)["provision_state"] == "clean wait" and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+    shown = _shown(api)
+    assert shown["provision_state"] == "clean failed"
+    assert shown["last_error"] == (
+        f"Timeout reached while waiting for callback for node {node['uuid']}"
+    )
+    assert hook_events(api)[-1] == "remove_cleaning_network done"
+
+
+def test_abort_outside_a_wait_state_is_refused(api: Api) -> None:
+    _node(api, "fake")
+
+    resp = provision(api, "abort")
+
+    assert resp.status_code == 400, resp.text
+    assert 'while it is in state "manageable"' in fault(resp)

@@ -1,0 +1,213 @@
+"""``ironic-networking`` per provision state, through a real ``metalwire serve`` driving the
+emulated switch with networking-generic-switch's ``netmiko_ovs_linux``: what each state sets
+is read back from Open vSwitch and seen by pings between the servers behind it.
+
+Each switch operation is a real SSH login (about 3 s): every test keeps to a few, and the
+deploys of two nodes on one switch run at once (the switch lock queues them).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support.generic_switch import GenericSwitchRunner
+from tests.support.helpers import skip_or_fail
+from tests.support.server import MetalwireServer
+from tests.support.switch import EmulatedSwitch, PortVlan
+
+PROVISIONING, TENANT, OTHER, CLEANING, IDLE = 100, 200, 300, 400, 999
+HEADERS = {"X-OpenStack-Ironic-API-Version": "1.78"}
+
+
+def _serve(tmp_path: Path, switch: EmulatedSwitch, **extra: str) -> MetalwireServer:
+    runner = GenericSwitchRunner()  # networking-generic-switch of the Neutron venv
+    if runner.missing:
+        skip_or_fail(runner.missing)
+    switch_file = tmp_path / "switches.ini"
+    switch_file.write_text(switch.switch_file_section("tor-1"))
+    env = {
+        "METALWIRE_ENABLED_NETWORK_INTERFACES": "noop,flat,ironic-networking",
+        "METALWIRE_IRONIC_NETWORKING_SWITCH_CONFIG_FILE": str(switch_file),
+        "METALWIRE_IRONIC_NETWORKING_ENABLED_SWITCH_DRIVERS": "generic-switch",
+        "METALWIRE_IRONIC_NETWORKING_PROVISIONING_NETWORK": f"access/native_vlan={PROVISIONING}",
+        "METALWIRE_IRONIC_NETWORKING_CLEANING_NETWORK": f"access/native_vlan={CLEANING}",
+        "METALWIRE_IRONIC_NETWORKING_IDLE_NETWORK": f"access/native_vlan={IDLE}",
+        "METALWIRE_IRONIC_NETWORKING_GENERIC_SWITCH_PYTHON": str(runner.venv / "bin" / "python"),
+        "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
+        **extra,
+    }
+    return MetalwireServer(tmp_path / "server", env=env)
+
+
+@pytest.fixture
+def http_for(tmp_path: Path) -> Iterator[Any]:
+    servers: list[MetalwireServer] = []
+    clients: list[httpx.Client] = []
+
+    def start(switch: EmulatedSwitch, **extra: str) -> httpx.Client:
+        server = _serve(tmp_path, switch, **extra)
+        servers.append(server.start())
+        clients.append(httpx.Client(base_url=server.url, headers=HEADERS, timeout=120))
+        return clients[-1]
+
+    yield start
+    for client in clients:
+        client.close()
+    for server in servers:
+        server.stop()
+
+
+def _node(
+    http: httpx.Client, name: str, deploy: str, switch_port: str, **port: Any
+) -> dict[str, Any]:
+    body = {
+        "name": name,
+        "driver": "fake-hardware",
+        "network_interface": "ironic-networking",
+        "deploy_interface": deploy,
+    }
+    resp = http.post("/v1/nodes", json=body)
+    assert resp.status_code == 201, resp.text
+    node = resp.json()
+    number = int(switch_port.removeprefix("swp"))
+    resp = http.post(
+        "/v1/ports",
+        json={
+            "node_uuid": node["uuid"],
+            "address": f"52:54:00:00:00:0{number}",
+            "local_link_connection": {"switch_id": "tor-1", "port_id": switch_port},
+            **port,
+        },
+    )
+    assert resp.status_code == 201, resp.text
+    for verb in ("manage", "provide"):
+        _provision(http, name, verb)
+    return dict(resp.json())
+
+
+def _provision(http: httpx.Client, node: str, verb: str, version: str = "1.78") -> None:
+    resp = http.put(
+        f"/v1/nodes/{node}/states/provision",
+        json={"target": verb},
+        headers={"X-OpenStack-Ironic-API-Version": version},
+    )
+    assert resp.status_code == 202, resp.text
+
+
+def _state(http: httpx.Client, node: str) -> dict[str, Any]:
+    return dict(http.get(f"/v1/nodes/{node}").json())
+
+
+def test_ramdisk_deploys_put_ports_on_their_switchport_then_idle_at_undeploy(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    switch = emulated_switch
+    http = http_for(switch)
+    switch.set_access_vlan("swp3", OTHER)
+    access = {"mode": "access", "native_vlan": TENANT}
+    trunk = {"mode": "trunk", "native_vlan": TENANT, "allowed_vlans": [TENANT, 210]}
+    _node(http, "a", "ramdisk", "swp1", extra={"switchport": access})
+    port_b = _node(http, "b", "ramdisk", "swp2", extra={"switchport": trunk}, pxe_enabled=False)
+    # enrol, manage and provide leave the ports alone
+    assert switch.port_vlan("swp1") == PortVlan(tag=None, vlan_mode=None, trunks=())
+
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda name: _provision(http, name, "active"), ["a", "b"]))
+
+    assert [_state(http, n)["provision_state"] for n in ("a", "b")] == ["active", "active"]
+    assert switch.port_vlan("swp1") == PortVlan(tag=TENANT, vlan_mode="access", trunks=())
+    assert switch.port_vlan("swp2") == PortVlan(
+        tag=TENANT, vlan_mode="native-untagged", trunks=(TENANT, 210)
+    )
+    assert switch.ping(1, 2)
+    assert not switch.ping(1, 3)
+
+    # a new switchport on an active node moves the port at once
+    patch = [{"op": "add", "path": "/extra/switchport", "value": {**access, "native_vlan": OTHER}}]
+    resp = http.patch(f"/v1/ports/{port_b['uuid']}", json=patch)
+    assert resp.status_code == 200, resp.text
+    assert switch.port_vlan("swp2") == PortVlan(tag=OTHER, vlan_mode="access", trunks=())
+    assert switch.ping(2, 3)
+    assert not switch.ping(1, 2)
+
+    _provision(http, "a", "deleted")
+    assert _state(http, "a")["provision_state"] == "available"
+    assert switch.port_vlan("swp1") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
+
+
+def test_direct_deploy_waits_on_the_provisioning_vlan_and_cleaning_on_the_cleaning_vlan(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    switch = emulated_switch
+    http = http_for(
+        switch,
+        METALWIRE_CONDUCTOR_DEPLOY_CALLBACK_TIMEOUT="1",
+        METALWIRE_CONDUCTOR_CLEAN_CALLBACK_TIMEOUT="0",
+        METALWIRE_CONDUCTOR_CHECK_PROVISION_STATE_INTERVAL="0.5",
+    )
+    switch.set_access_vlan("swp2", PROVISIONING)  # a "conductor" on the provisioning network
+    _node(http, "c", "direct", "swp1")
+
+    _provision(http, "c", "active")
+    shown = _state(http, "c")
+    assert (shown["provision_state"], shown["target_provision_state"]) == (
+        "wait call-back",
+        "active",
+    )
+    assert switch.port_vlan("swp1") == PortVlan(tag=PROVISIONING, vlan_mode="access", trunks=())
+    assert switch.ping(1, 2)
+
+    # no agent calls back: the deploy fails past deploy_callback_timeout, back on idle
+    deadline = time.monotonic() + 30
+    while _state(http, "c")["provision_state"] == "wait call-back" and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _state(http, "c")["provision_state"] == "deploy failed"
+    assert "Timeout reached while waiting for callback" in _state(http, "c")["last_error"]
+    assert switch.port_vlan("swp1") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
+
+    for verb in ("deleted", "manage", "clean"):
+        body: dict[str, Any] = {"target": verb}
+        if verb == "clean":
+            body["clean_steps"] = [{"interface": "deploy", "step": "erase_devices"}]
+        resp = http.put("/v1/nodes/c/states/provision", json=body)
+        assert resp.status_code == 202, resp.text
+    assert _state(http, "c")["provision_state"] == "clean wait"
+    assert switch.port_vlan("swp1") == PortVlan(tag=CLEANING, vlan_mode="access", trunks=())
+
+    _provision(http, "c", "abort", version="1.13")
+    assert _state(http, "c")["provision_state"] == "clean failed"
+    assert switch.port_vlan("swp1") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
+
+
+def test_a_vif_naming_its_network_moves_the_port_at_once_and_detach_returns_it_to_idle(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    switch = emulated_switch
+    http = http_for(switch, METALWIRE_IRONIC_NETWORKING_VIF_NETWORKS=f"tenant-a:{TENANT}")
+    switch.set_access_vlan("swp2", TENANT)
+    switch.set_access_vlan("swp3", OTHER)
+    _node(http, "d", "ramdisk", "swp1")  # no switchport: the VIF decides
+    _provision(http, "d", "active")
+    assert switch.port_vlan("swp1") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
+
+    resp = http.post("/v1/nodes/d/vifs", json={"id": "vif-a", "network": "tenant-a"})
+
+    assert resp.status_code == 204, resp.text
+    assert switch.port_vlan("swp1") == PortVlan(tag=TENANT, vlan_mode="access", trunks=())
+    assert switch.ping(1, 2)
+    assert not switch.ping(1, 3)
+    assert [v["id"] for v in http.get("/v1/nodes/d/vifs").json()["vifs"]] == ["vif-a"]
+    bad = http.post("/v1/nodes/d/vifs", json={"id": "vif-b", "network": "nowhere"})
+    assert bad.status_code == 400, bad.text
+    assert "network 'nowhere' is neither a VLAN ID" in bad.text
+
+    assert http.delete("/v1/nodes/d/vifs/vif-a").status_code == 204
+    assert switch.port_vlan("swp1") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
+    assert not switch.ping(1, 2)
