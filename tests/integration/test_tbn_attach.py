@@ -1,8 +1,7 @@
 """Trait-based networking through a real ``metalwire serve``: attach and detach by the node's
 traits, on SQLite and PostgreSQL, with ``baremetal node vif attach`` where the CLI can say it.
-
-``available_for_dynamic_portgroup`` (API 1.111) is set in the database: the API does not
-serve that version yet.
+Each port says ``available_for_dynamic_portgroup`` (API 1.111) when it is created: Ironic's
+default is true, so the ports a grouping must leave alone say false.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from tests.support.server import MetalwireServer
 
 pytestmark = pytest.mark.server
 
-HEADERS = {"X-OpenStack-Ironic-API-Version": "1.107"}
+HEADERS = {"X-OpenStack-Ironic-API-Version": "1.111"}
 RULES = dedent(
     """\
     CUSTOM_STORAGE:
@@ -72,13 +71,11 @@ class Deployment:
         return str(resp.json()["uuid"])
 
     def port(self, node: str, mac: str, *, dynamic: bool = False, **fields: Any) -> str:
-        resp = self.http.post("/v1/ports", json={"node_uuid": node, "address": mac, **fields})
+        body = {"node_uuid": node, "address": mac, "available_for_dynamic_portgroup": dynamic}
+        resp = self.http.post("/v1/ports", json={**body, **fields})
         assert resp.status_code == 201, resp.text
-        uuid = str(resp.json()["uuid"])
-        if dynamic:
-            with self.db.writing() as work:
-                work.ports.update(uuid, {"available_for_dynamic_portgroup": True})
-        return uuid
+        assert resp.json()["available_for_dynamic_portgroup"] is dynamic
+        return str(resp.json()["uuid"])
 
     def portgroup(self, node: str, name: str, **fields: Any) -> str:
         resp = self.http.post("/v1/portgroups", json={"node_uuid": node, "name": name, **fields})
