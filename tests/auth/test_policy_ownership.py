@@ -222,3 +222,32 @@ def test_even_a_system_admin_moves_a_port_only_between_nodes_of_one_owner(
     port = _item(as_, "ports", as_.node(cloud.projects["owner-project"]))
     theirs = as_.node(cloud.projects["unrelated-project"])
     assert _rehome(as_, "system_admin", "ports", port, theirs).status_code == 400
+
+
+# -- the node list's project filter ----------------------------------------------------------
+
+
+def _uuids(resp: Any) -> set[str]:
+    assert resp.status_code == 200, resp.text
+    return {n["uuid"] for n in resp.json()["nodes"]}
+
+
+def test_the_node_list_project_filter_is_owner_or_lessee(as_: As, cloud: Cloud) -> None:
+    owner, lessee = cloud.projects["owner-project"], cloud.projects["lessee-project"]
+    owned = as_.node(owner)
+    leased = as_.node(cloud.projects["unrelated-project"], lessee=owner)
+    other = as_.node(lessee)
+    # Everyone's nodes to a system admin; project= narrows to those it owns or leases.
+    seen = _uuids(as_("system_admin", "GET", f"/v1/nodes?project={owner}"))
+    assert {owned, leased} <= seen and other not in seen
+    # A project member may name its own project, the same list it gets without the filter.
+    mine = _uuids(as_("owner_member", "GET", f"/v1/nodes?project={owner}"))
+    assert mine == _uuids(as_("owner_member", "GET", "/v1/nodes"))
+    assert {owned, leased} <= mine and other not in mine
+
+
+def test_a_project_member_may_not_name_another_project(as_: As, cloud: Cloud) -> None:
+    lessee = cloud.projects["lessee-project"]
+    resp = as_("owner_member", "GET", f"/v1/nodes?project={lessee}")
+    assert resp.status_code == 403, resp.text
+    assert "baremetal:node:list_all" in fault(resp)

@@ -179,12 +179,6 @@ PENDING: tuple[Allowed, ...] = (
     ),
     Allowed(
         ("node list filters",),
-        "project: *",
-        f"metalwire ignores the node list's project filter (owner or lessee): {ISSUE_20}",
-        SERVED_VERSIONS,
-    ),
-    Allowed(
-        ("node list filters",),
         "chassis_uuid: status",
         "metalwire ignores the chassis_uuid filter; Ironic answers 404 for a chassis that "
         f"does not exist: {ISSUE_20}",

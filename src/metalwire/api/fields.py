@@ -177,6 +177,9 @@ NODE_FILTERS: tuple[Filter, ...] = (
     Filter("description_contains", 51, doc="Nodes whose description contains this text."),
     Filter("retired", 61, "bool", "Retired (or not retired) nodes.", gated=False),
     Filter("lessee", 65, doc="Nodes this project leases."),
+    # Read by Ironic at every version; a requester who may not list every node may name
+    # only its own project (403 otherwise).
+    Filter("project", 1, doc="Nodes this project owns or leases.", gated=False),
     Filter("shard", 82, "list", "Nodes in any of these shards (comma-separated)."),
     Filter("sharded", 82, "bool", "Nodes with (true) or without (false) a shard."),
     Filter("include_children", 83, "bool", "Child nodes too (hidden otherwise)."),

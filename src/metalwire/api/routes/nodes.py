@@ -79,9 +79,9 @@ def _parent_uuid(c: Call, value: Any, owner: str | None, child: str | None) -> s
 
 
 def _filters(c: Call, _scoped: bool) -> dict[str, Any]:
-    # project (owner or lessee) and chassis_uuid are Ironic's node list filters that
-    # metalwire reads as no filter yet (tests/differential/allowed.py, PENDING)
-    filters = list_filters(c, NODE_FILTERS, frozenset({"project", "chassis_uuid"}))
+    # chassis_uuid is Ironic's node list filter that metalwire, which serves no chassis,
+    # reads as no filter (tests/differential/allowed.py, PENDING)
+    filters = list_filters(c, NODE_FILTERS, frozenset({"chassis_uuid"}))
     if filters.get("conductor") == c.services.config.default.host:
         del filters["conductor"]  # this host serves every node
     return filters

@@ -100,6 +100,10 @@ class Resource(Generic[Row]):
                 filters.update(scope(session))
             project = authz.list_project(c, self.kind)
             if project is not None:
+                asked = filters.get(self.project_filter)
+                if asked is not None and asked != project:
+                    # Another project's nodes: only list_all may ask (Ironic's answer).
+                    authz.policy(c).authorize(f"baremetal:{self.kind}:list_all", authz.identity(c))
                 filters[self.project_filter] = project
             rows = self.list_rows(session, filters, p)
             views = self.views(c, session, rows, fields, detail and wanted is None)
