@@ -22,16 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from metalwire import config_compat
+from metalwire.config_option import option as _opt
+from metalwire.config_switch import IronicNetworkingOptions
 from metalwire.errors import Invalid
 
 LOG = logging.getLogger(__name__)
-
-
-def _opt(default: Any, help: str, minimum: float | None = None) -> Any:
-    metadata = {"help": help, "minimum": minimum}
-    if isinstance(default, list):
-        return field(default_factory=lambda: list(default), metadata=metadata)
-    return field(default=default, metadata=metadata)
 
 
 def _interface_opt(kind: str, default: str = "") -> Any:
@@ -489,58 +484,6 @@ class HealthcheckOptions:
         "Seconds the health check waits for the database's answer before reporting it "
         "unavailable. The result is reused for a second, so probes cannot load the database.",
         minimum=0.1,
-    )
-
-
-def _state_network_opt(state: str) -> Any:
-    return _opt(
-        "",
-        f"Switch port configuration of the node's ports while {state}, as "
-        "access/native_vlan=N or trunk/native_vlan=N (Ironic's format); a node's "
-        f"driver_info may override it under the same name. Empty: the port's own "
-        "extra.switchport.",
-    )
-
-
-@dataclass
-class IronicNetworkingOptions:
-    """The ``ironic-networking`` network interface: standalone switch configuration."""
-
-    switch_config_file: str = _opt(
-        "",
-        "INI file of the switches the interface configures, one [switch:<name>] section "
-        "each (Ironic's generic-switch format; see docs/operators.md).",
-    )
-    enabled_switch_drivers: list[str] = _opt(
-        [],
-        "Switch drivers to load; 'generic-switch' (networking-generic-switch, the [switch] "
-        "extra) is the one metalwire has.",
-    )
-    allowed_vlans: list[str] = _opt(
-        [],
-        "VLAN IDs and ranges (100,102-104) a port may be put on, unless a switch's own "
-        "allowed_vlans says otherwise; empty allows every VLAN.",
-    )
-    provisioning_network: str = _state_network_opt("deploying")
-    cleaning_network: str = _state_network_opt("cleaning")
-    rescuing_network: str = _state_network_opt("rescuing")
-    servicing_network: str = _state_network_opt("servicing")
-    inspection_network: str = _state_network_opt("inspecting")
-    idle_network: str = _opt(
-        "",
-        "Switch port configuration (access/native_vlan=N) the ports return to when no other "
-        "network applies; a node's driver_info may override it as idle_network.",
-    )
-    generic_switch_python: str = _opt(
-        "",
-        "Python interpreter that runs networking-generic-switch's device operations, e.g. "
-        "that of a venv holding it apart from metalwire's; empty: metalwire's own (the "
-        "[switch] extra).",
-    )
-    vif_networks: list[str] = _opt(
-        [],
-        "Names a VIF attach may give as its 'network' (metalwire's extension), each "
-        "name:VLAN (tenant-a:200); a VLAN ID is accepted as it is.",
     )
 
 

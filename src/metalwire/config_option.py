@@ -1,0 +1,15 @@
+"""One configuration option: a dataclass field whose metadata is its documentation."""
+
+from __future__ import annotations
+
+from dataclasses import field
+from typing import Any
+
+
+def option(default: Any, help: str, minimum: float | None = None) -> Any:
+    """A field of a section's dataclass with its ``help`` text and, for numbers, the least
+    value ``load_config`` accepts."""
+    metadata = {"help": help, "minimum": minimum}
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata=metadata)
+    return field(default=default, metadata=metadata)
