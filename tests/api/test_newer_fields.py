@@ -42,7 +42,7 @@ def test_a_field_is_hidden_below_its_version_and_shown_from_it(
 
 
 @pytest.mark.parametrize(("kind", "name", "since"), SHOWN_FROM)
-def test_setting_a_field_below_its_version_is_406(
+def test_setting_a_field_below_its_version_is_refused_where_ironic_refuses_it(
     api: Api, kind: str, name: str, since: int
 ) -> None:
     if name == "service_step":
@@ -50,7 +50,13 @@ def test_setting_a_field_below_its_version_is_406(
     value: object = True if name == "disable_power_off" else "x"
     url = _resource(api, kind)
     patch = [{"op": "add", "path": f"/{name}", "value": value}]
-    assert api.patch(url, patch, version=f"1.{since - 1}").status_code == 406
+    declared_field = declared.by_name(
+        declared.NODE_FIELDS if kind == "nodes" else declared.PORT_FIELDS
+    )[name]
+    # What Ironic 39's PATCH takes at every version (test_newer_gates.py checks it is shown
+    # only from its version) is 200; everything else 406.
+    expected = 406 if declared_field.patch_gated else 200
+    assert api.patch(url, patch, version=f"1.{since - 1}").status_code == expected
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,8 @@ class Field:
     # only hides it below ``since``: a portgroup's physical_network and category.
     gated: bool = True
     # False where Ironic gates create and ``?fields=`` but takes a PATCH at every version
-    # (a port's available_for_dynamic_portgroup: its patch checks pass the field by).
+    # (a port's name, description, vendor, category and available_for_dynamic_portgroup:
+    # Ironic 39's port PATCH checks the version of none of them).
     patch_gated: bool = True
 
     def settable_at(self, minor: int) -> bool:
@@ -203,10 +204,10 @@ PORT_FIELDS: tuple[Field, ...] = (
     Field("portgroup_uuid", 24, W, "str"),
     Field("physical_network", 34, W, "str"),
     Field("is_smartnic", 53, W, "bool"),
-    Field("name", 88, W, "str"),
-    Field("description", 97, W, "str"),
-    Field("vendor", 100, W, "str"),
-    Field("category", 101, W, "str"),
+    Field("name", 88, W, "str", patch_gated=False),
+    Field("description", 97, W, "str", patch_gated=False),
+    Field("vendor", 100, W, "str", patch_gated=False),
+    Field("category", 101, W, "str", patch_gated=False),
     Field("available_for_dynamic_portgroup", 111, W, "bool", patch_gated=False),
     Field("created_at", 1, RO),
     Field("updated_at", 1, RO),
