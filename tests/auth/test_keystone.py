@@ -64,8 +64,11 @@ def test_history_stores_the_project_of_writes_and_failures_but_shows_only_the_us
     assert {(e.user, e.project, e.result) for e in stored} == {
         (cloud.users["owner-member"], owner, "failure")
     }
-    shown = keystone_client.get(f"/v1/nodes/{node}/history?detail=true", headers=admin)
-    assert "project" not in shown.json()["history"][0]  # Ironic shows it from 1.113 only
+    url = f"/v1/nodes/{node}/history?detail=true"
+    for version, project in (("1.112", None), ("1.113", owner)):  # shown from 1.113, as Ironic
+        headers = {**admin, "X-OpenStack-Ironic-API-Version": version}
+        entry = keystone_client.get(url, headers=headers).json()["history"][0]
+        assert entry.get("project") == project and ("project" in entry) == (project is not None)
 
 
 @pytest.mark.parametrize(

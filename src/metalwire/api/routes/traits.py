@@ -89,6 +89,10 @@ def list_traits(request: Request, ident: str) -> dict[str, Any]:
     return {"traits": _current(c, ident)}
 
 
+# Below 1.37 Ironic answers a PUT of traits 405 (no such method), as metalwire does.
+_BELOW_TRAITS_PUT = (*WRITE, 405)
+
+
 @router.put(
     "",
     status_code=204,
@@ -97,7 +101,7 @@ def list_traits(request: Request, ident: str) -> dict[str, Any]:
         "Replace a node's traits.",
         "nodes",
         ok="Replaced.",
-        errors=WRITE,
+        errors=_BELOW_TRAITS_PUT,
         body=bodies.TRAITS,
         since=TRAITS,
     ),
@@ -115,7 +119,12 @@ def set_traits(request: Request, ident: str, body: JsonBody = None) -> Response:
     "/{trait}",
     status_code=204,
     openapi_extra=doc(
-        "addTrait", "Add a trait to a node.", "nodes", ok="Added.", errors=WRITE, since=TRAITS
+        "addTrait",
+        "Add a trait to a node.",
+        "nodes",
+        ok="Added.",
+        errors=_BELOW_TRAITS_PUT,
+        since=TRAITS,
     ),
 )
 def add_trait(request: Request, ident: str, trait: str) -> Response:
