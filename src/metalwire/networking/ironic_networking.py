@@ -53,7 +53,6 @@ from metalwire.networking.switchport import (
     parse_switchport,
 )
 from metalwire.networking.task import Task
-from metalwire.networking.tbn.targets import realize
 
 LOG = logging.getLogger(__name__)
 
@@ -140,39 +139,30 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
     # -- VIFs that name their network (metalwire's extension) ------------------------------
 
     def vif_attach(self, task: Task, vif_info: VifInfo) -> VifAttachment | None:
-        """Without ``network``, Ironic's bookkeeping only; with it (a VLAN, or a name of
-        ``[ironic_networking] vif_networks``), the chosen port (or the portgroup's members)
-        moves to that access VLAN at once on an active node, at deploy otherwise."""
+        raw = cast(dict[str, Any], vif_info).get("network")
+        if raw is not None:
+            self.vif_network(vif_info["id"], raw)  # a network it cannot name: 400 first
+        return super().vif_attach(task, vif_info)
+
+    def after_record(self, task: Task, vif_info: VifInfo, target: Port | Portgroup) -> None:
+        """Without ``network``, Ironic's bookkeeping only. With it (a VLAN, or a name of
+        ``[ironic_networking] vif_networks``), the VIF's port (or the portgroup's members)
+        moves to that access VLAN at once on an active node, at deploy otherwise: last in
+        the record's transaction, all or nothing, so a refused change rolls the record back."""
         raw = cast(dict[str, Any], vif_info).get("network")
         if raw is None:
-            return super().vif_attach(task, vif_info)
+            return
         network = self.vif_network(vif_info["id"], raw)
-        choice = self.choose_target(task, vif_info)
-        if choice is None:
-            return None
-        moved: list[Port] = []
-        try:
-            info = {k: v for k, v in vif_info.items() if k != "id"}
-            with task.atomic():
-                target = realize(task, choice)
-                if task.node.provision_state == "active":
-                    ports = self._target_ports(task, target)
-                    self._apply(task, [(port, network) for port in ports])  # all or nothing
-                    moved = ports
-                return task.attachments.record(vif_info["id"], target, info)
-        except Exception:
-            if moved:  # the record failed: the ports go back
-                self._apply(task, [(port, self._tenant_config(port)) for port in moved])
-            raise
+        if task.node.provision_state == "active":
+            self._apply(task, [(port, network) for port in self._target_ports(task, target)])
 
-    def vif_detach(self, task: Task, vif_id: str) -> None:
+    def before_forget(self, task: Task, vif_id: str, target: Port | Portgroup) -> None:
+        """A VIF that named its network leaves its ports on the idle network (active node)."""
         attachment = task.attachment_of(vif_id)
-        target = task.find_target(vif_id)
         named = attachment is not None and attachment.info.get("network") is not None
-        if named and target is not None and task.node.provision_state == "active":
+        if named and task.node.provision_state == "active":
             idle = self.state_network(task, "idle")
             self._apply(task, [(port, idle) for port in self._target_ports(task, target)])
-        super().vif_detach(task, vif_id)
 
     def vif_network(self, vif_id: str, value: Any) -> SwitchportConfig:
         """The access VLAN an attach's ``network`` names; 400 for anything else."""
