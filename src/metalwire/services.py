@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 
 from metalwire import metrics
 from metalwire.conductor.audit import AuditReport
-from metalwire.conductor.audit_runner import LatestAudit, PeriodicAudit
+from metalwire.conductor.audit_runner import LatestAudit
 from metalwire.conductor.locks import NodeLocks, make_holder_name
+from metalwire.conductor.periodic import Periodic
 from metalwire.conductor.rpcapi import ConductorAPI, LocalConductorAPI
 from metalwire.conductor.tasks import Conductor
 from metalwire.config import Config
@@ -53,7 +54,7 @@ class Services:
         self.audit.record(report)
         return report
 
-    def periodic_audit(self) -> PeriodicAudit | None:
+    def periodic_audit(self) -> Periodic | None:
         """The periodic audit ``[conductor] audit_interval`` asks for, or None (0, or no
         Neutron)."""
         interval = self.config.conductor.audit_interval
@@ -66,15 +67,20 @@ class Services:
                 interval,
             )
             return None
-        return PeriodicAudit(interval, lambda: self.audit_everything(RequestContext()))
+        return Periodic(
+            interval,
+            lambda: self.audit_everything(RequestContext()),
+            name="drift audit",
+            thread_name="metalwire-audit",
+        )
 
-    def periodic_callback_check(self) -> PeriodicAudit | None:
+    def periodic_callback_check(self) -> Periodic | None:
         """The check of ``[conductor] deploy_callback_timeout`` and ``clean_callback_timeout``
         every ``check_provision_state_interval`` seconds, or None when both are 0."""
         options = self.config.conductor
         if options.deploy_callback_timeout <= 0 and options.clean_callback_timeout <= 0:
             return None
-        return PeriodicAudit(
+        return Periodic(
             options.check_provision_state_interval,
             lambda: self.rpcapi.fail_expired_waits(RequestContext()),
             name="callback timeout check",

@@ -5,7 +5,8 @@ from __future__ import annotations
 import threading
 
 from metalwire.conductor.audit import AuditReport, Finding
-from metalwire.conductor.audit_runner import LatestAudit, PeriodicAudit
+from metalwire.conductor.audit_runner import LatestAudit
+from metalwire.conductor.periodic import Periodic
 
 
 def finding(kind: str, vif: str) -> Finding:
@@ -35,7 +36,7 @@ def test_periodic_audit_goes_on_after_a_failing_run_and_stops() -> None:
         if runs == 1:
             raise RuntimeError("Neutron is down")
 
-    periodic = PeriodicAudit(0.01, run_once)
+    periodic = Periodic(0.01, run_once, "drift audit", "metalwire-audit")
     periodic.start()
     assert third.wait(10), "the loop died after the failing run"
     periodic.stop(timeout=10)
@@ -49,7 +50,7 @@ def test_stop_waits_for_a_hung_audit_no_longer_than_its_timeout() -> None:
         started.set()
         release.wait(30)
 
-    periodic = PeriodicAudit(0.01, run_once)
+    periodic = Periodic(0.01, run_once, "drift audit", "metalwire-audit")
     periodic.start()
     assert started.wait(10)
     (thread,) = [t for t in threading.enumerate() if t.name == "metalwire-audit"]

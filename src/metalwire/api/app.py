@@ -25,8 +25,8 @@ from metalwire.api.reloads import api_files
 from metalwire.api.retry_after import RetryAfterForIronicclient
 from metalwire.api.route_table import api_routes
 from metalwire.api.routes.vifs import VifEndpoints
-from metalwire.conductor.audit_runner import STOP_WAIT
 from metalwire.conductor.locks import NodeLocks
+from metalwire.conductor.periodic import STOP_WAIT
 from metalwire.config import Config
 from metalwire.errors import MetalwireError
 from metalwire.services import Services, build_services
