@@ -164,24 +164,31 @@ def listing(declared: Iterable[Filter], sortable: set[str]) -> tuple[Schema, ...
 
 
 @dataclass(frozen=True)
-class ObjectDocs:
-    """The documentation of a port's or portgroup's list, create, show, patch and delete."""
+class ItemDocs:
+    """The documentation of one kind of object's create, show, patch and delete."""
 
-    list: dict[str, Any]
-    list_detail: dict[str, Any]
     create: dict[str, Any]
     show: dict[str, Any]
     patch: dict[str, Any]
     delete: dict[str, Any]
 
 
-def object_docs(kind: str, noun: str, params: Iterable[Schema], links: Schema) -> ObjectDocs:
-    """Ports and portgroups are documented alike: ``kind`` names the schemas ("Port")."""
-    tag, obj = f"{noun}s", ref(kind)
-    plain, detail = lists(f"list{kind}s", f"{noun}s", tag, f"{kind}List", params)
-    return ObjectDocs(
-        list=plain,
-        list_detail=detail,
+def item_docs(
+    kind: str,
+    noun: str,
+    tag: str,
+    fields: Schema,
+    *,
+    caveat: str = "",
+    create_headers: Schema | None = None,
+    patch_headers: Schema | None = None,
+    links: Schema | None = None,
+) -> ItemDocs:
+    """Ports, portgroups and the volume resources are documented alike: ``kind`` names the
+    schemas ("Port"), ``fields`` is the show's ``?fields=``, ``caveat`` ends the summaries
+    of a change and a delete (" (its node powered off)")."""
+    obj = ref(kind)
+    return ItemDocs(
         create=doc(
             f"create{kind}",
             f"Create a {noun}.",
@@ -190,24 +197,48 @@ def object_docs(kind: str, noun: str, params: Iterable[Schema], links: Schema) -
             returns=obj,
             errors=(400, 404, 406, 409, 503),
             body=ref(f"{kind}Create"),
-            headers={**bodies.LOCATION, **bodies.WARNING},
+            headers=create_headers,
             links=links,
         ),
         show=doc(
-            f"get{kind}", f"Show a {noun}.", tag, ok=f"The {noun}.", returns=obj, query=(FIELDS,)
+            f"get{kind}", f"Show a {noun}.", tag, ok=f"The {noun}.", returns=obj, query=(fields,)
         ),
         patch=doc(
             f"patch{kind}",
-            f"Change a {noun} with a JSON Patch.",
+            f"Change a {noun} with a JSON Patch{caveat}.",
             tag,
             ok=f"The changed {noun}.",
             returns=obj,
             errors=WRITE,
             body=ref("JsonPatch"),
-            headers=bodies.WARNING,
+            headers=patch_headers,
         ),
-        delete=doc(f"delete{kind}", f"Delete a {noun}.", tag, ok="Deleted.", errors=WRITE),
+        delete=doc(f"delete{kind}", f"Delete a {noun}{caveat}.", tag, ok="Deleted.", errors=WRITE),
     )
+
+
+@dataclass(frozen=True)
+class ObjectDocs(ItemDocs):
+    """The documentation of a port's or portgroup's lists, create, show, patch and delete."""
+
+    list: dict[str, Any]
+    list_detail: dict[str, Any]
+
+
+def object_docs(kind: str, noun: str, params: Iterable[Schema], links: Schema) -> ObjectDocs:
+    """Ports and portgroups are documented alike: ``kind`` names the schemas ("Port")."""
+    tag = f"{noun}s"
+    plain, detail = lists(f"list{kind}s", f"{noun}s", tag, f"{kind}List", params)
+    item = item_docs(
+        kind,
+        noun,
+        tag,
+        FIELDS,
+        create_headers={**bodies.LOCATION, **bodies.WARNING},
+        patch_headers=bodies.WARNING,
+        links=links,
+    )
+    return ObjectDocs(**vars(item), list=plain, list_detail=detail)
 
 
 def ref(schema: str) -> Schema:

@@ -23,8 +23,8 @@ from metalwire.api.fields import (
     Field,
 )
 from metalwire.api.jsonpatch import apply_patch
-from metalwire.api.openapi_operations import WRITE, paging
-from metalwire.api.route_docs import doc, ref
+from metalwire.api.openapi_operations import paging
+from metalwire.api.route_docs import doc, item_docs, ref
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import (
     Call,
@@ -237,7 +237,7 @@ def _add_routes(r: VolumeResource) -> None:
         return Response(status_code=204)
 
     kind, noun, tag = r.schema, r.noun, "volume"
-    obj, listing = ref(kind), ref(f"{kind}List")
+    listing = ref(f"{kind}List")
     params = (*paging(set(r.kind.sortable)), bodies.VOLUME_FIELDS, bodies.VOLUME_DETAIL)
     all_listed = doc(
         f"list{kind}s",
@@ -257,46 +257,14 @@ def _add_routes(r: VolumeResource) -> None:
         query=params,
         since=VOLUME,
     )
-    created = doc(
-        f"create{kind}",
-        f"Create a {noun}.",
-        tag,
-        ok=f"The new {noun}.",
-        returns=obj,
-        errors=(400, 404, 406, 409, 503),
-        body=ref(f"{kind}Create"),
-    )
-    shown = doc(
-        f"get{kind}",
-        f"Show a {noun}.",
-        tag,
-        ok=f"The {noun}.",
-        returns=obj,
-        query=(bodies.VOLUME_FIELDS,),
-    )
-    patched = doc(
-        f"patch{kind}",
-        f"Change a {noun} with a JSON Patch (its node powered off).",
-        tag,
-        ok=f"The changed {noun}.",
-        returns=obj,
-        errors=WRITE,
-        body=ref("JsonPatch"),
-    )
-    deleted = doc(
-        f"delete{kind}",
-        f"Delete a {noun} (its node powered off).",
-        tag,
-        ok="Deleted.",
-        errors=WRITE,
-    )
+    one = item_docs(kind, noun, tag, bodies.VOLUME_FIELDS, caveat=" (its node powered off)")
     route = router.add_api_route
     route(base, list_all, methods=["GET"], openapi_extra=all_listed)
     route(f"/v1/nodes/{{ident}}/{r.path}", list_of_node, methods=["GET"], openapi_extra=node_listed)
-    route(base, create, methods=["POST"], status_code=201, openapi_extra=created)
-    route(f"{base}/{{uuid}}", show, methods=["GET"], openapi_extra=shown)
-    route(f"{base}/{{uuid}}", patch, methods=["PATCH"], openapi_extra=patched)
-    route(f"{base}/{{uuid}}", delete, methods=["DELETE"], status_code=204, openapi_extra=deleted)
+    route(base, create, methods=["POST"], status_code=201, openapi_extra=one.create)
+    route(f"{base}/{{uuid}}", show, methods=["GET"], openapi_extra=one.show)
+    route(f"{base}/{{uuid}}", patch, methods=["PATCH"], openapi_extra=one.patch)
+    route(f"{base}/{{uuid}}", delete, methods=["DELETE"], status_code=204, openapi_extra=one.delete)
 
 
 for _resource in RESOURCES:
