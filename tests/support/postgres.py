@@ -438,6 +438,30 @@ class PostgresServer:
         finally:
             conn.close()
 
+    #: What :meth:`activity` counts: the database's transactions, its tables' row writes.
+    ACTIVITY = ("xact_commit", "xact_rollback", "tup_inserted", "tup_updated", "tup_deleted")
+
+    def activity(self, database: str) -> dict[str, int]:
+        """Transactions of ``database`` and rows written to its tables, as PostgreSQL counts
+        them, once every backend has published its counters (an idle one does within 10 s:
+        this waits 11). Rows are counted per table, leaving out autovacuum's catalog updates
+        the database-wide figures include. The read itself is one commit of ``database``."""
+        time.sleep(11)
+        conn = self.connect(database)
+        try:
+            with conn.cursor() as cur:
+                cur.execute(
+                    "SELECT d.xact_commit, d.xact_rollback, coalesce(sum(t.n_tup_ins), 0),"
+                    " coalesce(sum(t.n_tup_upd), 0), coalesce(sum(t.n_tup_del), 0)"
+                    " FROM pg_stat_database d LEFT JOIN pg_stat_user_tables t ON true"
+                    " WHERE d.datname = current_database()"
+                    " GROUP BY d.xact_commit, d.xact_rollback"
+                )
+                row = cur.fetchone()
+        finally:
+            conn.close()
+        return dict(zip(self.ACTIVITY, (int(v) for v in row), strict=True))
+
     def create_database(self, name: str, driver: str = "psycopg2") -> str:
         """Create database ``name`` (UTF8, owned by the superuser); return its URL."""
         if not _IDENTIFIER.match(name):
