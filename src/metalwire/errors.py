@@ -169,6 +169,13 @@ class NotFound(MetalwireError):
 _GONE = "could not be found: it was deleted while the request ran."
 
 
+class ChassisNotFound(NotFound):
+    """No node records the chassis (metalwire keeps no chassis objects of its own)."""
+
+    def __init__(self, chassis: str) -> None:
+        super().__init__(f"Chassis {chassis} could not be found.")
+
+
 class NodeNotFound(NotFound):
     def __init__(self, node: str | int) -> None:
         """``node`` as the request named it, or the database id it was looked up by."""

@@ -299,3 +299,16 @@ def test_list_filters_fault_retired_conductor(api: Api) -> None:
     # Ironic reads retired at every version (no gate), so does metalwire.
     assert names("/v1/nodes?retired=true") == ["old"]
     assert api.get("/v1/nodes?retired=true", version="1.60").status_code == 200
+
+
+def test_list_filter_chassis_uuid_reads_the_recorded_chassis(api: Api) -> None:
+    chassis = str(uuid.uuid4())
+    api.node(name="in-chassis", chassis_uuid=chassis)
+    api.node(name="loose")
+    listed = api.get(f"/v1/nodes?chassis_uuid={chassis}").json()["nodes"]
+    assert [n["name"] for n in listed] == ["in-chassis"]
+    missing = str(uuid.uuid4())
+    resp = api.get(f"/v1/nodes?chassis_uuid={missing}")
+    assert resp.status_code == 404 and fault(resp) == f"Chassis {missing} could not be found."
+    resp = api.get("/v1/nodes?chassis_uuid=rack-7")
+    assert resp.status_code == 400 and "chassis_uuid" in fault(resp)

@@ -178,13 +178,6 @@ PENDING: tuple[Allowed, ...] = (
         "(self) in Ironic 39",
     ),
     Allowed(
-        ("node list filters",),
-        "chassis_uuid: status",
-        "metalwire ignores the chassis_uuid filter; Ironic answers 404 for a chassis that "
-        f"does not exist: {ISSUE_20}",
-        SERVED_VERSIONS,
-    ),
-    Allowed(
         ("node patch",),
         "slash in a key: status",
         f"metalwire reads ~1 in a patched key below 1.98, Ironic refuses it (400): {ISSUE_20}",

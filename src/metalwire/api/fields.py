@@ -166,6 +166,8 @@ _PLAIN_REFUSAL = "Request not acceptable."
 
 NODE_FILTERS: tuple[Filter, ...] = (
     Filter("instance_uuid", 1, doc="The node with this instance."),
+    # metalwire keeps no chassis objects: a node records its chassis_uuid, which this reads.
+    Filter("chassis_uuid", 1, doc="Nodes recording this chassis UUID."),
     Filter("maintenance", 1, "bool", "Nodes in (or out of) maintenance."),
     Filter("associated", 1, "bool", "Nodes with (or without) an instance."),
     Filter("provision_state", 9, doc="Nodes in this provision state.", refusal=_PLAIN_REFUSAL),

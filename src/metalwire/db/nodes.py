@@ -15,7 +15,7 @@ from metalwire.db import integrity
 from metalwire.db.models import Node
 from metalwire.db.pagination import Page, paginate
 from metalwire.db.statements import Repository, Sql
-from metalwire.errors import NodeNotFound
+from metalwire.errors import ChassisNotFound, NodeNotFound
 from metalwire.identifiers import is_uuid
 
 SORTABLE = {
@@ -93,7 +93,11 @@ def get_by_id(session: Session, node_id: int) -> Node:
 
 def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list[Node]:
     """The nodes ``filters`` select; as Ironic, child nodes only with ``include_children``
-    (every node) or ``parent_node`` (that node's children)."""
+    (every node) or ``parent_node`` (that node's children). A ``chassis_uuid`` no node
+    records is ChassisNotFound, as Ironic answers for a chassis that does not exist."""
+    chassis = filters.get("chassis_uuid")
+    if chassis is not None and not _chassis_recorded(session, chassis):
+        raise ChassisNotFound(chassis)
     query = select(Node)
     if not filters.get("include_children"):
         query = query.where(
@@ -110,8 +114,8 @@ def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list
             )
         elif key == "description_contains":
             query = query.where(Node.attrs["description"].as_string().contains(value))
-        elif key == "fault":
-            query = query.where(Node.attrs["fault"].as_string() == value)
+        elif key in ("fault", "chassis_uuid"):  # kept in attrs
+            query = query.where(Node.attrs[key].as_string() == value)
         elif key == "retired":
             retired = Node.attrs["retired"].as_boolean()
             query = query.where(
@@ -130,6 +134,11 @@ def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list
         else:
             query = query.where(getattr(Node, key) == value)
     return paginate(session, query, Node, page, SORTABLE, NodeNotFound)
+
+
+def _chassis_recorded(session: Session, chassis: str) -> bool:
+    recorded = Node.attrs["chassis_uuid"].as_string() == chassis
+    return session.scalar(select(Node.id).where(recorded).limit(1)) is not None
 
 
 # List filters of ports and portgroups that select them by a column of their node.

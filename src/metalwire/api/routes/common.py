@@ -63,14 +63,12 @@ def flag(value: str | None, name: str) -> bool | None:
 LIST_PARAMETERS = frozenset({"limit", "marker", "sort_key", "sort_dir", "fields", "detail"})
 
 
-def list_filters(
-    c: Call, declared: tuple[Filter, ...], not_served: frozenset[str] = frozenset()
-) -> dict[str, Any]:
+def list_filters(c: Call, declared: tuple[Filter, ...]) -> dict[str, Any]:
     """The declared filters the query gives, parsed; one below its version is refused (406),
     a query parameter the list does not take (400) as Ironic refuses it, rather than list
-    everything. ``not_served`` names parameters Ironic takes that are read as no filter."""
+    everything."""
     params = c.request.query_params
-    unknown = sorted(set(params) - LIST_PARAMETERS - not_served - {f.name for f in declared})
+    unknown = sorted(set(params) - LIST_PARAMETERS - {f.name for f in declared})
     if unknown:
         known = sorted(LIST_PARAMETERS | {f.name for f in declared})
         raise InvalidParameterValue(

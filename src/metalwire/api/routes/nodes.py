@@ -79,9 +79,9 @@ def _parent_uuid(c: Call, value: Any, owner: str | None, child: str | None) -> s
 
 
 def _filters(c: Call, _scoped: bool) -> dict[str, Any]:
-    # chassis_uuid is Ironic's node list filter that metalwire, which serves no chassis,
-    # reads as no filter (tests/differential/allowed.py, PENDING)
-    filters = list_filters(c, NODE_FILTERS, frozenset({"chassis_uuid"}))
+    filters = list_filters(c, NODE_FILTERS)
+    if "chassis_uuid" in filters:
+        filters["chassis_uuid"] = validation.uuid_value(filters["chassis_uuid"], "chassis_uuid")
     if filters.get("conductor") == c.services.config.default.host:
         del filters["conductor"]  # this host serves every node
     return filters
