@@ -29,11 +29,19 @@ WARNING: Schema = {
 }
 ANYTHING: Schema = {"type": "object"}
 
+
+def _object_links(kind: str, parameter: str) -> Schema:
+    """Links from a new object to its show, patch and delete (``parameter`` names it)."""
+    by_uuid = {parameter: "$response.body#/uuid"}
+    return {
+        f"{verb.title()}{kind}": {"operationId": f"{verb}{kind}", "parameters": by_uuid}
+        for verb in ("get", "patch", "delete")
+    }
+
+
 _BY_NODE_UUID = {"ident": "$response.body#/uuid"}
 NODE_LINKS: Schema = {
-    "GetNode": {"operationId": "getNode", "parameters": _BY_NODE_UUID},
-    "PatchNode": {"operationId": "patchNode", "parameters": _BY_NODE_UUID},
-    "DeleteNode": {"operationId": "deleteNode", "parameters": _BY_NODE_UUID},
+    **_object_links("Node", "ident"),
     "CreatePortOnNode": {
         "operationId": "createPort",
         "requestBody": {"node_uuid": "$response.body#/uuid"},
@@ -48,17 +56,9 @@ NODE_LINKS: Schema = {
     "SetProvisionState": {"operationId": "setProvisionState", "parameters": _BY_NODE_UUID},
     "ListHistory": {"operationId": "listNodeHistory", "parameters": _BY_NODE_UUID},
 }
-_BY_PORT_UUID = {"uuid": "$response.body#/uuid"}
-PORT_LINKS: Schema = {
-    "GetPort": {"operationId": "getPort", "parameters": _BY_PORT_UUID},
-    "PatchPort": {"operationId": "patchPort", "parameters": _BY_PORT_UUID},
-    "DeletePort": {"operationId": "deletePort", "parameters": _BY_PORT_UUID},
-}
-_BY_PORTGROUP_UUID = {"ident": "$response.body#/uuid"}
+PORT_LINKS: Schema = _object_links("Port", "uuid")
 PORTGROUP_LINKS: Schema = {
-    "GetPortgroup": {"operationId": "getPortgroup", "parameters": _BY_PORTGROUP_UUID},
-    "PatchPortgroup": {"operationId": "patchPortgroup", "parameters": _BY_PORTGROUP_UUID},
-    "DeletePortgroup": {"operationId": "deletePortgroup", "parameters": _BY_PORTGROUP_UUID},
+    **_object_links("Portgroup", "ident"),
     "CreatePortInPortgroup": {
         "operationId": "createPort",
         "requestBody": {
