@@ -60,3 +60,13 @@ def test_hidden_errors_finds_the_error_lines_open_vswitch_printed() -> None:
     assert hidden_errors("netmiko_ovs_linux", output) == ['no row "swp9" in table Port']
     assert hidden_errors("netmiko_ovs_linux", "ovs-vsctl set port swp1 tag=5\n") == []
     assert hidden_errors("netmiko_cisco_ios", output) == []  # its class checks its output
+
+
+def test_hidden_errors_ends_an_error_where_the_next_echoed_command_begins() -> None:
+    # the shell's error output and the echo of the next command can share a line
+    output = (
+        'ovs-vsctl: no row "swp9" in table Portovs-vsctl set port swp9 tag=100\n'
+        'ovs-vsctl: no row "swp9" in table Port\n'
+    )
+
+    assert hidden_errors("netmiko_ovs_linux", output) == ['no row "swp9" in table Port'] * 2

@@ -27,9 +27,11 @@ __all__ = ["GenericSwitchDevice", "device_config", "hidden_errors"]
 _WORKER = Path(__file__).with_name("generic_switch_worker.py")
 
 # Error lines of device types whose networking-generic-switch class does not check its
-# output: an operation on them "succeeds" whatever the switch answered.
+# output: an operation on them "succeeds" whatever the switch answered. An error ends at the
+# line's end or where the echo of the next command begins on the same line (the shell's
+# error output and the terminal's echo interleave).
 _UNCHECKED_OUTPUT_ERRORS = {
-    "netmiko_ovs_linux": re.compile(r"^ovs-vsctl: (?P<error>.+)$", re.MULTILINE),
+    "netmiko_ovs_linux": re.compile(r"^ovs-vsctl: (?P<error>.+?)(?=ovs-vsctl |$)", re.MULTILINE),
 }
 
 
