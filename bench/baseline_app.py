@@ -1,10 +1,12 @@
-"""Reference server: the benchmark's routes on FastAPI + SQLite, nothing more.
+"""Reference server: the benchmark's routes on FastAPI and one database, nothing more.
 
-One SQLite statement per attach or detach, no locking, no validation. It shows how
-fast this stack can go on this machine, so it serves as the upper bound the real
-service is measured against.
+One statement per attach or detach, no locking, no validation. It shows how fast this
+stack can go on this machine, so it serves as the upper bound the real service is
+measured against. The database is SQLite (a file in ``--data-dir``) or, with
+``--postgres URL``, PostgreSQL through psycopg 3's asynchronous connection pool.
 
     python bench/baseline_app.py --port 8001 --data-dir /tmp/baseline
+    python bench/baseline_app.py --port 8001 --postgres postgresql://u:pw@127.0.0.1:5432/db
 """
 
 from __future__ import annotations
@@ -13,32 +15,110 @@ import argparse
 import os
 import sqlite3
 import uuid
-from typing import Any
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, Protocol
 
 import uvicorn
 from fastapi import FastAPI, Request, Response
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS nodes (uuid TEXT PRIMARY KEY, name TEXT UNIQUE, net TEXT);
-CREATE TABLE IF NOT EXISTS ports (uuid TEXT PRIMARY KEY, node TEXT, address TEXT UNIQUE,
-                                  pxe INTEGER, vif TEXT);
-CREATE INDEX IF NOT EXISTS ports_node ON ports (node);
-"""
+SCHEMA = [
+    "CREATE TABLE IF NOT EXISTS nodes (uuid TEXT PRIMARY KEY, name TEXT UNIQUE, net TEXT)",
+    "CREATE TABLE IF NOT EXISTS ports (uuid TEXT PRIMARY KEY, node TEXT, address TEXT UNIQUE,"
+    " pxe INTEGER, vif TEXT)",
+    "CREATE INDEX IF NOT EXISTS ports_node ON ports (node)",
+]
 VERSION = {"id": "v1", "status": "CURRENT", "min_version": "1.1", "version": "1.100", "links": []}
 
-app = FastAPI()
-db = sqlite3.connect(":memory:")
+# The one statement of an attach: the first free port of the node takes the VIF.
+ATTACH = {
+    "sqlite": "UPDATE ports SET vif = ? WHERE rowid ="
+    " (SELECT rowid FROM ports WHERE node = ? AND vif IS NULL LIMIT 1)",
+    "postgresql": "UPDATE ports SET vif = ? WHERE uuid ="
+    " (SELECT uuid FROM ports WHERE node = ? AND vif IS NULL LIMIT 1 FOR UPDATE SKIP LOCKED)",
+}
 
 
-def open_db(path: str) -> None:
-    global db
-    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=NORMAL")
-    db.executescript(SCHEMA)
+class Store(Protocol):
+    """One statement at a time; ``?`` placeholders (PostgreSQL's store translates them)."""
+
+    kind: str
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None: ...
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
 
 
-def node_json(row: tuple[Any, ...]) -> dict[str, Any]:
+class SqliteStore:
+    kind = "sqlite"
+
+    def __init__(self, path: str) -> None:
+        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        for statement in SCHEMA:
+            self.db.execute(statement)
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self.db.execute(sql, params)
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self.db.execute(sql, params).fetchall()
+
+
+class PostgresStore:
+    """psycopg 3's AsyncConnectionPool, autocommit: each statement is its own transaction."""
+
+    kind = "postgresql"
+
+    def __init__(self, url: str, pool_size: int) -> None:
+        from psycopg_pool import AsyncConnectionPool
+
+        self.pool = AsyncConnectionPool(
+            url,
+            min_size=pool_size,
+            max_size=pool_size,
+            kwargs={"autocommit": True},
+            open=False,
+        )
+
+    async def open(self) -> None:
+        await self.pool.open(wait=True)
+        for statement in SCHEMA:
+            await self.execute(statement)
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        async with self.pool.connection() as conn:
+            await conn.execute(sql.replace("?", "%s"), params)
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(sql.replace("?", "%s"), params)
+            return await cur.fetchall()
+
+
+store: Store
+
+
+@asynccontextmanager
+async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+    if isinstance(store, PostgresStore):
+        await store.open()
+        try:
+            yield
+        finally:
+            await store.close()
+    else:
+        yield
+
+
+app = FastAPI(lifespan=lifespan)
+
+
+def node_json(row: Sequence[Any]) -> dict[str, Any]:
     return {"uuid": row[0], "name": row[1], "driver": "fake-hardware", "network_interface": row[2]}
 
 
@@ -56,41 +136,46 @@ async def v1() -> dict[str, Any]:
 async def create_node(request: Request) -> dict[str, Any]:
     body = await request.json()
     row = (str(uuid.uuid4()), body.get("name"), body.get("network_interface", "flat"))
-    db.execute("INSERT INTO nodes VALUES (?, ?, ?)", row)
+    await store.execute("INSERT INTO nodes VALUES (?, ?, ?)", row)
     return node_json(row)
 
 
 @app.get("/v1/nodes/{ident}")
 async def get_node(ident: str, response: Response) -> dict[str, Any]:
-    row = db.execute("SELECT * FROM nodes WHERE uuid = ? OR name = ?", (ident, ident)).fetchone()
-    if row is None:
+    rows = await store.fetchall("SELECT * FROM nodes WHERE uuid = ? OR name = ?", (ident, ident))
+    if not rows:
         response.status_code = 404
         return {"error_message": "node not found"}
-    return node_json(row)
+    return node_json(rows[0])
 
 
 @app.delete("/v1/nodes/{ident}", status_code=204)
 async def delete_node(ident: str) -> None:
-    db.execute("DELETE FROM ports WHERE node = ?", (ident,))
-    db.execute("DELETE FROM nodes WHERE uuid = ?", (ident,))
+    await store.execute("DELETE FROM ports WHERE node = ?", (ident,))
+    await store.execute("DELETE FROM nodes WHERE uuid = ?", (ident,))
 
 
 @app.post("/v1/ports", status_code=201)
 async def create_port(request: Request) -> dict[str, Any]:
     body = await request.json()
-    row = (str(uuid.uuid4()), body["node_uuid"], body["address"], body.get("pxe_enabled", True))
-    db.execute("INSERT INTO ports VALUES (?, ?, ?, ?, NULL)", row)
+    row = (
+        str(uuid.uuid4()),
+        body["node_uuid"],
+        body["address"],
+        int(bool(body.get("pxe_enabled", True))),
+    )
+    await store.execute("INSERT INTO ports VALUES (?, ?, ?, ?, NULL)", row)
     return {"uuid": row[0], "node_uuid": row[1], "address": row[2], "internal_info": {}}
 
 
 @app.delete("/v1/ports/{ident}", status_code=204)
 async def delete_port(ident: str) -> None:
-    db.execute("DELETE FROM ports WHERE uuid = ?", (ident,))
+    await store.execute("DELETE FROM ports WHERE uuid = ?", (ident,))
 
 
 @app.get("/v1/ports/detail")
 async def ports_detail(node: str) -> dict[str, Any]:
-    rows = db.execute("SELECT uuid, address, pxe, vif FROM ports WHERE node = ?", (node,))
+    rows = await store.fetchall("SELECT uuid, address, pxe, vif FROM ports WHERE node = ?", (node,))
     return {
         "ports": [
             {"uuid": u, "node_uuid": node, "address": a, "pxe_enabled": bool(p),
@@ -103,32 +188,36 @@ async def ports_detail(node: str) -> dict[str, Any]:
 @app.post("/v1/nodes/{ident}/vifs", status_code=204)
 async def attach_vif(ident: str, request: Request) -> None:
     vif = (await request.json())["id"]
-    db.execute(
-        "UPDATE ports SET vif = ? WHERE rowid ="
-        " (SELECT rowid FROM ports WHERE node = ? AND vif IS NULL LIMIT 1)",
-        (vif, ident),
-    )
+    await store.execute(ATTACH[store.kind], (vif, ident))
 
 
 @app.get("/v1/nodes/{ident}/vifs")
 async def list_vifs(ident: str) -> dict[str, Any]:
-    rows = db.execute("SELECT vif FROM ports WHERE node = ? AND vif IS NOT NULL", (ident,))
+    rows = await store.fetchall(
+        "SELECT vif FROM ports WHERE node = ? AND vif IS NOT NULL", (ident,)
+    )
     return {"vifs": [{"id": v} for (v,) in rows]}
 
 
 @app.delete("/v1/nodes/{ident}/vifs/{vif}", status_code=204)
 async def detach_vif(ident: str, vif: str) -> None:
-    db.execute("UPDATE ports SET vif = NULL WHERE node = ? AND vif = ?", (ident, vif))
+    await store.execute("UPDATE ports SET vif = NULL WHERE node = ? AND vif = ?", (ident, vif))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="FastAPI + SQLite reference server")
+    global store
+    parser = argparse.ArgumentParser(description="FastAPI + SQLite/PostgreSQL reference server")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8001)
     parser.add_argument("--data-dir", default=".bench/baseline-data")
+    parser.add_argument("--postgres", metavar="URL", help="PostgreSQL (libpq URL) not SQLite")
+    parser.add_argument("--pool-size", type=int, default=10, help="PostgreSQL connections")
     args = parser.parse_args()
-    os.makedirs(args.data_dir, exist_ok=True)
-    open_db(os.path.join(args.data_dir, "baseline.sqlite"))
+    if args.postgres:
+        store = PostgresStore(args.postgres, args.pool_size)
+    else:
+        os.makedirs(args.data_dir, exist_ok=True)
+        store = SqliteStore(os.path.join(args.data_dir, "baseline.sqlite"))
     uvicorn.run(app, host=args.host, port=args.port, workers=1, log_level="warning")
 
 
