@@ -204,14 +204,25 @@ class NodeAttachments(Sequence[VifAttachment]):
 
     def check_free(self, vif_id: str) -> None:
         """Raise VifAlreadyAttached if the VIF is on any node, naming the node only to a
-        requester who may see it (another project's node is "another node")."""
-        with self._task.reading() as work:
-            holder = work.attachments.holder(vif_id)
+        requester who may see it (another project's node is "another node").
+
+        The node's attachments come with the check, in one statement, when not loaded yet.
+        """
+        task = self._task
+        with task.reading() as work:
+            if task._attachments is None:
+                found = work.attachments.for_node_or_vif(task.node.id, vif_id)
+                task.note_loaded([a for a in found if a.node_id == task.node.id])
+                # the holder's node is read only when there is one: a refusal
+                taken = any(a.vif_id == vif_id for a in found)
+                holder = work.attachments.holder(vif_id) if taken else None
+            else:
+                holder = work.attachments.holder(vif_id)
         if holder is None:
             return
         where = (
             f"node {holder.label}"
-            if self._task.context.sees_node(holder.owner, holder.lessee)
+            if task.context.sees_node(holder.owner, holder.lessee)
             else "another node"
         )
         raise VifAlreadyAttached(
