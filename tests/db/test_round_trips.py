@@ -18,7 +18,10 @@ from tests.support.server import MetalwireServer
 
 HEADERS = {"X-OpenStack-Ironic-API-Version": "1.67"}
 COUNTERS = ("xact_commit", "xact_rollback", "tup_updated")
-REQUESTS = 10
+# Each window also holds what does not come from its requests: the pings of connections
+# that rested while the counters settled (11 s), a periodic check of the server. 50 requests
+# keep those under 0.2 commits per request on a loaded machine (10 reached 0.8).
+REQUESTS = 50
 
 
 @pytest.mark.xdist_group("round_trips")
