@@ -45,12 +45,14 @@ from metalwire.networking.switch_ports import (
     SwitchChange,
     apply_changes,
 )
+from metalwire.networking.switch_preview import SwitchPreview, preview
 from metalwire.networking.switchport import (
     SwitchportConfig,
     check_pxe_mode,
     check_vlans_allowed,
     parse_network_value,
     parse_switchport,
+    switchport_record,
 )
 from metalwire.networking.task import Task
 
@@ -164,6 +166,18 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
             idle = self.state_network(task, "idle")
             self._apply(task, [(port, idle) for port in self._target_ports(task, target)])
 
+    def attach_preview(
+        self, task: Task, vif_info: VifInfo, target: Port | Portgroup
+    ) -> list[SwitchPreview]:
+        """The dry run's switch changes and commands of an attach (nothing is sent)."""
+        unavailable = (
+            None
+            if self.driver_installed
+            else f"commands not available: the [{SWITCH_EXTRA}] extra is not installed"
+        )
+        planned = self.attach_switch_changes(task, vif_info, target)
+        return preview(planned, self.device_factory, unavailable)
+
     def vif_network(self, vif_id: str, value: Any) -> SwitchportConfig:
         """The access VLAN an attach's ``network`` names; 400 for anything else."""
         names: dict[str, str] = {}
@@ -229,7 +243,24 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
 
     def _apply(self, task: Task, wanted: Iterable[tuple[Port, SwitchportConfig | None]]) -> None:
         """Set each port's switch port (all or nothing) and record what was set."""
-        changes, ports = [], []
+        planned = self.switch_changes(wanted)
+        if not planned:
+            return
+        if not self.driver_installed:
+            raise NetworkInterfaceInvalid(missing_extra_message())
+        apply_changes([change for _, change in planned], self.device_factory, self.lock_dir)
+        with task.atomic():
+            for port, change in planned:
+                info = {**port.internal_info, APPLIED_KEY: switchport_record(change.config)}
+                task.inventory.update_port(port.uuid, {"internal_info": info})
+        task.reload()
+
+    def switch_changes(
+        self, wanted: Iterable[tuple[Port, SwitchportConfig | None]]
+    ) -> list[tuple[Port, SwitchChange]]:
+        """The switch port changes that put each port on its configuration: ports without a
+        switch or already set are left out; a VLAN the switch does not allow is a 400."""
+        planned = []
         for port, config in wanted:
             switch = self._switch_of(port)
             previous = _applied(port)
@@ -244,18 +275,19 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
                     self.global_allowed_vlans,
                 )
             port_id = str((port.local_link_connection or {})["port_id"])
-            changes.append(SwitchChange(switch, port_id, config, previous))
-            ports.append((port, config))
-        if not changes:
-            return
-        if not self.driver_installed:
-            raise NetworkInterfaceInvalid(missing_extra_message())
-        apply_changes(changes, self.device_factory, self.lock_dir)
-        with task.atomic():
-            for port, config in ports:
-                info = {**port.internal_info, APPLIED_KEY: _as_record(config)}
-                task.inventory.update_port(port.uuid, {"internal_info": info})
-        task.reload()
+            planned.append((port, SwitchChange(switch, port_id, config, previous)))
+        return planned
+
+    def attach_switch_changes(
+        self, task: Task, vif_info: VifInfo, target: Port | Portgroup
+    ) -> list[tuple[Port, SwitchChange]]:
+        """What attaching ``vif_info`` to ``target`` would change on the switches now (the
+        dry run's answer): nothing without ``network`` or before the node is active."""
+        raw = cast(dict[str, Any], vif_info).get("network")
+        if raw is None or task.node.provision_state != "active":
+            return []
+        network = self.vif_network(vif_info["id"], raw)
+        return self.switch_changes([(port, network) for port in self._target_ports(task, target)])
 
     def validate(self, task: Task) -> None:
         if not self.driver_installed:
@@ -323,13 +355,3 @@ def _applied(port: Port) -> SwitchportConfig | None:
         native_vlan=record["native_vlan"],
         allowed_vlans=tuple(record.get("allowed_vlans") or ()),
     )
-
-
-def _as_record(config: SwitchportConfig | None) -> dict[str, Any] | None:
-    if config is None:
-        return None
-    return {
-        "mode": config.mode,
-        "native_vlan": config.native_vlan,
-        "allowed_vlans": list(config.allowed_vlans),
-    }
