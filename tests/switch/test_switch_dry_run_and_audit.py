@@ -94,3 +94,68 @@ def test_the_dry_run_lists_the_switch_commands_sends_none_and_the_attach_does_th
     assert http.post("/v1/nodes/dry/vifs", json=body).status_code == 204
     assert switch.port_vlan("swp1") == PortVlan(tag=TENANT, vlan_mode="access", trunks=())
     http.close()
+
+
+def _logins(switch: EmulatedSwitch) -> int:
+    return switch.log("sshd").count("Accepted publickey")
+
+
+def _audit(http: httpx.Client) -> dict[str, Any]:
+    resp = http.post("/v1/metalwire/audit", json={})
+    assert resp.status_code == 200, resp.text
+    return dict(resp.json())
+
+
+def test_the_audit_reads_each_switch_once_and_finds_a_port_changed_behind_its_back(
+    emulated_switch: EmulatedSwitch, served: MetalwireServer
+) -> None:
+    switch = emulated_switch
+    http = httpx.Client(base_url=served.url, headers=HEADERS, timeout=120)
+    trunk = {"mode": "trunk", "native_vlan": TENANT, "allowed_vlans": [TENANT, 210]}
+    access = {"mode": "access", "native_vlan": OTHER}
+    first = _node(
+        http, "audited", "ramdisk", "swp1", extra={"switchport": trunk}, pxe_enabled=False
+    )
+    resp = http.post(
+        "/v1/ports",
+        json={
+            "node_uuid": first["node_uuid"],
+            "address": "52:54:00:00:01:02",
+            "local_link_connection": {"switch_id": "tor-1", "port_id": "swp2"},
+            "extra": {"switchport": access},
+        },
+    )
+    assert resp.status_code == 201, resp.text
+    _provision(http, "audited", "active")
+    assert switch.port_vlan("swp1") == PortVlan(
+        tag=TENANT, vlan_mode="native-untagged", trunks=(TENANT, 210)
+    )
+
+    before = _logins(switch)
+    clean = _audit(http)
+    assert (clean["findings"], clean["not_checked"]) == ([], [])
+    assert _logins(switch) == before + 1  # both ports in one login
+
+    switch.set_access_vlan("swp1", OTHER)  # behind metalwire's back
+    report = _audit(http)
+
+    (finding,) = report["findings"]
+    assert finding["kind"] == "switchport_mismatch"
+    assert finding["target_uuid"] == first["uuid"]
+    assert finding["expected"] == {
+        "switch": "tor-1",
+        "port_id": "swp1",
+        "tag": TENANT,
+        "vlan_mode": "native-untagged",
+        "trunks": [TENANT, 210],
+    }
+    assert finding["actual"] == {
+        "switch": "tor-1",
+        "port_id": "swp1",
+        "tag": OTHER,
+        "vlan_mode": "access",
+        "trunks": [TENANT, 210],
+    }
+    assert finding["message"].startswith("Switch tor-1 port swp1 (port ")
+    assert report["not_checked"] == []
+    http.close()

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import logging
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -33,6 +33,8 @@ from metalwire.config import Config
 from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import InvalidParameterValue, NetworkInterfaceInvalid
 from metalwire.networking.base import NetworkInterface, StoredVifMixin, VifInfo
+from metalwire.networking.drift import Finding, NotChecked
+from metalwire.networking.switch_audit import AuditedPort, audit_ports
 from metalwire.networking.switch_file import (
     SWITCH_DRIVERS,
     SwitchDefinition,
@@ -288,6 +290,29 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
             return []
         network = self.vif_network(vif_info["id"], raw)
         return self.switch_changes([(port, network) for port in self._target_ports(task, target)])
+
+    # -- the drift audit: what metalwire set, read back from the switches ------------------
+
+    def audit_unavailable(self) -> str | None:
+        if not self.driver_installed:
+            return missing_extra_message()
+        if not self.switches:
+            return "no switch is defined ([ironic_networking] switch_config_file)."
+        return None
+
+    def audit_nodes(self, tasks: Sequence[Task]) -> list[Finding]:
+        return self.audit_nodes_checked(tasks)[0]
+
+    def audit_nodes_checked(self, tasks: Sequence[Task]) -> tuple[list[Finding], list[NotChecked]]:
+        """Each port metalwire set, compared with its switch (:mod:`.switch_audit`)."""
+        audited = []
+        for task in tasks:
+            for port in self._linked(task):
+                switch = self._switch_of(port)
+                if switch is not None and APPLIED_KEY in (port.internal_info or {}):
+                    port_id = str((port.local_link_connection or {})["port_id"])
+                    audited.append(AuditedPort(task, port, switch, port_id, _applied(port)))
+        return audit_ports(audited, self.device_factory, self.lock_dir)
 
     def validate(self, task: Task) -> None:
         if not self.driver_installed:
