@@ -142,20 +142,10 @@ def test_the_audit_reads_each_switch_once_and_finds_a_port_changed_behind_its_ba
     (finding,) = report["findings"]
     assert finding["kind"] == "switchport_mismatch"
     assert finding["target_uuid"] == first["uuid"]
-    assert finding["expected"] == {
-        "switch": "tor-1",
-        "port_id": "swp1",
-        "tag": TENANT,
-        "vlan_mode": "native-untagged",
-        "trunks": [TENANT, 210],
-    }
-    assert finding["actual"] == {
-        "switch": "tor-1",
-        "port_id": "swp1",
-        "tag": OTHER,
-        "vlan_mode": "access",
-        "trunks": [TENANT, 210],
-    }
+    where = {"switch": "tor-1", "port_id": "swp1"}
+    trunks = {"trunks": [TENANT, 210]}  # an access plug behind its back left them
+    assert finding["expected"] == {**where, "tag": TENANT, "vlan_mode": "native-untagged", **trunks}
+    assert finding["actual"] == {**where, "tag": OTHER, "vlan_mode": "access", **trunks}
     assert finding["message"].startswith("Switch tor-1 port swp1 (port ")
     assert report["not_checked"] == []
     http.close()

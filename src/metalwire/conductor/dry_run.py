@@ -59,6 +59,8 @@ def vif_attach_dry_run(
     iface = conductor.network_interface(task.node)
     iface.validate(task)
     task.attachments.check_free(vif_info["id"])
+    if isinstance(iface, IronicNetworking):
+        iface.requested_network(vif_info)  # a network it cannot name: 400, as the attach
     physnets: set[str] = set()
     placement = None
     tbn = None

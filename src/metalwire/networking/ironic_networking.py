@@ -285,11 +285,16 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
     ) -> list[tuple[Port, SwitchChange]]:
         """What attaching ``vif_info`` to ``target`` would change on the switches now (the
         dry run's answer): nothing without ``network`` or before the node is active."""
-        raw = cast(dict[str, Any], vif_info).get("network")
-        if raw is None or task.node.provision_state != "active":
+        network = self.requested_network(vif_info)
+        if network is None or task.node.provision_state != "active":
             return []
-        network = self.vif_network(vif_info["id"], raw)
         return self.switch_changes([(port, network) for port in self._target_ports(task, target)])
+
+    def requested_network(self, vif_info: VifInfo) -> SwitchportConfig | None:
+        """The access VLAN the attach body's ``network`` names (None without one); 400 for
+        a network it cannot name, as the attach answers before choosing a target."""
+        raw = cast(dict[str, Any], vif_info).get("network")
+        return None if raw is None else self.vif_network(vif_info["id"], raw)
 
     # -- the drift audit: what metalwire set, read back from the switches ------------------
 
