@@ -87,6 +87,9 @@ def test_the_dry_run_lists_the_switch_commands_sends_none_and_the_attach_does_th
         f"access {TENANT}",
         f"ovs-vsctl set port swp1 vlan_mode=access; ovs-vsctl set port swp1 tag={TENANT}",
     ]
+    bad = http.post("/v1/nodes/dry/vifs", json={"id": "vif-b", "network": "x"}, headers=DRY_RUN)
+    assert bad.status_code == 400, bad.text
+    assert "network 'x' is neither a VLAN ID" in bad.text
     # nothing was sent, nothing recorded
     assert switch.port_vlan("swp1") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
     assert http.get("/v1/nodes/dry/vifs").json()["vifs"] == []
