@@ -260,7 +260,8 @@ class ConductorOptions:
     )
     audit_interval: float = _opt(
         0.0,
-        "Seconds between two drift audits (VIF attachments compared with Neutron) run by "
+        "Seconds between two drift audits (VIF attachments compared with Neutron, switch ports "
+        "with what ironic-networking set) run by "
         "the server process; the latest findings are served at GET /v1/metalwire/audit/latest. "
         "0 turns the periodic audit off.",
         minimum=0,

@@ -42,7 +42,12 @@ def test_latest_audit_before_any_is_empty(api: Api) -> None:
     for path in (AUDIT, AUDIT + "/latest"):
         response = api.get(path)
         assert response.status_code == 200, response.text
-        assert response.json() == {"checked_at": None, "nodes_checked": 0, "findings": []}
+        assert response.json() == {
+            "checked_at": None,
+            "nodes_checked": 0,
+            "findings": [],
+            "not_checked": [],
+        }
         assert response.headers["X-OpenStack-Ironic-API-Version"]
 
 

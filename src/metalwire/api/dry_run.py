@@ -93,6 +93,9 @@ def document(result: DryRunAttach) -> dict[str, Any]:
         "vif_id": result.vif_id,
         "network_interface": result.network_interface,
         "physical_networks": sorted(result.physical_networks),
+        "switch_changes": None
+        if result.switch_changes is None
+        else [switch.as_json() for switch in result.switch_changes],
     }
     if result.tbn is not None:
         return {**head, **_tbn_document(result, result.tbn)}

@@ -272,13 +272,19 @@ _FINDING: Schema = {
         "kind": {"enum": list(audit.KINDS)},
         "node_uuid": {"type": "string"},
         "node_name": {"type": ["string", "null"]},
-        "vif_id": {"type": "string", "description": "The VIF (or orphan) Neutron port."},
+        "vif_id": {
+            "type": "string",
+            "description": "The VIF (or orphan) Neutron port; for switchport_mismatch the VIF "
+            "on the port, empty if none.",
+        },
         "target_uuid": {
             "type": ["string", "null"],
             "description": "The port or portgroup the VIF is attached to.",
         },
-        "expected": {"description": "What metalwire's records say Neutron should hold."},
-        "actual": {"description": "What Neutron holds."},
+        "expected": {
+            "description": "What metalwire's records say Neutron (or the switch) should hold."
+        },
+        "actual": {"description": "What Neutron (or the switch) holds."},
         "repairable": {"type": "boolean"},
         "repair": {"type": ["string", "null"], "description": "What a repair does."},
         "message": {"type": "string"},
@@ -291,8 +297,24 @@ AUDIT_REPORT: Schema = {
         "checked_at": {"type": ["string", "null"], "format": "date-time"},
         "nodes_checked": {"type": "integer"},
         "findings": {"type": "array", "items": _FINDING},
+        "not_checked": {
+            "type": "array",
+            "description": "What could not be compared, e.g. a switch port whose device "
+            "type cannot be read back: never counted as agreeing.",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "node_uuid": {"type": "string"},
+                    "node_name": {"type": ["string", "null"]},
+                    "target_uuid": {"type": ["string", "null"]},
+                    "where": {"type": "string", "description": "e.g. switch tor-1 port swp1"},
+                    "reason": {"type": "string"},
+                },
+                "required": ["node_uuid", "node_name", "target_uuid", "where", "reason"],
+            },
+        },
     },
-    "required": ["checked_at", "nodes_checked", "findings"],
+    "required": ["checked_at", "nodes_checked", "findings", "not_checked"],
 }
 _REPAIRED: Schema = {
     "allOf": [_FINDING],

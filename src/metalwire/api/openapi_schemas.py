@@ -282,6 +282,48 @@ REFUSAL_CODES = [
     "ranked_lower",
     "not_requested",
 ]
+_SWITCHPORT_RECORD: Schema = {
+    "oneOf": [
+        {
+            "type": "object",
+            "properties": {
+                "mode": {"enum": ["access", "trunk", "hybrid"]},
+                "native_vlan": {"type": "integer"},
+                "allowed_vlans": {"type": "array", "items": {"type": "integer"}},
+            },
+            "required": ["mode", "native_vlan", "allowed_vlans"],
+        },
+        {"type": "null", "description": "No VLAN configuration."},
+    ]
+}
+_DRY_RUN_SWITCH: Schema = {
+    "type": "object",
+    "properties": {
+        "switch": {"type": "string", "description": "Its name in the switch file."},
+        "device_type": {"type": "string"},
+        "ports": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "port_uuid": {"type": "string", "format": "uuid"},
+                    "port_id": {"type": "string", "description": "The switch interface."},
+                    "from": _SWITCHPORT_RECORD,
+                    "to": _SWITCHPORT_RECORD,
+                    "commands": {
+                        "type": ["array", "null"],
+                        "items": {"type": "string"},
+                        "description": "What networking-generic-switch would send for the "
+                        "device type (null: see commands_unavailable).",
+                    },
+                },
+                "required": ["port_uuid", "port_id", "from", "to", "commands"],
+            },
+        },
+        "commands_unavailable": {**_NULLABLE_STRING, "description": "Why no commands."},
+    },
+    "required": ["switch", "device_type", "ports", "commands_unavailable"],
+}
 DRY_RUN_ATTACH: Schema = {
     "type": "object",
     "description": "Where the attach would put the VIF and why no other port or portgroup "
@@ -296,6 +338,13 @@ DRY_RUN_ATTACH: Schema = {
             "items": {"type": "string"},
             "description": "The VIF's physical networks, as the attach reads them (from "
             "Neutron); empty means any.",
+        },
+        "switch_changes": {
+            "type": ["array", "null"],
+            "items": _DRY_RUN_SWITCH,
+            "description": "ironic-networking: per switch, each port the attach would move "
+            "and the commands it would send (rendered, nothing sent); empty when it moves "
+            "none. null for other interfaces or when no target is chosen.",
         },
         "trait_based_networking": {
             "type": ["object", "null"],
@@ -354,6 +403,7 @@ DRY_RUN_ATTACH: Schema = {
         "vif_id",
         "network_interface",
         "physical_networks",
+        "switch_changes",
         "chooses_target",
         "target",
         "error",

@@ -18,10 +18,10 @@ from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.errors import Invalid, NodeNotFound
 from metalwire.networking.base import NetworkInterface
-from metalwire.networking.drift import KINDS, Finding, Json
+from metalwire.networking.drift import KINDS, Finding, Json, NotChecked
 from metalwire.networking.task import Task
 
-__all__ = ["KINDS", "AuditReport", "Finding", "Json", "audit", "audited_interface"]
+__all__ = ["KINDS", "AuditReport", "Finding", "Json", "NotChecked", "audit", "audited_interface"]
 
 #: Nodes read and compared at a time: the audit of 10,000 nodes holds one page in memory.
 PAGE = 500
@@ -32,12 +32,15 @@ class AuditReport:
     findings: list[Finding]
     nodes_checked: int
     checked_at: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
+    #: What the interfaces could not compare (e.g. a switch that cannot be read back).
+    not_checked: list[NotChecked] = field(default_factory=list)
 
     def as_json(self) -> Json:
         return {
             "checked_at": self.checked_at.isoformat(),
             "nodes_checked": self.nodes_checked,
             "findings": [f.as_json() for f in self.findings],
+            "not_checked": [n.as_json() for n in self.not_checked],
         }
 
 
@@ -61,27 +64,35 @@ def _pages(nodes: Sequence[str]) -> Iterator[Sequence[str]]:
         yield nodes[start : start + PAGE]
 
 
-def _page_findings(conductor: Conductor, tasks: Sequence[Task]) -> list[Finding]:
-    """The findings of a page of nodes: each interface audits its own nodes at once."""
+def _page_findings(
+    conductor: Conductor, tasks: Sequence[Task]
+) -> tuple[list[Finding], list[NotChecked]]:
+    """The findings of a page of nodes, and what could not be compared: each interface
+    audits its own nodes at once."""
     by_interface: dict[str, tuple[NetworkInterface, list[Task]]] = {}
     for task in tasks:
         iface = audited_interface(conductor, task)
         if iface is not None:
             by_interface.setdefault(task.node.network_interface, (iface, []))[1].append(task)
     findings: list[Finding] = []
+    not_checked: list[NotChecked] = []
     for iface, audited in by_interface.values():
-        findings += iface.audit_nodes(audited)
-    return findings
+        found, unchecked = iface.audit_nodes_checked(audited)
+        findings += found
+        not_checked += unchecked
+    return findings, not_checked
 
 
 def audit(conductor: Conductor, context: RequestContext, nodes: Sequence[str]) -> AuditReport:
     """Audit the nodes (UUIDs or names); a node deleted meanwhile is skipped.
 
     Raises Invalid when no enabled interface can be audited (e.g. no Neutron is configured),
-    and what the interfaces raise (NetworkError when Neutron fails).
+    and what the interfaces raise (NetworkError when Neutron fails). What an interface could
+    not compare (a switch that cannot be read back) is in the report's ``not_checked``.
     """
     check_auditable(conductor)
     findings: list[Finding] = []
+    not_checked: list[NotChecked] = []
     checked = 0
     for page in _pages(nodes):
         tasks: list[Task] = []
@@ -89,5 +100,7 @@ def audit(conductor: Conductor, context: RequestContext, nodes: Sequence[str]) -
             with contextlib.suppress(NodeNotFound):
                 tasks.append(conductor.shared_task(ident, context))
         checked += len(tasks)
-        findings += _page_findings(conductor, tasks)
-    return AuditReport(findings, checked)
+        found, unchecked = _page_findings(conductor, tasks)
+        findings += found
+        not_checked += unchecked
+    return AuditReport(findings, checked, not_checked=not_checked)

@@ -3,9 +3,11 @@
 A dry run goes through the steps of :func:`metalwire.conductor.vifs.vif_attach` that read —
 the node, its interface's checks, whether the VIF is attached anywhere, the VIF's physical
 networks (from Neutron, as the attach reads them) and the choice of target — and stops before
-the first write. It takes no node lock: it reads the node and its attachments at once, as a
-VIF list does, so it never makes an operation on the node wait. Nothing is recorded, not even
-in the node's history.
+the first write. For ``ironic-networking`` it adds what the attach would change on the
+switches and the commands networking-generic-switch would send (rendered, never sent). It
+takes no node lock: it reads the node and its attachments at once, as a VIF list does, so it
+never makes an operation on the node wait. Nothing is recorded, not even in the node's
+history.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db.models import Node
 from metalwire.networking.base import StoredVifMixin, VifInfo
+from metalwire.networking.ironic_networking import IronicNetworking
 from metalwire.networking.selection import Placement
+from metalwire.networking.switch_preview import SwitchPreview
 from metalwire.networking.task import Task
 from metalwire.networking.tbn.targets import TbnChoice
 
@@ -36,6 +40,9 @@ class DryRunAttach:
     task: Task  # the read-only view the placement was computed on (members of portgroups)
     #: The trait-based networking plan when it decides the target (placement is None then).
     tbn: TbnChoice | None = None
+    #: What the attach would change on the switches, per switch (``ironic-networking``;
+    #: None for an interface that drives no switch, or when no target would be chosen).
+    switch_changes: list[SwitchPreview] | None = None
 
 
 def vif_attach_dry_run(
@@ -52,6 +59,8 @@ def vif_attach_dry_run(
     iface = conductor.network_interface(task.node)
     iface.validate(task)
     task.attachments.check_free(vif_info["id"])
+    if isinstance(iface, IronicNetworking):
+        iface.requested_network(vif_info)  # a network it cannot name: 400, as the attach
     physnets: set[str] = set()
     placement = None
     tbn = None
@@ -60,6 +69,9 @@ def vif_attach_dry_run(
         tbn = iface.tbn_plan(task, vif_info, explain=True)
         if tbn is None:
             placement = iface.placement(task, vif_info, physnets)
+    switch_changes = None
+    if isinstance(iface, IronicNetworking) and placement is not None and placement.chosen:
+        switch_changes = iface.attach_preview(task, vif_info, placement.chosen)
     return DryRunAttach(
         node=task.node,
         vif_id=vif_info["id"],
@@ -68,4 +80,5 @@ def vif_attach_dry_run(
         placement=placement,
         task=task,
         tbn=tbn,
+        switch_changes=switch_changes,
     )

@@ -21,7 +21,7 @@ from metalwire.config import Config
 from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import Conflict, Invalid, InvalidParameterValue, VifNotAttached
 from metalwire.networking import selection
-from metalwire.networking.drift import Finding
+from metalwire.networking.drift import Finding, NotChecked
 from metalwire.networking.task import Task
 from metalwire.networking.tbn.targets import Choice, TbnChoice, realize, tbn_choice
 
@@ -162,6 +162,10 @@ class NetworkInterface(abc.ABC):
         By default :meth:`audit` node by node; override to read the external service in bulk.
         """
         return [finding for task in tasks for finding in self.audit(task)]
+
+    def audit_nodes_checked(self, tasks: Sequence[Task]) -> tuple[list[Finding], list[NotChecked]]:
+        """:meth:`audit_nodes`, and what could not be compared (by default, nothing)."""
+        return self.audit_nodes(tasks), []
 
     def repair(self, task: Task, finding: Finding) -> str:
         """Fix a finding of :meth:`audit` whose ``repair`` is set; what was done.

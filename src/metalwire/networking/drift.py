@@ -20,6 +20,9 @@ ORPHAN_PORT = "orphan_port"
 #: A dynamic portgroup (trait-based networking) whose VIF is gone: no record, or no port in
 #: Neutron; the group exists only for its VIF.
 DYNAMIC_PORTGROUP_VIF_GONE = "dynamic_portgroup_vif_gone"
+#: A switch port (``ironic-networking``) whose VLANs, read back from the switch, are not what
+#: metalwire set on it.
+SWITCHPORT_MISMATCH = "switchport_mismatch"
 KINDS = (
     VIF_PORT_MISSING,
     MAC_MISMATCH,
@@ -27,6 +30,7 @@ KINDS = (
     BOUND_WHILE_NOT_DEPLOYED,
     ORPHAN_PORT,
     DYNAMIC_PORTGROUP_VIF_GONE,
+    SWITCHPORT_MISMATCH,
 )
 
 
@@ -60,4 +64,25 @@ class Finding:
             "repairable": self.repair is not None,
             "repair": self.repair,
             "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class NotChecked:
+    """Something the audit could not compare (never counted as agreeing): e.g. a switch port
+    whose device type cannot be read back, or a switch that did not answer."""
+
+    node_uuid: str
+    node_name: str | None
+    target_uuid: str | None
+    where: str  # what was not compared, e.g. "switch tor-1 port swp1"
+    reason: str
+
+    def as_json(self) -> Json:
+        return {
+            "node_uuid": self.node_uuid,
+            "node_name": self.node_name,
+            "target_uuid": self.target_uuid,
+            "where": self.where,
+            "reason": self.reason,
         }

@@ -12,6 +12,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,13 @@ from metalwire.networking.switch_file import SwitchDefinition
 from metalwire.networking.switchport import SwitchportConfig
 from metalwire.redact import MASK
 
-__all__ = ["GenericSwitchDevice", "device_config", "hidden_errors"]
+__all__ = [
+    "GenericSwitchDevice",
+    "device_config",
+    "hidden_errors",
+    "operations",
+    "read_command",
+]
 
 # run by path: the worker imports nothing of metalwire, so any interpreter with
 # networking-generic-switch can run it
@@ -33,6 +40,48 @@ _WORKER = Path(__file__).with_name("generic_switch_worker.py")
 _UNCHECKED_OUTPUT_ERRORS = {
     "netmiko_ovs_linux": re.compile(r"^ovs-vsctl: (?P<error>.+?)(?=ovs-vsctl |$)", re.MULTILINE),
 }
+
+
+#: The command that reads one port's VLAN configuration back, per device type that has one.
+_READ_PORT_COMMANDS = {
+    "netmiko_ovs_linux": "ovs-vsctl get port {port} tag vlan_mode trunks",
+}
+
+Operation = tuple[str, list[Any], dict[str, Any]]
+
+
+def read_command(device_type: str) -> str | None:
+    """The template (``{port}``) of the command that reads a port back, or None."""
+    return _READ_PORT_COMMANDS.get(device_type)
+
+
+def operations(
+    port_id: str, config: SwitchportConfig | None, previous: SwitchportConfig | None
+) -> list[Operation]:
+    """The device method calls that put ``port_id`` on ``config`` from ``previous``.
+
+    Access ports get ``plug_port_to_network``; trunk and hybrid ports the same with the
+    allowed VLANs other than the native one as ``trunk_details`` (as Ironic's generic-switch
+    driver passes them); None clears the port (``delete_port``), as does an access plug from a
+    trunk first (it sets the tag only, the trunk's VLAN list would stay).
+    """
+    calls: list[Operation] = []
+    from_trunk = previous is not None and previous.mode != "access"
+    if config is None or (config.mode == "access" and from_trunk):
+        # the OVS commands ignore the VLAN, but networking-generic-switch wants one
+        vlan = previous.native_vlan if previous is not None else 1
+        calls.append(("delete_port", [port_id, vlan], {}))
+    if config is not None:
+        trunk = [vlan for vlan in config.allowed_vlans if vlan != config.native_vlan]
+        details = (
+            {"sub_ports": [{"segmentation_id": vlan} for vlan in trunk]}
+            if config.mode != "access"
+            else None
+        )
+        calls.append(
+            ("plug_port_to_network", [port_id, config.native_vlan], {"trunk_details": details})
+        )
+    return calls
 
 
 def device_config(switch: SwitchDefinition) -> dict[str, str]:
@@ -75,9 +124,7 @@ def hidden_errors(device_type: str, output: str | None) -> list[str]:
 class GenericSwitchDevice:
     """A switch driven by networking-generic-switch's device class for its device type.
 
-    Access ports get ``plug_port_to_network``; trunk and hybrid ports the same with the
-    allowed VLANs other than the native one as ``trunk_details`` (as Ironic's generic-switch
-    driver passes them); None clears the port (``delete_port``). Each operation runs in a
+    A port is set by the calls of :func:`operations`. Each operation runs in a
     process of its own (:mod:`metalwire.networking.generic_switch_worker`). Errors name the
     switch's answer, never its credentials.
     """
@@ -90,38 +137,47 @@ class GenericSwitchDevice:
     def set_port(
         self, port_id: str, config: SwitchportConfig | None, previous: SwitchportConfig | None
     ) -> None:
-        # an access plug sets the tag only: the VLAN list of a trunk metalwire set goes first
-        from_trunk = previous is not None and previous.mode != "access"
-        if config is None or (config.mode == "access" and from_trunk):
-            # the OVS commands ignore the VLAN, but networking-generic-switch wants one
-            vlan = previous.native_vlan if previous is not None else 1
-            output = self._call("delete_port", [port_id, vlan], {})
-            self._check(output)
-        if config is not None:
-            trunk = [vlan for vlan in config.allowed_vlans if vlan != config.native_vlan]
-            details = (
-                {"sub_ports": [{"segmentation_id": vlan} for vlan in trunk]}
-                if config.mode != "access"
-                else None
-            )
-            output = self._call(
-                "plug_port_to_network", [port_id, config.native_vlan], {"trunk_details": details}
-            )
-            self._check(output)
+        for method, args, kwargs in operations(port_id, config, previous):
+            answer = self._call(method, {"method": method, "args": args, "kwargs": kwargs})
+            output = answer.get("output")
+            self._check(output if isinstance(output, str) else None)
+
+    def render(
+        self, changes: Sequence[tuple[str, SwitchportConfig | None, SwitchportConfig | None]]
+    ) -> list[list[str]]:
+        """The commands :meth:`set_port` would send for each ``(port_id, config, previous)``,
+        rendered by networking-generic-switch's device class without connecting (one process
+        for them all). Raises NetworkError when the device class cannot render them."""
+        calls = [
+            {"method": method, "args": args, "kwargs": kwargs}
+            for change in changes
+            for method, args, kwargs in operations(*change)
+        ]
+        rendered = iter(self._call("render commands", {"render": calls})["commands"])
+        return [
+            [command for _ in operations(*change) for command in next(rendered)]
+            for change in changes
+        ]
+
+    def read_ports(self, port_ids: Sequence[str]) -> dict[str, str]:
+        """What the switch answers to the read command of each port, over one SSH login.
+
+        Raises NetworkError when the device type has no read command
+        (:func:`read_command`) or the switch cannot be read."""
+        template = read_command(self.switch.device_type)
+        if template is None:
+            raise NetworkError(f"device type {self.switch.device_type} cannot be read back")
+        commands = [template.format(port=port_id) for port_id in port_ids]
+        outputs = self._call("read ports", {"show": commands})["outputs"]
+        return dict(zip(port_ids, (str(output) for output in outputs), strict=True))
 
     def _check(self, output: str | None) -> None:
         errors = hidden_errors(self.switch.device_type, output)
         if errors:
             raise NetworkError(f"the switch answered: {'; '.join(errors)}")
 
-    def _call(self, method: str, args: list[Any], kwargs: dict[str, Any]) -> str | None:
-        request = {
-            "device": device_config(self.switch),
-            "name": self.switch.name,
-            "method": method,
-            "args": args,
-            "kwargs": kwargs,
-        }
+    def _call(self, what: str, operation: dict[str, Any]) -> dict[str, Any]:
+        request = {"device": device_config(self.switch), "name": self.switch.name, **operation}
         try:
             done = subprocess.run(
                 [self.python, str(_WORKER)],
@@ -132,15 +188,14 @@ class GenericSwitchDevice:
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            raise NetworkError(f"{method} got no answer within {self.timeout:g} s") from None
+            raise NetworkError(f"{what} got no answer within {self.timeout:g} s") from None
         if done.returncode != 0:
             tail = self._hide_secrets(done.stderr.strip().splitlines()[-1] if done.stderr else "")
-            raise NetworkError(f"{method} failed: {tail}")
+            raise NetworkError(f"{what} failed: {tail}")
         answer = json.loads(done.stdout)
         if "error" in answer:
-            raise NetworkError(f"{method} failed: {self._hide_secrets(answer['error'])}")
-        output = answer.get("output")
-        return output if isinstance(output, str) else None
+            raise NetworkError(f"{what} failed: {self._hide_secrets(answer['error'])}")
+        return dict(answer)
 
     def _hide_secrets(self, text: str) -> str:
         for secret in (self.switch.password, self.switch.enable_secret):

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import logging
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -33,6 +33,8 @@ from metalwire.config import Config
 from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import InvalidParameterValue, NetworkInterfaceInvalid
 from metalwire.networking.base import NetworkInterface, StoredVifMixin, VifInfo
+from metalwire.networking.drift import Finding, NotChecked
+from metalwire.networking.switch_audit import AuditedPort, audit_ports
 from metalwire.networking.switch_file import (
     SWITCH_DRIVERS,
     SwitchDefinition,
@@ -45,12 +47,14 @@ from metalwire.networking.switch_ports import (
     SwitchChange,
     apply_changes,
 )
+from metalwire.networking.switch_preview import SwitchPreview, preview
 from metalwire.networking.switchport import (
     SwitchportConfig,
     check_pxe_mode,
     check_vlans_allowed,
     parse_network_value,
     parse_switchport,
+    switchport_record,
 )
 from metalwire.networking.task import Task
 
@@ -164,6 +168,18 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
             idle = self.state_network(task, "idle")
             self._apply(task, [(port, idle) for port in self._target_ports(task, target)])
 
+    def attach_preview(
+        self, task: Task, vif_info: VifInfo, target: Port | Portgroup
+    ) -> list[SwitchPreview]:
+        """The dry run's switch changes and commands of an attach (nothing is sent)."""
+        unavailable = (
+            None
+            if self.driver_installed
+            else f"commands not available: the [{SWITCH_EXTRA}] extra is not installed"
+        )
+        planned = self.attach_switch_changes(task, vif_info, target)
+        return preview(planned, self.device_factory, unavailable)
+
     def vif_network(self, vif_id: str, value: Any) -> SwitchportConfig:
         """The access VLAN an attach's ``network`` names; 400 for anything else."""
         names: dict[str, str] = {}
@@ -229,7 +245,24 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
 
     def _apply(self, task: Task, wanted: Iterable[tuple[Port, SwitchportConfig | None]]) -> None:
         """Set each port's switch port (all or nothing) and record what was set."""
-        changes, ports = [], []
+        planned = self.switch_changes(wanted)
+        if not planned:
+            return
+        if not self.driver_installed:
+            raise NetworkInterfaceInvalid(missing_extra_message())
+        apply_changes([change for _, change in planned], self.device_factory, self.lock_dir)
+        with task.atomic():
+            for port, change in planned:
+                info = {**port.internal_info, APPLIED_KEY: switchport_record(change.config)}
+                task.inventory.update_port(port.uuid, {"internal_info": info})
+        task.reload()
+
+    def switch_changes(
+        self, wanted: Iterable[tuple[Port, SwitchportConfig | None]]
+    ) -> list[tuple[Port, SwitchChange]]:
+        """The switch port changes that put each port on its configuration: ports without a
+        switch or already set are left out; a VLAN the switch does not allow is a 400."""
+        planned = []
         for port, config in wanted:
             switch = self._switch_of(port)
             previous = _applied(port)
@@ -244,18 +277,47 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
                     self.global_allowed_vlans,
                 )
             port_id = str((port.local_link_connection or {})["port_id"])
-            changes.append(SwitchChange(switch, port_id, config, previous))
-            ports.append((port, config))
-        if not changes:
-            return
+            planned.append((port, SwitchChange(switch, port_id, config, previous)))
+        return planned
+
+    def attach_switch_changes(
+        self, task: Task, vif_info: VifInfo, target: Port | Portgroup
+    ) -> list[tuple[Port, SwitchChange]]:
+        """What attaching ``vif_info`` to ``target`` would change on the switches now (the
+        dry run's answer): nothing without ``network`` or before the node is active."""
+        network = self.requested_network(vif_info)
+        if network is None or task.node.provision_state != "active":
+            return []
+        return self.switch_changes([(port, network) for port in self._target_ports(task, target)])
+
+    def requested_network(self, vif_info: VifInfo) -> SwitchportConfig | None:
+        """The access VLAN the attach body's ``network`` names (None without one); 400 for
+        a network it cannot name, as the attach answers before choosing a target."""
+        raw = cast(dict[str, Any], vif_info).get("network")
+        return None if raw is None else self.vif_network(vif_info["id"], raw)
+
+    # -- the drift audit: what metalwire set, read back from the switches ------------------
+
+    def audit_unavailable(self) -> str | None:
         if not self.driver_installed:
-            raise NetworkInterfaceInvalid(missing_extra_message())
-        apply_changes(changes, self.device_factory, self.lock_dir)
-        with task.atomic():
-            for port, config in ports:
-                info = {**port.internal_info, APPLIED_KEY: _as_record(config)}
-                task.inventory.update_port(port.uuid, {"internal_info": info})
-        task.reload()
+            return missing_extra_message()
+        if not self.switches:
+            return "no switch is defined ([ironic_networking] switch_config_file)."
+        return None
+
+    def audit_nodes(self, tasks: Sequence[Task]) -> list[Finding]:
+        return self.audit_nodes_checked(tasks)[0]
+
+    def audit_nodes_checked(self, tasks: Sequence[Task]) -> tuple[list[Finding], list[NotChecked]]:
+        """Each port metalwire set, compared with its switch (:mod:`.switch_audit`)."""
+        audited = []
+        for task in tasks:
+            for port in self._linked(task):
+                switch = self._switch_of(port)
+                if switch is not None and APPLIED_KEY in (port.internal_info or {}):
+                    port_id = str((port.local_link_connection or {})["port_id"])
+                    audited.append(AuditedPort(task, port, switch, port_id, _applied(port)))
+        return audit_ports(audited, self.device_factory, self.lock_dir)
 
     def validate(self, task: Task) -> None:
         if not self.driver_installed:
@@ -323,13 +385,3 @@ def _applied(port: Port) -> SwitchportConfig | None:
         native_vlan=record["native_vlan"],
         allowed_vlans=tuple(record.get("allowed_vlans") or ()),
     )
-
-
-def _as_record(config: SwitchportConfig | None) -> dict[str, Any] | None:
-    if config is None:
-        return None
-    return {
-        "mode": config.mode,
-        "native_vlan": config.native_vlan,
-        "allowed_vlans": list(config.allowed_vlans),
-    }

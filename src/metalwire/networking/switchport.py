@@ -29,6 +29,7 @@ __all__ = [
     "check_vlans_allowed",
     "parse_network_value",
     "parse_switchport",
+    "switchport_record",
 ]
 
 MODES = ("access", "trunk", "hybrid")
@@ -177,3 +178,14 @@ def parse_network_value(value: str, network_type: str) -> SwitchportConfig:
     if mode == "access" and allowed:
         raise refuse("allowed_vlans is not allowed in 'access' mode")
     return SwitchportConfig(mode=mode, native_vlan=native, allowed_vlans=tuple(allowed))
+
+
+def switchport_record(config: SwitchportConfig | None) -> dict[str, Any] | None:
+    """What a port is set to, as metalwire records and shows it (None: no VLAN)."""
+    if config is None:
+        return None
+    return {
+        "mode": config.mode,
+        "native_vlan": config.native_vlan,
+        "allowed_vlans": list(config.allowed_vlans),
+    }

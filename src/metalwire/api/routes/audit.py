@@ -66,11 +66,12 @@ def _latest(c: Call) -> dict[str, Any]:
     nodes = _nodes_of(c, c.request.query_params.get("node"))
     report = c.services.audit.report()
     if report is None:
-        return {"checked_at": None, "nodes_checked": 0, "findings": []}
+        return {"checked_at": None, "nodes_checked": 0, "findings": [], "not_checked": []}
     body = report.as_json()
     if nodes is not None:
         mine = set(nodes)
         body["findings"] = [f.as_json() for f in report.findings if f.node_uuid in mine]
+        body["not_checked"] = [n.as_json() for n in report.not_checked if n.node_uuid in mine]
         body["nodes_checked"] = min(report.nodes_checked, len(mine))
     return body
 

@@ -5,7 +5,8 @@ One row per finding: its kind, node, VIF (the Neutron port), the port or portgro
 attached to, what a repair does and why it was found; ``--long`` adds what metalwire expected
 and what Neutron holds. With ``--repair`` the rows are the findings acted on, with
 ``Repaired`` and ``Result``; the findings left after a new audit are counted on stderr, and
-the exit status is 1 if a repair failed.
+the exit status is 1 if a repair failed. What the audit could not compare (a switch port
+whose device type cannot be read back) is listed on stderr as not checked.
 """
 
 from __future__ import annotations
@@ -30,6 +31,15 @@ def _print(rows: list[dict[str, Any]], fields: tuple[str, ...], args: argparse.N
     print_list([label(f) for f in fields], values, args.format, sys.stdout, args.columns)
 
 
+def _warn_not_checked(report: dict[str, Any]) -> None:
+    """What the audit could not compare, on stderr: it is not known to agree."""
+    for item in report.get("not_checked") or []:
+        print(
+            f"Not checked: node {item['node_uuid']} {item['where']}: {item['reason']}",
+            file=sys.stderr,
+        )
+
+
 def _audit(client: Client, args: argparse.Namespace) -> int:
     if args.latest and (args.node or args.repair):
         raise UsageError(
@@ -39,6 +49,7 @@ def _audit(client: Client, args: argparse.Namespace) -> int:
     if not args.repair:
         report = client.latest_audit() if args.latest else client.audit(args.node)
         _print(list(report["findings"]), fields, args)
+        _warn_not_checked(report)
         if args.latest and report.get("checked_at") is None:
             print("No audit has run yet.", file=sys.stderr)
         return 0

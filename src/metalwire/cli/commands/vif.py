@@ -20,6 +20,7 @@ def _vif_list(client: Client, args: argparse.Namespace) -> int:
 
 
 _DRY_RUN_HEADERS = ["Target", "UUID", "Address", "Physical Network", "Verdict", "Reason"]
+_SWITCH_HEADERS = ["Switch", "Switch Port", "Port UUID", "From", "To", "Commands"]
 
 
 def _vif_attach(client: Client, args: argparse.Namespace) -> int:
@@ -96,11 +97,42 @@ def _vif_attach_dry_run(client: Client, args: argparse.Namespace) -> int:
         if plan:
             rows += _tbn_rows(plan)
         print_list(_DRY_RUN_HEADERS, rows, args.format, sys.stdout, args.columns)
+        if args.format == "table" and answer.get("switch_changes"):
+            print("Switch changes (nothing was sent):")
+            print_list(_SWITCH_HEADERS, _switch_rows(answer["switch_changes"]), "table", sys.stdout)
     error = answer.get("error")
     if error:
         print(f"Would not attach: {error.get('message')}", file=sys.stderr)
         return 1
     return 0
+
+
+def _switchport_text(config: dict[str, Any] | None) -> str:
+    if config is None:
+        return "no VLAN"
+    text = f"{config['mode']} {config['native_vlan']}"
+    allowed = config.get("allowed_vlans") or []
+    return f"{text} allowed {','.join(map(str, allowed))}" if allowed else text
+
+
+def _switch_rows(switches: list[dict[str, Any]]) -> list[list[Any]]:
+    """One row per switch port the attach would change, with the commands it would send."""
+    rows = []
+    for switch in switches:
+        for port in switch.get("ports") or []:
+            commands = port.get("commands")
+            listed = "; ".join(commands) if commands is not None else switch["commands_unavailable"]
+            rows.append(
+                [
+                    switch["switch"],
+                    port["port_id"],
+                    port["port_uuid"],
+                    _switchport_text(port.get("from")),
+                    _switchport_text(port.get("to")),
+                    listed,
+                ]
+            )
+    return rows
 
 
 def _tbn_rows(plan: dict[str, Any]) -> list[list[Any]]:

@@ -426,7 +426,23 @@
     return parts.length ? parts : h("span", { class: "muted" }, "no link information");
   }
 
-  function portRow(port, view, role) {
+  /** What ironic-networking last set on the port's switch port, from the port's stored
+   * internal_info.switchport_applied (no switch is asked); null when it set nothing. */
+  function vlanOf(port) {
+    const info = port.internal_info || {};
+    if (!Object.prototype.hasOwnProperty.call(info, "switchport_applied")) return null;
+    const set = info.switchport_applied;
+    if (!set) return "no VLAN";
+    if (set.mode === "access") return `access ${set.native_vlan}`;
+    return `${set.mode} native ${set.native_vlan}, allowed ${(set.allowed_vlans || []).join(",")}`;
+  }
+
+  function vlanCell(port) {
+    const vlan = vlanOf(port);
+    return cell("VLAN", "vlan", vlan === null ? h("span", { class: "muted" }, "not set") : h("span", { class: "badge tone-info", title: "as set on the switch port by metalwire" }, vlan));
+  }
+
+  function portRow(port, view, role, withVlan) {
     const vif = vifOf(port);
     let vifCell;
     if (vif) vifCell = [vifChip(vif), detachButton(vif, view)];
@@ -440,16 +456,20 @@
       cell("Physical network", null, physnetChip(port.physical_network)),
       cell("Switch link", "link", linkCell(port)),
       cell("PXE", "pxe", port.pxe_enabled ? h("span", { class: "badge tone-info" }, "PXE") : h("span", { class: "muted" }, "no PXE")),
+      withVlan ? vlanCell(port) : null,
       cell("VIF", "vif-cell", vifCell),
     );
   }
 
   function portTable(ports, view, role) {
+    // the VLAN column only where metalwire sets switch ports (ironic-networking)
+    const withVlan = ports.some((p) => vlanOf(p) !== null);
+    const heads = ["MAC", "Physical network", "Switch link", "PXE", ...(withVlan ? ["VLAN"] : []), "VIF"];
     return h(
       "table",
       { class: "ports" },
-      h("thead", {}, h("tr", {}, ["MAC", "Physical network", "Switch link", "PXE", "VIF"].map((t) => h("th", { scope: "col" }, t)))),
-      h("tbody", {}, ports.map((p) => portRow(p, view, role))),
+      h("thead", {}, h("tr", {}, heads.map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, ports.map((p) => portRow(p, view, role, withVlan))),
     );
   }
 
@@ -666,8 +686,44 @@
       );
     }
     if (rows.length) out.push(h("p", { class: "k" }, "Not chosen"), h("ul", { class: "refused" }, rows));
+    out.push(...switchChanges(body.switch_changes, data));
     if (!out.length) {
       out.push(h("dl", { class: "raw" }, Object.entries(body).flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, typeof v === "string" ? v : JSON.stringify(v))])));
+    }
+    return out;
+  }
+
+  function switchportText(set) {
+    if (!set || typeof set !== "object") return "no VLAN";
+    if (set.mode === "access") return `access ${set.native_vlan}`;
+    return `${set.mode} native ${set.native_vlan}, allowed ${(set.allowed_vlans || []).join(",")}`;
+  }
+
+  /** The dry run's switch changes (ironic-networking): per switch, each port it would move,
+   * from and to, and the commands it would send (nothing is sent). */
+  function switchChanges(switches, data) {
+    if (!Array.isArray(switches)) return [];
+    if (!switches.length) return [h("p", { class: "switch-none muted" }, "No switch port would change.")];
+    const out = [h("p", { class: "k" }, "Switch changes (nothing sent)")];
+    for (const sw of switches) {
+      const ports = Array.isArray(sw.ports) ? sw.ports : [];
+      out.push(
+        h(
+          "div",
+          { class: "switch-change", "data-switch": sw.switch },
+          h("strong", {}, `switch ${sw.switch}`),
+          h("span", { class: "muted" }, ` ${sw.device_type || ""}`),
+          sw.commands_unavailable && h("div", { class: "why" }, sw.commands_unavailable),
+          ports.map((port) =>
+            h(
+              "div",
+              { class: "switch-port", "data-port-id": port.port_id },
+              h("div", {}, h("code", {}, port.port_id), " ", targetLabel(data, port.port_uuid), ": ", switchportText(port.from), " → ", switchportText(port.to)),
+              Array.isArray(port.commands) && h("pre", { class: "commands" }, port.commands.join("\n")),
+            ),
+          ),
+        ),
+      );
     }
     return out;
   }
@@ -681,6 +737,8 @@
     for (const port of data.ports) {
       if (!port.portgroup_uuid && !vifOf(port)) target.append(h("option", { value: `port:${port.uuid}` }, targetLabel(data, port.uuid)));
     }
+    // ironic-networking: the VIF may name its network (a VLAN, or a name the server maps)
+    const network = data.node.network_interface === "ironic-networking" ? h("input", { id: "vif-network", type: "text", placeholder: "optional: VLAN ID or network name", autocomplete: "off", spellcheck: "false", "aria-label": "Network" }) : null;
     const noDryRun = !data.dryRun;
     const submit = h("button", { type: "submit", class: "btn btn-primary", id: "vif-submit" }, noDryRun ? "Attach" : "Preview");
     const result = h("div", { class: "attach-result", id: "attach-result", role: "status" });
@@ -691,6 +749,8 @@
       const [kind, uuid] = target.value.split(":");
       if (kind === "port") body.port_uuid = uuid;
       if (kind === "portgroup") body.portgroup_uuid = uuid;
+      const named = network ? network.value.trim() : "";
+      if (named) body.network = /^[0-9]+$/.test(named) ? Number(named) : named;
       return body;
     };
     const attach = async (body) => {
@@ -712,6 +772,8 @@
       vifInput,
       h("label", { for: "vif-target" }, "Target"),
       target,
+      network && h("label", { for: "vif-network" }, "Network"),
+      network,
       h("div", { class: "actions" }, submit),
     );
     form.addEventListener("submit", async (event) => {
