@@ -1,5 +1,6 @@
 """Trait-based networking through a real ``metalwire serve``: attach and detach by the node's
-traits, on SQLite and PostgreSQL, with ``baremetal node vif attach`` where the CLI can say it.
+traits, on SQLite, PostgreSQL and MariaDB, with ``baremetal node vif attach`` where the CLI
+can say it.
 Each port says ``available_for_dynamic_portgroup`` (API 1.111) when it is created: Ironic's
 default is true, so the ports a grouping must leave alone say false.
 """
@@ -124,8 +125,6 @@ def _cli_env(home: Path) -> dict[str, str]:
 def deployment(
     database: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> Iterator[Deployment]:
-    if database == "mariadb":
-        pytest.skip("trait-based networking is proven on SQLite and PostgreSQL here")
     rules = tmp_path / "tbn.yaml"
     rules.write_text(RULES)
     url = _database_url(database, tmp_path, request)

@@ -113,7 +113,8 @@ def crash(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Crash]:
     if database == "sqlite":
         url = f"sqlite:///{tmp_path / 'shared.db'}"
     else:
-        url = request.getfixturevalue("postgres_server").create_database(name)
+        fixture = "postgres_server" if database == "postgresql" else "mariadb_server"
+        url = request.getfixturevalue(fixture).create_database(name)
     rules = tmp_path / "tbn.yaml"
     rules.write_text(RULES)
     neutron = HangingNeutron()
@@ -139,7 +140,13 @@ def crash(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Crash]:
 
 
 @pytest.mark.parametrize(
-    "crash", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgresql)], indirect=True
+    "crash",
+    [
+        "sqlite",
+        pytest.param("postgresql", marks=pytest.mark.postgresql),
+        pytest.param("mariadb", marks=pytest.mark.mariadb),
+    ],
+    indirect=True,
 )
 def test_a_kill_between_recording_and_the_neutron_binding_leaves_no_group(crash: Crash) -> None:
     crash.arrange("neutron")
