@@ -78,6 +78,15 @@ class Deployment:
         assert resp.json()["available_for_dynamic_portgroup"] is dynamic
         return str(resp.json()["uuid"])
 
+    def groupable(self, node: str, macs: str, numbers: range | tuple[int, ...]) -> list[str]:
+        """Ports ``macs`` + each number a grouping action may take (category network, on
+        physnet1, available_for_dynamic_portgroup)."""
+        return [
+            self.port(node, f"{macs}{n}", dynamic=True, category="network",
+                      physical_network="physnet1")
+            for n in numbers
+        ]  # fmt: skip
+
     def portgroup(self, node: str, name: str, **fields: Any) -> str:
         resp = self.http.post("/v1/portgroups", json={"node_uuid": node, "name": name, **fields})
         assert resp.status_code == 201, resp.text
@@ -207,11 +216,7 @@ def test_grouping_builds_a_dynamic_portgroup_and_detach_removes_it(
 ) -> None:
     d = deployment
     node = d.node("tbn-dyn", [trait])
-    picks = [
-        d.port(node, f"52:54:00:73:00:0{n}", dynamic=True, category="network",
-               physical_network="physnet1")
-        for n in (1, 2, 3)
-    ]  # fmt: skip
+    picks = d.groupable(node, "52:54:00:73:00:0", (1, 2, 3))
     unflagged = d.port(node, "52:54:00:73:00:04", category="network", physical_network="physnet1")
 
     resp = d.attach(node, {"id": "vif-g1", "name": "tenant-a"})
@@ -238,9 +243,7 @@ def test_two_processes_racing_grouping_attaches_never_share_a_port(
 ) -> None:
     d = deployment
     node = d.node("tbn-race", ["CUSTOM_DYNAMIC"])
-    for n in range(5):
-        d.port(node, f"52:54:00:74:00:0{n}", dynamic=True, category="network",
-               physical_network="physnet1")  # fmt: skip
+    d.groupable(node, "52:54:00:74:00:0", range(5))
     barrier = threading.Barrier(6)
 
     def attach(i: int) -> int:
@@ -264,11 +267,7 @@ def test_the_dry_run_shows_the_plan_and_the_dynamic_portgroup_it_would_build(
 ) -> None:
     d = deployment
     node = d.node("tbn-dry", ["CUSTOM_STORAGE", "CUSTOM_DYNAMIC"])
-    picks = [
-        d.port(node, f"52:54:00:75:00:0{n}", dynamic=True, category="network",
-               physical_network="physnet1")
-        for n in (1, 2)
-    ]  # fmt: skip
+    picks = d.groupable(node, "52:54:00:75:00:0", (1, 2))
     plain = d.port(node, "52:54:00:75:00:03", category="network")
     dry = {**HEADERS, "X-Metalwire-Dry-Run": "true"}
     url = f"{d.servers[0].url}/v1/nodes/{node}/vifs"
@@ -325,11 +324,7 @@ def test_an_attached_dynamic_portgroup_and_its_members_stay_as_the_vif_was_bound
 ) -> None:
     d = deployment
     node = d.node("tbn-guard", ["CUSTOM_DYNAMIC"])
-    picks = [
-        d.port(node, f"52:54:00:76:00:0{n}", dynamic=True, category="network",
-               physical_network="physnet1")
-        for n in (1, 2)
-    ]  # fmt: skip
+    picks = d.groupable(node, "52:54:00:76:00:0", (1, 2))
     spare = d.port(node, "52:54:00:76:00:03", physical_network="physnet1")
     other = d.node("tbn-guard-other", [])
     assert d.attach(node, {"id": "vif-guard"}).status_code == 204
