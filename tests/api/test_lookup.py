@@ -51,6 +51,7 @@ def test_a_summary_counts_the_nodes_ports_portgroups_and_vifs(api: Api) -> None:
         "maintenance": False,
         "ports": 2,
         "portgroups": 1,
+        "dynamic_portgroups": 0,
         "vifs": 1,
         "physical_networks": ["physnet-a"],
         "matched": [],

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from metalwire.conductor.inventory_rules import Inventory, check_port, check_portgroup
+from metalwire.conductor.inventory_rules import (
+    Inventory,
+    check_port,
+    check_portgroup,
+    refuse_dynamic_member_change,
+    refuse_dynamic_portgroup_change,
+    refuse_dynamic_portgroup_delete,
+)
 from metalwire.db.models import Node, Port, Portgroup, VifAttachment
 from metalwire.errors import Conflict, Invalid, InvalidParameterValue, InvalidStateRequested
 
@@ -112,3 +119,43 @@ def test_standalone_ports_cannot_be_turned_off_under_a_pxe_member_or_a_vif() -> 
     with pytest.raises(Conflict, match="vif-3"):
         check_portgroup(off, group, _inventory([quiet], [group], {"vif-3": quiet}))
     check_portgroup(off, group, _inventory([quiet], [group]))
+
+
+def _attached_dynamic() -> tuple[Port, Portgroup, Inventory]:
+    member, group = _port(portgroup_id=20), _group(dynamic_portgroup=True)
+    return member, group, _inventory([member], [group], {"vif-d": group})
+
+
+@pytest.mark.parametrize(
+    "proposed",
+    [_port(), _port(portgroup_id=21), _port(node_id=2), None],
+    ids=["leaves", "changes-group", "moves", "deleted"],
+)
+def test_a_member_of_an_attached_dynamic_group_stays(proposed: Port | None) -> None:
+    member, _, inv = _attached_dynamic()
+    with pytest.raises(Conflict, match=r"Port port-1 .*bond-a is a dynamic portgroup.*vif-d"):
+        refuse_dynamic_member_change(proposed, member, inv)
+
+
+def test_no_port_joins_an_attached_dynamic_group_and_a_free_one_is_left_alone() -> None:
+    *_, inv = _attached_dynamic()
+    with pytest.raises(Conflict, match="built for VIF vif-d"):
+        check_port(_port(id=11, uuid="port-2", portgroup_id=20), None, inv)
+    free = _inventory([_port(portgroup_id=20)], [_group(dynamic_portgroup=True)])
+    refuse_dynamic_member_change(None, _port(portgroup_id=20), free)  # its VIF is gone
+    refuse_dynamic_member_change(
+        _port(portgroup_id=20, extra={"k": "v"}), _port(portgroup_id=20), inv
+    )
+
+
+def test_an_attached_dynamic_group_changes_only_its_labels_and_is_not_deleted() -> None:
+    _, group, inv = _attached_dynamic()
+    refuse_dynamic_portgroup_change(group, {"name", "extra"}, inv)
+    with pytest.raises(Conflict, match=r"Cannot change mode, node_uuid of portgroup bond-a"):
+        refuse_dynamic_portgroup_change(group, {"mode", "node_id", "name"}, inv)
+    with pytest.raises(Invalid, match=r"Cannot delete portgroup bond-a .*VIF vif-d") as raised:
+        refuse_dynamic_portgroup_delete(group, inv)
+    assert raised.value.code == 400
+    plain = _inventory([], [_group()], {"vif-p": _group()})
+    refuse_dynamic_portgroup_change(_group(), {"mode"}, plain)
+    refuse_dynamic_portgroup_delete(_group(), plain)

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import random
 import threading
 import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
@@ -18,8 +16,9 @@ import pytest
 
 from tests.integration.invariants import HEADERS, vif_placement
 from tests.integration.test_concurrency import make_node
+from tests.support.hanging_neutron import HangingNeutron
 from tests.support.postgres import PostgresServer
-from tests.support.server import MetalwireServer, free_port
+from tests.support.server import MetalwireServer
 
 pytestmark = [pytest.mark.server, pytest.mark.postgresql]
 
@@ -98,54 +97,6 @@ def test_three_processes_on_postgresql_lose_and_duplicate_nothing(
     extra = [v for v, nodes in placement.items() if expected.get(v) is None or len(nodes) > 1]
     assert lost == [] and extra == [], f"lost {lost}, duplicated {extra}; calls {counts}"
     assert counts.get("attach 204", 0) > 30 and counts.get("detach 204", 0) > 30, counts
-
-
-class HangingNeutron:
-    """A Neutron stand-in that answers reads and never answers a change: it hangs an attach
-    after metalwire recorded it as pending and before Neutron was changed."""
-
-    def __init__(self) -> None:
-        self.release = threading.Event()
-        self.put_seen = threading.Event()
-        release, put_seen = self.release, self.put_seen
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                return None
-
-            def do_GET(self) -> None:
-                kind, _, ident = self.path.removeprefix("/v2.0/").partition("/")
-                if kind == "ports":
-                    body = {
-                        "port": {
-                            "id": ident,
-                            "network_id": "net-1",
-                            "status": "DOWN",
-                            "mac_address": "fa:16:3e:00:00:01",
-                        }
-                    }
-                else:
-                    body = {"network": {"id": ident, "name": "net-1"}}
-                data = json.dumps(body).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_PUT(self) -> None:
-                put_seen.set()
-                release.wait(120)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.release.set()
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def _attach_in_background(url: str, node: str, vif: str) -> None:

@@ -1,5 +1,6 @@
 """Trait-based networking through a real ``metalwire serve``: attach and detach by the node's
-traits, on SQLite and PostgreSQL, with ``baremetal node vif attach`` where the CLI can say it.
+traits, on SQLite, PostgreSQL and MariaDB, with ``baremetal node vif attach`` where the CLI
+can say it.
 Each port says ``available_for_dynamic_portgroup`` (API 1.111) when it is created: Ironic's
 default is true, so the ports a grouping must leave alone say false.
 """
@@ -77,6 +78,15 @@ class Deployment:
         assert resp.json()["available_for_dynamic_portgroup"] is dynamic
         return str(resp.json()["uuid"])
 
+    def groupable(self, node: str, macs: str, numbers: range | tuple[int, ...]) -> list[str]:
+        """Ports ``macs`` + each number a grouping action may take (category network, on
+        physnet1, available_for_dynamic_portgroup)."""
+        return [
+            self.port(node, f"{macs}{n}", dynamic=True, category="network",
+                      physical_network="physnet1")
+            for n in numbers
+        ]  # fmt: skip
+
     def portgroup(self, node: str, name: str, **fields: Any) -> str:
         resp = self.http.post("/v1/portgroups", json={"node_uuid": node, "name": name, **fields})
         assert resp.status_code == 201, resp.text
@@ -124,8 +134,6 @@ def _cli_env(home: Path) -> dict[str, str]:
 def deployment(
     database: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> Iterator[Deployment]:
-    if database == "mariadb":
-        pytest.skip("trait-based networking is proven on SQLite and PostgreSQL here")
     rules = tmp_path / "tbn.yaml"
     rules.write_text(RULES)
     url = _database_url(database, tmp_path, request)
@@ -208,11 +216,7 @@ def test_grouping_builds_a_dynamic_portgroup_and_detach_removes_it(
 ) -> None:
     d = deployment
     node = d.node("tbn-dyn", [trait])
-    picks = [
-        d.port(node, f"52:54:00:73:00:0{n}", dynamic=True, category="network",
-               physical_network="physnet1")
-        for n in (1, 2, 3)
-    ]  # fmt: skip
+    picks = d.groupable(node, "52:54:00:73:00:0", (1, 2, 3))
     unflagged = d.port(node, "52:54:00:73:00:04", category="network", physical_network="physnet1")
 
     resp = d.attach(node, {"id": "vif-g1", "name": "tenant-a"})
@@ -239,9 +243,7 @@ def test_two_processes_racing_grouping_attaches_never_share_a_port(
 ) -> None:
     d = deployment
     node = d.node("tbn-race", ["CUSTOM_DYNAMIC"])
-    for n in range(5):
-        d.port(node, f"52:54:00:74:00:0{n}", dynamic=True, category="network",
-               physical_network="physnet1")  # fmt: skip
+    d.groupable(node, "52:54:00:74:00:0", range(5))
     barrier = threading.Barrier(6)
 
     def attach(i: int) -> int:
@@ -265,11 +267,7 @@ def test_the_dry_run_shows_the_plan_and_the_dynamic_portgroup_it_would_build(
 ) -> None:
     d = deployment
     node = d.node("tbn-dry", ["CUSTOM_STORAGE", "CUSTOM_DYNAMIC"])
-    picks = [
-        d.port(node, f"52:54:00:75:00:0{n}", dynamic=True, category="network",
-               physical_network="physnet1")
-        for n in (1, 2)
-    ]  # fmt: skip
+    picks = d.groupable(node, "52:54:00:75:00:0", (1, 2))
     plain = d.port(node, "52:54:00:75:00:03", category="network")
     dry = {**HEADERS, "X-Metalwire-Dry-Run": "true"}
     url = f"{d.servers[0].url}/v1/nodes/{node}/vifs"
@@ -319,3 +317,67 @@ def test_the_dry_run_shows_the_plan_and_the_dynamic_portgroup_it_would_build(
     assert "dynamic_portgroup" in done.stdout
     assert "CUSTOM_DYNAMIC: group_and_attach_ports" in done.stdout
     assert "(carried out)" in done.stdout
+
+
+def test_an_attached_dynamic_portgroup_and_its_members_stay_as_the_vif_was_bound(
+    deployment: Deployment,
+) -> None:
+    d = deployment
+    node = d.node("tbn-guard", ["CUSTOM_DYNAMIC"])
+    picks = d.groupable(node, "52:54:00:76:00:0", (1, 2))
+    spare = d.port(node, "52:54:00:76:00:03", physical_network="physnet1")
+    other = d.node("tbn-guard-other", [])
+    assert d.attach(node, {"id": "vif-guard"}).status_code == 204
+    (group,) = d.portgroups(node)
+    held = f"portgroup {group.uuid} is a dynamic portgroup built for VIF vif-guard"
+
+    def refused(resp: httpx.Response, status: int) -> None:
+        assert resp.status_code == status, resp.text
+        assert held in resp.json()["error_message"], resp.text
+
+    # Deleting the group: 400 as Ironic answers for a portgroup with members, naming the VIF.
+    failed = d.cli.run("port", "group", "delete", group.uuid)
+    assert failed.returncode != 0 and held in failed.stderr, failed.describe()
+    refused(d.http.delete(f"/v1/portgroups/{group.uuid}"), 400)
+    # Changing what the VIF was bound with: 409; its labels may change.
+    failed = d.cli.run("port", "group", "set", group.uuid, "--mode", "balance-rr")
+    assert failed.returncode != 0 and held in failed.stderr, failed.describe()
+    bound = {
+        "/physical_network": "physnet2",
+        "/node_uuid": other,
+        "/standalone_ports_supported": False,
+        "/address": "52:54:00:76:00:10",
+    }
+    for path, value in bound.items():
+        patch = [{"op": "replace", "path": path, "value": value}]
+        refused(d.http.patch(f"/v1/portgroups/{group.uuid}", json=patch), 409)
+    d.cli.ok("port", "group", "set", group.uuid, "--name", "renamed-bond", "--extra", "k=v")
+
+    # Its members neither leave, move, nor go; no port joins it.
+    failed = d.cli.run("port", "unset", picks[0], "--port-group")
+    assert failed.returncode != 0 and held in failed.stderr, failed.describe()
+    failed = d.cli.run("port", "delete", picks[1])
+    assert failed.returncode != 0 and held in failed.stderr, failed.describe()
+    move = [{"op": "replace", "path": "/node_uuid", "value": other},
+            {"op": "remove", "path": "/portgroup_uuid"}]  # fmt: skip
+    refused(d.http.patch(f"/v1/ports/{picks[0]}", json=move), 409)
+    join = [{"op": "replace", "path": "/portgroup_uuid", "value": group.uuid}]
+    refused(d.http.patch(f"/v1/ports/{spare}", json=join), 409)
+    body = {"node_uuid": node, "address": "52:54:00:76:00:04", "portgroup_uuid": group.uuid}
+    refused(d.http.post("/v1/ports", json=body), 409)
+    d.cli.ok("port", "set", picks[0], "--extra", "note=fine")  # a member's own labels may change
+
+    (still,) = d.portgroups(node)
+    assert (still.name, still.mode, still.physical_network) == (
+        "renamed-bond",
+        group.mode,
+        "physnet1",
+    )
+    members = d.members(node)
+    assert sorted(u for u, g in members.items() if g == group.uuid) == sorted(picks)
+    assert members[spare] is None and d.vif_of("portgroup", group.uuid) == "vif-guard"
+
+    # Without its VIF the group is gone, and the ports are the operator's again.
+    d.cli.ok("node", "vif", "detach", "tbn-guard", "vif-guard")
+    assert d.portgroups(node) == []
+    d.cli.ok("port", "delete", picks[1])

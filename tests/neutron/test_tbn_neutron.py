@@ -1,9 +1,11 @@
 """Trait-based networking with ``neutron`` against the real Neutron: a dynamic portgroup's
 VIF is bound through every member's link, a binding Neutron refuses leaves no group and no
-port moved, and the drift audit reports a dynamic portgroup whose VIF is gone."""
+port moved, and the drift audit reports a dynamic portgroup whose VIF is gone. Metalwire's
+own database is SQLite, then PostgreSQL (METALWIRE_TEST_DATABASES narrows it)."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from textwrap import dedent
 from typing import Any
@@ -11,6 +13,7 @@ from typing import Any
 import pytest
 
 from metalwire.db.engine import Database
+from tests.conftest import DATABASES
 from tests.neutron.test_neutron_interface import (
     SW2,
     UNKNOWN_SWITCH,
@@ -42,9 +45,28 @@ def neutron(neutron_endpoint: str) -> Iterator[Neutron]:
         yield api
 
 
+@pytest.fixture(
+    scope="module",
+    params=[
+        pytest.param(name, marks=[pytest.mark.postgresql] if name == "postgresql" else [])
+        for name in ("sqlite", "postgresql")
+        if name in DATABASES
+    ],
+)
+def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Metalwire's database: a SQLite file, or a new database on the session's PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path_factory.mktemp('tbn-db') / 'metalwire.db'}"
+    postgres = request.getfixturevalue("postgres_server")
+    return str(postgres.create_database(f"tbn_neutron_{uuid.uuid4().hex[:8]}"))
+
+
 @pytest.fixture(scope="module")
 def server(
-    neutron: Neutron, neutron_endpoint: str, tmp_path_factory: pytest.TempPathFactory
+    neutron: Neutron,
+    neutron_endpoint: str,
+    database_url: str,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[MetalwireServer]:
     rules = tmp_path_factory.mktemp("tbn-rules") / "tbn.yaml"
     rules.write_text(RULES)
@@ -54,7 +76,8 @@ def server(
         "METALWIRE_CONDUCTOR_ENABLE_TRAIT_BASED_NETWORKING": "true",
         "METALWIRE_CONDUCTOR_TRAIT_BASED_NETWORKING_CONFIG_FILE": str(rules),
     }
-    with MetalwireServer(tmp_path_factory.mktemp("tbn-neutron"), env=env) as running:
+    data_dir = tmp_path_factory.mktemp("tbn-neutron")
+    with MetalwireServer(data_dir, database=database_url, env=env) as running:
         yield running
     assert "Traceback" not in running.log(), running.log()
 
@@ -68,8 +91,8 @@ def api(server: MetalwireServer) -> Iterator[Metalwire]:
 
 
 @pytest.fixture(scope="module")
-def db(server: MetalwireServer) -> Iterator[Database]:
-    database = Database(f"sqlite:///{server.data_dir / 'metalwire.db'}")
+def db(server: MetalwireServer, database_url: str) -> Iterator[Database]:
+    database = Database(database_url)
     yield database
     database.dispose()
 

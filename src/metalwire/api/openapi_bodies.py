@@ -240,13 +240,17 @@ _SUMMARY: Schema = {
         "maintenance": {"type": "boolean"},
         "ports": _COUNT,
         "portgroups": _COUNT,
+        "dynamic_portgroups": {
+            **_COUNT,
+            "description": "Of the portgroups, those trait-based networking built for a VIF.",
+        },
         "vifs": {**_COUNT, "description": "Attached VIFs (not those being attached)."},
         "physical_networks": {"type": "array", "items": {"type": "string"}},
         "matched": {"type": "array", "items": _MATCHED},
     },
     "required": [
         *("uuid", "name", "provision_state", "network_interface", "maintenance"),
-        *("ports", "portgroups", "vifs", "physical_networks", "matched"),
+        *("ports", "portgroups", "dynamic_portgroups", "vifs", "physical_networks", "matched"),
     ],
 }
 NODE_SUMMARIES: Schema = {

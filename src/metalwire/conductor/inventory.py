@@ -20,6 +20,9 @@ from metalwire.conductor.inventory_rules import (
     check_port,
     check_portgroup,
     members_to_follow,
+    refuse_dynamic_member_change,
+    refuse_dynamic_portgroup_change,
+    refuse_dynamic_portgroup_delete,
 )
 from metalwire.conductor.legacy_vifs import (
     clear_interrupted_elsewhere,
@@ -335,6 +338,7 @@ def update_portgroup(
     expected: dict[str, Any] | None = None,
 ) -> Portgroup:
     def check(change: _Change[Portgroup]) -> _Follow:
+        refuse_dynamic_portgroup_change(change.current, change.changed, change.inventory)
         check_portgroup(change.proposed, change.current, change.inventory)
         iface = conductor.network_interface(change.owner.node)
         iface.portgroup_changed(change.owner, change.proposed, change.changed)
@@ -497,6 +501,7 @@ def delete_port(conductor: Conductor, context: RequestContext, uuid: str) -> Non
             port = work.ports.get(uuid)
         with conductor.exclusive_task(port.node_id, context) as task:
             current = _under_lock(conductor, task.ports, port)
+            refuse_dynamic_member_change(None, current, Inventory.of([task]))
             _refuse_if_vif(task, current)
             vif = task.vif_on(current)
             _detach_before_delete(conductor, task, [vif] if vif else [])
@@ -533,6 +538,7 @@ def delete_portgroup(conductor: Conductor, context: RequestContext, ident: str) 
             portgroup = work.portgroups.get(ident)
         with conductor.exclusive_task(portgroup.node_id, context) as task:
             current = _under_lock(conductor, task.portgroups, portgroup)
+            refuse_dynamic_portgroup_delete(current, Inventory.of([task]))
             if task.members(current):
                 raise Invalid(
                     f"Portgroup {current.uuid} cannot be deleted: ports "

@@ -59,6 +59,60 @@ class Inventory:
         """A locked node's UUID and name (never its database id)."""
         return self.nodes[node_id].label
 
+    def attached_dynamic(self, portgroup_id: int | None) -> tuple[Portgroup, str] | None:
+        """The dynamic portgroup ``portgroup_id`` and its VIF, if it is one and has one."""
+        group = self.portgroups.get(portgroup_id) if portgroup_id is not None else None
+        if group is None or not group.dynamic_portgroup:
+            return None
+        vif = self.vif_on(group)
+        return None if vif is None else (group, vif)
+
+
+# What may change on a dynamic portgroup while its VIF is attached: labels only. Its members,
+# physical network, mode and node are what the VIF was bound with (trait-based networking).
+DYNAMIC_PORTGROUP_LABELS = frozenset({"name", "extra"})
+
+
+def _dynamic_held(group: Portgroup, vif: str) -> str:
+    return (
+        f"portgroup {group.uuid} is a dynamic portgroup built for VIF {vif}; detach the VIF "
+        "first (the detach deletes the portgroup and frees its ports)"
+    )
+
+
+def refuse_dynamic_member_change(
+    proposed: Port | None, current: Port | None, inv: Inventory
+) -> None:
+    """A port leaves, joins, moves with or is deleted from an attached dynamic portgroup only
+    with its VIF: Conflict (Ironic 39 lets the member set change under the bound VIF)."""
+    before = current.portgroup_id if current is not None else None
+    after = proposed.portgroup_id if proposed is not None else None
+    moving = proposed is not None and current is not None and proposed.node_id != current.node_id
+    port = proposed or current
+    assert port is not None
+    for group_id in {before, after}:
+        held = inv.attached_dynamic(group_id)
+        if held is not None and (before != after or moving or proposed is None):
+            action = "be deleted" if proposed is None else "change portgroup or node"
+            raise Conflict(f"Port {port.uuid} cannot {action}: {_dynamic_held(*held)}.")
+
+
+def refuse_dynamic_portgroup_change(current: Portgroup, changed: set[str], inv: Inventory) -> None:
+    """An attached dynamic portgroup changes only its labels: Conflict otherwise."""
+    held = inv.attached_dynamic(current.id)
+    fields = sorted(
+        "node_uuid" if f == "node_id" else f for f in changed - DYNAMIC_PORTGROUP_LABELS
+    )
+    if held is not None and fields:
+        raise Conflict(f"Cannot change {', '.join(fields)} of {_dynamic_held(*held)}.")
+
+
+def refuse_dynamic_portgroup_delete(current: Portgroup, inv: Inventory) -> None:
+    """400, as Ironic 39 answers for any portgroup with members (a dynamic one has them)."""
+    held = inv.attached_dynamic(current.id)
+    if held is not None:
+        raise Invalid(f"Cannot delete {_dynamic_held(*held)}.")
+
 
 def _refuse_move_of_vif_holder(kind: str, current: Port | Portgroup, inv: Inventory) -> None:
     vif = inv.vif_on(current)
@@ -91,6 +145,7 @@ def check_port(
     if moving:
         assert current is not None
         _refuse_move_of_vif_holder("port", current, inv)
+    refuse_dynamic_member_change(proposed, current, inv)
     if proposed.portgroup_id is None:
         return
     portgroup = inv.portgroups.get(proposed.portgroup_id) or portgroup_elsewhere

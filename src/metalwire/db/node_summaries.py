@@ -11,7 +11,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from sqlalchemy import ColumnElement, false, func, or_, select
+from sqlalchemy import ColumnElement, case, false, func, or_, select, true
 from sqlalchemy.orm import Session
 
 from metalwire.db.models import Node, Port, Portgroup, VifAttachment
@@ -44,6 +44,7 @@ class NodeSummary:
     node: Node
     ports: int = 0
     portgroups: int = 0
+    dynamic_portgroups: int = 0  # of ``portgroups``: built by trait-based networking
     vifs: int = 0
     physical_networks: list[str] = field(default_factory=list)
     matched: list[Match] = field(default_factory=list)
@@ -114,10 +115,14 @@ def list_summaries(
 
 def _count(session: Session, summaries: dict[int, NodeSummary]) -> None:
     ids = list(summaries)
-    for model, attr in ((Port, "ports"), (Portgroup, "portgroups")):
-        counted = select(model.node_id, func.count()).where(model.node_id.in_(ids))
-        for node_id, number in session.execute(counted.group_by(model.node_id)):
-            setattr(summaries[node_id], attr, number)
+    ports = select(Port.node_id, func.count()).where(Port.node_id.in_(ids))
+    for node_id, number in session.execute(ports.group_by(Port.node_id)):
+        summaries[node_id].ports = number
+    dynamic = func.sum(case((Portgroup.dynamic_portgroup == true(), 1), else_=0))
+    groups = select(Portgroup.node_id, func.count(), dynamic).where(Portgroup.node_id.in_(ids))
+    for node_id, number, built in session.execute(groups.group_by(Portgroup.node_id)):
+        summaries[node_id].portgroups = number
+        summaries[node_id].dynamic_portgroups = int(built or 0)
     attached = (
         select(VifAttachment.node_id, func.count())
         .where(VifAttachment.node_id.in_(ids), VifAttachment.pending == false())

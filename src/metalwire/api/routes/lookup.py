@@ -6,7 +6,8 @@ list thousands of nodes a page at a time and to find one (metalwire only, read o
   (a server that ignores it would attach the VIF).
 * ``GET /v1/metalwire/node_summaries[?q=TEXT]``: one page of nodes (Ironic's ``limit``,
   ``marker``, ``sort_key``, ``sort_dir`` and ``next`` link) with how many ports, portgroups
-  and attached VIFs each has and its ports' physical networks. With ``q``, only the nodes
+  (of them dynamic, built by trait-based networking) and attached VIFs each has and its
+  ports' physical networks. With ``q``, only the nodes
   whose name contains it (any case), or that it names exactly by node, port or portgroup UUID,
   by a port's or portgroup's MAC address (any usual spelling) or portgroup name, or by the id
   of an attached VIF; each row then says what matched.
@@ -79,6 +80,7 @@ def summary_view(summary: NodeSummary) -> dict[str, Any]:
         "maintenance": node.maintenance,
         "ports": summary.ports,
         "portgroups": summary.portgroups,
+        "dynamic_portgroups": summary.dynamic_portgroups,
         "vifs": summary.vifs,
         "physical_networks": summary.physical_networks,
         "matched": [{"field": m.field, "value": m.value, "uuid": m.uuid} for m in summary.matched],

@@ -56,6 +56,8 @@
   }
 
   const enc = encodeURIComponent;
+  // Built by trait-based networking for its VIF (API 1.111): the detach deletes it.
+  const DYNAMIC_TITLE = "dynamic portgroup: built by trait-based networking for its VIF; detaching the VIF deletes it and frees its member ports";
   const main = () => document.getElementById("main");
 
   function setMain(...children) {
@@ -295,7 +297,7 @@
       cell("Provision state", null, stateBadge(summary.provision_state)),
       cell("Network interface", null, h("span", { class: "iface" }, summary.network_interface || "—")),
       cell("Ports", "num", summary.ports),
-      cell("Portgroups", "num", summary.portgroups),
+      cell("Portgroups", "num", summary.portgroups, summary.dynamic_portgroups > 0 && h("span", { class: "muted dynamic-count", title: DYNAMIC_TITLE }, ` (${summary.dynamic_portgroups} dynamic)`)),
       cell("VIFs", "num", summary.vifs),
       cell("Physical networks", "physnets", (summary.physical_networks || []).map(physnetChip)),
     );
@@ -475,21 +477,23 @@
 
   function bondCard(portgroup, members, view) {
     const vif = vifOf(portgroup);
+    const dynamic = portgroup.dynamic_portgroup === true;
     const memberVif = members.some((p) => vifOf(p));
     const physnets = [...new Set(members.map((p) => p.physical_network || ""))];
     const state = vif ? [vifChip(vif), detachButton(vif, view)] : memberVif ? h("span", { class: "muted" }, "a member carries a VIF") : freeChip();
     const memberView = { ...view, bondVif: vif };
     return h(
       "section",
-      { class: `card bond ${vif ? "busy" : memberVif ? "" : "is-free"}`, "data-portgroup": portgroup.uuid },
+      { class: `card bond ${vif ? "busy" : memberVif ? "" : "is-free"}${dynamic ? " dynamic" : ""}`, "data-portgroup": portgroup.uuid, "data-dynamic": dynamic ? "true" : null },
       h(
         "header",
         { class: "card-head" },
         h(
           "div",
           { class: "card-title" },
-          h("span", { class: "kind" }, "bond"),
+          h("span", { class: "kind" }, dynamic ? "dynamic bond" : "bond"),
           h("h3", {}, portgroup.name || shortUuid(portgroup.uuid)),
+          dynamic && h("span", { class: "badge tone-info badge-dynamic", title: DYNAMIC_TITLE }, "dynamic"),
           portgroup.mode && h("span", { class: "badge tone-neutral", title: "bonding mode" }, portgroup.mode),
           physnets.length === 1 && physnetChip(physnets[0]),
           physnets.length > 1 && h("span", { class: "badge tone-warn", title: "the members are on different physical networks" }, "mixed physnets"),
@@ -538,7 +542,7 @@
 
   function targetLabel(data, uuid) {
     const portgroup = data.portgroups.find((pg) => pg.uuid === uuid);
-    if (portgroup) return `bond ${portgroup.name || shortUuid(uuid)}${portgroup.address ? ` (${portgroup.address})` : ""}`;
+    if (portgroup) return `${portgroup.dynamic_portgroup ? "dynamic bond" : "bond"} ${portgroup.name || shortUuid(uuid)}${portgroup.address ? ` (${portgroup.address})` : ""}`;
     const port = data.ports.find((p) => p.uuid === uuid);
     if (port) return `port ${port.address}${port.portgroup_uuid ? " (bond member)" : ""}`;
     return uuid;
@@ -661,6 +665,9 @@
     const failure = errorText(body.error);
     if (failure) {
       out.push(h("p", { class: "chosen" }, h("strong", {}, "This attach would fail: "), failure));
+    } else if (body.target && body.target.type === "dynamic_portgroup") {
+      const ports = (body.target.ports || []).map((uuid) => targetLabel(data, uuid)).join(", ");
+      out.push(h("p", { class: "chosen" }, "Would build ", h("strong", { title: DYNAMIC_TITLE }, "a dynamic bond"), ` of ${ports} and put the VIF on it.`));
     } else if (chosen) {
       out.push(h("p", { class: "chosen" }, "Would go on ", h("strong", {}, targetLabel(data, chosen)), "."));
     } else if (body.chooses_target === false) {

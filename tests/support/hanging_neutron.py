@@ -1,0 +1,58 @@
+"""A Neutron stand-in for crash tests: it answers reads and never answers a change, so an
+attach hangs after metalwire recorded it as pending, where the test kills the process."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.support.server import free_port
+
+
+class HangingNeutron:
+    """A Neutron stand-in that answers reads and never answers a change: it hangs an attach
+    after metalwire recorded it as pending and before Neutron was changed."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.put_seen = threading.Event()
+        release, put_seen = self.release, self.put_seen
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                return None
+
+            def do_GET(self) -> None:
+                kind, _, ident = self.path.removeprefix("/v2.0/").partition("/")
+                if kind == "ports":
+                    body = {
+                        "port": {
+                            "id": ident,
+                            "network_id": "net-1",
+                            "status": "DOWN",
+                            "mac_address": "fa:16:3e:00:00:01",
+                        }
+                    }
+                else:
+                    body = {"network": {"id": ident, "name": "net-1"}}
+                data = json.dumps(body).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_PUT(self) -> None:
+                put_seen.set()
+                release.wait(120)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
