@@ -1,0 +1,96 @@
+"""A switch's credentials never leave metalwire: not in a client's error, the node's
+``last_error``, its history, the server's log or ``metalwire config-reference``, even when
+the switch refuses them. The emulated switch's sshd takes keys only, so a password is a
+real refused login over SSH."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+
+from tests.support.generic_switch import GenericSwitchRunner
+from tests.support.helpers import skip_or_fail
+from tests.support.server import MetalwireServer
+from tests.support.switch import EmulatedSwitch
+
+HEADERS = {"X-OpenStack-Ironic-API-Version": "1.78"}
+
+
+def test_a_refused_password_is_named_nowhere(
+    emulated_switch: EmulatedSwitch, tmp_path: Path
+) -> None:
+    runner = GenericSwitchRunner()
+    if runner.missing:
+        skip_or_fail(runner.missing)
+    password, enable = f"pw-{uuid.uuid4().hex}", f"en-{uuid.uuid4().hex}"
+    section = emulated_switch.switch_file_section("tor-1").replace(
+        f"key_file = {emulated_switch.key_file}",
+        f"password = {password}\nenable_secret = {enable}",
+    )
+    switch_file = tmp_path / "switches.ini"
+    switch_file.write_text(section)
+    env = {
+        "METALWIRE_ENABLED_NETWORK_INTERFACES": "noop,flat,ironic-networking",
+        "METALWIRE_IRONIC_NETWORKING_SWITCH_CONFIG_FILE": str(switch_file),
+        "METALWIRE_IRONIC_NETWORKING_ENABLED_SWITCH_DRIVERS": "generic-switch",
+        "METALWIRE_IRONIC_NETWORKING_PROVISIONING_NETWORK": "access/native_vlan=100",
+        "METALWIRE_IRONIC_NETWORKING_IDLE_NETWORK": "access/native_vlan=999",
+        "METALWIRE_IRONIC_NETWORKING_GENERIC_SWITCH_PYTHON": str(runner.venv / "bin" / "python"),
+        "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
+    }
+    with (
+        MetalwireServer(tmp_path / "server", env=env) as server,
+        httpx.Client(base_url=server.url, headers=HEADERS, timeout=120) as http,
+    ):
+        node = http.post(
+            "/v1/nodes",
+            json={
+                "name": "n1",
+                "driver": "fake-hardware",
+                "network_interface": "ironic-networking",
+                "deploy_interface": "ramdisk",
+            },
+        )
+        assert node.status_code == 201, node.text
+        port = http.post(
+            "/v1/ports",
+            json={
+                "node_uuid": node.json()["uuid"],
+                "address": "52:54:00:00:00:01",
+                "local_link_connection": {"switch_id": "tor-1", "port_id": "swp1"},
+            },
+        )
+        assert port.status_code == 201, port.text
+        for verb in ("manage", "provide", "active"):
+            resp = http.put("/v1/nodes/n1/states/provision", json={"target": verb})
+            assert resp.status_code == 202, resp.text
+        deadline = time.monotonic() + 90
+        while (shown := http.get("/v1/nodes/n1").json())["provision_state"] == "deploying":
+            assert time.monotonic() < deadline, shown
+            time.sleep(0.5)
+
+        # the switch refused the login: the deploy failed, naming the switch
+        assert shown["provision_state"] == "deploy failed", shown
+        assert "tor-1" in shown["last_error"], shown["last_error"]
+        history = http.get("/v1/nodes/n1/history", params={"detail": "true"})
+        assert history.status_code == 200, history.text
+        seen = [shown["last_error"], history.text, server.log()]
+    reference = subprocess.run(
+        [sys.executable, "-m", "metalwire.cli.main", "config-reference"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, **env},
+    )
+    seen.append(reference.stdout + reference.stderr)
+
+    assert port.json()["local_link_connection"]["switch_id"] == "tor-1"
+    for text in seen:
+        assert password not in text and enable not in text
+    assert "tor-1" in seen[1]  # the history names the switch too
