@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from metalwire.errors import NetworkError
+from metalwire.networking.bonds import Bond, ovs_bond_command
 from metalwire.networking.switch_file import SwitchDefinition
 from metalwire.networking.switchport import SwitchportConfig
 from metalwire.redact import MASK
@@ -30,6 +31,8 @@ _WORKER = Path(__file__).with_name("generic_switch_worker.py")
 # output: an operation on them "succeeds" whatever the switch answered. An error ends at the
 # line's end or where the echo of the next command begins on the same line (the shell's
 # error output and the terminal's echo interleave).
+# Device types on which metalwire makes the bond itself (networking-generic-switch cannot)
+_BOND_COMMANDS = {"netmiko_ovs_linux": ovs_bond_command}
 _UNCHECKED_OUTPUT_ERRORS = {
     "netmiko_ovs_linux": re.compile(r"^ovs-vsctl: (?P<error>.+?)(?=ovs-vsctl |$)", re.MULTILINE),
 }
@@ -77,7 +80,10 @@ class GenericSwitchDevice:
 
     Access ports get ``plug_port_to_network``; trunk and hybrid ports the same with the
     allowed VLANs other than the native one as ``trunk_details`` (as Ironic's generic-switch
-    driver passes them); None clears the port (``delete_port``). Each operation runs in a
+    driver passes them); None clears the port (``delete_port``). A bond gets the
+    ``plug_bond_to_network`` / ``unplug_bond_from_network`` operations on its name, after
+    the command that makes it where metalwire knows one (:mod:`metalwire.networking.bonds`).
+    Each operation runs in a
     process of its own (:mod:`metalwire.networking.generic_switch_worker`). Errors name the
     switch's answer, never its credentials.
     """
@@ -88,14 +94,24 @@ class GenericSwitchDevice:
         self.timeout = timeout
 
     def set_port(
-        self, port_id: str, config: SwitchportConfig | None, previous: SwitchportConfig | None
+        self,
+        port_id: str,
+        config: SwitchportConfig | None,
+        previous: SwitchportConfig | None,
+        bond: Bond | None = None,
     ) -> None:
+        plug, unplug = "plug_port_to_network", "delete_port"
+        if bond is not None:
+            plug, unplug = "plug_bond_to_network", "unplug_bond_from_network"
+            make_bond = _BOND_COMMANDS.get(self.switch.device_type)
+            if make_bond is not None:
+                self._check(self._call("send_commands_to_device", [[make_bond(bond)]], {}))
         # an access plug sets the tag only: the VLAN list of a trunk metalwire set goes first
         from_trunk = previous is not None and previous.mode != "access"
         if config is None or (config.mode == "access" and from_trunk):
             # the OVS commands ignore the VLAN, but networking-generic-switch wants one
             vlan = previous.native_vlan if previous is not None else 1
-            output = self._call("delete_port", [port_id, vlan], {})
+            output = self._call(unplug, [port_id, vlan], {})
             self._check(output)
         if config is not None:
             trunk = [vlan for vlan in config.allowed_vlans if vlan != config.native_vlan]
@@ -104,9 +120,7 @@ class GenericSwitchDevice:
                 if config.mode != "access"
                 else None
             )
-            output = self._call(
-                "plug_port_to_network", [port_id, config.native_vlan], {"trunk_details": details}
-            )
+            output = self._call(plug, [port_id, config.native_vlan], {"trunk_details": details})
             self._check(output)
 
     def _check(self, output: str | None) -> None:

@@ -17,7 +17,8 @@ same key of the node's ``driver_info``), the port's own ``extra["switchport"]`` 
 goes active (and again when it changes on an active node), and the idle network afterwards
 (no VLAN configuration when none is set). A state network left empty leaves the ports alone.
 What each port was set to is kept in its ``internal_info["switchport_applied"]``; the changes
-of one hook are all or nothing (:mod:`metalwire.networking.switch_ports`).
+of one hook are all or nothing (:mod:`metalwire.networking.switch_ports`). The members of a
+portgroup with ``extra["lag"]`` are set as one bond (:mod:`metalwire.networking.bonds`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from metalwire.config import Config
 from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import InvalidParameterValue, NetworkInterfaceInvalid
 from metalwire.networking.base import NetworkInterface, StoredVifMixin, VifInfo
+from metalwire.networking.bonds import check_bond_members, is_lag, parse_lag, split_bonds
 from metalwire.networking.switch_file import (
     SWITCH_DRIVERS,
     SwitchDefinition,
@@ -229,8 +231,15 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
 
     def _apply(self, task: Task, wanted: Iterable[tuple[Port, SwitchportConfig | None]]) -> None:
         """Set each port's switch port (all or nothing) and record what was set."""
-        changes, ports = [], []
-        for port, config in wanted:
+        changes: list[SwitchChange] = []
+        ports: list[tuple[Port, SwitchportConfig | None]] = []
+        plain, bonds = split_bonds(task.portgroups, list(wanted))
+        for portgroup, config in bonds:
+            change, members = self._bond_change(task, portgroup, config)
+            if change is not None:
+                changes.append(change)
+                ports.extend((member, config) for member in members)
+        for port, config in plain:
             switch = self._switch_of(port)
             previous = _applied(port)
             if switch is None or (config == previous and APPLIED_KEY in port.internal_info):
@@ -257,11 +266,35 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
                 task.inventory.update_port(port.uuid, {"internal_info": info})
         task.reload()
 
+    def _bond_change(
+        self, task: Task, portgroup: Portgroup, config: SwitchportConfig | None
+    ) -> tuple[SwitchChange | None, list[Port]]:
+        """The change that puts a LAG portgroup's bond on ``config`` (None when it is there),
+        and the member ports that record it; 400 for members that cannot form the bond."""
+        members = task.members(portgroup)
+        switch, bond = check_bond_members(portgroup, members, self.switches)
+        previous = _applied(members[0])
+        if all(_applied(m) == config and APPLIED_KEY in m.internal_info for m in members):
+            return None, members
+        if config is not None:
+            where = f"portgroup {portgroup.uuid}"
+            check_vlans_allowed(
+                config.vlans, switch.name, where, switch.allowed_vlans, self.global_allowed_vlans
+            )
+        return SwitchChange(switch, bond.name, config, previous, bond), members
+
     def validate(self, task: Task) -> None:
         if not self.driver_installed:
             raise NetworkInterfaceInvalid(missing_extra_message())
         for port in task.ports:
             self.check_port(task, port)
+        for portgroup in task.portgroups:
+            if is_lag(portgroup):
+                check_bond_members(portgroup, task.members(portgroup), self.switches)
+
+    def portgroup_changed(self, task: Task, portgroup: Portgroup, changed: Collection[str]) -> None:
+        if "extra" in changed and is_lag(portgroup):
+            parse_lag(portgroup)  # Ironic validates extra.lag; members are checked at use
 
     def port_changed(self, task: Task, port: Port, changed: Collection[str]) -> None:
         super().port_changed(task, port, changed)

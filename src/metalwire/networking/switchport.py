@@ -29,6 +29,7 @@ __all__ = [
     "check_vlans_allowed",
     "parse_network_value",
     "parse_switchport",
+    "vlan_problem",
 ]
 
 MODES = ("access", "trunk", "hybrid")
@@ -54,7 +55,7 @@ class SwitchportConfig:
         return frozenset({self.native_vlan, *self.allowed_vlans})
 
 
-def _vlan_problem(value: Any) -> str | None:
+def vlan_problem(value: Any) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int):
         return f"{value!r} is not an integer"
     if not MIN_VLAN <= value <= MAX_VLAN:
@@ -75,7 +76,7 @@ def _switchport_problem(value: Any) -> str | None:
     mode = value["mode"]
     if mode not in MODES:
         return f"mode {mode!r} is not one of {', '.join(MODES)}"
-    problem = _vlan_problem(value["native_vlan"])
+    problem = vlan_problem(value["native_vlan"])
     if problem:
         return f"native_vlan {problem}"
     allowed = value.get("allowed_vlans")
@@ -87,7 +88,7 @@ def _switchport_problem(value: Any) -> str | None:
         if len(allowed) > MAX_ALLOWED_VLANS:
             return f"allowed_vlans has {len(allowed)} VLANs, more than {MAX_ALLOWED_VLANS}"
         for vlan in allowed:
-            problem = _vlan_problem(vlan)
+            problem = vlan_problem(vlan)
             if problem:
                 return f"allowed_vlans: {problem}"
         if len(set(allowed)) != len(allowed):
@@ -171,7 +172,7 @@ def parse_network_value(value: str, network_type: str) -> SwitchportConfig:
         allowed = sorted(parse_vlan_ranges(fields.get("allowed_vlans", "")))
     except (ValueError, InvalidParameterValue) as exc:
         raise refuse(str(exc)) from None
-    problem = _vlan_problem(native)
+    problem = vlan_problem(native)
     if problem:
         raise refuse(f"native_vlan {problem}")
     if mode == "access" and allowed:
