@@ -26,13 +26,13 @@ from __future__ import annotations
 import functools
 import importlib.util
 import logging
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from metalwire.config import Config
 from metalwire.db.models import Port, Portgroup, VifAttachment
-from metalwire.errors import InvalidParameterValue, NetworkInterfaceInvalid
+from metalwire.errors import InvalidParameterValue, NetworkError, NetworkInterfaceInvalid
 from metalwire.networking.base import NetworkInterface, StoredVifMixin, VifInfo
 from metalwire.networking.bonds import check_bond_members, is_lag, parse_lag, split_bonds
 from metalwire.networking.switch_file import (
@@ -47,6 +47,7 @@ from metalwire.networking.switch_ports import (
     SwitchChange,
     apply_changes,
 )
+from metalwire.networking.switch_vifs import APPLIED_KEY, SwitchVifMixin, applied, as_record
 from metalwire.networking.switchport import (
     SwitchportConfig,
     check_pxe_mode,
@@ -63,8 +64,6 @@ GENERIC_SWITCH_PACKAGE = "networking_generic_switch"
 SWITCH_EXTRA = "switch"
 #: Fields of a port whose change reconfigures (and so revalidates) its switch port.
 SWITCH_FIELDS = frozenset({"extra", "local_link_connection"})
-#: Where a port keeps the configuration metalwire last set on its switch port.
-APPLIED_KEY = "switchport_applied"
 # Ironic lets a port without local_link_connection through while LLDP may still fill it in
 _INSPECTION_STATES = frozenset({"inspecting", "inspect wait"})
 
@@ -81,7 +80,7 @@ def missing_extra_message() -> str:
     )
 
 
-class IronicNetworking(StoredVifMixin, NetworkInterface):
+class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
     name = "ironic-networking"
 
     def __init__(self, config: Config) -> None:
@@ -140,31 +139,11 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
 
     # -- VIFs that name their network (metalwire's extension) ------------------------------
 
-    def vif_attach(self, task: Task, vif_info: VifInfo) -> VifAttachment | None:
-        raw = cast(dict[str, Any], vif_info).get("network")
-        if raw is not None:
-            self.vif_network(vif_info["id"], raw)  # a network it cannot name: 400 first
-        return super().vif_attach(task, vif_info)
+    def record_vif(self, task: Task, vif_info: VifInfo) -> VifAttachment | None:
+        return StoredVifMixin.vif_attach(self, task, vif_info)
 
-    def after_record(self, task: Task, vif_info: VifInfo, target: Port | Portgroup) -> None:
-        """Without ``network``, Ironic's bookkeeping only. With it (a VLAN, or a name of
-        ``[ironic_networking] vif_networks``), the VIF's port (or the portgroup's members)
-        moves to that access VLAN at once on an active node, at deploy otherwise: last in
-        the record's transaction, all or nothing, so a refused change rolls the record back."""
-        raw = cast(dict[str, Any], vif_info).get("network")
-        if raw is None:
-            return
-        network = self.vif_network(vif_info["id"], raw)
-        if task.node.provision_state == "active":
-            self._apply(task, [(port, network) for port in self._target_ports(task, target)])
-
-    def before_forget(self, task: Task, vif_id: str, target: Port | Portgroup) -> None:
-        """A VIF that named its network leaves its ports on the idle network (active node)."""
-        attachment = task.attachment_of(vif_id)
-        named = attachment is not None and attachment.info.get("network") is not None
-        if named and task.node.provision_state == "active":
-            idle = self.state_network(task, "idle")
-            self._apply(task, [(port, idle) for port in self._target_ports(task, target)])
+    def forget_vif(self, task: Task, vif_id: str) -> None:
+        StoredVifMixin.vif_detach(self, task, vif_id)
 
     def vif_network(self, vif_id: str, value: Any) -> SwitchportConfig:
         """The access VLAN an attach's ``network`` names; 400 for anything else."""
@@ -229,8 +208,14 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
             return None
         return find_switch(self.switches, str(link["switch_id"]))
 
-    def _apply(self, task: Task, wanted: Iterable[tuple[Port, SwitchportConfig | None]]) -> None:
-        """Set each port's switch port (all or nothing) and record what was set."""
+    def _apply(
+        self,
+        task: Task,
+        wanted: Iterable[tuple[Port, SwitchportConfig | None]],
+        also: Callable[[], None] | None = None,
+    ) -> None:
+        """Set each port's switch port (all or nothing), then record what was set and run
+        ``also`` in one transaction; if that fails, the switch ports are put back."""
         changes: list[SwitchChange] = []
         ports: list[tuple[Port, SwitchportConfig | None]] = []
         plain, bonds = split_bonds(task.portgroups, list(wanted))
@@ -241,7 +226,7 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
                 ports.extend((member, config) for member in members)
         for port, config in plain:
             switch = self._switch_of(port)
-            previous = _applied(port)
+            previous = applied(port)
             if switch is None or (config == previous and APPLIED_KEY in port.internal_info):
                 continue
             if config is not None:
@@ -255,16 +240,27 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
             port_id = str((port.local_link_connection or {})["port_id"])
             changes.append(SwitchChange(switch, port_id, config, previous))
             ports.append((port, config))
-        if not changes:
-            return
-        if not self.driver_installed:
+        if changes and not self.driver_installed:
             raise NetworkInterfaceInvalid(missing_extra_message())
         apply_changes(changes, self.device_factory, self.lock_dir)
-        with task.atomic():
-            for port, config in ports:
-                info = {**port.internal_info, APPLIED_KEY: _as_record(config)}
-                task.inventory.update_port(port.uuid, {"internal_info": info})
-        task.reload()
+        try:
+            with task.atomic():
+                for port, config in ports:
+                    info = {**port.internal_info, APPLIED_KEY: as_record(config)}
+                    task.inventory.update_port(port.uuid, {"internal_info": info})
+                if also is not None:
+                    also()
+        except BaseException:
+            back = [
+                SwitchChange(c.switch, c.port_id, c.previous, c.config, c.bond) for c in changes
+            ]
+            try:
+                apply_changes(back, self.device_factory, self.lock_dir)
+            except NetworkError as exc:
+                LOG.error("Switch ports not put back after a failed commit: %s", exc)
+            raise
+        finally:
+            task.reload()
 
     def _bond_change(
         self, task: Task, portgroup: Portgroup, config: SwitchportConfig | None
@@ -273,8 +269,8 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
         and the member ports that record it; 400 for members that cannot form the bond."""
         members = task.members(portgroup)
         switch, bond = check_bond_members(portgroup, members, self.switches)
-        previous = _applied(members[0])
-        if all(_applied(m) == config and APPLIED_KEY in m.internal_info for m in members):
+        previous = applied(members[0])
+        if all(applied(m) == config and APPLIED_KEY in m.internal_info for m in members):
             return None, members
         if config is not None:
             where = f"portgroup {portgroup.uuid}"
@@ -345,24 +341,3 @@ def _generic_switch_device(switch: SwitchDefinition, python: str) -> Any:
     from metalwire.networking.generic_switch import GenericSwitchDevice
 
     return GenericSwitchDevice(switch, python)
-
-
-def _applied(port: Port) -> SwitchportConfig | None:
-    record = (port.internal_info or {}).get(APPLIED_KEY)
-    if not record:
-        return None
-    return SwitchportConfig(
-        mode=record["mode"],
-        native_vlan=record["native_vlan"],
-        allowed_vlans=tuple(record.get("allowed_vlans") or ()),
-    )
-
-
-def _as_record(config: SwitchportConfig | None) -> dict[str, Any] | None:
-    if config is None:
-        return None
-    return {
-        "mode": config.mode,
-        "native_vlan": config.native_vlan,
-        "allowed_vlans": list(config.allowed_vlans),
-    }
