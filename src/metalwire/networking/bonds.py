@@ -31,7 +31,12 @@ from typing import Any
 from metalwire.db.models import Port, Portgroup
 from metalwire.errors import InvalidParameterValue
 from metalwire.networking.switch_file import SwitchDefinition, find_switch
-from metalwire.networking.switchport import MAX_ALLOWED_VLANS, MAX_MTU, MODES, vlan_problem
+from metalwire.networking.switchport import (
+    MODES,
+    allowed_vlans_problem,
+    mtu_problem,
+    vlan_problem,
+)
 
 __all__ = [
     "LAG_KEY",
@@ -91,18 +96,12 @@ def _lag_problem(value: Any) -> str | None:
     if allowed is not None:
         if value["mode"] == "access":
             return "allowed_vlans is not allowed in 'access' mode"
-        if not isinstance(allowed, list) or len(allowed) > MAX_ALLOWED_VLANS:
-            return f"allowed_vlans must be a list of at most {MAX_ALLOWED_VLANS} VLAN IDs"
-        for vlan in allowed:
-            problem = vlan_problem(vlan)
-            if problem:
-                return f"allowed_vlans: {problem}"
-        if len(set(allowed)) != len(allowed):
-            return "allowed_vlans lists a VLAN twice"
-    mtu = value.get("mtu")
-    if mtu is not None and (isinstance(mtu, bool) or not isinstance(mtu, int) or mtu > MAX_MTU):
-        return f"mtu {mtu!r} is not an integer of at most {MAX_MTU}"
-    return None
+        if not isinstance(allowed, list):
+            return "allowed_vlans must be a list of VLAN IDs"
+        problem = allowed_vlans_problem(allowed)
+        if problem:
+            return problem
+    return mtu_problem(value.get("mtu"))
 
 
 def parse_lag(portgroup: Portgroup) -> Mapping[str, Any]:

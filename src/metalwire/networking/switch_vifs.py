@@ -41,14 +41,7 @@ APPLIED_KEY = "switchport_applied"
 
 def applied(port: Port) -> SwitchportConfig | None:
     """What metalwire last set on the port's switch port (None: no VLAN configuration)."""
-    record = (port.internal_info or {}).get(APPLIED_KEY)
-    if not record:
-        return None
-    return SwitchportConfig(
-        mode=record["mode"],
-        native_vlan=record["native_vlan"],
-        allowed_vlans=tuple(record.get("allowed_vlans") or ()),
-    )
+    return _config((port.internal_info or {}).get(APPLIED_KEY))
 
 
 def as_record(config: SwitchportConfig | None) -> dict[str, Any] | None:
@@ -62,6 +55,7 @@ def as_record(config: SwitchportConfig | None) -> dict[str, Any] | None:
 
 
 def _config(record: Any) -> SwitchportConfig | None:
+    """A configuration as :func:`as_record` keeps it."""
     if not record:
         return None
     return SwitchportConfig(

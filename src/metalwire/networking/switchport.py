@@ -25,8 +25,10 @@ from metalwire.networking.switch_file import MAX_VLAN, MIN_VLAN, parse_vlan_rang
 __all__ = [
     "MODES",
     "SwitchportConfig",
+    "allowed_vlans_problem",
     "check_pxe_mode",
     "check_vlans_allowed",
+    "mtu_problem",
     "parse_network_value",
     "parse_switchport",
     "vlan_problem",
@@ -85,18 +87,29 @@ def _switchport_problem(value: Any) -> str | None:
     if mode != "access":
         if not isinstance(allowed, list) or not allowed:
             return f"mode {mode!r} needs allowed_vlans, a non-empty list of VLAN IDs"
-        if len(allowed) > MAX_ALLOWED_VLANS:
-            return f"allowed_vlans has {len(allowed)} VLANs, more than {MAX_ALLOWED_VLANS}"
-        for vlan in allowed:
-            problem = vlan_problem(vlan)
-            if problem:
-                return f"allowed_vlans: {problem}"
-        if len(set(allowed)) != len(allowed):
-            return "allowed_vlans lists a VLAN twice"
+        problem = allowed_vlans_problem(allowed)
+        if problem:
+            return problem
     lag_name = value.get("lag_name")
     if lag_name is not None and (not isinstance(lag_name, str) or len(lag_name) > MAX_LAG_NAME):
         return f"lag_name must be a string of at most {MAX_LAG_NAME} characters"
-    mtu = value.get("mtu")
+    return mtu_problem(value.get("mtu"))
+
+
+def allowed_vlans_problem(allowed: list[Any]) -> str | None:
+    """Why a list of ``allowed_vlans`` is not at most 100 distinct VLAN IDs, or None."""
+    if len(allowed) > MAX_ALLOWED_VLANS:
+        return f"allowed_vlans has {len(allowed)} VLANs, more than {MAX_ALLOWED_VLANS}"
+    for vlan in allowed:
+        problem = vlan_problem(vlan)
+        if problem:
+            return f"allowed_vlans: {problem}"
+    if len(set(allowed)) != len(allowed):
+        return "allowed_vlans lists a VLAN twice"
+    return None
+
+
+def mtu_problem(mtu: Any) -> str | None:
     if mtu is not None and (isinstance(mtu, bool) or not isinstance(mtu, int) or mtu > MAX_MTU):
         return f"mtu {mtu!r} is not an integer of at most {MAX_MTU}"
     return None
