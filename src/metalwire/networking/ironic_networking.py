@@ -297,7 +297,9 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         if SWITCH_FIELDS & set(changed):
             self.check_port(task, port)
             if task.node.provision_state == "active":
-                self._apply(task, [(port, self._tenant_config(port))])
+                # as at deploy: a VIF that named its network keeps the port there
+                wanted = self._vif_network_of(task, port) or self._tenant_config(port)
+                self._apply(task, [(port, wanted)])
 
     def check_port(self, task: Task, port: Port) -> None:
         """Refuse a port whose switchport configuration cannot be applied to its switch."""
