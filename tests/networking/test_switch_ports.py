@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from metalwire.errors import NetworkError
+from metalwire.networking.bonds import Bond
 from metalwire.networking.switch_file import SwitchDefinition
 from metalwire.networking.switch_ports import SwitchChange, apply_changes, switch_lock
 from metalwire.networking.switchport import SwitchportConfig
@@ -39,7 +40,11 @@ class FakeDevice:
         self.switches, self.name = switches, name
 
     def set_port(
-        self, port_id: str, config: SwitchportConfig | None, previous: SwitchportConfig | None
+        self,
+        port_id: str,
+        config: SwitchportConfig | None,
+        previous: SwitchportConfig | None,
+        bond: Bond | None = None,
     ) -> None:
         if (self.name, port_id) == self.switches.fail_on and config != previous:
             self.switches.fail_on = None  # fails once

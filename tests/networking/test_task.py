@@ -67,6 +67,10 @@ def test_attachment_writes_keep_the_loaded_list_in_step_and_commit_at_once(
         )
         assert _uuid(task.target_of(attachment)) == port.uuid
         assert task.attachments.anywhere("vif-a") is not None
+        task.attachments.reopen("vif-a", {"k": "x"})  # a detach under way
+        stored = task.attachments.anywhere("vif-a")
+        assert stored is not None and (stored.pending, stored.info) == (True, {"k": "x"})
+        assert (attachment.pending, attachment.info) == (True, {"k": "x"})
         task.attachments.remove("vif-a")
         assert len(task.attachments) == 0 and task.find_target("vif-a") is None
     assert _stored_vifs(conductor, node) == []

@@ -1,20 +1,29 @@
 """Fixtures for tests against an emulated switch (Open vSwitch behind OpenSSH).
 
 ``emulated_switch`` is a fresh ``EmulatedSwitch`` with three ports per test (it starts in
-under a second). Every test collected from this directory is marked ``switch``. When this
-machine lacks the switch software (``scripts/install-switch``) or root, the fixture skips,
-or fails when the environment variable ``CI`` is set.
+under a second); ``http_for(switch, **env)`` starts a ``metalwire serve`` whose
+``ironic-networking`` switch file names it ``tor-1`` (the state networks are the VLANs
+below) and returns an HTTP client of it. Every test collected from this directory is marked
+``switch``. When this machine lacks the switch software (``scripts/install-switch``) or
+root, the fixture skips, or fails when the environment variable ``CI`` is set.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
+from tests.support.generic_switch import GenericSwitchRunner
 from tests.support.helpers import skip_or_fail
+from tests.support.server import MetalwireServer
 from tests.support.switch import INSTALL_SCRIPT, EmulatedSwitch, missing_requirements
+
+PROVISIONING, TENANT, OTHER, CLEANING, IDLE = 100, 200, 300, 400, 999
+HEADERS = {"X-OpenStack-Ironic-API-Version": "1.78"}
 
 _HERE = Path(__file__).resolve().parent
 
@@ -32,3 +41,41 @@ def emulated_switch() -> Iterator[EmulatedSwitch]:
         skip_or_fail(f"no emulated switch, missing {', '.join(missing)}: run {INSTALL_SCRIPT}")
     with EmulatedSwitch(ports=3) as switch:
         yield switch
+
+
+def _serve(tmp_path: Path, switch: EmulatedSwitch, **extra: str) -> MetalwireServer:
+    runner = GenericSwitchRunner()  # networking-generic-switch of the Neutron venv
+    if runner.missing:
+        skip_or_fail(runner.missing)
+    switch_file = tmp_path / "switches.ini"
+    switch_file.write_text(switch.switch_file_section("tor-1"))
+    env = {
+        "METALWIRE_ENABLED_NETWORK_INTERFACES": "noop,flat,ironic-networking",
+        "METALWIRE_IRONIC_NETWORKING_SWITCH_CONFIG_FILE": str(switch_file),
+        "METALWIRE_IRONIC_NETWORKING_ENABLED_SWITCH_DRIVERS": "generic-switch",
+        "METALWIRE_IRONIC_NETWORKING_PROVISIONING_NETWORK": f"access/native_vlan={PROVISIONING}",
+        "METALWIRE_IRONIC_NETWORKING_CLEANING_NETWORK": f"access/native_vlan={CLEANING}",
+        "METALWIRE_IRONIC_NETWORKING_IDLE_NETWORK": f"access/native_vlan={IDLE}",
+        "METALWIRE_IRONIC_NETWORKING_GENERIC_SWITCH_PYTHON": str(runner.venv / "bin" / "python"),
+        "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
+        **extra,
+    }
+    return MetalwireServer(tmp_path / "server", env=env)
+
+
+@pytest.fixture
+def http_for(tmp_path: Path) -> Iterator[Any]:
+    servers: list[MetalwireServer] = []
+    clients: list[httpx.Client] = []
+
+    def start(switch: EmulatedSwitch, **extra: str) -> httpx.Client:
+        server = _serve(tmp_path, switch, **extra)
+        servers.append(server.start())
+        clients.append(httpx.Client(base_url=server.url, headers=HEADERS, timeout=120))
+        return clients[-1]
+
+    yield start
+    for client in clients:
+        client.close()
+    for server in servers:
+        server.stop()

@@ -9,59 +9,13 @@ deploys of two nodes on one switch run at once (the switch lock queues them).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
-from tests.support.generic_switch import GenericSwitchRunner
-from tests.support.helpers import skip_or_fail
-from tests.support.server import MetalwireServer
 from tests.support.switch import EmulatedSwitch, PortVlan
-
-PROVISIONING, TENANT, OTHER, CLEANING, IDLE = 100, 200, 300, 400, 999
-HEADERS = {"X-OpenStack-Ironic-API-Version": "1.78"}
-
-
-def _serve(tmp_path: Path, switch: EmulatedSwitch, **extra: str) -> MetalwireServer:
-    runner = GenericSwitchRunner()  # networking-generic-switch of the Neutron venv
-    if runner.missing:
-        skip_or_fail(runner.missing)
-    switch_file = tmp_path / "switches.ini"
-    switch_file.write_text(switch.switch_file_section("tor-1"))
-    env = {
-        "METALWIRE_ENABLED_NETWORK_INTERFACES": "noop,flat,ironic-networking",
-        "METALWIRE_IRONIC_NETWORKING_SWITCH_CONFIG_FILE": str(switch_file),
-        "METALWIRE_IRONIC_NETWORKING_ENABLED_SWITCH_DRIVERS": "generic-switch",
-        "METALWIRE_IRONIC_NETWORKING_PROVISIONING_NETWORK": f"access/native_vlan={PROVISIONING}",
-        "METALWIRE_IRONIC_NETWORKING_CLEANING_NETWORK": f"access/native_vlan={CLEANING}",
-        "METALWIRE_IRONIC_NETWORKING_IDLE_NETWORK": f"access/native_vlan={IDLE}",
-        "METALWIRE_IRONIC_NETWORKING_GENERIC_SWITCH_PYTHON": str(runner.venv / "bin" / "python"),
-        "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
-        **extra,
-    }
-    return MetalwireServer(tmp_path / "server", env=env)
-
-
-@pytest.fixture
-def http_for(tmp_path: Path) -> Iterator[Any]:
-    servers: list[MetalwireServer] = []
-    clients: list[httpx.Client] = []
-
-    def start(switch: EmulatedSwitch, **extra: str) -> httpx.Client:
-        server = _serve(tmp_path, switch, **extra)
-        servers.append(server.start())
-        clients.append(httpx.Client(base_url=server.url, headers=HEADERS, timeout=120))
-        return clients[-1]
-
-    yield start
-    for client in clients:
-        client.close()
-    for server in servers:
-        server.stop()
+from tests.switch.conftest import CLEANING, IDLE, OTHER, PROVISIONING, TENANT
 
 
 def _node(

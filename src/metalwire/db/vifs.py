@@ -136,6 +136,18 @@ class Attachments(Repository):
             (self._sql.bind(VifAttachment, "info", dict(info)), vif_id),
         )
 
+    def reopen(self, vif_id: str, info: Mapping[str, Any]) -> None:
+        """Make a done attachment pending again, with ``info``: an operation that must be
+        finished or undone if its process dies (see ``confirm``)."""
+        self._sql.execute(
+            "UPDATE vif_attachments SET pending = ?, info = ? WHERE vif_id = ?",
+            (
+                self._sql.bind(VifAttachment, "pending", True),
+                self._sql.bind(VifAttachment, "info", dict(info)),
+                vif_id,
+            ),
+        )
+
     def holder(self, vif_id: str) -> VifHolder | None:
         """The node the VIF is attached to, or None when it is free."""
         rows = self._sql.rows(

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from metalwire.errors import NetworkError
+from metalwire.networking.bonds import Bond, ovs_bond_command
 from metalwire.networking.switch_file import SwitchDefinition
 from metalwire.networking.switchport import SwitchportConfig
 from metalwire.redact import MASK
@@ -42,6 +43,9 @@ _UNCHECKED_OUTPUT_ERRORS = {
 }
 
 
+# Device types on which metalwire makes the bond itself (networking-generic-switch cannot)
+_BOND_COMMANDS = {"netmiko_ovs_linux": ovs_bond_command}
+
 #: The command that reads one port's VLAN configuration back, per device type that has one.
 _READ_PORT_COMMANDS = {
     "netmiko_ovs_linux": "ovs-vsctl get port {port} tag vlan_mode trunks",
@@ -56,21 +60,34 @@ def read_command(device_type: str) -> str | None:
 
 
 def operations(
-    port_id: str, config: SwitchportConfig | None, previous: SwitchportConfig | None
+    port_id: str,
+    config: SwitchportConfig | None,
+    previous: SwitchportConfig | None,
+    bond: Bond | None = None,
+    device_type: str = "",
 ) -> list[Operation]:
     """The device method calls that put ``port_id`` on ``config`` from ``previous``.
 
     Access ports get ``plug_port_to_network``; trunk and hybrid ports the same with the
     allowed VLANs other than the native one as ``trunk_details`` (as Ironic's generic-switch
     driver passes them); None clears the port (``delete_port``), as does an access plug from a
-    trunk first (it sets the tag only, the trunk's VLAN list would stay).
+    trunk first (it sets the tag only, the trunk's VLAN list would stay). A bond gets
+    ``plug_bond_to_network`` / ``unplug_bond_from_network`` on its name, after the command
+    that makes it on a ``device_type`` where metalwire knows one
+    (:mod:`metalwire.networking.bonds`).
     """
     calls: list[Operation] = []
+    plug, unplug = "plug_port_to_network", "delete_port"
+    if bond is not None:
+        plug, unplug = "plug_bond_to_network", "unplug_bond_from_network"
+        make_bond = _BOND_COMMANDS.get(device_type)
+        if make_bond is not None:
+            calls.append(("send_commands_to_device", [[make_bond(bond)]], {}))
     from_trunk = previous is not None and previous.mode != "access"
     if config is None or (config.mode == "access" and from_trunk):
         # the OVS commands ignore the VLAN, but networking-generic-switch wants one
         vlan = previous.native_vlan if previous is not None else 1
-        calls.append(("delete_port", [port_id, vlan], {}))
+        calls.append((unplug, [port_id, vlan], {}))
     if config is not None:
         trunk = [vlan for vlan in config.allowed_vlans if vlan != config.native_vlan]
         details = (
@@ -78,9 +95,7 @@ def operations(
             if config.mode != "access"
             else None
         )
-        calls.append(
-            ("plug_port_to_network", [port_id, config.native_vlan], {"trunk_details": details})
-        )
+        calls.append((plug, [port_id, config.native_vlan], {"trunk_details": details}))
     return calls
 
 
@@ -135,27 +150,37 @@ class GenericSwitchDevice:
         self.timeout = timeout
 
     def set_port(
-        self, port_id: str, config: SwitchportConfig | None, previous: SwitchportConfig | None
+        self,
+        port_id: str,
+        config: SwitchportConfig | None,
+        previous: SwitchportConfig | None,
+        bond: Bond | None = None,
     ) -> None:
-        for method, args, kwargs in operations(port_id, config, previous):
+        for method, args, kwargs in operations(
+            port_id, config, previous, bond, self.switch.device_type
+        ):
             answer = self._call(method, {"method": method, "args": args, "kwargs": kwargs})
             output = answer.get("output")
             self._check(output if isinstance(output, str) else None)
 
     def render(
-        self, changes: Sequence[tuple[str, SwitchportConfig | None, SwitchportConfig | None]]
+        self,
+        changes: Sequence[
+            tuple[str, SwitchportConfig | None, SwitchportConfig | None, Bond | None]
+        ],
     ) -> list[list[str]]:
-        """The commands :meth:`set_port` would send for each ``(port_id, config, previous)``,
-        rendered by networking-generic-switch's device class without connecting (one process
-        for them all). Raises NetworkError when the device class cannot render them."""
+        """The commands :meth:`set_port` would send for each ``(port_id, config, previous,
+        bond)``, rendered by networking-generic-switch's device class without connecting (one
+        process for them all). Raises NetworkError when the device class cannot render them."""
+        kind = self.switch.device_type
         calls = [
             {"method": method, "args": args, "kwargs": kwargs}
             for change in changes
-            for method, args, kwargs in operations(*change)
+            for method, args, kwargs in operations(*change, device_type=kind)
         ]
         rendered = iter(self._call("render commands", {"render": calls})["commands"])
         return [
-            [command for _ in operations(*change) for command in next(rendered)]
+            [command for _ in operations(*change, device_type=kind) for command in next(rendered)]
             for change in changes
         ]
 

@@ -17,7 +17,8 @@ same key of the node's ``driver_info``), the port's own ``extra["switchport"]`` 
 goes active (and again when it changes on an active node), and the idle network afterwards
 (no VLAN configuration when none is set). A state network left empty leaves the ports alone.
 What each port was set to is kept in its ``internal_info["switchport_applied"]``; the changes
-of one hook are all or nothing (:mod:`metalwire.networking.switch_ports`).
+of one hook are all or nothing (:mod:`metalwire.networking.switch_ports`). The members of a
+portgroup with ``extra["lag"]`` are set as one bond (:mod:`metalwire.networking.bonds`).
 """
 
 from __future__ import annotations
@@ -25,14 +26,15 @@ from __future__ import annotations
 import functools
 import importlib.util
 import logging
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
 from metalwire.config import Config
 from metalwire.db.models import Port, Portgroup, VifAttachment
-from metalwire.errors import InvalidParameterValue, NetworkInterfaceInvalid
+from metalwire.errors import InvalidParameterValue, NetworkError, NetworkInterfaceInvalid
 from metalwire.networking.base import NetworkInterface, StoredVifMixin, VifInfo
+from metalwire.networking.bonds import check_bond_members, is_lag, parse_lag, split_bonds
 from metalwire.networking.drift import Finding, NotChecked
 from metalwire.networking.switch_audit import AuditedPort, audit_ports
 from metalwire.networking.switch_file import (
@@ -48,6 +50,7 @@ from metalwire.networking.switch_ports import (
     apply_changes,
 )
 from metalwire.networking.switch_preview import SwitchPreview, preview
+from metalwire.networking.switch_vifs import APPLIED_KEY, SwitchVifMixin, applied
 from metalwire.networking.switchport import (
     SwitchportConfig,
     check_pxe_mode,
@@ -65,8 +68,6 @@ GENERIC_SWITCH_PACKAGE = "networking_generic_switch"
 SWITCH_EXTRA = "switch"
 #: Fields of a port whose change reconfigures (and so revalidates) its switch port.
 SWITCH_FIELDS = frozenset({"extra", "local_link_connection"})
-#: Where a port keeps the configuration metalwire last set on its switch port.
-APPLIED_KEY = "switchport_applied"
 # Ironic lets a port without local_link_connection through while LLDP may still fill it in
 _INSPECTION_STATES = frozenset({"inspecting", "inspect wait"})
 
@@ -83,7 +84,7 @@ def missing_extra_message() -> str:
     )
 
 
-class IronicNetworking(StoredVifMixin, NetworkInterface):
+class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
     name = "ironic-networking"
 
     def __init__(self, config: Config) -> None:
@@ -142,31 +143,11 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
 
     # -- VIFs that name their network (metalwire's extension) ------------------------------
 
-    def vif_attach(self, task: Task, vif_info: VifInfo) -> VifAttachment | None:
-        raw = cast(dict[str, Any], vif_info).get("network")
-        if raw is not None:
-            self.vif_network(vif_info["id"], raw)  # a network it cannot name: 400 first
-        return super().vif_attach(task, vif_info)
+    def record_vif(self, task: Task, vif_info: VifInfo) -> VifAttachment | None:
+        return StoredVifMixin.vif_attach(self, task, vif_info)
 
-    def after_record(self, task: Task, vif_info: VifInfo, target: Port | Portgroup) -> None:
-        """Without ``network``, Ironic's bookkeeping only. With it (a VLAN, or a name of
-        ``[ironic_networking] vif_networks``), the VIF's port (or the portgroup's members)
-        moves to that access VLAN at once on an active node, at deploy otherwise: last in
-        the record's transaction, all or nothing, so a refused change rolls the record back."""
-        raw = cast(dict[str, Any], vif_info).get("network")
-        if raw is None:
-            return
-        network = self.vif_network(vif_info["id"], raw)
-        if task.node.provision_state == "active":
-            self._apply(task, [(port, network) for port in self._target_ports(task, target)])
-
-    def before_forget(self, task: Task, vif_id: str, target: Port | Portgroup) -> None:
-        """A VIF that named its network leaves its ports on the idle network (active node)."""
-        attachment = task.attachment_of(vif_id)
-        named = attachment is not None and attachment.info.get("network") is not None
-        if named and task.node.provision_state == "active":
-            idle = self.state_network(task, "idle")
-            self._apply(task, [(port, idle) for port in self._target_ports(task, target)])
+    def forget_vif(self, task: Task, vif_id: str) -> None:
+        StoredVifMixin.vif_detach(self, task, vif_id)
 
     def attach_preview(
         self, task: Task, vif_info: VifInfo, target: Port | Portgroup
@@ -243,29 +224,55 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
             return None
         return find_switch(self.switches, str(link["switch_id"]))
 
-    def _apply(self, task: Task, wanted: Iterable[tuple[Port, SwitchportConfig | None]]) -> None:
-        """Set each port's switch port (all or nothing) and record what was set."""
-        planned = self.switch_changes(wanted)
-        if not planned:
-            return
-        if not self.driver_installed:
+    def _apply(
+        self,
+        task: Task,
+        wanted: Iterable[tuple[Port, SwitchportConfig | None]],
+        also: Callable[[], None] | None = None,
+    ) -> None:
+        """Set each port's switch port (all or nothing), then record what was set and run
+        ``also`` in one transaction; if that fails, the switch ports are put back."""
+        planned = self.switch_changes(task, wanted)
+        changes = [change for _, change in planned]
+        if changes and not self.driver_installed:
             raise NetworkInterfaceInvalid(missing_extra_message())
-        apply_changes([change for _, change in planned], self.device_factory, self.lock_dir)
-        with task.atomic():
-            for port, change in planned:
-                info = {**port.internal_info, APPLIED_KEY: switchport_record(change.config)}
-                task.inventory.update_port(port.uuid, {"internal_info": info})
-        task.reload()
+        apply_changes(changes, self.device_factory, self.lock_dir)
+        try:
+            with task.atomic():
+                for ports, change in planned:
+                    for port in ports:
+                        record = switchport_record(change.config)
+                        info = {**port.internal_info, APPLIED_KEY: record}
+                        task.inventory.update_port(port.uuid, {"internal_info": info})
+                if also is not None:
+                    also()
+        except BaseException:
+            back = [
+                SwitchChange(c.switch, c.port_id, c.previous, c.config, c.bond) for c in changes
+            ]
+            try:
+                apply_changes(back, self.device_factory, self.lock_dir)
+            except NetworkError as exc:
+                LOG.error("Switch ports not put back after a failed commit: %s", exc)
+            raise
+        finally:
+            task.reload()
 
     def switch_changes(
-        self, wanted: Iterable[tuple[Port, SwitchportConfig | None]]
-    ) -> list[tuple[Port, SwitchChange]]:
-        """The switch port changes that put each port on its configuration: ports without a
-        switch or already set are left out; a VLAN the switch does not allow is a 400."""
-        planned = []
-        for port, config in wanted:
+        self, task: Task, wanted: Iterable[tuple[Port, SwitchportConfig | None]]
+    ) -> list[tuple[list[Port], SwitchChange]]:
+        """The switch changes that put each port on its configuration, each with the ports
+        that record it (a bond's members share one change): ports without a switch or
+        already set are left out; a VLAN the switch does not allow is a 400."""
+        planned: list[tuple[list[Port], SwitchChange]] = []
+        plain, bonds = split_bonds(task.portgroups, list(wanted))
+        for portgroup, config in bonds:
+            change, members = self._bond_change(task, portgroup, config)
+            if change is not None:
+                planned.append((members, change))
+        for port, config in plain:
             switch = self._switch_of(port)
-            previous = _applied(port)
+            previous = applied(port)
             if switch is None or (config == previous and APPLIED_KEY in port.internal_info):
                 continue
             if config is not None:
@@ -277,18 +284,20 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
                     self.global_allowed_vlans,
                 )
             port_id = str((port.local_link_connection or {})["port_id"])
-            planned.append((port, SwitchChange(switch, port_id, config, previous)))
+            planned.append(([port], SwitchChange(switch, port_id, config, previous)))
         return planned
 
     def attach_switch_changes(
         self, task: Task, vif_info: VifInfo, target: Port | Portgroup
     ) -> list[tuple[Port, SwitchChange]]:
         """What attaching ``vif_info`` to ``target`` would change on the switches now (the
-        dry run's answer): nothing without ``network`` or before the node is active."""
+        dry run's answer; a bond is shown on its first member): nothing without ``network``
+        or before the node is active, as :meth:`vif_attach` moves ports."""
         network = self.requested_network(vif_info)
         if network is None or task.node.provision_state != "active":
             return []
-        return self.switch_changes([(port, network) for port in self._target_ports(task, target)])
+        wanted = [(port, network) for port in self._target_ports(task, target)]
+        return [(ports[0], change) for ports, change in self.switch_changes(task, wanted)]
 
     def requested_network(self, vif_info: VifInfo) -> SwitchportConfig | None:
         """The access VLAN the attach body's ``network`` names (None without one); 400 for
@@ -316,21 +325,47 @@ class IronicNetworking(StoredVifMixin, NetworkInterface):
                 switch = self._switch_of(port)
                 if switch is not None and APPLIED_KEY in (port.internal_info or {}):
                     port_id = str((port.local_link_connection or {})["port_id"])
-                    audited.append(AuditedPort(task, port, switch, port_id, _applied(port)))
+                    audited.append(AuditedPort(task, port, switch, port_id, applied(port)))
         return audit_ports(audited, self.device_factory, self.lock_dir)
+
+    def _bond_change(
+        self, task: Task, portgroup: Portgroup, config: SwitchportConfig | None
+    ) -> tuple[SwitchChange | None, list[Port]]:
+        """The change that puts a LAG portgroup's bond on ``config`` (None when it is there),
+        and the member ports that record it; 400 for members that cannot form the bond."""
+        members = task.members(portgroup)
+        switch, bond = check_bond_members(portgroup, members, self.switches)
+        previous = applied(members[0])
+        if all(applied(m) == config and APPLIED_KEY in m.internal_info for m in members):
+            return None, members
+        if config is not None:
+            where = f"portgroup {portgroup.uuid}"
+            check_vlans_allowed(
+                config.vlans, switch.name, where, switch.allowed_vlans, self.global_allowed_vlans
+            )
+        return SwitchChange(switch, bond.name, config, previous, bond), members
 
     def validate(self, task: Task) -> None:
         if not self.driver_installed:
             raise NetworkInterfaceInvalid(missing_extra_message())
         for port in task.ports:
             self.check_port(task, port)
+        for portgroup in task.portgroups:
+            if is_lag(portgroup):
+                check_bond_members(portgroup, task.members(portgroup), self.switches)
+
+    def portgroup_changed(self, task: Task, portgroup: Portgroup, changed: Collection[str]) -> None:
+        if "extra" in changed and is_lag(portgroup):
+            parse_lag(portgroup)  # Ironic validates extra.lag; members are checked at use
 
     def port_changed(self, task: Task, port: Port, changed: Collection[str]) -> None:
         super().port_changed(task, port, changed)
         if SWITCH_FIELDS & set(changed):
             self.check_port(task, port)
             if task.node.provision_state == "active":
-                self._apply(task, [(port, self._tenant_config(port))])
+                # as at deploy: a VIF that named its network keeps the port there
+                wanted = self._vif_network_of(task, port) or self._tenant_config(port)
+                self._apply(task, [(port, wanted)])
 
     def check_port(self, task: Task, port: Port) -> None:
         """Refuse a port whose switchport configuration cannot be applied to its switch."""
@@ -374,14 +409,3 @@ def _generic_switch_device(switch: SwitchDefinition, python: str) -> Any:
     from metalwire.networking.generic_switch import GenericSwitchDevice
 
     return GenericSwitchDevice(switch, python)
-
-
-def _applied(port: Port) -> SwitchportConfig | None:
-    record = (port.internal_info or {}).get(APPLIED_KEY)
-    if not record:
-        return None
-    return SwitchportConfig(
-        mode=record["mode"],
-        native_vlan=record["native_vlan"],
-        allowed_vlans=tuple(record.get("allowed_vlans") or ()),
-    )

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Protocol
 
 from metalwire.errors import NetworkError
+from metalwire.networking.bonds import Bond
 from metalwire.networking.switch_file import SwitchDefinition
 from metalwire.networking.switchport import SwitchportConfig
 
@@ -28,10 +29,14 @@ __all__ = ["SwitchChange", "SwitchDevice", "apply_changes", "switch_lock"]
 
 class SwitchDevice(Protocol):
     def set_port(
-        self, port_id: str, config: SwitchportConfig | None, previous: SwitchportConfig | None
+        self,
+        port_id: str,
+        config: SwitchportConfig | None,
+        previous: SwitchportConfig | None,
+        bond: Bond | None = None,
     ) -> None:
         """Put ``port_id`` on ``config`` (None: no VLAN configuration) from ``previous``;
-        raise NetworkError."""
+        ``bond``: ``port_id`` is that bond of member ports. Raise NetworkError."""
 
 
 DeviceFactory = Callable[[SwitchDefinition], SwitchDevice]
@@ -39,12 +44,14 @@ DeviceFactory = Callable[[SwitchDefinition], SwitchDevice]
 
 @dataclass(frozen=True)
 class SwitchChange:
-    """One switch port to set: ``previous`` is what it is set to now, for the undo."""
+    """One switch port (or ``bond``) to set: ``previous`` is what it is set to now, for the
+    undo."""
 
     switch: SwitchDefinition
     port_id: str
     config: SwitchportConfig | None
     previous: SwitchportConfig | None
+    bond: Bond | None = None
 
 
 @contextlib.contextmanager
@@ -64,7 +71,7 @@ def _undo(device: SwitchDevice, done: Sequence[SwitchChange]) -> list[str]:
     failures = []
     for change in reversed(done):
         try:
-            device.set_port(change.port_id, change.previous, change.config)
+            device.set_port(change.port_id, change.previous, change.config, change.bond)
         except NetworkError as exc:
             failures.append(f"{change.switch.name} port {change.port_id}: {exc}")
     return failures
@@ -81,7 +88,7 @@ def _apply_on_switch(
     with switch_lock(lock_dir, switch.name):
         for change in changes:
             try:
-                device.set_port(change.port_id, change.config, change.previous)
+                device.set_port(change.port_id, change.config, change.previous, change.bond)
             except NetworkError as exc:
                 left = _undo(device, done)
                 note = f"; not put back: {'; '.join(left)}" if left else ""

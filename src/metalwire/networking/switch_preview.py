@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from metalwire.db.models import Port
 from metalwire.errors import NetworkError
+from metalwire.networking.bonds import Bond
 from metalwire.networking.switch_file import SwitchDefinition
 from metalwire.networking.switch_ports import SwitchChange
 from metalwire.networking.switchport import SwitchportConfig, switchport_record
@@ -28,9 +29,12 @@ Json = dict[str, Any]
 @runtime_checkable
 class CommandRenderer(Protocol):
     def render(
-        self, changes: Sequence[tuple[str, SwitchportConfig | None, SwitchportConfig | None]]
+        self,
+        changes: Sequence[
+            tuple[str, SwitchportConfig | None, SwitchportConfig | None, Bond | None]
+        ],
     ) -> list[list[str]]:
-        """The commands of each ``(port_id, config, previous)``; raise NetworkError."""
+        """The commands of each ``(port_id, config, previous, bond)``; raise NetworkError."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +84,9 @@ def _switch_preview(
         unavailable = f"commands not available: switch {switch.name}'s driver renders none"
     elif isinstance(device, CommandRenderer):
         try:
-            commands = device.render([(c.port_id, c.config, c.previous) for _, c in planned])
+            commands = device.render(
+                [(c.port_id, c.config, c.previous, c.bond) for _, c in planned]
+            )
         except NetworkError as exc:
             unavailable = f"commands not available: {exc}"
     ports = [

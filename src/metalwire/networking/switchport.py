@@ -25,11 +25,14 @@ from metalwire.networking.switch_file import MAX_VLAN, MIN_VLAN, parse_vlan_rang
 __all__ = [
     "MODES",
     "SwitchportConfig",
+    "allowed_vlans_problem",
     "check_pxe_mode",
     "check_vlans_allowed",
+    "mtu_problem",
     "parse_network_value",
     "parse_switchport",
     "switchport_record",
+    "vlan_problem",
 ]
 
 MODES = ("access", "trunk", "hybrid")
@@ -55,7 +58,7 @@ class SwitchportConfig:
         return frozenset({self.native_vlan, *self.allowed_vlans})
 
 
-def _vlan_problem(value: Any) -> str | None:
+def vlan_problem(value: Any) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int):
         return f"{value!r} is not an integer"
     if not MIN_VLAN <= value <= MAX_VLAN:
@@ -76,7 +79,7 @@ def _switchport_problem(value: Any) -> str | None:
     mode = value["mode"]
     if mode not in MODES:
         return f"mode {mode!r} is not one of {', '.join(MODES)}"
-    problem = _vlan_problem(value["native_vlan"])
+    problem = vlan_problem(value["native_vlan"])
     if problem:
         return f"native_vlan {problem}"
     allowed = value.get("allowed_vlans")
@@ -85,18 +88,29 @@ def _switchport_problem(value: Any) -> str | None:
     if mode != "access":
         if not isinstance(allowed, list) or not allowed:
             return f"mode {mode!r} needs allowed_vlans, a non-empty list of VLAN IDs"
-        if len(allowed) > MAX_ALLOWED_VLANS:
-            return f"allowed_vlans has {len(allowed)} VLANs, more than {MAX_ALLOWED_VLANS}"
-        for vlan in allowed:
-            problem = _vlan_problem(vlan)
-            if problem:
-                return f"allowed_vlans: {problem}"
-        if len(set(allowed)) != len(allowed):
-            return "allowed_vlans lists a VLAN twice"
+        problem = allowed_vlans_problem(allowed)
+        if problem:
+            return problem
     lag_name = value.get("lag_name")
     if lag_name is not None and (not isinstance(lag_name, str) or len(lag_name) > MAX_LAG_NAME):
         return f"lag_name must be a string of at most {MAX_LAG_NAME} characters"
-    mtu = value.get("mtu")
+    return mtu_problem(value.get("mtu"))
+
+
+def allowed_vlans_problem(allowed: list[Any]) -> str | None:
+    """Why a list of ``allowed_vlans`` is not at most 100 distinct VLAN IDs, or None."""
+    if len(allowed) > MAX_ALLOWED_VLANS:
+        return f"allowed_vlans has {len(allowed)} VLANs, more than {MAX_ALLOWED_VLANS}"
+    for vlan in allowed:
+        problem = vlan_problem(vlan)
+        if problem:
+            return f"allowed_vlans: {problem}"
+    if len(set(allowed)) != len(allowed):
+        return "allowed_vlans lists a VLAN twice"
+    return None
+
+
+def mtu_problem(mtu: Any) -> str | None:
     if mtu is not None and (isinstance(mtu, bool) or not isinstance(mtu, int) or mtu > MAX_MTU):
         return f"mtu {mtu!r} is not an integer of at most {MAX_MTU}"
     return None
@@ -172,7 +186,7 @@ def parse_network_value(value: str, network_type: str) -> SwitchportConfig:
         allowed = sorted(parse_vlan_ranges(fields.get("allowed_vlans", "")))
     except (ValueError, InvalidParameterValue) as exc:
         raise refuse(str(exc)) from None
-    problem = _vlan_problem(native)
+    problem = vlan_problem(native)
     if problem:
         raise refuse(f"native_vlan {problem}")
     if mode == "access" and allowed:

@@ -271,6 +271,14 @@ class NodeAttachments(Sequence[VifAttachment]):
             if attachment.vif_id == vif_id:
                 attachment.info = dict(info)
 
+    def reopen(self, vif_id: str, info: Mapping[str, Any]) -> None:
+        """Make a done attachment pending again, keeping ``info`` (see ``confirm``)."""
+        with self._task.writing() as work:
+            work.attachments.reopen(vif_id, info)
+        for attachment in self._task._loaded_attachments():
+            if attachment.vif_id == vif_id:
+                attachment.info, attachment.pending = dict(info), True
+
     def remove(self, vif_id: str) -> None:
         """Forget the attachment (and, for one made through extra, that key)."""
         attachment = self._task.attachment_of(vif_id)

@@ -1,0 +1,115 @@
+"""A LAG portgroup of ``ironic-networking`` is an Open vSwitch bond on the emulated switch,
+through a real ``metalwire serve``: the bond's VLAN is read back from Open vSwitch and seen
+by pings.
+
+The server side is one member carrying traffic: server 1 (behind ``swp1``, the bond's first
+member, which an active-backup bond sends and receives on) pings server 3 on a plain port;
+server 2 (behind ``swp2``, the backup member) stays silent.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+
+from tests.support.switch import EmulatedSwitch, PortVlan
+from tests.switch.conftest import IDLE, OTHER, TENANT
+from tests.switch.test_ironic_networking_states import _provision
+
+LAG = {"mode": "access", "aggregation_mode": "static"}
+
+
+def _bonded_node(http: httpx.Client, name: str, ports: list[str | None]) -> dict[str, Any]:
+    resp = http.post(
+        "/v1/nodes",
+        json={
+            "name": name,
+            "driver": "fake-hardware",
+            "network_interface": "ironic-networking",
+            "deploy_interface": "ramdisk",
+        },
+    )
+    assert resp.status_code == 201, resp.text
+    node = resp.json()
+    body = {"node_uuid": node["uuid"], "name": f"{name}-lag", "extra": {"lag": LAG}}
+    resp = http.post("/v1/portgroups", json=body)
+    assert resp.status_code == 201, resp.text
+    portgroup = dict(resp.json())
+    for number, switch_port in enumerate(ports, start=1):
+        link = {"switch_id": "tor-1", "port_id": switch_port} if switch_port else {}
+        resp = http.post(
+            "/v1/ports",
+            json={
+                "node_uuid": node["uuid"],
+                "portgroup_uuid": portgroup["uuid"],
+                "address": f"52:54:00:00:01:0{number}",
+                "local_link_connection": link,
+                "pxe_enabled": number == 1,
+            },
+        )
+        assert resp.status_code == 201, resp.text
+    for verb in ("manage", "provide"):
+        _provision(http, name, verb)
+    return portgroup
+
+
+def _ping_soon(switch: EmulatedSwitch, source: int, destination: int) -> bool:
+    """A new bond enables its member within a moment: a few tries."""
+    for _ in range(10):
+        if switch.ping(source, destination):
+            return True
+        time.sleep(0.3)
+    return False
+
+
+def test_a_vif_on_a_lag_portgroup_puts_its_bond_on_the_vif_network_and_detach_on_idle(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    switch = emulated_switch
+    http = http_for(switch, METALWIRE_IRONIC_NETWORKING_VIF_NETWORKS=f"tenant-a:{TENANT}")
+    switch.set_access_vlan("swp3", TENANT)
+    portgroup = _bonded_node(http, "e", ["swp1", "swp2"])
+
+    _provision(http, "e", "active")  # the deploy's idle network makes the bond
+    assert switch.vsctl("get", "port", "e-lag", "bond_mode").strip() == "active-backup"
+    assert switch.vsctl("list-ifaces", "br0").split() == ["swp1", "swp2", "swp3"]
+    assert switch.port_vlan("e-lag") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
+
+    body = {"id": "vif-e", "network": "tenant-a", "portgroup_uuid": portgroup["uuid"]}
+    resp = http.post("/v1/nodes/e/vifs", json=body)
+    assert resp.status_code == 204, resp.text
+    assert switch.port_vlan("e-lag") == PortVlan(tag=TENANT, vlan_mode="access", trunks=())
+    assert _ping_soon(switch, 1, 3)
+
+    assert http.delete("/v1/nodes/e/vifs/vif-e").status_code == 204
+    assert switch.port_vlan("e-lag") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
+    assert not switch.ping(1, 3)
+
+
+def test_a_bond_whose_second_member_the_switch_lacks_leaves_the_first_as_it_was(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    switch = emulated_switch
+    http = http_for(switch, METALWIRE_IRONIC_NETWORKING_VIF_NETWORKS=f"tenant-a:{TENANT}")
+    switch.set_access_vlan("swp1", OTHER)
+    _bonded_node(http, "f", ["swp1", "swp9"])
+
+    resp = http.put("/v1/nodes/f/states/provision", json={"target": "active"})
+
+    assert resp.status_code == 202, resp.text
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        shown = http.get("/v1/nodes/f").json()
+        if shown["provision_state"] != "deploying":
+            break
+        time.sleep(0.2)
+    assert shown["provision_state"] == "deploy failed", shown
+    assert (
+        "Switch tor-1 port f-lag: the switch answered: no interface named swp9"
+        in (shown["last_error"])
+    ), shown["last_error"]
+    # one ovs-vsctl transaction: the first member was not taken into a bond
+    assert switch.port_vlan("swp1") == PortVlan(tag=OTHER, vlan_mode="access", trunks=())
+    assert "f-lag" not in switch.vsctl("list-ports", "br0").split()
