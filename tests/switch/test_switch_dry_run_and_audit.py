@@ -19,7 +19,8 @@ import pytest
 from tests.cli.conftest import clean_env, run_metalwire
 from tests.support.server import MetalwireServer
 from tests.support.switch import EmulatedSwitch, PortVlan
-from tests.switch.test_ironic_networking_states import HEADERS, _node, _provision, _serve
+from tests.switch.conftest import HEADERS, _serve
+from tests.switch.test_ironic_networking_states import _node, _provision
 
 TENANT, OTHER, IDLE = 200, 300, 999
 DRY_RUN = {"X-Metalwire-Dry-Run": "true"}

@@ -14,7 +14,8 @@ import pytest
 
 from tests.support.server import MetalwireServer
 from tests.support.switch import EmulatedSwitch, PortVlan
-from tests.switch.test_ironic_networking_states import HEADERS, _node, _provision, _serve
+from tests.switch.conftest import HEADERS, _serve
+from tests.switch.test_ironic_networking_states import _node, _provision
 from tests.ui.conftest import LAPTOP
 from tests.ui.conftest import browser as browser  # the headless Chromium fixture
 
