@@ -83,6 +83,17 @@ def test_a_vif_on_a_lag_portgroup_puts_its_bond_on_the_vif_network_and_detach_on
     assert switch.port_vlan("e-lag") == PortVlan(tag=TENANT, vlan_mode="access", trunks=())
     assert _ping_soon(switch, 1, 3)
 
+    # the audit reads the bond by its name, not its members as ports of their own
+    audit = http.post("/v1/metalwire/audit", json={})
+    assert audit.status_code == 200, audit.text
+    assert (audit.json()["findings"], audit.json()["not_checked"]) == ([], [])
+    switch.set_access_vlan("e-lag", OTHER)  # behind metalwire's back
+    (finding,) = http.post("/v1/metalwire/audit", json={}).json()["findings"]
+    assert finding["kind"] == "switchport_mismatch", finding
+    assert (finding["expected"]["port_id"], finding["expected"]["tag"]) == ("e-lag", TENANT)
+    assert finding["actual"]["tag"] == OTHER
+    switch.set_access_vlan("e-lag", TENANT)
+
     assert http.delete("/v1/nodes/e/vifs/vif-e").status_code == 204
     assert switch.port_vlan("e-lag") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
     assert not switch.ping(1, 3)

@@ -318,12 +318,28 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         return self.audit_nodes_checked(tasks)[0]
 
     def audit_nodes_checked(self, tasks: Sequence[Task]) -> tuple[list[Finding], list[NotChecked]]:
-        """Each port metalwire set, compared with its switch (:mod:`.switch_audit`)."""
+        """Each port metalwire set, compared with its switch (:mod:`.switch_audit`); a LAG
+        portgroup's bond is read by its name, once, for its members."""
         audited = []
         for task in tasks:
+            bonded: set[int] = set()
+            for portgroup in task.portgroups:
+                if not is_lag(portgroup):
+                    continue
+                members = task.members(portgroup)
+                bonded.update(port.id for port in members)
+                if not members or APPLIED_KEY not in (members[0].internal_info or {}):
+                    continue
+                try:
+                    bond_switch, bond = check_bond_members(portgroup, members, self.switches)
+                except InvalidParameterValue:
+                    continue  # a bond metalwire could not have made
+                expected = applied(members[0])
+                audited.append(AuditedPort(task, members[0], bond_switch, bond.name, expected))
             for port in self._linked(task):
                 switch = self._switch_of(port)
-                if switch is not None and APPLIED_KEY in (port.internal_info or {}):
+                set_here = APPLIED_KEY in (port.internal_info or {})
+                if switch is not None and set_here and port.id not in bonded:
                     port_id = str((port.local_link_connection or {})["port_id"])
                     audited.append(AuditedPort(task, port, switch, port_id, applied(port)))
         return audit_ports(audited, self.device_factory, self.lock_dir)
