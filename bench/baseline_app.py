@@ -97,7 +97,8 @@ class PostgresStore:
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         async with self.pool.connection() as conn:
             cur = await conn.execute(sql.replace("?", "%s"), params)
-            return await cur.fetchall()
+            rows: list[tuple[Any, ...]] = await cur.fetchall()
+            return rows
 
 
 store: Store
