@@ -78,6 +78,13 @@ def test_a_vif_on_a_lag_portgroup_puts_its_bond_on_the_vif_network_and_detach_on
     assert switch.port_vlan("e-lag") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
 
     body = {"id": "vif-e", "network": "tenant-a", "portgroup_uuid": portgroup["uuid"]}
+    preview = http.post("/v1/nodes/e/vifs", json=body, headers={"X-Metalwire-Dry-Run": "true"})
+    assert preview.status_code == 200, preview.text
+    (changes,) = preview.json()["switch_changes"]
+    (bond,) = changes["ports"]  # one change for the bond, shown on its first member
+    assert (bond["port_id"], bond["to"]["native_vlan"]) == ("e-lag", TENANT), bond
+    assert "add-bond" in bond["commands"][0] and "e-lag swp1 swp2" in bond["commands"][0]
+    assert switch.port_vlan("e-lag").tag == IDLE  # nothing was sent
     resp = http.post("/v1/nodes/e/vifs", json=body)
     assert resp.status_code == 204, resp.text
     assert switch.port_vlan("e-lag") == PortVlan(tag=TENANT, vlan_mode="access", trunks=())
