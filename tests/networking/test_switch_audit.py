@@ -27,7 +27,9 @@ def _switch(device_type: str) -> SwitchDefinition:
 
 def _audited(device_type: str, state: str = "active") -> AuditedPort:
     node = SimpleNamespace(uuid="node-1", name="n1", provision_state=state)
-    task = SimpleNamespace(node=node, portgroups=[], vif_on=lambda target: None)
+    task = SimpleNamespace(
+        node=node, portgroups=[], vif_on=lambda target: None, portgroup_by_id=lambda _id: None
+    )
     port = SimpleNamespace(uuid="port-1", portgroup_id=None)
     config = SwitchportConfig("access", 200)
     return AuditedPort(cast(Task, task), cast(Port, port), _switch(device_type), "e1", config)

@@ -46,7 +46,7 @@ def _target(task: Task, target: Port | Portgroup) -> dict[str, Any]:
             "physical_network": portgroup_physnet(task, target),
             "ports": [port.uuid for port in sorted(task.members(target), key=lambda p: p.id)],
         }
-    group = next((pg for pg in task.portgroups if pg.id == target.portgroup_id), None)
+    group = task.portgroup_by_id(target.portgroup_id)
     return {
         "type": "port",
         "uuid": target.uuid,

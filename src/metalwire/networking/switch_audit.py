@@ -105,7 +105,7 @@ def _not_checked(audited: AuditedPort, reason: str) -> NotChecked:
 def _vif_of(audited: AuditedPort) -> str:
     task, port = audited.task, audited.port
     vif = task.vif_on(port)
-    group = next((g for g in task.portgroups if g.id == port.portgroup_id), None)
+    group = task.portgroup_by_id(port.portgroup_id)
     if vif is None and group is not None:
         vif = task.vif_on(group)
     return vif or ""

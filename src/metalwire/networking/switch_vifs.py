@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import VifNotAttached
@@ -67,6 +67,7 @@ class SwitchVifMixin:
         ) -> None: ...
         def _target_ports(self, task: Task, target: Port | Portgroup) -> list[Port]: ...
         def vif_network(self, vif_id: str, value: Any) -> SwitchportConfig: ...
+        def requested_network(self, vif_info: VifInfo) -> SwitchportConfig | None: ...
         def state_network(self, task: Task, network_type: str) -> SwitchportConfig | None: ...
         def record_vif(self, task: Task, vif_info: VifInfo) -> VifAttachment | None: ...
         def forget_vif(self, task: Task, vif_id: str) -> None: ...
@@ -75,13 +76,11 @@ class SwitchVifMixin:
         ) -> Choice | None: ...
 
     def vif_attach(self, task: Task, vif_info: VifInfo) -> VifAttachment | None:
-        raw = cast(dict[str, Any], vif_info).get("network")
-        if raw is None:
-            return self.record_vif(task, vif_info)  # Ironic's bookkeeping only
+        network = self.requested_network(vif_info)  # a network it cannot name: 400 first
+        if network is None or task.node.provision_state != "active":
+            # without a network Ironic's bookkeeping only; before active the deploy moves it
+            return self.record_vif(task, vif_info)
         vif_id = vif_info["id"]
-        network = self.vif_network(vif_id, raw)  # a network it cannot name: 400 first
-        if task.node.provision_state != "active":
-            return self.record_vif(task, vif_info)  # the deploy puts it on its network
         choice = self.choose_target(task, vif_info)
         if choice is None:
             return None

@@ -171,7 +171,13 @@ class Task:
         """The port or portgroup of one of this node's attachments."""
         if attachment.port_id is not None:
             return next((p for p in self.ports if p.id == attachment.port_id), None)
-        return next((g for g in self.portgroups if g.id == attachment.portgroup_id), None)
+        return self.portgroup_by_id(attachment.portgroup_id)
+
+    def portgroup_by_id(self, portgroup_id: int | None) -> Portgroup | None:
+        """The node's portgroup with this id (a port's ``portgroup_id``), or None."""
+        if portgroup_id is None:
+            return None
+        return next((g for g in self.portgroups if g.id == portgroup_id), None)
 
 
 class NodeAttachments(Sequence[VifAttachment]):
