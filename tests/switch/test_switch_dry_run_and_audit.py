@@ -153,3 +153,28 @@ def test_the_audit_reads_each_switch_once_and_finds_a_port_changed_behind_its_ba
     assert finding["message"].startswith("Switch tor-1 port swp1 (port ")
     assert report["not_checked"] == []
     http.close()
+
+
+def test_a_switch_that_cannot_be_read_lists_its_ports_as_not_checked_through_the_cli(
+    emulated_switch: EmulatedSwitch, served: MetalwireServer
+) -> None:
+    switch = emulated_switch
+    http = httpx.Client(base_url=served.url, headers=HEADERS, timeout=120)
+    port = _node(http, "unread", "ramdisk", "swp1")
+    _provision(http, "unread", "active")  # metalwire set swp1 (idle)
+    key = Path(switch.key_file)
+    hidden = key.with_name(key.name + ".away")
+    key.rename(hidden)  # the next login cannot authenticate
+    try:
+        report = _audit(http)
+        cli = run_metalwire("audit", "--latest", env=clean_env(METALWIRE_URL=served.url))
+    finally:
+        hidden.rename(key)
+
+    assert report["findings"] == []
+    (item,) = report["not_checked"]
+    assert (item["target_uuid"], item["where"]) == (port["uuid"], "switch tor-1 port swp1")
+    assert item["reason"].startswith("the switch was not read: "), item
+    assert cli.code == 0, cli.stderr
+    assert f"Not checked: node {port['node_uuid']} switch tor-1 port swp1: " in cli.stderr
+    http.close()
