@@ -247,7 +247,7 @@ class Runner:
         argv = [*command, "serve", "--host", LOOPBACK, "--port", str(port)]
         argv += ["--data-dir", str(data), *self.args.metalwire_arg]
         if self.postgres is not None:
-            argv += ["--database", self.fresh_database(tag, driver="psycopg2")]
+            argv += ["--database", self.fresh_database(tag, driver="psycopg")]
         proc = Process(
             name="metalwire",
             argv=argv,

@@ -90,9 +90,9 @@ def test_insert_applies_model_defaults_and_keys_still_hold(db: Database) -> None
     with taken, db.writing() as work:
         work.attachments.record(node.id, "vif-c", ports[0], {})  # the port is taken
     with pytest.raises(IntegrityError), db.write_connection() as connection:
-        Sql(connection).insert(
-            VifAttachment, {"vif_id": "vif-a", "node_id": node.id, "port_id": ports[1].id}
-        )
+        sql = Sql(connection)
+        sql.insert(VifAttachment, {"vif_id": "vif-a", "node_id": node.id, "port_id": ports[1].id})
+        sql.flush()  # an insert is sent with the next statement, or here
     with db.reading() as work:
         attachments = work.attachments.for_node(node.id)
         holder = work.attachments.holder("vif-a")

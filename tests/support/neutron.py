@@ -348,7 +348,8 @@ class NeutronServer:
         self.root = Path(tempfile.mkdtemp(prefix="metalwire-neutron-", dir=base))
         try:
             began = time.monotonic()
-            self.database_url = self.postgres.create_database(self.database)
+            # Neutron's own venv reaches PostgreSQL through psycopg2.
+            self.database_url = self.postgres.create_database(self.database, driver="psycopg2")
             self.port = self._wanted_port or free_loopback_port()
             config_files = self._write_config()
             self.migrate(config_files)

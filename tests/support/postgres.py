@@ -13,7 +13,7 @@ Usage::
 
     with PostgresServer() as pg:
         url = pg.create_database("metalwire")
-        # postgresql+psycopg2://metalwire:...@127.0.0.1:PORT/metalwire
+        # postgresql+psycopg://metalwire:...@127.0.0.1:PORT/metalwire
 """
 
 from __future__ import annotations
@@ -404,8 +404,8 @@ class PostgresServer:
 
     # -- databases ---------------------------------------------------------------------
 
-    def url(self, database: str, driver: str = "psycopg2") -> str:
-        """SQLAlchemy URL of ``database``, e.g. ``postgresql+psycopg2://u:pw@127.0.0.1:5432/db``.
+    def url(self, database: str, driver: str = "psycopg") -> str:
+        """SQLAlchemy URL of ``database``, e.g. ``postgresql+psycopg://u:pw@127.0.0.1:5432/db``.
 
         An empty ``driver`` gives a plain ``postgresql://`` URL (also a libpq URI).
         """
@@ -413,21 +413,20 @@ class PostgresServer:
         return f"{scheme}://{self.user}:{self.password}@{self.host}:{self.port}/{database}"
 
     def connect(self, database: str = "postgres") -> Any:
-        """A psycopg2 connection (autocommit) to ``database`` as the superuser."""
+        """A psycopg connection (autocommit) to ``database`` as the superuser."""
         if not self._running:
             raise PostgresError("the PostgreSQL server is not running")
-        import psycopg2
+        import psycopg
 
-        conn = psycopg2.connect(
+        return psycopg.connect(
             host=self.host,
             port=self.port,
             user=self.user,
             password=self.password,
             dbname=database,
             connect_timeout=10,
+            autocommit=True,
         )
-        conn.autocommit = True
-        return conn
 
     def execute(self, sql: str, database: str = "postgres") -> None:
         """Run one SQL statement (autocommit)."""
@@ -462,7 +461,7 @@ class PostgresServer:
             conn.close()
         return dict(zip(self.ACTIVITY, (int(v) for v in row), strict=True))
 
-    def create_database(self, name: str, driver: str = "psycopg2") -> str:
+    def create_database(self, name: str, driver: str = "psycopg") -> str:
         """Create database ``name`` (UTF8, owned by the superuser); return its URL."""
         if not _IDENTIFIER.match(name):
             raise ValueError(f"invalid database name: {name!r}")

@@ -30,9 +30,10 @@ import time
 import uuid
 from collections.abc import Iterator
 
-from metalwire.db import node_locks
+from metalwire.db import node_inventory, node_locks
 from metalwire.db.engine import Database, WriterBusy
 from metalwire.db.models import Node
+from metalwire.db.node_inventory import LoadedInventory, Wanted
 from metalwire.db.work import Work
 from metalwire.errors import DatabaseFailure, NodeLocked
 
@@ -114,13 +115,19 @@ class NodeLocks:
 
     @contextlib.contextmanager
     def locked_transaction(
-        self, node_id: int, label: str, deadline: Deadline, wait: bool = True
-    ) -> Iterator[tuple[Work, Node | None]]:
+        self,
+        node_id: int,
+        label: str,
+        deadline: Deadline,
+        wait: bool = True,
+        wanted: Wanted | None = None,
+    ) -> Iterator[tuple[Work, Node | None, LoadedInventory | None]]:
         """A write transaction that owns the node until it commits or rolls back.
 
-        Yields the unit of work and the node's row as read once the lock is held (None if the
-        node was deleted meanwhile). With ``wait=False`` it raises WouldWait instead of
-        waiting, before doing anything.
+        Yields the unit of work, the node's row as read once the lock is held (None if the
+        node was deleted meanwhile) and, if ``wanted``, its inventory read then too (with the
+        lock's own statement on PostgreSQL). With ``wait=False`` it raises WouldWait instead
+        of waiting, before doing anything.
         """
         pause = 0.002
         while True:
@@ -130,7 +137,7 @@ class NodeLocks:
             except WriterBusy as exc:
                 raise WouldWait(f"node {label}: {exc}") from None
             try:
-                holder, node = self._take_in_transaction(work, node_id)
+                holder, node, inventory = self._take_in_transaction(work, node_id, wanted)
             except BaseException:
                 stack.__exit__(*sys.exc_info())
                 raise
@@ -141,33 +148,46 @@ class NodeLocks:
                 raise WouldWait(f"node {label} is locked by {holder}")
             pause = self._pause(label, holder, deadline, pause)
         with stack:
-            yield work, node
+            yield work, node, inventory
             if self.db.kind == "mysql":
                 work.node_locks.release(node_id, self.holder)
 
-    def _take_in_transaction(self, work: Work, node_id: int) -> tuple[str | None, Node | None]:
-        """Take the node inside the transaction: (the other holder if it is taken, the row)."""
+    def _take_in_transaction(
+        self, work: Work, node_id: int, wanted: Wanted | None
+    ) -> tuple[str | None, Node | None, LoadedInventory | None]:
+        """Take the node inside the transaction: (the other holder if it is taken, the row,
+        the inventory if wanted and the node is ours)."""
         now = time.time()
+        if self.db.kind == "postgresql":
+            # The row lock queues the transactions for this node (each sees the rows the one
+            # before it committed) and ends with the commit: no lease written or cleared.
+            # The inventory's reads go with it, run once the lock is held.
+            reads = () if wanted is None else node_inventory.reads(node_id, wanted)
+            node, results = work.node_locks.lock_row(node_id, reads)
+            holder = None if node is None else node_locks.live_holder(node, now)
+            if wanted is None or node is None or holder is not None:
+                return holder, node, None
+            return None, node, node_inventory.loaded(node_id, wanted, results)
         if self.db.kind == "sqlite":
             # SQLite has one writer at a time, and this transaction is it: the node is ours
             # unless another process holds a lease on it.
             node = work.nodes.find(node_id)
-            return (None if node is None else node_locks.live_holder(node, now)), node
-        if self.db.kind == "postgresql":
-            # The row lock queues the transactions for this node (each sees the rows the one
-            # before it committed) and ends with the commit: no lease written or cleared.
-            node = work.node_locks.lock_row(node_id)
-            return (None if node is None else node_locks.live_holder(node, now)), node
-        # MariaDB and MySQL: the lease, written and cleared in this transaction. On Galera a
-        # row lock binds only the server that took it; a written row is certified by all.
-        # Elsewhere the UPDATE also locks the row, so other transactions for this node wait
-        # for this one to end and then see the lease already cleared.
-        if work.node_locks.try_acquire(node_id, self.holder, now, self.lease_seconds):
-            return None, work.nodes.find(node_id)
-        node = work.nodes.find(node_id)
-        if node is None:  # deleted meanwhile: nothing to wait for; the caller looks again
-            return None, None
-        return node.reservation or "unknown", None
+            holder = None if node is None else node_locks.live_holder(node, now)
+        elif work.node_locks.try_acquire(node_id, self.holder, now, self.lease_seconds):
+            # MariaDB and MySQL: the lease, written and cleared in this transaction. On
+            # Galera a row lock binds only the server that took it; a written row is
+            # certified by all. Elsewhere the UPDATE also locks the row, so other
+            # transactions for this node wait for this one to end and then see the lease
+            # already cleared.
+            node, holder = work.nodes.find(node_id), None
+        else:
+            node = work.nodes.find(node_id)
+            if node is None:  # deleted meanwhile: nothing to wait for; the caller looks again
+                return None, None, None
+            return node.reservation or "unknown", None, None
+        if wanted is None or node is None or holder is not None:
+            return holder, node, None
+        return None, node, work.node_inventories.load(node_id, wanted)
 
     @contextlib.contextmanager
     def lease(self, node_id: int, label: str, deadline: Deadline) -> Iterator[None]:

@@ -15,6 +15,7 @@ from metalwire.context import RequestContext
 from metalwire.db.engine import Database
 from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Node, node_label
+from metalwire.db.node_inventory import LoadedInventory, Wanted
 from metalwire.db.node_locks import live_holder
 from metalwire.db.work import Work
 from metalwire.errors import DatabaseFailure, NodeLocked, NodeNotFound
@@ -163,7 +164,9 @@ class Conductor:
         return self.interfaces.get(ref.network_interface).calls_external_service()
 
     @contextlib.contextmanager
-    def exclusive_task(self, ident: str | int, context: RequestContext) -> Iterator[Task]:
+    def exclusive_task(
+        self, ident: str | int, context: RequestContext, wanted: Wanted | None = None
+    ) -> Iterator[Task]:
         """The node with its lock held for the block.
 
         If the node's network interface calls no external service, the whole block is one
@@ -173,14 +176,15 @@ class Conductor:
 
         Inside :meth:`without_waiting` the task opens only if it can at once and its node's
         interface calls no external service; otherwise WouldWait is raised before anything
-        is done.
+        is done. ``wanted``: the operation reads the node's inventory, which the task then
+        holds from the start, read with the lock.
         """
         wait = _DEFERRED.get() is None
         deadline = Deadline(self.config.conductor.node_lock_wait)
         for fresh in (False, True):
             ref = self.directory.lookup(ident, fresh, self._find)
             with contextlib.ExitStack() as stack:
-                task = self._open(stack, ref, context, deadline, wait)
+                task = self._open(stack, ref, context, deadline, wait, wanted)
                 if task is None:  # the remembered node changed meanwhile: look it up anew
                     self.directory.forget(ident)
                     continue
@@ -220,6 +224,7 @@ class Conductor:
         context: RequestContext,
         deadline: Deadline,
         wait: bool,
+        wanted: Wanted | None,
     ) -> Task | None:
         label = ref.label
         external = self.interfaces.get(ref.network_interface).calls_external_service()
@@ -229,17 +234,18 @@ class Conductor:
         stack.enter_context(self.locks.in_process(ref.id, label, deadline, wait))
         # The node as it is now that the lock is held.
         node: Node | None
+        inventory: LoadedInventory | None = None
         if external:
             stack.enter_context(self.locks.lease(ref.id, label, deadline))
             self._note_lock_wait(asked)
             work = None
-            try:
-                node = self._find(ref.id)
-            except NodeNotFound:
-                node = None
+            with self.db.reading() as reading:
+                node = reading.nodes.find(ref.id)
+                if node is not None and wanted is not None:
+                    inventory = reading.node_inventories.load(node.id, wanted)
         else:
-            work, node = stack.enter_context(
-                self.locks.locked_transaction(ref.id, label, deadline, wait)
+            work, node, inventory = stack.enter_context(
+                self.locks.locked_transaction(ref.id, label, deadline, wait, wanted)
             )
             self._note_lock_wait(asked)
         if node is None:
@@ -249,6 +255,8 @@ class Conductor:
             external
         ):
             return None
+        if inventory is not None:
+            task.note_inventory(inventory)
         if external:
             self._clear_interrupted_attaches(task)
         return task

@@ -9,6 +9,7 @@ from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Port, Portgroup
+from metalwire.db.node_inventory import Wanted
 from metalwire.errors import DatabaseFailure, MetalwireError, VifAlreadyAttached
 from metalwire.networking.base import NetworkInterface, VifInfo
 from metalwire.networking.selection import describe
@@ -42,14 +43,16 @@ def _in_history(
     vif_id: str,
     verb: _Verb,
     operation: VifOperation,
+    wanted: Wanted,
 ) -> None:
-    """Run ``operation`` in an exclusive task on the node and record it in the history; a
-    failure is recorded after the rollback and raised again."""
+    """Run ``operation`` in an exclusive task on the node (holding the inventory ``wanted``,
+    read with the lock) and record it in the history; a failure is recorded after the
+    rollback and raised again."""
     node: tuple[int, str] | None = None
 
     def attempt() -> None:
         nonlocal node
-        with conductor.exclusive_task(node_ident, context) as task:
+        with conductor.exclusive_task(node_ident, context, wanted) as task:
             node = (task.node.id, task.node.uuid)
             iface = conductor.network_interface(task.node)
             target = operation(task, iface)
@@ -89,7 +92,7 @@ def vif_attach(
         attachment = iface.vif_attach(task, vif_info)
         return None if attachment is None else task.target_of(attachment)
 
-    _in_history(conductor, context, node_ident, vif_id, _ATTACH, attach)
+    _in_history(conductor, context, node_ident, vif_id, _ATTACH, attach, Wanted(vif_id))
 
 
 def vif_detach(conductor: Conductor, context: RequestContext, node_ident: str, vif_id: str) -> None:
@@ -98,7 +101,7 @@ def vif_detach(conductor: Conductor, context: RequestContext, node_ident: str, v
         iface.vif_detach(task, vif_id)
         return target
 
-    _in_history(conductor, context, node_ident, vif_id, _DETACH, detach)
+    _in_history(conductor, context, node_ident, vif_id, _DETACH, detach, Wanted())
 
 
 def vif_list(

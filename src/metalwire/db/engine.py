@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import URL, Engine, create_engine, event, make_url
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import ArgumentError, DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
@@ -87,7 +87,7 @@ def _is_sqlite(url: str) -> bool:
     return url.startswith("sqlite")
 
 
-_DRIVER_EXTRAS = {"psycopg2": "postgresql", "pymysql": "mysql", "MySQLdb": "mysql"}
+_DRIVER_EXTRAS = {"psycopg": "postgresql", "pymysql": "mysql", "MySQLdb": "mysql"}
 
 
 def make_engine(url: str, pool_size: int = 10, autocommit: bool = False) -> Engine:
@@ -103,8 +103,6 @@ def make_engine(url: str, pool_size: int = 10, autocommit: bool = False) -> Engi
     except ModuleNotFoundError as exc:
         extra = _DRIVER_EXTRAS.get(exc.name or "", "")
         hint = f" (pip install 'metalwire[{extra}]')" if extra else ""
-        if exc.name == "psycopg":
-            hint = " (write postgresql+psycopg2://..., which metalwire[postgresql] installs)"
         raise Invalid(
             f"the database URL needs the Python module {exc.name!r}, which is not installed{hint}"
         ) from None
@@ -127,7 +125,7 @@ def _make_engine(url: str, pool_size: int, autocommit: bool) -> Engine:
     # A bounded connect: a server that does not answer is an outage, not a hung request.
     bounded = {} if "connect_timeout" in url else {"connect_timeout": CONNECT_TIMEOUT}
     engine = create_engine(
-        url,
+        with_postgresql_driver(url),
         pool_size=pool_size,
         max_overflow=40,
         # Last in, first out: the connections in use stay few and warm, the rest rest.
@@ -140,12 +138,26 @@ def _make_engine(url: str, pool_size: int, autocommit: bool) -> Engine:
     return engine
 
 
+def with_postgresql_driver(url: str) -> str | URL:
+    """The URL, served through psycopg 3 if it names a PostgreSQL server.
+
+    psycopg 3 sends a group of statements in one round trip (its pipeline mode) and prepares
+    the statements a connection runs again and again; :mod:`metalwire.db.statements` relies on
+    both. ``postgresql://`` and Ironic's ``postgresql+psycopg2://`` name the same server and
+    are served the same way; another driver named in the URL is used as named.
+    """
+    parsed = make_url(url)
+    if parsed.drivername not in ("postgresql", "postgresql+psycopg2"):
+        return url
+    return parsed.set(drivername="postgresql+psycopg")
+
+
 def _ping_after_rest(engine: Engine) -> None:
     """Check a pooled connection on its way out only if it has rested PING_AFTER_REST.
 
     A connection handed out again at once is as alive as the statement it just ran; pinging
     it on every checkout, as ``pool_pre_ping`` does, costs two round trips per request (with
-    psycopg2: ``SELECT 1`` and resetting the session). One that rested may have been dropped
+    a ping and a session reset). One that rested may have been dropped
     by a server restart or failover: a failed ping makes the pool open a new connection. A
     connection dropped while busy fails its next statement, and SQLAlchemy then empties the
     pool; the conductor's calls run again (db/outage.py), a read answers 503 once.
@@ -337,7 +349,9 @@ class Database:
     def reading(self) -> Iterator[Work]:
         """A unit of work for reads: each statement sees what is committed when it runs."""
         with self.connection() as connection:
-            yield Work(connection, self.session_on)
+            work = Work(connection, self.session_on)
+            yield work
+            work.flush()
 
     @contextlib.contextmanager
     def writing(self, wait: bool = True) -> Iterator[Work]:
@@ -347,7 +361,9 @@ class Database:
         writer, before anything is done.
         """
         with self.write_connection(wait) as connection:
-            yield Work(connection, self.session_on)
+            work = Work(connection, self.session_on)
+            yield work
+            work.before_commit()
 
     def dispose(self) -> None:
         with self._kept_free:

@@ -8,8 +8,11 @@ PostgreSQL a transaction that does all its work inside itself locks the row inst
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from metalwire.db.models import Node
-from metalwire.db.statements import Repository
+from metalwire.db.statements import Read, Repository
 
 
 class NodeLockRows(Repository):
@@ -23,14 +26,17 @@ class NodeLockRows(Repository):
         )
         return changed > 0
 
-    def lock_row(self, node_id: int) -> Node | None:
-        """The node's row, locked until the transaction ends (None if there is none).
+    def lock_row(
+        self, node_id: int, then: Sequence[Read[Any]] = ()
+    ) -> tuple[Node | None, list[list[Any]]]:
+        """The node's row, locked until the transaction ends (None if there is none), and
+        the results of the reads ``then``, made once the lock is held (sent together).
 
         Waits while another transaction holds the row; the lease columns it returns say
         whether an operation outside any transaction holds the node.
         """
-        found = self._sql.load(Node, "id = ? FOR UPDATE", (node_id,))
-        return found[0] if found else None
+        found, *results = self._sql.load_batch([Read(Node, "id = ? FOR UPDATE", (node_id,)), *then])
+        return (found[0] if found else None), results
 
     def release(self, node_id: int, holder: str) -> None:
         self._sql.execute(

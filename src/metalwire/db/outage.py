@@ -81,13 +81,13 @@ def classify(exc: BaseException) -> str | None:
         return "unavailable"
     error = _driver_error(exc)
     module = type(error).__module__
-    if module.startswith("psycopg2"):
-        code = getattr(error, "pgcode", None)
-        if code in _PG_CONFLICT:
+    if module.startswith("psycopg"):
+        state = _pg_code(error)
+        if state in _PG_CONFLICT:
             return "conflict"
-        if code is None:  # raised by libpq, not the server: no connection, or a lost one
+        if state is None:  # raised by libpq, not the server: no connection, or a lost one
             return "unavailable" if type(error).__name__ in _LIBPQ_FAILURES else None
-        return "unavailable" if code.startswith(_PG_UNAVAILABLE_PREFIXES) else None
+        return "unavailable" if state.startswith(_PG_UNAVAILABLE_PREFIXES) else None
     code = _mysql_code(error)
     if code in _MYSQL_UNAVAILABLE:
         return "unavailable"
@@ -101,12 +101,18 @@ def classify(exc: BaseException) -> str | None:
 def not_ready(exc: BaseException) -> bool:
     """The server answered that it is between states (see the module's docstring)."""
     error = _driver_error(exc)
-    if type(error).__module__.startswith("psycopg2"):
-        return getattr(error, "pgcode", None) in _PG_NOT_READY
+    if type(error).__module__.startswith("psycopg"):
+        return _pg_code(error) in _PG_NOT_READY
     return _mysql_code(error) in _MYSQL_NOT_READY
 
 
-# psycopg2 raises these without a SQLSTATE when the connection fails or is gone.
+def _pg_code(error: BaseException) -> str | None:
+    """The SQLSTATE the PostgreSQL server answered with; None if libpq raised the error."""
+    code = getattr(error, "sqlstate", None)
+    return code if isinstance(code, str) else None
+
+
+# psycopg raises these without a SQLSTATE when the connection fails or is gone.
 _LIBPQ_FAILURES = frozenset({"OperationalError", "InterfaceError"})
 
 

@@ -13,7 +13,7 @@ from metalwire.db import integrity
 from metalwire.db import nodes as node_db
 from metalwire.db.models import Node, Port, Portgroup, utcnow
 from metalwire.db.pagination import Page, paginate
-from metalwire.db.statements import Repository, Sql
+from metalwire.db.statements import Read, Repository, Sql
 from metalwire.errors import Conflict, PortgroupNotFound
 from metalwire.identifiers import is_uuid
 
@@ -92,9 +92,14 @@ def remove_if_dynamic(sql: Sql, portgroup_id: int | None) -> bool:
     return True
 
 
+def of_node(node_id: int) -> Read[Portgroup]:
+    """The node's portgroups, oldest first."""
+    return Read(Portgroup, "node_id = ? ORDER BY id", (node_id,))
+
+
 class Portgroups(Repository):
     def for_node(self, node_id: int) -> list[Portgroup]:
-        return self._sql.load(Portgroup, "node_id = ? ORDER BY id", (node_id,))
+        return self._sql.load(*of_node(node_id))
 
     def get(self, ident: str) -> Portgroup:
         """A portgroup by UUID or name; raises PortgroupNotFound."""

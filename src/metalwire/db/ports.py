@@ -13,7 +13,7 @@ from metalwire.db import integrity
 from metalwire.db import nodes as node_db
 from metalwire.db.models import Node, Port
 from metalwire.db.pagination import Page, paginate
-from metalwire.db.statements import Repository
+from metalwire.db.statements import Read, Repository
 from metalwire.errors import PortNotFound
 from metalwire.identifiers import is_uuid
 
@@ -74,9 +74,14 @@ def delete(session: Session, port: Port) -> None:
     session.flush()
 
 
+def of_node(node_id: int) -> Read[Port]:
+    """The node's ports, oldest first."""
+    return Read(Port, "node_id = ? ORDER BY id", (node_id,))
+
+
 class Ports(Repository):
     def for_node(self, node_id: int) -> list[Port]:
-        return self._sql.load(Port, "node_id = ? ORDER BY id", (node_id,))
+        return self._sql.load(*of_node(node_id))
 
     def get(self, uuid: str) -> Port:
         with self._session() as session:

@@ -17,7 +17,7 @@ import contextlib
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from sqlalchemy import JSON, DateTime
 from sqlalchemy import exc as sa_exc
@@ -134,20 +134,46 @@ def _table(model: type[Base], dialect: Dialect) -> _Table:
     )
 
 
+class Read(NamedTuple, Generic[M]):
+    """A read of the model's rows matching ``where`` (with ``?`` placeholders)."""
+
+    model: type[M]
+    where: str
+    params: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class _Write:
+    """A write held back until the next statement or the commit."""
+
+    text: str
+    params: tuple[Any, ...]
+    conflict: Callable[[], Exception] | None
+
+
 class Sql:
     """Statements in the current transaction of one connection.
 
     SQL text is written with ``?`` placeholders; they become the driver's own. An
     IntegrityError from the driver is raised as SQLAlchemy's, so callers handle one kind.
+
+    Writes whose result nobody reads (:meth:`defer`, :meth:`insert`) are held back and sent
+    with the next statement, or with the commit (:meth:`send_with_commit`); reads that do not
+    depend on each other go out together (:meth:`batch`). With psycopg 3 such a group is one
+    round trip to the server (its pipeline mode); other drivers run the same statements one
+    after the other. Either way they run in the order they were given, in one transaction.
     """
 
     def __init__(self, connection: Connection) -> None:
         self.dialect = connection.dialect
         raw = connection.connection.dbapi_connection
         assert raw is not None
+        self._raw: Any = raw
         self._cursor = raw.cursor()
         self._positional = self.dialect.paramstyle == "qmark"
         self._integrity_error = connection.dialect.loaded_dbapi.IntegrityError
+        self._pipelines = hasattr(raw, "pipeline")  # psycopg 3
+        self._writes: list[_Write] = []
 
     @classmethod
     def of(cls, session: Session) -> Sql:
@@ -160,16 +186,80 @@ class Sql:
         return sql if self._positional else _to_format(sql)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        """Run a statement; the number of rows it changed."""
-        try:
-            self._cursor.execute(self._text(sql), tuple(params))
-        except self._integrity_error as exc:
-            raise sa_exc.IntegrityError(sql, params, exc) from None
-        return int(self._cursor.rowcount)
+        """Run a statement now; the number of rows it changed."""
+        return int(self._run([(sql, params)])[0].rowcount)
+
+    def defer(
+        self,
+        sql: str,
+        params: Sequence[Any] = (),
+        conflict: Callable[[], Exception] | None = None,
+    ) -> None:
+        """Run a write with the next statement or the commit, whichever comes first.
+
+        ``conflict`` makes the error raised if the write breaks a unique or foreign key (by
+        default SQLAlchemy's IntegrityError), since the caller is gone by then.
+        """
+        self._writes.append(_Write(sql, tuple(params), conflict))
+
+    def flush(self) -> None:
+        """Send the writes held back, now."""
+        if self._writes:
+            self._run([])
+
+    def discard(self) -> None:
+        """Forget the writes held back (their block is being undone)."""
+        self._writes.clear()
+
+    def send_with_commit(self) -> None:
+        """Send the writes held back with the transaction's COMMIT, as one round trip, where
+        the driver can; elsewhere send them, and the transaction commits as usual."""
+        if self._pipelines and self._writes:
+            self._run([], commit=True)
+        else:
+            self.flush()
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        self._cursor.execute(self._text(sql), tuple(params))
-        return list(self._cursor.fetchall())
+        return list(self._run([(sql, params)])[0].fetchall())
+
+    def batch(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[Any]:
+        """Run reads that do not depend on each other together; a cursor per statement, its
+        rows still to fetch."""
+        return self._run(statements)
+
+    def _run(
+        self, statements: Sequence[tuple[str, Sequence[Any]]], commit: bool = False
+    ) -> list[Any]:
+        """The held-back writes, then ``statements`` (then the COMMIT): their cursors."""
+        writes, self._writes = self._writes, []
+        todo = [(w.text, w.params) for w in writes]
+        todo += [(sql, tuple(params)) for sql, params in statements]
+        if len(todo) == 1 and not commit:
+            cursors = [self._cursor]
+        else:
+            cursors = [self._raw.cursor() for _ in todo]
+        ran = 0  # statements run one by one so far (the failed one is the next)
+        pipelined = self._pipelines and (len(todo) > 1 or commit)
+        try:
+            if pipelined:
+                with self._raw.pipeline():
+                    for cursor, (sql, params) in zip(cursors, todo, strict=True):
+                        cursor.execute(self._text(sql), params)
+                    if commit:
+                        self._raw.commit()
+            else:
+                for cursor, (sql, params) in zip(cursors, todo, strict=True):
+                    cursor.execute(self._text(sql), params)
+                    ran += 1
+        except self._integrity_error as exc:
+            # In a pipeline, the statements from the failed one on have no result.
+            failed = min(_first_without_result(cursors) if pipelined else ran, len(todo) - 1)
+            write = writes[failed] if failed < len(writes) else None
+            if write is not None and write.conflict is not None:
+                raise write.conflict() from None
+            sql, params = todo[failed]
+            raise sa_exc.IntegrityError(sql, params, exc) from None
+        return cursors[len(writes) :]
 
     def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         rows = self.rows(sql, params)
@@ -179,31 +269,74 @@ class Sql:
         """The model's columns, as a select list."""
         return _table(model, self.dialect).select_list
 
+    def select(self, model: type[M], where: str) -> str:
+        """The statement reading the model's rows matching ``where``."""
+        table = _table(model, self.dialect)
+        return f"SELECT {table.select_list} FROM {table.name} WHERE {where}"
+
     def load(self, model: type[M], where: str, params: Sequence[Any] = ()) -> list[M]:
         """Rows of the model's table matching ``where``, as detached instances."""
-        table = _table(model, self.dialect)
-        rows = self.rows(f"SELECT {table.select_list} FROM {table.name} WHERE {where}", params)
-        return self.instances(model, rows)
+        sql = self.select(model, where)
+        return self.instances(model, sql, self._run([(sql, params)])[0])
 
-    def instances(self, model: type[M], rows: Sequence[Sequence[Any]], offset: int = 0) -> list[M]:
-        """Detached instances from the rows just read, whose columns from ``offset`` on are
-        the model's (all of them, in order); rows whose first such column is NULL are skipped.
-        """
+    def load_batch(self, reads: Sequence[Read[Any]]) -> list[list[Any]]:
+        """Several :meth:`load` reads sent together (see :meth:`batch`); a list per read."""
+        statements = [(self.select(read.model, read.where), read.params) for read in reads]
+        cursors = self._run(statements)
+        return [
+            self.instances(read.model, sql, cursor)
+            for read, (sql, _), cursor in zip(reads, statements, cursors, strict=True)
+        ]
+
+    def instances(
+        self,
+        model: type[M],
+        sql: str,
+        cursor: Any,
+        rows: Sequence[Sequence[Any]] | None = None,
+        offset: int = 0,
+    ) -> list[M]:
+        """Detached instances from the rows of ``sql`` (fetched from ``cursor`` unless given),
+        whose columns from ``offset`` on are the model's (all of them, in order); rows whose
+        first such column is NULL are skipped."""
+        if rows is None:
+            rows = cursor.fetchall()
+        if not rows:
+            return []
         width = len(_table(model, self.dialect).columns)
-        codes = tuple(d[1] for d in self._cursor.description[offset : offset + width])
-        make = _reader(model, self.dialect, codes)
-        if offset == 0 and width == len(self._cursor.description):
+        make = self._reader(model, sql, cursor, offset, width)
+        if offset == 0 and len(rows[0]) == width:
             return [make(row) for row in rows]
         return [make(row[offset : offset + width]) for row in rows if row[offset] is not None]
 
-    def insert(self, model: type[Base], values: Mapping[str, Any]) -> dict[str, Any]:
-        """Insert one row with the model's defaults for missing columns; the values stored."""
+    def _reader(self, model: type[Base], sql: str, cursor: Any, offset: int, width: int) -> Any:
+        # A statement's columns have the same types every time: the cursor's description,
+        # costly to build with some drivers, is read once per statement.
+        key = (model, self.dialect, sql, offset)
+        make = _READERS.get(key)
+        if make is None:
+            codes = tuple(d[1] for d in cursor.description[offset : offset + width])
+            make = _READERS[key] = _reader(model, self.dialect, codes)
+        return make
+
+    def insert(
+        self,
+        model: type[Base],
+        values: Mapping[str, Any],
+        conflict: Callable[[], Exception] | None = None,
+    ) -> dict[str, Any]:
+        """Insert one row with the model's defaults for missing columns; the values stored.
+
+        The row is written with the next statement or the commit (:meth:`defer`, which says
+        what ``conflict`` is).
+        """
         table = _table(model, self.dialect)
         stored = {**{k: make() for k, make in table.defaults.items()}, **values}
         names = tuple(c for c in table.columns if c in stored)
-        self.execute(
+        self.defer(
             _insert_text(model, self.dialect, names),
             [self.bind(model, n, stored[n]) for n in names],
+            conflict,
         )
         return stored
 
@@ -211,6 +344,16 @@ class Sql:
         """A value as the database stores it in the model's column."""
         writer = _table(model, self.dialect).writers[column]
         return value if writer is None or value is None else writer(value)
+
+
+# (model, dialect, statement, offset) -> how its rows become instances
+_READERS: dict[tuple[Any, ...], Any] = {}
+
+
+def _first_without_result(cursors: Sequence[Any]) -> int:
+    """The first statement of a pipeline that did not run: the failed one (none after it ran
+    either)."""
+    return next((i for i, c in enumerate(cursors) if c.pgresult is None), len(cursors))
 
 
 def detached(model: type[M], values: Mapping[str, Any]) -> M:

@@ -7,23 +7,32 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from metalwire.db.models import Node, Port, Portgroup, VifAttachment, node_label, utcnow
 from metalwire.db.nodes import ident_column
 from metalwire.db.portgroups import remove_if_dynamic
-from metalwire.db.statements import Repository, Sql, detached
+from metalwire.db.statements import Read, Repository, Sql, detached
 from metalwire.errors import Conflict, NodeNotFound
 
 
-def _ports_first(attachments: Iterable[VifAttachment]) -> list[VifAttachment]:
+def of_node(node_id: int) -> Read[VifAttachment]:
+    """The node's attachments (see :func:`ports_first` for their order)."""
+    return Read(VifAttachment, "node_id = ?", (node_id,))
+
+
+def of_node_or_vif(node_id: int, vif_id: str) -> Read[VifAttachment]:
+    """The node's attachments and the VIF's on whichever node has it."""
+    return Read(VifAttachment, "node_id = ? OR vif_id = ?", (node_id, vif_id))
+
+
+def ports_first(attachments: Iterable[VifAttachment]) -> list[VifAttachment]:
     return sorted(attachments, key=lambda a: (a.port_id is None, a.port_id or a.portgroup_id or 0))
 
 
 def _touch(sql: Sql, model: type[Port | Portgroup], target_id: int | None) -> None:
     """Set the target's ``updated_at``: the VIF it shows (internal_info) changed."""
-    sql.execute(
+    sql.defer(
         f"UPDATE {model.__tablename__} SET updated_at = ? WHERE id = ?",
         (sql.bind(model, "updated_at", utcnow()), target_id),
     )
@@ -54,30 +63,30 @@ class Attachments(Repository):
 
     def for_node(self, node_id: int) -> list[VifAttachment]:
         """Attachments of a node: those on ports first, then those on portgroups."""
-        return _ports_first(self._sql.load(VifAttachment, "node_id = ?", (node_id,)))
+        return ports_first(self._sql.load(*of_node(node_id)))
 
     def for_node_or_vif(self, node_id: int, vif_id: str) -> list[VifAttachment]:
         """The node's attachments (ports first) and the VIF's on whichever node has it, in one
         query: what an attach reads before it chooses."""
-        return _ports_first(
-            self._sql.load(VifAttachment, "node_id = ? OR vif_id = ?", (node_id, vif_id))
-        )
+        return ports_first(self._sql.load(*of_node_or_vif(node_id, vif_id)))
 
     def with_node(self, ident: str) -> tuple[Node, list[VifAttachment]]:
         """A node by UUID or name and its attachments (ports first), in one query."""
         sql = self._sql
         column = ident_column(ident)
-        rows = sql.rows(
+        text = (
             f"SELECT {sql.columns(Node)}, {sql.columns(VifAttachment)} FROM nodes"
             " LEFT OUTER JOIN vif_attachments ON vif_attachments.node_id = nodes.id"
-            f" WHERE nodes.{column} = ?",
-            (ident,),
+            f" WHERE nodes.{column} = ?"
         )
+        cursor = sql.batch([(text, (ident,))])[0]
+        rows = cursor.fetchall()
         if not rows:
             raise NodeNotFound(ident)
-        node = sql.instances(Node, rows[:1])[0]
-        attachments = sql.instances(VifAttachment, rows, offset=len(Node.__table__.columns))
-        return node, _ports_first(attachments)
+        node = sql.instances(Node, text, cursor, rows[:1])[0]
+        width = len(Node.__table__.columns)
+        attachments = sql.instances(VifAttachment, text, cursor, rows, offset=width)
+        return node, ports_first(attachments)
 
     def find(self, vif_id: str) -> VifAttachment | None:
         found = self._sql.load(VifAttachment, "vif_id = ?", (vif_id,))
@@ -107,14 +116,16 @@ class Attachments(Repository):
             "info": dict(info),
             "pending": pending,
         }
-        try:
-            stored = self._sql.insert(VifAttachment, values)
-        except IntegrityError:
-            kind = "port" if isinstance(target, Port) else "portgroup"
-            raise Conflict(
+        kind = "port" if isinstance(target, Port) else "portgroup"
+
+        def conflict() -> Conflict:
+            return Conflict(
                 f"Unable to attach VIF {vif_id} to {kind} {target.uuid}: the VIF or the "
                 f"{kind} was taken by another request at the same moment."
-            ) from None
+            )
+
+        # Sent with the next statement or the commit; the keys still decide.
+        stored = self._sql.insert(VifAttachment, values, conflict)
         if not pending:
             _touch(self._sql, type(target), target.id)
         return detached(VifAttachment, stored)
@@ -176,7 +187,7 @@ class Attachments(Repository):
                     f"UPDATE {model.__tablename__} SET extra = ? WHERE id = ?",
                     (sql.bind(model, "extra", extra), target_id),
                 )
-        sql.execute("DELETE FROM vif_attachments WHERE vif_id = ?", (vif_id,))
+        sql.defer("DELETE FROM vif_attachments WHERE vif_id = ?", (vif_id,))
         if model is Portgroup and remove_if_dynamic(sql, target_id):
             return
         if not attachment.pending:

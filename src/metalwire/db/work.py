@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from metalwire.db import volumes
 from metalwire.db.history import History
 from metalwire.db.models import VolumeConnector, VolumeTarget
+from metalwire.db.node_inventory import NodeInventories
 from metalwire.db.node_locks import NodeLockRows
 from metalwire.db.nodes import Nodes
 from metalwire.db.portgroups import Portgroups
@@ -63,6 +64,10 @@ class Work:
         return History(self._sql, self._session)
 
     @functools.cached_property
+    def node_inventories(self) -> NodeInventories:
+        return NodeInventories(self._sql, self._session)
+
+    @functools.cached_property
     def node_locks(self) -> NodeLockRows:
         return NodeLockRows(self._sql, self._session)
 
@@ -76,9 +81,27 @@ class Work:
 
     @contextlib.contextmanager
     def _session(self) -> Iterator[Session]:
+        self._sql.flush()  # the session's statements come after the writes held back
         with self._session_on(self._connection) as session:
             yield session
 
-    def savepoint(self) -> contextlib.AbstractContextManager[Any]:
+    @contextlib.contextmanager
+    def savepoint(self) -> Iterator[Any]:
         """Undo the block's writes if it raises, keeping the transaction usable."""
-        return self._connection.begin_nested()
+        self._sql.flush()
+        with self._connection.begin_nested() as nested:
+            try:
+                yield nested
+                self._sql.flush()
+            except BaseException:
+                self._sql.discard()  # the block's writes not sent yet go with the rest
+                raise
+
+    def before_commit(self) -> None:
+        """Send the writes held back, with the COMMIT where the driver can (one round trip):
+        the unit of work's last step before its transaction commits."""
+        self._sql.send_with_commit()
+
+    def flush(self) -> None:
+        """Send the writes held back, now."""
+        self._sql.flush()
