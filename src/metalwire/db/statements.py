@@ -230,36 +230,26 @@ class Sql:
     def _run(
         self, statements: Sequence[tuple[str, Sequence[Any]]], commit: bool = False
     ) -> list[Any]:
-        """The held-back writes, then ``statements`` (then the COMMIT): their cursors."""
+        """The held-back writes, then ``statements`` (then the COMMIT): the cursors of
+        ``statements``."""
         writes, self._writes = self._writes, []
-        todo = [(w.text, w.params) for w in writes]
-        todo += [(sql, tuple(params)) for sql, params in statements]
-        if len(todo) == 1 and not commit:
-            cursors = [self._cursor]
-        else:
-            cursors = [self._raw.cursor() for _ in todo]
-        ran = 0  # statements run one by one so far (the failed one is the next)
-        pipelined = self._pipelines and (len(todo) > 1 or commit)
+        todo = [(self._text(w.text), w.params) for w in writes]
+        todo += [(self._text(sql), tuple(params)) for sql, params in statements]
+        key = self._integrity_error
         try:
-            if pipelined:
-                with self._raw.pipeline():
-                    for cursor, (sql, params) in zip(cursors, todo, strict=True):
-                        cursor.execute(self._text(sql), params)
-                    if commit:
-                        self._raw.commit()
+            if self._pipelines and (len(todo) > 1 or commit):
+                results = _send_pipeline(self._raw, todo, commit, key)
+            elif len(todo) == 1:
+                results = _send_each([self._cursor], todo, key)
             else:
-                for cursor, (sql, params) in zip(cursors, todo, strict=True):
-                    cursor.execute(self._text(sql), params)
-                    ran += 1
-        except self._integrity_error as exc:
-            # In a pipeline, the statements from the failed one on have no result.
-            failed = min(_first_without_result(cursors) if pipelined else ran, len(todo) - 1)
-            write = writes[failed] if failed < len(writes) else None
+                results = _send_each([self._raw.cursor() for _ in todo], todo, key)
+        except _Failed as failed:
+            index = min(failed.index, len(todo) - 1)
+            write = writes[index] if index < len(writes) else None
             if write is not None and write.conflict is not None:
                 raise write.conflict() from None
-            sql, params = todo[failed]
-            raise sa_exc.IntegrityError(sql, params, exc) from None
-        return cursors[len(writes) :]
+            raise sa_exc.IntegrityError(*todo[index], failed.error) from None
+        return results[len(writes) :]
 
     def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         rows = self.rows(sql, params)
@@ -348,6 +338,43 @@ class Sql:
 
 # (model, dialect, statement, offset) -> how its rows become instances
 _READERS: dict[tuple[Any, ...], Any] = {}
+
+
+class _Failed(Exception):
+    """The statement at ``index`` broke a key (``error``, the driver's IntegrityError)."""
+
+    def __init__(self, index: int, error: Exception) -> None:
+        super().__init__(index, error)
+        self.index = index
+        self.error = error
+
+
+Statements = Sequence[tuple[str, tuple[Any, ...]]]
+
+
+def _send_each(cursors: Sequence[Any], todo: Statements, key: type[Exception]) -> list[Any]:
+    """Each statement in turn, on its cursor; the cursors. ``key``: the driver's
+    IntegrityError."""
+    for index, (cursor, (sql, params)) in enumerate(zip(cursors, todo, strict=True)):
+        try:
+            cursor.execute(sql, params)
+        except key as exc:
+            raise _Failed(index, exc) from None
+    return list(cursors)
+
+
+def _send_pipeline(raw: Any, todo: Statements, commit: bool, key: type[Exception]) -> list[Any]:
+    """The statements (and the COMMIT) in one psycopg pipeline: one round trip."""
+    cursors = [raw.cursor() for _ in todo]
+    try:
+        with raw.pipeline():
+            for cursor, (sql, params) in zip(cursors, todo, strict=True):
+                cursor.execute(sql, params)
+            if commit:
+                raw.commit()
+    except key as exc:
+        raise _Failed(_first_without_result(cursors), exc) from None
+    return cursors
 
 
 def _first_without_result(cursors: Sequence[Any]) -> int:
