@@ -172,12 +172,6 @@ ALLOWED: tuple[Allowed, ...] = (
 
 PENDING: tuple[Allowed, ...] = (
     Allowed(
-        ("versions 1.108 to 1.115",),
-        "history at *: body.history.*.links",
-        "a history entry links itself (self) and its bookmark in metalwire, only itself "
-        "(self) in Ironic 39",
-    ),
-    Allowed(
         ("node patch",),
         "slash in a key: status",
         f"metalwire reads ~1 in a patched key below 1.98, Ironic refuses it (400): {ISSUE_20}",

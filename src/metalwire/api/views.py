@@ -24,9 +24,13 @@ from metalwire.errors import InvalidParameterValue, NotAcceptable
 TENANT_VIF_KEY = "tenant_vif_port_id"
 
 
+def self_link(base: str, collection: str, ident: str) -> dict[str, str]:
+    return {"href": f"{base}/v1/{collection}/{ident}", "rel": "self"}
+
+
 def links(base: str, collection: str, ident: str) -> list[dict[str, str]]:
     return [
-        {"href": f"{base}/v1/{collection}/{ident}", "rel": "self"},
+        self_link(base, collection, ident),
         {"href": f"{base}/{collection}/{ident}", "rel": "bookmark"},
     ]
 
