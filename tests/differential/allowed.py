@@ -171,18 +171,6 @@ ALLOWED: tuple[Allowed, ...] = (
 )
 
 PENDING: tuple[Allowed, ...] = (
-    Allowed(
-        ("node patch",),
-        "slash in a key: status",
-        f"metalwire reads ~1 in a patched key below 1.98, Ironic refuses it (400): {ISSUE_20}",
-        SERVED_VERSIONS,
-    ),
-    Allowed(
-        ("node patch",),
-        "empty patch: body.extra.x/y",
-        "the key the 'slash in a key' step added in metalwire only (see that entry)",
-        SERVED_VERSIONS,
-    ),
     *(
         Allowed(
             ("version gates",),

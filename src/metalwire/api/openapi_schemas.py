@@ -166,16 +166,22 @@ def collection(key: str, item: str) -> Schema:
 
 JSON_PATCH: Schema = {
     "type": "array",
-    "description": "RFC 6902 JSON Patch; paths are the resource's fields (/extra/key).",
+    "description": "RFC 6902 JSON Patch of add, replace and remove; paths are the resource's "
+    "fields (/extra/key), each part letters (any script), digits, '_' or '-' at every version, "
+    "as Ironic 39's patch schema takes them (no '~0'/'~1' escapes).",
     "items": {
         "type": "object",
         "properties": {
             "op": {"enum": ["add", "remove", "replace", "move", "copy", "test"]},
-            "path": {"type": "string", "examples": ["/extra/key", "/name"]},
-            "from": {"type": "string"},
+            "path": {
+                "type": "string",
+                "pattern": r"^(/[\w-]+)+$",
+                "examples": ["/extra/key", "/name"],
+            },
             "value": {},
         },
         "required": ["op", "path"],
+        "additionalProperties": False,
     },
 }
 
