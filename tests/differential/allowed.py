@@ -48,9 +48,6 @@ NODE_SCENARIOS = (
 NOT_SERVED = "metalwire serves nodes, ports, portgroups and VIFs only (docs/api-ref/index.md)"
 # the versions above 1.78 the tier runs at
 NEWER = ("1.107", "1.115")
-# the served versions the tier runs at: where a difference that no version changes is seen
-SERVED_VERSIONS = BOTH
-ISSUE_20 = "issue 20: versions and gates exactly as Ironic 39's"
 
 ALLOWED: tuple[Allowed, ...] = (
     *(
@@ -170,19 +167,7 @@ ALLOWED: tuple[Allowed, ...] = (
     ),
 )
 
-PENDING: tuple[Allowed, ...] = (
-    *(
-        Allowed(
-            ("version gates",),
-            f"{step}: body.error_message.<json>.*",
-            "a resource below its version is a 404 with Ironic's fault body "
-            "(faultcode, faultstring, debuginfo) in Ironic 39, with the routing error body "
-            f"(code, title, description) in metalwire: {ISSUE_20}",
-            versions,
-        )
-        for step, versions in (("portgroups at 1.22", SERVED_VERSIONS), ("shards", ("1.78",)))
-    ),
-)
+PENDING: tuple[Allowed, ...] = ()
 
 
 def explain(
