@@ -202,6 +202,7 @@ BELOW_THEIR_VERSION = [
     ("PUT", "/v1/nodes/n1/management/inject_nmi", "1.28", "1.29", HANDLER),
     ("GET", "/v1/volume", "1.31", "1.32", HANDLER),
     ("GET", "/v1/volume/", "1.31", "1.32", HANDLER),
+    ("GET", "/v1/nodes/n1/volume", "1.31", "1.32", HANDLER),
     ("GET", "/v1/volume/connectors", "1.31", "1.32", ROUTER),
     ("POST", "/v1/volume/connectors", "1.31", "1.32", ROUTER),
     ("GET", f"/v1/volume/connectors/{MISSING}", "1.31", "1.32", ROUTER),

@@ -31,20 +31,6 @@ class Allowed:
         return fnmatchcase(difference.where, self.where)
 
 
-# the scenarios whose answers show a node
-NODE_SCENARIOS = (
-    "enrol a node",
-    "node create errors",
-    "node patch",
-    "node list filters",
-    "ports",
-    "portgroups",
-    "vifs on the noop interface",
-    "states and traits",
-    "version gates",
-    "versions 1.102 to 1.107",
-    "versions 1.108 to 1.115",
-)
 NOT_SERVED = "metalwire serves nodes, ports, portgroups and VIFs only (docs/api-ref/index.md)"
 # the versions above 1.78 the tier runs at
 NEWER = ("1.107", "1.115")
@@ -66,17 +52,6 @@ ALLOWED: tuple[Allowed, ...] = (
     *(
         Allowed(("root and versions",), f"v1: body.{resource}", NOT_SERVED, NEWER)
         for resource in ("continue_inspection", "inspection_rules", "runbooks")
-    ),
-    Allowed(
-        NODE_SCENARIOS,
-        "*: body.volume",
-        "a node does not link its volume connectors and targets yet (they are served at "
-        "/v1/volume, docs/api-ref/volume.md)",
-    ),
-    Allowed(
-        ("enrol a node", "node list filters"),
-        "*: body.nodes.*.volume",
-        f"no volume link in a node: {NOT_SERVED}",
     ),
     Allowed(
         ("node patch", "node list filters", "states and traits"),

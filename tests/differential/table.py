@@ -58,6 +58,7 @@ def _below_their_version() -> tuple[Step, ...]:
         ("vif detach", "DELETE", "/v1/nodes/{n1}/vifs/{vif1}", None, "1.27"),
         ("inject_nmi", "PUT", "/v1/nodes/{n1}/management/inject_nmi", {}, "1.28"),
         ("volume", "GET", "/v1/volume", None, "1.31"),
+        ("node volume", "GET", "/v1/nodes/{n1}/volume", None, "1.31"),
         ("volume connectors", "GET", "/v1/volume/connectors", None, "1.31"),
         ("volume connector show", "GET", "/v1/volume/connectors/{missing}", None, "1.31"),
         ("volume targets", "GET", "/v1/volume/targets", None, "1.31"),
@@ -103,6 +104,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             get("vifs", "/v1/nodes/{n1}/vifs"),
             get("node ports", "/v1/nodes/{n1}/ports"),
             get("node portgroups", "/v1/nodes/{n1}/portgroups"),
+            get("node volume", "/v1/nodes/{n1}/volume"),
         ),
     ),
     Scenario(

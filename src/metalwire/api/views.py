@@ -12,6 +12,7 @@ from metalwire.api import microversion as mv
 from metalwire.api import secrets
 from metalwire.api.fields import (
     NODE_DEFAULTS,
+    VOLUME,
     Field,
     visible,
 )
@@ -94,6 +95,8 @@ def node_view(
             body["states"] = links(base, "nodes", f"{node.uuid}/states")
         if version.at_least(mv.PORTGROUP_SUBCONTROLLERS):
             body["portgroups"] = links(base, "nodes", f"{node.uuid}/portgroups")
+        if version.at_least(VOLUME):
+            body["volume"] = links(base, "nodes", f"{node.uuid}/volume")
     return body
 
 
