@@ -164,15 +164,19 @@ def _root(c: Call, collection: str, prefix: str) -> dict[str, Any]:
     return body
 
 
-_ROOT = doc(
-    "getVolume",
-    "The volume resources.",
-    "volume",
-    ok="Links.",
-    returns=bodies.VOLUME_ROOT,
-    errors=(406, 404),
-    since=VOLUME,
-)
+def _root_doc(op_id: str, summary: str) -> dict[str, Any]:
+    return doc(
+        op_id,
+        summary,
+        "volume",
+        ok="Links.",
+        returns=bodies.VOLUME_ROOT,
+        errors=(406, 404),
+        since=VOLUME,
+    )
+
+
+_ROOT = _root_doc("getVolume", "The volume resources.")
 
 
 @router.get("/v1/volume", openapi_extra=_ROOT)
@@ -185,15 +189,7 @@ def volume_root(request: Request) -> dict[str, Any]:
     return _root(c, "volume", "")
 
 
-_NODE_ROOT = doc(
-    "getNodeVolume",
-    "A node's volume resources: its connectors and targets.",
-    "volume",
-    ok="Links.",
-    returns=bodies.VOLUME_ROOT,
-    errors=(406, 404),
-    since=VOLUME,
-)
+_NODE_ROOT = _root_doc("getNodeVolume", "A node's volume resources: its connectors and targets.")
 
 
 @router.get("/v1/nodes/{ident}/volume", openapi_extra=_NODE_ROOT)
