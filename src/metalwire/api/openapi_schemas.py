@@ -12,7 +12,14 @@ from typing import Any
 from sqlalchemy import FromClause, String
 
 from metalwire.api import microversion as mv
-from metalwire.api.fields import NODE_FIELDS, PORT_FIELDS, PORTGROUP_FIELDS, Access, Field
+from metalwire.api.fields import (
+    NODE_FIELDS,
+    NODE_SUBLINKS,
+    PORT_FIELDS,
+    PORTGROUP_FIELDS,
+    Access,
+    Field,
+)
 from metalwire.config import DefaultOptions
 from metalwire.db.models import Node, Port, Portgroup
 
@@ -561,7 +568,7 @@ def components() -> dict[str, Any]:
         "Link": LINK,
         "Error": ERROR,
         "Version": VERSION,
-        "Node": resource(NODE_FIELDS, ("ports", "states", "portgroups")),
+        "Node": resource(NODE_FIELDS, tuple(name for name, _since in NODE_SUBLINKS)),
         "Port": resource(PORT_FIELDS, ()),
         "Portgroup": resource(PORTGROUP_FIELDS, ("ports",)),
         "NodeCreate": create_body(NODE_FIELDS, Node.__table__, ["driver"]),

@@ -12,7 +12,7 @@ from metalwire.api import microversion as mv
 from metalwire.api import secrets
 from metalwire.api.fields import (
     NODE_DEFAULTS,
-    VOLUME,
+    NODE_SUBLINKS,
     Field,
     visible,
 )
@@ -90,13 +90,9 @@ def node_view(
         body[name] = as_json(secrets.shown(name, value))
     body["links"] = links(base, "nodes", node.uuid)
     if sublinks:
-        body["ports"] = links(base, "nodes", f"{node.uuid}/ports")
-        if version.at_least(mv.NODE_STATES_LINKS):
-            body["states"] = links(base, "nodes", f"{node.uuid}/states")
-        if version.at_least(mv.PORTGROUP_SUBCONTROLLERS):
-            body["portgroups"] = links(base, "nodes", f"{node.uuid}/portgroups")
-        if version.at_least(VOLUME):
-            body["volume"] = links(base, "nodes", f"{node.uuid}/volume")
+        for name, since in NODE_SUBLINKS:
+            if version.at_least(since):
+                body[name] = links(base, "nodes", f"{node.uuid}/{name}")
     return body
 
 
