@@ -60,6 +60,13 @@ ALLOWED: tuple[Allowed, ...] = (
         "metalwire answers after the lock is released",
     ),
     Allowed(
+        ("missing objects",),
+        "volume of a missing node: status",
+        "Ironic 39 builds a node's volume links without looking the node up (200 for any "
+        "name); metalwire answers 404 for a node that does not exist or is not visible, as "
+        "for the node's other sub-resources (docs/api-ref/volume.md)",
+    ),
+    Allowed(
         ("node create errors",),
         "owner of another project: status",
         "Ironic's noauth caller is a project-scoped admin without a project, refused any "

@@ -195,6 +195,8 @@ SCENARIOS: tuple[Scenario, ...] = (
             get("portgroup by name", "/v1/portgroups/dt-nogroup"),
             get("vifs of a missing node", "/v1/nodes/{missing}/vifs"),
             get("history of a missing node", "/v1/nodes/{missing}/history"),
+            get("volume of a missing node", "/v1/nodes/{missing}/volume"),
+            get("volume connectors of a missing node", "/v1/nodes/{missing}/volume/connectors"),
             Step("delete node", "DELETE", "/v1/nodes/{missing}"),
             Step("delete port", "DELETE", "/v1/ports/{missing}"),
             Step("delete portgroup", "DELETE", "/v1/portgroups/{missing}"),
