@@ -217,6 +217,14 @@ def record_nodes(r: Recorder) -> None:
         [{"op": "replace", "path": "/provision_state", "value": "active"}],
         expect=400,
     )
+    r.call(
+        "node-patch-escaped-key",
+        "PATCH",
+        "/v1/nodes/node-1",
+        [{"op": "add", "path": "/extra/rack~1slot", "value": "12/3"}],
+        expect=400,
+        version=f"1.{MAX_MINOR}",
+    )
     r.call("node-create-missing-driver", "POST", "/v1/nodes", {"name": "x"}, expect=400)
     r.call("node-create-unknown-driver", "POST", "/v1/nodes", {"driver": "idrac-wsman"}, expect=400)
     r.call(
@@ -276,7 +284,7 @@ def record_traits(r: Recorder) -> None:
     r.call("traits-remove", "DELETE", "/v1/nodes/node-1/traits/CUSTOM_RAID", expect=204)
     r.call("traits-remove-missing", "DELETE", "/v1/nodes/node-1/traits/CUSTOM_RAID", expect=404)
     r.call("traits-invalid", "PUT", "/v1/nodes/node-1/traits/custom_raid", expect=400)
-    r.call("traits-below-1.37", "GET", "/v1/nodes/node-1/traits", expect=404, version="1.36")
+    r.call("traits-below-1.37", "GET", "/v1/nodes/node-1/traits", expect=406, version="1.36")
     r.call("traits-remove-all", "DELETE", "/v1/nodes/node-1/traits", expect=204)
 
 

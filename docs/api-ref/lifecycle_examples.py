@@ -103,6 +103,7 @@ def record_lifecycle(r: Any) -> None:
 
 def record_volume(r: Any) -> None:
     r.call("volume-root", "GET", "/v1/volume", expect=200)
+    r.call("node-volume-root", "GET", "/v1/nodes/node-nova/volume", expect=200)
     r.call(
         "volume-connector-create",
         "POST",

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from metalwire.api.fields import Access, Field
 from metalwire.api.jsonpatch import RFC_OPS, apply_patch
 from metalwire.api.microversion import Version
-from metalwire.errors import MetalwireError
+from metalwire.errors import MetalwireError, PatchError
 
 FIELDS = (
     Field("extra", 1, Access.WRITABLE, "dict"),
@@ -52,8 +54,8 @@ OPERATIONS = st.fixed_dictionaries(
 PATCHES = st.lists(OPERATIONS | JSON, max_size=4) | JSON
 
 
-def escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
+# the keys a patch path can name: Ironic's patch schema takes word characters and "-" only
+PATH_KEYS = st.from_regex(r"[\w-]+", fullmatch=True) | st.sampled_from(["a", "0", "-", "\u00b2"])
 
 
 @settings(max_examples=300, deadline=None)
@@ -73,12 +75,12 @@ def test_any_patch_applies_or_raises_a_client_error_and_never_mutates_the_docume
 
 
 @settings(max_examples=300, deadline=None)
-@given(DOCUMENTS, KEYS, JSON)
+@given(DOCUMENTS, PATH_KEYS, JSON)
 def test_add_then_remove_of_a_new_key_changes_nothing(
     document: dict[str, Any], key: str, value: Any
 ) -> None:
     document["extra"].pop(key, None)
-    path = "/extra/" + escape(key)
+    path = "/extra/" + key
     added = apply_patch(document, [{"op": "add", "path": path, "value": value}], FIELDS, VERSION)
     assert added["extra"] == {**document["extra"], key: value}
     both = [{"op": "add", "path": path, "value": value}, {"op": "remove", "path": path}]
@@ -104,3 +106,28 @@ def test_add_into_an_unset_object_field_creates_it(document: dict[str, Any], val
     document["network_data"] = None
     patch = [{"op": "add", "path": "/network_data/k", "value": value}]
     assert apply_patch(document, patch, FIELDS, VERSION)["network_data"] == {"k": value}
+
+
+# a key with a character the grammar refuses somewhere in it, escapes included
+NOT_PATH_KEYS = st.builds(
+    lambda head, bad, tail: head + bad + tail,
+    PATH_KEYS | st.just(""),
+    st.sampled_from(["~0", "~1", "~", ".", " ", ":", "*", "\t", "\u00a0"]),
+    PATH_KEYS | st.just(""),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(DOCUMENTS, st.lists(PATH_KEYS, max_size=3), NOT_PATH_KEYS, st.data(), JSON)
+def test_a_path_with_a_part_outside_the_grammar_is_refused_whatever_the_operation(
+    document: dict[str, Any],
+    keys: list[str],
+    wrong: str,
+    data: st.DataObject,
+    value: Any,
+) -> None:
+    keys.insert(data.draw(st.integers(min_value=0, max_value=len(keys))), wrong)
+    path = "/" + "/".join(["extra", *keys])
+    for kind in ("add", "replace", "remove"):
+        with pytest.raises(PatchError, match=f"Invalid patch path.*{re.escape(repr(wrong))}"):
+            apply_patch(document, [{"op": kind, "path": path, "value": value}], FIELDS, VERSION)

@@ -72,3 +72,18 @@ def test_a_hostile_host_header_does_not_reach_the_links(public_api: Api) -> None
     own = [link for link in links if not link.startswith("https://docs.openstack.org/")]
     assert own and all(link.startswith(f"{PUBLIC}/") for link in own), own
     assert "attacker.example" not in json.dumps(links)
+
+
+def test_a_history_entry_links_only_itself_as_ironic_does(api: Api) -> None:
+    node = api.node()
+    url = f"/v1/nodes/{node['uuid']}"
+    assert api.put(f"{url}/states/provision", {"target": "manage"}).status_code == 202
+    for detail in ("", "?detail=true"):
+        entries = api.get(f"{url}/history{detail}").json()["history"]
+        assert entries
+        for entry in entries:
+            href = f"http://testserver{url}/history/{entry['uuid']}"
+            assert entry["links"] == [{"href": href, "rel": "self"}]
+    first = entries[0]
+    shown = api.get(first["links"][0]["href"].removeprefix("http://testserver")).json()
+    assert shown["links"] == first["links"] and shown["uuid"] == first["uuid"]

@@ -125,6 +125,16 @@ def test_require_below_the_minor_version_is_a_route_not_found() -> None:
     )
 
 
+def test_require_by_the_handler_below_the_minor_version_is_an_objects_not_found() -> None:
+    mv.require(mv.Version(23), mv.PORTGROUPS, by_handler=True)
+    with pytest.raises(NotFound) as caught:
+        mv.require(mv.Version(22), mv.PORTGROUPS, by_handler=True)
+    assert not caught.value.routing
+    assert caught.value.message == (
+        "The resource could not be found at API version 1.22; it exists from 1.23."
+    )
+
+
 def test_response_headers_without_a_version_name_only_the_range() -> None:
     assert mv.response_headers(None) == {
         mv.MIN_HEADER: "1.1",

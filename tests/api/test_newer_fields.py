@@ -174,11 +174,75 @@ def test_service_and_unhold_verbs_gated_and_run_on_the_fake_machine(api: Api) ->
     assert '"unhold"' in fault(unhold) and '"active"' in fault(unhold)
 
 
-def test_an_escaped_slash_in_a_patched_key_is_a_slash(api: Api) -> None:
+def _patchable(api: Api) -> list[str]:
+    """A node, a port, a portgroup and a volume connector: every object a PATCH changes."""
     node = api.node()
-    patch = [{"op": "add", "path": "/extra/a~1b~0c", "value": 1}]
-    resp = api.patch(f"/v1/nodes/{node['uuid']}", patch, version="1.98")
-    assert resp.json()["extra"] == {"a/b~c": 1}
+    # a volume connector changes only while its node is powered off
+    off = api.put(f"/v1/nodes/{node['uuid']}/states/power", {"target": "power off"})
+    assert off.status_code == 202, off.text
+    connector = {"node_uuid": node["uuid"], "type": "iqn", "connector_id": "iqn.2026-01.x:1"}
+    made = api.post("/v1/volume/connectors", connector)
+    assert made.status_code == 201, made.text
+    return [
+        f"/v1/nodes/{node['uuid']}",
+        f"/v1/ports/{api.port(node, '52:54:00:ab:00:01')['uuid']}",
+        f"/v1/portgroups/{api.portgroup(node)['uuid']}",
+        f"/v1/volume/connectors/{made.json()['uuid']}",
+    ]
+
+
+# Ironic 39 checks every patch against one schema before applying it: a path is "/"-separated
+# parts of letters, digits, "_" and "-". 1.98 announces "~0"/"~1" escapes in patched keys,
+# but that schema refuses them first, at every version (400).
+@pytest.mark.parametrize(
+    ("path", "wrong"),
+    [
+        ("/extra/x~1y", "'x~1y'"),
+        ("/extra/a~0b", "'a~0b'"),
+        ("/extra/a.b", "'a.b'"),
+        ("/extra/a b", "'a b'"),
+        ("/extra/", "empty part"),
+        ("/extra//a", "empty part"),
+        ("extra/a", "start with '/'"),
+    ],
+)
+def test_a_patch_path_outside_ironics_grammar_is_refused_at_every_version(
+    api: Api, path: str, wrong: str
+) -> None:
+    for url in _patchable(api):
+        before = api.get(url).json()["extra"]
+        for version in ("1.78", "1.97", "1.98", f"1.{MAX_MINOR}"):
+            resp = api.patch(url, [{"op": "add", "path": path, "value": 1}], version=version)
+            assert resp.status_code == 400, (url, version, resp.text)
+            assert f"Invalid patch path {path!r}" in fault(resp) and wrong in fault(resp)
+        assert api.get(url).json()["extra"] == before
+
+
+def test_a_path_is_checked_before_any_operation_is_applied(api: Api) -> None:
+    # the patch as a whole, as Ironic's schema: a field above the version (406) in a first
+    # operation does not hide a malformed path in a later one (400)
+    url = _patchable(api)[0]
+    patch = [
+        {"op": "add", "path": "/instance_name", "value": "i"},
+        {"op": "add", "path": "/extra/a.b", "value": 1},
+    ]
+    resp = api.patch(url, patch, version="1.103")
+    assert resp.status_code == 400 and "'/extra/a.b'" in fault(resp)
+
+
+def test_an_operation_with_a_member_ironic_does_not_take_is_refused(api: Api) -> None:
+    url = _patchable(api)[0]
+    resp = api.patch(url, [{"op": "add", "path": "/extra/a", "value": 1, "from": "/extra/b"}])
+    assert resp.status_code == 400 and "'from'" in fault(resp)
+    assert api.get(url).json()["extra"] == {}
+
+
+def test_a_patch_path_of_word_characters_in_any_script_is_taken(api: Api) -> None:
+    for url in _patchable(api):
+        patch = [{"op": "add", "path": f"/extra/{key}", "value": 1} for key in ("rack-7_a", "é")]
+        resp = api.patch(url, patch, version="1.98")
+        assert resp.status_code == 200, resp.text
+        assert resp.json()["extra"] == {"rack-7_a": 1, "é": 1}
 
 
 def test_responses_carry_both_request_id_headers(api: Api) -> None:

@@ -41,7 +41,11 @@ LIST_FIELDS = {
     "portgroups": PORTGROUP_LIST_FIELDS,
 }
 # The links to sub-resources a full view carries.
-SUBLINKS = {"nodes": {"ports", "states", "portgroups"}, "ports": set(), "portgroups": {"ports"}}
+SUBLINKS = {
+    "nodes": {"ports", "states", "portgroups", "volume"},
+    "ports": set(),
+    "portgroups": {"ports"},
+}
 MANDATORY = {
     "nodes": ("driver",),
     "ports": ("address", "node_uuid"),

@@ -41,6 +41,35 @@ def test_volume_root_links_both_collections(api: Api) -> None:
     assert api.get("/v1/volume/targets", version="1.31").status_code == 404
 
 
+def _path(link: dict[str, str]) -> str:
+    return link["href"].removeprefix("http://testserver")
+
+
+def test_a_node_links_its_volume_resources_from_1_32(api: Api, node: dict[str, Any]) -> None:
+    assert connector(api).status_code == 201
+    url = f"/v1/nodes/{NODE_ID}"
+    shown = api.get(url, version="1.32").json()
+    assert shown["volume"] == [
+        {"href": f"http://testserver/v1/nodes/{NODE_ID}/volume", "rel": "self"},
+        {"href": f"http://testserver/nodes/{NODE_ID}/volume", "rel": "bookmark"},
+    ]
+    assert "volume" not in api.get(url, version="1.31").json()
+    assert "volume" not in api.get(f"{url}?fields=uuid,name", version="1.32").json()
+    (listed,) = api.get("/v1/nodes/detail", version="1.32").json()["nodes"]
+    assert listed["volume"] == shown["volume"]
+    root = api.get(_path(shown["volume"][0]), version="1.32")
+    assert root.status_code == 200, root.text
+    assert _path(root.json()["links"][0]) == f"/v1/nodes/{NODE_ID}/volume/"
+    connectors = api.get(_path(root.json()["connectors"][0])).json()["connectors"]
+    assert [c["connector_id"] for c in connectors] == ["iqn.2017-05.org.openstack:1"]
+    assert _path(root.json()["targets"][0]) == f"/v1/nodes/{NODE_ID}/volume/targets"
+
+
+def test_the_volume_root_of_a_node_that_does_not_exist_is_404(api: Api) -> None:
+    resp = api.get("/v1/nodes/nowhere/volume")
+    assert resp.status_code == 404 and fault(resp) == "Node nowhere could not be found."
+
+
 def test_connector_create_show_list_patch_delete(api: Api, node: dict[str, Any]) -> None:
     resp = connector(api, extra={"rack": "r1"})
     assert resp.status_code == 201, resp.text

@@ -207,6 +207,11 @@ def test_a_project_member_persona_sees_only_its_projects_nodes(personas: BasicPe
     other = personas.call("tenant", "GET", f"/v1/nodes/{personas.node_b}")
     assert other.status_code == 404
     assert fault(other) == f"Node {personas.node_b} could not be found."
+    own = personas.call("tenant", "GET", f"/v1/nodes/{personas.node_a}/volume")
+    assert own.status_code == 200, own.text
+    hidden = personas.call("tenant", "GET", f"/v1/nodes/{personas.node_b}/volume")
+    assert hidden.status_code == 404
+    assert fault(hidden) == f"Node {personas.node_b} could not be found."
 
 
 @pytest.mark.server

@@ -42,8 +42,10 @@ def test_node_create_get_update_delete(mw: Client) -> None:
     updated = mw.update_node(node, patch.set_fields({"extra/zone": "z1", "owner": "ops"}))
     assert updated.extra == {"rack": "r2", "zone": "z1"}
     assert updated["owner"] == "ops"
-    key = mw.update_node(node, [patch.add(patch.pointer("extra", "x/y"), True)])
-    assert key.extra["x/y"] is True
+    # the server takes no escaped key in a patch path, as Ironic 39 at every version
+    with pytest.raises(BadRequest, match="'/extra/x~1y'"):
+        mw.update_node(node, [patch.add(patch.pointer("extra", "x/y"), True)])
+    assert "x/y" not in mw.get_node(node.uuid).extra
 
     mw.delete_node(name)
     with pytest.raises(NotFound):

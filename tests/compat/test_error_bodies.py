@@ -38,8 +38,8 @@ def test_ironicclient_shows_why_a_resource_is_not_there_at_an_old_version(
     compat_server: MetalwireServer,
 ) -> None:
     with pytest.raises(ironic_exceptions.NotFound) as caught:
-        ironic(compat_server, "1.22").portgroup.list()
-    assert "could not be found at API version 1.22; it exists from 1.23" in str(caught.value)
+        ironic(compat_server, "1.27").node.vif_list("any-node")
+    assert "could not be found at API version 1.27; it exists from 1.28" in str(caught.value)
 
 
 def test_ironicclient_negotiates_from_the_406_of_an_unserved_version(

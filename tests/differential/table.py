@@ -39,6 +39,40 @@ def op(kind: str, path: str, value: object = None) -> dict[str, object]:
     )
 
 
+def _below_their_version() -> tuple[Step, ...]:
+    """Every other resource metalwire serves from a version, asked at the one before: Ironic
+    39 answers some from its router (routing error body), some from their handler (fault)."""
+    patch_extra = [op("add", "/extra/a", 1)]
+    gated: tuple[tuple[str, str, str, object, str], ...] = (
+        ("portgroup list detail", "GET", "/v1/portgroups/detail", None, "1.22"),
+        ("portgroup show", "GET", "/v1/portgroups/{g1}", None, "1.22"),
+        ("portgroup create", "POST", "/v1/portgroups", {"node_uuid": "{n1}"}, "1.22"),
+        ("portgroup patch", "PATCH", "/v1/portgroups/{g1}", patch_extra, "1.22"),
+        ("portgroup delete", "DELETE", "/v1/portgroups/{g1}", None, "1.22"),
+        ("portgroup ports", "GET", "/v1/portgroups/{g1}/ports", None, "1.23"),
+        ("portgroup ports", "GET", "/v1/portgroups/{g1}/ports", None, "1.22"),
+        ("portgroup ports detail", "GET", "/v1/portgroups/{g1}/ports/detail", None, "1.23"),
+        ("node portgroups", "GET", "/v1/nodes/{n1}/portgroups", None, "1.23"),
+        ("node portgroups detail", "GET", "/v1/nodes/{n1}/portgroups/detail", None, "1.23"),
+        ("vif attach", "POST", "/v1/nodes/{n1}/vifs", {"id": "{vif1}"}, "1.27"),
+        ("vif detach", "DELETE", "/v1/nodes/{n1}/vifs/{vif1}", None, "1.27"),
+        ("inject_nmi", "PUT", "/v1/nodes/{n1}/management/inject_nmi", {}, "1.28"),
+        ("volume", "GET", "/v1/volume", None, "1.31"),
+        ("node volume", "GET", "/v1/nodes/{n1}/volume", None, "1.31"),
+        ("volume connectors", "GET", "/v1/volume/connectors", None, "1.31"),
+        ("volume connector show", "GET", "/v1/volume/connectors/{missing}", None, "1.31"),
+        ("volume targets", "GET", "/v1/volume/targets", None, "1.31"),
+        ("node volume connectors", "GET", "/v1/nodes/{n1}/volume/connectors", None, "1.31"),
+        ("node volume targets", "GET", "/v1/nodes/{n1}/volume/targets", None, "1.31"),
+        ("history entry", "GET", "/v1/nodes/{n1}/history/{missing}", None, "1.77"),
+        ("shards", "GET", "/v1/shards", None, "1.81"),
+    )
+    return tuple(
+        Step(f"{name} at {version}", method, path, body, version=version)
+        for name, method, path, body, version in gated
+    )
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "root and versions",
@@ -70,6 +104,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             get("vifs", "/v1/nodes/{n1}/vifs"),
             get("node ports", "/v1/nodes/{n1}/ports"),
             get("node portgroups", "/v1/nodes/{n1}/portgroups"),
+            get("node volume", "/v1/nodes/{n1}/volume"),
         ),
     ),
     Scenario(
@@ -122,6 +157,21 @@ SCENARIOS: tuple[Scenario, ...] = (
             ),
             patch("nested add", "/v1/nodes/{n1}", op("add", "/extra/a/c", 2)),
             patch("slash in a key", "/v1/nodes/{n1}", op("add", "/extra/x~1y", 1)),
+            patch("tilde in a key", "/v1/nodes/{n1}", op("add", "/extra/x~0y", 1)),
+            patch("dot in a key", "/v1/nodes/{n1}", op("add", "/extra/x.y", 1)),
+            patch("empty key", "/v1/nodes/{n1}", op("add", "/extra/", 1)),
+            patch(
+                "member other than op, path and value",
+                "/v1/nodes/{n1}",
+                {**op("add", "/extra/x", 1), "from": "/extra/a"},
+            ),
+            patch(
+                "field above the version before a malformed path",
+                "/v1/nodes/{n1}",
+                op("add", "/instance_name", "i"),
+                op("add", "/extra/x.y", 1),
+                version="1.103",
+            ),
             patch("add to a missing parent", "/v1/nodes/{n1}", op("add", "/extra/no/deeper", 1)),
             patch("remove a required field", "/v1/nodes/{n1}", op("remove", "/driver")),
             patch("no path", "/v1/nodes/{n1}", {"op": "add", "value": 1}),
@@ -145,6 +195,8 @@ SCENARIOS: tuple[Scenario, ...] = (
             get("portgroup by name", "/v1/portgroups/dt-nogroup"),
             get("vifs of a missing node", "/v1/nodes/{missing}/vifs"),
             get("history of a missing node", "/v1/nodes/{missing}/history"),
+            get("volume of a missing node", "/v1/nodes/{missing}/volume"),
+            get("volume connectors of a missing node", "/v1/nodes/{missing}/volume/connectors"),
             Step("delete node", "DELETE", "/v1/nodes/{missing}"),
             Step("delete port", "DELETE", "/v1/ports/{missing}"),
             Step("delete portgroup", "DELETE", "/v1/portgroups/{missing}"),
@@ -408,7 +460,9 @@ SCENARIOS: tuple[Scenario, ...] = (
         "version gates",
         (
             node("dt-gates", "n1"),
+            Step("create portgroup g1", "POST", "/v1/portgroups", {"node_uuid": "{n1}"}, "g1"),
             get("portgroups at 1.22", "/v1/portgroups", version="1.22"),
+            *_below_their_version(),
             get("vifs at 1.27", "/v1/nodes/{n1}/vifs", version="1.27"),
             get("traits at 1.36", "/v1/nodes/{n1}/traits", version="1.36"),
             Step(

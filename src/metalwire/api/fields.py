@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from metalwire.api import microversion as mv
+
 
 class Access(Enum):
     READ_ONLY = "read-only"
@@ -273,6 +275,15 @@ def by_name(fields: tuple[Field, ...]) -> dict[str, Field]:
 
 
 VOLUME = 32  # /v1/volume, its connectors and targets
+
+# The links to a node's sub-resources that a node shown whole (no ?fields=) carries, each from
+# the version that brings it, as Ironic 39's: the views and the OpenAPI document read them.
+NODE_SUBLINKS: tuple[tuple[str, int], ...] = (
+    ("ports", 1),
+    ("states", mv.NODE_STATES_LINKS),
+    ("portgroups", mv.PORTGROUP_SUBCONTROLLERS),
+    ("volume", VOLUME),
+)
 
 VOLUME_CONNECTOR_FIELDS: tuple[Field, ...] = (
     Field("uuid", VOLUME, CO, "str"),

@@ -13,6 +13,13 @@ from metalwire.errors import NotAcceptable, PatchError
 # Every operation RFC 6902 defines; Ironic's API takes the first three.
 RFC_OPS = ("add", "remove", "replace", "move", "copy", "test")
 _OPS = {"add", "replace", "remove"}
+_MEMBERS = {"op", "path", "value"}
+# Ironic 39's patch schema, checked at every version before a patch is applied: "/"-separated
+# parts of word characters (any script) and "-". 1.98 announces "~0"/"~1" escapes in patched
+# keys, but this schema refuses them first. Searched, as jsonschema matches a pattern, so "$"
+# also takes a path ending in one newline, as Ironic does.
+_PATH = re.compile(r"^(/[\w-]+)+$")
+_PART = re.compile(r"[\w-]+\n?")
 # An array index (RFC 6901): "0" or digits without a leading zero, ASCII only.
 _INDEX = re.compile(r"0|[1-9][0-9]*")
 
@@ -24,11 +31,25 @@ def _show(value: Any) -> str:
 
 
 def _pointer(path: Any) -> list[str]:
-    if not isinstance(path, str) or not path.startswith("/") or path == "/":
-        raise PatchError(
-            f"Invalid patch path {_show(path)}: it must look like '/field' or '/field/key'."
-        )
-    return [p.replace("~1", "/").replace("~0", "~") for p in path[1:].split("/")]
+    """The parts of a path the schema takes; none can hold an escape, so none is decoded."""
+    if not isinstance(path, str) or not _PATH.search(path):
+        raise PatchError(f"Invalid patch path {_show(path)}: {_path_problem(path)}")
+    return path[1:].split("/")
+
+
+def _path_problem(path: Any) -> str:
+    if not isinstance(path, str):
+        return "it must be a string like '/field' or '/field/key'."
+    if not path.startswith("/"):
+        return "it must start with '/', like '/field' or '/field/key'."
+    parts = path[1:].split("/")
+    if "" in parts:
+        return "it has an empty part; each part between '/' names a field or key."
+    wrong = next(p for p in parts if not _PART.fullmatch(p))
+    return (
+        f"the part {_show(wrong)} holds a character other than a letter, a digit, '_' or "
+        "'-' (a key with '~', '/' or '.' cannot be patched, escaped or not)."
+    )
 
 
 def _check_operation(op: Any, position: int) -> dict[str, Any]:
@@ -45,6 +66,13 @@ def _check_operation(op: Any, position: int) -> dict[str, Any]:
         )
     if kind not in _OPS:
         raise PatchError(f"Patch operation {kind!r} is not supported: use add, replace or remove.")
+    unknown = sorted(set(op) - _MEMBERS)
+    if unknown:
+        raise PatchError(
+            f"Invalid patch operation {position}: {_show(unknown[0])} is not taken; an "
+            "operation has only 'op', 'path' and 'value'."
+        )
+    _pointer(op.get("path"))
     return op
 
 
@@ -65,9 +93,10 @@ def apply_patch(
         raise PatchError("The patch must be a JSON array of operations.")
     known = by_name(fields)
     doc = copy.deepcopy(document)
-    for position, raw in enumerate(patch):
-        op = _check_operation(raw, position)
-        parts = _pointer(op.get("path"))
+    # the whole patch is checked before any operation is applied, as Ironic's schema is
+    operations = [_check_operation(raw, position) for position, raw in enumerate(patch)]
+    for op in operations:
+        parts = _pointer(op["path"])
         top = parts[0]
         field = known.get(top)
         if field is None:

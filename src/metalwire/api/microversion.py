@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import total_ordering
 
 from metalwire.api_versions import MAX_MINOR
-from metalwire.errors import RouteNotFound, VersionNotAcceptable
+from metalwire.errors import NotFound, RouteNotFound, VersionNotAcceptable
 
 IRONIC_HEADER = "X-OpenStack-Ironic-API-Version"
 GENERIC_HEADER = "OpenStack-API-Version"
@@ -119,12 +119,16 @@ def from_headers(ironic: str | None, generic: str | None) -> Version:
     return MIN_VERSION
 
 
-def require(version: Version, minor: int) -> None:
-    """A resource newer than the request's version does not exist for it: RouteNotFound (404)."""
+def require(version: Version, minor: int, *, by_handler: bool = False) -> None:
+    """A resource newer than the request's version does not exist for it (404).
+
+    Ironic 39 refuses some such requests in its router (RouteNotFound: the routing error body,
+    without version headers) and others in the resource's handler, which is there at every
+    version (``by_handler``; NotFound: the fault body, an object's error). The gate says which.
+    """
     if version.minor < minor:
-        raise RouteNotFound(
-            f"The resource could not be found at API version {version}; it exists from 1.{minor}."
-        )
+        why = f"The resource could not be found at API version {version}; it exists from 1.{minor}."
+        raise NotFound(why) if by_handler else RouteNotFound(why)
 
 
 def response_headers(version: Version | None) -> dict[str, str]:

@@ -12,7 +12,14 @@ from typing import Any
 from sqlalchemy import FromClause, String
 
 from metalwire.api import microversion as mv
-from metalwire.api.fields import NODE_FIELDS, PORT_FIELDS, PORTGROUP_FIELDS, Access, Field
+from metalwire.api.fields import (
+    NODE_FIELDS,
+    NODE_SUBLINKS,
+    PORT_FIELDS,
+    PORTGROUP_FIELDS,
+    Access,
+    Field,
+)
 from metalwire.config import DefaultOptions
 from metalwire.db.models import Node, Port, Portgroup
 
@@ -166,16 +173,22 @@ def collection(key: str, item: str) -> Schema:
 
 JSON_PATCH: Schema = {
     "type": "array",
-    "description": "RFC 6902 JSON Patch; paths are the resource's fields (/extra/key).",
+    "description": "RFC 6902 JSON Patch of add, replace and remove; paths are the resource's "
+    "fields (/extra/key), each part letters (any script), digits, '_' or '-' at every version, "
+    "as Ironic 39's patch schema takes them (no '~0'/'~1' escapes).",
     "items": {
         "type": "object",
         "properties": {
             "op": {"enum": ["add", "remove", "replace", "move", "copy", "test"]},
-            "path": {"type": "string", "examples": ["/extra/key", "/name"]},
-            "from": {"type": "string"},
+            "path": {
+                "type": "string",
+                "pattern": r"^(/[\w-]+)+$",
+                "examples": ["/extra/key", "/name"],
+            },
             "value": {},
         },
         "required": ["op", "path"],
+        "additionalProperties": False,
     },
 }
 
@@ -555,7 +568,7 @@ def components() -> dict[str, Any]:
         "Link": LINK,
         "Error": ERROR,
         "Version": VERSION,
-        "Node": resource(NODE_FIELDS, ("ports", "states", "portgroups")),
+        "Node": resource(NODE_FIELDS, tuple(name for name, _since in NODE_SUBLINKS)),
         "Port": resource(PORT_FIELDS, ()),
         "Portgroup": resource(PORTGROUP_FIELDS, ("ports",)),
         "NodeCreate": create_body(NODE_FIELDS, Node.__table__, ["driver"]),

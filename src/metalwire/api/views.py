@@ -12,6 +12,7 @@ from metalwire.api import microversion as mv
 from metalwire.api import secrets
 from metalwire.api.fields import (
     NODE_DEFAULTS,
+    NODE_SUBLINKS,
     Field,
     visible,
 )
@@ -24,9 +25,13 @@ from metalwire.errors import InvalidParameterValue, NotAcceptable
 TENANT_VIF_KEY = "tenant_vif_port_id"
 
 
+def self_link(base: str, collection: str, ident: str) -> dict[str, str]:
+    return {"href": f"{base}/v1/{collection}/{ident}", "rel": "self"}
+
+
 def links(base: str, collection: str, ident: str) -> list[dict[str, str]]:
     return [
-        {"href": f"{base}/v1/{collection}/{ident}", "rel": "self"},
+        self_link(base, collection, ident),
         {"href": f"{base}/{collection}/{ident}", "rel": "bookmark"},
     ]
 
@@ -85,11 +90,9 @@ def node_view(
         body[name] = as_json(secrets.shown(name, value))
     body["links"] = links(base, "nodes", node.uuid)
     if sublinks:
-        body["ports"] = links(base, "nodes", f"{node.uuid}/ports")
-        if version.at_least(mv.NODE_STATES_LINKS):
-            body["states"] = links(base, "nodes", f"{node.uuid}/states")
-        if version.at_least(mv.PORTGROUP_SUBCONTROLLERS):
-            body["portgroups"] = links(base, "nodes", f"{node.uuid}/portgroups")
+        for name, since in NODE_SUBLINKS:
+            if version.at_least(since):
+                body[name] = links(base, "nodes", f"{node.uuid}/{name}")
     return body
 
 

@@ -5,7 +5,8 @@
     client.update_node("n1", unset_fields(["description", "extra/rack"]))
 
 A path is ``/field`` or ``/field/key``; :func:`pointer` builds one from raw parts, escaping
-``~`` and ``/`` inside them.
+``~`` and ``/`` inside them as RFC 6901 says. The server, as Ironic 39, takes only parts of
+letters, digits, ``_`` and ``-``: it refuses a key with ``~``, ``/`` or ``.`` (BadRequest).
 """
 
 from __future__ import annotations

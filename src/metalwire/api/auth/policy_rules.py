@@ -525,8 +525,8 @@ VOLUME_RULES = [
     _rule(
         "baremetal:volume:get",
         SYSTEM_OR_PROJECT_READER,
-        "See a volume connector or target.",
-        [("GET", path + "/{uuid}") for path in _VOLUME],
+        "See a volume connector or target, or a node's volume links.",
+        [*(("GET", path + "/{uuid}") for path in _VOLUME), ("GET", NODE + "/volume")],
         ("baremetal:volume:get", _ADMIN_OR_OBSERVER),
     ),
     _rule(

@@ -31,9 +31,11 @@ class Call:
     services: Services
     request: Request
 
-    def require(self, minor: int) -> None:
-        """Resources newer than the request's version do not exist for it (404)."""
-        mv.require(self.version, minor)
+    def require(self, minor: int, *, by_handler: bool = False) -> None:
+        """Resources newer than the request's version do not exist for it (404), refused as
+        by Ironic's router or, ``by_handler``, by the resource's handler
+        (:func:`~metalwire.api.microversion.require`)."""
+        mv.require(self.version, minor, by_handler=by_handler)
 
 
 def call(request: Request) -> Call:

@@ -11,7 +11,7 @@ from metalwire.api.openapi_operations import paging
 from metalwire.api.route_docs import DETAIL, doc, ref
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import call, collection, flag, page
-from metalwire.api.views import as_json, links
+from metalwire.api.views import as_json, self_link
 from metalwire.db import history as history_db
 from metalwire.db import nodes as node_db
 from metalwire.db.models import NodeHistory
@@ -31,7 +31,8 @@ def history_view(
         "created_at": as_json(entry.created_at),
         "severity": entry.severity,
         "event": entry.event,
-        "links": links(base, "nodes", f"{node_uuid}/history/{entry.uuid}"),
+        # an entry links itself only, no bookmark: Ironic 39's history entries
+        "links": [self_link(base, "nodes", f"{node_uuid}/history/{entry.uuid}")],
     }
     if detail:
         body.update(

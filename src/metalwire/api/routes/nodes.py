@@ -25,7 +25,7 @@ from metalwire.api.routes.resource import Resource
 from metalwire.api.views import node_view
 from metalwire.db import nodes as node_db
 from metalwire.db.models import Node
-from metalwire.errors import InvalidParameterValue, NodeNotFound, RouteNotFound
+from metalwire.errors import InvalidParameterValue, NodeNotFound
 
 router = APIRouter(prefix="/v1/nodes")
 
@@ -257,8 +257,7 @@ def delete_node(request: Request, ident: str) -> Response:
 )
 def node_children(request: Request, ident: str) -> dict[str, Any]:
     c = call(request)
-    if not c.version.at_least(mv.PARENT_CHILD_NODES):
-        raise RouteNotFound("The resource could not be found.")
+    c.require(mv.PARENT_CHILD_NODES)
     with c.services.db.read() as session:
         node = node_db.get(session, ident)
         authz.node(c, (), node, ident)

@@ -12,7 +12,6 @@ from metalwire.api.route_docs import doc
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import call
 from metalwire.db import nodes as node_db
-from metalwire.errors import RouteNotFound
 
 router = APIRouter(prefix="/v1/shards")
 
@@ -31,8 +30,7 @@ router = APIRouter(prefix="/v1/shards")
 )
 def list_shards(request: Request) -> dict[str, Any]:
     c = call(request)
-    if not c.version.at_least(mv.NODE_SHARD):
-        raise RouteNotFound("The API version does not allow shards")
+    c.require(mv.NODE_SHARD, by_handler=True)
     authz.policy(c).authorize("baremetal:shards:get", authz.identity(c))
     with c.services.db.read() as session:
         counts = node_db.shard_counts(session)

@@ -49,7 +49,7 @@ def validate(request: Request, ident: str) -> dict[str, Any]:
 )
 def inject_nmi(request: Request, ident: str) -> Response:
     c = call(request)
-    c.require(INJECT_NMI)
+    c.require(INJECT_NMI, by_handler=True)
     authz.node_by_ident(c, "baremetal:node:inject_nmi", ident)
     c.services.rpcapi.inject_nmi(c.context, ident)
     return Response(status_code=204)

@@ -156,26 +156,51 @@ def _show(c: Call, r: VolumeResource, row: Row) -> dict[str, Any]:
         return dict(_views(session, r, [row], fields, c.base)[0])
 
 
-_ROOT = doc(
-    "getVolume",
-    "The volume resources.",
-    "volume",
-    ok="Links.",
-    returns=bodies.VOLUME_ROOT,
-    errors=(406, 404),
-    since=VOLUME,
-)
+def _root(c: Call, collection: str, prefix: str) -> dict[str, Any]:
+    """The links of a volume root: ``/v1/volume/`` or a node's ``/v1/nodes/{node}/volume/``."""
+    body: dict[str, Any] = {"links": links(c.base, collection, prefix)}
+    for r in RESOURCES:
+        body[r.name] = links(c.base, collection, prefix + r.name)
+    return body
+
+
+def _root_doc(op_id: str, summary: str) -> dict[str, Any]:
+    return doc(
+        op_id,
+        summary,
+        "volume",
+        ok="Links.",
+        returns=bodies.VOLUME_ROOT,
+        errors=(406, 404),
+        since=VOLUME,
+    )
+
+
+_ROOT = _root_doc("getVolume", "The volume resources.")
 
 
 @router.get("/v1/volume", openapi_extra=_ROOT)
 @router.get("/v1/volume/", openapi_extra=_ROOT)
 def volume_root(request: Request) -> dict[str, Any]:
     c = call(request)
-    c.require(VOLUME)
-    body: dict[str, Any] = {"links": links(c.base, "volume", "")}
-    for r in RESOURCES:
-        body[r.name] = links(c.base, "volume", r.name)
-    return body
+    # Ironic refuses a volume root below 1.32 in its handler (fault body), the connectors and
+    # targets in its router
+    c.require(VOLUME, by_handler=True)
+    return _root(c, "volume", "")
+
+
+_NODE_ROOT = _root_doc("getNodeVolume", "A node's volume resources: its connectors and targets.")
+
+
+@router.get("/v1/nodes/{ident}/volume", openapi_extra=_NODE_ROOT)
+@router.get("/v1/nodes/{ident}/volume/", openapi_extra=_NODE_ROOT)
+def node_volume_root(request: Request, ident: str) -> dict[str, Any]:
+    c = call(request)
+    c.require(VOLUME, by_handler=True)  # as the volume root's
+    with c.services.db.read() as session:
+        authz.node(c, "baremetal:volume:get", node_db.get(session, ident), ident)
+    # linked by the name or UUID asked for, as Ironic's node volume root links
+    return _root(c, "nodes", f"{ident}/volume/")
 
 
 def _add_routes(r: VolumeResource) -> None:
