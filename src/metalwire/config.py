@@ -245,15 +245,16 @@ class ConductorOptions:
     )
     event_loop_vif_calls: bool = _opt(
         True,
-        "On SQLite, run a VIF operation on a node whose interface calls no external service "
-        "on the event loop when nothing would make it wait, instead of handing it to a "
-        "worker thread. bench/fast_path.py measures both ways.",
+        "On SQLite and PostgreSQL, run a VIF operation on a node whose interface calls no "
+        "external service on the event loop when nothing would make it wait (on PostgreSQL: "
+        "the node's row is not locked by another transaction), instead of handing it to a "
+        "worker thread. bench/fast_path.py and bench/compare.py measure both ways.",
     )
     db_workers: int = _opt(
         4,
         "Worker threads of one process that run VIF operations touching only the database "
-        "(every such operation on PostgreSQL or MariaDB; on SQLite, those that cannot run on "
-        "the event loop at once). A few keep the process busy while others wait for the "
+        "(every such operation on MariaDB; on SQLite and PostgreSQL, those that cannot run "
+        "on the event loop at once). A few keep the process busy while others wait for the "
         "database; more only contend for the interpreter. Operations on nodes whose "
         "interface calls an external service (Neutron) are not limited by this.",
         minimum=1,

@@ -11,9 +11,11 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 
 from metalwire.config import Config
+from metalwire.db import node_inventory
 from metalwire.db import nodes as node_db
 from metalwire.db import ports as port_db
-from metalwire.db.engine import Database, WriterBusy
+from metalwire.db.busy import WriterBusy
+from metalwire.db.engine import Database
 from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Node, NodeHistory, Port, VifAttachment
 from metalwire.db.statements import Sql
@@ -214,3 +216,84 @@ def test_write_ahead_log_is_checkpointed_in_the_background(config: Config) -> No
             "SELECT COUNT(*) FROM node_history WHERE node_id = ?", (node.id,)
         )
     assert count == 300
+
+
+def test_held_back_writes_are_seen_by_the_next_read_and_stored_with_the_commit(
+    db: Database,
+) -> None:
+    node, ports = _node(db, "held")
+    with db.writing() as work:
+        work.attachments.record(node.id, "vif-held", ports[0], {})
+        # the insert waits for the next statement: this read sees it
+        assert [a.vif_id for a in work.attachments.for_node(node.id)] == ["vif-held"]
+        work.history.add(HistoryEntry("vif", "held back", node_id=node.id))
+    with db.reading() as work:
+        assert work.attachments.find("vif-held") is not None
+    with db.read() as session:
+        assert [e.event for e in session.query(NodeHistory).filter_by(node_id=node.id)] == [
+            "held back"
+        ]
+
+
+def test_a_held_back_write_that_breaks_a_key_fails_the_commit_with_its_own_error(
+    db: Database,
+) -> None:
+    node, ports = _node(db, "late")
+    with db.writing() as work:
+        work.attachments.record(node.id, "vif-first", ports[0], {})
+    refused = pytest.raises(Conflict, match=r"vif-second to port .*taken by another request")
+    with refused, db.writing() as work:
+        work.history.add(HistoryEntry("vif", "written before", node_id=node.id))
+        work.attachments.record(node.id, "vif-second", ports[0], {})  # port 0 is taken
+        work.history.add(HistoryEntry("vif", "written after", node_id=node.id))
+    with db.read() as session:
+        assert session.query(NodeHistory).filter_by(node_id=node.id).count() == 0
+    with db.reading() as work:  # the connection is usable again
+        assert [a.vif_id for a in work.attachments.for_node(node.id)] == ["vif-first"]
+
+
+def test_held_back_writes_of_a_savepoint_that_failed_are_not_sent(db: Database) -> None:
+    node, ports = _node(db, "undone")
+    with db.writing() as work:
+        with pytest.raises(RuntimeError), work.savepoint():
+            work.attachments.record(node.id, "vif-undone", ports[0], {})
+            raise RuntimeError("the block fails before anything is sent")
+        work.attachments.record(node.id, "vif-kept", ports[1], {})
+    with db.reading() as work:
+        assert [a.vif_id for a in work.attachments.for_node(node.id)] == ["vif-kept"]
+
+
+def test_on_postgresql_the_writes_and_the_commit_are_one_pipeline(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The inventory's reads go out together, and the writes with the COMMIT: with
+    psycopg 3, each group is one pipeline (one round trip)."""
+    if db.kind != "postgresql":
+        pytest.skip("psycopg's pipeline mode")
+    import psycopg
+
+    node, ports = _node(db, "piped")
+    sent: list[list[str]] = []
+    real_pipeline = psycopg.Connection.pipeline
+    real_execute = psycopg.Cursor.execute
+
+    def pipeline(self: Any) -> Any:
+        sent.append([])
+        return real_pipeline(self)
+
+    def execute(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        if sent and self.connection._pipeline is not None:
+            sent[-1].append(str(query).split()[0])
+        return real_execute(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Connection, "pipeline", pipeline)
+    monkeypatch.setattr(psycopg.Cursor, "execute", execute)
+    with db.writing() as work:
+        wanted = node_inventory.Wanted("vif-piped")
+        locked, _ = work.node_locks.lock_row(node.id, node_inventory.reads(node.id, wanted))
+        assert locked is not None
+        work.attachments.record(node.id, "vif-piped", ports[0], {})
+        work.history.add(HistoryEntry("vif", "piped", node_id=node.id))
+    assert sent == [["SELECT"] * 4, ["INSERT", "UPDATE", "INSERT"]]
+    with db.reading() as work:
+        assert work.attachments.find("vif-piped") is not None

@@ -31,7 +31,8 @@ import uuid
 from collections.abc import Iterator
 
 from metalwire.db import node_inventory, node_locks
-from metalwire.db.engine import Database, WriterBusy
+from metalwire.db.busy import WriterBusy
+from metalwire.db.engine import Database
 from metalwire.db.models import Node
 from metalwire.db.node_inventory import LoadedInventory, Wanted
 from metalwire.db.work import Work
@@ -137,7 +138,10 @@ class NodeLocks:
             except WriterBusy as exc:
                 raise WouldWait(f"node {label}: {exc}") from None
             try:
-                holder, node, inventory = self._take_in_transaction(work, node_id, wanted)
+                holder, node, inventory = self._take_in_transaction(work, node_id, wanted, wait)
+            except WriterBusy as exc:  # another transaction holds the node's row
+                stack.__exit__(*sys.exc_info())
+                raise WouldWait(f"node {label}: {exc}") from None
             except BaseException:
                 stack.__exit__(*sys.exc_info())
                 raise
@@ -153,7 +157,7 @@ class NodeLocks:
                 work.node_locks.release(node_id, self.holder)
 
     def _take_in_transaction(
-        self, work: Work, node_id: int, wanted: Wanted | None
+        self, work: Work, node_id: int, wanted: Wanted | None, wait: bool
     ) -> tuple[str | None, Node | None, LoadedInventory | None]:
         """Take the node inside the transaction: (the other holder if it is taken, the row,
         the inventory if wanted and the node is ours)."""
@@ -163,7 +167,7 @@ class NodeLocks:
             # before it committed) and ends with the commit: no lease written or cleared.
             # The inventory's reads go with it, run once the lock is held.
             reads = () if wanted is None else node_inventory.reads(node_id, wanted)
-            node, results = work.node_locks.lock_row(node_id, reads)
+            node, results = work.node_locks.lock_row(node_id, reads, wait)
             holder = None if node is None else node_locks.live_holder(node, now)
             if wanted is None or node is None or holder is not None:
                 return holder, node, None

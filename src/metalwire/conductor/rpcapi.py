@@ -211,10 +211,13 @@ def _run_all(steps: list[Callable[[], None]]) -> None:
 class LocalConductorAPI(ConductorAPI):
     """Runs each call in this process: plain calls on the calling thread, VIF calls as below.
 
-    On SQLite, a VIF call on a node whose interface calls no external service runs at once
-    on the event loop when nothing would make it wait (node free, database free): it is a
-    few statements on a local file, cheaper than handing it to a thread. Anything that would
-    wait, and every call on other databases, goes to a worker thread instead: at most
+    On SQLite and PostgreSQL, a VIF call on a node whose interface calls no external service
+    runs at once on the event loop when nothing would make it wait (the node free in this
+    process, no other process's lease on it; on SQLite the database free, on PostgreSQL the
+    node's row free: it is locked with NOWAIT): two round trips to PostgreSQL, or a few
+    statements on a local file, cost less than handing the call to a thread and back
+    (docs/scaling.md). Anything that would wait, and every call on MariaDB, goes to a worker
+    thread instead: at most
     ``[conductor] db_workers`` at once for nodes known to call no external service (threads
     of one process beyond a few only contend for the interpreter, and throughput falls),
     the shared pool of worker threads for the others, which wait on the network.
@@ -222,7 +225,9 @@ class LocalConductorAPI(ConductorAPI):
 
     def __init__(self, conductor: Conductor) -> None:
         self.conductor = conductor
-        self._inline = conductor.db.is_sqlite and conductor.config.conductor.event_loop_vif_calls
+        self._inline = conductor.db.kind in ("sqlite", "postgresql") and (
+            conductor.config.conductor.event_loop_vif_calls
+        )
         self._db_workers = conductor.config.conductor.db_workers
         self._db_limiter: anyio.CapacityLimiter | None = None
         self._metrics = conductor.config.metrics.enabled

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from metalwire import redact
 from metalwire.db import outage
+from metalwire.db.busy import WriterBusy
 from metalwire.db.work import Work
 from metalwire.errors import DatabaseBusy, Invalid
 
@@ -77,10 +78,6 @@ class WalCheckpointer:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join()
-
-
-class WriterBusy(Exception):
-    """A write transaction asked not to wait found another writer; nothing was done."""
 
 
 def _is_sqlite(url: str) -> bool:
@@ -238,6 +235,36 @@ def _configure_sqlite(engine: Engine) -> None:
                 raw.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
 
 
+class _KeptConnection:
+    """A connection kept open for whichever thread takes ``free`` without waiting."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.free = threading.Lock()
+        self._connection: Connection | None = None
+
+    def open(self) -> Connection:
+        """The connection (made anew if it was closed or lost); hold ``free`` to call."""
+        kept = self._connection
+        if kept is None or kept.closed or kept.invalidated:
+            kept = self._connection = self.engine.connect()
+        return kept
+
+    def give_back(self) -> None:
+        """End what the holder left open, and let the next thread take it."""
+        try:
+            if self._connection is not None and self._connection.in_transaction():
+                self._connection.rollback()
+        finally:
+            self.free.release()
+
+    def close(self) -> None:
+        with self.free:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
+
+
 class Database:
     """Hands out read and write transactions on one engine."""
 
@@ -263,11 +290,16 @@ class Database:
         # SQLite admits one writer at a time; threads of this process queue here, on a lock
         # that wakes the next at once, instead of in SQLite's busy handler, which sleeps.
         self._write_turn = threading.Lock() if self.is_sqlite else None
-        # SQLite: one connection stays open for whichever thread finds it free (the event
-        # loop, most of the time). Checking a connection out of the pool and back for each
-        # transaction cost a third of the database time of a VIF request.
-        self._kept: Connection | None = None
-        self._kept_free = threading.Lock()
+        # SQLite and PostgreSQL: a connection (on PostgreSQL one for writes, one for reads)
+        # stays open for whichever thread finds it free (the event loop, most of the time).
+        # Checking a connection out of the pool and back for each transaction cost a third
+        # of the database time of a VIF request on SQLite.
+        self._kept: dict[bool, _KeptConnection] = {}
+        if self.is_sqlite:
+            self._kept[True] = self._kept[False] = _KeptConnection(self.engine)
+        elif self.kind == "postgresql":
+            self._kept[True] = _KeptConnection(self.engine)
+            self._kept[False] = _KeptConnection(self.read_engine)
         path = self.engine.url.database
         self._checkpointer = (
             WalCheckpointer(path) if self.is_sqlite and path and path != ":memory:" else None
@@ -299,19 +331,17 @@ class Database:
     @contextlib.contextmanager
     def _connect(self, write: bool = False, nowait: bool = False) -> Iterator[Connection]:
         options = {_WRITE_OPTION: write, _NOWAIT_OPTION: nowait}
-        if not self.is_sqlite or not self._kept_free.acquire(blocking=False):
+        kept = self._kept.get(write)
+        if kept is None or not kept.free.acquire(blocking=False):
             engine = self.engine if write else self.read_engine
             with _expected_failures(), engine.connect() as connection:
                 yield connection.execution_options(**options)
             return
         try:
-            if self._kept is None or self._kept.closed or self._kept.invalidated:
-                self._kept = self.engine.connect()
-            yield self._kept.execution_options(**options)
+            with _expected_failures():
+                yield kept.open().execution_options(**options)
         finally:
-            if self._kept is not None and self._kept.in_transaction():
-                self._kept.rollback()
-            self._kept_free.release()
+            kept.give_back()
 
     @contextlib.contextmanager
     def connection(self) -> Iterator[Connection]:
@@ -366,10 +396,8 @@ class Database:
             work.before_commit()
 
     def dispose(self) -> None:
-        with self._kept_free:
-            if self._kept is not None:
-                self._kept.close()
-                self._kept = None
+        for kept in set(self._kept.values()):
+            kept.close()
         if self._checkpointer is not None:
             self._checkpointer.stop()
             self._checkpointer = None

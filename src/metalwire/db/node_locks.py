@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from metalwire.db import outage
+from metalwire.db.busy import WriterBusy
 from metalwire.db.models import Node
 from metalwire.db.statements import Read, Repository
 
@@ -27,15 +29,22 @@ class NodeLockRows(Repository):
         return changed > 0
 
     def lock_row(
-        self, node_id: int, then: Sequence[Read[Any]] = ()
+        self, node_id: int, then: Sequence[Read[Any]] = (), wait: bool = True
     ) -> tuple[Node | None, list[list[Any]]]:
         """The node's row, locked until the transaction ends (None if there is none), and
         the results of the reads ``then``, made once the lock is held (sent together).
 
-        Waits while another transaction holds the row; the lease columns it returns say
-        whether an operation outside any transaction holds the node.
+        Waits while another transaction holds the row, unless ``wait`` is False: then it
+        raises WriterBusy at once (and the transaction can only be rolled back). The lease
+        columns it returns say whether an operation outside any transaction holds the node.
         """
-        found, *results = self._sql.load_batch([Read(Node, "id = ? FOR UPDATE", (node_id,)), *then])
+        lock = Read(Node, "id = ? FOR UPDATE" if wait else "id = ? FOR UPDATE NOWAIT", (node_id,))
+        try:
+            found, *results = self._sql.load_batch([lock, *then])
+        except Exception as exc:
+            if outage.lock_not_available(exc):
+                raise WriterBusy(f"another transaction holds node {node_id}") from None
+            raise
         return (found[0] if found else None), results
 
     def release(self, node_id: int, holder: str) -> None:

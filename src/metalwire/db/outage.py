@@ -106,6 +106,12 @@ def not_ready(exc: BaseException) -> bool:
     return _mysql_code(error) in _MYSQL_NOT_READY
 
 
+def lock_not_available(exc: BaseException) -> bool:
+    """Whether a statement that was told not to wait for a lock found it taken."""
+    error = _driver_error(exc)
+    return type(error).__module__.startswith("psycopg") and _pg_code(error) == "55P03"
+
+
 def _pg_code(error: BaseException) -> str | None:
     """The SQLSTATE the PostgreSQL server answered with; None if libpq raised the error."""
     code = getattr(error, "sqlstate", None)
