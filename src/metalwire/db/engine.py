@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from metalwire import redact
 from metalwire.db import outage
 from metalwire.db.busy import WriterBusy
+from metalwire.db.statements import json_loads
 from metalwire.db.work import Work
 from metalwire.errors import DatabaseBusy, Invalid
 
@@ -132,7 +133,19 @@ def _make_engine(url: str, pool_size: int, autocommit: bool) -> Engine:
     )
     _ping_after_rest(engine)
     _quiet_pool_errors(engine.pool.logger)
+    if engine.dialect.driver == "psycopg":
+        _quick_json(engine)
     return engine
+
+
+def _quick_json(engine: Engine) -> None:
+    """psycopg parses JSON columns with :func:`metalwire.db.statements.json_loads`: a VIF
+    operation reads a few dozen of them, most of them empty objects."""
+    from psycopg.types.json import set_json_loads
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        set_json_loads(json_loads, dbapi_connection)
 
 
 def with_postgresql_driver(url: str) -> str | URL:

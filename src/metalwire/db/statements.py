@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, NamedTuple, TypeVar
@@ -72,7 +73,19 @@ def _default_of(column: Any) -> Callable[[], Any] | None:
     return lambda: value
 
 
-_EMPTY_JSON = {"{}": dict, "[]": list}
+_EMPTY_JSON: dict[str | bytes, Callable[[], Any]] = {
+    "{}": dict,
+    "[]": list,
+    b"{}": dict,
+    b"[]": list,
+}
+
+
+def json_loads(text: str | bytes) -> Any:
+    """``json.loads``, with the values JSON columns hold most (empty objects) made without
+    parsing: the driver's JSON parser for PostgreSQL (``engine.py``)."""
+    empty = _EMPTY_JSON.get(text)
+    return empty() if empty is not None else json.loads(text)
 
 
 def _quicker(kind: Any, convert: Processor) -> Processor:
@@ -87,7 +100,7 @@ def _quicker(kind: Any, convert: Processor) -> Processor:
         parse = convert
 
         def from_json(value: Any) -> Any:
-            empty = _EMPTY_JSON.get(value) if isinstance(value, str) else None
+            empty = _EMPTY_JSON.get(value) if isinstance(value, str | bytes) else None
             return empty() if empty is not None else parse(value)
 
         return from_json
