@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 import uuid
@@ -50,12 +51,17 @@ def statements_between(log: str, start: str, end: str) -> list[str]:
     last = next(i for i, line in enumerate(lines) if f"pg_counts {end}" in line)
     out = []
     for line in lines[first + 1 : last]:
-        _, sep, statement = line.partition("statement: ")
-        if sep:
-            out.append(statement)
-        elif line.startswith(("\t", " ")) and out:
+        # "statement: ..." (simple query), "execute <name>: ..." (extended query protocol,
+        # a prepared statement's name or <unnamed>)
+        found = _LOGGED.search(line)
+        if found:
+            out.append(found.group(1))
+        elif line.startswith(("\t", " ")) and out and "parameters:" not in line:
             out[-1] += " " + line.strip()
     return out
+
+
+_LOGGED = re.compile(r"LOG:\s+(?:statement|execute [^:]+): (.*)")
 
 
 def enrol(client: httpx.Client, nodes: int) -> list[str]:

@@ -35,6 +35,16 @@ _NOWAIT_OPTION = "metalwire_nowait"
 WRITE_TURN_TIMEOUT = 30.0
 BUSY_TIMEOUT_MS = 30_000
 CONNECT_TIMEOUT = 5  # seconds to open a connection to a database server, unless the URL says
+# libpq: a server that stops answering (a host gone, a network split) is given up after about
+# 10 s, whether data sent waits for its acknowledgement (tcp_user_timeout, ms) or the
+# connection is idle (keepalive probes after 10 s, every 5 s, 3 of them); unless the URL says.
+# A VIF operation on the event loop waits at most that long for such a server.
+PG_LINK_TIMEOUTS = {
+    "tcp_user_timeout": 10_000,
+    "keepalives_idle": 10,
+    "keepalives_interval": 5,
+    "keepalives_count": 3,
+}
 PING_AFTER_REST = 1.0  # seconds a pooled server connection may rest before it is checked
 
 
@@ -121,7 +131,10 @@ def _make_engine(url: str, pool_size: int, autocommit: bool) -> Engine:
     # READ COMMITTED everywhere: a transaction that waited for a node's row sees the rows
     # committed by the transaction it waited for (MariaDB defaults to REPEATABLE READ).
     # A bounded connect: a server that does not answer is an outage, not a hung request.
-    bounded = {} if "connect_timeout" in url else {"connect_timeout": CONNECT_TIMEOUT}
+    bounded: dict[str, int] = {"connect_timeout": CONNECT_TIMEOUT}
+    if make_url(url).get_backend_name() == "postgresql":
+        bounded.update(PG_LINK_TIMEOUTS)
+    bounded = {k: v for k, v in bounded.items() if k not in url}  # the URL's own win
     engine = create_engine(
         with_postgresql_driver(url),
         pool_size=pool_size,
