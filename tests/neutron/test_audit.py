@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tests.cli.conftest import Result, clean_env, run_metalwire
-from tests.neutron.test_neutron_interface import Metalwire, Neutron, link
+from tests.neutron.clients import Metalwire, Neutron, link
 from tests.support.helpers import wait_for
 from tests.support.neutron import ADMIN_HEADERS
 from tests.support.server import MetalwireServer

@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.auth.conftest import make_config, open_client
-from tests.neutron.test_neutron_interface import Neutron, link
+from tests.neutron.clients import Neutron, link
 from tests.support.neutron import ADMIN_HEADERS
 
 Json = dict[str, Any]

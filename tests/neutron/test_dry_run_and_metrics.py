@@ -12,7 +12,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.neutron.test_neutron_interface import SW2, Json, Metalwire, Neutron, link
+from tests.neutron.clients import SW2, Json, Metalwire, Neutron, link
 from tests.support.neutron import ADMIN_HEADERS
 from tests.support.server import MetalwireServer
 

@@ -10,13 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import _unavailable
-from tests.neutron.test_neutron_interface import (
-    Metalwire,
-    Neutron,
-    assert_unbound,
-    link,
-    neutron,  # noqa: F401  (the module's Neutron networks, as a fixture)
-)
+from tests.neutron.clients import Metalwire, Neutron, assert_unbound, link
+from tests.neutron.interface_fixtures import fixture_neutron  # noqa: F401  (the networks)
 from tests.support.neutron import NeutronServer
 from tests.support.nova import NovaDriver, nova_python
 from tests.support.server import MetalwireServer
@@ -24,7 +19,7 @@ from tests.support.server import MetalwireServer
 
 @pytest.fixture(scope="module")
 def nova_server(
-    neutron: Neutron,  # noqa: F811
+    neutron: Neutron,
     neutron_endpoint: str,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[MetalwireServer]:
@@ -51,7 +46,7 @@ def nova(nova_server: MetalwireServer, tmp_path: Path) -> Iterator[NovaDriver]:
 def test_nova_spawn_and_destroy_with_the_neutron_interface(
     nova_server: MetalwireServer,
     nova: NovaDriver,
-    neutron: Neutron,  # noqa: F811
+    neutron: Neutron,
     neutron_server: NeutronServer,
 ) -> None:
     api = Metalwire(nova_server.url)

@@ -8,15 +8,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.neutron.test_neutron_interface import (
-    SW2,
-    Json,
-    Metalwire,
-    Neutron,
-    api,  # noqa: F401  (module fixtures of that module, shared here)
-    link,
-    neutron,  # noqa: F401
-    server,  # noqa: F401
+from tests.neutron.clients import SW2, Json, Metalwire, Neutron, link
+from tests.neutron.interface_fixtures import (  # noqa: F401  (the shared module fixtures)
+    fixture_api,
+    fixture_neutron,
+    fixture_server,
 )
 from tests.support.helpers import fault
 
@@ -24,7 +20,7 @@ AT_1_102 = {"X-OpenStack-Ironic-API-Version": "1.102"}
 
 
 @pytest.fixture(scope="module")
-def new_api(api: Metalwire) -> Iterator[Metalwire]:  # noqa: F811
+def new_api(api: Metalwire) -> Iterator[Metalwire]:
     api.http.headers.update(AT_1_102)
     yield api
     api.http.headers.update({"X-OpenStack-Ironic-API-Version": "1.78"})
@@ -32,7 +28,7 @@ def new_api(api: Metalwire) -> Iterator[Metalwire]:  # noqa: F811
 
 def test_a_portgroups_physical_network_chooses_it_for_a_vif(
     new_api: Metalwire,
-    neutron: Neutron,  # noqa: F811
+    neutron: Neutron,
 ) -> None:
     mw = new_api
     node = mw.node("pg-physnet")

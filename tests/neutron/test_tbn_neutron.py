@@ -14,7 +14,7 @@ import pytest
 
 from metalwire.db.engine import Database
 from tests.conftest import DATABASES
-from tests.neutron.test_neutron_interface import (
+from tests.neutron.clients import (
     SW2,
     UNKNOWN_SWITCH,
     Json,
