@@ -97,6 +97,32 @@ def test_three_writers_on_three_galera_nodes_get_no_5xx_and_lose_nothing(
     assert counts.get("attach 204", 0) > 30 and counts.get("detach 204", 0) > 30, counts
 
 
+# A request whose connection was cut under it (the server closed a kept-alive connection as
+# the request went out, or its reset): its outcome is unknown, as after a 503.
+CUT = 0
+
+
+def _sent(client: httpx.Client, method: str, path: str, body: object = None) -> int:
+    """The answer's status, or CUT if the connection was cut before one came."""
+    try:
+        return client.request(method, path, json=body).status_code
+    except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError):
+        return CUT
+
+
+def _listed(client: httpx.Client, node: str) -> tuple[int, list[dict[str, str]]]:
+    """The list's status and the node's VIFs (none unless 200), asked again once if the
+    connection was cut (a list changes nothing)."""
+    for _ in range(2):
+        try:
+            listed = client.get(f"/v1/nodes/{node}/vifs")
+        except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError):
+            continue
+        vifs: list[dict[str, str]] = listed.json()["vifs"] if listed.status_code == 200 else []
+        return listed.status_code, vifs
+    return CUT, []
+
+
 def test_a_killed_galera_node_makes_only_its_process_answer_503(
     servers: list[MetalwireServer], cluster: galera.GaleraCluster
 ) -> None:
@@ -118,20 +144,20 @@ def test_a_killed_galera_node_makes_only_its_process_answer_503(
                 where = mine[vif]
                 if where is None:
                     node = rng.choice(nodes)
-                    resp = clients[which].post(f"/v1/nodes/{node}/vifs", json={"id": vif})
-                    if resp.status_code == 204:
+                    status = _sent(clients[which], "POST", f"/v1/nodes/{node}/vifs", {"id": vif})
+                    if status == 204:
                         mine[vif] = node
                 else:
-                    resp = clients[which].delete(f"/v1/nodes/{where}/vifs/{vif}")
-                    if resp.status_code == 204:
+                    status = _sent(clients[which], "DELETE", f"/v1/nodes/{where}/vifs/{vif}")
+                    if status == 204:
                         mine[vif] = None
-                answers = [(which, resp.status_code)]
-                if resp.status_code == 503:  # done or not: ask a process whose node is up
+                answers = [(which, status)]
+                if status in (503, CUT):  # done or not: ask a process whose node is up
                     mine[vif] = None
                     for node in nodes:
-                        listed = clients[0].get(f"/v1/nodes/{node}/vifs")
-                        answers.append((0, listed.status_code))
-                        if listed.status_code == 200 and {"id": vif} in listed.json()["vifs"]:
+                        status, listed = _listed(clients[0], node)
+                        answers.append((0, status))
+                        if {"id": vif} in listed:
                             mine[vif] = node
                 with lock:
                     for key in answers:
