@@ -75,13 +75,14 @@ def _applied(http: httpx.Client) -> object:
     return ports["ports"][0]["internal_info"].get("switchport_applied")
 
 
-def _recovered_by_the_next_operation(http: httpx.Client) -> None:
-    """The next operation on node d opens its task: the interrupted record goes, the VIF is
-    not attached any more."""
+def _recovered_by_the_next_operation(http: httpx.Client, operation: str) -> None:
+    """The next operation on node d opens its task: the interrupted record goes (the history
+    naming the operation that was cut), the VIF is not attached any more."""
     resp = http.delete("/v1/nodes/d/vifs/vif-a")
     assert resp.status_code == 400, resp.text  # the record was removed first
     history = http.get("/v1/nodes/d/history").json()["history"]
-    assert any("vif-a" in e["event"] and "interrupted" in e["event"] for e in history)
+    said = f"{operation} of VIF vif-a was interrupted"
+    assert any(e["event"].startswith(said) for e in history), [e["event"] for e in history]
     assert http.get("/v1/nodes/d/vifs").json()["vifs"] == []
 
 
@@ -122,7 +123,7 @@ def test_an_attach_killed_after_moving_the_switch_is_put_back_by_the_next_operat
         # the switch shows the crash until an operation on the node opens its task
         assert switch.port_vlan("swp1").tag == TENANT
 
-        _recovered_by_the_next_operation(http)
+        _recovered_by_the_next_operation(http, "Attach")
 
         assert switch.port_vlan("swp1") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
         assert _applied(http) == {"mode": "access", "native_vlan": IDLE, "allowed_vlans": []}
@@ -148,7 +149,7 @@ def test_a_detach_killed_after_moving_the_switch_is_finished_by_the_next_operati
         armed.unlink()  # the restarted server's switch changes run to the end
 
     with _server(tmp_path, switch, **_settings(wrapper)) as (_, http):
-        _recovered_by_the_next_operation(http)
+        _recovered_by_the_next_operation(http, "Detach")
 
         assert switch.port_vlan("swp1") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
         assert _applied(http) == {"mode": "access", "native_vlan": IDLE, "allowed_vlans": []}

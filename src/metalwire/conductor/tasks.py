@@ -271,12 +271,14 @@ class Conductor:
         Only an operation holding the node lock leaves a pending record, and this task holds
         it now: any pending record of the node belongs to an operation that was cut short.
         """
+        iface = self.network_interface(task.node)
         for attachment in [a for a in task.attachments if a.pending]:
-            self.network_interface(task.node).recover_interrupted_attach(task, attachment)
+            operation = iface.interrupted_operation(attachment).capitalize()
+            iface.recover_interrupted_attach(task, attachment)
             task.attachments.remove(attachment.vif_id)
             event = (
-                f"Attach of VIF {attachment.vif_id} was interrupted (its process stopped); "
-                "its record was removed"
+                f"{operation} of VIF {attachment.vif_id} was interrupted (its process "
+                "stopped); its record was removed"
             )
             self.record_history(task, HistoryEntry.failed("vif", event, attachment.vif_id))
 

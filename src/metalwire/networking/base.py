@@ -119,6 +119,12 @@ class NetworkInterface(abc.ABC):
         ``attachment.info`` holds what the attach kept for undoing. Must not raise.
         """
 
+    def interrupted_operation(self, attachment: VifAttachment) -> str:
+        """What the operation that left ``attachment`` pending was, for the node's history:
+        ``"attach"`` unless the interface records pending detaches too (it then says which).
+        """
+        return "attach"
+
     def add_provisioning_network(self, task: Task) -> None:
         """Prepare the node's ports for deployment (called at the start of a deploy)."""
 

@@ -37,6 +37,8 @@ LOG = logging.getLogger(__name__)
 RECOVERY_KEY = "switch_recovery"
 #: Where a port keeps the configuration metalwire last set on its switch port.
 APPLIED_KEY = "switchport_applied"
+#: Marks a record made pending again by a detach (not by an attach).
+DETACHING_KEY = "switch_detaching"
 
 
 def applied(port: Port) -> SwitchportConfig | None:
@@ -116,9 +118,8 @@ class SwitchVifMixin:
         idle = self.state_network(task, "idle")
         ports = self._target_ports(task, target)
         kept = dict(attachment.info)
-        task.attachments.reopen(
-            vif_id, {**kept, RECOVERY_KEY: {port.uuid: switchport_record(idle) for port in ports}}
-        )
+        recovery = {port.uuid: switchport_record(idle) for port in ports}
+        task.attachments.reopen(vif_id, {**kept, RECOVERY_KEY: recovery, DETACHING_KEY: True})
         try:
             self._apply(
                 task, [(port, idle) for port in ports], also=lambda: task.attachments.remove(vif_id)
@@ -131,6 +132,9 @@ class SwitchVifMixin:
             except Exception as exc:  # still pending: the next task finishes the detach
                 LOG.warning("VIF %s stays pending after a failed detach: %s", vif_id, exc)
             raise
+
+    def interrupted_operation(self, attachment: VifAttachment) -> str:
+        return "detach" if attachment.info.get(DETACHING_KEY) else "attach"
 
     def recover_interrupted_attach(self, task: Task, attachment: VifAttachment) -> None:
         """Put the ports of an interrupted operation on what its record says; never raises.
