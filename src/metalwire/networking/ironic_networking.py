@@ -273,7 +273,7 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         for port, config in plain:
             switch = self._switch_of(port)
             previous = applied(port)
-            if switch is None or (config == previous and APPLIED_KEY in port.internal_info):
+            if switch is None or (_set(config) == previous and APPLIED_KEY in port.internal_info):
                 continue
             if config is not None:
                 check_vlans_allowed(
@@ -352,7 +352,7 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         members = task.members(portgroup)
         switch, bond = check_bond_members(portgroup, members, self.switches)
         previous = applied(members[0])
-        if all(applied(m) == config and APPLIED_KEY in m.internal_info for m in members):
+        if all(applied(m) == _set(config) and APPLIED_KEY in m.internal_info for m in members):
             return None, members
         if config is not None:
             where = f"portgroup {portgroup.uuid}"
@@ -425,3 +425,8 @@ def _generic_switch_device(switch: SwitchDefinition, python: str) -> Any:
     from metalwire.networking.generic_switch import GenericSwitchDevice
 
     return GenericSwitchDevice(switch, python)
+
+
+def _set(config: SwitchportConfig | None) -> SwitchportConfig | None:
+    """What a port records once ``config`` is on its switch port (``applied``): the VLANs."""
+    return None if config is None else config.on_switch

@@ -16,7 +16,7 @@ ports must use 'access' mode ...", "VLANs [999] are not allowed for ... on switc
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from metalwire.errors import InvalidParameterValue
@@ -56,6 +56,14 @@ class SwitchportConfig:
     def vlans(self) -> frozenset[int]:
         """Every VLAN the port carries."""
         return frozenset({self.native_vlan, *self.allowed_vlans})
+
+    @property
+    def on_switch(self) -> SwitchportConfig:
+        """What metalwire sets on the switch port and records (``switchport_record``): the
+        VLANs. ``lag_name`` and ``mtu`` are checked as Ironic does, not sent."""
+        if self.lag_name is None and self.mtu is None:
+            return self
+        return replace(self, lag_name=None, mtu=None)
 
 
 def vlan_problem(value: Any) -> str | None:
