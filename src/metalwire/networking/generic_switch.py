@@ -46,6 +46,11 @@ _UNCHECKED_OUTPUT_ERRORS = {
 # Device types on which metalwire makes the bond itself (networking-generic-switch cannot)
 _BOND_COMMANDS = {"netmiko_ovs_linux": ovs_bond_command}
 
+#: How long reading ports back (the drift audit) tries to log in, and how often: a switch that
+#: refuses the login holds its lock, and the changes waiting for it, only this long
+#: (networking-generic-switch's default, kept for changes, is 60 s every 10 s).
+READ_CONNECT = {"ngs_ssh_connect_timeout": "10", "ngs_ssh_connect_interval": "2"}
+
 #: The command that reads one port's VLAN configuration back, per device type that has one.
 _READ_PORT_COMMANDS = {
     "netmiko_ovs_linux": "ovs-vsctl get port {port} tag vlan_mode trunks",
@@ -193,7 +198,7 @@ class GenericSwitchDevice:
         if template is None:
             raise NetworkError(f"device type {self.switch.device_type} cannot be read back")
         commands = [template.format(port=port_id) for port_id in port_ids]
-        outputs = self._call("read ports", {"show": commands})["outputs"]
+        outputs = self._call("read ports", {"show": commands}, READ_CONNECT)["outputs"]
         return dict(zip(port_ids, (str(output) for output in outputs), strict=True))
 
     def _check(self, output: str | None) -> None:
@@ -201,8 +206,11 @@ class GenericSwitchDevice:
         if errors:
             raise NetworkError(f"the switch answered: {'; '.join(errors)}")
 
-    def _call(self, what: str, operation: dict[str, Any]) -> dict[str, Any]:
-        request = {"device": device_config(self.switch), "name": self.switch.name, **operation}
+    def _call(
+        self, what: str, operation: dict[str, Any], connect: dict[str, str] | None = None
+    ) -> dict[str, Any]:
+        device = {**device_config(self.switch), **(connect or {})}
+        request = {"device": device, "name": self.switch.name, **operation}
         try:
             done = subprocess.run(
                 [self.python, str(_WORKER)],
