@@ -282,7 +282,7 @@ def test_on_postgresql_the_writes_and_the_commit_are_one_pipeline(
         return real_pipeline(self)
 
     def execute(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
-        if sent and self.connection._pipeline is not None:
+        if sent and self.connection.pgconn.pipeline_status != psycopg.pq.PipelineStatus.OFF:
             sent[-1].append(str(query).split()[0])
         return real_execute(self, query, *args, **kwargs)
 

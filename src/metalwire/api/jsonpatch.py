@@ -52,7 +52,8 @@ def _path_problem(path: Any) -> str:
     )
 
 
-def _check_operation(op: Any, position: int) -> dict[str, Any]:
+def _check_operation(op: Any, position: int) -> tuple[dict[str, Any], list[str]]:
+    """The operation and its path's parts, once it is seen to be one Ironic takes."""
     if not isinstance(op, dict):
         raise PatchError(
             f"Invalid patch operation {position}: expected a JSON object with 'op' and "
@@ -72,8 +73,7 @@ def _check_operation(op: Any, position: int) -> dict[str, Any]:
             f"Invalid patch operation {position}: {_show(unknown[0])} is not taken; an "
             "operation has only 'op', 'path' and 'value'."
         )
-    _pointer(op.get("path"))
-    return op
+    return op, _pointer(op.get("path"))
 
 
 def apply_patch(
@@ -95,8 +95,7 @@ def apply_patch(
     doc = copy.deepcopy(document)
     # the whole patch is checked before any operation is applied, as Ironic's schema is
     operations = [_check_operation(raw, position) for position, raw in enumerate(patch)]
-    for op in operations:
-        parts = _pointer(op["path"])
+    for op, parts in operations:
         top = parts[0]
         field = known.get(top)
         if field is None:

@@ -29,6 +29,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 from metalwire.db import node_inventory, node_locks
 from metalwire.db.busy import WriterBusy
@@ -162,6 +163,7 @@ class NodeLocks:
         """Take the node inside the transaction: (the other holder if it is taken, the row,
         the inventory if wanted and the node is ours)."""
         now = time.time()
+        results: list[list[Any]] | None = None  # the inventory's reads, if made with the lock
         if self.db.kind == "postgresql":
             # The row lock queues the transactions for this node (each sees the rows the one
             # before it committed) and ends with the commit: no lease written or cleared.
@@ -169,10 +171,7 @@ class NodeLocks:
             reads = () if wanted is None else node_inventory.reads(node_id, wanted)
             node, results = work.node_locks.lock_row(node_id, reads, wait)
             holder = None if node is None else node_locks.live_holder(node, now)
-            if wanted is None or node is None or holder is not None:
-                return holder, node, None
-            return None, node, node_inventory.loaded(node_id, wanted, results)
-        if self.db.kind == "sqlite":
+        elif self.db.kind == "sqlite":
             # SQLite has one writer at a time, and this transaction is it: the node is ours
             # unless another process holds a lease on it.
             node = work.nodes.find(node_id)
@@ -191,7 +190,9 @@ class NodeLocks:
             return node.reservation or "unknown", None, None
         if wanted is None or node is None or holder is not None:
             return holder, node, None
-        return None, node, work.node_inventories.load(node_id, wanted)
+        if results is None:
+            return None, node, work.node_inventories.load(node_id, wanted)
+        return None, node, node_inventory.loaded(node_id, wanted, results)
 
     @contextlib.contextmanager
     def lease(self, node_id: int, label: str, deadline: Deadline) -> Iterator[None]:

@@ -31,7 +31,7 @@ class LoadedInventory:
     ports: list[Port]
     portgroups: list[Portgroup]
     vif_id: str | None
-    vif_recorded: bool  # whether vif_id is recorded on any node, this one included
+    vif_elsewhere: bool  # whether vif_id is recorded on another node
 
 
 def reads(node_id: int, wanted: Wanted) -> list[Read[Any]]:
@@ -52,7 +52,7 @@ def loaded(node_id: int, wanted: Wanted, results: Sequence[list[Any]]) -> Loaded
         ports=port_rows,
         portgroups=group_rows,
         vif_id=wanted.vif_id,
-        vif_recorded=any(a.vif_id == wanted.vif_id for a in found),
+        vif_elsewhere=any(a.vif_id == wanted.vif_id and a.node_id != node_id for a in found),
     )
 
 

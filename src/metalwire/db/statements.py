@@ -188,13 +188,6 @@ class Sql:
         self._pipelines = hasattr(raw, "pipeline")  # psycopg 3
         self._writes: list[_Write] = []
 
-    @classmethod
-    def of(cls, session: Session) -> Sql:
-        """Statements in a session's transaction, after its pending changes are flushed."""
-        if session.new or session.dirty or session.deleted:
-            session.flush()
-        return cls(session.connection())
-
     def _text(self, sql: str) -> str:
         return sql if self._positional else _to_format(sql)
 

@@ -50,8 +50,8 @@ class Task:
     _ports: list[Port] | None = field(default=None, repr=False)
     _portgroups: list[Portgroup] | None = field(default=None, repr=False)
     _attachments: list[VifAttachment] | None = field(default=None, repr=False)
-    # What the inventory read with the lock said of one VIF: (its id, recorded anywhere).
-    _vif_recorded: tuple[str, bool] | None = field(default=None, repr=False)
+    # What the inventory read with the lock said of one VIF: (its id, on another node).
+    _vif_elsewhere: tuple[str, bool] | None = field(default=None, repr=False)
 
     def __post_init__(self, db: Database, work: Work | None) -> None:
         self._db = db
@@ -139,7 +139,7 @@ class Task:
         if node is None:
             raise NodeNotFound(self.node.uuid)
         self.node = node
-        self._ports = self._portgroups = self._attachments = self._vif_recorded = None
+        self._ports = self._portgroups = self._attachments = self._vif_elsewhere = None
 
     def forget_inventory(self) -> None:
         """Read the ports and portgroups again on next use (the task changed them)."""
@@ -155,7 +155,7 @@ class Task:
         self._ports = inventory.ports
         self._portgroups = inventory.portgroups
         if inventory.vif_id is not None:
-            self._vif_recorded = (inventory.vif_id, inventory.vif_recorded)
+            self._vif_elsewhere = (inventory.vif_id, inventory.vif_elsewhere)
 
     def attachment_of(self, vif_id: str) -> VifAttachment | None:
         """The node's attachment of a VIF, if it has it."""
@@ -226,8 +226,8 @@ class NodeAttachments(Sequence[VifAttachment]):
         The node's attachments come with the check, in one statement, when not loaded yet.
         """
         task = self._task
-        if task._attachments is not None and task._vif_recorded == (vif_id, False):
-            return  # read with the lock: recorded nowhere
+        if task._vif_elsewhere == (vif_id, False) and task.attachment_of(vif_id) is None:
+            return  # read with the lock: on no other node, and not on this one
         with task.reading() as work:
             if task._attachments is None:
                 found = work.attachments.for_node_or_vif(task.node.id, vif_id)
@@ -272,7 +272,6 @@ class NodeAttachments(Sequence[VifAttachment]):
                 pending=pending,
             )
         self._task._attachments = [*self._task._loaded_attachments(), attachment]
-        self._task._vif_recorded = (vif_id, True)
         return attachment
 
     def confirm(self, vif_id: str) -> None:
@@ -309,7 +308,6 @@ class NodeAttachments(Sequence[VifAttachment]):
         self._task._attachments = [
             a for a in self._task._loaded_attachments() if a.vif_id != vif_id
         ]
-        self._task._vif_recorded = (vif_id, False)
 
 
 class NodeHistoryLog:
