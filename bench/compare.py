@@ -236,7 +236,10 @@ class Runner:
                 f"metalwire is not installed yet ({binary} not found); install the "
                 "project into .venv, or pass --metalwire-bin PATH or --metalwire-url URL"
             )
-        return self.serve_metalwire(tag, [str(binary)], None)
+        env = None
+        if self.args.metalwire_workers > 1:
+            env = {**os.environ, "METALWIRE_API_API_WORKERS": str(self.args.metalwire_workers)}
+        return self.serve_metalwire(tag, [str(binary)], env)
 
     def serve_metalwire(
         self, tag: str, command: list[str], env: dict[str, str] | None
@@ -520,6 +523,13 @@ def main() -> int:
         action="append",
         default=[],
         help="extra argument for `metalwire serve` (repeatable)",
+    )
+    p.add_argument(
+        "--metalwire-workers",
+        type=int,
+        default=1,
+        help="[api] api_workers of the target 'metalwire' only (the target 'before' keeps "
+        "its default: --before-src pointing at this checkout compares worker counts)",
     )
     p.add_argument("--metalwire-url", help="use this running metalwire instead of starting one")
     p.add_argument(

@@ -201,6 +201,15 @@ class ApiOptions:
     enable_ssl_api: bool = _opt(
         False, "Serve HTTPS directly, with the certificate and key of the [ssl] section."
     )
+    api_workers: int = _opt(
+        1,
+        "Server processes answering on the port (Ironic's option). Each is complete (API, "
+        "conductor, network interfaces) and they share the database; more than one lets a "
+        "database server's requests use several CPUs. max_connections and "
+        "[database] pool_size apply to each. Ironic's default is the number of CPUs, up to "
+        "4; metalwire's is 1.",
+        minimum=1,
+    )
 
 
 @dataclass
@@ -455,7 +464,8 @@ class OsloPolicyOptions:
 class MetricsOptions:
     enabled: bool = _opt(
         True,
-        "Record Prometheus metrics and serve them at GET /metrics (each process its own).",
+        "Record Prometheus metrics and serve them at GET /metrics (each server its own; the "
+        "worker processes of one server together).",
     )
     public: bool = _opt(
         False,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from metalwire import metrics
 from metalwire.conductor.audit import AuditReport
@@ -28,6 +29,20 @@ from metalwire.networking.tbn.settings import RulesInForce, configured_rules
 LOG = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class WorkerPlace:
+    """A process's place among the workers of one ``metalwire serve`` (``[api] api_workers``):
+    its index, and the directory the supervisor made for what they share."""
+
+    index: int
+    shared_dir: Path
+
+    @property
+    def runs_periodic_tasks(self) -> bool:
+        """The first worker runs the periodic audit for all (one audit per interval)."""
+        return self.index == 0
+
+
 @dataclass
 class Services:
     """What the REST layer is given: reads from the database, writes via the RPC API."""
@@ -40,6 +55,8 @@ class Services:
     # The trait-based networking rules in force, shared with the conductor (rules None:
     # the feature is off); a reload swaps them.
     tbn: RulesInForce = field(default_factory=RulesInForce)
+    # Whether this process runs the periodic audit: one worker of several does.
+    runs_periodic_audit: bool = True
 
     def audited_nodes(self, ident: str | None) -> list[str]:
         """The UUIDs of the nodes to audit: the one named (404 if none), or every node."""
@@ -58,7 +75,7 @@ class Services:
         """The periodic audit ``[conductor] audit_interval`` asks for, or None (0, or no
         Neutron)."""
         interval = self.config.conductor.audit_interval
-        if interval <= 0:
+        if interval <= 0 or not self.runs_periodic_audit:
             return None
         if not self.config.neutron.configured:
             LOG.warning(
@@ -88,11 +105,14 @@ class Services:
         )
 
 
-def build_services(config: Config, upgrade_schema: bool = True) -> tuple[Services, NodeLocks]:
+def build_services(
+    config: Config, upgrade_schema: bool = True, worker: WorkerPlace | None = None
+) -> tuple[Services, NodeLocks]:
     """The in-process services: database, conductor and its locks, behind the local RPC API.
 
     The caller owns what it gets: on shutdown it releases the locks and disposes of the
-    database. ``upgrade_schema`` first creates or upgrades the schema (Alembic).
+    database. ``upgrade_schema`` first creates or upgrades the schema (Alembic). A
+    ``worker`` of several shares the latest audit with the others.
     """
     tbn = RulesInForce(configured_rules(config.conductor))  # an invalid file stops the start
     db = Database(config.database_url(), config.database.pool_size)
@@ -112,5 +132,12 @@ def build_services(config: Config, upgrade_schema: bool = True) -> tuple[Service
         lock_waited=metrics.observe_lock_wait if config.metrics.enabled else None,
         tbn=tbn,
     )
-    services = Services(config=config, db=db, rpcapi=LocalConductorAPI(conductor), tbn=tbn)
+    services = Services(
+        config=config,
+        db=db,
+        rpcapi=LocalConductorAPI(conductor),
+        audit=LatestAudit(worker.shared_dir / "latest-audit.json" if worker else None),
+        tbn=tbn,
+        runs_periodic_audit=worker is None or worker.runs_periodic_tasks,
+    )
     return services, locks

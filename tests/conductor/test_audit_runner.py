@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
-from metalwire.conductor.audit import AuditReport, Finding
+from metalwire.conductor.audit import AuditReport, Finding, NotChecked
 from metalwire.conductor.audit_runner import LatestAudit
 from metalwire.conductor.periodic import Periodic
 
@@ -59,3 +60,22 @@ def test_stop_waits_for_a_hung_audit_no_longer_than_its_timeout() -> None:
     release.set()
     thread.join(10)
     assert not thread.is_alive()
+
+
+def test_a_shared_latest_audit_is_seen_by_every_process_that_names_its_file(
+    tmp_path: Path,
+) -> None:
+    shared = tmp_path / "latest-audit.json"
+    one, other = LatestAudit(shared), LatestAudit(shared)
+    assert other.report() is None
+    missing = NotChecked("node-uuid", "n1", "port-uuid", "switch tor-1 port swp1", "timed out")
+    found = Finding("mac_mismatch", "node-uuid", "n1", "vif", "port", "aa", {"b": [1]}, "m", "x")
+    one.record(AuditReport([found], 3, not_checked=[missing]))
+    seen = other.report()
+    assert seen is not None
+    assert seen.as_json() == one.report().as_json()  # type: ignore[union-attr]
+    assert (seen.findings, seen.not_checked) == ([found], [missing])
+    assert other.counts_by_kind() == {"mac_mismatch": 1}
+    other.record(AuditReport([], 0))
+    assert one.findings_count() == 0 and one.report().nodes_checked == 0  # type: ignore[union-attr]
+    assert [p.name for p in tmp_path.iterdir()] == ["latest-audit.json"]  # no partial file left

@@ -160,3 +160,19 @@ def test_sighup_reloads_the_trait_based_networking_file_and_keeps_it_when_wrong(
         assert "line 4" in server.log().rsplit("kept the previous", 1)[1]
         assert httpx.get(server.url + "/v1/nodes", headers=HEADERS).status_code == 200
     assert "Traceback" not in server.log()
+
+
+def test_sighup_reloads_the_htpasswd_file_in_every_worker(tmp_path: Path) -> None:
+    users = tmp_path / "htpasswd"
+    users.write_text(htpasswd_line("alice", "a-pass") + "\n")
+    server = _basic_server(tmp_path, "0", users=users)
+    server.env["METALWIRE_API_API_WORKERS"] = "2"
+    with server:
+        assert wait_for(lambda: _log_count(server, "serving (pid") == 2), server.log()
+        users.write_text(htpasswd_line("bob", "b-pass") + "\n")
+        _sighup(server)
+        assert wait_for(lambda: _log_count(server, "reloaded [DEFAULT]") == 2), server.log()
+        # Each request on a new connection, whichever worker takes it.
+        assert {_status(server, "bob", "b-pass") for _ in range(20)} == {200}
+        assert {_status(server, "alice", "a-pass") for _ in range(20)} == {401}
+    assert "Traceback" not in server.log()

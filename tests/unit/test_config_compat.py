@@ -186,3 +186,13 @@ def test_a_bad_retry_delay_names_the_option(tmp_path: Path) -> None:
     path = write(tmp_path, "[neutron]\nstatus_code_retry_delay = soon\n")
     with pytest.raises(Invalid, match=r"\[neutron\] status_code_retry_delay: bad value 'soon'"):
         load_config(path, environ={})
+
+
+def test_ironic_api_workers_is_read_and_checked(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert load_config(write(tmp_path, "[api]\n"), environ={}).api.api_workers == 1
+    opts = load_config(write(tmp_path, "[api]\napi_workers = 4\n"), environ={}).api
+    assert opts.api_workers == 4 and warnings_of(caplog) == []
+    with pytest.raises(Invalid, match="api_workers"):
+        load_config(write(tmp_path, "[api]\napi_workers = 0\n"), environ={})

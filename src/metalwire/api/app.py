@@ -29,16 +29,20 @@ from metalwire.conductor.locks import NodeLocks
 from metalwire.conductor.periodic import STOP_WAIT
 from metalwire.config import Config
 from metalwire.errors import MetalwireError
-from metalwire.services import Services, build_services
+from metalwire.services import Services, WorkerPlace, build_services
 
 
-def create_app(config: Config, services: Services | None = None) -> FastAPI:
-    """The application; builds in-process services unless given others (e.g. a remote RPC)."""
+def create_app(
+    config: Config, services: Services | None = None, worker: WorkerPlace | None = None
+) -> FastAPI:
+    """The application; builds in-process services unless given others (e.g. a remote RPC).
+
+    A ``worker`` of several leaves the schema to the supervisor, which upgraded it."""
     locks: NodeLocks | None = None
     strategy = build_strategy(config)  # before the services: a bad auth setup opens nothing
     policy = Policy(config)  # the rules are parsed once, here (and again on reloads)
     if services is None:
-        services, locks = build_services(config)
+        services, locks = build_services(config, upgrade_schema=worker is None, worker=worker)
     reloader = api_files(config, strategy, policy, services)
 
     @contextlib.asynccontextmanager

@@ -13,15 +13,21 @@ Three pure ASGI components, wired by :func:`metalwire.api.app.create_app` when
   behind the auth layer, a scrape also needs the rule ``metalwire:metrics:get``.
 
 The database pool gauges are read from the engine at scrape time (:class:`PoolCollector`).
+
+The worker processes of one ``metalwire serve`` (``[api] api_workers``) keep their counters
+and histograms in files of a directory the supervisor names in ``PROMETHEUS_MULTIPROC_DIR``
+(prometheus_client's multiprocess mode): whichever worker answers a scrape sums them all.
+The pool and audit gauges are the answering worker's.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterable
 from typing import Any
 
-from prometheus_client import REGISTRY, CollectorRegistry, generate_latest
+from prometheus_client import REGISTRY, CollectorRegistry, generate_latest, multiprocess
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
@@ -41,6 +47,8 @@ from metalwire.db.engine import Database
 from metalwire.errors import PolicyForbidden
 
 PATH = "/metrics"
+#: Where the workers of one server keep their metrics (prometheus_client reads it at import).
+MULTIPROCESS_DIR_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
 #: Where the component that answered a request puts the route template it served.
 ROUTE_STATE_KEY = "metalwire.route"
 UNMATCHED = "unmatched"
@@ -107,6 +115,10 @@ class MetricsEndpoint:
 
     def __init__(self, app: ASGIApp, db: Database, audit: LatestAudit | None = None) -> None:
         self.app = app
+        self.registry = REGISTRY
+        if os.environ.get(MULTIPROCESS_DIR_VARIABLE):  # one of several workers
+            self.registry = CollectorRegistry()
+            multiprocess.MultiProcessCollector(self.registry)  # type: ignore[no-untyped-call]
         self.pool_registry = CollectorRegistry(auto_describe=True)
         self.pool_registry.register(PoolCollector(db))
         if audit is not None:
@@ -126,7 +138,7 @@ class MetricsEndpoint:
         if refused is not None:
             await errors.send_error(send, refused, scope["state"])
             return
-        body = generate_latest(REGISTRY) + generate_latest(self.pool_registry)
+        body = generate_latest(self.registry) + generate_latest(self.pool_registry)
         headers = [
             (b"content-type", CONTENT_TYPE_LATEST.encode()),
             (b"content-length", b"%d" % len(body)),

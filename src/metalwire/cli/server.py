@@ -14,8 +14,12 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
+#: The exit status of a server that could not start serving (uvicorn's).
+STARTUP_FAILED = 3
+
 if TYPE_CHECKING:
     from metalwire import config as config_module
+    from metalwire.services import WorkerPlace
 
 
 def add_config_args(parser: argparse.ArgumentParser) -> None:
@@ -35,6 +39,12 @@ def register(commands: Any) -> None:
     add_config_args(serve)
     serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="TCP port to listen on (default 6385)")
+    serve.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="server processes answering on the port (default 1; [api] api_workers)",
+    )
     serve.add_argument(
         "--log-level",
         choices=["debug", "info", "warning", "error"],
@@ -77,21 +87,21 @@ def load(args: argparse.Namespace) -> config_module.Config:
             ("database", "connection"): args.database,
             ("api", "host_ip"): getattr(args, "host", None),
             ("api", "port"): getattr(args, "port", None),
+            ("api", "api_workers"): getattr(args, "workers", None),
         },
     )
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    import uvicorn
     from sqlalchemy.exc import OperationalError
 
     from metalwire import logs
-    from metalwire.api.app import create_app
+
+    # Imported before logging is set up: alembic logs its plugins at INFO when imported.
+    from metalwire.api import app as _app  # noqa: F401
     from metalwire.api.auth.startup import check_listen_address
-    from metalwire.api.connections import H11_HEAD_SLACK, protocol_with
     from metalwire.cli.listening import check_port_free, notify_when_listening
     from metalwire.errors import MetalwireError
-    from metalwire.reloading import Reloadable
 
     early = logs.EarlyRecords()  # the configuration's warnings, written in its format
     try:
@@ -106,33 +116,65 @@ def run_serve(args: argparse.Namespace) -> int:
         check_listen_address(conf)
         check_port_free(conf.api.host_ip, conf.api.port)
         tls = tls_files(conf)
-        app = create_app(conf)
+        # With several workers this app only checks the setup and upgrades the schema, once,
+        # before the workers build their own.
+        app = serving_app(conf, args)
     except MetalwireError as exc:
         print(f"metalwire: {exc}", file=sys.stderr)
         return 2
     except OperationalError as exc:
         print(f"metalwire: cannot use the database: {exc.orig}", file=sys.stderr)
         return 2
-    if conf.default.log_config_append:
-        name = f"[DEFAULT] log_config_append {conf.default.log_config_append}"
-        reload = functools.partial(configure_logging, conf, args.log_level)
-        app.state.reloader.register(Reloadable(name, [conf.default.log_config_append], reload))
     url = app.state.services.db.engine.url.render_as_string(hide_password=True)
-    fit_open_files(conf.api.max_connections)
+    workers = conf.api.api_workers
     logging.getLogger("metalwire").info(
-        "metalwire serving on %s://%s:%d with database %s, auth_strategy %s; %s",
+        "metalwire serving on %s://%s:%d with database %s, auth_strategy %s%s; %s",
         "https" if tls else "http",
         conf.api.host_ip,
         conf.api.port,
         url,
         conf.default.auth_strategy,
+        f", {workers} worker processes" if workers > 1 else "",
         logging_setup,
     )
+    notify_when_listening(conf.api.host_ip, conf.api.port)
+    if workers > 1:
+        from metalwire.cli import workers as worker_processes
+
+        app.state.services.db.dispose()
+        return worker_processes.supervise(args, conf)
+    fit_open_files(conf.api.max_connections)
     # SIGHUP reloads the files that can change under a running server (uvicorn handles
     # SIGINT and SIGTERM only; SIGHUP's default would end the process without a word).
     signal.signal(signal.SIGHUP, lambda _signum, _frame: app.state.reloader.request())
-    notify_when_listening(conf.api.host_ip, conf.api.port)
-    uvicorn.run(
+    server = uvicorn_server(conf, app, tls)
+    server.run()
+    return 0 if server.started else STARTUP_FAILED
+
+
+def serving_app(
+    conf: config_module.Config, args: argparse.Namespace, worker: WorkerPlace | None = None
+) -> Any:
+    """The application ``metalwire serve`` runs (in each worker, with several), its logging
+    configuration file reloaded with the other files."""
+    from metalwire.api.app import create_app
+    from metalwire.reloading import Reloadable
+
+    app = create_app(conf, worker=worker)
+    if conf.default.log_config_append:
+        name = f"[DEFAULT] log_config_append {conf.default.log_config_append}"
+        reload = functools.partial(configure_logging, conf, args.log_level)
+        app.state.reloader.register(Reloadable(name, [conf.default.log_config_append], reload))
+    return app
+
+
+def uvicorn_server(conf: config_module.Config, app: Any, tls: tuple[str, str] | None) -> Any:
+    """The HTTP server of one process, with the [api] limits."""
+    import uvicorn
+
+    from metalwire.api.connections import H11_HEAD_SLACK, protocol_with
+
+    config = uvicorn.Config(
         app,
         host=conf.api.host_ip,
         port=conf.api.port,
@@ -146,7 +188,7 @@ def run_serve(args: argparse.Namespace) -> int:
         ssl_certfile=tls[0] if tls else None,
         ssl_keyfile=(tls[1] or None) if tls else None,
     )
-    return 0
+    return uvicorn.Server(config)
 
 
 def configure_logging(conf: config_module.Config, level: str | None) -> str:

@@ -43,6 +43,16 @@ class AuditReport:
             "not_checked": [n.as_json() for n in self.not_checked],
         }
 
+    @classmethod
+    def from_json(cls, body: Json) -> AuditReport:
+        """The report :meth:`as_json` wrote."""
+        return cls(
+            findings=[Finding.from_json(f) for f in body["findings"]],
+            nodes_checked=body["nodes_checked"],
+            checked_at=dt.datetime.fromisoformat(body["checked_at"]),
+            not_checked=[NotChecked.from_json(n) for n in body["not_checked"]],
+        )
+
 
 def check_auditable(conductor: Conductor) -> None:
     """Raise Invalid, with each enabled interface's reason, if none can be audited."""

@@ -66,6 +66,21 @@ class Finding:
             "message": self.message,
         }
 
+    @classmethod
+    def from_json(cls, body: Json) -> Finding:
+        """The finding :meth:`as_json` wrote."""
+        return cls(
+            kind=body["kind"],
+            node_uuid=body["node_uuid"],
+            node_name=body["node_name"],
+            vif_id=body["vif_id"],
+            target_uuid=body["target_uuid"],
+            expected=body["expected"],
+            actual=body["actual"],
+            message=body["message"],
+            repair=body["repair"],
+        )
+
 
 @dataclass(frozen=True)
 class NotChecked:
@@ -86,3 +101,10 @@ class NotChecked:
             "where": self.where,
             "reason": self.reason,
         }
+
+    @classmethod
+    def from_json(cls, body: Json) -> NotChecked:
+        """What :meth:`as_json` wrote."""
+        return cls(
+            body["node_uuid"], body["node_name"], body["target_uuid"], body["where"], body["reason"]
+        )

@@ -1,0 +1,131 @@
+"""``metalwire serve`` with ``[api] api_workers``: several server processes on one port."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.integration.invariants import HEADERS, vif_placement
+from tests.integration.test_concurrency import make_node
+from tests.integration.test_scale_out import run_owned_vifs
+from tests.support.server import MetalwireServer
+
+pytestmark = [pytest.mark.server]
+
+WORKERS = 3
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def workers_of(supervisor: int) -> list[int]:
+    """The worker processes of a server (its spawned children, not multiprocessing's
+    resource tracker)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (entry / "cmdline").read_bytes()
+        except (OSError, IndexError):
+            continue
+        if ppid == supervisor and b"spawn_main" in cmdline:
+            found.append(int(entry.name))
+    return sorted(found)
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def wait_for(predicate: object, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():  # type: ignore[operator]
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"not within {seconds} s: {what}")
+
+
+def vif_requests_counted(client: httpx.Client) -> float:
+    """The VIF requests /metrics has counted, summed over its series."""
+    text = client.get("/metrics", headers=HEADERS).text
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith("metalwire_http_requests_total{") and "/vifs" in line
+    )
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgresql)])
+def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MetalwireServer]:
+    database = None
+    if request.param == "postgresql":
+        database = request.getfixturevalue("postgres_server").create_database("workers")
+    env = {"METALWIRE_API_API_WORKERS": str(WORKERS)}
+    with MetalwireServer(tmp_path / "data", database=database, env=env) as started:
+        assert started.process is not None
+        wait_for(lambda: len(workers_of(started.process.pid)) == WORKERS, 30, "3 workers")  # type: ignore[union-attr]
+        yield started
+
+
+@pytest.mark.slow
+def test_workers_share_the_port_the_load_and_the_metrics_and_lose_nothing(
+    server: MetalwireServer,
+) -> None:
+    assert server.process is not None
+    workers = workers_of(server.process.pid)
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        nodes = [make_node(client, 4, prefix=0xD0 + i) for i in range(6)]
+        counted_before = vif_requests_counted(client)
+    cpu_before = {pid: cpu_seconds(pid) for pid in workers}
+    # 12 clients, each with its own connection: the kernel hands them to the workers.
+    expected, counts = run_owned_vifs([server.url], nodes, 8, workers=12)
+    busy = [pid for pid in workers if cpu_seconds(pid) - cpu_before[pid] > 0.2]
+    assert len(busy) >= 2, f"only {busy} of {workers} answered: {counts}"
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        # Whichever worker answers the scrape counts every worker's requests.
+        assert vif_requests_counted(client) - counted_before == sum(counts.values())
+        placement = vif_placement(client)
+    lost = [v for v, node in expected.items() if node and placement.get(v) != [node]]
+    extra = [v for v, nodes in placement.items() if expected.get(v) is None or len(nodes) > 1]
+    assert lost == [] and extra == [], f"lost {lost}, duplicated {extra}; calls {counts}"
+    assert counts.get("attach 204", 0) > 20, counts
+
+
+def test_a_killed_worker_is_replaced_and_sigterm_stops_them_all(tmp_path: Path) -> None:
+    env = {"METALWIRE_API_API_WORKERS": "2"}
+    with MetalwireServer(tmp_path / "data", env=env) as server:
+        assert server.process is not None
+        supervisor = server.process.pid
+        wait_for(lambda: len(workers_of(supervisor)) == 2, 30, "2 workers")
+        victim, survivor = workers_of(supervisor)
+        os.kill(victim, signal.SIGKILL)
+        # The other worker answers meanwhile, each request on a new connection.
+        for _ in range(20):
+            assert httpx.get(server.url + "/v1/nodes", headers=HEADERS).status_code == 200
+        wait_for(lambda: len(workers_of(supervisor)) == 2, 30, "a new worker")
+        assert survivor in workers_of(supervisor) and victim not in workers_of(supervisor)
+        assert f"(pid {victim}) ended with signal SIGKILL" in server.log()
+        both = workers_of(supervisor)
+        os.kill(supervisor, signal.SIGTERM)
+        assert server.process.wait(30) == 0
+        wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in both), 10, "exits")
+
+
+def test_workers_stop_when_their_supervisor_is_killed(tmp_path: Path) -> None:
+    env = {"METALWIRE_API_API_WORKERS": "2"}
+    with MetalwireServer(tmp_path / "data", env=env) as server:
+        assert server.process is not None
+        wait_for(lambda: len(workers_of(server.process.pid)) == 2, 30, "2 workers")  # type: ignore[union-attr]
+        workers = workers_of(server.process.pid)
+        os.kill(server.process.pid, signal.SIGKILL)
+        server.process.wait(10)
+        gone = lambda: not any(Path(f"/proc/{pid}").exists() for pid in workers)  # noqa: E731
+        wait_for(gone, 15, f"workers {workers} stop")
