@@ -22,19 +22,21 @@ from metalwire.api.auth.middleware import AuthMiddleware
 from metalwire.cli import main as cli_main
 from metalwire.config import Config
 from metalwire.errors import Invalid
-from metalwire.services import Services
+from metalwire.services import Services, WorkerPlace
 
 _create_app = app_module.create_app
 
 
-def create_app_with_bridge(config: Config, services: Services | None = None) -> FastAPI:
+def create_app_with_bridge(
+    config: Config, services: Services | None = None, worker: WorkerPlace | None = None
+) -> FastAPI:
     """The application ``metalwire serve`` builds, its auth middleware given the bridge."""
     if config.default.auth_strategy != "keystone":
         raise Invalid(
             "serve_with_bridge needs [DEFAULT] auth_strategy = keystone, not "
             f"{config.default.auth_strategy!r}: the bridge replaces that strategy"
         )
-    app = _create_app(config, services)
+    app = _create_app(config, services, worker)
     bridge = KeystonemiddlewareBridge(config.keystone_authtoken)
     replaced = 0
     for middleware in app.user_middleware:

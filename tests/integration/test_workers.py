@@ -113,6 +113,7 @@ def test_a_killed_worker_is_replaced_and_sigterm_stops_them_all(tmp_path: Path) 
         wait_for(lambda: len(workers_of(supervisor)) == 2, 30, "a new worker")
         assert survivor in workers_of(supervisor) and victim not in workers_of(supervisor)
         assert f"(pid {victim}) ended with signal SIGKILL" in server.log()
+        assert "[api] api_workers is 2 on SQLite: the workers take turns" in server.log()
         both = workers_of(supervisor)
         os.kill(supervisor, signal.SIGTERM)
         assert server.process.wait(30) == 0

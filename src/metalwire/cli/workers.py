@@ -158,6 +158,13 @@ def supervise(args: argparse.Namespace, conf: config_module.Config) -> int:
 
     listening = uvicorn.Config(app="", host=conf.api.host_ip, port=conf.api.port, log_config=None)
     sock = listening.bind_socket()
+    if conf.database_url().startswith("sqlite"):
+        LOG.warning(
+            "[api] api_workers is %d on SQLite: the workers take turns writing its one file, "
+            "which serves fewer VIF operations than one process does (docs/scaling.md); "
+            "several workers pay on PostgreSQL or MariaDB",
+            conf.api.api_workers,
+        )
     shared_dir = Path(tempfile.mkdtemp(prefix="metalwire-workers-"))
     metrics_dir = shared_dir / "metrics"
     metrics_dir.mkdir()
