@@ -39,7 +39,8 @@ class WorkerPlace:
 
     @property
     def runs_periodic_tasks(self) -> bool:
-        """The first worker runs the periodic audit for all (one audit per interval)."""
+        """The first worker runs the periodic audit and callback check for all (one run per
+        interval)."""
         return self.index == 0
 
 
@@ -55,8 +56,9 @@ class Services:
     # The trait-based networking rules in force, shared with the conductor (rules None:
     # the feature is off); a reload swaps them.
     tbn: RulesInForce = field(default_factory=RulesInForce)
-    # Whether this process runs the periodic audit: one worker of several does.
-    runs_periodic_audit: bool = True
+    # Whether this process runs the periodic audit and callback check: one worker of
+    # several does.
+    runs_periodic_tasks: bool = True
 
     def audited_nodes(self, ident: str | None) -> list[str]:
         """The UUIDs of the nodes to audit: the one named (404 if none), or every node."""
@@ -75,7 +77,7 @@ class Services:
         """The periodic audit ``[conductor] audit_interval`` asks for, or None (0, or no
         Neutron)."""
         interval = self.config.conductor.audit_interval
-        if interval <= 0 or not self.runs_periodic_audit:
+        if interval <= 0 or not self.runs_periodic_tasks:
             return None
         if not self.config.neutron.configured:
             LOG.warning(
@@ -96,6 +98,8 @@ class Services:
         every ``check_provision_state_interval`` seconds, or None when both are 0."""
         options = self.config.conductor
         if options.deploy_callback_timeout <= 0 and options.clean_callback_timeout <= 0:
+            return None
+        if not self.runs_periodic_tasks:
             return None
         return Periodic(
             options.check_provision_state_interval,
@@ -138,6 +142,6 @@ def build_services(
         rpcapi=LocalConductorAPI(conductor),
         audit=LatestAudit(worker.shared_dir / "latest-audit.json" if worker else None),
         tbn=tbn,
-        runs_periodic_audit=worker is None or worker.runs_periodic_tasks,
+        runs_periodic_tasks=worker is None or worker.runs_periodic_tasks,
     )
     return services, locks

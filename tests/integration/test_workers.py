@@ -110,7 +110,7 @@ def test_a_killed_worker_is_replaced_and_sigterm_stops_them_all(tmp_path: Path) 
         # The other worker answers meanwhile, each request on a new connection.
         for _ in range(20):
             assert httpx.get(server.url + "/v1/nodes", headers=HEADERS).status_code == 200
-        wait_for(lambda: len(workers_of(supervisor)) == 2, 30, "a new worker")
+        wait_for(lambda: len(workers_of(supervisor)) == 2, 60, "a new worker")
         assert survivor in workers_of(supervisor) and victim not in workers_of(supervisor)
         assert f"(pid {victim}) ended with signal SIGKILL" in server.log()
         assert "[api] api_workers is 2 on SQLite: the workers take turns" in server.log()
@@ -130,3 +130,59 @@ def test_workers_stop_when_their_supervisor_is_killed(tmp_path: Path) -> None:
         server.process.wait(10)
         gone = lambda: not any(Path(f"/proc/{pid}").exists() for pid in workers)  # noqa: E731
         wait_for(gone, 15, f"workers {workers} stop")
+
+
+def test_a_sighup_while_workers_start_waits_for_them(tmp_path: Path) -> None:
+    env = {"METALWIRE_API_API_WORKERS": "2"}
+    server = MetalwireServer(tmp_path / "data", env=env)
+    server.start_process()
+    try:
+        assert server.process is not None
+        # Both workers are importing metalwire: a SIGHUP would end them by default.
+        wait_for(lambda: "worker 1 started" in server.log(), 30, "the workers' start")
+        os.kill(server.process.pid, signal.SIGHUP)
+        wait_for(lambda: server.log().count("serving (pid") == 2, 60, "2 workers serving")
+        assert "ended with" not in server.log()
+        assert httpx.get(server.url + "/v1/nodes", headers=HEADERS).status_code == 200
+    finally:
+        server.stop()
+
+
+def test_a_worker_started_again_keeps_the_configuration_the_server_started_with(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "metalwire.conf"
+    config.write_text("[api]\napi_workers = 2\n")
+    with MetalwireServer(tmp_path / "data", config=config) as server:
+        assert server.process is not None
+        supervisor = server.process.pid
+        wait_for(lambda: len(workers_of(supervisor)) == 2, 30, "2 workers")
+        config.write_text("[api]\napi_workers = 2\n[DEFAULT]\nauth_strategy = nosuch\n")
+        os.kill(workers_of(supervisor)[0], signal.SIGKILL)
+        wait_for(lambda: server.log().count("serving (pid") == 3, 60, "a new worker serving")
+        assert server.process.poll() is None
+        assert httpx.get(server.url + "/v1/nodes", headers=HEADERS).status_code == 200
+
+
+def test_workers_that_cannot_start_stop_the_server_with_their_status(tmp_path: Path) -> None:
+    from tests.cli.test_tbn_command import BAD, GOOD
+
+    rules = tmp_path / "tbn.yaml"
+    rules.write_text(GOOD)
+    env = {
+        "METALWIRE_API_API_WORKERS": "2",
+        "METALWIRE_CONDUCTOR_ENABLE_TRAIT_BASED_NETWORKING": "true",
+        "METALWIRE_CONDUCTOR_TRAIT_BASED_NETWORKING_CONFIG_FILE": str(rules),
+    }
+    with MetalwireServer(tmp_path / "data", env=env) as server:
+        assert server.process is not None
+        supervisor = server.process.pid
+        wait_for(lambda: len(workers_of(supervisor)) == 2, 30, "2 workers")
+        rules.write_text(BAD)  # each new worker reads the rules file, and refuses it
+        for pid in workers_of(supervisor):
+            os.kill(pid, signal.SIGKILL)
+        assert server.process.wait(90) == 2
+        log = server.log()
+        assert "worker 0 cannot start: trait-based networking file" in log
+        assert "every worker failed 3 starts in a row: stopping" in log
+        assert "starting another in 2 s" in log  # the delay grows

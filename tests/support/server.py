@@ -68,6 +68,11 @@ class MetalwireServer:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 30.0) -> MetalwireServer:
+        self.start_process()
+        return self.wait_ready(timeout)
+
+    def start_process(self) -> None:
+        """Start ``metalwire serve`` without waiting for it to answer."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         args = [
             sys.executable,
@@ -94,6 +99,10 @@ class MetalwireServer:
             self.process = subprocess.Popen(
                 args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
             )
+
+    def wait_ready(self, timeout: float = 30.0) -> MetalwireServer:
+        """Wait until the started server answers ``GET /``."""
+        assert self.process is not None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

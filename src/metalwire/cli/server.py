@@ -8,6 +8,7 @@ without it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import logging
 import signal
@@ -148,7 +149,8 @@ def run_serve(args: argparse.Namespace) -> int:
     # SIGINT and SIGTERM only; SIGHUP's default would end the process without a word).
     signal.signal(signal.SIGHUP, lambda _signum, _frame: app.state.reloader.request())
     server = uvicorn_server(conf, app, tls)
-    server.run()
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn raises the Ctrl-C it handled
+        server.run()
     return 0 if server.started else STARTUP_FAILED
 
 

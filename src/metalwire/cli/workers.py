@@ -2,18 +2,21 @@
 
 The process started is the supervisor. It checks the setup and upgrades the schema as a
 single server does (``server.run_serve``), binds the port, then starts the workers: fresh
-interpreters (``spawn``), each a complete server (API, conductor, network interfaces) on
-its own event loop and database connections, accepting connections on the shared socket.
-The supervisor serves nothing itself.
+interpreters (``spawn``) given the configuration it read, each a complete server (API,
+conductor, network interfaces) on its own event loop and database connections, accepting
+connections on the shared socket. The supervisor serves nothing itself.
 
-- SIGTERM or SIGINT: each worker stops accepting, finishes its requests and exits; one
-  that has not within :data:`STOP_WAIT` seconds is killed.
-- SIGHUP: each worker reloads its files (policy, logging configuration), as a single
-  server does.
-- A worker that dies is started again, and the supervisor logs how it ended. Workers that
-  keep dying before they serve (:data:`FAILED_STARTS` in a row, each within
-  :data:`START_GRACE` seconds) stop the whole server with status 1: a setup that cannot
-  serve is not retried for ever.
+- SIGTERM or SIGINT: the supervisor closes its copy of the listening socket, and each
+  worker stops accepting, finishes its requests and exits; one that has not within
+  :data:`STOP_WAIT` seconds is killed.
+- SIGHUP: each worker reloads its files (policy, logging configuration), as a single server
+  does, and so does the supervisor's logging. A worker that is still starting blocks the
+  signal until it can reload (it would otherwise end the process).
+- A worker that dies is started again, and the supervisor logs how it ended. One that keeps
+  dying before it serves (ending within :data:`START_GRACE` seconds of its start) is started
+  again after a growing delay, up to :data:`MAX_RESTART_DELAY`, while the others serve; when
+  every worker has failed :data:`FAILED_STARTS` starts in a row, nothing serves and the
+  supervisor stops with the last worker's exit status.
 - A worker whose supervisor is gone (killed with SIGKILL) stops by itself.
 
 What the workers share besides the database lives in a directory the supervisor makes
@@ -39,125 +42,167 @@ from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from metalwire import config as config_module
 
 LOG = logging.getLogger("metalwire")
 
-#: Seconds a stopping worker has to finish its requests before it is killed.
-STOP_WAIT = 60.0
+#: Seconds a stopping worker has to finish its requests before it is killed (below the
+#: 30 s systemd gives the unit of deploy/metalwire.service).
+STOP_WAIT = 25.0
 #: A worker that ends within this many seconds of its start failed to start.
 START_GRACE = 10.0
-#: Failed starts in a row after which the supervisor gives up.
+#: Failed starts in a row, of every worker, after which the supervisor gives up.
 FAILED_STARTS = 3
-#: Seconds before a worker that ended is started again.
+#: Seconds before a worker that ended is started again, doubled after each failed start.
 RESTART_DELAY = 1.0
+MAX_RESTART_DELAY = 30.0
 
 
 @dataclass
 class _Worker:
+    """One worker's place: its process (None while waiting to start again)."""
+
     index: int
-    process: BaseProcess
+    process: BaseProcess | None = None
     started: float = field(default_factory=time.monotonic)
+    failed_starts: int = 0
+    restart_at: float = 0.0
 
 
 class Supervisor:
     """Starts, restarts and stops the worker processes of one server."""
 
     def __init__(
-        self, args: argparse.Namespace, count: int, sock: socket.socket, shared_dir: Path
+        self,
+        args: argparse.Namespace,
+        conf: config_module.Config,
+        sock: socket.socket,
+        shared_dir: Path,
     ) -> None:
         self.args = args
-        self.count = count
-        self.sock = sock
+        self.conf = conf
+        self.sock: socket.socket | None = sock
         self.shared_dir = shared_dir
         self.context = multiprocessing.get_context("spawn")
-        self.workers: dict[int, _Worker] = {}
+        self.workers = [_Worker(index) for index in range(conf.api.api_workers)]
         self.stopping = False
-        self.failed_starts = 0
+        self.last_status = 1
 
-    def start(self, index: int) -> None:
+    def start(self, worker: _Worker) -> None:
         process = self.context.Process(
             target=run_worker,
-            args=(self.args, index, self.sock, self.shared_dir, os.getpid()),
-            name=f"metalwire-worker-{index}",
+            args=(self.args, self.conf, worker.index, self.sock, self.shared_dir, os.getpid()),
+            name=f"metalwire-worker-{worker.index}",
         )
-        process.start()
-        self.workers[index] = _Worker(index, process)
-        LOG.info("worker %d started (pid %s)", index, process.pid)
+        # The worker inherits SIGHUP blocked and unblocks it once it can reload its files.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
+        try:
+            process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP})
+        worker.process, worker.started = process, time.monotonic()
+        LOG.info("worker %d started (pid %s)", worker.index, process.pid)
 
     def run(self) -> int:
-        """Serve until asked to stop; the exit status."""
-        for index in range(self.count):
-            self.start(index)
+        """Serve until asked to stop or nothing can serve; the exit status."""
+        for worker in self.workers:
+            self.start(worker)
         while not self.stopping:
-            sentinels = [w.process.sentinel for w in self.workers.values()]
-            ended = set(wait(sentinels, timeout=0.5))
-            for worker in [w for w in self.workers.values() if w.process.sentinel in ended]:
-                if self.stopping:
-                    break
-                if not self._replace(worker):
-                    self.stop()
-                    return 1
+            running = {w.process.sentinel: w for w in self.workers if w.process is not None}
+            for sentinel in wait(list(running), timeout=0.2):
+                self._ended(running[cast(int, sentinel)])
+            if all(w.failed_starts >= FAILED_STARTS for w in self.workers):
+                LOG.error(
+                    "every worker failed %d starts in a row: stopping (the lines above say why)",
+                    FAILED_STARTS,
+                )
+                self.stop()
+                return self.last_status
+            now = time.monotonic()
+            for worker in self.workers:
+                if worker.process is None and now >= worker.restart_at and not self.stopping:
+                    self.start(worker)
         self.stop()
         return 0
 
-    def _replace(self, worker: _Worker) -> bool:
-        """Start another worker in place of one that ended; False to give up."""
+    def _ended(self, worker: _Worker) -> None:
+        """Note how a worker ended and when to start another in its place."""
+        assert worker.process is not None
         worker.process.join()
         lived = time.monotonic() - worker.started
+        pid, status = worker.process.pid, worker.process.exitcode
+        worker.process = None
+        if self.stopping:
+            return
+        worker.failed_starts = worker.failed_starts + 1 if lived < START_GRACE else 0
+        delay = min(MAX_RESTART_DELAY, RESTART_DELAY * 2 ** max(0, worker.failed_starts - 1))
+        worker.restart_at = time.monotonic() + delay
+        if status is not None and status > 0:
+            self.last_status = status
         LOG.error(
-            "worker %d (pid %s) ended with %s after %.1f s; starting another",
+            "worker %d (pid %s) ended with %s after %.1f s; starting another in %g s",
             worker.index,
-            worker.process.pid,
-            _how_it_ended(worker.process.exitcode),
+            pid,
+            _how_it_ended(status),
             lived,
+            delay,
         )
-        self.failed_starts = self.failed_starts + 1 if lived < START_GRACE else 0
-        if self.failed_starts >= FAILED_STARTS:
-            LOG.error(
-                "%d workers in a row ended within %g s of their start: stopping (their log "
-                "says why)",
-                self.failed_starts,
-                START_GRACE,
-            )
-            return False
-        time.sleep(RESTART_DELAY)
-        if not self.stopping:
-            self.start(worker.index)
-        return True
 
     def ask_to_stop(self, _signum: int, _frame: FrameType | None) -> None:
         self.stopping = True
 
     def reload(self, _signum: int, _frame: FrameType | None) -> None:
-        for worker in self.workers.values():
-            _signal(worker.process, signal.SIGHUP)
+        from metalwire.cli import server
+
+        if self.conf.default.log_config_append:  # a rotated log file is opened again
+            with contextlib.suppress(Exception):  # the workers' reloads say what is wrong
+                server.configure_logging(self.conf, self.args.log_level)
+        for worker in self.workers:
+            if worker.process is not None:
+                _signal(worker.process, signal.SIGHUP)
 
     def stop(self) -> None:
         """Each worker finishes its requests; one still running after STOP_WAIT is killed."""
         self.stopping = True
-        for worker in self.workers.values():
-            _signal(worker.process, signal.SIGTERM)
+        if self.sock is not None:  # new connections are refused, not left to wait
+            self.sock.close()
+            self.sock = None
+        started = [w for w in self.workers if w.process is not None]
+        for worker in started:
+            _signal(worker.process, signal.SIGTERM)  # type: ignore[arg-type]
         deadline = time.monotonic() + STOP_WAIT
-        for worker in self.workers.values():
-            worker.process.join(max(0.0, deadline - time.monotonic()))
-            if worker.process.exitcode is None:
+        for worker in started:
+            process = worker.process
+            assert process is not None
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.exitcode is None:
                 LOG.error("worker %d did not stop within %g s: killed", worker.index, STOP_WAIT)
-                worker.process.kill()
-                worker.process.join()
+                process.kill()
+                process.join()
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The server's socket on ``host``:``port``, bound as asyncio binds it (address reuse;
+    an IPv6 socket takes IPv6 only), not yet listening: each worker listens on it."""
+    family, kind, proto, _name, address = socket.getaddrinfo(
+        host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if family == socket.AF_INET6:
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+    sock.bind(address)
+    sock.set_inheritable(True)
+    return sock
 
 
 def supervise(args: argparse.Namespace, conf: config_module.Config) -> int:
     """Run ``[api] api_workers`` workers on ``[api] host_ip``:``port`` until stopped."""
-    import uvicorn
-
     from metalwire.api.metrics import MULTIPROCESS_DIR_VARIABLE
 
-    listening = uvicorn.Config(app="", host=conf.api.host_ip, port=conf.api.port, log_config=None)
-    sock = listening.bind_socket()
     if conf.database_url().startswith("sqlite"):
         LOG.warning(
             "[api] api_workers is %d on SQLite: the workers take turns writing its one file, "
@@ -165,12 +210,13 @@ def supervise(args: argparse.Namespace, conf: config_module.Config) -> int:
             "several workers pay on PostgreSQL or MariaDB",
             conf.api.api_workers,
         )
+    sock = listening_socket(conf.api.host_ip, conf.api.port)
     shared_dir = Path(tempfile.mkdtemp(prefix="metalwire-workers-"))
     metrics_dir = shared_dir / "metrics"
     metrics_dir.mkdir()
     # Read by prometheus_client when each worker imports it.
     os.environ[MULTIPROCESS_DIR_VARIABLE] = str(metrics_dir)
-    supervisor = Supervisor(args, conf.api.api_workers, sock, shared_dir)
+    supervisor = Supervisor(args, conf, sock, shared_dir)
     signal.signal(signal.SIGTERM, supervisor.ask_to_stop)
     signal.signal(signal.SIGINT, supervisor.ask_to_stop)
     signal.signal(signal.SIGHUP, supervisor.reload)
@@ -183,12 +229,15 @@ def supervise(args: argparse.Namespace, conf: config_module.Config) -> int:
 
 def run_worker(
     args: argparse.Namespace,
+    conf: config_module.Config,
     index: int,
     sock: socket.socket,
     shared_dir: Path,
     supervisor_pid: int,
 ) -> None:
-    """One worker: the server of ``metalwire serve`` on the supervisor's socket."""
+    """One worker: the server of ``metalwire serve`` on the supervisor's socket, with the
+    configuration the supervisor read (a file changed since is read on the next restart of
+    the whole server, as with one process)."""
     import sys
 
     from metalwire.api import app as _app  # noqa: F401  (before logging: see run_serve)
@@ -199,15 +248,15 @@ def run_worker(
     # A Ctrl-C reaches the whole process group: the supervisor's SIGTERM stops the worker.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        conf = server.load(args)
         server.configure_logging(conf, args.log_level)
         tls = server.tls_files(conf)
         app = server.serving_app(conf, args, WorkerPlace(index, shared_dir))
     except MetalwireError as exc:
-        print(f"metalwire: worker {index}: {exc}", file=sys.stderr)
+        LOG.error("worker %d cannot start: %s", index, exc)
         sys.exit(2)
     server.fit_open_files(conf.api.max_connections)
     signal.signal(signal.SIGHUP, lambda _signum, _frame: app.state.reloader.request())
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP})  # a SIGHUP held back: now
     _stop_with(supervisor_pid)
     LOG.info("worker %d serving (pid %d)", index, os.getpid())
     web = server.uvicorn_server(conf, app, tls)
