@@ -100,8 +100,7 @@ def test_workers_share_the_port_the_load_and_the_metrics_and_lose_nothing(
 
 
 def test_a_killed_worker_is_replaced_and_sigterm_stops_them_all(tmp_path: Path) -> None:
-    env = {"METALWIRE_API_API_WORKERS": "2"}
-    with MetalwireServer(tmp_path / "data", env=env) as server:
+    with MetalwireServer(tmp_path / "data", args=["--workers", "2"]) as server:
         assert server.process is not None
         supervisor = server.process.pid
         wait_for(lambda: len(workers_of(supervisor)) == 2, 30, "2 workers")
@@ -186,3 +185,19 @@ def test_workers_that_cannot_start_stop_the_server_with_their_status(tmp_path: P
         assert "worker 0 cannot start: trait-based networking file" in log
         assert "every worker failed 3 starts in a row: stopping" in log
         assert "starting another in 2 s" in log  # the delay grows
+
+
+def test_serve_refuses_fewer_than_one_worker_naming_the_option(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "metalwire.cli.main", "serve", "--workers", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if not k.startswith("METALWIRE_")},
+    )
+    assert done.returncode == 2
+    assert "[api] api_workers: 0 is below the minimum 1" in done.stderr

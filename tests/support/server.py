@@ -45,7 +45,8 @@ class MetalwireServer:
     """``with MetalwireServer(data_dir) as server: server.url`` — a real server process.
 
     ``database`` overrides the SQLite file; ``env`` adds METALWIRE_* settings; ``config`` is
-    an INI file passed with ``--config``; ``tls`` (certificate, key) serves HTTPS.
+    an INI file passed with ``--config``; ``tls`` (certificate, key) serves HTTPS; ``args``
+    are more ``metalwire serve`` arguments.
     """
 
     def __init__(
@@ -56,7 +57,9 @@ class MetalwireServer:
         port: int | None = None,
         config: Path | None = None,
         tls: tuple[Path, Path] | None = None,
+        args: list[str] | None = None,
     ) -> None:
+        self.args = args or []
         self.config = config
         self.tls = tls
         self.data_dir = data_dir
@@ -90,6 +93,7 @@ class MetalwireServer:
             args += ["--database", self.database]
         if self.config:
             args += ["--config", str(self.config)]
+        args += self.args
         env = {k: v for k, v in os.environ.items() if not k.startswith("METALWIRE_")}
         env.update(self.env)
         if self.tls:

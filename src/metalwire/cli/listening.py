@@ -18,33 +18,45 @@ from collections.abc import Mapping
 from metalwire.errors import Invalid
 
 
-def check_port_free(host: str, port: int) -> None:
-    """Raise Invalid naming the fix when ``host:port`` cannot be bound (in use, or an address
-    this machine does not have); the server binds it right after."""
+def bound_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` as asyncio binds a server's (address reuse: a port
+    whose old connections linger in TIME_WAIT is free; an IPv6 socket takes IPv6 only), not
+    yet listening. Raises Invalid naming the fix when it cannot be bound (in use, or an
+    address this machine does not have)."""
     try:
         family, kind, proto, _name, address = socket.getaddrinfo(
-            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
         )[0]
     except socket.gaierror as exc:
         raise Invalid(f"[api] host_ip {host!r} cannot be resolved: {exc.strerror}") from None
-    with socket.socket(family, kind, proto) as probe:
-        # As uvicorn binds: a port whose old connections linger in TIME_WAIT is free.
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(address)
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                raise Invalid(
-                    f"port {port} on {host} is in use by another process (Errno 98): stop it "
-                    f"(find it with: ss -ltnp 'sport = :{port}') or choose another port with "
-                    "--port or [api] port"
-                ) from None
-            if exc.errno == errno.EADDRNOTAVAIL:
-                raise Invalid(
-                    f"[api] host_ip {host} is not an address of this machine: use one of its "
-                    "addresses, 127.0.0.1 or 0.0.0.0"
-                ) from None
-            raise
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if family == socket.AF_INET6:
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+    try:
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise Invalid(
+                f"port {port} on {host} is in use by another process (Errno 98): stop it "
+                f"(find it with: ss -ltnp 'sport = :{port}') or choose another port with "
+                "--port or [api] port"
+            ) from None
+        if exc.errno == errno.EADDRNOTAVAIL:
+            raise Invalid(
+                f"[api] host_ip {host} is not an address of this machine: use one of its "
+                "addresses, 127.0.0.1 or 0.0.0.0"
+            ) from None
+        raise
+    sock.set_inheritable(True)  # the worker processes of one server share it
+    return sock
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Raise Invalid naming the fix when ``host:port`` cannot be bound; the server binds it
+    right after."""
+    bound_socket(host, port).close()
 
 
 def sd_notify(message: str, environ: Mapping[str, str] | None = None) -> bool:

@@ -12,6 +12,7 @@ import contextlib
 import functools
 import logging
 import signal
+import socket
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -142,15 +143,29 @@ def run_serve(args: argparse.Namespace) -> int:
     if workers > 1:
         from metalwire.cli import workers as worker_processes
 
+        if app.state.services.db.is_sqlite:
+            worker_processes.warn_on_sqlite(workers)
         app.state.services.db.dispose()
         return worker_processes.supervise(args, conf)
+    return serve_app(conf, app, tls)
+
+
+def serve_app(
+    conf: config_module.Config,
+    app: Any,
+    tls: tuple[str, str] | None,
+    sockets: list[socket.socket] | None = None,
+) -> int:
+    """Serve ``app`` until stopped (on ``sockets``, a worker's, or on the [api] address);
+    the exit status."""
     fit_open_files(conf.api.max_connections)
     # SIGHUP reloads the files that can change under a running server (uvicorn handles
     # SIGINT and SIGTERM only; SIGHUP's default would end the process without a word).
     signal.signal(signal.SIGHUP, lambda _signum, _frame: app.state.reloader.request())
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP})  # one held back: now
     server = uvicorn_server(conf, app, tls)
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn raises the Ctrl-C it handled
-        server.run()
+        server.run(sockets=sockets)
     return 0 if server.started else STARTUP_FAILED
 
 

@@ -184,33 +184,21 @@ class Supervisor:
                 process.join()
 
 
-def listening_socket(host: str, port: int) -> socket.socket:
-    """The server's socket on ``host``:``port``, bound as asyncio binds it (address reuse;
-    an IPv6 socket takes IPv6 only), not yet listening: each worker listens on it."""
-    family, kind, proto, _name, address = socket.getaddrinfo(
-        host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-    )[0]
-    sock = socket.socket(family, kind, proto)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    if family == socket.AF_INET6:
-        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-    sock.bind(address)
-    sock.set_inheritable(True)
-    return sock
+def warn_on_sqlite(workers: int) -> None:
+    LOG.warning(
+        "[api] api_workers is %d on SQLite: the workers take turns writing its one file, "
+        "which serves fewer VIF operations than one process does (docs/scaling.md); "
+        "several workers pay on PostgreSQL or MariaDB",
+        workers,
+    )
 
 
 def supervise(args: argparse.Namespace, conf: config_module.Config) -> int:
     """Run ``[api] api_workers`` workers on ``[api] host_ip``:``port`` until stopped."""
     from metalwire.api.metrics import MULTIPROCESS_DIR_VARIABLE
+    from metalwire.cli.listening import bound_socket
 
-    if conf.database_url().startswith("sqlite"):
-        LOG.warning(
-            "[api] api_workers is %d on SQLite: the workers take turns writing its one file, "
-            "which serves fewer VIF operations than one process does (docs/scaling.md); "
-            "several workers pay on PostgreSQL or MariaDB",
-            conf.api.api_workers,
-        )
-    sock = listening_socket(conf.api.host_ip, conf.api.port)
+    sock = bound_socket(conf.api.host_ip, conf.api.port)
     shared_dir = Path(tempfile.mkdtemp(prefix="metalwire-workers-"))
     metrics_dir = shared_dir / "metrics"
     metrics_dir.mkdir()
@@ -254,14 +242,9 @@ def run_worker(
     except MetalwireError as exc:
         LOG.error("worker %d cannot start: %s", index, exc)
         sys.exit(2)
-    server.fit_open_files(conf.api.max_connections)
-    signal.signal(signal.SIGHUP, lambda _signum, _frame: app.state.reloader.request())
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP})  # a SIGHUP held back: now
     _stop_with(supervisor_pid)
     LOG.info("worker %d serving (pid %d)", index, os.getpid())
-    web = server.uvicorn_server(conf, app, tls)
-    web.run(sockets=[sock])
-    sys.exit(0 if web.started else server.STARTUP_FAILED)
+    sys.exit(server.serve_app(conf, app, tls, sockets=[sock]))
 
 
 def _stop_with(supervisor_pid: int) -> None:
