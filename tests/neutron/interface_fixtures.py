@@ -14,28 +14,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import httpx
 import pytest
 
-from tests.neutron.clients import Metalwire, Neutron
-from tests.support.neutron import ADMIN_HEADERS
+from tests.neutron.clients import Metalwire, Neutron, neutron_with
 from tests.support.server import MetalwireServer
 
 
 @pytest.fixture(scope="module", name="neutron")
 def fixture_neutron(neutron_endpoint: str) -> Iterator[Neutron]:
-    with httpx.Client(
-        base_url=f"{neutron_endpoint}/v2.0", headers=dict(ADMIN_HEADERS), timeout=60.0
-    ) as http:
-        api = Neutron(http)
-        api.create_network("mw-tenant-p1", "physnet1")
-        api.create_network("mw-tenant-p2", "physnet2")
-        api.create_network("mw-provision", "physnet1")
-        api.create_network("mw-clean", "physnet1")
-        try:
-            yield api
-        finally:
-            api.cleanup()
+    networks = {
+        "mw-tenant-p1": "physnet1",
+        "mw-tenant-p2": "physnet2",
+        "mw-provision": "physnet1",
+        "mw-clean": "physnet1",
+    }
+    with neutron_with(neutron_endpoint, networks) as api:
+        yield api
 
 
 @pytest.fixture(scope="module", name="server")

@@ -9,13 +9,11 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 
 from tests.cli.conftest import Result, clean_env, run_metalwire
-from tests.neutron.clients import Metalwire, Neutron, link
+from tests.neutron.clients import Metalwire, Neutron, link, neutron_with
 from tests.support.helpers import wait_for
-from tests.support.neutron import ADMIN_HEADERS
 from tests.support.server import MetalwireServer
 
 Json = dict[str, Any]
@@ -25,15 +23,8 @@ NETWORK = "audit-p1"
 
 @pytest.fixture(scope="module")
 def neutron(neutron_endpoint: str) -> Iterator[Neutron]:
-    with httpx.Client(
-        base_url=f"{neutron_endpoint}/v2.0", headers=dict(ADMIN_HEADERS), timeout=60.0
-    ) as http:
-        api = Neutron(http)
-        api.create_network(NETWORK, "physnet1")
-        try:
-            yield api
-        finally:
-            api.cleanup()
+    with neutron_with(neutron_endpoint, {NETWORK: "physnet1"}) as api:
+        yield api
 
 
 @pytest.fixture(scope="module")

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.neutron.clients import SW2, Json, Metalwire, Neutron, link
-from tests.support.neutron import ADMIN_HEADERS
+from tests.neutron.clients import SW2, Json, Metalwire, Neutron, link, neutron_with
 from tests.support.server import MetalwireServer
 
 DRY = {"X-Metalwire-Dry-Run": "true"}
@@ -21,16 +19,8 @@ DRY = {"X-Metalwire-Dry-Run": "true"}
 
 @pytest.fixture(scope="module")
 def neutron(neutron_endpoint: str) -> Iterator[Neutron]:
-    with httpx.Client(
-        base_url=f"{neutron_endpoint}/v2.0", headers=dict(ADMIN_HEADERS), timeout=60.0
-    ) as http:
-        api = Neutron(http)
-        api.create_network("mw-dry-p1", "physnet1")
-        api.create_network("mw-dry-p2", "physnet2")
-        try:
-            yield api
-        finally:
-            api.cleanup()
+    with neutron_with(neutron_endpoint, {"mw-dry-p1": "physnet1", "mw-dry-p2": "physnet2"}) as api:
+        yield api
 
 
 @pytest.fixture(scope="module")
