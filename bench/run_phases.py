@@ -7,12 +7,39 @@ import math
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from run_context import NOOP_SKIP, Bench, Node, log
 from run_http import Api
 from run_stats import OpStats, cpu_seconds, merge_all, percentile, process_cpu_seconds
 from run_verify import verify
+
+
+def run_measured(
+    worker: Callable[[int], None],
+    concurrency: int,
+    gate: threading.Barrier,
+    stop_at: list[float],
+    duration: float,
+    server_pid: int | None = None,
+) -> tuple[float, float, float | None]:
+    """Run ``concurrency`` workers, measured from when all of them pass ``gate`` (after their
+    warm-up) until the last ends (``stop_at`` is set ``duration`` seconds ahead): the
+    seconds, this process's CPU seconds and, given its pid, the server's."""
+    threads = [threading.Thread(target=worker, args=(w,), daemon=True) for w in range(concurrency)]
+    for t in threads:
+        t.start()
+    gate.wait()
+    server0 = process_cpu_seconds(server_pid) if server_pid else 0.0
+    cpu0, t0 = cpu_seconds(), time.perf_counter()
+    stop_at[0] = t0 + duration
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - t0
+    cpu = cpu_seconds() - cpu0
+    server_cpu = process_cpu_seconds(server_pid) - server0 if server_pid else None
+    return elapsed, cpu, server_cpu
 
 
 def cycles(bench: Bench, concurrency: int) -> dict[str, Any]:
@@ -77,19 +104,9 @@ def cycles(bench: Bench, concurrency: int) -> dict[str, Any]:
             if left is not None:
                 left -= 1
 
-    threads = [threading.Thread(target=worker, args=(w,), daemon=True) for w in range(concurrency)]
-    for t in threads:
-        t.start()
-    gate.wait()
-    server = args.server_pid
-    server0 = process_cpu_seconds(server) if server else 0.0
-    cpu0, t0 = cpu_seconds(), time.perf_counter()
-    stop_at[0] = t0 + args.duration
-    for t in threads:
-        t.join()
-    elapsed = time.perf_counter() - t0
-    cpu = cpu_seconds() - cpu0
-    server_cpu = process_cpu_seconds(server) - server0 if server else None
+    elapsed, cpu, server_cpu = run_measured(
+        worker, concurrency, gate, stop_at, args.duration, args.server_pid
+    )
     for api in apis:
         api.close()
     total = merge_all(results)
@@ -242,16 +259,7 @@ def get_vifs(bench: Bench, concurrency: int) -> dict[str, Any]:
             one(api, mine[turn % len(mine)], results[w], w)
             turn += 1
 
-    threads = [threading.Thread(target=worker, args=(w,), daemon=True) for w in range(concurrency)]
-    for t in threads:
-        t.start()
-    gate.wait()
-    cpu0, t0 = cpu_seconds(), time.perf_counter()
-    stop_at[0] = t0 + args.duration
-    for t in threads:
-        t.join()
-    elapsed = time.perf_counter() - t0
-    cpu = cpu_seconds() - cpu0
+    elapsed, cpu, _ = run_measured(worker, concurrency, gate, stop_at, args.duration)
     for api in apis:
         api.close()
     total = OpStats()
