@@ -15,28 +15,12 @@ from tests.integration.invariants import HEADERS, vif_placement
 from tests.integration.test_concurrency import make_node
 from tests.integration.test_scale_out import run_owned_vifs
 from tests.support.server import MetalwireServer
+from tests.support.worker_processes import workers_of
 
 pytestmark = [pytest.mark.server]
 
 WORKERS = 3
 TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def workers_of(supervisor: int) -> list[int]:
-    """The worker processes of a server (its spawned children, not multiprocessing's
-    resource tracker)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            cmdline = (entry / "cmdline").read_bytes()
-        except (OSError, IndexError):
-            continue
-        if ppid == supervisor and b"spawn_main" in cmdline:
-            found.append(int(entry.name))
-    return sorted(found)
 
 
 def cpu_seconds(pid: int) -> float:

@@ -5,8 +5,11 @@ clean; the ``metalwire audit`` command and the periodic audit see the same.
 
 from __future__ import annotations
 
+import http.client
 import json
+import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +18,7 @@ from tests.cli.conftest import Result, clean_env, run_metalwire
 from tests.neutron.clients import Metalwire, Neutron, link, neutron_with
 from tests.support.helpers import wait_for
 from tests.support.server import MetalwireServer
+from tests.support.worker_processes import serving_pids, workers_of
 
 Json = dict[str, Any]
 AUDIT = "/v1/metalwire/audit"
@@ -297,3 +301,55 @@ def test_a_bond_is_expected_with_every_member_link(api: Metalwire, neutron: Neut
     assert api.http.post(AUDIT + "/repair?node=drift-bond", json={}).status_code == 200
     assert neutron.wait_status(vif["id"], "ACTIVE")["binding:profile"] == bound["binding:profile"]
     assert audit(api, "drift-bond") == {}
+
+
+def connections_to_every_worker(server: MetalwireServer) -> list[http.client.HTTPConnection]:
+    """Open connections to the server (at once, so that each worker takes some) until every
+    worker holds one of them."""
+    assert server.process is not None
+    workers = workers_of(server.process.pid)
+    opened: list[http.client.HTTPConnection] = []
+    for _ in range(10):
+        batch = [http.client.HTTPConnection("127.0.0.1", server.port, timeout=30) for _ in range(4)]
+        threads = [threading.Thread(target=c.connect) for c in batch]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        opened += batch
+        ports = [c.sock.getsockname()[1] for c in opened if c.sock is not None]
+        if set(serving_pids(server.port, ports, workers).values()) == set(workers):
+            return opened
+    raise AssertionError(f"connections did not reach every worker of {workers}")
+
+
+def test_the_workers_of_one_server_share_the_periodic_audit(
+    neutron: Neutron, neutron_endpoint: str, tmp_path: Path
+) -> None:
+    env = {
+        "METALWIRE_NEUTRON_URL": neutron_endpoint,
+        "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
+        "METALWIRE_CONDUCTOR_AUDIT_INTERVAL": "1",
+        "METALWIRE_API_API_WORKERS": "2",
+    }
+    with MetalwireServer(tmp_path / "data", env=env) as server:
+        api = Metalwire(server.url)
+        _node, (port,) = node_with_ports(api, "drift-workers", 0x45, 1)
+        vif = neutron.vif(NETWORK)
+        attach(api, "drift-workers", port, vif)
+        put_port(neutron, vif["id"], mac_address="52:54:00:45:00:99")
+        api.close()
+        connections = connections_to_every_worker(server)
+
+        def kind_seen(connection: http.client.HTTPConnection) -> str | None:
+            connection.request("GET", AUDIT)
+            findings = json.loads(connection.getresponse().read())["findings"]
+            return {f["vif_id"]: f["kind"] for f in findings}.get(vif["id"])
+
+        # Every worker answers with the findings of the audit the first one runs.
+        assert wait_for(
+            lambda: all(kind_seen(c) == "mac_mismatch" for c in connections), timeout=30
+        )
+        assert server.log().count("The drift audit runs every") == 1
+        for connection in connections:
+            connection.close()

@@ -104,7 +104,5 @@ class NotChecked:
 
     @classmethod
     def from_json(cls, body: Json) -> NotChecked:
-        """What :meth:`as_json` wrote."""
-        return cls(
-            body["node_uuid"], body["node_name"], body["target_uuid"], body["where"], body["reason"]
-        )
+        """What :meth:`as_json` wrote (its keys are the fields' names)."""
+        return cls(**body)
