@@ -320,6 +320,8 @@ def connections_to_every_worker(server: MetalwireServer) -> list[http.client.HTT
         ports = [c.sock.getsockname()[1] for c in opened if c.sock is not None]
         if set(serving_pids(server.port, ports, workers).values()) == set(workers):
             return opened
+    for connection in opened:
+        connection.close()
     raise AssertionError(f"connections did not reach every worker of {workers}")
 
 
@@ -334,11 +336,13 @@ def test_the_workers_of_one_server_share_the_periodic_audit(
     }
     with MetalwireServer(tmp_path / "data", env=env) as server:
         api = Metalwire(server.url)
-        _node, (port,) = node_with_ports(api, "drift-workers", 0x45, 1)
-        vif = neutron.vif(NETWORK)
-        attach(api, "drift-workers", port, vif)
-        put_port(neutron, vif["id"], mac_address="52:54:00:45:00:99")
-        api.close()
+        try:
+            _node, (port,) = node_with_ports(api, "drift-workers", 0x4B, 1)
+            vif = neutron.vif(NETWORK)
+            attach(api, "drift-workers", port, vif)
+        finally:
+            api.close()
+        put_port(neutron, vif["id"], mac_address="52:54:00:4b:00:99")
         connections = connections_to_every_worker(server)
 
         def kind_seen(connection: http.client.HTTPConnection) -> str | None:
@@ -346,10 +350,12 @@ def test_the_workers_of_one_server_share_the_periodic_audit(
             findings = json.loads(connection.getresponse().read())["findings"]
             return {f["vif_id"]: f["kind"] for f in findings}.get(vif["id"])
 
-        # Every worker answers with the findings of the audit the first one runs.
-        assert wait_for(
-            lambda: all(kind_seen(c) == "mac_mismatch" for c in connections), timeout=30
-        )
-        assert server.log().count("The drift audit runs every") == 1
-        for connection in connections:
-            connection.close()
+        try:
+            # Every worker answers with the findings of the audit the first one runs.
+            assert wait_for(
+                lambda: all(kind_seen(c) == "mac_mismatch" for c in connections), timeout=30
+            )
+            assert server.log().count("The drift audit runs every") == 1
+        finally:
+            for connection in connections:
+                connection.close()
