@@ -139,7 +139,8 @@ def test_a_worker_started_again_keeps_the_configuration_the_server_started_with(
     with MetalwireServer(tmp_path / "data", config=config) as server:
         assert server.process is not None
         supervisor = server.process.pid
-        wait_for(lambda: len(workers_of(supervisor)) == 2, 30, "2 workers")
+        # Both serving before one is killed (a worker killed while it starts logs no line).
+        wait_for(lambda: server.log().count("serving (pid") == 2, 60, "2 workers serving")
         config.write_text("[api]\napi_workers = 2\n[DEFAULT]\nauth_strategy = nosuch\n")
         os.kill(workers_of(supervisor)[0], signal.SIGKILL)
         wait_for(lambda: server.log().count("serving (pid") == 3, 60, "a new worker serving")
