@@ -103,8 +103,12 @@ def test_a_killed_worker_is_replaced_and_sigterm_stops_them_all(tmp_path: Path) 
         wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in both), 10, "exits")
 
 
-def test_workers_stop_when_their_supervisor_is_killed(tmp_path: Path) -> None:
-    env = {"METALWIRE_API_API_WORKERS": "2"}
+def test_workers_stop_when_their_supervisor_is_killed_and_the_next_cleans_up(
+    tmp_path: Path,
+) -> None:
+    temporary = tmp_path / "tmp"  # where the supervisors make the directories they share
+    temporary.mkdir()
+    env = {"METALWIRE_API_API_WORKERS": "2", "TMPDIR": str(temporary)}
     with MetalwireServer(tmp_path / "data", env=env) as server:
         assert server.process is not None
         wait_for(lambda: len(workers_of(server.process.pid)) == 2, 30, "2 workers")  # type: ignore[union-attr]
@@ -113,6 +117,14 @@ def test_workers_stop_when_their_supervisor_is_killed(tmp_path: Path) -> None:
         server.process.wait(10)
         gone = lambda: not any(Path(f"/proc/{pid}").exists() for pid in workers)  # noqa: E731
         wait_for(gone, 15, f"workers {workers} stop")
+    [left] = list(temporary.iterdir())  # a SIGKILL leaves the supervisor no time to clean up
+    with MetalwireServer(tmp_path / "data", env=env) as server:
+        assert server.process is not None
+        wait_for(lambda: len(workers_of(server.process.pid)) == 2, 30, "2 workers")  # type: ignore[union-attr]
+        [own] = list(temporary.iterdir())  # the killed server's is gone, its own kept
+        assert own != left and (own / "supervisor.lock").exists()
+        assert f"removed {left}, left by a server that was killed" in server.log()
+    assert list(temporary.iterdir()) == []  # stopped, it removes its own
 
 
 def test_a_sighup_while_workers_start_waits_for_them(tmp_path: Path) -> None:

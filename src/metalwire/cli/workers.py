@@ -21,13 +21,16 @@ connections on the shared socket. The supervisor serves nothing itself.
 
 What the workers share besides the database lives in a directory the supervisor makes
 and removes: their Prometheus metrics (``api/metrics.py``) and the latest drift audit,
-which the first worker runs periodically for all (``conductor/audit_runner.py``).
+which the first worker runs periodically for all (``conductor/audit_runner.py``). The
+supervisor holds a lock on a file in it while it runs; a supervisor that starts removes the
+directories no running supervisor holds (left by one that was killed with SIGKILL).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
 import logging
 import multiprocessing
 import os
@@ -59,6 +62,10 @@ FAILED_STARTS = 3
 #: Seconds before a worker that ended is started again, doubled after each failed start.
 RESTART_DELAY = 1.0
 MAX_RESTART_DELAY = 30.0
+#: The shared directories' names start with this, in the temporary directory (TMPDIR).
+SHARED_DIR_PREFIX = "metalwire-workers-"
+#: The file of a shared directory its supervisor holds locked (flock) while it runs.
+OWNER_LOCK = "supervisor.lock"
 
 
 @dataclass
@@ -199,7 +206,7 @@ def supervise(args: argparse.Namespace, conf: config_module.Config) -> int:
     from metalwire.cli.listening import bound_socket
 
     sock = bound_socket(conf.api.host_ip, conf.api.port)
-    shared_dir = Path(tempfile.mkdtemp(prefix="metalwire-workers-"))
+    shared_dir, owner_lock = make_shared_dir()
     metrics_dir = shared_dir / "metrics"
     metrics_dir.mkdir()
     # Read by prometheus_client when each worker imports it.
@@ -213,6 +220,40 @@ def supervise(args: argparse.Namespace, conf: config_module.Config) -> int:
     finally:
         sock.close()
         shutil.rmtree(shared_dir, ignore_errors=True)
+        os.close(owner_lock)
+
+
+def make_shared_dir() -> tuple[Path, int]:
+    """A new directory for the workers to share, and the descriptor of its lock held for as
+    long as it is open; directories left by supervisors that no longer run are removed."""
+    for left in Path(tempfile.gettempdir()).glob(SHARED_DIR_PREFIX + "*"):
+        remove_if_abandoned(left)
+    path = Path(tempfile.mkdtemp(prefix=SHARED_DIR_PREFIX))
+    owner_lock = os.open(path / OWNER_LOCK, os.O_CREAT | os.O_RDWR, 0o600)
+    fcntl.flock(owner_lock, fcntl.LOCK_EX)
+    return path, owner_lock
+
+
+def remove_if_abandoned(path: Path) -> bool:
+    """Remove a workers' directory of this user whose lock no supervisor holds; True if it
+    was removed. One without its lock file (being made, or not ours) is left."""
+    try:
+        if not path.is_dir() or path.stat().st_uid != os.getuid():
+            return False
+        descriptor = os.open(path / OWNER_LOCK, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:  # its supervisor runs
+        os.close(descriptor)
+        return False
+    try:
+        shutil.rmtree(path, ignore_errors=True)
+    finally:
+        os.close(descriptor)
+    LOG.info("removed %s, left by a server that was killed", path)
+    return True
 
 
 def run_worker(
