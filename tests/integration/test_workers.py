@@ -198,3 +198,20 @@ def test_serve_refuses_fewer_than_one_worker_naming_the_option(tmp_path: Path) -
     )
     assert done.returncode == 2
     assert "[api] api_workers: 0 is below the minimum 1" in done.stderr
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_empty_host_ip_serves_every_address_with_workers_as_without(
+    tmp_path: Path, workers: int
+) -> None:
+    # host_ip "" is every IPv4 and every IPv6 address: asyncio binds one socket for each
+    # when one process serves, and the workers share the same sockets.
+    env = {"METALWIRE_API_ALLOW_INSECURE_NOAUTH": "true"}
+    args = ["--host", "", "--workers", str(workers)]
+    with MetalwireServer(tmp_path / "data", env=env, args=args) as server:
+        assert server.process is not None
+        if workers > 1:
+            wait_for(lambda: server.log().count("serving (pid") == workers, 60, "workers serving")
+        for address in ("127.0.0.1", "[::1]"):
+            url = f"http://{address}:{server.port}/v1/nodes"
+            assert httpx.get(url, headers=HEADERS).status_code == 200, address

@@ -14,21 +14,39 @@ import socket
 import threading
 import time
 from collections.abc import Mapping
+from typing import Any
 
 from metalwire.errors import Invalid
 
 
-def bound_socket(host: str, port: int) -> socket.socket:
-    """A socket bound to ``host:port`` as asyncio binds a server's (address reuse: a port
-    whose old connections linger in TIME_WAIT is free; an IPv6 socket takes IPv6 only), not
-    yet listening. Raises Invalid naming the fix when it cannot be bound (in use, or an
-    address this machine does not have)."""
+def bound_sockets(host: str, port: int) -> list[socket.socket]:
+    """Sockets bound to ``host:port`` as asyncio binds a server's, not yet listening: one per
+    address the host resolves to (an empty host: every IPv4 and IPv6 address), with address
+    reuse (a port whose old connections linger in TIME_WAIT is free), an IPv6 socket taking
+    IPv6 only. Raises Invalid naming the fix when one cannot be bound (in use, or an address
+    this machine does not have); then none is left open."""
     try:
-        family, kind, proto, _name, address = socket.getaddrinfo(
+        found = socket.getaddrinfo(
             host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )[0]
+        )
     except socket.gaierror as exc:
         raise Invalid(f"[api] host_ip {host!r} cannot be resolved: {exc.strerror}") from None
+    sockets: list[socket.socket] = []
+    seen: set[tuple[int, object]] = set()
+    try:
+        for family, kind, proto, _name, address in found:
+            if (family, address) in seen:
+                continue
+            seen.add((family, address))
+            sockets.append(_bound(family, kind, proto, address, host, port))
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
+
+
+def _bound(family: int, kind: int, proto: int, address: Any, host: str, port: int) -> socket.socket:
     sock = socket.socket(family, kind, proto)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if family == socket.AF_INET6:
@@ -56,7 +74,8 @@ def bound_socket(host: str, port: int) -> socket.socket:
 def check_port_free(host: str, port: int) -> None:
     """Raise Invalid naming the fix when ``host:port`` cannot be bound; the server binds it
     right after."""
-    bound_socket(host, port).close()
+    for sock in bound_sockets(host, port):
+        sock.close()
 
 
 def sd_notify(message: str, environ: Mapping[str, str] | None = None) -> bool:

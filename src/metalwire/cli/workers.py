@@ -86,12 +86,12 @@ class Supervisor:
         self,
         args: argparse.Namespace,
         conf: config_module.Config,
-        sock: socket.socket,
+        sockets: list[socket.socket],
         shared_dir: Path,
     ) -> None:
         self.args = args
         self.conf = conf
-        self.sock: socket.socket | None = sock
+        self.sockets = sockets
         self.shared_dir = shared_dir
         self.context = multiprocessing.get_context("spawn")
         self.workers = [_Worker(index) for index in range(conf.api.api_workers)]
@@ -101,7 +101,7 @@ class Supervisor:
     def start(self, worker: _Worker) -> None:
         process = self.context.Process(
             target=run_worker,
-            args=(self.args, self.conf, worker.index, self.sock, self.shared_dir, os.getpid()),
+            args=(self.args, self.conf, worker.index, self.sockets, self.shared_dir, os.getpid()),
             name=f"metalwire-worker-{worker.index}",
         )
         # The worker inherits SIGHUP blocked and unblocks it once it can reload its files.
@@ -174,9 +174,9 @@ class Supervisor:
     def stop(self) -> None:
         """Each worker finishes its requests; one still running after STOP_WAIT is killed."""
         self.stopping = True
-        if self.sock is not None:  # new connections are refused, not left to wait
-            self.sock.close()
-            self.sock = None
+        for sock in self.sockets:  # new connections are refused, not left to wait
+            sock.close()
+        self.sockets = []
         started = [w for w in self.workers if w.process is not None]
         for worker in started:
             _signal(worker.process, signal.SIGTERM)  # type: ignore[arg-type]
@@ -203,22 +203,23 @@ def warn_on_sqlite(workers: int) -> None:
 def supervise(args: argparse.Namespace, conf: config_module.Config) -> int:
     """Run ``[api] api_workers`` workers on ``[api] host_ip``:``port`` until stopped."""
     from metalwire.api.metrics import MULTIPROCESS_DIR_VARIABLE
-    from metalwire.cli.listening import bound_socket
+    from metalwire.cli.listening import bound_sockets
 
-    sock = bound_socket(conf.api.host_ip, conf.api.port)
+    sockets = bound_sockets(conf.api.host_ip, conf.api.port)
     shared_dir, owner_lock = make_shared_dir()
     metrics_dir = shared_dir / "metrics"
     metrics_dir.mkdir()
     # Read by prometheus_client when each worker imports it.
     os.environ[MULTIPROCESS_DIR_VARIABLE] = str(metrics_dir)
-    supervisor = Supervisor(args, conf, sock, shared_dir)
+    supervisor = Supervisor(args, conf, sockets, shared_dir)
     signal.signal(signal.SIGTERM, supervisor.ask_to_stop)
     signal.signal(signal.SIGINT, supervisor.ask_to_stop)
     signal.signal(signal.SIGHUP, supervisor.reload)
     try:
         return supervisor.run()
     finally:
-        sock.close()
+        for sock in sockets:
+            sock.close()
         shutil.rmtree(shared_dir, ignore_errors=True)
         os.close(owner_lock)
 
@@ -260,7 +261,7 @@ def run_worker(
     args: argparse.Namespace,
     conf: config_module.Config,
     index: int,
-    sock: socket.socket,
+    sockets: list[socket.socket],
     shared_dir: Path,
     supervisor_pid: int,
 ) -> None:
@@ -285,7 +286,7 @@ def run_worker(
         sys.exit(2)
     _stop_with(supervisor_pid)
     LOG.info("worker %d serving (pid %d)", index, os.getpid())
-    sys.exit(server.serve_app(conf, app, tls, sockets=[sock]))
+    sys.exit(server.serve_app(conf, app, tls, sockets=sockets))
 
 
 def _stop_with(supervisor_pid: int) -> None:
