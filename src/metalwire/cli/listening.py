@@ -18,6 +18,9 @@ from typing import Any
 
 from metalwire.errors import Invalid
 
+#: Connections the kernel queues for the server before it accepts them (uvicorn's default).
+LISTEN_BACKLOG = 2048
+
 
 def bound_sockets(host: str, port: int) -> list[socket.socket]:
     """Sockets bound to ``host:port`` as asyncio binds a server's, not yet listening: one per

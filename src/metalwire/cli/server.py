@@ -190,11 +190,13 @@ def uvicorn_server(conf: config_module.Config, app: Any, tls: tuple[str, str] | 
     import uvicorn
 
     from metalwire.api.connections import H11_HEAD_SLACK, protocol_with
+    from metalwire.cli.listening import LISTEN_BACKLOG
 
     config = uvicorn.Config(
         app,
         host=conf.api.host_ip,
         port=conf.api.port,
+        backlog=LISTEN_BACKLOG,
         log_level=uvicorn_level(),
         access_log=False,
         log_config=None,

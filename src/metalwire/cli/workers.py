@@ -272,6 +272,7 @@ def run_worker(
 
     from metalwire.api import app as _app  # noqa: F401  (before logging: see run_serve)
     from metalwire.cli import server
+    from metalwire.cli.listening import LISTEN_BACKLOG
     from metalwire.errors import MetalwireError
     from metalwire.services import WorkerPlace
 
@@ -285,6 +286,10 @@ def run_worker(
         LOG.error("worker %d cannot start: %s", index, exc)
         sys.exit(2)
     _stop_with(supervisor_pid)
+    # Connections are queued from now on (the sockets are shared: the first worker here
+    # makes them listen for all), and answered once the server below accepts them.
+    for sock in sockets:
+        sock.listen(LISTEN_BACKLOG)
     LOG.info("worker %d serving (pid %d)", index, os.getpid())
     sys.exit(server.serve_app(conf, app, tls, sockets=sockets))
 
