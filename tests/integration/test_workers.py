@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -206,6 +207,8 @@ def test_an_empty_host_ip_serves_every_address_with_workers_as_without(
 ) -> None:
     # host_ip "" is every IPv4 and every IPv6 address: asyncio binds one socket for each
     # when one process serves, and the workers share the same sockets.
+    if not socket.has_ipv6 or not _loopback_ipv6():
+        pytest.skip("this machine has no IPv6 loopback address")
     env = {"METALWIRE_API_ALLOW_INSECURE_NOAUTH": "true"}
     args = ["--host", "", "--workers", str(workers)]
     with MetalwireServer(tmp_path / "data", env=env, args=args) as server:
@@ -215,3 +218,12 @@ def test_an_empty_host_ip_serves_every_address_with_workers_as_without(
         for address in ("127.0.0.1", "[::1]"):
             url = f"http://{address}:{server.port}/v1/nodes"
             assert httpx.get(url, headers=HEADERS).status_code == 200, address
+
+
+def _loopback_ipv6() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
