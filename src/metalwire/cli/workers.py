@@ -40,6 +40,7 @@ import socket
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
@@ -64,6 +65,8 @@ RESTART_DELAY = 1.0
 MAX_RESTART_DELAY = 30.0
 #: The shared directories' names start with this, in the temporary directory (TMPDIR).
 SHARED_DIR_PREFIX = "metalwire-workers-"
+#: ... and start with this while it is made, until its supervisor holds its lock.
+STAGING_PREFIX = "metalwire-starting-"
 #: The file of a shared directory its supervisor holds locked (flock) while it runs.
 OWNER_LOCK = "supervisor.lock"
 
@@ -205,56 +208,64 @@ def supervise(args: argparse.Namespace, conf: config_module.Config) -> int:
     from metalwire.api.metrics import MULTIPROCESS_DIR_VARIABLE
     from metalwire.cli.listening import bound_sockets
 
-    sockets = bound_sockets(conf.api.host_ip, conf.api.port)
-    shared_dir, owner_lock = make_shared_dir()
-    metrics_dir = shared_dir / "metrics"
-    metrics_dir.mkdir()
-    # Read by prometheus_client when each worker imports it.
-    os.environ[MULTIPROCESS_DIR_VARIABLE] = str(metrics_dir)
-    supervisor = Supervisor(args, conf, sockets, shared_dir)
-    signal.signal(signal.SIGTERM, supervisor.ask_to_stop)
-    signal.signal(signal.SIGINT, supervisor.ask_to_stop)
-    signal.signal(signal.SIGHUP, supervisor.reload)
-    try:
-        return supervisor.run()
-    finally:
+    with contextlib.ExitStack() as stack:
+        sockets = bound_sockets(conf.api.host_ip, conf.api.port)
         for sock in sockets:
-            sock.close()
-        shutil.rmtree(shared_dir, ignore_errors=True)
-        os.close(owner_lock)
+            stack.enter_context(sock)
+        shared_dir = stack.enter_context(shared_directory())
+        metrics_dir = shared_dir / "metrics"
+        metrics_dir.mkdir()
+        # Read by prometheus_client when each worker imports it.
+        os.environ[MULTIPROCESS_DIR_VARIABLE] = str(metrics_dir)
+        supervisor = Supervisor(args, conf, sockets, shared_dir)
+        signal.signal(signal.SIGTERM, supervisor.ask_to_stop)
+        signal.signal(signal.SIGINT, supervisor.ask_to_stop)
+        signal.signal(signal.SIGHUP, supervisor.reload)
+        return supervisor.run()
 
 
-def make_shared_dir() -> tuple[Path, int]:
-    """A new directory for the workers to share, and the descriptor of its lock held for as
-    long as it is open; directories left by supervisors that no longer run are removed."""
-    for left in Path(tempfile.gettempdir()).glob(SHARED_DIR_PREFIX + "*"):
+@contextlib.contextmanager
+def shared_directory() -> Iterator[Path]:
+    """A new directory for the workers to share, locked by this process until the block ends,
+    then removed; directories left by supervisors that no longer run are removed first.
+
+    It is made under another name and renamed once locked: a supervisor starting meanwhile
+    never sees it unlocked."""
+    temporary = Path(tempfile.gettempdir())
+    for left in temporary.glob(SHARED_DIR_PREFIX + "*"):
         remove_if_abandoned(left)
-    path = Path(tempfile.mkdtemp(prefix=SHARED_DIR_PREFIX))
-    owner_lock = os.open(path / OWNER_LOCK, os.O_CREAT | os.O_RDWR, 0o600)
-    fcntl.flock(owner_lock, fcntl.LOCK_EX)
-    return path, owner_lock
+    staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX))
+    owner_lock = os.open(staging / OWNER_LOCK, os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        fcntl.flock(owner_lock, fcntl.LOCK_EX)
+        path = staging.rename(temporary / (SHARED_DIR_PREFIX + staging.name[len(STAGING_PREFIX) :]))
+        try:
+            yield path
+        finally:
+            shutil.rmtree(path, ignore_errors=True)
+    finally:
+        os.close(owner_lock)
+        shutil.rmtree(staging, ignore_errors=True)  # if the rename failed
 
 
-def remove_if_abandoned(path: Path) -> bool:
-    """Remove a workers' directory of this user whose lock no supervisor holds; True if it
-    was removed. One without its lock file (being made, or not ours) is left."""
+def remove_if_abandoned(path: Path) -> None:
+    """Remove a workers' directory of this user whose lock no supervisor holds."""
     try:
         if not path.is_dir() or path.stat().st_uid != os.getuid():
-            return False
+            return
         descriptor = os.open(path / OWNER_LOCK, os.O_RDWR)
-    except OSError:
-        return False
+    except OSError:  # gone meanwhile, or not one of ours
+        return
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:  # its supervisor runs
         os.close(descriptor)
-        return False
+        return
     try:
         shutil.rmtree(path, ignore_errors=True)
     finally:
         os.close(descriptor)
     LOG.info("removed %s, left by a server that was killed", path)
-    return True
 
 
 def run_worker(
