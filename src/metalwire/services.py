@@ -39,8 +39,8 @@ class WorkerPlace:
 
     @property
     def runs_periodic_tasks(self) -> bool:
-        """The first worker runs the periodic audit and callback check for all (one run per
-        interval)."""
+        """The first worker runs the periodic audit and provision state check for all (one
+        run per interval)."""
         return self.index == 0
 
 
@@ -56,7 +56,7 @@ class Services:
     # The trait-based networking rules in force, shared with the conductor (rules None:
     # the feature is off); a reload swaps them.
     tbn: RulesInForce = field(default_factory=RulesInForce)
-    # Whether this process runs the periodic audit and callback check: one worker of
+    # Whether this process runs the periodic audit and provision state check: one worker of
     # several does.
     runs_periodic_tasks: bool = True
 
@@ -93,20 +93,24 @@ class Services:
             thread_name="metalwire-audit",
         )
 
-    def periodic_callback_check(self) -> Periodic | None:
-        """The check of ``[conductor] deploy_callback_timeout`` and ``clean_callback_timeout``
-        every ``check_provision_state_interval`` seconds, or None when both are 0."""
-        options = self.config.conductor
-        if options.deploy_callback_timeout <= 0 and options.clean_callback_timeout <= 0:
-            return None
+    def periodic_provision_check(self) -> Periodic | None:
+        """The provision state check every ``[conductor] check_provision_state_interval``
+        seconds: waits past ``deploy_callback_timeout`` / ``clean_callback_timeout``, and nodes
+        an interrupted operation left in a transient state. None in a worker that does not
+        run the periodic jobs."""
         if not self.runs_periodic_tasks:
             return None
         return Periodic(
-            options.check_provision_state_interval,
-            lambda: self.rpcapi.fail_expired_waits(RequestContext()),
-            name="callback timeout check",
-            thread_name="metalwire-callback-timeouts",
+            self.config.conductor.check_provision_state_interval,
+            self._check_provision_states,
+            name="provision state check",
+            thread_name="metalwire-provision-check",
         )
+
+    def _check_provision_states(self) -> None:
+        context = RequestContext()
+        self.rpcapi.fail_expired_waits(context)
+        self.rpcapi.fail_stuck_nodes(context)
 
 
 def build_services(

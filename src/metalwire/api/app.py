@@ -47,7 +47,7 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        candidates = (services.periodic_audit(), services.periodic_callback_check())
+        candidates = (services.periodic_audit(), services.periodic_provision_check())
         periodics = [periodic for periodic in candidates if periodic is not None]
         for periodic in periodics:
             periodic.start()

@@ -34,6 +34,7 @@ from metalwire.conductor import (
     management,
     power,
     provisioning,
+    stuck_states,
     vifs,
     volumes,
 )
@@ -94,6 +95,11 @@ class ConductorAPI(abc.ABC):
     def fail_expired_waits(self, context: RequestContext) -> list[str]:
         """Fail the nodes whose wait for an agent's call-back outlived its timeout; their
         UUIDs."""
+
+    @abc.abstractmethod
+    def fail_stuck_nodes(self, context: RequestContext) -> list[str]:
+        """Fail the nodes an interrupted operation left in a transient provision state
+        (``deploying``, ...) once their lock is free; their UUIDs."""
 
     @abc.abstractmethod
     def set_power_state(
@@ -307,6 +313,9 @@ class LocalConductorAPI(ConductorAPI):
 
     def fail_expired_waits(self, context: RequestContext) -> list[str]:
         return callback_timeouts.fail_expired_waits(self.conductor, context)
+
+    def fail_stuck_nodes(self, context: RequestContext) -> list[str]:
+        return stuck_states.fail_stuck_nodes(self.conductor, context)
 
     def set_power_state(
         self, context: RequestContext, node_id: str, target: str, timeout: int | None = None

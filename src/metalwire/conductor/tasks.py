@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
+from metalwire.conductor import stuck_states
 from metalwire.conductor.locks import Deadline, NodeLocks, WouldWait
 from metalwire.config import Config
 from metalwire.context import RequestContext
@@ -30,6 +31,14 @@ LOG = logging.getLogger(__name__)
 _DEFERRED: contextvars.ContextVar[list[Callable[[], None]] | None] = contextvars.ContextVar(
     "metalwire_deferred_writes", default=None
 )
+
+
+@dataclass(frozen=True)
+class Reopen:
+    """Open the task again: its single transaction failed the node's stuck provision
+    ``state`` (see :meth:`Conductor._open`)."""
+
+    state: str
 
 
 @dataclass(frozen=True)
@@ -181,13 +190,20 @@ class Conductor:
         """
         wait = _DEFERRED.get() is None
         deadline = Deadline(self.config.conductor.node_lock_wait)
-        for fresh in (False, True):
+        fresh = False
+        recovered: str | None = None
+        for _attempt in range(3):
             ref = self.directory.lookup(ident, fresh, self._find)
             with contextlib.ExitStack() as stack:
                 task = self._open(stack, ref, context, deadline, wait, wanted)
                 if task is None:  # the remembered node changed meanwhile: look it up anew
                     self.directory.forget(ident)
+                    fresh = True
                     continue
+                if isinstance(task, Reopen):  # leaving the block commits the recovery first
+                    recovered = task.state
+                    continue
+                task.failed_stuck_state = task.failed_stuck_state or recovered
                 yield task
                 return
         raise NodeNotFound(ident)
@@ -212,8 +228,8 @@ class Conductor:
                 stack.enter_context(self.locks.in_process(node_id, label, deadline))
                 stack.enter_context(self.locks.lease(node_id, label, deadline))
                 task = self._task(self._find(node_id), context, work=None, shared=False)
-                if self.network_interface(task.node).calls_external_service():
-                    self._clear_interrupted_attaches(task)
+                external = self.network_interface(task.node).calls_external_service()
+                self._recover_interrupted(task, external)
                 tasks[node_id] = task
             yield tasks
 
@@ -225,7 +241,10 @@ class Conductor:
         deadline: Deadline,
         wait: bool,
         wanted: Wanted | None,
-    ) -> Task | None:
+    ) -> Task | Reopen | None:
+        """The task, None if the node is gone or not the one remembered, or Reopen when the
+        single transaction just failed the node's stuck provision state: that is committed
+        on its own, so that the operation's own failure cannot undo it."""
         label = ref.label
         external = self.interfaces.get(ref.network_interface).calls_external_service()
         if external and not wait:
@@ -257,13 +276,24 @@ class Conductor:
             return None
         if inventory is not None:
             task.note_inventory(inventory)
-        if external:
-            self._clear_interrupted_attaches(task)
+        self._recover_interrupted(task, external)
+        if task.failed_stuck_state is not None and work is not None:
+            return Reopen(task.failed_stuck_state)
         return task
 
     def _note_lock_wait(self, asked: float) -> None:
         if self.lock_waited is not None:
             self.lock_waited(time.perf_counter() - asked)
+
+    def _recover_interrupted(self, task: Task, external: bool) -> None:
+        """Undo what operations cut short by their process's death left on the task's node,
+        now that its lock is held: pending VIF records (only an interface that calls an
+        external service leaves them) and a transient provision state."""
+        if external:
+            self._clear_interrupted_attaches(task)
+        error = stuck_states.fail_if_stuck(task)
+        if error is not None:
+            self.record_history(task, HistoryEntry.failed("provisioning", error))
 
     def _clear_interrupted_attaches(self, task: Task) -> None:
         """Remove pending attachments left by an operation whose process died.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -243,6 +243,14 @@ class Nodes(Repository):
     def delete(self, node_id: int) -> None:
         with self._session() as session:
             delete(session, get_by_id(session, node_id))
+
+    def in_states_unlocked(self, states: Sequence[str], now: float) -> list[str]:
+        """The UUIDs of the nodes in one of the provision ``states`` whose lock nobody holds
+        at ``now`` (no reservation, or a lease run out)."""
+        with self._session() as session:
+            free = or_(Node.reservation.is_(None), Node.lock_expires_at < now)
+            query = select(Node.uuid).where(Node.provision_state.in_(states), free)
+            return list(session.scalars(query.order_by(Node.id)))
 
     def in_state_before(self, state: str, updated_before: datetime) -> list[str]:
         """The UUIDs of the nodes in provision ``state`` since before ``updated_before``."""

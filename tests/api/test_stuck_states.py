@@ -1,0 +1,142 @@
+"""A node left in a transient provision state by a process that stopped half-way (``deploying``
+with nobody deploying it) is failed, as Ironic fails it at a conductor's start and take-over:
+by the periodic provision check once its lock is free, and by any operation that takes its
+lock. The crash itself, with a real process killed, is tests/integration/test_provision_crash.py.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from metalwire.conductor.stuck_states import FAILED_STATES
+from metalwire.config import Config
+from metalwire.db.engine import Database
+from tests.api.test_lifecycle import provision
+from tests.conftest import Api, fault
+
+NO_CHECK = "test_an_operation_on_a_stuck_node"
+
+
+@pytest.fixture(autouse=True)
+def check_interval(config: Config, request: pytest.FixtureRequest) -> None:
+    """Set before the app starts: the check runs every 0.1 s, except where a test shows that
+    an operation fails the node without it."""
+    no_check = request.node.name.startswith(NO_CHECK)
+    config.conductor.check_provision_state_interval = 3600 if no_check else 0.1
+
+
+@pytest.fixture
+def db(config: Config) -> Iterator[Database]:
+    database = Database(config.database_url())
+    yield database
+    database.dispose()
+
+
+def _left_in(db: Database, name: str, state: str, target: str | None, **lock: Any) -> None:
+    """What a process that died half-way through a verb leaves: the transient state, its
+    target, and (``lock``) its lease."""
+    with db.writing() as work:
+        node = work.nodes.get(name)
+        values = {"provision_state": state, "target_provision_state": target}
+        work.nodes.update(node.id, values)
+        if lock:
+            work.nodes.update(node.id, lock)
+
+
+def _shown(api: Api, name: str) -> dict[str, Any]:
+    return dict(api.get(f"/v1/nodes/{name}").json())
+
+
+def _wait_for_state(api: Api, name: str, state: str, within: float = 10) -> dict[str, Any]:
+    deadline = time.monotonic() + within
+    shown = _shown(api, name)
+    while shown["provision_state"] != state and time.monotonic() < deadline:
+        time.sleep(0.05)
+        shown = _shown(api, name)
+    return shown
+
+
+@pytest.mark.parametrize(("state", "failed"), sorted(FAILED_STATES.items()))
+def test_the_provision_check_fails_a_node_left_in_a_transient_state(
+    api: Api, db: Database, state: str, failed: str
+) -> None:
+    api.node(name="stuck")
+    _left_in(db, "stuck", state, "active")
+
+    shown = _wait_for_state(api, "stuck", failed)
+
+    assert (shown["provision_state"], shown["target_provision_state"]) == (failed, None)
+    assert shown["last_error"] == (
+        f"The operation in {state!r} was cut short (its process stopped) and cannot be "
+        f"resumed; the node was moved to {failed!r}."
+    )
+    last = api.get("/v1/nodes/stuck/history?detail=true").json()["history"][-1]
+    assert (last["event"], last["severity"], last["event_type"]) == (
+        shown["last_error"],
+        "ERROR",
+        "provisioning",
+    )
+
+
+def test_the_provision_check_leaves_steady_and_wait_states_alone(api: Api, db: Database) -> None:
+    for name, state in (("waiting", "wait call-back"), ("deployed", "active")):
+        api.node(name=name)
+        _left_in(db, name, state, "active" if name == "waiting" else None)
+    api.node(name="stuck")
+    _left_in(db, "stuck", "cleaning", "available")
+
+    assert _wait_for_state(api, "stuck", "clean failed")["provision_state"] == "clean failed"
+
+    assert _shown(api, "waiting")["provision_state"] == "wait call-back"
+    assert _shown(api, "deployed")["provision_state"] == "active"
+    assert _shown(api, "deployed")["last_error"] is None
+
+
+def test_a_node_whose_holder_still_has_a_lease_is_left_to_it(api: Api, db: Database) -> None:
+    api.node(name="busy")
+    lease_ends = time.time() + 1.5
+    _left_in(db, "busy", "deploying", "active", reservation="other-process",
+             lock_expires_at=lease_ends)  # fmt: skip
+
+    time.sleep(1.0)  # ten checks while the lease holds
+    assert _shown(api, "busy")["provision_state"] == "deploying"
+
+    shown = _wait_for_state(api, "busy", "deploy failed")
+    assert shown["provision_state"] == "deploy failed"
+    assert time.time() >= lease_ends
+
+
+def test_an_operation_on_a_stuck_node_fails_it_first(api: Api, db: Database) -> None:
+    """No periodic check here: the undeploy's own lock finds the node in 'deploying', fails
+    it, and the undeploy then runs from 'deploy failed'."""
+    api.node(name="stuck")
+    _left_in(db, "stuck", "deploying", "active")
+
+    assert provision(api, "deleted", "stuck").status_code == 202
+
+    shown = _shown(api, "stuck")
+    assert (shown["provision_state"], shown["target_provision_state"]) == ("available", None)
+    events = [e["event"] for e in api.get("/v1/nodes/stuck/history").json()["history"]]
+    failed = events.index("deleted started from deploy failed") - 1
+    assert events[failed].startswith("The operation in 'deploying' was cut short")
+    assert events[-1] == "deleted done: available"
+    assert shown["last_error"] is None  # the undeploy that followed succeeded
+
+
+def test_an_operation_on_a_stuck_node_that_fails_validation_still_fails_the_node(
+    api: Api, db: Database
+) -> None:
+    """A refused verb (deploy from 'deploying' is not allowed) leaves the node failed all
+    the same: the recovery is its own write, not the verb's."""
+    api.node(name="stuck")
+    _left_in(db, "stuck", "deploying", "active")
+
+    resp = provision(api, "active", "stuck")
+
+    assert resp.status_code == 400, resp.text
+    assert 'while it is in state "deploy failed"' in fault(resp)
+    assert _shown(api, "stuck")["provision_state"] == "deploy failed"
