@@ -14,14 +14,24 @@ class HangingNeutron:
     """A Neutron stand-in that answers reads and never answers a change: it hangs an attach
     after metalwire recorded it as pending and before Neutron was changed."""
 
-    def __init__(self) -> None:
+    def __init__(self, answered_puts: int = 0) -> None:
+        """``answered_puts``: how many changes are answered (as done) before one hangs."""
         self.release = threading.Event()
         self.put_seen = threading.Event()
         release, put_seen = self.release, self.put_seen
+        answered = [answered_puts]
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: object) -> None:
                 return None
+
+            def _answer(self, body: dict[str, object]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def do_GET(self) -> None:
                 kind, _, ident = self.path.removeprefix("/v2.0/").partition("/")
@@ -44,6 +54,15 @@ class HangingNeutron:
                 self.wfile.write(data)
 
             def do_PUT(self) -> None:
+                if answered[0] > 0:
+                    answered[0] -= 1
+                    length = int(self.headers.get("Content-Length") or 0)
+                    change = json.loads(self.rfile.read(length) or b"{}").get("port", {})
+                    ident = self.path.removeprefix("/v2.0/ports/")
+                    port = {"id": ident, "network_id": "net-1", "status": "DOWN",
+                            "mac_address": "fa:16:3e:00:00:01", **change}  # fmt: skip
+                    self._answer({"port": port})
+                    return
                 put_seen.set()
                 release.wait(120)
 
