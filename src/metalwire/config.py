@@ -250,8 +250,8 @@ class ConductorOptions:
         60.0,
         "Seconds between two checks of the provision states: nodes waiting for an agent's "
         "call-back against deploy_callback_timeout and clean_callback_timeout, and nodes an "
-        "interrupted operation left in a transient state (deploying, cleaning, ...), which "
-        "are failed once their lock is free.",
+        "interrupted operation left in a transient state (deploying, cleaning, ...) or with "
+        "a power change under way, which are failed or cleared once their lock is free.",
         minimum=0.1,
     )
     event_loop_vif_calls: bool = _opt(

@@ -96,8 +96,8 @@ class Services:
     def periodic_provision_check(self) -> Periodic | None:
         """The provision state check every ``[conductor] check_provision_state_interval``
         seconds: waits past ``deploy_callback_timeout`` / ``clean_callback_timeout``, and nodes
-        an interrupted operation left in a transient state. None in a worker that does not
-        run the periodic jobs."""
+        an interrupted operation left in a transient state or with a power change under way.
+        None in a worker that does not run the periodic jobs."""
         if not self.runs_periodic_tasks:
             return None
         return Periodic(

@@ -141,3 +141,106 @@ def test_an_operation_on_a_stuck_node_that_fails_validation_still_fails_the_node
     assert resp.status_code == 400, resp.text
     assert 'while it is in state "deploy failed"' in fault(resp)
     assert _shown(api, "stuck")["provision_state"] == "deploy failed"
+
+
+POWER_CUT_SHORT = (
+    "The power change to 'power on' was cut short (its process stopped); the power state "
+    "shown, 'power off', may not be the machine's."
+)
+
+
+def _power_change_left(db: Database, name: str, **lock: Any) -> None:
+    """What a process that died between a power change's two writes leaves (its lease, if
+    ``lock``): the target set, the power state not yet changed."""
+    with db.writing() as work:
+        node = work.nodes.get(name)
+        work.nodes.update(node.id, {"power_state": "power off", "target_power_state": "power on"})
+        if lock:
+            work.nodes.update(node.id, lock)
+
+
+def _wait_for_power_target_cleared(api: Api, name: str, within: float = 10) -> dict[str, Any]:
+    deadline = time.monotonic() + within
+    shown = _shown(api, name)
+    while shown["target_power_state"] is not None and time.monotonic() < deadline:
+        time.sleep(0.05)
+        shown = _shown(api, name)
+    return shown
+
+
+def test_the_provision_check_clears_a_power_change_its_dead_holder_left(
+    api: Api, db: Database
+) -> None:
+    """As Ironic does when a conductor restarts: target_power_state cleared, last_error set;
+    the lease the dead process held runs out first."""
+    api.node(name="cut")
+    lease_ends = time.time() + 2.0
+    _power_change_left(db, "cut", reservation="dead-process", lock_expires_at=lease_ends)
+
+    time.sleep(0.5)  # checks while the lease holds
+    assert _shown(api, "cut")["target_power_state"] == "power on"
+    assert time.time() < lease_ends  # or the check above proved nothing
+
+    shown = _wait_for_power_target_cleared(api, "cut")
+
+    assert time.time() >= lease_ends
+    assert (shown["power_state"], shown["target_power_state"]) == ("power off", None)
+    assert shown["last_error"] == POWER_CUT_SHORT
+    assert shown["provision_state"] == "enroll"  # a steady state: not touched
+    assert shown["reservation"] is None
+    last = api.get("/v1/nodes/cut/history?detail=true").json()["history"][-1]
+    assert (last["event"], last["severity"], last["event_type"]) == (
+        POWER_CUT_SHORT,
+        "ERROR",
+        "power",
+    )
+
+
+def test_an_operation_on_a_stuck_node_clears_its_power_change_first(api: Api, db: Database) -> None:
+    """No periodic check: the next power change takes the lock, clears what the dead one
+    left, and runs."""
+    api.node(name="cut")
+    _power_change_left(db, "cut")
+
+    resp = api.put("/v1/nodes/cut/states/power", {"target": "power on"})
+
+    assert resp.status_code == 202, resp.text
+    shown = _shown(api, "cut")
+    assert (shown["power_state"], shown["target_power_state"]) == ("power on", None)
+    assert shown["last_error"] is None  # the change that followed succeeded
+    events = [e["event"] for e in api.get("/v1/nodes/cut/history").json()["history"]]
+    assert events[-2:][0] == POWER_CUT_SHORT
+    assert events[-1].startswith("power on")
+
+
+def test_an_operation_on_a_stuck_node_that_is_refused_still_clears_the_power_change(
+    api: Api, db: Database
+) -> None:
+    """A refused change (an unknown target) does not roll the recovery back."""
+    api.node(name="cut")
+    _power_change_left(db, "cut")
+
+    resp = api.put("/v1/nodes/cut/states/power", {"target": "sideways"})
+
+    assert resp.status_code == 400, resp.text
+    shown = _shown(api, "cut")
+    assert (shown["target_power_state"], shown["last_error"]) == (None, POWER_CUT_SHORT)
+
+
+def test_a_node_stuck_deploying_with_a_power_change_keeps_the_deploy_failure_as_last_error(
+    api: Api, db: Database
+) -> None:
+    api.node(name="both")
+    _left_in(db, "both", "deploying", "active")
+    _power_change_left(db, "both")
+
+    shown = _wait_for_state(api, "both", "deploy failed")
+
+    assert shown["target_power_state"] is None
+    assert shown["last_error"].startswith("The operation in 'deploying' was cut short")
+    entries = api.get("/v1/nodes/both/history?detail=true").json()["history"][-2:]
+    assert [(e["event_type"], e["severity"]) for e in entries] == [
+        ("power", "ERROR"),
+        ("provisioning", "ERROR"),
+    ]
+    assert entries[0]["event"] == POWER_CUT_SHORT

@@ -98,8 +98,9 @@ class ConductorAPI(abc.ABC):
 
     @abc.abstractmethod
     def fail_stuck_nodes(self, context: RequestContext) -> list[str]:
-        """Fail the nodes an interrupted operation left in a transient provision state
-        (``deploying``, ...) once their lock is free; their UUIDs."""
+        """Recover the nodes an interrupted operation left in a transient provision state
+        (``deploying``, ...), with a power change under way or a lease run out, once their
+        lock is free; the UUIDs of those failed or cleared."""
 
     @abc.abstractmethod
     def set_power_state(

@@ -10,6 +10,11 @@ failed: it moves to the state the verb's own failure would have left (``deployin
 ERROR history entry records it. From there the usual verbs apply (``rebuild``, ``deleted``,
 ``manage``).
 
+A power change cut short the same way (on such a node ``target_power_state`` is committed
+before the power state) leaves ``target_power_state`` set with nobody changing the power. As
+Ironic clears it when a conductor restarts, it is cleared, with ``last_error`` and an ERROR
+history entry saying the power state shown may not be the machine's.
+
 Two places apply it, both holding the node's lock, so no live operation is under way:
 
 - every task that takes the node's lock (:meth:`Conductor._open`), before its own work;
@@ -25,6 +30,7 @@ import time
 from typing import TYPE_CHECKING
 
 from metalwire.context import RequestContext
+from metalwire.db import nodes as node_db
 from metalwire.db.models import utcnow
 from metalwire.errors import NodeLocked, NodeNotFound
 from metalwire.networking.task import Task
@@ -48,14 +54,39 @@ FAILED_STATES: dict[str, str] = {
 }
 
 
-def fail_if_stuck(task: Task) -> str | None:
-    """Fail the task's node if it is in a transient provision state; the error recorded, or
-    None when the node was not stuck. The caller holds the node's lock."""
+def recover(task: Task, holder: str) -> list[tuple[str, str]]:
+    """Undo what an interrupted operation left on the task's node: its lease dropped, a
+    transient provision state failed, a power change's target cleared. The history entries
+    to record, as (event type, error); none when nothing was left. The caller holds the
+    node's lock as ``holder``."""
+    entries = []
+    _drop_dead_lease(task, holder)
+    error = _clear_power_change(task)
+    if error is not None:
+        entries.append(("power", error))
+    error = _fail_if_stuck(task)  # last: its error is the one last_error keeps
+    if error is not None:
+        entries.append(("provisioning", error))
+    return entries
+
+
+def _drop_dead_lease(task: Task, holder: str) -> None:
+    """A reservation other than ours on a node whose lock we hold is a lease its holder did
+    not release and let run out (a single transaction takes such a node without writing a
+    lease of its own): cleared, so the node no longer shows it and the check leaves it."""
+    reservation = task.node.reservation
+    if reservation is not None and reservation != holder:
+        LOG.info("Node %s: dropping the lease %s left, run out", task.node.uuid, reservation)
+        task.inventory.update_node({"reservation": None, "lock_expires_at": None})
+        task.reload()
+
+
+def _fail_if_stuck(task: Task) -> str | None:
     node = task.node
     failed = FAILED_STATES.get(node.provision_state)
     if failed is None:
         return None
-    task.failed_stuck_state = node.provision_state
+    task.recovered = node.provision_state
     error = (
         f"The operation in {node.provision_state!r} was cut short (its process stopped) and "
         f"cannot be resumed; the node was moved to {failed!r}."
@@ -72,17 +103,32 @@ def fail_if_stuck(task: Task) -> str | None:
     return error
 
 
+def _clear_power_change(task: Task) -> str | None:
+    target = node_db.field_value(task.node, "target_power_state")
+    if target is None:
+        return None
+    task.recovered = "power change"
+    error = (
+        f"The power change to {target!r} was cut short (its process stopped); the power "
+        f"state shown, {task.node.power_state!r}, may not be the machine's."
+    )
+    task.inventory.update_node({"target_power_state": None, "last_error": error})
+    task.reload()
+    return error
+
+
 def fail_stuck_nodes(conductor: Conductor, context: RequestContext) -> list[str]:
-    """Fail every node in a transient provision state whose lock nobody holds (its holder's
-    lease ran out); the UUIDs of the nodes failed. A node taken meanwhile is left to its
-    holder, and seen again at the next check if it is still stuck then."""
+    """Recover every node an interrupted operation left (a transient provision state, a
+    power change under way) whose lock nobody holds (its holder's lease ran out); the UUIDs
+    of the nodes recovered. A node taken meanwhile is left to its holder, and seen again at
+    the next check if it is still stuck then."""
     with conductor.db.reading() as work:
-        candidates = work.nodes.in_states_unlocked(list(FAILED_STATES), time.time())
+        candidates = work.nodes.interrupted_unlocked(list(FAILED_STATES), time.time())
     failed = []
     for uuid in candidates:
         try:
             with conductor.exclusive_task(uuid, context) as task:
-                if task.failed_stuck_state is not None:  # opening the task failed it
+                if task.recovered is not None:  # opening the task recovered it
                     failed.append(uuid)
         except (NodeLocked, NodeNotFound) as exc:
             LOG.info("Node %s: not checked for an interrupted provision state: %s", uuid, exc)

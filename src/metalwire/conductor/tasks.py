@@ -35,8 +35,8 @@ _DEFERRED: contextvars.ContextVar[list[Callable[[], None]] | None] = contextvars
 
 @dataclass(frozen=True)
 class Reopen:
-    """Open the task again: its single transaction failed the node's stuck provision
-    ``state`` (see :meth:`Conductor._open`)."""
+    """Open the task again: its single transaction undid what an interrupted operation left
+    on the node, ``state`` saying what (see :meth:`Conductor._open`)."""
 
     state: str
 
@@ -203,7 +203,7 @@ class Conductor:
                 if isinstance(task, Reopen):  # leaving the block commits the recovery first
                     recovered = task.state
                     continue
-                task.failed_stuck_state = task.failed_stuck_state or recovered
+                task.recovered = task.recovered or recovered
                 yield task
                 return
         raise NodeNotFound(ident)
@@ -243,8 +243,9 @@ class Conductor:
         wanted: Wanted | None,
     ) -> Task | Reopen | None:
         """The task, None if the node is gone or not the one remembered, or Reopen when the
-        single transaction just failed the node's stuck provision state: that is committed
-        on its own, so that the operation's own failure cannot undo it."""
+        single transaction just undid what an interrupted operation left (a stuck provision
+        state, a power change): that is committed on its own, so that the operation's own
+        failure cannot undo it."""
         label = ref.label
         external = self.interfaces.get(ref.network_interface).calls_external_service()
         if external and not wait:
@@ -277,8 +278,8 @@ class Conductor:
         if inventory is not None:
             task.note_inventory(inventory)
         self._recover_interrupted(task, external)
-        if task.failed_stuck_state is not None and work is not None:
-            return Reopen(task.failed_stuck_state)
+        if task.recovered is not None and work is not None:
+            return Reopen(task.recovered)
         return task
 
     def _note_lock_wait(self, asked: float) -> None:
@@ -288,12 +289,12 @@ class Conductor:
     def _recover_interrupted(self, task: Task, external: bool) -> None:
         """Undo what operations cut short by their process's death left on the task's node,
         now that its lock is held: pending VIF records (only an interface that calls an
-        external service leaves them) and a transient provision state."""
+        external service leaves them), a lease run out, a transient provision state and a
+        power change."""
         if external:
             self._clear_interrupted_attaches(task)
-        error = stuck_states.fail_if_stuck(task)
-        if error is not None:
-            self.record_history(task, HistoryEntry.failed("provisioning", error))
+        for event_type, error in stuck_states.recover(task, self.locks.holder):
+            self.record_history(task, HistoryEntry.failed(event_type, error))
 
     def _clear_interrupted_attaches(self, task: Task) -> None:
         """Remove pending attachments left by an operation whose process died.

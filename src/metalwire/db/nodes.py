@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, false, func, or_, select
+from sqlalchemy import Select, and_, false, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -244,12 +244,15 @@ class Nodes(Repository):
         with self._session() as session:
             delete(session, get_by_id(session, node_id))
 
-    def in_states_unlocked(self, states: Sequence[str], now: float) -> list[str]:
-        """The UUIDs of the nodes in one of the provision ``states`` whose lock nobody holds
-        at ``now`` (no reservation, or a lease run out)."""
+    def interrupted_unlocked(self, states: Sequence[str], now: float) -> list[str]:
+        """The UUIDs of the nodes an operation may have left half-done whose lock nobody
+        holds at ``now``: those in one of the provision ``states`` with no reservation or a
+        lease run out, and any node whose lease ran out (its holder died before releasing
+        it, and may have left a power change or a VIF record pending)."""
         with self._session() as session:
-            free = or_(Node.reservation.is_(None), Node.lock_expires_at < now)
-            query = select(Node.uuid).where(Node.provision_state.in_(states), free)
+            expired = and_(Node.reservation.is_not(None), Node.lock_expires_at < now)
+            stuck = and_(Node.provision_state.in_(states), Node.reservation.is_(None))
+            query = select(Node.uuid).where(or_(stuck, expired))
             return list(session.scalars(query.order_by(Node.id)))
 
     def in_state_before(self, state: str, updated_before: datetime) -> list[str]:

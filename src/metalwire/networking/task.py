@@ -46,9 +46,10 @@ class Task:
     # The trait-based networking rules in force (None: the feature is off), read once per
     # task so a reload never changes them half-way through an operation.
     tbn_rules: RuleSet | None = None
-    # The transient provision state (``deploying``, ...) an interrupted operation had left
-    # the node in, which opening this task failed (conductor/stuck_states.py), or None.
-    failed_stuck_state: str | None = None
+    # What an interrupted operation had left on the node and opening this task undid
+    # (conductor/stuck_states.py): the transient provision state failed (``deploying``,
+    # ...) or ``power change``; None when nothing was.
+    recovered: str | None = None
     _atomic: Work | None = field(default=None, repr=False)
     _ports: list[Port] | None = field(default=None, repr=False)
     _portgroups: list[Portgroup] | None = field(default=None, repr=False)
