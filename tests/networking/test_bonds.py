@@ -11,11 +11,15 @@ from metalwire.errors import InvalidParameterValue
 from metalwire.networking.bonds import (
     Bond,
     bond_name,
+    bond_record,
     check_bond_members,
     ovs_bond_command,
+    ovs_unbond_command,
     parse_lag,
+    recorded_bond,
     split_bonds,
 )
+from metalwire.networking.generic_switch import operations
 from metalwire.networking.switch_file import SwitchDefinition
 from metalwire.networking.switchport import SwitchportConfig
 
@@ -94,3 +98,35 @@ def test_the_ovs_bond_command_checks_every_member_before_changing_anything() -> 
         checks == "ovs-vsctl iface-to-br swp1 >/dev/null && ovs-vsctl iface-to-br swp2 >/dev/null"
     )
     assert "--may-exist add-bond" in change and "lacp=active" in change
+
+
+def test_a_member_recorded_in_a_bond_reads_it_back() -> None:
+    bond = Bond("b", ("swp1", "swp2"), "lacp")
+    assert recorded_bond(bond_record(bond)) == bond
+    for stored in (None, {}, {"name": "b"}, {"name": "b", "members": []}, "b"):
+        assert recorded_bond(stored) is None
+
+
+def test_the_ovs_unbond_command_gives_each_member_back_its_own_port() -> None:
+    assert ovs_unbond_command(Bond("b", ("swp1", "swp2"))) == (
+        "ovs-vsctl --if-exists del-port b -- "
+        '--may-exist add-port "$(ovs-vsctl iface-to-br swp1)" swp1 -- '
+        '--may-exist add-port "$(ovs-vsctl iface-to-br swp1)" swp2'
+    )
+
+
+def test_an_old_bond_is_taken_apart_before_anything_else_where_metalwire_knows_how() -> None:
+    old, new = Bond("old", ("swp1", "swp2")), Bond("new", ("swp1", "swp2"))
+    access = SwitchportConfig("access", 200)
+
+    plain = operations("swp1", access, None, None, "netmiko_ovs_linux", previous_bond=old)
+    renamed = operations("new", access, None, new, "netmiko_ovs_linux", previous_bond=old)
+    same = operations("old", access, None, old, "netmiko_ovs_linux", previous_bond=old)
+    elsewhere = operations("swp1", access, None, None, "netmiko_cisco_ios", previous_bond=old)
+
+    assert plain[0] == ("send_commands_to_device", [[ovs_unbond_command(old)]], {})
+    assert [call[0] for call in plain[1:]] == ["plug_port_to_network"]
+    assert renamed[0] == ("send_commands_to_device", [[ovs_unbond_command(old)]], {})
+    assert renamed[1] == ("send_commands_to_device", [[ovs_bond_command(new)]], {})
+    assert ovs_unbond_command(old) not in str(same)
+    assert [call[0] for call in elsewhere] == ["plug_port_to_network"]

@@ -30,6 +30,7 @@ class FakeSwitches:
     def __init__(self, fail_on: tuple[str, str] | None = None) -> None:
         self.ports: dict[tuple[str, str], SwitchportConfig | None] = {}
         self.fail_on = fail_on
+        self.bonds: list[tuple[str, str | None, str | None]] = []  # port, bond, previous
 
     def device(self, switch: SwitchDefinition) -> FakeDevice:
         return FakeDevice(self, switch.name)
@@ -45,11 +46,15 @@ class FakeDevice:
         config: SwitchportConfig | None,
         previous: SwitchportConfig | None,
         bond: Bond | None = None,
+        previous_bond: Bond | None = None,
     ) -> None:
         if (self.name, port_id) == self.switches.fail_on and config != previous:
             self.switches.fail_on = None  # fails once
             raise NetworkError("the switch answered: no such port")
         self.switches.ports[(self.name, port_id)] = config
+        if bond is not None or previous_bond is not None:
+            names = (b.name if b is not None else None for b in (bond, previous_bond))
+            self.switches.bonds.append((port_id, *names))
 
 
 def test_a_failure_between_two_commands_puts_the_first_back(tmp_path: Path) -> None:
@@ -65,6 +70,24 @@ def test_a_failure_between_two_commands_puts_the_first_back(tmp_path: Path) -> N
         apply_changes(changes, switches.device, tmp_path)
 
     assert switches.ports == {("tor-1", "swp1"): _access(999), ("tor-1", "swp2"): _access(999)}
+
+
+def test_the_undo_of_a_change_that_took_a_bond_apart_makes_the_bond_again(
+    tmp_path: Path,
+) -> None:
+    switches = FakeSwitches(fail_on=("tor-1", "swp9"))
+    tor, bond = _switch("tor-1"), Bond("pg", ("swp1", "swp2"))
+    changes = [
+        SwitchChange(tor, "swp1", _access(200), _access(999), previous_bond=bond),
+        SwitchChange(tor, "swp9", _access(200), None),
+    ]
+
+    with pytest.raises(NetworkError, match="Switch tor-1 port swp9"):
+        apply_changes(changes, switches.device, tmp_path)
+
+    # forward: swp1 with the bond taken apart; back: the bond made again on its old VLAN
+    assert switches.bonds == [("swp1", None, "pg"), ("pg", "pg", None)]
+    assert switches.ports[("tor-1", "pg")] == _access(999)
 
 
 def test_a_failure_on_one_switch_undoes_the_other_switch(tmp_path: Path) -> None:

@@ -16,6 +16,13 @@ ports of their own and adds the bond of them (``--may-exist``: nothing changes w
 is there already). On other device types the port-channel must exist on the switch under the
 bond's name.
 
+Each member records the bond it was made part of (:func:`bond_record`, in its
+``switchport_applied``). When a member is next set as a port of its own (the portgroup lost
+``extra.lag`` or was deleted, the port left it) or as part of a bond of another name (the
+portgroup was renamed), the old bond is taken apart first on Open vSwitch
+(:func:`ovs_unbond_command`): its members become ports of their own again, so the switch
+takes commands for them.
+
 ``extra["lag"]`` follows Ironic's LAG schema: ``mode`` (access, trunk, hybrid) and
 ``aggregation_mode`` (``lacp`` or ``static``) required, optional ``native_vlan``,
 ``allowed_vlans`` (not in access mode), ``mtu``; nothing else.
@@ -42,10 +49,13 @@ __all__ = [
     "LAG_KEY",
     "Bond",
     "bond_name",
+    "bond_record",
     "check_bond_members",
     "is_lag",
     "ovs_bond_command",
+    "ovs_unbond_command",
     "parse_lag",
+    "recorded_bond",
     "split_bonds",
 ]
 
@@ -191,6 +201,36 @@ def ovs_bond_command(bond: Bond) -> str:
         f"{checks} && ovs-vsctl {removals} -- --may-exist add-bond {bridge} {bond.name} "
         f"{members} -- set port {bond.name} {settings}"
     )
+
+
+def ovs_unbond_command(bond: Bond) -> str:
+    """One ``ovs-vsctl`` transaction that takes ``bond`` apart: the bond's port removed and
+    each member added back as a port of its own on the bridge (``--if-exists`` and
+    ``--may-exist``: nothing changes for a bond already taken apart)."""
+    bridge = f'"$(ovs-vsctl iface-to-br {bond.members[0]})"'
+    additions = " -- ".join(f"--may-exist add-port {bridge} {member}" for member in bond.members)
+    return f"ovs-vsctl --if-exists del-port {bond.name} -- {additions}"
+
+
+def bond_record(bond: Bond) -> dict[str, Any]:
+    """How a member port records the bond it was made part of."""
+    return {
+        "name": bond.name,
+        "members": list(bond.members),
+        "aggregation_mode": bond.aggregation_mode,
+    }
+
+
+def recorded_bond(record: Any) -> Bond | None:
+    """The bond :func:`bond_record` recorded; None for none or a record it did not write."""
+    if not isinstance(record, Mapping):
+        return None
+    name, members = record.get("name"), record.get("members")
+    if not isinstance(name, str) or not isinstance(members, list) or not members:
+        return None
+    mode = record.get("aggregation_mode")
+    aggregation = mode if mode in AGGREGATION_MODES else "static"
+    return Bond(name, tuple(str(member) for member in members), aggregation)
 
 
 def split_bonds(

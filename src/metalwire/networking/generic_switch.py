@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from metalwire.errors import NetworkError
-from metalwire.networking.bonds import Bond, ovs_bond_command
+from metalwire.networking.bonds import Bond, ovs_bond_command, ovs_unbond_command
 from metalwire.networking.switch_file import SwitchDefinition
+from metalwire.networking.switch_ports import SwitchChange
 from metalwire.networking.switchport import SwitchportConfig
 from metalwire.redact import MASK
 
@@ -45,6 +46,8 @@ _UNCHECKED_OUTPUT_ERRORS = {
 
 # Device types on which metalwire makes the bond itself (networking-generic-switch cannot)
 _BOND_COMMANDS = {"netmiko_ovs_linux": ovs_bond_command}
+# ... and takes it apart
+_UNBOND_COMMANDS = {"netmiko_ovs_linux": ovs_unbond_command}
 
 #: How long reading ports back (the drift audit) tries to log in, and how often: a switch that
 #: refuses the login holds its lock, and the changes waiting for it, only this long
@@ -70,6 +73,7 @@ def operations(
     previous: SwitchportConfig | None,
     bond: Bond | None = None,
     device_type: str = "",
+    previous_bond: Bond | None = None,
 ) -> list[Operation]:
     """The device method calls that put ``port_id`` on ``config`` from ``previous``.
 
@@ -79,9 +83,13 @@ def operations(
     trunk first (it sets the tag only, the trunk's VLAN list would stay). A bond gets
     ``plug_bond_to_network`` / ``unplug_bond_from_network`` on its name, after the command
     that makes it on a ``device_type`` where metalwire knows one
-    (:mod:`metalwire.networking.bonds`).
+    (:mod:`metalwire.networking.bonds`); a ``previous_bond`` other than ``bond`` is taken
+    apart before anything else, where metalwire knows how.
     """
     calls: list[Operation] = []
+    take_apart = _UNBOND_COMMANDS.get(device_type)
+    if previous_bond is not None and previous_bond != bond and take_apart is not None:
+        calls.append(("send_commands_to_device", [[take_apart(previous_bond)]], {}))
     plug, unplug = "plug_port_to_network", "delete_port"
     if bond is not None:
         plug, unplug = "plug_bond_to_network", "unplug_bond_from_network"
@@ -160,9 +168,10 @@ class GenericSwitchDevice:
         config: SwitchportConfig | None,
         previous: SwitchportConfig | None,
         bond: Bond | None = None,
+        previous_bond: Bond | None = None,
     ) -> None:
         for method, args, kwargs in operations(
-            port_id, config, previous, bond, self.switch.device_type
+            port_id, config, previous, bond, self.switch.device_type, previous_bond
         ):
             answer = self._call(method, {"method": method, "args": args, "kwargs": kwargs})
             output = answer.get("output")
@@ -170,23 +179,25 @@ class GenericSwitchDevice:
 
     def render(
         self,
-        changes: Sequence[
-            tuple[str, SwitchportConfig | None, SwitchportConfig | None, Bond | None]
-        ],
+        changes: Sequence[SwitchChange],
     ) -> list[list[str]]:
-        """The commands :meth:`set_port` would send for each ``(port_id, config, previous,
-        bond)``, rendered by networking-generic-switch's device class without connecting (one
-        process for them all). Raises NetworkError when the device class cannot render them."""
+        """The commands :meth:`set_port` would send for each change, rendered by
+        networking-generic-switch's device class without connecting (one process for them
+        all). Raises NetworkError when the device class cannot render them."""
         kind = self.switch.device_type
+        per_change = [
+            operations(c.port_id, c.config, c.previous, c.bond, kind, c.previous_bond)
+            for c in changes
+        ]
         calls = [
             {"method": method, "args": args, "kwargs": kwargs}
-            for change in changes
-            for method, args, kwargs in operations(*change, device_type=kind)
+            for change_operations in per_change
+            for method, args, kwargs in change_operations
         ]
         rendered = iter(self._call("render commands", {"render": calls})["commands"])
         return [
-            [command for _ in operations(*change, device_type=kind) for command in next(rendered)]
-            for change in changes
+            [command for _ in change_operations for command in next(rendered)]
+            for change_operations in per_change
         ]
 
     def read_ports(self, port_ids: Sequence[str]) -> dict[str, str]:

@@ -34,7 +34,13 @@ from metalwire.config import Config
 from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import InvalidParameterValue, NetworkError, NetworkInterfaceInvalid
 from metalwire.networking.base import NetworkInterface, StoredVifMixin, VifInfo
-from metalwire.networking.bonds import check_bond_members, is_lag, parse_lag, split_bonds
+from metalwire.networking.bonds import (
+    bond_record,
+    check_bond_members,
+    is_lag,
+    parse_lag,
+    split_bonds,
+)
 from metalwire.networking.drift import Finding, NotChecked
 from metalwire.networking.switch_audit import AuditedPort, audit_ports
 from metalwire.networking.switch_file import (
@@ -50,7 +56,13 @@ from metalwire.networking.switch_ports import (
     apply_changes,
 )
 from metalwire.networking.switch_preview import SwitchPreview, preview
-from metalwire.networking.switch_vifs import APPLIED_KEY, SwitchVifMixin, applied
+from metalwire.networking.switch_vifs import (
+    APPLIED_KEY,
+    BOND_KEY,
+    SwitchVifMixin,
+    applied,
+    applied_bond,
+)
 from metalwire.networking.switchport import (
     SwitchportConfig,
     check_pxe_mode,
@@ -242,14 +254,14 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
                 for ports, change in planned:
                     for port in ports:
                         record = switchport_record(change.config)
+                        if change.bond is not None:  # kept while the bond is on the switch
+                            record = {**(record or {}), BOND_KEY: bond_record(change.bond)}
                         info = {**port.internal_info, APPLIED_KEY: record}
                         task.inventory.update_port(port.uuid, {"internal_info": info})
                 if also is not None:
                     also()
         except BaseException:
-            back = [
-                SwitchChange(c.switch, c.port_id, c.previous, c.config, c.bond) for c in changes
-            ]
+            back = [change.reverse() for change in changes]
             try:
                 apply_changes(back, self.device_factory, self.lock_dir)
             except NetworkError as exc:
@@ -272,8 +284,9 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
                 planned.append((members, change))
         for port, config in plain:
             switch = self._switch_of(port)
-            previous = applied(port)
-            if switch is None or (_set(config) == previous and APPLIED_KEY in port.internal_info):
+            previous, was_bonded = applied(port), applied_bond(port)
+            there = _set(config) == previous and APPLIED_KEY in port.internal_info
+            if switch is None or (there and was_bonded is None):
                 continue
             if config is not None:
                 check_vlans_allowed(
@@ -284,7 +297,8 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
                     self.global_allowed_vlans,
                 )
             port_id = str((port.local_link_connection or {})["port_id"])
-            planned.append(([port], SwitchChange(switch, port_id, config, previous)))
+            change = SwitchChange(switch, port_id, config, previous, previous_bond=was_bonded)
+            planned.append(([port], change))
         return planned
 
     def attach_switch_changes(
@@ -352,14 +366,17 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         members = task.members(portgroup)
         switch, bond = check_bond_members(portgroup, members, self.switches)
         previous = applied(members[0])
-        if all(applied(m) == _set(config) and APPLIED_KEY in m.internal_info for m in members):
+        # another bond the members were made part of (the portgroup renamed, other members)
+        was_bonded = next((b for m in members if (b := applied_bond(m)) not in (None, bond)), None)
+        there = all(applied(m) == _set(config) and APPLIED_KEY in m.internal_info for m in members)
+        if there and was_bonded is None:
             return None, members
         if config is not None:
             where = f"portgroup {portgroup.uuid}"
             check_vlans_allowed(
                 config.vlans, switch.name, where, switch.allowed_vlans, self.global_allowed_vlans
             )
-        return SwitchChange(switch, bond.name, config, previous, bond), members
+        return SwitchChange(switch, bond.name, config, previous, bond, was_bonded), members
 
     def validate(self, task: Task) -> None:
         if not self.driver_installed:

@@ -34,9 +34,12 @@ class SwitchDevice(Protocol):
         config: SwitchportConfig | None,
         previous: SwitchportConfig | None,
         bond: Bond | None = None,
+        previous_bond: Bond | None = None,
     ) -> None:
         """Put ``port_id`` on ``config`` (None: no VLAN configuration) from ``previous``;
-        ``bond``: ``port_id`` is that bond of member ports. Raise NetworkError."""
+        ``bond``: ``port_id`` is that bond of member ports; ``previous_bond``: the bond
+        ``port_id`` (or ``bond``'s members) were made part of before, taken apart first
+        where it is not ``bond``. Raise NetworkError."""
 
 
 DeviceFactory = Callable[[SwitchDefinition], SwitchDevice]
@@ -45,13 +48,30 @@ DeviceFactory = Callable[[SwitchDefinition], SwitchDevice]
 @dataclass(frozen=True)
 class SwitchChange:
     """One switch port (or ``bond``) to set: ``previous`` is what it is set to now, for the
-    undo."""
+    undo; ``previous_bond`` the bond its ports were members of, if that is another."""
 
     switch: SwitchDefinition
     port_id: str
     config: SwitchportConfig | None
     previous: SwitchportConfig | None
     bond: Bond | None = None
+    previous_bond: Bond | None = None
+
+    def reverse(self) -> SwitchChange:
+        """The change that puts back what this one changed (the previous bond made again)."""
+        if self.previous_bond is None:
+            return SwitchChange(self.switch, self.port_id, self.previous, self.config, self.bond)
+        return SwitchChange(
+            self.switch,
+            self.previous_bond.name,
+            self.previous,
+            self.config,
+            self.previous_bond,
+            self.bond,
+        )
+
+    def send(self, device: SwitchDevice) -> None:
+        device.set_port(self.port_id, self.config, self.previous, self.bond, self.previous_bond)
 
 
 @contextlib.contextmanager
@@ -71,7 +91,7 @@ def _undo(device: SwitchDevice, done: Sequence[SwitchChange]) -> list[str]:
     failures = []
     for change in reversed(done):
         try:
-            device.set_port(change.port_id, change.previous, change.config, change.bond)
+            change.reverse().send(device)
         except NetworkError as exc:
             failures.append(f"{change.switch.name} port {change.port_id}: {exc}")
     return failures
@@ -88,7 +108,7 @@ def _apply_on_switch(
     with switch_lock(lock_dir, switch.name):
         for change in changes:
             try:
-                device.set_port(change.port_id, change.config, change.previous, change.bond)
+                change.send(device)
             except NetworkError as exc:
                 left = _undo(device, done)
                 note = f"; not put back: {'; '.join(left)}" if left else ""

@@ -16,7 +16,6 @@ from typing import Any, Protocol, runtime_checkable
 
 from metalwire.db.models import Port
 from metalwire.errors import NetworkError
-from metalwire.networking.bonds import Bond
 from metalwire.networking.switch_file import SwitchDefinition
 from metalwire.networking.switch_ports import SwitchChange
 from metalwire.networking.switchport import SwitchportConfig, switchport_record
@@ -28,13 +27,8 @@ Json = dict[str, Any]
 
 @runtime_checkable
 class CommandRenderer(Protocol):
-    def render(
-        self,
-        changes: Sequence[
-            tuple[str, SwitchportConfig | None, SwitchportConfig | None, Bond | None]
-        ],
-    ) -> list[list[str]]:
-        """The commands of each ``(port_id, config, previous, bond)``; raise NetworkError."""
+    def render(self, changes: Sequence[SwitchChange]) -> list[list[str]]:
+        """The commands of each change; raise NetworkError."""
 
 
 @dataclass(frozen=True)
@@ -84,9 +78,7 @@ def _switch_preview(
         unavailable = f"commands not available: switch {switch.name}'s driver renders none"
     elif isinstance(device, CommandRenderer):
         try:
-            commands = device.render(
-                [(c.port_id, c.config, c.previous, c.bond) for _, c in planned]
-            )
+            commands = device.render([change for _, change in planned])
         except NetworkError as exc:
             unavailable = f"commands not available: {exc}"
     ports = [

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import VifNotAttached
 from metalwire.networking.base import VifInfo
+from metalwire.networking.bonds import Bond, recorded_bond
 from metalwire.networking.switchport import SwitchportConfig, switchport_record
 from metalwire.networking.task import Task
 from metalwire.networking.tbn.targets import Choice, realize
@@ -37,6 +38,8 @@ LOG = logging.getLogger(__name__)
 RECOVERY_KEY = "switch_recovery"
 #: Where a port keeps the configuration metalwire last set on its switch port.
 APPLIED_KEY = "switchport_applied"
+#: In a port's ``switchport_applied``: the bond the port is a member of (bonds.bond_record).
+BOND_KEY = "bond"
 #: Marks a record made pending again by a detach (not by an attach).
 DETACHING_KEY = "switch_detaching"
 
@@ -46,9 +49,16 @@ def applied(port: Port) -> SwitchportConfig | None:
     return _config((port.internal_info or {}).get(APPLIED_KEY))
 
 
+def applied_bond(port: Port) -> Bond | None:
+    """The bond metalwire last made the port a member of on its switch, or None."""
+    record = (port.internal_info or {}).get(APPLIED_KEY)
+    return recorded_bond(record.get(BOND_KEY)) if isinstance(record, dict) else None
+
+
 def _config(record: Any) -> SwitchportConfig | None:
-    """A configuration as :func:`~metalwire.networking.switchport.switchport_record` keeps it."""
-    if not record:
+    """A configuration as :func:`~metalwire.networking.switchport.switchport_record` keeps it
+    (a record of a bond member without VLANs keeps only the bond)."""
+    if not record or "mode" not in record:
         return None
     return SwitchportConfig(
         record["mode"], record["native_vlan"], tuple(record.get("allowed_vlans") or ())
