@@ -156,8 +156,8 @@ def test_a_node_row_another_transaction_holds_is_waited_for_by_a_worker_not_the_
             await api.vif_attach(CONTEXT, node.uuid, {"id": "vif-row"})
             group.cancel_scope.cancel()
 
+    started = time.monotonic()  # before the timer, which may fire 0.3 s after it started
     threading.Timer(0.3, holder.rollback).start()
-    started = time.monotonic()
     try:
         anyio.run(attach_while_the_loop_ticks)
     finally:
