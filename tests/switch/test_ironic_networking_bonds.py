@@ -139,36 +139,43 @@ def _port_on(http: httpx.Client, node: str, switch_port: str) -> str:
     return str(uuid)
 
 
-def _deployed_bond_patched(
-    switch: EmulatedSwitch, http_for: Any, name: str, patch: list[dict[str, Any]]
-) -> tuple[httpx.Client, dict[str, Any]]:
-    """A deployed node whose LAG portgroup (its bond ``<name>-lag`` of swp1 and swp2 on the
-    switch) then gets ``patch``; the client and the portgroup."""
-    http = http_for(switch, METALWIRE_IRONIC_NETWORKING_VIF_NETWORKS=f"tenant-a:{TENANT}")
-    switch.set_access_vlan("swp3", TENANT)
-    portgroup = _bonded_node(http, name, ["swp1", "swp2"])
-    _provision(http, name, "active")
-    assert f"{name}-lag" in switch.vsctl("list-ports", "br0").split()
+def _patch(http: httpx.Client, portgroup: dict[str, Any], patch: list[dict[str, Any]]) -> None:
     resp = http.patch(f"/v1/portgroups/{portgroup['uuid']}", json=patch)
     assert resp.status_code == 200, resp.text
-    return http, portgroup
 
 
-def test_a_portgroup_that_loses_its_lag_has_its_bond_taken_apart_at_the_next_change(
+def test_a_renamed_lag_portgroup_moves_its_bond_and_one_losing_its_lag_takes_it_apart(
     emulated_switch: EmulatedSwitch, http_for: Any
 ) -> None:
+    """One deployed node (one deploy keeps the test short): its bond follows a rename at the
+    next change, and is taken apart at the next change once the portgroup loses extra.lag."""
     switch = emulated_switch
-    patch = [{"op": "remove", "path": "/extra/lag"}]
-    http, portgroup = _deployed_bond_patched(switch, http_for, "g", patch)
-
-    # its members are ports of their own now: the bond goes first, then each one's VLAN
+    http = http_for(switch, METALWIRE_IRONIC_NETWORKING_VIF_NETWORKS=f"tenant-a:{TENANT}")
+    switch.set_access_vlan("swp3", TENANT)
+    portgroup = _bonded_node(http, "g", ["swp1", "swp2"])
+    _provision(http, "g", "active")
+    assert sorted(switch.vsctl("list-ports", "br0").split()) == ["g-lag", "swp3"]
     body = {"id": "vif-g", "network": "tenant-a", "portgroup_uuid": portgroup["uuid"]}
+
+    # renamed: the old bond is taken apart and the new one made, in one change
+    _patch(http, portgroup, [{"op": "replace", "path": "/name", "value": "g-bond"}])
+    resp = http.post("/v1/nodes/g/vifs", json=body)
+    assert resp.status_code == 204, resp.text
+    assert sorted(switch.vsctl("list-ports", "br0").split()) == ["g-bond", "swp3"]
+    assert switch.vsctl("get", "port", "g-bond", "bond_mode").strip() == "active-backup"
+    assert switch.port_vlan("g-bond") == PortVlan(tag=TENANT, vlan_mode="access", trunks=())
+    assert _ping_soon(switch, 1, 3)
+    assert http.delete("/v1/nodes/g/vifs/vif-g").status_code == 204
+    assert switch.port_vlan("g-bond").tag == IDLE
+
+    # no LAG any more: its members are ports of their own, the bond goes first
+    _patch(http, portgroup, [{"op": "remove", "path": "/extra/lag"}])
     preview = http.post("/v1/nodes/g/vifs", json=body, headers={"X-Metalwire-Dry-Run": "true"})
     assert preview.status_code == 200, preview.text
     (changes,) = preview.json()["switch_changes"]
     assert [c["port_id"] for c in changes["ports"]] == ["swp1", "swp2"], changes
     for change in changes["ports"]:
-        assert change["commands"][0].startswith("ovs-vsctl --if-exists del-port g-lag"), change
+        assert change["commands"][0].startswith("ovs-vsctl --if-exists del-port g-bond"), change
     resp = http.post("/v1/nodes/g/vifs", json=body)
 
     assert resp.status_code == 204, resp.text
@@ -183,24 +190,6 @@ def test_a_portgroup_that_loses_its_lag_has_its_bond_taken_apart_at_the_next_cha
         "native_vlan": TENANT,
         "allowed_vlans": [],
     }
-
     assert http.delete("/v1/nodes/g/vifs/vif-g").status_code == 204
     assert switch.port_vlan("swp1").tag == IDLE
     assert switch.port_vlan("swp2").tag == IDLE
-
-
-def test_a_renamed_lag_portgroup_gets_its_bond_under_the_new_name(
-    emulated_switch: EmulatedSwitch, http_for: Any
-) -> None:
-    switch = emulated_switch
-    patch = [{"op": "replace", "path": "/name", "value": "h-bond"}]
-    http, portgroup = _deployed_bond_patched(switch, http_for, "h", patch)
-
-    body = {"id": "vif-h", "network": "tenant-a", "portgroup_uuid": portgroup["uuid"]}
-    resp = http.post("/v1/nodes/h/vifs", json=body)
-
-    assert resp.status_code == 204, resp.text
-    assert sorted(switch.vsctl("list-ports", "br0").split()) == ["h-bond", "swp3"]
-    assert switch.vsctl("get", "port", "h-bond", "bond_mode").strip() == "active-backup"
-    assert switch.port_vlan("h-bond") == PortVlan(tag=TENANT, vlan_mode="access", trunks=())
-    assert _ping_soon(switch, 1, 3)
