@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 STARTUP_FAILED = 3
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from metalwire import config as config_module
     from metalwire.services import WorkerPlace
 
@@ -155,15 +157,26 @@ def serve_app(
     app: Any,
     tls: tuple[str, str] | None,
     sockets: list[socket.socket] | None = None,
+    on_started: Callable[[], None] | None = None,
 ) -> int:
     """Serve ``app`` until stopped (on ``sockets``, a worker's, or on the [api] address);
-    the exit status."""
+    the exit status. ``on_started`` is called once the application has started and the
+    server accepts connections."""
     fit_open_files(conf.api.max_connections)
     # SIGHUP reloads the files that can change under a running server (uvicorn handles
     # SIGINT and SIGTERM only; SIGHUP's default would end the process without a word).
     signal.signal(signal.SIGHUP, lambda _signum, _frame: app.state.reloader.request())
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP})  # one held back: now
     server = uvicorn_server(conf, app, tls)
+    if on_started is not None:
+        startup = server.startup
+
+        async def startup_then_tell(sockets: list[socket.socket] | None = None) -> None:
+            await startup(sockets=sockets)
+            if server.started:
+                on_started()
+
+        server.startup = startup_then_tell
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn raises the Ctrl-C it handled
         server.run(sockets=sockets)
     return 0 if server.started else STARTUP_FAILED

@@ -13,10 +13,11 @@ connections on the shared socket. The supervisor serves nothing itself.
   does, and so does the supervisor's logging. A worker that is still starting blocks the
   signal until it can reload (it would otherwise end the process).
 - A worker that dies is started again, and the supervisor logs how it ended. One that keeps
-  dying before it serves (ending within :data:`START_GRACE` seconds of its start) is started
-  again after a growing delay, up to :data:`MAX_RESTART_DELAY`, while the others serve; when
-  every worker has failed :data:`FAILED_STARTS` starts in a row, nothing serves and the
-  supervisor stops with the last worker's exit status.
+  failing to start (ending before it tells the supervisor it serves, however long its start
+  took, or within :data:`START_GRACE` seconds of serving) is started again after a growing
+  delay, up to :data:`MAX_RESTART_DELAY`, while the others serve; when every worker has
+  failed :data:`FAILED_STARTS` starts in a row, nothing serves and the supervisor stops with
+  the last worker's exit status.
 - A worker whose supervisor is gone (killed with SIGKILL) stops by itself.
 
 What the workers share besides the database lives in a directory the supervisor makes
@@ -42,7 +43,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from multiprocessing.connection import wait
+from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from types import FrameType
@@ -56,7 +57,7 @@ LOG = logging.getLogger("metalwire")
 #: Seconds a stopping worker has to finish its requests before it is killed (below the
 #: 30 s systemd gives the unit of deploy/metalwire.service).
 STOP_WAIT = 25.0
-#: A worker that ends within this many seconds of its start failed to start.
+#: A worker that ends within this many seconds of serving failed to start.
 START_GRACE = 10.0
 #: Failed starts in a row, of every worker, after which the supervisor gives up.
 FAILED_STARTS = 3
@@ -73,13 +74,20 @@ OWNER_LOCK = "supervisor.lock"
 
 @dataclass
 class _Worker:
-    """One worker's place: its process (None while waiting to start again)."""
+    """One worker's place: its process (None while waiting to start again), and the pipe on
+    which that process says it serves (closed unread if it ends before)."""
 
     index: int
     process: BaseProcess | None = None
     started: float = field(default_factory=time.monotonic)
+    serving_since: float | None = None
+    ready: Connection | None = None
     failed_starts: int = 0
     restart_at: float = 0.0
+
+    def start_failed(self, now: float) -> bool:
+        """Whether the process that has just ended failed to start."""
+        return self.serving_since is None or now - self.serving_since < START_GRACE
 
 
 class Supervisor:
@@ -102,9 +110,18 @@ class Supervisor:
         self.last_status = 1
 
     def start(self, worker: _Worker) -> None:
+        ready, tell_ready = self.context.Pipe(duplex=False)
         process = self.context.Process(
             target=run_worker,
-            args=(self.args, self.conf, worker.index, self.sockets, self.shared_dir, os.getpid()),
+            args=(
+                self.args,
+                self.conf,
+                worker.index,
+                self.sockets,
+                self.shared_dir,
+                os.getpid(),
+                tell_ready,
+            ),
             name=f"metalwire-worker-{worker.index}",
         )
         # The worker inherits SIGHUP blocked and unblocks it once it can reload its files.
@@ -113,7 +130,9 @@ class Supervisor:
             process.start()
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP})
+            tell_ready.close()  # the worker's copy is the only one: it ending closes the pipe
         worker.process, worker.started = process, time.monotonic()
+        worker.ready, worker.serving_since = ready, None
         LOG.info("worker %d started (pid %s)", worker.index, process.pid)
 
     def run(self) -> int:
@@ -122,8 +141,13 @@ class Supervisor:
             self.start(worker)
         while not self.stopping:
             running = {w.process.sentinel: w for w in self.workers if w.process is not None}
-            for sentinel in wait(list(running), timeout=0.2):
-                self._ended(running[cast(int, sentinel)])
+            starting = {w.ready: w for w in self.workers if w.ready is not None}
+            for ready in wait([*running, *starting], timeout=0.2):
+                if ready in starting:
+                    if starting[ready].ready is ready:  # not ended in this same round
+                        self._serving(starting[ready])
+                else:
+                    self._ended(running[cast(int, ready)])
             if all(w.failed_starts >= FAILED_STARTS for w in self.workers):
                 LOG.error(
                     "every worker failed %d starts in a row: stopping (the lines above say why)",
@@ -138,16 +162,32 @@ class Supervisor:
         self.stop()
         return 0
 
+    @staticmethod
+    def _serving(worker: _Worker) -> None:
+        """The worker said it serves, or its end closed the pipe before it could."""
+        assert worker.ready is not None
+        with contextlib.suppress(EOFError):
+            worker.ready.recv_bytes()
+            worker.serving_since = time.monotonic()
+        worker.ready.close()
+        worker.ready = None
+
     def _ended(self, worker: _Worker) -> None:
         """Note how a worker ended and when to start another in its place."""
         assert worker.process is not None
         worker.process.join()
-        lived = time.monotonic() - worker.started
+        if worker.ready is not None and worker.ready.poll():  # said it served, then ended
+            self._serving(worker)
+        now = time.monotonic()
+        lived = now - worker.started
         pid, status = worker.process.pid, worker.process.exitcode
         worker.process = None
+        if worker.ready is not None:
+            worker.ready.close()
+            worker.ready = None
         if self.stopping:
             return
-        worker.failed_starts = worker.failed_starts + 1 if lived < START_GRACE else 0
+        worker.failed_starts = worker.failed_starts + 1 if worker.start_failed(now) else 0
         delay = min(MAX_RESTART_DELAY, RESTART_DELAY * 2 ** max(0, worker.failed_starts - 1))
         worker.restart_at = time.monotonic() + delay
         if status is not None and status > 0:
@@ -275,6 +315,7 @@ def run_worker(
     sockets: list[socket.socket],
     shared_dir: Path,
     supervisor_pid: int,
+    tell_ready: Connection,
 ) -> None:
     """One worker: the server of ``metalwire serve`` on the supervisor's socket, with the
     configuration the supervisor read (a file changed since is read on the next restart of
@@ -302,7 +343,12 @@ def run_worker(
     for sock in sockets:
         sock.listen(LISTEN_BACKLOG)
     LOG.info("worker %d serving (pid %d)", index, os.getpid())
-    sys.exit(server.serve_app(conf, app, tls, sockets=sockets))
+
+    def tell_serving() -> None:
+        tell_ready.send_bytes(b"serving")
+        tell_ready.close()
+
+    sys.exit(server.serve_app(conf, app, tls, sockets=sockets, on_started=tell_serving))
 
 
 def _stop_with(supervisor_pid: int) -> None:
