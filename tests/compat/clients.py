@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.support import preforked
+
 CLI_TIMEOUT_S = 60.0
 
 
@@ -88,6 +90,16 @@ class Cli:
         return [*argv, *args]
 
     def run(self, *args: str) -> CliResult:
+        """The program run with ``args``: a process of its own, forked from one that has
+        imported the program (``tests/support/preforked.py``)."""
+        argv = self.argv(args)
+        started = time.monotonic()
+        done = preforked.run(argv, self.env, CLI_TIMEOUT_S)
+        took = time.monotonic() - started
+        return CliResult(argv, done.returncode, done.stdout, done.stderr, took)
+
+    def run_exec(self, *args: str) -> CliResult:
+        """The program run with ``args`` in a new interpreter, as a shell runs it."""
         argv = self.argv(args)
         started = time.monotonic()
         done = subprocess.run(

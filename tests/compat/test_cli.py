@@ -1,13 +1,15 @@
 """The ``baremetal`` and ``openstack baremetal`` programs, unmodified, against a real server.
 
-Each program runs as a subprocess with ``--os-auth-type none --os-endpoint URL``, a
-throwaway HOME and no ``OS_*`` variable. Every command starts a fresh interpreter, so to
-keep the suite fast each scenario runs for both programs side by side, and independent
+Each program runs as a process of its own with ``--os-auth-type none --os-endpoint URL``, a
+throwaway HOME and no ``OS_*`` variable, forked from one that has imported it
+(``tests/support/preforked.py``; the first test below checks that this gives what a new
+interpreter gives). Each scenario runs for both programs side by side, and independent
 commands of a scenario run at once.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -66,6 +68,32 @@ def failed_with(result: CliResult, status: int, *fragments: str) -> None:
     assert f"HTTP {status}" in result.stderr, result.describe()
     for fragment in fragments:
         assert fragment in result.stderr, result.describe()
+
+
+def test_a_forked_program_prints_and_exits_as_a_new_interpreter_does(
+    clis: list[Cli], baremetal_once: Cli, http: httpx.Client
+) -> None:
+    node = make_node(http)
+    commands = [
+        ("node", "show", node["uuid"], "-f", "json", "-c", "uuid", "-c", "driver"),
+        ("port", "create", "not-a-mac", "--node", node["uuid"]),  # 400, on stderr
+        ("node", "show", "no-such-node"),  # 404
+        ("port", "list", "--no-such-option"),  # refused by the program itself
+    ]
+    for cli in [*clis, baremetal_once]:
+        for command in commands:
+            forked, executed = cli.run(*command), cli.run_exec(*command)
+            both = (forked.describe(), executed.describe())
+            assert forked.returncode == executed.returncode, both
+            assert forked.stdout == executed.stdout, both
+            assert _without_request_ids(forked.stderr) == _without_request_ids(executed.stderr)
+    assert cli.run("node", "show", node["uuid"], "-f", "value", "-c", "driver").stdout == (
+        "fake-hardware\n"
+    )
+
+
+def _without_request_ids(text: str) -> str:
+    return re.sub(r"req-[0-9a-f-]{36}", "req-...", text)
 
 
 def node_lifecycle(cli: Cli, http: httpx.Client) -> None:
