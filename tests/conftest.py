@@ -16,6 +16,7 @@ from metalwire.db import migrations
 from metalwire.db.engine import Database
 from metalwire.services import build_services
 from tests.support import mariadb
+from tests.support.app_client import AppClient
 from tests.support.distribution import assign_groups
 from tests.support.helpers import fault
 from tests.support.postgres import PostgresServer, find_pg_bindir
@@ -208,7 +209,7 @@ def config(
 @pytest.fixture
 def client(config: Config) -> Iterator[TestClient]:
     services, locks = build_services(config, upgrade_schema=False)
-    with TestClient(create_app(config, services)) as test_client:
+    with AppClient(create_app(config, services)) as test_client:
         yield test_client
     locks.release_all()
     services.db.dispose()

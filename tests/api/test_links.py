@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
 
 from metalwire.api.app import build_services, create_app
 from metalwire.config import Config
 from tests.conftest import Api
+from tests.support.app_client import AppClient
 
 PUBLIC = "https://metal.example.org:6385"
 HOSTILE = {"Host": "attacker.example"}
@@ -25,7 +25,7 @@ def public_api(config: Config) -> Iterator[Api]:
     )
     services, locks = build_services(public, upgrade_schema=False)
     try:
-        with TestClient(create_app(public, services)) as client:
+        with AppClient(create_app(public, services)) as client:
             yield Api(client)
     finally:
         locks.release_all()

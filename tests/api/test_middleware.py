@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
 
 from metalwire.api.app import build_services, create_app
 from metalwire.config import Config
 from tests.conftest import Api, fault
+from tests.support.app_client import AppClient
 from tests.support.server import MetalwireServer
 
 LIMIT = 114_688
@@ -114,7 +114,7 @@ def test_the_limit_is_the_configured_one(config: Config) -> None:
     )
     services, locks = build_services(small, upgrade_schema=False)
     try:
-        with TestClient(create_app(small, services)) as client:
+        with AppClient(create_app(small, services)) as client:
             api = Api(client)
             api.node(name="pipe")
             resp = send(api, "POST", "/v1/nodes/pipe/vifs", padded({"id": "v"}, 65))

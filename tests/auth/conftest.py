@@ -17,6 +17,7 @@ from metalwire.api.app import build_services, create_app
 from metalwire.config import Config, env_name, load_config
 from tests.conftest import LATEST
 from tests.support import keystone as keystone_support
+from tests.support.app_client import AppClient
 from tests.support.keystone import KeystoneServer
 
 
@@ -52,7 +53,7 @@ def make_config(tmp_path: Path, template: Path, **options: Any) -> Config:
 
 def open_client(config: Config) -> Iterator[TestClient]:
     services, locks = build_services(config, upgrade_schema=False)
-    with TestClient(create_app(config, services)) as test_client:
+    with AppClient(create_app(config, services)) as test_client:
         test_client.headers["X-OpenStack-Ironic-API-Version"] = LATEST
         yield test_client
     locks.release_all()
