@@ -12,7 +12,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.integration.invariants import HEADERS, assert_one_node_per_vif, vif_placement
+from tests.integration.invariants import (
+    HEADERS,
+    IDLE_LIMITS,
+    assert_one_node_per_vif,
+    vif_placement,
+)
 from tests.support.server import MetalwireServer
 
 pytestmark = pytest.mark.server
@@ -71,7 +76,7 @@ def race(urls: list[str], nodes: list[str], seconds: float, workers: int) -> dic
 
     def worker(seed: int) -> None:
         rng = random.Random(seed)
-        clients = [httpx.Client(base_url=u, timeout=60) for u in urls]
+        clients = [httpx.Client(base_url=u, timeout=60, limits=IDLE_LIMITS) for u in urls]
         try:
             while time.monotonic() < deadline:
                 client = rng.choice(clients)

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.integration.invariants import HEADERS, vif_placement
+from tests.integration.invariants import HEADERS, IDLE_LIMITS, vif_placement
 from tests.integration.test_concurrency import make_node
 from tests.support.hanging_neutron import HangingNeutron
 from tests.support.postgres import PostgresServer
@@ -38,7 +38,7 @@ def run_owned_vifs(
     def worker(seed: int) -> None:
         rng = random.Random(seed)
         mine: dict[str, str | None] = {str(uuid.uuid4()): None for _ in range(3)}
-        clients = [httpx.Client(base_url=u, timeout=60) for u in urls]
+        clients = [httpx.Client(base_url=u, timeout=60, limits=IDLE_LIMITS) for u in urls]
         try:
             while time.monotonic() < deadline:
                 client = rng.choice(clients)
