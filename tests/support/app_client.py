@@ -45,9 +45,11 @@ class AppClient(TestClient):
 
     def __init__(self, app: Any, **kwargs: Any) -> None:
         super().__init__(app, **kwargs)
-        self._transport = _OneHopTransport(self, self._transport)
-        self.peer: tuple[str, int] = kwargs.get("client", ("testclient", 50000))
-        self.root_path: str = kwargs.get("root_path", "")
+        starlette_transport = self._transport
+        # The peer address and root path the TestClient was given, as it puts them in scopes.
+        self.peer: tuple[str, int] = starlette_transport.client  # type: ignore[attr-defined]
+        self.root_path: str = starlette_transport.root_path  # type: ignore[attr-defined]
+        self._transport = _OneHopTransport(self, starlette_transport)
 
     async def exchange(self, request: httpx.Request) -> tuple[int, list[tuple[str, str]], bytes]:
         """Run the application on one request; its status, headers and whole body."""

@@ -144,8 +144,7 @@ class Supervisor:
             starting = {w.ready: w for w in self.workers if w.ready is not None}
             for ready in wait([*running, *starting], timeout=0.2):
                 if ready in starting:
-                    if starting[ready].ready is ready:  # not ended in this same round
-                        self._serving(starting[ready])
+                    self._read_ready(starting[ready])
                 else:
                     self._ended(running[cast(int, ready)])
             if all(w.failed_starts >= FAILED_STARTS for w in self.workers):
@@ -163,12 +162,15 @@ class Supervisor:
         return 0
 
     @staticmethod
-    def _serving(worker: _Worker) -> None:
-        """The worker said it serves, or its end closed the pipe before it could."""
-        assert worker.ready is not None
-        with contextlib.suppress(EOFError):
-            worker.ready.recv_bytes()
-            worker.serving_since = time.monotonic()
+    def _read_ready(worker: _Worker) -> None:
+        """Note whether the worker said it serves (its end closes the pipe unsaid), and close
+        the pipe: it says nothing more. Nothing to do once closed (the worker ended meanwhile)."""
+        if worker.ready is None:
+            return
+        if worker.ready.poll():
+            with contextlib.suppress(EOFError):
+                worker.ready.recv_bytes()
+                worker.serving_since = time.monotonic()
         worker.ready.close()
         worker.ready = None
 
@@ -176,15 +178,11 @@ class Supervisor:
         """Note how a worker ended and when to start another in its place."""
         assert worker.process is not None
         worker.process.join()
-        if worker.ready is not None and worker.ready.poll():  # said it served, then ended
-            self._serving(worker)
+        self._read_ready(worker)  # it may have said it serves just before it ended
         now = time.monotonic()
         lived = now - worker.started
         pid, status = worker.process.pid, worker.process.exitcode
         worker.process = None
-        if worker.ready is not None:
-            worker.ready.close()
-            worker.ready = None
         if self.stopping:
             return
         worker.failed_starts = worker.failed_starts + 1 if worker.start_failed(now) else 0
