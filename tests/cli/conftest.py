@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -10,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from metalwire.client import Client
+from tests.support import preforked
 from tests.support.server import MetalwireServer
 
 
@@ -30,28 +30,18 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def run_metalwire(*args: str, env: dict[str, str], stdin: str | None = None) -> Result:
-    """Run the real ``metalwire`` program (``python -m metalwire.cli.main``)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "metalwire.cli.main", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        input=stdin,
-        timeout=120,
-    )
+def run_metalwire(*args: str, env: dict[str, str]) -> Result:
+    """Run the real ``metalwire`` program (``python -m metalwire.cli.main``), forked from a
+    process that has imported it (``tests/support/preforked.py``)."""
+    argv = [sys.executable, "-m", "metalwire.cli.main", *args]
+    done = preforked.run(argv, env, 120)
     return Result(done.returncode, done.stdout, done.stderr)
 
 
 def serve_until_exit(data_dir: Path, *args: str) -> Result:
     """``metalwire serve`` expected to refuse to start: its exit status and output."""
-    done = subprocess.run(
-        [sys.executable, "-m", "metalwire.cli.main", "serve", "--data-dir", str(data_dir), *args],
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    argv = [sys.executable, "-m", "metalwire.cli.main", "serve", "--data-dir", str(data_dir)]
+    done = preforked.run([*argv, *args], clean_env(), 60)
     return Result(done.returncode, done.stdout, done.stderr)
 
 

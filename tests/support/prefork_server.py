@@ -1,17 +1,22 @@
 """Runs one installed program many times, each run a fresh process forked from this one.
 
-``python -P prefork_server.py PROGRAM`` reads requests from its standard input, one JSON
-object per line: ``{"id": 1, "argv": [...], "env": {...}, "stdout": path, "stderr": path}``.
-For each it forks a child that takes ``env`` as its whole environment, ``/dev/null`` as its
-standard input and the two files as its output, then runs PROGRAM's console script as
-``__main__`` with ``argv``: the program users run, unmodified. It answers
-``{"id": 1, "pid": 4242}`` at once and ``{"id": 1, "returncode": 0}`` when the child ends
-(negative: the signal that ended it).
+``python -P prefork_server.py DIRECTORY PROGRAM`` reads requests from its standard input, one JSON
+object per line: ``{"id": 1, "argv": [...], "env": {...}, "cwd": dir, "stdout": path,
+"stderr": path}``, and optionally ``"append": true`` (the output files are
+appended to, not emptied; ``stderr`` may be ``stdout``'s path) and ``"session": true`` (the
+child leads a new session, as ``Popen(start_new_session=True)``). For each it forks a child
+that takes ``env`` as its whole environment, ``cwd`` as its directory, ``/dev/null`` as its
+standard input and the two files as its output, then runs PROGRAM as
+``__main__`` with ``argv``: the program users run, unmodified. PROGRAM is a console script's
+path, or ``-m`` and a module name, run as ``python -m`` runs it (the directory first on the
+module path). It answers ``{"id": 1, "pid": 4242}`` at once and ``{"id": 1, "returncode":
+0}`` when the child ends (negative: the signal that ended it).
 
-What makes it fast: after the first child ends, this process imports the modules that child
-imported, so the next children start with them loaded (they would spend most of their time
-importing otherwise). Standard library only; ``-P`` keeps this file's folder out of the
-children's module path.
+What makes it fast: each child lists the modules it imported in DIRECTORY (an empty one, which
+this process removes when it ends) when it ends, and this process imports them before its
+next fork, so the next children start with them loaded (they would
+spend most of their time importing otherwise). Standard library only; ``-P`` keeps this
+file's folder out of the children's module path.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ import json
 import os
 import re
 import runpy
+import shutil
+import site
 import sys
 import threading
 from pathlib import Path
@@ -51,24 +58,26 @@ def reap() -> None:
             answer({"id": request_id, "returncode": os.waitstatus_to_exitcode(status)})
 
 
-def entry_modules(program: str) -> list[str]:
-    """The modules the console script imports its entry point from (``from X import main``)."""
-    return re.findall(r"^from (\S+) import ", Path(program).read_text(), re.MULTILINE)
+def entry_modules(program: list[str]) -> list[str]:
+    """The module run as ``-m``, or those the console script imports its entry point from
+    (``from X import main``)."""
+    if program[0] == "-m":
+        return [program[1]]
+    return re.findall(r"^from (\S+) import ", Path(program[0]).read_text(), re.MULTILINE)
 
 
-def preload(modules_file: Path, program: str) -> None:
-    """Import what a child imported (in its order), skipping what cannot be imported again;
-    but not the entry point's module, which each child imports as the script would: it may
-    read ``sys.argv`` when imported (``def main(argv=sys.argv[1:])``)."""
-    try:
-        names = modules_file.read_text().split()
-    except OSError:
-        return
-    for name in names:
-        if name not in sys.modules:
-            # A module made at run time cannot be imported, and some refuse a second import.
-            with contextlib.suppress(BaseException):
-                importlib.import_module(name)
+def preload(listed: Path, program: list[str]) -> None:
+    """Import what the children listed in ``listed`` imported (in their order), skipping what
+    cannot be imported again; but not the entry point's module, which each child imports as
+    the program would: it may read ``sys.argv`` when imported
+    (``def main(argv=sys.argv[1:])``)."""
+    for modules_file in sorted(listed.iterdir()):
+        for name in modules_file.read_text().split():
+            if name not in sys.modules:
+                # A module made at run time cannot be imported, and some refuse a second one.
+                with contextlib.suppress(BaseException):
+                    importlib.import_module(name)
+        modules_file.unlink()
     for name in entry_modules(program):
         sys.modules.pop(name, None)
         parent, _, child = name.rpartition(".")
@@ -76,46 +85,87 @@ def preload(modules_file: Path, program: str) -> None:
             delattr(sys.modules[parent], child)
 
 
-def become_child(request: dict[str, Any], program: str, modules_file: Path | None) -> None:
-    """In the forked child: the request's environment, files and arguments; then the program."""
+def pth_files() -> set[tuple[str, str]]:
+    """The ``.pth`` files of the site directories, which the interpreter reads at its start."""
+    return {
+        (directory, name)
+        for directory in site.getsitepackages()
+        if os.path.isdir(directory)
+        for name in os.listdir(directory)
+        if name.endswith(".pth")
+    }
+
+
+_STARTED_WITH = pth_files()
+
+
+def pick_up_new_installs() -> None:
+    """See what was installed since this process started, as a new interpreter would: the
+    module finders' caches dropped, and new ``.pth`` files (editable installs) read."""
+    importlib.invalidate_caches()
+    for directory, name in sorted(pth_files() - _STARTED_WITH):
+        site.addpackage(directory, name, None)  # type: ignore[attr-defined]
+
+
+def become_child(request: dict[str, Any], program: list[str], listed: Path) -> None:
+    """In the forked child: the request's environment, session, directory, files and
+    arguments; then the program."""
+    if request.get("session"):
+        os.setsid()
     os.environ.clear()
     os.environ.update(request["env"])
+    os.chdir(request["cwd"])
+    opened = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if request.get("append") else os.O_TRUNC)
     stdin = os.open(os.devnull, os.O_RDONLY)
-    stdout = os.open(request["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    stderr = os.open(request["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    stdout = os.open(request["stdout"], opened, 0o600)
+    stderr = (
+        stdout
+        if request["stderr"] == request["stdout"]
+        else os.open(request["stderr"], opened, 0o600)
+    )
     for descriptor, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
         os.dup2(descriptor, target)
+    for descriptor in {stdin, stdout, stderr}:
         os.close(descriptor)
+    pick_up_new_installs()
+    # This process read its requests through sys.stdin: the child's starts unread.
+    sys.stdin = sys.__stdin__ = open(0, closefd=False)  # noqa: SIM115
     sys.argv = list(request["argv"])
+    inherited = set(sys.modules)
     try:
-        runpy.run_path(program, run_name="__main__")
-    finally:
-        if modules_file is not None:
-            modules_file.write_text("\n".join(list(sys.modules)))
+        if program[0] == "-m":
+            sys.path.insert(0, os.getcwd())  # as ``python -m`` puts it
+            runpy.run_module(program[1], run_name="__main__", alter_sys=True)
+        else:
+            runpy.run_path(program[0], run_name="__main__")
+    finally:  # what this run imported, for the server to import before the next fork
+        imported = [name for name in sys.modules if name not in inherited]
+        if imported:
+            (listed / str(os.getpid())).write_text("\n".join(imported))
 
 
-def serve(program: str) -> dict[str, Any] | None:
-    """Fork a child per request; in a child, return its request (the caller then runs it)."""
+def serve(listed: Path, program: list[str]) -> None:
+    """Fork a child per request; a child returns from here to run its request's program."""
     threading.Thread(target=reap, daemon=True).start()
-    modules_file: Path | None = Path(os.environ.get("TMPDIR", "/tmp")) / f"prefork-{os.getpid()}"
-    for line in sys.stdin:
-        request = json.loads(line)
-        if modules_file is not None and modules_file.exists() and not _children:
-            preload(modules_file, program)  # the first child has ended: its modules are listed
-            modules_file.unlink()
-            modules_file = None
-        with _children_changed, _write_lock:  # no answer half-written in a child's stdout
-            pid = os.fork()
-            if pid == 0:
-                become_child(request, program, modules_file if _children == {} else None)
-                return None
-            _children[pid] = request["id"]
-            _children_changed.notify()
-        answer({"id": request["id"], "pid": pid})
-    return None
+    server = os.getpid()
+    try:
+        for line in sys.stdin:
+            request = json.loads(line)
+            preload(listed, program)  # what the children that ended imported
+            with _children_changed, _write_lock:  # no answer half-written in a child's stdout
+                pid = os.fork()
+                if pid == 0:
+                    become_child(request, program, listed)
+                    return
+                _children[pid] = request["id"]
+                _children_changed.notify()
+            answer({"id": request["id"], "pid": pid})
+    finally:
+        if os.getpid() == server:  # a child ending (its program raised SystemExit) keeps it
+            shutil.rmtree(listed, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    program = sys.argv[1]
-    sys.argv = [program]  # what a module that reads it when imported would see, in a child
-    serve(program)
+    listed, program = Path(sys.argv[1]), sys.argv[2:]
+    sys.argv = [program[-1]]  # what a module that reads it when imported would see, in a child
+    serve(listed, program)

@@ -19,6 +19,8 @@ from typing import Any
 import httpx
 import uvicorn
 
+from tests.support import preforked
+
 
 def self_signed_certificate(directory: Path) -> tuple[Path, Path]:
     """A certificate for 127.0.0.1 (valid one day) and its key, written by openssl."""
@@ -68,7 +70,7 @@ class MetalwireServer:
         self.port = port or free_port()
         self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
         self.log_path = data_dir / f"server-{self.port}.log"
-        self.process: subprocess.Popen[bytes] | None = None
+        self.process: preforked.PreforkedProcess | None = None
 
     def start(self, timeout: float = 30.0) -> MetalwireServer:
         self.start_process()
@@ -99,10 +101,8 @@ class MetalwireServer:
         if self.tls:
             env["METALWIRE_API_ENABLE_SSL_API"] = "true"
             env["METALWIRE_SSL_CERT_FILE"], env["METALWIRE_SSL_KEY_FILE"] = map(str, self.tls)
-        with self.log_path.open("ab") as log:
-            self.process = subprocess.Popen(
-                args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
-            )
+        # The real program, forked from a process that has imported it (preforked.py).
+        self.process = preforked.popen(args, env, self.log_path, append=True, session=True)
 
     def wait_ready(self, timeout: float = 30.0) -> MetalwireServer:
         """Wait until the started server answers ``GET /``."""

@@ -1,0 +1,110 @@
+"""The ``metalwire`` program forked from a process that has imported it (how the tests run it,
+``tests/support/preforked.py``) behaves as a new interpreter does: the same output and exit
+status, its own standard input, and ``metalwire serve`` a process of its own session that
+ends on SIGTERM as it would."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import yaml
+
+from tests.cli.conftest import clean_env, run_metalwire
+from tests.client.util import unique
+from tests.support.server import MetalwireServer, free_port
+
+
+def _executed(*args: str, env: dict[str, str]) -> tuple[int, str, str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "metalwire.cli.main", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def _same(text: str) -> str:
+    """Without what differs from one run to the next: request ids, timings, node UUIDs."""
+    text = re.sub(r"req-[0-9a-f-]{36}", "req-...", text)
+    return re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "UUID", text)
+
+
+def test_a_forked_metalwire_prints_and_exits_as_a_new_interpreter_does(
+    server: MetalwireServer, tmp_path: Path
+) -> None:
+    env = clean_env(METALWIRE_URL=server.url)
+    node = unique("forked")
+    enrol, refused = tmp_path / "enrol.yaml", tmp_path / "refused.yaml"
+    enrol.write_text(yaml.safe_dump({"nodes": [{"name": node, "driver": "fake-hardware"}]}))
+    refused.write_text(yaml.safe_dump({"nodes": [{"name": unique("x"), "driver": "no-such"}]}))
+    # The first run is forked from a process that has imported nothing yet; the next ones
+    # from one that has imported what it did.
+    created = run_metalwire("create", str(enrol), env=env)
+    assert created.code == 0, created
+    commands = [
+        ("--version",),
+        ("node", "show", "no-such-node"),  # 404, on stderr
+        ("node", "list", "--no-such-option"),  # refused by the program itself
+        ("create", str(refused)),  # refused: nothing is created
+        ("node", "show", node, "-f", "json", "-c", "name", "-c", "driver"),
+    ]
+    for args in commands:
+        forked = run_metalwire(*args, env=env)
+        code, stdout, stderr = _executed(*args, env=env)
+        both = (forked, (code, stdout, stderr))
+        assert forked.code == code, both
+        assert _same(forked.stdout) == _same(stdout), both
+        assert _same(forked.stderr) == _same(stderr), both
+    shown = run_metalwire("node", "show", node, "-f", "value", "-c", "driver", env=env)
+    assert shown.stdout == "fake-hardware\n"
+
+
+def test_a_serve_that_cannot_start_says_so_as_a_new_interpreter_does(tmp_path: Path) -> None:
+    args = ("serve", "--data-dir", str(tmp_path), "--port", "not-a-port")
+    forked = run_metalwire(*args, env=clean_env())
+    code, stdout, stderr = _executed(*args, env=clean_env())
+    assert (forked.code, forked.stdout, forked.stderr) == (code, stdout, stderr)
+    assert code != 0 and "not-a-port" in stderr
+
+
+def test_a_forked_server_leads_its_session_and_ends_on_sigterm_as_one_executed_does(
+    tmp_path: Path,
+) -> None:
+    # As executed: uvicorn shuts down, then ends the process by the signal it was sent.
+    port = free_port()
+    argv = [sys.executable, "-m", "metalwire.cli.main", "serve", "--port", str(port)]
+    argv += ["--host", "127.0.0.1", "--data-dir", str(tmp_path / "executed")]
+    (tmp_path / "executed").mkdir()
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    executed = subprocess.Popen(argv, env=clean_env(), **quiet)  # type: ignore[call-overload]
+    try:
+        deadline = time.monotonic() + 60
+        while executed.poll() is None and time.monotonic() < deadline:
+            with contextlib.suppress(httpx.TransportError):
+                if httpx.get(f"http://127.0.0.1:{port}/", timeout=1).status_code == 200:
+                    break
+            time.sleep(0.1)
+    finally:
+        executed.send_signal(signal.SIGTERM)
+    status = executed.wait(30)
+
+    with MetalwireServer(tmp_path / "forked") as server:
+        assert server.process is not None
+        pid = server.process.pid
+        assert os.getsid(pid) == pid  # its own session: killpg reaches it and its children
+        assert httpx.get(server.url + "/v1/nodes", timeout=10).status_code == 200
+        os.killpg(pid, signal.SIGTERM)
+        assert server.process.wait(30) == status == -signal.SIGTERM
+        assert server.process.poll() == status
+    assert "Traceback" not in server.log()
