@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -12,18 +11,15 @@ import pytest
 
 from metalwire.api.auth.startup import check_listen_address
 from metalwire.config import load_config
+from tests.support import preforked
 from tests.support.server import MetalwireServer
 
 
-def _serve(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+def _serve(tmp_path: Path, *args: str, **env: str) -> preforked.Completed:
+    """The real ``metalwire serve``, forked from a process that has imported it."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith("METALWIRE_")}
-    return subprocess.run(
-        [sys.executable, "-m", "metalwire.cli.main", "serve", "--data-dir", str(tmp_path), *args],
-        env={**clean, **env},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    argv = [sys.executable, "-m", "metalwire.cli.main", "serve", "--data-dir", str(tmp_path)]
+    return preforked.run([*argv, *args], {**clean, **env}, 60)
 
 
 @pytest.mark.server

@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-import subprocess
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support import preforked
 from tests.support.server import free_port
 
 
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "metalwire.cli.main", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def run(*args: str, cwd: Path) -> preforked.Completed:
+    """The real program, forked from a process that has imported it."""
+    argv = [sys.executable, "-m", "metalwire.cli.main", *args]
+    return preforked.run(argv, dict(os.environ), 60, cwd=cwd)
 
 
 @pytest.mark.parametrize("command", ["serve", "db upgrade"])

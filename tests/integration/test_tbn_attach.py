@@ -125,14 +125,17 @@ def _database_url(database: str, tmp_path: Path, request: pytest.FixtureRequest)
     return str(request.getfixturevalue(f"{database}_url"))
 
 
-def _cli_env(home: Path) -> dict[str, str]:
-    home.mkdir(exist_ok=True)
+@pytest.fixture(scope="module")
+def cli_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """One HOME for the module's CLI runs: they then fork from one process that has imported
+    the client (tests/support/preforked.py), instead of one per test."""
+    home = tmp_path_factory.mktemp("cli-home")
     return {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(home), "LANG": "C.UTF-8"}
 
 
 @pytest.fixture
 def deployment(
-    database: str, tmp_path: Path, request: pytest.FixtureRequest
+    database: str, tmp_path: Path, cli_env: dict[str, str], request: pytest.FixtureRequest
 ) -> Iterator[Deployment]:
     rules = tmp_path / "tbn.yaml"
     rules.write_text(RULES)
@@ -148,7 +151,7 @@ def deployment(
     db = Database(url)
     try:
         with httpx.Client(base_url=servers[0].url, headers=HEADERS, timeout=60) as http:
-            cli = Cli("baremetal", servers[0].url, _cli_env(tmp_path / "home"), "1.107")
+            cli = Cli("baremetal", servers[0].url, cli_env, "1.107")
             yield Deployment(servers, db, http, cli)
     finally:
         db.dispose()

@@ -103,7 +103,8 @@ class PreforkServer:
 
     def start(self, argv: list[str], env: dict[str, str], **files: Any) -> PreforkedProcess:
         """Fork a run of the program; ``files`` are the request's ``stdout``, ``stderr`` and
-        optional ``append`` and ``session`` (see prefork_server.py)."""
+        optional ``cwd`` (this process's by default), ``append`` and ``session`` (see
+        prefork_server.py)."""
         with self.lock:
             self.next_id += 1
             request_id, run = self.next_id, PreforkedProcess(argv)
@@ -156,13 +157,14 @@ def popen(
     return _server(program, env).start(argv, env, **files)
 
 
-def run(argv: list[str], env: dict[str, str], timeout: float) -> Completed:
-    """What ``subprocess.run(argv, env=env, stdin=DEVNULL, capture_output=True, text=True,
-    timeout=timeout)`` gives."""
+def run(argv: list[str], env: dict[str, str], timeout: float, cwd: Path | None = None) -> Completed:
+    """What ``subprocess.run(argv, env=env, cwd=cwd, stdin=DEVNULL, capture_output=True,
+    text=True, timeout=timeout)`` gives."""
     program, argv = program_of(argv)
     with tempfile.TemporaryDirectory(prefix="prefork-") as directory:
         out, err = Path(directory, "stdout"), Path(directory, "stderr")
-        run = _server(program, env).start(argv, env, stdout=str(out), stderr=str(err))
+        files = {"stdout": str(out), "stderr": str(err)}
+        run = _server(program, env).start(argv, env, cwd=str(cwd or os.getcwd()), **files)
         try:
             returncode = run.wait(timeout)
         except subprocess.TimeoutExpired:
