@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ import pytest
 
 from tests.auth.conftest import PASSWORD, Cloud, htpasswd_line
 from tests.conftest import LATEST
+from tests.support import preforked
 from tests.support.server import MetalwireServer, self_signed_certificate
 
 pytestmark = pytest.mark.server
@@ -40,18 +40,13 @@ class Run:
 
 
 def metalwire(*args: str, cwd: Path | None = None, **env: str) -> Run:
-    """The real program, with only the ``OS_*`` variables given here."""
+    """The real program, with only the ``OS_*`` variables given here, forked from a process
+    that has imported it (tests/support/preforked.py)."""
     base = {k: v for k, v in os.environ.items() if not k.startswith(("METALWIRE_", "OS_"))}
     # An empty HOME: no clouds.yaml of the machine's user is read.
     base["HOME"] = str(cwd or Path("/nonexistent"))
-    done = subprocess.run(
-        [sys.executable, "-m", "metalwire.cli.main", *args],
-        env={**base, **env},
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    argv = [sys.executable, "-m", "metalwire.cli.main", *args]
+    done = preforked.run(argv, {**base, **env}, 120, cwd=cwd)
     return Run(done.returncode, done.stdout, done.stderr)
 
 

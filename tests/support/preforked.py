@@ -5,8 +5,8 @@ Each run is a fresh process running the unmodified program (a console script, or
 already imported what the program imports: the OpenStack clients spend about 2 s of CPU
 importing per run otherwise, ``metalwire serve`` about 1.5 s. One server per program and
 environment, per test process, started on first use. Settings that no module reads when
-imported (``METALWIRE_*``, pytest's current test) do not make another server: each run takes
-its whole environment anyway.
+imported (``METALWIRE_*``, ``OS_*``, pytest's current test) do not make another server: each
+run takes its whole environment anyway.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ from pathlib import Path
 from typing import IO, Any
 
 _SERVER = Path(__file__).with_name("prefork_server.py")
-_NOT_READ_AT_IMPORT = ("METALWIRE_", "PYTEST_CURRENT_TEST")
+# Read when a program runs, never when its modules are imported (metalwire, openstacksdk,
+# keystoneauth, osc-lib, ironicclient).
+_NOT_READ_AT_IMPORT = ("METALWIRE_", "OS_", "PYTEST_CURRENT_TEST")
 
 
 @dataclass
@@ -66,7 +68,7 @@ class PreforkedProcess:
 class PreforkServer:
     """The server process of one program in one environment."""
 
-    def __init__(self, program: list[str], env: dict[str, str]) -> None:
+    def __init__(self, program: list[str], env: dict[str, str], cwd: str) -> None:
         # Where its children list the modules they imported: in this process's temporary
         # directory, not in one the program's environment names.
         listed = tempfile.mkdtemp(prefix="prefork-")
@@ -75,9 +77,11 @@ class PreforkServer:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
+            cwd=cwd,
             text=True,
             bufsize=1,
         )
+        self.cwd = cwd
         self.runs: dict[int, PreforkedProcess] = {}
         self.next_id = 0
         self.lock = threading.Lock()
@@ -103,13 +107,12 @@ class PreforkServer:
 
     def start(self, argv: list[str], env: dict[str, str], **files: Any) -> PreforkedProcess:
         """Fork a run of the program; ``files`` are the request's ``stdout``, ``stderr`` and
-        optional ``cwd`` (this process's by default), ``append`` and ``session`` (see
-        prefork_server.py)."""
+        optional ``append`` and ``session`` (see prefork_server.py)."""
         with self.lock:
             self.next_id += 1
             request_id, run = self.next_id, PreforkedProcess(argv)
             self.runs[request_id] = run
-            request = {"id": request_id, "argv": argv, "env": env, "cwd": os.getcwd(), **files}
+            request = {"id": request_id, "argv": argv, "env": env, "cwd": self.cwd, **files}
             assert self.process.stdin is not None
             self.process.stdin.write(json.dumps(request) + "\n")
             self.process.stdin.flush()
@@ -120,17 +123,21 @@ def read(path: Path) -> str:
     return path.read_bytes().decode("utf-8", errors="replace") if path.exists() else ""
 
 
-_servers: dict[tuple[tuple[str, ...], tuple[tuple[str, str], ...]], PreforkServer] = {}
+_servers: dict[tuple[tuple[str, ...], str, tuple[tuple[str, str], ...]], PreforkServer] = {}
 _servers_lock = threading.Lock()
 
 
-def _server(program: list[str], env: dict[str, str]) -> PreforkServer:
+def _server(program: list[str], env: dict[str, str], cwd: Path | None) -> PreforkServer:
+    """The server for runs in ``env`` and ``cwd`` (this process's by default). A module may
+    read either when imported (openstacksdk's configuration search path starts with the
+    working directory), so the server imports in the same ones."""
     imported_with = {k: v for k, v in env.items() if not k.startswith(_NOT_READ_AT_IMPORT)}
-    key = (tuple(program), tuple(sorted(imported_with.items())))
+    directory = str(cwd or os.getcwd())
+    key = (tuple(program), directory, tuple(sorted(imported_with.items())))
     with _servers_lock:
         server = _servers.get(key)
         if server is None or server.process.poll() is not None:
-            server = _servers[key] = PreforkServer(program, imported_with)
+            server = _servers[key] = PreforkServer(program, imported_with, directory)
     return server
 
 
@@ -154,7 +161,7 @@ def popen(
     is a console script's path or ``sys.executable, "-m", module``, and its arguments."""
     program, argv = program_of(argv)
     files = {"stdout": str(output), "stderr": str(output), "append": append, "session": session}
-    return _server(program, env).start(argv, env, **files)
+    return _server(program, env, None).start(argv, env, **files)
 
 
 def run(argv: list[str], env: dict[str, str], timeout: float, cwd: Path | None = None) -> Completed:
@@ -164,7 +171,7 @@ def run(argv: list[str], env: dict[str, str], timeout: float, cwd: Path | None =
     with tempfile.TemporaryDirectory(prefix="prefork-") as directory:
         out, err = Path(directory, "stdout"), Path(directory, "stderr")
         files = {"stdout": str(out), "stderr": str(err)}
-        run = _server(program, env).start(argv, env, cwd=str(cwd or os.getcwd()), **files)
+        run = _server(program, env, cwd).start(argv, env, **files)
         try:
             returncode = run.wait(timeout)
         except subprocess.TimeoutExpired:
