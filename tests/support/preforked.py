@@ -3,10 +3,11 @@
 Each run is a fresh process running the unmodified program (a console script, or a module as
 ``python -m`` runs it; see ``prefork_server.py``), forked from a server process that has
 already imported what the program imports: the OpenStack clients spend about 2 s of CPU
-importing per run otherwise, ``metalwire serve`` about 1.5 s. One server per program and
-environment, per test process, started on first use. Settings that no module reads when
-imported (``METALWIRE_*``, ``OS_*``, pytest's current test) do not make another server: each
-run takes its whole environment anyway.
+importing per run otherwise, ``metalwire serve`` about 1.5 s. One server per program,
+working directory and environment, per test process, started on first use (a module may read
+the directory or the environment when imported). Settings that no module reads when imported
+(``METALWIRE_*``, ``OS_*``, pytest's current test) do not make another server: each run takes
+its whole environment anyway.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ class PreforkedProcess:
 
 
 class PreforkServer:
-    """The server process of one program in one environment."""
+    """The server process of one program in one working directory and environment."""
 
     def __init__(self, program: list[str], env: dict[str, str], cwd: str) -> None:
         # Where its children list the modules they imported: in this process's temporary
