@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from importlib.metadata import entry_points
+import functools
+import os
+import sys
+from importlib.metadata import EntryPoint, entry_points
 
 from metalwire.config import Config
 from metalwire.errors import Invalid, InvalidParameterValue
@@ -16,7 +19,7 @@ class NetworkInterfaces:
 
     def __init__(self, config: Config) -> None:
         enabled = config.default.enabled_network_interfaces
-        available = {ep.name: ep for ep in entry_points(group=GROUP)}
+        available = installed(GROUP)
         self.by_name: dict[str, NetworkInterface] = {}
         for name in enabled:
             if name not in available:
@@ -47,3 +50,27 @@ class NetworkInterfaces:
 
     def check_enabled(self, name: str) -> None:
         self.get(name)
+
+
+def installed(group: str) -> dict[str, EntryPoint]:
+    """The entry points of ``group`` installed on the module path, by name.
+
+    Finding them reads every installed distribution's metadata (about 30 ms with a hundred
+    installed); what was found is kept until a directory of the module path changes, as an
+    install or removal there changes it."""
+    return dict(_found(group, _module_path_state()))
+
+
+def _module_path_state() -> tuple[tuple[str, int], ...]:
+    state = []
+    for entry in sys.path:
+        try:
+            state.append((entry, os.stat(entry or ".").st_mtime_ns))
+        except OSError:
+            state.append((entry, -1))
+    return tuple(state)
+
+
+@functools.lru_cache(maxsize=4)
+def _found(group: str, _path_state: tuple[tuple[str, int], ...]) -> dict[str, EntryPoint]:
+    return {ep.name: ep for ep in entry_points(group=group)}
