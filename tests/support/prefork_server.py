@@ -1,22 +1,22 @@
 """Runs one installed program many times, each run a fresh process forked from this one.
 
-``python -P prefork_server.py DIRECTORY PROGRAM`` reads requests from its standard input, one JSON
-object per line: ``{"id": 1, "argv": [...], "env": {...}, "cwd": dir, "stdout": path,
-"stderr": path}``, and optionally ``"append": true`` (the output files are
-appended to, not emptied; ``stderr`` may be ``stdout``'s path) and ``"session": true`` (the
-child leads a new session, as ``Popen(start_new_session=True)``). For each it forks a child
-that takes ``env`` as its whole environment, ``cwd`` as its directory, ``/dev/null`` as its
-standard input and the two files as its output, then runs PROGRAM as
-``__main__`` with ``argv``: the program users run, unmodified. PROGRAM is a console script's
-path, or ``-m`` and a module name, run as ``python -m`` runs it (the directory first on the
-module path). It answers ``{"id": 1, "pid": 4242}`` at once and ``{"id": 1, "returncode":
-0}`` when the child ends (negative: the signal that ended it).
+``python -P prefork_server.py DIRECTORY PROGRAM`` reads requests from its standard input, one
+JSON object per line: ``{"id": 1, "argv": [...], "env": {...}, "cwd": dir, "stdout": path,
+"stderr": path}``, and optionally ``"append": true`` (the output files are appended to, not
+emptied; ``stderr`` may be ``stdout``'s path) and ``"session": true`` (the child leads a new
+session, as ``Popen(start_new_session=True)``). For each it forks a child that takes ``env``
+as its whole environment, ``cwd`` as its directory, ``/dev/null`` as its standard input and
+the two files as its output, then runs PROGRAM as ``__main__`` with ``argv``: the program
+users run, unmodified. PROGRAM is a console script's path, or ``-m`` and a module name, run
+as ``python -m`` runs it (the directory first on the module path). It answers
+``{"id": 1, "pid": 4242}`` at once and ``{"id": 1, "returncode": 0}`` when the child ends
+(negative: the signal that ended it).
 
-What makes it fast: each child lists the modules it imported in DIRECTORY (an empty one, which
-this process removes when it ends) when it ends, and this process imports them before its
-next fork, so the next children start with them loaded (they would
-spend most of their time importing otherwise). Standard library only; ``-P`` keeps this
-file's folder out of the children's module path.
+What makes it fast: each child, when it ends, lists the modules it imported in DIRECTORY (an
+empty one, which this process removes when it ends), and this process imports them before its
+next fork, so the next children start with them loaded (they would spend most of their time
+importing otherwise). Standard library only; ``-P`` keeps this file's folder out of the
+children's module path.
 """
 
 from __future__ import annotations
@@ -96,15 +96,16 @@ def pth_files() -> set[tuple[str, str]]:
     }
 
 
-_STARTED_WITH = pth_files()
+_read_pth_files = pth_files()  # read by the interpreter at this process's start
 
 
 def pick_up_new_installs() -> None:
-    """See what was installed since this process started, as a new interpreter would: the
-    module finders' caches dropped, and new ``.pth`` files (editable installs) read."""
+    """See what was installed since, as a new interpreter would: the module finders' caches
+    dropped, and the new ``.pth`` files (editable installs) read."""
     importlib.invalidate_caches()
-    for directory, name in sorted(pth_files() - _STARTED_WITH):
+    for directory, name in sorted(pth_files() - _read_pth_files):
         site.addpackage(directory, name, None)  # type: ignore[attr-defined]
+        _read_pth_files.add((directory, name))
 
 
 def become_child(request: dict[str, Any], program: list[str], listed: Path) -> None:
@@ -127,7 +128,6 @@ def become_child(request: dict[str, Any], program: list[str], listed: Path) -> N
         os.dup2(descriptor, target)
     for descriptor in {stdin, stdout, stderr}:
         os.close(descriptor)
-    pick_up_new_installs()
     # This process read its requests through sys.stdin: the child's starts unread.
     sys.stdin = sys.__stdin__ = open(0, closefd=False)  # noqa: SIM115
     sys.argv = list(request["argv"])
@@ -151,6 +151,8 @@ def serve(listed: Path, program: list[str]) -> None:
     try:
         for line in sys.stdin:
             request = json.loads(line)
+            # Before the fork, so that this process and the child see the same module path.
+            pick_up_new_installs()
             preload(listed, program)  # what the children that ended imported
             with _children_changed, _write_lock:  # no answer half-written in a child's stdout
                 pid = os.fork()
