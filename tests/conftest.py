@@ -20,7 +20,7 @@ from tests.support.app_client import AppClient
 from tests.support.distribution import assign_groups
 from tests.support.helpers import fault
 from tests.support.postgres import PostgresServer, find_pg_bindir
-from tests.support.server import MetalwireServer
+from tests.support.server import MetalwireServer, migrated_sqlite_file
 
 __all__ = ["ABOVE_LATEST", "LATEST", "Api", "fault"]
 
@@ -93,14 +93,9 @@ def routing_error(resp: Any) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="session")
-def migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def migrated_template() -> Path:
     """An SQLite file at the newest schema, copied for each test instead of migrating anew."""
-    data_dir = tmp_path_factory.mktemp("template")
-    conf = load_config(environ={}, overrides={("DEFAULT", "data_dir"): str(data_dir)})
-    db = Database(conf.database_url())
-    migrations.upgrade(db.engine)
-    db.dispose()
-    return data_dir / "metalwire.db"
+    return migrated_sqlite_file()
 
 
 # The API and repository tests run once per database; METALWIRE_TEST_DATABASES narrows it.

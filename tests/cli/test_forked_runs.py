@@ -17,9 +17,12 @@ from pathlib import Path
 import httpx
 import yaml
 
+from metalwire.db import migrations
+from metalwire.db.engine import Database
 from tests.cli.conftest import clean_env, run_metalwire
 from tests.client.util import unique
-from tests.support.server import MetalwireServer, free_port
+from tests.support import preforked
+from tests.support.server import DATABASE_FILE, MetalwireServer, free_port
 
 
 def _executed(*args: str, env: dict[str, str]) -> tuple[int, str, str]:
@@ -108,3 +111,46 @@ def test_a_forked_server_leads_its_session_and_ends_on_sigterm_as_one_executed_d
         assert server.process.wait(30) == status == -signal.SIGTERM
         assert server.process.poll() == status
     assert "Traceback" not in server.log()
+
+
+def test_what_a_server_imported_is_loaded_for_the_next_run_though_a_signal_ended_it(
+    tmp_path: Path,
+) -> None:
+    # A server never ends by itself, and the signal that stops it runs no ``finally``:
+    # its imports are listed while it runs.
+    installed = tmp_path / "site"
+    installed.mkdir()
+    (installed / "imported_by_the_server.py").write_text("")
+    (installed / "long_running.py").write_text(
+        "import sys, time\n"
+        "print('imported_by_the_server' in sys.modules, flush=True)\n"
+        "import imported_by_the_server\n"
+        "if sys.argv[1:] == ['serve']:\n"
+        "    time.sleep(600)\n"
+    )
+    env = {**clean_env(), "PYTHONPATH": str(installed)}
+    program = [sys.executable, "-m", "long_running"]
+    first_output = tmp_path / "first.out"
+    first = preforked.popen([*program, "serve"], env, first_output, cwd=tmp_path)
+    deadline = time.monotonic() + 30
+    while "False" not in preforked.read(first_output) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(2.5)  # past its listings at 1 and 2 s
+    os.kill(first.pid, signal.SIGTERM)
+    assert first.wait(30) == -signal.SIGTERM
+    assert preforked.read(first_output) == "False\n"
+
+    assert preforked.run(program, env, timeout=60, cwd=tmp_path).stdout == "True\n"
+
+
+def test_a_server_on_an_empty_data_directory_creates_its_database_at_the_newest_schema(
+    tmp_path: Path,
+) -> None:
+    with MetalwireServer(tmp_path, migrated=False) as server:
+        assert httpx.get(server.url + "/v1/nodes", timeout=10).status_code == 200
+    database = Database(f"sqlite:///{tmp_path / DATABASE_FILE}")
+    try:
+        revision = migrations.current_revision(database.engine)
+        assert revision is not None and revision == migrations.head_revision(database.engine)
+    finally:
+        database.dispose()

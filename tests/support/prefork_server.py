@@ -12,10 +12,12 @@ as ``python -m`` runs it (the directory first on the module path). It answers
 ``{"id": 1, "pid": 4242}`` at once and ``{"id": 1, "returncode": 0}`` when the child ends
 (negative: the signal that ended it).
 
-What makes it fast: each child, when it ends, lists the modules it imported in DIRECTORY (an
-empty one, which this process removes when it ends), and this process imports them before its
-next fork, so the next children start with them loaded (they would spend most of their time
-importing otherwise). Standard library only; ``-P`` keeps this file's folder out of the
+What makes it fast: each child lists the modules it imported in DIRECTORY (an empty one, which
+this process removes when it ends), and this process imports them before its next fork, so the
+next children start with them loaded (they would spend most of their time importing
+otherwise). A child lists them when it ends and, since a server never ends by itself and dies
+by the signal that stops it (no ``finally`` runs then), also while it runs: 1, 2, 4 ... 32 s
+after its start. Standard library only; ``-P`` keeps this file's folder out of the
 children's module path.
 """
 
@@ -31,6 +33,7 @@ import shutil
 import site
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +75,8 @@ def preload(listed: Path, program: list[str]) -> None:
     the program would: it may read ``sys.argv`` when imported
     (``def main(argv=sys.argv[1:])``)."""
     for modules_file in sorted(listed.iterdir()):
+        if modules_file.suffix == ".partial":  # being written
+            continue
         for name in modules_file.read_text().split():
             if name not in sys.modules:
                 # A module made at run time cannot be imported, and some refuse a second one.
@@ -132,6 +137,7 @@ def become_child(request: dict[str, Any], program: list[str], listed: Path) -> N
     sys.stdin = sys.__stdin__ = open(0, closefd=False)  # noqa: SIM115
     sys.argv = list(request["argv"])
     inherited = set(sys.modules)
+    listing = _ImportLister(listed, inherited)
     try:
         if program[0] == "-m":
             sys.path.insert(0, os.getcwd())  # as ``python -m`` puts it
@@ -139,9 +145,37 @@ def become_child(request: dict[str, Any], program: list[str], listed: Path) -> N
         else:
             runpy.run_path(program[0], run_name="__main__")
     finally:  # what this run imported, for the server to import before the next fork
-        imported = [name for name in sys.modules if name not in inherited]
-        if imported:
-            (listed / str(os.getpid())).write_text("\n".join(imported))
+        listing.write()
+
+
+class _ImportLister:
+    """Lists in ``listed`` what a child imported beyond what it inherited: when asked, and
+    from a daemon thread at 1, 2, 4 ... 32 s (a server runs until a signal ends it)."""
+
+    def __init__(self, listed: Path, inherited: set[str]) -> None:
+        self.listed = listed
+        self.inherited = inherited
+        self.written = 0
+        self.lock = threading.Lock()
+        threading.Thread(target=self._while_running, daemon=True).start()
+
+    def _while_running(self) -> None:
+        waited = 0
+        for at in (1, 2, 4, 8, 16, 32):
+            time.sleep(at - waited)
+            waited = at
+            self.write()
+
+    def write(self) -> None:
+        with self.lock:
+            imported = [name for name in list(sys.modules) if name not in self.inherited]
+            if len(imported) > self.written:  # the whole list again, under one name per child
+                path = self.listed / str(os.getpid())
+                partial = path.with_suffix(".partial")
+                with contextlib.suppress(OSError):  # the server ended and removed the directory
+                    partial.write_text("\n".join(imported))
+                    partial.replace(path)
+                    self.written = len(imported)
 
 
 def serve(listed: Path, program: list[str]) -> None:

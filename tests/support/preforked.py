@@ -156,13 +156,15 @@ def popen(
     *,
     append: bool = False,
     session: bool = False,
+    cwd: Path | None = None,
 ) -> PreforkedProcess:
-    """``subprocess.Popen(argv, env=env, stdin=DEVNULL, stdout=output, stderr=STDOUT,
-    start_new_session=session)``, the output file opened to append if ``append``. ``argv``
-    is a console script's path or ``sys.executable, "-m", module``, and its arguments."""
+    """``subprocess.Popen(argv, env=env, cwd=cwd, stdin=DEVNULL, stdout=output,
+    stderr=STDOUT, start_new_session=session)``, the output file opened to append if
+    ``append``. ``argv`` is a console script's path or ``sys.executable, "-m", module``, and
+    its arguments."""
     program, argv = program_of(argv)
     files = {"stdout": str(output), "stderr": str(output), "append": append, "session": session}
-    return _server(program, env, None).start(argv, env, **files)
+    return _server(program, env, cwd).start(argv, env, **files)
 
 
 def run(argv: list[str], env: dict[str, str], timeout: float, cwd: Path | None = None) -> Completed:
