@@ -297,7 +297,6 @@ class NeutronServer:
                 "OS_NEUTRON_CONFIG_DIR": str(self.config_dir),
                 "OS_NEUTRON_CONFIG_FILES": "neutron.conf;ml2_conf.ini",
                 "PYTHONWARNINGS": "ignore",
-                "PYTHONDONTWRITEBYTECODE": "1",
                 # No proxy may route loopback traffic elsewhere.
                 "NO_PROXY": "*",
                 "no_proxy": "*",
