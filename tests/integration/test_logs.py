@@ -60,7 +60,8 @@ def test_use_json_writes_one_object_per_line_naming_the_request(tmp_path: Path) 
 
 def test_debug_logs_at_debug_and_log_level_wins(tmp_path: Path) -> None:
     env = {"METALWIRE_DEBUG": "true"}
-    with MetalwireServer(tmp_path / "a", env=env) as server:
+    # A first start: the schema's migrations log at DEBUG.
+    with MetalwireServer(tmp_path / "a", env=env, migrated=False) as server:
         pass
     assert "logging text lines at DEBUG" in server.log()
     assert " DEBUG " in server.log()
