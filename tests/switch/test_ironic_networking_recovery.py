@@ -2,9 +2,10 @@
 real ``metalwire serve`` on the emulated switch.
 
 The crash is a real SIGKILL between the switch change and the commit: the server's
-networking-generic-switch interpreter is a wrapper that runs the real operation and, for
-the attach's (or the detach's) ``plug_port_to_network`` of ``swp1``, then stops (leaving a
-mark for the test) instead of returning, so the switch has moved and nothing is committed.
+networking-generic-switch interpreter is a wrapper that runs the real switch worker, whose
+operation, for the attach's (or the detach's) ``plug_port_to_network`` of ``swp1``, then
+stops (leaving a mark for the test) instead of answering, so the switch has moved and nothing
+is committed.
 The failed commit is a trigger in the server's SQLite database that refuses the
 transaction recording what the switch port was set to (after the switch change).
 """
@@ -31,18 +32,29 @@ LEASE_S = 3.0
 
 
 def _hanging_python(tmp_path: Path, vlan: int) -> tuple[Path, Path, Path]:
-    """An interpreter for the worker that, once armed, stops after setting swp1 to ``vlan``;
-    the wrapper, the file that arms it and the mark it leaves."""
+    """An interpreter for the switch worker whose operations, once armed, stop after setting
+    swp1 to ``vlan``; the wrapper, the file that arms it and the mark it leaves."""
     real = GenericSwitchRunner().venv / "bin" / "python"
     wrapper, armed, mark = (tmp_path / name for name in ("python-that-stops", "armed", "moved"))
-    wrapper.write_text(
-        "#!/bin/sh\n"
-        'request=$(cat)\nprintf "%s" "$request" | ' + f'"{real}" "$@"\nrc=$?\n'
-        'case "$request" in\n'
-        f'  *\'"method": "plug_port_to_network", "args": ["swp1", {vlan}]\'*)\n'
-        f'    if [ -e "{armed}" ]; then touch "{mark}"; sleep 300; fi;;\n'
-        "esac\nexit $rc\n"
+    shim = tmp_path / "worker_that_stops.py"
+    shim.write_text(
+        "import importlib.util, os, sys, time\n"
+        "spec = importlib.util.spec_from_file_location('generic_switch_worker', sys.argv[1])\n"
+        "worker = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(worker)\n"
+        "real_run = worker.run\n"
+        "def run(request):\n"
+        "    answer = real_run(request)\n"
+        "    if (request.get('method'), request.get('args')) == "
+        f"('plug_port_to_network', ['swp1', {vlan}]) and os.path.exists({str(armed)!r}):\n"
+        f"        open({str(mark)!r}, 'w').close()\n"
+        "        time.sleep(300)\n"
+        "    return answer\n"
+        "worker.run = run\n"
+        "worker.serve(sys.argv[3])\n"
     )
+    # metalwire runs "<python> generic_switch_worker.py serve SOCKET"
+    wrapper.write_text(f'#!/bin/sh\nexec "{real}" "{shim}" "$@"\n')
     wrapper.chmod(0o755)
     return wrapper, armed, mark
 

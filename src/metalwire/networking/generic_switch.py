@@ -8,15 +8,13 @@ Ironic drives the same device the same way.
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from metalwire.errors import NetworkError
+from metalwire.networking import generic_switch_workers
 from metalwire.networking.bonds import Bond, ovs_bond_command, ovs_unbond_command
 from metalwire.networking.switch_file import SwitchDefinition
 from metalwire.networking.switch_ports import SwitchChange
@@ -30,10 +28,6 @@ __all__ = [
     "operations",
     "read_command",
 ]
-
-# run by path: the worker imports nothing of metalwire, so any interpreter with
-# networking-generic-switch can run it
-_WORKER = Path(__file__).with_name("generic_switch_worker.py")
 
 # Error lines of device types whose networking-generic-switch class does not check its
 # output: an operation on them "succeeds" whatever the switch answered. An error ends at the
@@ -153,8 +147,9 @@ class GenericSwitchDevice:
     """A switch driven by networking-generic-switch's device class for its device type.
 
     A port is set by the calls of :func:`operations`. Each operation runs in a
-    process of its own (:mod:`metalwire.networking.generic_switch_worker`). Errors name the
-    switch's answer, never its credentials.
+    process of its own, forked by the interpreter's worker server
+    (:mod:`metalwire.networking.generic_switch_workers`). Errors name the switch's answer,
+    never its credentials.
     """
 
     def __init__(self, switch: SwitchDefinition, python: str = "", timeout: float = 120.0) -> None:
@@ -223,20 +218,9 @@ class GenericSwitchDevice:
         device = {**device_config(self.switch), **(connect or {})}
         request = {"device": device, "name": self.switch.name, **operation}
         try:
-            done = subprocess.run(
-                [self.python, str(_WORKER)],
-                input=json.dumps(request),
-                capture_output=True,
-                text=True,
-                timeout=self.timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise NetworkError(f"{what} got no answer within {self.timeout:g} s") from None
-        if done.returncode != 0:
-            tail = self._hide_secrets(done.stderr.strip().splitlines()[-1] if done.stderr else "")
-            raise NetworkError(f"{what} failed: {tail}")
-        answer = json.loads(done.stdout)
+            answer = generic_switch_workers.call(self.python, what, request, self.timeout)
+        except NetworkError as error:
+            raise NetworkError(self._hide_secrets(str(error))) from None
         if "error" in answer:
             raise NetworkError(f"{what} failed: {self._hide_secrets(answer['error'])}")
         return dict(answer)

@@ -1,25 +1,41 @@
-"""Runs networking-generic-switch device operations in a process of its own.
+"""Runs networking-generic-switch device operations, each in a process of its own.
 
 networking-generic-switch loads oslo.service's eventlet backend and keeps oslo.config state:
-inside metalwire's threaded server its SSH calls hang, so
-:class:`~metalwire.networking.generic_switch.GenericSwitchDevice` starts this module with the
-same interpreter for every operation. It reads one JSON object on stdin, ``{"device": {...},
-"name": ...}`` and one of:
+inside metalwire's threaded server its SSH calls hang, so every operation runs in a process
+of its own. ``python generic_switch_worker.py serve SOCKET`` is what
+:mod:`metalwire.networking.generic_switch_workers` starts, once per interpreter and metalwire
+process: it imports networking-generic-switch and its device classes (about 2 s of CPU), says
+so on its standard output (``{"ready": PID}``, or ``{"error": "..."}`` when it cannot), then
+forks a child for each connection to the Unix socket SOCKET; the child reads one JSON request
+until the caller shuts its side down, answers one JSON object and ends. The server ends when
+its standard input closes (the metalwire process that started it is gone) and removes the
+socket and its directory.
 
-- ``"method": ..., "args": [...], "kwargs": {...}``: calls the device method, prints
+A request is ``{"device": {...}, "name": ..., "timeout": seconds}`` and one of:
+
+- ``"method": ..., "args": [...], "kwargs": {...}``: calls the device method, answers
   ``{"output": ...}``;
 - ``"render": [{"method": ..., "args": [...], "kwargs": {...}}, ...]``: calls each method with
-  the device's sending replaced, so nothing connects, and prints ``{"commands": [[...], ...]}``,
-  the commands each call would have sent;
+  the device's sending replaced, so nothing connects, and answers ``{"commands": [[...],
+  ...]}``, the commands each call would have sent;
 - ``"show": ["<command>", ...]``: sends each read-only command over one SSH connection and
-  prints ``{"outputs": [...]}``.
+  answers ``{"outputs": [...]}``.
 
-Any failure prints ``{"error": "<class>: <text>"}``.
+Any failure answers ``{"error": "<class>: <text>"}``; a child still working after ``timeout``
+is ended by SIGALRM. Run without arguments, the module answers the one request on its
+standard input instead. It imports nothing of metalwire: any interpreter with
+networking-generic-switch runs it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
+import os
+import select
+import signal
+import socket
 import sys
 from typing import Any
 
@@ -71,5 +87,81 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     return {"output": output if isinstance(output, str) or output is None else repr(output)}
 
 
+def _preload() -> None:
+    """Import networking-generic-switch and every device class it names, as the children
+    would at each operation."""
+    from importlib.metadata import entry_points
+
+    from networking_generic_switch import config as ngs_config  # noqa: F401
+    from networking_generic_switch import devices  # noqa: F401
+
+    for entry_point in entry_points(group="generic_switch.devices"):
+        with contextlib.suppress(Exception):  # a class that cannot load fails its requests
+            entry_point.load()
+
+
+def _receive(connection: socket.socket) -> dict[str, Any]:
+    chunks = []
+    while chunk := connection.recv(65536):
+        chunks.append(chunk)
+    request: dict[str, Any] = json.loads(b"".join(chunks))
+    return request
+
+
+def _answer_one(connection: socket.socket) -> None:
+    """In a forked child: the connection's request, answered."""
+    request = _receive(connection)
+    timeout = float(request.get("timeout") or 0)
+    if timeout > 0:
+        signal.alarm(math.ceil(timeout))  # its default action ends the process
+    connection.sendall(json.dumps(run(request)).encode())
+
+
+def _fork_for(connection: socket.socket, listener: socket.socket) -> None:
+    if os.fork() != 0:
+        connection.close()
+        return
+    status = 1
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        listener.close()
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        _answer_one(connection)
+        connection.close()
+        status = 0
+    finally:
+        os._exit(status)  # nothing of the server's: no exit handler, no thread waited for
+
+
+def serve(path: str) -> None:
+    try:
+        _preload()
+    except Exception as error:
+        print(json.dumps({"error": f"{type(error).__name__}: {error}"}), flush=True)
+        return
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped as they end
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+        listener.bind(path)
+        listener.listen(64)
+        print(json.dumps({"ready": os.getpid()}), flush=True)
+        try:
+            while True:
+                readable, _, _ = select.select([listener, sys.stdin], [], [])
+                if sys.stdin in readable and not os.read(sys.stdin.fileno(), 4096):
+                    return  # whoever started this server is gone
+                if listener in readable:
+                    connection, _ = listener.accept()
+                    _fork_for(connection, listener)
+        finally:  # the socket, and the directory made for it
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+                os.rmdir(os.path.dirname(path))
+
+
 if __name__ == "__main__":
-    json.dump(run(json.load(sys.stdin)), sys.stdout)
+    if sys.argv[1:2] == ["serve"]:
+        serve(sys.argv[2])
+    else:
+        json.dump(run(json.load(sys.stdin)), sys.stdout)

@@ -1,0 +1,110 @@
+"""Each switch operation runs in a process forked by one worker server per interpreter
+(``metalwire/networking/generic_switch_workers.py``), which has imported
+networking-generic-switch once: through ``GenericSwitchDevice`` on the emulated switch."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from metalwire.errors import NetworkError
+from metalwire.networking import generic_switch_workers
+from metalwire.networking.generic_switch import GenericSwitchDevice
+from metalwire.networking.switch_file import SwitchDefinition, parse_switch_file
+from metalwire.networking.switch_ports import SwitchChange
+from metalwire.networking.switchport import SwitchportConfig
+from tests.support.generic_switch import GenericSwitchRunner
+from tests.support.helpers import skip_or_fail
+from tests.support.switch import EmulatedSwitch, PortVlan
+
+
+@pytest.fixture(scope="module")
+def python() -> Iterator[str]:
+    runner = GenericSwitchRunner()
+    if runner.missing:
+        skip_or_fail(runner.missing)
+    yield str(runner.venv / "bin" / "python")
+    generic_switch_workers.stop_all()
+
+
+def _device(switch: EmulatedSwitch, python: str, timeout: float = 120) -> GenericSwitchDevice:
+    (definition,) = parse_switch_file(switch.switch_file_section(), "test").values()
+    return GenericSwitchDevice(definition, python, timeout=timeout)
+
+
+def _server_pid(python: str) -> int:
+    return generic_switch_workers.server_of(python).process.pid
+
+
+def test_one_worker_server_forks_each_operation_and_a_killed_one_is_replaced(
+    emulated_switch: EmulatedSwitch, python: str
+) -> None:
+    device = _device(emulated_switch, python)
+    device.set_port("swp1", SwitchportConfig("access", 100), None)
+    server = _server_pid(python)
+    device.set_port("swp2", SwitchportConfig("access", 200), None)
+    assert _server_pid(python) == server
+    assert emulated_switch.port_vlan("swp1") == PortVlan(tag=100, vlan_mode="access", trunks=())
+    assert emulated_switch.port_vlan("swp2") == PortVlan(tag=200, vlan_mode="access", trunks=())
+    assert psutil.Process(server).children() == []  # each operation's process ended
+
+    os.kill(server, signal.SIGKILL)
+    psutil.Process(server).wait(10)
+    device.set_port("swp1", SwitchportConfig("access", 300), None)
+    assert _server_pid(python) != server
+    assert emulated_switch.port_vlan("swp1").tag == 300
+
+
+def test_an_operation_past_its_timeout_is_named_and_its_process_ended(python: str) -> None:
+    silent = socket.socket()  # accepts the SSH connection and never says a word
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    with silent:
+        switch = SwitchDefinition(
+            name="silent",
+            driver_type="generic-switch",
+            device_type="netmiko_ovs_linux",
+            address="127.0.0.1",
+            port=silent.getsockname()[1],
+            username="admin",
+            password="hunter2-secret",
+            line=1,
+        )
+        device = GenericSwitchDevice(switch, python, timeout=2)
+        began = time.monotonic()
+        with pytest.raises(NetworkError, match=r"^read ports got no answer within 2 s$"):
+            device.read_ports(["swp1"])
+        assert time.monotonic() - began < 10
+        server = psutil.Process(_server_pid(python))
+        deadline = time.monotonic() + 10
+        while server.children() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert server.children() == []  # ended by its alarm
+
+
+def test_an_interpreter_without_networking_generic_switch_is_named(tmp_path: Path) -> None:
+    bare = tmp_path / "python-without-site-packages"
+    bare.write_text(f'#!/bin/sh\nexec "{sys.executable}" -I -S "$@"\n')
+    bare.chmod(0o755)
+    switch = SwitchDefinition(
+        name="sw", driver_type="generic-switch", device_type="netmiko_ovs_linux",
+        address="127.0.0.1", username="admin", password="hunter2-secret", line=1,
+    )  # fmt: skip
+    change = SwitchChange(switch, "swp1", SwitchportConfig("access", 100), None)
+    try:
+        with pytest.raises(NetworkError) as raised:
+            GenericSwitchDevice(switch, str(bare)).render([change])
+        assert str(raised.value) == (
+            "render commands failed: ModuleNotFoundError: "
+            "No module named 'networking_generic_switch'"
+        )
+    finally:
+        generic_switch_workers.stop_all()
