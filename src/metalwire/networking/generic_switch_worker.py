@@ -22,8 +22,7 @@ A request is ``{"device": {...}, "name": ..., "timeout": seconds}`` and one of:
   answers ``{"outputs": [...]}``.
 
 Any failure answers ``{"error": "<class>: <text>"}``; a child still working after ``timeout``
-is ended by SIGALRM. Run without arguments, the module answers the one request on its
-standard input instead. It imports nothing of metalwire: any interpreter with
+is ended by SIGALRM. It imports nothing of metalwire: any interpreter with
 networking-generic-switch runs it.
 """
 
@@ -125,8 +124,9 @@ def _fork_for(connection: socket.socket, listener: socket.socket) -> None:
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         listener.close()
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for descriptor in (0, 1):  # the server's pipes are not the operation's
+            os.dup2(devnull, descriptor)
         os.close(devnull)
         _answer_one(connection)
         connection.close()
@@ -161,7 +161,6 @@ def serve(path: str) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["serve"]:
-        serve(sys.argv[2])
-    else:
-        json.dump(run(json.load(sys.stdin)), sys.stdout)
+    if sys.argv[1:2] != ["serve"] or len(sys.argv) != 3:
+        sys.exit(f"usage: {sys.argv[0]} serve SOCKET")
+    serve(sys.argv[2])
