@@ -17,7 +17,7 @@ from metalwire.db.engine import Database
 from metalwire.services import build_services
 from tests.support import mariadb
 from tests.support.app_client import AppClient
-from tests.support.distribution import assign_groups
+from tests.support.distribution import assign_groups, order_for_workers
 from tests.support.helpers import fault
 from tests.support.postgres import PostgresServer, find_pg_bindir
 from tests.support.server import MetalwireServer, migrated_sqlite_file
@@ -77,8 +77,9 @@ class Api:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Group the tests for the xdist workers (before xdist reads the groups)."""
+    """Group and order the tests for the xdist workers (before xdist reads them)."""
     assign_groups(items)
+    order_for_workers(items)
 
 
 def routing_error(resp: Any) -> dict[str, Any]:
