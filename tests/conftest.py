@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from metalwire.api.app import create_app
 from metalwire.api_versions import MAX_MINOR
-from metalwire.config import Config, load_config
+from metalwire.config import SQLITE_FILE, Config, load_config
 from metalwire.db import migrations
 from metalwire.db.engine import Database
 from metalwire.services import build_services
@@ -195,7 +195,7 @@ def config(
     data_dir.mkdir()
     overrides: dict[tuple[str, str], Any] = {("DEFAULT", "data_dir"): str(data_dir)}
     if database == "sqlite":
-        shutil.copyfile(migrated_template, data_dir / "metalwire.db")
+        shutil.copyfile(migrated_template, data_dir / SQLITE_FILE)
     else:
         url = request.getfixturevalue(f"{database}_url")
         overrides[("database", "connection")] = _emptied(url)

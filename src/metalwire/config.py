@@ -38,6 +38,10 @@ def _interface_opt(kind: str, default: str = "") -> Any:
     )
 
 
+#: The SQLite database of a data directory, used unless ``[database] connection`` is set.
+SQLITE_FILE = "metalwire.db"
+
+
 @dataclass
 class DefaultOptions:
     enabled_network_interfaces: list[str] = _opt(
@@ -536,7 +540,7 @@ class Config:
     def database_url(self) -> str:
         if self.database.connection:
             return self.database.connection
-        path = Path(self.default.data_dir).resolve() / "metalwire.db"
+        path = Path(self.default.data_dir).resolve() / SQLITE_FILE
         return f"sqlite:///{path}"
 
 

@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from metalwire.api.app import build_services, create_app
-from metalwire.config import Config, env_name, load_config
+from metalwire.config import SQLITE_FILE, Config, env_name, load_config
 from tests.conftest import LATEST
 from tests.support import keystone as keystone_support
 from tests.support.app_client import AppClient
@@ -43,7 +43,7 @@ def make_config(tmp_path: Path, template: Path, **options: Any) -> Config:
     """A config on a fresh copy of the migrated SQLite file, with (section, option) values."""
     data_dir = tmp_path / "data"
     data_dir.mkdir(exist_ok=True)
-    shutil.copyfile(template, data_dir / "metalwire.db")
+    shutil.copyfile(template, data_dir / SQLITE_FILE)
     overrides: dict[tuple[str, str], Any] = {("DEFAULT", "data_dir"): str(data_dir)}
     for key, value in options.items():
         section, _, name = key.partition("__")

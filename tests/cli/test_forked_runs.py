@@ -17,12 +17,13 @@ from pathlib import Path
 import httpx
 import yaml
 
+from metalwire.config import SQLITE_FILE
 from metalwire.db import migrations
 from metalwire.db.engine import Database
 from tests.cli.conftest import clean_env, run_metalwire
 from tests.client.util import unique
 from tests.support import preforked
-from tests.support.server import DATABASE_FILE, MetalwireServer, free_port
+from tests.support.server import MetalwireServer, free_port
 
 
 def _executed(*args: str, env: dict[str, str]) -> tuple[int, str, str]:
@@ -148,7 +149,7 @@ def test_a_server_on_an_empty_data_directory_creates_its_database_at_the_newest_
 ) -> None:
     with MetalwireServer(tmp_path, migrated=False) as server:
         assert httpx.get(server.url + "/v1/nodes", timeout=10).status_code == 200
-    database = Database(f"sqlite:///{tmp_path / DATABASE_FILE}")
+    database = Database(f"sqlite:///{tmp_path / SQLITE_FILE}")
     try:
         revision = migrations.current_revision(database.engine)
         assert revision is not None and revision == migrations.head_revision(database.engine)

@@ -23,12 +23,10 @@ from typing import Any
 import httpx
 import uvicorn
 
-from metalwire.config import load_config
+from metalwire.config import SQLITE_FILE, load_config
 from metalwire.db import migrations
 from metalwire.db.engine import Database
 from tests.support import preforked
-
-DATABASE_FILE = "metalwire.db"  # the SQLite file of a data directory
 
 
 def self_signed_certificate(directory: Path) -> tuple[Path, Path]:
@@ -56,7 +54,7 @@ def migrated_sqlite_file() -> Path:
     db = Database(config.database_url())
     migrations.upgrade(db.engine)
     db.dispose()
-    return data_dir / DATABASE_FILE
+    return data_dir / SQLITE_FILE
 
 
 def free_port() -> int:
@@ -105,7 +103,7 @@ class MetalwireServer:
     def start_process(self) -> None:
         """Start ``metalwire serve`` without waiting for it to answer."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        database_file = self.data_dir / DATABASE_FILE
+        database_file = self.data_dir / SQLITE_FILE
         if self.migrated and self.database is None and not database_file.exists():
             shutil.copyfile(migrated_sqlite_file(), database_file)
         args = [
