@@ -28,7 +28,7 @@ pytestmark = [pytest.mark.server, pytest.mark.mariadb, pytest.mark.slow]
 
 # Read-your-writes through any node: each read, update and delete waits until the node has
 # applied every write the cluster committed before it (docs/scaling.md, "MariaDB Galera").
-SYNC_WAIT = "?init_command=SET%20SESSION%20wsrep_sync_wait%3D3"
+SYNC_WAIT = "&init_command=SET%20SESSION%20wsrep_sync_wait%3D3"
 
 
 @pytest.fixture(scope="module")

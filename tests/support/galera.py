@@ -34,7 +34,7 @@ from typing import Self
 import pymysql
 
 from tests.support.helpers import stop_process_group
-from tests.support.mariadb import MARIADBD, MariaDBError
+from tests.support.mariadb import MARIADBD, NO_TLS, NO_TLS_QUERY, MariaDBError
 from tests.support.mariadb import available as mariadb_available
 from tests.support.server import free_port
 
@@ -175,7 +175,7 @@ class GaleraCluster:
         try:
             with (
                 pymysql.connect(
-                    host="127.0.0.1", port=node.port, user="root", connect_timeout=2
+                    host="127.0.0.1", port=node.port, user="root", connect_timeout=2, **NO_TLS
                 ) as conn,
                 conn.cursor() as cursor,
             ):
@@ -202,11 +202,13 @@ class GaleraCluster:
 
     def url(self, number: int, database: str) -> str:
         node = self.nodes[number - 1]
-        return f"mysql+pymysql://root@127.0.0.1:{node.port}/{database}"
+        return f"mysql+pymysql://root@127.0.0.1:{node.port}/{database}?{NO_TLS_QUERY}"
 
     def create_database(self, name: str) -> list[str]:
         """Create database ``name`` (through node 1; Galera replicates it): a URL per node."""
-        with pymysql.connect(host="127.0.0.1", port=self.nodes[0].port, user="root") as conn:
+        with pymysql.connect(
+            host="127.0.0.1", port=self.nodes[0].port, user="root", **NO_TLS
+        ) as conn:
             with conn.cursor() as cursor:
                 cursor.execute(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4")
             conn.commit()
