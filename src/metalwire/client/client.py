@@ -13,6 +13,7 @@ import httpx
 from metalwire import __version__, redact
 from metalwire.client import exceptions as exc
 from metalwire.client import versions
+from metalwire.client.network import NetworkTransport
 from metalwire.client.patch import PatchOp
 from metalwire.client.resources import Node, Port, Portgroup, Resource
 from metalwire.client.retry import RetryEvent, RetryPolicy, backoff_delay, retry_after
@@ -145,11 +146,13 @@ class Client:
         self._server_range: tuple[APIVersion, APIVersion] | None = None
         self._server_name: str | None = None  # the root document's name, read by negotiate()
         self.last_request_id: str | None = None
+        if session is not None:
+            transport = KeystoneSessionTransport(session)
         self._http = httpx.Client(
             base_url=self.url,
             auth=auth if userinfo is None else httpx.BasicAuth(*userinfo),
             timeout=timeout,
-            transport=transport if session is None else KeystoneSessionTransport(session),
+            transport=transport if transport is not None else NetworkTransport(),
             headers={
                 "Accept": "application/json",
                 "User-Agent": f"metalwire-client/{__version__}",

@@ -2,7 +2,8 @@
 
 ``Client(url, transport=ASGITransport(app))`` talks to ``app`` without a network or a server
 process: each request runs the application on a short-lived event loop in the calling thread.
-Use it for tests and tools; a real deployment uses the default network transport.
+Use it for tests and tools; a real deployment uses the network transport,
+:class:`metalwire.client.network.NetworkTransport`.
 """
 
 from __future__ import annotations
