@@ -304,22 +304,29 @@ def test_a_bond_is_expected_with_every_member_link(api: Metalwire, neutron: Neut
 
 
 def connections_to_every_worker(server: MetalwireServer) -> list[http.client.HTTPConnection]:
-    """Open connections to the server (at once, so that each worker takes some) until every
-    worker holds one of them."""
+    """Open connections to the server (a few at once, so that each worker takes some) until
+    every worker holds one of them. A connection is a worker's once that worker accepts it,
+    which a loaded machine can delay: each check waits for that, up to 30 s in all."""
     assert server.process is not None
     workers = workers_of(server.process.pid)
     opened: list[http.client.HTTPConnection] = []
-    for _ in range(10):
-        batch = [http.client.HTTPConnection("127.0.0.1", server.port, timeout=30) for _ in range(4)]
-        threads = [threading.Thread(target=c.connect) for c in batch]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        opened += batch
+
+    def every_worker_holds_one() -> bool:
+        if len(opened) < 40:
+            batch = [
+                http.client.HTTPConnection("127.0.0.1", server.port, timeout=30) for _ in range(4)
+            ]
+            threads = [threading.Thread(target=c.connect) for c in batch]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            opened.extend(batch)
         ports = [c.sock.getsockname()[1] for c in opened if c.sock is not None]
-        if set(serving_pids(server.port, ports, workers).values()) == set(workers):
-            return opened
+        return set(serving_pids(server.port, ports, workers).values()) == set(workers)
+
+    if wait_for(every_worker_holds_one, timeout=30, interval=0.2):
+        return opened
     for connection in opened:
         connection.close()
     raise AssertionError(f"connections did not reach every worker of {workers}")
