@@ -78,6 +78,8 @@ class KeystoneServer:
         self.admin_password = ADMIN_PASSWORD
         self._admin_token: str | None = None
         self.timings: dict[str, float] = {}
+        # One client for every call (its TLS context is read once, not per call).
+        self.http = httpx.Client(timeout=30)
 
     @property
     def url(self) -> str:
@@ -161,7 +163,7 @@ class KeystoneServer:
             if self.process.poll() is not None:
                 raise KeystoneError(f"Keystone exited early:\n{self.log_text()}")
             try:
-                if httpx.get(self.url, timeout=2.0).status_code == 200:
+                if self.http.get(self.url, timeout=2.0).status_code == 200:
                     self.timings["answer"] = time.monotonic() - began
                     return self
             except httpx.TransportError:
@@ -171,6 +173,7 @@ class KeystoneServer:
 
     def stop(self) -> None:
         stop_process_group(self.process, 15)
+        self.http.close()
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
 
@@ -208,7 +211,7 @@ class KeystoneServer:
             auth["scope"] = {"domain": {"id": domain}}
         elif project is not None:
             auth["scope"] = {"project": {"name": project, "domain": {"id": "default"}}}
-        resp = httpx.post(f"{self.url}/auth/tokens", json={"auth": auth}, timeout=30)
+        resp = self.http.post(f"{self.url}/auth/tokens", json={"auth": auth})
         if resp.status_code != 201:
             raise KeystoneError(f"token for {user}: {resp.status_code} {resp.text}")
         return resp.headers["x-subject-token"]
@@ -220,7 +223,7 @@ class KeystoneServer:
                 "application_credential": {"id": app_cred_id, "secret": secret},
             }
         }
-        resp = httpx.post(f"{self.url}/auth/tokens", json={"auth": auth}, timeout=30)
+        resp = self.http.post(f"{self.url}/auth/tokens", json={"auth": auth})
         if resp.status_code != 201:
             raise KeystoneError(f"app credential token: {resp.status_code} {resp.text}")
         return resp.headers["x-subject-token"]
@@ -234,7 +237,7 @@ class KeystoneServer:
         if self._admin_token is None:
             self._admin_token = self.token("admin", self.admin_password, system=True)
         headers = {"X-Auth-Token": self._admin_token, **kw.pop("headers", {})}
-        resp = httpx.request(method, self.url + path, headers=headers, timeout=30, **kw)
+        resp = self.http.request(method, self.url + path, headers=headers, **kw)
         if resp.status_code >= 300:
             raise KeystoneError(f"{method} {path}: {resp.status_code} {resp.text}")
         return resp.json() if resp.content else {}
