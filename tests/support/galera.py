@@ -34,7 +34,13 @@ from typing import Self
 import pymysql
 
 from tests.support.helpers import stop_process_group
-from tests.support.mariadb import MARIADBD, NO_TLS, NO_TLS_QUERY, MariaDBError
+from tests.support.mariadb import (
+    MARIADBD,
+    MariaDBError,
+    create_database_on,
+    root_connection,
+    root_url,
+)
 from tests.support.mariadb import available as mariadb_available
 from tests.support.server import free_port
 
@@ -174,9 +180,7 @@ class GaleraCluster:
     def _state(self, node: _Node) -> str | None:
         try:
             with (
-                pymysql.connect(
-                    host="127.0.0.1", port=node.port, user="root", connect_timeout=2, **NO_TLS
-                ) as conn,
+                root_connection(node.port, connect_timeout=2) as conn,
                 conn.cursor() as cursor,
             ):
                 cursor.execute("SHOW STATUS LIKE 'wsrep_local_state_comment'")
@@ -202,16 +206,11 @@ class GaleraCluster:
 
     def url(self, number: int, database: str) -> str:
         node = self.nodes[number - 1]
-        return f"mysql+pymysql://root@127.0.0.1:{node.port}/{database}?{NO_TLS_QUERY}"
+        return root_url(node.port, database)
 
     def create_database(self, name: str) -> list[str]:
         """Create database ``name`` (through node 1; Galera replicates it): a URL per node."""
-        with pymysql.connect(
-            host="127.0.0.1", port=self.nodes[0].port, user="root", **NO_TLS
-        ) as conn:
-            with conn.cursor() as cursor:
-                cursor.execute(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4")
-            conn.commit()
+        create_database_on(self.nodes[0].port, name)
         return [self.url(n.number, name) for n in self.nodes]
 
     def kill(self, number: int) -> None:

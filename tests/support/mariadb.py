@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO, Self
+from typing import Any, BinaryIO, Self
 
 import pymysql
 
@@ -35,8 +35,24 @@ MARIADBD = "/usr/sbin/mariadbd"
 # connection in case the server offers it, loading the system's CA certificates each time
 # (tens of milliseconds of CPU per connection, most of a MariaDB test's own CPU). The
 # connections are the same either way: plain TCP to 127.0.0.1.
-NO_TLS = {"ssl_disabled": True}
-NO_TLS_QUERY = "ssl_disabled=true"
+
+
+def root_connection(port: int, **options: Any) -> pymysql.Connection[Any]:
+    """A connection as root to the test server on ``port`` of 127.0.0.1, without TLS."""
+    return pymysql.connect(host="127.0.0.1", port=port, user="root", ssl_disabled=True, **options)
+
+
+def root_url(port: int, database: str) -> str:
+    """metalwire's URL of ``database`` on the test server on ``port``, without TLS."""
+    return f"mysql+pymysql://root@127.0.0.1:{port}/{database}?ssl_disabled=true"
+
+
+def create_database_on(port: int, name: str) -> None:
+    """Create database ``name`` (utf8mb4) on the test server on ``port``."""
+    with root_connection(port) as conn:
+        with conn.cursor() as cursor:
+            cursor.execute(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4")
+        conn.commit()
 
 
 class MariaDBError(RuntimeError):
@@ -89,7 +105,7 @@ class MariaDBServer:
             if self.process.poll() is not None:
                 raise MariaDBError(f"mariadbd exited early:\n{self.log()}")
             try:
-                pymysql.connect(host="127.0.0.1", port=self.port, user="root", **NO_TLS).close()
+                root_connection(self.port).close()
                 return self
             except pymysql.err.OperationalError:
                 time.sleep(0.2)
@@ -126,13 +142,10 @@ class MariaDBServer:
         return path.read_text(errors="replace")[-4000:] if path.exists() else ""
 
     def url(self, database: str) -> str:
-        return f"mysql+pymysql://root@127.0.0.1:{self.port}/{database}?{NO_TLS_QUERY}"
+        return root_url(self.port, database)
 
     def create_database(self, name: str) -> str:
-        with pymysql.connect(host="127.0.0.1", port=self.port, user="root", **NO_TLS) as conn:
-            with conn.cursor() as cursor:
-                cursor.execute(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4")
-            conn.commit()
+        create_database_on(self.port, name)
         return self.url(name)
 
     def stop(self) -> None:
