@@ -266,34 +266,27 @@ def test_held_back_writes_of_a_savepoint_that_failed_are_not_sent(db: Database) 
 def test_on_postgresql_the_writes_and_the_commit_are_one_pipeline(
     db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The inventory's reads go out together, and the writes with the COMMIT: with
-    psycopg 3, each group is one pipeline (one round trip)."""
+    """The inventory's reads go out together, and the writes with the COMMIT: on
+    PostgreSQL each group is one pipeline (one round trip, pg_exchange.exchange)."""
     if db.kind != "postgresql":
         pytest.skip("psycopg's pipeline mode")
-    import psycopg
+    from metalwire.db import pg_exchange
 
     node, ports = _node(db, "piped")
-    sent: list[list[str]] = []
-    real_pipeline = psycopg.Connection.pipeline
-    real_execute = psycopg.Cursor.execute
+    sent: list[tuple[list[str], bool]] = []
+    real_exchange = pg_exchange.exchange
 
-    def pipeline(self: Any) -> Any:
-        sent.append([])
-        return real_pipeline(self)
+    def exchange(connection: Any, statements: Any, commit: bool = False) -> Any:
+        sent.append(([sql.split()[0] for sql, _ in statements], commit))
+        return real_exchange(connection, statements, commit)
 
-    def execute(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
-        if sent and self.connection.pgconn.pipeline_status != psycopg.pq.PipelineStatus.OFF:
-            sent[-1].append(str(query).split()[0])
-        return real_execute(self, query, *args, **kwargs)
-
-    monkeypatch.setattr(psycopg.Connection, "pipeline", pipeline)
-    monkeypatch.setattr(psycopg.Cursor, "execute", execute)
+    monkeypatch.setattr(pg_exchange, "exchange", exchange)
     with db.writing() as work:
         wanted = node_inventory.Wanted("vif-piped")
         locked, _ = work.node_locks.lock_row(node.id, node_inventory.reads(node.id, wanted))
         assert locked is not None
         work.attachments.record(node.id, "vif-piped", ports[0], {})
         work.history.add(HistoryEntry("vif", "piped", node_id=node.id))
-    assert sent == [["SELECT"] * 4, ["INSERT", "UPDATE", "INSERT"]]
+    assert sent == [(["SELECT"] * 4, False), (["INSERT", "UPDATE", "INSERT"], True)]
     with db.reading() as work:
         assert work.attachments.find("vif-piped") is not None

@@ -147,18 +147,21 @@ def _make_engine(url: str, pool_size: int, autocommit: bool) -> Engine:
     _ping_after_rest(engine)
     _quiet_pool_errors(engine.pool.logger)
     if engine.dialect.driver == "psycopg":
-        _quick_json(engine)
+        _psycopg_settings(engine)
     return engine
 
 
-def _quick_json(engine: Engine) -> None:
-    """psycopg parses JSON columns with :func:`metalwire.db.statements.json_loads`: a VIF
-    operation reads a few dozen of them, most of them empty objects."""
+def _psycopg_settings(engine: Engine) -> None:
+    """psycopg parses JSON columns with :func:`metalwire.db.statements.json_loads` (a VIF
+    operation reads a few dozen of them, most of them empty objects), and leaves preparing
+    statements to :mod:`metalwire.db.pg_exchange`: psycopg deallocates every prepared
+    statement of a connection when it rolls back, those of pg_exchange too."""
     from psycopg.types.json import set_json_loads
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         set_json_loads(json_loads, dbapi_connection)
+        dbapi_connection.prepare_threshold = None
 
 
 def with_postgresql_driver(url: str) -> str | URL:

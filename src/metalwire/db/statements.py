@@ -182,10 +182,10 @@ class Sql:
         raw = connection.connection.dbapi_connection
         assert raw is not None
         self._raw: Any = raw
-        self._cursor = raw.cursor()
         self._positional = self.dialect.paramstyle == "qmark"
         self._integrity_error = connection.dialect.loaded_dbapi.IntegrityError
-        self._pipelines = hasattr(raw, "pipeline")  # psycopg 3
+        self._pipelines = connection.dialect.driver == "psycopg"
+        self._cursor = None if self._pipelines else raw.cursor()
         self._writes: list[_Write] = []
 
     def _text(self, sql: str) -> str:
@@ -239,12 +239,16 @@ class Sql:
         """The held-back writes, then ``statements`` (then the COMMIT): the cursors of
         ``statements``."""
         writes, self._writes = self._writes, []
-        todo = [(self._text(w.text), w.params) for w in writes]
-        todo += [(self._text(sql), tuple(params)) for sql, params in statements]
+        if self._pipelines:
+            todo = [(w.text, w.params) for w in writes]
+            todo += [(sql, tuple(params)) for sql, params in statements]
+        else:
+            todo = [(self._text(w.text), w.params) for w in writes]
+            todo += [(self._text(sql), tuple(params)) for sql, params in statements]
         key = self._integrity_error
         try:
-            if self._pipelines and (len(todo) > 1 or commit):
-                results = _send_pipeline(self._raw, todo, commit, key)
+            if self._pipelines:
+                results: list[Any] = _send_pipeline(self._raw, todo, commit, key)
             elif len(todo) == 1:
                 results = _send_each([self._cursor], todo, key)
             else:
@@ -370,23 +374,15 @@ def _send_each(cursors: Sequence[Any], todo: Statements, key: type[Exception]) -
 
 
 def _send_pipeline(raw: Any, todo: Statements, commit: bool, key: type[Exception]) -> list[Any]:
-    """The statements (and the COMMIT) in one psycopg pipeline: one round trip."""
-    cursors = [raw.cursor() for _ in todo]
+    """The statements (and the COMMIT) in one round trip to PostgreSQL."""
+    from metalwire.db import pg_exchange  # psycopg is installed only for PostgreSQL
+
     try:
-        with raw.pipeline():
-            for cursor, (sql, params) in zip(cursors, todo, strict=True):
-                cursor.execute(sql, params)
-            if commit:
-                raw.commit()
-    except key as exc:
-        raise _Failed(_first_without_result(cursors), exc) from None
-    return cursors
-
-
-def _first_without_result(cursors: Sequence[Any]) -> int:
-    """The first statement of a pipeline that did not run: the failed one (none after it ran
-    either)."""
-    return next((i for i, c in enumerate(cursors) if c.pgresult is None), len(cursors))
+        return pg_exchange.exchange(raw, todo, commit)
+    except pg_exchange.StatementFailed as failed:
+        if isinstance(failed.error, key):
+            raise _Failed(failed.index, failed.error) from None
+        raise failed.error from None
 
 
 def detached(model: type[M], values: Mapping[str, Any]) -> M:

@@ -1,0 +1,239 @@
+"""A group of statements sent to PostgreSQL in one round trip, through libpq itself.
+
+psycopg's cursors spend about 70 µs of Python per statement on a small machine (a cursor
+made, the query parsed for placeholders, the pipeline's bookkeeping, the result's
+description) before libpq sends anything; a VIF operation runs nine statements and a
+cycle of attach, list and detach about twenty. Here the same statements go out through
+psycopg's libpq binding (``psycopg.pq``, the connection's ``pgconn``), with psycopg's own
+adapters dumping the parameters and loading the rows (``psycopg.adapt.Transformer``, in C):
+a quarter of the client's CPU per statement, the values the same as through a cursor.
+
+It follows what psycopg does for the connection: a transaction begins with the
+connection's own ``BEGIN`` (isolation level, read only, deferrable) unless it is in
+autocommit or already in a transaction, so the connection's ``commit()`` and
+``rollback()`` see the transaction's state in libpq as usual. Statements a connection sends
+again are prepared on the server, as psycopg would; psycopg's own preparing is switched off
+on these connections (``engine.py``), because on a rollback it deallocates every prepared
+statement of the connection, these included.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+import select
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from psycopg import errors, pq
+from psycopg.adapt import PyFormat, Transformer
+
+# A statement text run this many times on a connection is prepared there.
+PREPARE_AFTER = 2
+# At most this many prepared statements per connection (texts past it are sent unprepared),
+# and uses counted for at most four times as many texts.
+PREPARED_MAX = 256
+
+_OK = (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK)
+_PLACEHOLDER = re.compile(r"\?")
+
+
+@dataclass
+class _Prepared:
+    """One connection's prepared statements, by text and parameter types."""
+
+    names: dict[tuple[bytes, tuple[int, ...]], bytes] = field(default_factory=dict)
+    uses: dict[tuple[bytes, tuple[int, ...]], int] = field(default_factory=dict)
+    made: int = 0  # names given so far (a PREPARE that did not run still used its name)
+
+    def new_name(self) -> bytes:
+        self.made += 1
+        return b"mw_%d" % self.made
+
+
+_PREPARED: weakref.WeakKeyDictionary[Any, _Prepared] = weakref.WeakKeyDictionary()
+
+
+class Result:
+    """What a statement returned: its rows (already loaded), the rows it changed, and the
+    description's ``(name, type_code)`` pairs, as a DBAPI cursor gives them."""
+
+    __slots__ = ("_pgresult", "_rows", "rowcount")
+
+    def __init__(self, pgresult: Any, rows: list[tuple[Any, ...]]) -> None:
+        self._pgresult = pgresult
+        self._rows = rows
+        tuples = pgresult.command_tuples
+        self.rowcount = len(rows) if tuples is None else tuples
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return self._rows
+
+    @property
+    def description(self) -> list[tuple[str, int]]:
+        result = self._pgresult
+        return [(result.fname(i).decode(), result.ftype(i)) for i in range(result.nfields)]
+
+
+class StatementFailed(Exception):
+    """The statement at ``index`` failed with ``error`` (psycopg's exception for it)."""
+
+    def __init__(self, index: int, error: errors.Error) -> None:
+        super().__init__(index, error)
+        self.index = index
+        self.error = error
+
+
+@functools.cache
+def _numbered(sql: str) -> bytes:
+    """``?`` placeholders as PostgreSQL's ``$1``, ``$2``, ..."""
+    count = iter(range(1, 1 << 16))
+    return _PLACEHOLDER.sub(lambda _: f"${next(count)}", sql).encode()
+
+
+def _begin(connection: Any) -> bytes | None:
+    """The statement that opens the connection's next transaction, or None when a statement
+    needs none (autocommit, or a transaction already open)."""
+    if connection.autocommit or connection.pgconn.transaction_status != pq.TransactionStatus.IDLE:
+        return None
+    parts = ["BEGIN"]
+    if connection.isolation_level is not None:
+        parts.append("ISOLATION LEVEL " + connection.isolation_level.name.replace("_", " "))
+    if connection.read_only is not None:
+        parts.append("READ ONLY" if connection.read_only else "READ WRITE")
+    if connection.deferrable is not None:
+        parts.append("DEFERRABLE" if connection.deferrable else "NOT DEFERRABLE")
+    return " ".join(parts).encode()
+
+
+# What a result answers: a statement, the PREPARE of one, or the BEGIN or COMMIT.
+_STATEMENT, _PREPARE, _TRANSACTION = 0, 1, 2
+
+
+def exchange(
+    connection: Any, statements: Sequence[tuple[str, Sequence[Any]]], commit: bool = False
+) -> list[Result]:
+    """Run ``statements`` (``?`` placeholders) in order, then COMMIT if ``commit``, in one
+    round trip on a psycopg connection; a :class:`Result` per statement.
+
+    The first statement that fails raises :class:`StatementFailed`; the ones after it do not
+    run, and the transaction can only be rolled back. A lost connection raises psycopg's
+    OperationalError, as through a cursor.
+    """
+    pgconn = connection.pgconn
+    transformer = Transformer.from_context(connection)
+    prepared = _PREPARED.get(connection)
+    if prepared is None:
+        prepared = _PREPARED[connection] = _Prepared()
+    # (what, the statement's index, the PREPARE's key and name), a result each, in order
+    answers: list[tuple[int, int, Any]] = []
+    pgconn.enter_pipeline_mode()
+    try:
+        try:
+            _send(connection, transformer, prepared, statements, commit, answers)
+        except Exception:
+            # A parameter that cannot be sent: what went out before it runs and is answered,
+            # and the transaction (if any) is left for the caller to roll back.
+            if pgconn.status == pq.ConnStatus.OK:
+                with contextlib.suppress(errors.Error):
+                    pgconn.pipeline_sync()
+                    _results(pgconn)
+            raise
+        pgconn.pipeline_sync()
+        pgresults = _results(pgconn)
+    finally:
+        if pgconn.status == pq.ConnStatus.OK:
+            pgconn.exit_pipeline_mode()
+    return _read(connection, transformer, prepared, answers, pgresults)
+
+
+def _send(
+    connection: Any,
+    transformer: Any,
+    prepared: _Prepared,
+    statements: Sequence[tuple[str, Sequence[Any]]],
+    commit: bool,
+    answers: list[tuple[int, int, Any]],
+) -> None:
+    pgconn = connection.pgconn
+    begin = _begin(connection)
+    if begin is not None:
+        pgconn.send_query_params(begin, None)
+        answers.append((_TRANSACTION, 0, None))
+    for index, (sql, params) in enumerate(statements):
+        text = _numbered(sql)
+        values = transformer.dump_sequence(params, [PyFormat.AUTO] * len(params))
+        types = tuple(transformer.types)
+        key = (text, types)
+        name = prepared.names.get(key)
+        if name is None and len(prepared.uses) < 4 * PREPARED_MAX:
+            uses = prepared.uses[key] = prepared.uses.get(key, 0) + 1
+            if uses >= PREPARE_AFTER and len(prepared.names) < PREPARED_MAX:
+                name = prepared.new_name()
+                pgconn.send_prepare(name, text, param_types=types)
+                answers.append((_PREPARE, index, (key, name)))
+        if name is None:
+            pgconn.send_query_params(
+                text, values, param_types=types, param_formats=transformer.formats
+            )
+        else:
+            pgconn.send_query_prepared(name, values, param_formats=transformer.formats)
+        answers.append((_STATEMENT, index, None))
+    if commit:
+        pgconn.send_query_params(b"COMMIT", None)
+        answers.append((_TRANSACTION, len(statements), None))
+
+
+def _read(
+    connection: Any,
+    transformer: Any,
+    prepared: _Prepared,
+    answers: list[tuple[int, int, Any]],
+    pgresults: list[Any],
+) -> list[Result]:
+    out: list[Result] = []
+    failure: StatementFailed | None = None
+    for (what, index, extra), result in zip(answers, pgresults, strict=True):
+        status = result.status
+        if status not in _OK:
+            if failure is None and status != pq.ExecStatus.PIPELINE_ABORTED:
+                error = errors.error_from_result(result, encoding=connection.info.encoding)
+                failure = StatementFailed(index, error)
+            continue
+        if what == _PREPARE:
+            key, name = extra
+            prepared.names[key] = name
+        elif what == _STATEMENT:
+            rows: list[tuple[Any, ...]] = []
+            if status == pq.ExecStatus.TUPLES_OK and result.ntuples:
+                transformer.set_pgresult(result)
+                rows = transformer.load_rows(0, result.ntuples, tuple)
+            out.append(Result(result, rows))
+    if failure is not None:
+        raise failure
+    return out
+
+
+def _results(pgconn: Any) -> list[Any]:
+    """Every result until the pipeline's sync point, waiting for the server as needed."""
+    poller = select.poll()
+    fd = pgconn.socket
+    poller.register(fd, select.POLLIN | select.POLLOUT)
+    while pgconn.flush():  # libpq could not send it all yet: wait for the socket
+        poller.poll()
+        pgconn.consume_input()
+    poller.modify(fd, select.POLLIN)
+    out: list[Any] = []
+    while True:
+        while pgconn.is_busy():
+            poller.poll()
+            pgconn.consume_input()
+        result = pgconn.get_result()
+        if result is None:  # the end of one statement's results
+            continue
+        if result.status == pq.ExecStatus.PIPELINE_SYNC:
+            return out
+        out.append(result)

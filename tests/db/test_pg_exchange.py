@@ -1,0 +1,167 @@
+"""Statements sent through libpq (db/pg_exchange.py), against a real PostgreSQL: the values,
+the transaction, the prepared statements and the failures are what a psycopg cursor gives."""
+
+from __future__ import annotations
+
+import datetime
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from metalwire.db import pg_exchange
+from metalwire.db.engine import Database
+from tests.support.postgres import PostgresServer
+
+psycopg = pytest.importorskip("psycopg")
+
+TABLE = (
+    "CREATE TABLE things (id serial PRIMARY KEY, ident uuid UNIQUE, name text, doc jsonb,"
+    " flag boolean, at timestamptz, count bigint, amount numeric)"
+)
+ROW = (
+    "INSERT INTO things (ident, name, doc, flag, at, count, amount)"
+    " VALUES (?, ?, ?, ?, ?, ?, 1.50)"
+)
+
+
+@pytest.fixture(scope="module")
+def database(postgres_server: PostgresServer) -> str:
+    name = f"exchange_{uuid.uuid4().hex[:8]}"
+    postgres_server.create_database(name)
+    postgres_server.execute(TABLE, database=name)
+    return postgres_server.url(name, driver="")
+
+
+@pytest.fixture
+def connection(database: str) -> Iterator[Any]:
+    with psycopg.connect(database, prepare_threshold=None) as conn:
+        conn.execute("DELETE FROM things")
+        conn.commit()
+        yield conn
+
+
+def _values(name: str) -> tuple[Any, ...]:
+    at = datetime.datetime(2026, 12, 3, 12, 30, 15, 123456, tzinfo=datetime.UTC)
+    doc = psycopg.types.json.Jsonb({"a": [1, None, "x"], "b": {}})
+    return (uuid.uuid4(), name, doc, True, at, 2**40)
+
+
+def test_rows_are_the_values_a_cursor_reads(connection: Any) -> None:
+    pg_exchange.exchange(connection, [(ROW, _values("one")), (ROW, _values("two"))], commit=True)
+    select = "SELECT * FROM things WHERE name = ? OR name IS NULL ORDER BY id"
+    [result] = pg_exchange.exchange(connection, [(select, ("two",))])
+    through_cursor = connection.execute(select.replace("?", "%s"), ("two",)).fetchall()
+    connection.rollback()
+    assert result.fetchall() == through_cursor
+    row = result.fetchall()[0]
+    assert isinstance(row[1], uuid.UUID) and row[3] == {"a": [1, None, "x"], "b": {}}
+    assert row[4] is True and row[5].tzinfo is not None and row[6] == 2**40
+    assert str(row[7]) == "1.50"
+    assert [name for name, _ in result.description][:3] == ["id", "ident", "name"]
+    assert result.rowcount == 1
+
+
+def test_a_statement_says_how_many_rows_it_changed(connection: Any) -> None:
+    rows = [(ROW, _values(f"n{i}")) for i in range(3)]
+    update = ("UPDATE things SET flag = ? WHERE name <> ?", (False, "n0"))
+    *_, changed = pg_exchange.exchange(connection, [*rows, update], commit=True)
+    assert changed.rowcount == 2 and changed.fetchall() == []
+
+
+def test_statements_run_in_one_transaction_that_the_connection_commits(connection: Any) -> None:
+    pg_exchange.exchange(connection, [(ROW, _values("uncommitted"))])
+    assert connection.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+    connection.rollback()
+    [result] = pg_exchange.exchange(connection, [("SELECT count(*) FROM things", ())])
+    assert result.fetchall() == [(0,)]
+    pg_exchange.exchange(connection, [(ROW, _values("kept"))])
+    connection.commit()
+    assert connection.execute("SELECT name FROM things").fetchall() == [("kept",)]
+
+
+def test_the_transaction_begins_as_the_connection_says(connection: Any) -> None:
+    connection.isolation_level = psycopg.IsolationLevel.SERIALIZABLE
+    connection.read_only = True
+    [level, read_only] = pg_exchange.exchange(
+        connection, [("SHOW transaction_isolation", ()), ("SHOW transaction_read_only", ())]
+    )
+    connection.rollback()
+    assert level.fetchall() == [("serializable",)] and read_only.fetchall() == [("on",)]
+    connection.autocommit = True
+    pg_exchange.exchange(connection, [("SELECT 1", ())])
+    assert connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+
+
+def _prepared(connection: Any) -> list[str]:
+    rows = connection.execute("SELECT statement FROM pg_prepared_statements").fetchall()
+    return sorted(row[0] for row in rows)
+
+
+def test_a_statement_run_again_is_prepared_and_outlives_a_rollback(connection: Any) -> None:
+    select = ("SELECT name FROM things WHERE id = ?", (1,))
+    pg_exchange.exchange(connection, [select])
+    assert _prepared(connection) == []
+    for _ in range(pg_exchange.PREPARE_AFTER):
+        pg_exchange.exchange(connection, [select])
+    assert _prepared(connection) == ["SELECT name FROM things WHERE id = $1"]
+    connection.rollback()  # psycopg deallocates its own prepared statements here
+    assert _prepared(connection) == ["SELECT name FROM things WHERE id = $1"]
+    [again] = pg_exchange.exchange(connection, [select])
+    assert again.fetchall() == []
+
+
+def test_a_failed_statement_names_its_index_and_stops_the_rest(connection: Any) -> None:
+    first = _values("first")
+    statements = [(ROW, first), (ROW, (first[0], *first[1:])), (ROW, _values("never"))]
+    with pytest.raises(pg_exchange.StatementFailed) as failed:
+        pg_exchange.exchange(connection, statements, commit=True)
+    assert failed.value.index == 1
+    assert isinstance(failed.value.error, psycopg.errors.UniqueViolation)
+    assert "things_ident_key" in str(failed.value.error)
+    connection.rollback()
+    assert connection.execute("SELECT count(*) FROM things").fetchall() == [(0,)]
+    pg_exchange.exchange(connection, [(ROW, _values("after"))], commit=True)
+    assert connection.execute("SELECT name FROM things").fetchall() == [("after",)]
+
+
+def test_a_failed_prepare_is_not_taken_for_prepared(connection: Any) -> None:
+    bad = ("SELECT 1 / ?", (0,))
+    select = ("SELECT count(*) FROM things WHERE name = ?", ("x",))
+    for _ in range(pg_exchange.PREPARE_AFTER):
+        connection.rollback()
+        with pytest.raises(pg_exchange.StatementFailed):
+            pg_exchange.exchange(connection, [bad, select])  # select's PREPARE aborted
+    connection.rollback()
+    [result] = pg_exchange.exchange(connection, [select])
+    assert result.fetchall() == [(0,)]
+
+
+def test_a_value_that_cannot_be_sent_leaves_the_connection_usable(connection: Any) -> None:
+    with pytest.raises(psycopg.ProgrammingError, match="cannot adapt"):
+        pg_exchange.exchange(connection, [("SELECT ?", (1,)), ("SELECT ?", (object(),))])
+    assert connection.pgconn.pipeline_status == psycopg.pq.PipelineStatus.OFF
+    connection.rollback()
+    [result] = pg_exchange.exchange(connection, [("SELECT 2", ())])
+    assert result.fetchall() == [(2,)]
+
+
+def test_a_lost_connection_raises_operational_error(
+    postgres_server: PostgresServer, connection: Any
+) -> None:
+    pid = connection.info.backend_pid
+    postgres_server.execute(f"SELECT pg_terminate_backend({pid})")
+    with pytest.raises(psycopg.OperationalError):
+        pg_exchange.exchange(connection, [("SELECT 1", ())])
+    assert connection.broken
+
+
+def test_the_engine_leaves_preparing_to_the_exchange(postgresql_url: str) -> None:
+    db = Database(postgresql_url)
+    try:
+        with db.engine.connect() as conn:
+            raw = conn.connection.dbapi_connection
+            assert raw is not None and raw.prepare_threshold is None
+    finally:
+        db.dispose()
