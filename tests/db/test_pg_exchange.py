@@ -21,8 +21,7 @@ TABLE = (
     " flag boolean, at timestamptz, count bigint, amount numeric)"
 )
 ROW = (
-    "INSERT INTO things (ident, name, doc, flag, at, count, amount)"
-    " VALUES (?, ?, ?, ?, ?, ?, 1.50)"
+    "INSERT INTO things (ident, name, doc, flag, at, count, amount) VALUES (?, ?, ?, ?, ?, ?, 1.50)"
 )
 
 
@@ -158,10 +157,19 @@ def test_a_lost_connection_raises_operational_error(
 
 
 def test_the_engine_leaves_preparing_to_the_exchange(postgresql_url: str) -> None:
+    """psycopg, preparing its own statements, would deallocate the exchange's on rollback."""
     db = Database(postgresql_url)
+    select = ("SELECT count(*) FROM nodes WHERE id = ?", (0,))
     try:
         with db.engine.connect() as conn:
             raw = conn.connection.dbapi_connection
-            assert raw is not None and raw.prepare_threshold is None
+            for _ in range(pg_exchange.PREPARE_AFTER):
+                pg_exchange.exchange(raw, [select])
+            for _ in range(6):  # what psycopg would prepare, if it prepared
+                conn.exec_driver_sql("SELECT count(*) FROM ports").fetchall()
+            conn.rollback()
+            [again] = pg_exchange.exchange(raw, [select])
+            assert again.fetchall() == [(0,)]
+            conn.rollback()
     finally:
         db.dispose()
