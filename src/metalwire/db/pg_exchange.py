@@ -49,6 +49,17 @@ class _Prepared:
     uses: dict[tuple[bytes, tuple[int, ...]], int] = field(default_factory=dict)
     made: int = 0  # names given so far (a PREPARE that did not run still used its name)
 
+    def counted(self, key: tuple[bytes, tuple[int, ...]]) -> int:
+        """This run of a statement not prepared yet, counted: its runs so far, or 0 once the
+        connection holds all the prepared statements it may (or counts all the texts)."""
+        if len(self.names) >= PREPARED_MAX:
+            return 0
+        uses = self.uses.get(key)
+        if uses is None and len(self.uses) >= 4 * PREPARED_MAX:
+            return 0
+        uses = self.uses[key] = (uses or 0) + 1
+        return uses
+
     def new_name(self) -> bytes:
         self.made += 1
         return b"mw_%d" % self.made
@@ -169,12 +180,10 @@ def _send(
         types = tuple(transformer.types)
         key = (text, types)
         name = prepared.names.get(key)
-        if name is None and len(prepared.uses) < 4 * PREPARED_MAX:
-            uses = prepared.uses[key] = prepared.uses.get(key, 0) + 1
-            if uses >= PREPARE_AFTER and len(prepared.names) < PREPARED_MAX:
-                name = prepared.new_name()
-                pgconn.send_prepare(name, text, param_types=types)
-                answers.append((_PREPARE, index, (key, name)))
+        if name is None and prepared.counted(key) >= PREPARE_AFTER:
+            name = prepared.new_name()
+            pgconn.send_prepare(name, text, param_types=types)
+            answers.append((_PREPARE, index, (key, name)))
         if name is None:
             pgconn.send_query_params(
                 text, values, param_types=types, param_formats=transformer.formats

@@ -182,14 +182,15 @@ class Sql:
         raw = connection.connection.dbapi_connection
         assert raw is not None
         self._raw: Any = raw
-        self._positional = self.dialect.paramstyle == "qmark"
         self._integrity_error = connection.dialect.loaded_dbapi.IntegrityError
         self._pipelines = connection.dialect.driver == "psycopg"
+        # pg_exchange numbers the ``?`` itself; other drivers take ``?`` or ``%s``
+        self._keeps_marks = self._pipelines or self.dialect.paramstyle == "qmark"
         self._cursor = None if self._pipelines else raw.cursor()
         self._writes: list[_Write] = []
 
     def _text(self, sql: str) -> str:
-        return sql if self._positional else _to_format(sql)
+        return sql if self._keeps_marks else _to_format(sql)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run a statement now; the number of rows it changed."""
@@ -239,12 +240,8 @@ class Sql:
         """The held-back writes, then ``statements`` (then the COMMIT): the cursors of
         ``statements``."""
         writes, self._writes = self._writes, []
-        if self._pipelines:
-            todo = [(w.text, w.params) for w in writes]
-            todo += [(sql, tuple(params)) for sql, params in statements]
-        else:
-            todo = [(self._text(w.text), w.params) for w in writes]
-            todo += [(self._text(sql), tuple(params)) for sql, params in statements]
+        todo = [(self._text(w.text), w.params) for w in writes]
+        todo += [(self._text(sql), tuple(params)) for sql, params in statements]
         key = self._integrity_error
         try:
             if self._pipelines:
