@@ -115,6 +115,7 @@ def test_an_operation_that_committed_before_its_conflict_is_not_run_again(db: Da
         (1213, "conflict"),  # InnoDB deadlock, and a Galera certification failure
         (1205, "conflict"),  # lock wait timeout, and a Galera causal read that timed out
         (1047, "unavailable"),  # a Galera node that is not ready (rejoining)
+        (1180, "unavailable"),  # a COMMIT cut off by a Galera membership change: done or not
         (2003, "unavailable"),  # cannot connect
         (2013, "unavailable"),  # lost connection during a query
         (1062, None),  # a duplicate key is the caller's to explain
@@ -130,6 +131,13 @@ def test_an_unavailable_database_is_the_catalogs_503_with_retry_after() -> None:
     assert isinstance(error, DatabaseUnavailable)
     assert (error.code, error.retry_after) == (503, 2)
     assert "database is unavailable" in error.message
+
+
+# MariaDB 10.11's words for a COMMIT whose replication the node could not finish
+GALERA_COMMIT_CUT_OFF = (
+    "Error while appending streaming replication fragment"
+    "(provider status: Not connected to Primary Component)"
+)
 
 
 def _failing(times: int, exc: BaseException, commit: bool = False) -> Callable[[], str]:
@@ -173,8 +181,9 @@ def test_a_server_that_stays_not_ready_is_a_503_after_the_wait(
     [
         (pymysql.err.OperationalError(2003, "Can't connect to server"), False),  # down
         (pymysql.err.OperationalError(1047, "WSREP has not yet prepared node"), True),
+        (pymysql.err.OperationalError(1180, GALERA_COMMIT_CUT_OFF), False),
     ],
-    ids=["a server that is down", "after the operation committed"],
+    ids=["a server that is down", "after the operation committed", "a COMMIT cut off"],
 )
 def test_not_ready_is_not_waited_for(exc: BaseException, commit: bool) -> None:
     with pytest.raises(DatabaseUnavailable):

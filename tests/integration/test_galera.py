@@ -4,6 +4,7 @@ cluster on loopback: certification conflicts are retried, a killed node's proces
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 import threading
@@ -14,13 +15,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import pymysql
 import pytest
 
+from metalwire.db import outage
 from tests.conftest import _unavailable
 from tests.integration.invariants import HEADERS, vif_placement
 from tests.integration.test_concurrency import make_node
 from tests.integration.test_scale_out import run_owned_vifs
-from tests.support import galera
+from tests.support import galera, mariadb
 from tests.support.helpers import wait_for
 from tests.support.server import MetalwireServer
 
@@ -201,3 +204,75 @@ def test_a_killed_galera_node_makes_only_its_process_answer_503(
     for server in servers:
         log = server.log()
         assert "Traceback" not in log, log[max(0, log.find("Traceback") - 2000) :][:6000]
+
+
+def test_a_commit_cut_off_by_a_membership_change_is_a_503_and_not_run_again(
+    cluster: galera.GaleraCluster,
+) -> None:
+    """Writers commit through node 2 while it is cut off from the others and let back: a
+    COMMIT being replicated at that moment fails with 1180 ("Not connected to Primary
+    Component"), yet the cluster may have committed it (node 2 gets it back when it
+    rejoins). Its outcome is unknown, as after a connection lost during COMMIT, so
+    metalwire answers 503 and does not run the operation again: outage.classify calls it
+    "unavailable", and not "not ready", which retrying() would wait for and run again."""
+    cluster.create_database("commit_cut_off")
+    with mariadb.root_connection(cluster.nodes[0].port, autocommit=True) as conn:
+        conn.cursor().execute("CREATE TABLE commit_cut_off.t (id INT PRIMARY KEY)")
+    stored: list[int] = []
+    cut_off: dict[int, BaseException] = {}
+    errors: dict[int, int] = {}
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def writer(first: int) -> None:
+        conn = None
+        for key in range(first, first + 1_000_000):
+            if stop.is_set():
+                break
+            try:
+                conn = conn or mariadb.root_connection(cluster.nodes[1].port, connect_timeout=2)
+                with conn.cursor() as cursor:
+                    cursor.execute("BEGIN")
+                    cursor.execute("INSERT INTO commit_cut_off.t VALUES (%s)", (key,))
+                    cursor.execute("COMMIT")
+                with lock:
+                    stored.append(key)
+            except pymysql.err.MySQLError as error:
+                with lock:
+                    errors[error.args[0]] = errors.get(error.args[0], 0) + 1
+                    if error.args[0] == 1180:
+                        cut_off[key] = error
+                with contextlib.suppress(pymysql.err.MySQLError):
+                    assert conn is not None
+                    conn.rollback()
+                time.sleep(0.002)
+        if conn is not None:
+            conn.close()
+
+    with ThreadPoolExecutor(8) as pool:
+        futures = [pool.submit(writer, i * 10_000_000) for i in range(8)]
+        try:
+            for _ in range(8):  # about four such commits per partition were measured
+                time.sleep(1)
+                cluster.isolate(2)
+                time.sleep(2)
+                cluster.isolate(2, isolated=False)
+                if cut_off:
+                    break
+        finally:
+            stop.set()
+            for future in futures:
+                future.result()
+    with mariadb.root_connection(cluster.nodes[0].port) as conn, conn.cursor() as cursor:
+        cursor.execute("SET SESSION wsrep_sync_wait = 1")
+        cursor.execute("SELECT id FROM commit_cut_off.t")
+        found = {row[0] for row in cursor.fetchall()}
+    print(
+        f"\nnode 2 cut off and let back: {len(stored)} commits, errors {errors}; "
+        f"{len(found & set(cut_off))} of the {len(cut_off)} commits that failed with 1180 "
+        "are stored"
+    )
+    assert cut_off, errors
+    for error in cut_off.values():
+        assert outage.classify(error) == "unavailable" and not outage.not_ready(error)
+    assert set(stored) <= found

@@ -8,7 +8,8 @@ communication port, the IST and SST receive ports. It waits until every node rep
 crash; ``restart(i)`` starts it again as MariaDB's systemd unit does (``galera_recovery``:
 ``--wsrep-recover`` reads the last committed position from InnoDB, then the server starts at
 it), so the node catches up by IST from a donor that keeps serving, and waits until it has
-rejoined. ``stop()`` stops
+rejoined; ``isolate(i)`` cuts node ``i`` off from the group as a network partition would,
+``isolate(i, False)`` lets it rejoin. ``stop()`` stops
 every node and removes every file. The binaries come from Debian's ``mariadb-server``,
 ``galera-4`` and ``rsync`` packages (``scripts/install-galera``).
 
@@ -27,6 +28,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -177,28 +179,37 @@ class GaleraCluster:
                 args, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
             )
 
-    def _state(self, node: _Node) -> str | None:
+    def _state(self, node: _Node, variable: str = "wsrep_local_state_comment") -> str | None:
         try:
             with (
                 root_connection(node.port, connect_timeout=2) as conn,
                 conn.cursor() as cursor,
             ):
-                cursor.execute("SHOW STATUS LIKE 'wsrep_local_state_comment'")
+                cursor.execute("SHOW STATUS LIKE %s", (variable,))
                 row = cursor.fetchone()
                 return str(row[1]) if row else None
         except pymysql.err.MySQLError:
             return None
 
-    def _wait_synced(self, node: _Node) -> None:
+    def _wait_for(self, node: _Node, ready: Callable[[], bool], what: str) -> None:
         deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:
             assert node.process is not None
             if node.process.poll() is not None:
                 raise MariaDBError(f"node {node.number} exited early:\n{self.log(node.number)}")
-            if self._state(node) == "Synced":
+            if ready():
                 return
             time.sleep(0.3)
-        raise MariaDBError(f"node {node.number} not synced in time:\n{self.log(node.number)}")
+        raise MariaDBError(f"node {node.number} not {what} in time:\n{self.log(node.number)}")
+
+    def _wait_synced(self, node: _Node) -> None:
+        def synced() -> bool:
+            return (
+                self._state(node, "wsrep_cluster_status") == "Primary"
+                and self._state(node) == "Synced"
+            )
+
+        self._wait_for(node, synced, "synced")
 
     def log(self, number: int) -> str:
         path = self.nodes[number - 1].log_path
@@ -226,6 +237,23 @@ class GaleraCluster:
         node = self.nodes[number - 1]
         self._spawn(node, new_cluster=False, position=self._recovered_position(node))
         self._wait_synced(node)
+
+    def isolate(self, number: int, isolated: bool = True) -> None:
+        """Cut node ``number`` off from the others' group traffic (``gmcast.isolate``), as a
+        network partition would, and wait until it has left the primary component; with
+        ``isolated=False`` let it back and wait until it has rejoined and is Synced."""
+        node = self.nodes[number - 1]
+        with root_connection(node.port) as conn, conn.cursor() as cursor:
+            option = f"gmcast.isolate={int(isolated)}"
+            cursor.execute("SET GLOBAL wsrep_provider_options = %s", (option,))
+        if isolated:
+            self._wait_for(
+                node,
+                lambda: self._state(node, "wsrep_cluster_status") not in (None, "Primary"),
+                "out of the primary component",
+            )
+        else:
+            self._wait_synced(node)
 
     def stop(self) -> None:
         for node in reversed(self.nodes):

@@ -49,8 +49,12 @@ NOT_READY_BACKOFF = 0.1  # seconds before the first try again, doubled up to the
 _PG_UNAVAILABLE_PREFIXES = ("08", "57P01", "57P02", "57P03")
 _PG_CONFLICT = frozenset({"40001", "40P01"})
 # MySQL/MariaDB error numbers: 1047 WSREP not ready (Galera), 1053 server shutdown,
-# 1927 connection killed, 2002/2003 cannot connect, 2006 gone away, 2013 lost during query.
-_MYSQL_UNAVAILABLE = frozenset({1047, 1053, 1927, 2002, 2003, 2006, 2013})
+# 1180 the COMMIT failed (Galera: the node left the primary component while the transaction
+# was being replicated, "provider status: Not connected to Primary Component"; the cluster
+# may have committed it all the same, so, as for a connection lost during COMMIT, the outcome
+# is unknown and the operation is not run again), 1927 connection killed, 2002/2003
+# cannot connect, 2006 gone away, 2013 lost during query.
+_MYSQL_UNAVAILABLE = frozenset({1047, 1053, 1180, 1927, 2002, 2003, 2006, 2013})
 _MYSQL_NOT_READY = frozenset({1047})
 _PG_NOT_READY = frozenset({"57P03"})
 # 1213 deadlock (and Galera certification conflict); 1205 lock wait timeout, which Galera
