@@ -48,6 +48,13 @@ METRICS: list[tuple[str, str, str]] = [
     ("burst8_ms", "8 VIFs on one node at once: ms until all attached (median)", "max"),
     ("burst8_409", "409 answers seen during the bursts of 8", "sum"),
     ("burst8_retries", "client retries during the bursts of 8", "sum"),
+    # Where the machine's CPU went at 8 clients: the bench's server, PostgreSQL, and the load
+    # generator, per cycle, and the cores left idle (none: the CPU set the pace).
+    ("server_cpu_ms_c8", "server CPU ms per cycle (its workers too), 8 clients", "median"),
+    ("postgres_cpu_ms_c8", "PostgreSQL CPU ms per cycle, 8 clients", "median"),
+    ("client_cpu_ms_c8", "load generator CPU ms per cycle, 8 clients", "median"),
+    ("idle_cores_c8", "cores idle while 8 clients ran", "median"),
+    ("server_cpu_ms_c1", "server CPU ms per cycle, 1 client", "median"),
 ]
 
 
@@ -74,6 +81,11 @@ def figures(result: dict[str, Any]) -> dict[str, Any]:
         "burst8_ms": dig(result, "burst", "8", "all_attached_ms_median"),
         "burst8_409": dig(result, "burst", "8", "seen_409"),
         "burst8_retries": dig(result, "burst", "8", "retries"),
+        "server_cpu_ms_c8": dig(result, "cycles", "8", "server_cpu_ms_per_cycle"),
+        "postgres_cpu_ms_c8": dig(result, "cycles", "8", "postgres_cpu_ms_per_cycle"),
+        "client_cpu_ms_c8": dig(result, "cycles", "8", "client_cpu_ms_per_cycle"),
+        "idle_cores_c8": dig(result, "cycles", "8", "idle_cores"),
+        "server_cpu_ms_c1": dig(result, "cycles", "1", "server_cpu_ms_per_cycle"),
     }
 
 
@@ -149,6 +161,7 @@ class Runner:
         self.outdir.mkdir(parents=True, exist_ok=True)
         self.notes: dict[str, str] = {}
         self.postgres: Any = None  # tests.support.postgres.PostgresServer in PostgreSQL mode
+        self.server_pid: int | None = None  # the server started last, for its CPU time
 
     # -- databases ------------------------------------------------------------------
 
@@ -196,6 +209,7 @@ class Runner:
         except BaseException:
             proc.stop()
             raise
+        self.server_pid = proc.pid
         return proc.url, proc.stop
 
     def start_ironic(self, tag: str) -> tuple[str, Callable[[], None]]:
@@ -212,6 +226,7 @@ class Runner:
         except BaseException:
             server.stop()
             raise
+        self.server_pid = server.pid
         return server.url, server.stop
 
     def start_before(self, tag: str) -> tuple[str, Callable[[], None]]:
@@ -229,6 +244,7 @@ class Runner:
                 httpx.get(url + "/", timeout=5).raise_for_status()
             except httpx.HTTPError as exc:
                 raise Unavailable(f"metalwire at {url} does not answer GET /: {exc}") from exc
+            self.server_pid = None  # elsewhere, perhaps: its CPU time is not measured
             return url, lambda: None
         binary = Path(self.args.metalwire_bin)
         if not binary.exists():
@@ -268,6 +284,7 @@ class Runner:
         except BaseException:
             proc.stop()
             raise
+        self.server_pid = proc.pid
         return proc.url, proc.stop
 
     # -- runs -----------------------------------------------------------------------
@@ -302,6 +319,10 @@ class Runner:
             "--output",
             str(out),
         ]
+        if self.server_pid:
+            argv += ["--server-pid", str(self.server_pid)]
+        if self.postgres is not None and self.postgres.pid:
+            argv += ["--postgres-pid", str(self.postgres.pid)]
         load = os.getloadavg()[0]
         started = time.monotonic()
         proc = subprocess.run(argv, stdout=subprocess.PIPE, text=True, check=False)

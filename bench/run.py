@@ -131,7 +131,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--server-pid",
         type=int,
         default=0,
-        help="a server process on this machine: report its CPU time per cycle",
+        help="a server process on this machine: report the CPU time it and its child "
+        "processes (workers) use per cycle",
+    )
+    p.add_argument(
+        "--postgres-pid",
+        type=int,
+        default=0,
+        help="the PostgreSQL server's postmaster on this machine: report the CPU time it and "
+        "its backends use per cycle",
     )
     p.add_argument("--output", help="also write the JSON summary to this file")
     args = p.parse_args(argv)

@@ -8,12 +8,31 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from run_context import NOOP_SKIP, Bench, Node, log
 from run_http import Api
-from run_stats import OpStats, cpu_seconds, merge_all, percentile, process_cpu_seconds
+from run_stats import (
+    OpStats,
+    cpu_seconds,
+    idle_cpu_seconds,
+    merge_all,
+    percentile,
+    tree_cpu_seconds,
+)
 from run_verify import verify
+
+
+@dataclass
+class Measured:
+    """One measured window: its seconds and the CPU seconds each party used in it."""
+
+    seconds: float
+    client_cpu: float  # this process (the load generator)
+    server_cpu: float | None  # the server's process and its workers, given its pid
+    postgres_cpu: float | None  # the PostgreSQL server and its backends, given its pid
+    idle_cpu: float  # every core of the machine, idle
 
 
 def run_measured(
@@ -23,23 +42,25 @@ def run_measured(
     stop_at: list[float],
     duration: float,
     server_pid: int | None = None,
-) -> tuple[float, float, float | None]:
+    postgres_pid: int | None = None,
+) -> Measured:
     """Run ``concurrency`` workers, measured from when all of them pass ``gate`` (after their
-    warm-up) until the last ends (``stop_at`` is set ``duration`` seconds ahead): the
-    seconds, this process's CPU seconds and, given its pid, the server's."""
+    warm-up) until the last ends (``stop_at`` is set ``duration`` seconds ahead)."""
     threads = [threading.Thread(target=worker, args=(w,), daemon=True) for w in range(concurrency)]
     for t in threads:
         t.start()
     gate.wait()
-    server0 = process_cpu_seconds(server_pid) if server_pid else 0.0
-    cpu0, t0 = cpu_seconds(), time.perf_counter()
+    server0 = tree_cpu_seconds(server_pid) if server_pid else 0.0
+    postgres0 = tree_cpu_seconds(postgres_pid) if postgres_pid else 0.0
+    idle0, cpu0, t0 = idle_cpu_seconds(), cpu_seconds(), time.perf_counter()
     stop_at[0] = t0 + duration
     for t in threads:
         t.join()
     elapsed = time.perf_counter() - t0
-    cpu = cpu_seconds() - cpu0
-    server_cpu = process_cpu_seconds(server_pid) - server0 if server_pid else None
-    return elapsed, cpu, server_cpu
+    cpu, idle = cpu_seconds() - cpu0, idle_cpu_seconds() - idle0
+    server_cpu = tree_cpu_seconds(server_pid) - server0 if server_pid else None
+    postgres_cpu = tree_cpu_seconds(postgres_pid) - postgres0 if postgres_pid else None
+    return Measured(elapsed, cpu, server_cpu, postgres_cpu, idle)
 
 
 def cycles(bench: Bench, concurrency: int) -> dict[str, Any]:
@@ -104,9 +125,10 @@ def cycles(bench: Bench, concurrency: int) -> dict[str, Any]:
             if left is not None:
                 left -= 1
 
-    elapsed, cpu, server_cpu = run_measured(
-        worker, concurrency, gate, stop_at, args.duration, args.server_pid
+    measured = run_measured(
+        worker, concurrency, gate, stop_at, args.duration, args.server_pid, args.postgres_pid
     )
+    elapsed, cpu = measured.seconds, measured.client_cpu
     for api in apis:
         api.close()
     total = merge_all(results)
@@ -120,8 +142,17 @@ def cycles(bench: Bench, concurrency: int) -> dict[str, Any]:
         "client_cpu_pct": round(100.0 * cpu / elapsed, 1) if elapsed else None,
         "list_mismatches": NOOP_SKIP if noop else sum(mismatches),
     }
-    if server_cpu is not None and done:
-        out["server_cpu_ms_per_cycle"] = round(1000.0 * server_cpu / done, 3)
+    if done:  # where the machine's CPU went, per cycle
+        per_cycle = {
+            "server_cpu_ms_per_cycle": measured.server_cpu,
+            "postgres_cpu_ms_per_cycle": measured.postgres_cpu,
+            "client_cpu_ms_per_cycle": cpu,
+        }
+        for key, seconds in per_cycle.items():
+            if seconds is not None:
+                out[key] = round(1000.0 * seconds / done, 3)
+    if elapsed:
+        out["idle_cores"] = round(measured.idle_cpu / elapsed, 2)
     for name in ("attach", "list", "detach", "cycle"):
         out[name] = total.get(name, OpStats()).summary()
     out["verify"] = verify(bench, bench.nodes, {})
@@ -259,7 +290,8 @@ def get_vifs(bench: Bench, concurrency: int) -> dict[str, Any]:
             one(api, mine[turn % len(mine)], results[w], w)
             turn += 1
 
-    elapsed, cpu, _ = run_measured(worker, concurrency, gate, stop_at, args.duration)
+    measured = run_measured(worker, concurrency, gate, stop_at, args.duration)
+    elapsed, cpu = measured.seconds, measured.client_cpu
     for api in apis:
         api.close()
     total = OpStats()

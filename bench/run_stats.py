@@ -29,11 +29,42 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def process_cpu_seconds(pid: int) -> float:
-    """CPU time (user + system, every thread) a process on this machine has used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    # After the command name: state is field 3, utime and stime are fields 14 and 15.
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def _stat_fields(pid: int | str) -> list[str]:
+    """/proc/PID/stat after the command name: state is the first, ppid the second, utime and
+    stime the twelfth and thirteenth."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time a process and every process under it (a server's workers, PostgreSQL's
+    backends) have used so far; a process that ends between two readings takes its time
+    along, so compare readings across a window in which the tree keeps its members."""
+    parents: dict[int, int] = {}
+    ticks: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = _stat_fields(entry)
+        except OSError:  # ended meanwhile
+            continue
+        parents[int(entry)] = int(fields[1])
+        ticks[int(entry)] = int(fields[11]) + int(fields[12])
+    total = 0
+    for member, ticked in ticks.items():
+        ancestor = member
+        while ancestor not in (pid, 0, 1) and ancestor in parents:
+            ancestor = parents[ancestor]
+        if ancestor == pid:
+            total += ticked
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def idle_cpu_seconds() -> float:
+    """CPU time every core of the machine has spent idle (or waiting for I/O) so far."""
+    with open("/proc/stat") as stat:
+        fields = stat.readline().split()[1:]
+    return (int(fields[3]) + int(fields[4])) / os.sysconf("SC_CLK_TCK")
 
 
 @dataclass

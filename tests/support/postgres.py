@@ -375,10 +375,18 @@ class PostgresServer:
         self._check(self._pg_ctl_start(), "pg_ctl start")
         self._running = True
 
+    @property
+    def pid(self) -> int | None:
+        """The postmaster's process id (its backends are its children); None if not running."""
+        with contextlib.suppress(OSError, ValueError, IndexError, PostgresError):
+            return int((self.data_dir / "postmaster.pid").read_text().splitlines()[0])
+        return None
+
     def _kill_postmaster(self) -> None:
-        pidfile = self.data_dir / "postmaster.pid"
         with contextlib.suppress(OSError, ValueError, IndexError):
-            pid = int(pidfile.read_text().splitlines()[0])
+            pid = self.pid
+            if pid is None:
+                return
             os.kill(pid, signal.SIGQUIT)
             deadline = time.monotonic() + 10
             while time.monotonic() < deadline:
