@@ -4,7 +4,9 @@ the transaction, the prepared statements and the failures are what a psycopg cur
 from __future__ import annotations
 
 import datetime
+import gc
 import uuid
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -60,6 +62,28 @@ def test_rows_are_the_values_a_cursor_reads(connection: Any) -> None:
     assert str(row[7]) == "1.50"
     assert [name for name, _ in result.description][:3] == ["id", "ident", "name"]
     assert result.rowcount == 1
+
+
+def test_rows_read_again_are_the_same_values(connection: Any) -> None:
+    # The connection's transformer keeps the loaders of the columns it met: the second
+    # read, through them, gives the same values as the first.
+    pg_exchange.exchange(connection, [(ROW, _values("one"))], commit=True)
+    select = "SELECT * FROM things ORDER BY id"
+    reads = [pg_exchange.exchange(connection, [(select, ())])[0].fetchall() for _ in range(3)]
+    connection.rollback()
+    assert reads[0] == reads[1] == reads[2] and reads[0][0][3] == {"a": [1, None, "x"], "b": {}}
+
+
+def test_a_closed_connection_is_freed(database: str) -> None:
+    # What the exchange keeps for a connection (its prepared statements, its transformer,
+    # which refers to the connection) must not keep it alive once the pool has let it go.
+    conn = psycopg.connect(database, prepare_threshold=None)
+    pg_exchange.exchange(conn, [("SELECT ?::int", (1,))], commit=True)
+    gone = weakref.ref(conn)
+    conn.close()
+    del conn
+    gc.collect()
+    assert gone() is None
 
 
 def test_a_statement_says_how_many_rows_it_changed(connection: Any) -> None:

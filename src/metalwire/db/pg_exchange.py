@@ -23,7 +23,6 @@ import contextlib
 import functools
 import re
 import select
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,8 +42,11 @@ _PLACEHOLDER = re.compile(r"\?")
 
 @dataclass
 class _Prepared:
-    """One connection's prepared statements, by text and parameter types."""
+    """One connection's prepared statements, by text and parameter types, and its
+    transformer: psycopg's adapters, which keep the loader of each column type they met, so
+    a result's columns are not looked up and their loaders made anew in every exchange."""
 
+    transformer: Any
     names: dict[tuple[bytes, tuple[int, ...]], bytes] = field(default_factory=dict)
     uses: dict[tuple[bytes, tuple[int, ...]], int] = field(default_factory=dict)
     made: int = 0  # names given so far (a PREPARE that did not run still used its name)
@@ -65,7 +67,10 @@ class _Prepared:
         return b"mw_%d" % self.made
 
 
-_PREPARED: weakref.WeakKeyDictionary[Any, _Prepared] = weakref.WeakKeyDictionary()
+# The connection attribute that holds its _Prepared. On the connection itself, not in a
+# table beside it: the transformer refers to its connection, so a weak table's entry would
+# keep a closed connection alive for ever; the reference cycle here goes with the connection.
+_STATE = "_metalwire_exchange"
 
 
 class Result:
@@ -110,13 +115,18 @@ def _begin(connection: Any) -> bytes | None:
     needs none (autocommit, or a transaction already open)."""
     if connection.autocommit or connection.pgconn.transaction_status != pq.TransactionStatus.IDLE:
         return None
+    return _begin_text(connection.isolation_level, connection.read_only, connection.deferrable)
+
+
+@functools.cache
+def _begin_text(isolation: Any, read_only: bool | None, deferrable: bool | None) -> bytes:
     parts = ["BEGIN"]
-    if connection.isolation_level is not None:
-        parts.append("ISOLATION LEVEL " + connection.isolation_level.name.replace("_", " "))
-    if connection.read_only is not None:
-        parts.append("READ ONLY" if connection.read_only else "READ WRITE")
-    if connection.deferrable is not None:
-        parts.append("DEFERRABLE" if connection.deferrable else "NOT DEFERRABLE")
+    if isolation is not None:
+        parts.append("ISOLATION LEVEL " + isolation.name.replace("_", " "))
+    if read_only is not None:
+        parts.append("READ ONLY" if read_only else "READ WRITE")
+    if deferrable is not None:
+        parts.append("DEFERRABLE" if deferrable else "NOT DEFERRABLE")
     return " ".join(parts).encode()
 
 
@@ -135,10 +145,11 @@ def exchange(
     OperationalError, as through a cursor.
     """
     pgconn = connection.pgconn
-    transformer = Transformer.from_context(connection)
-    prepared = _PREPARED.get(connection)
+    prepared: _Prepared | None = getattr(connection, _STATE, None)
     if prepared is None:
-        prepared = _PREPARED[connection] = _Prepared()
+        prepared = _Prepared(Transformer.from_context(connection))
+        setattr(connection, _STATE, prepared)
+    transformer = prepared.transformer
     # (what, the statement's index, the PREPARE's key and name), a result each, in order
     answers: list[tuple[int, int, Any]] = []
     pgconn.enter_pipeline_mode()
