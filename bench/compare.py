@@ -28,7 +28,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 from procs import LOOPBACK, Process, free_port, log
@@ -56,6 +56,15 @@ METRICS: list[tuple[str, str, str]] = [
     ("idle_cores_c8", "cores idle while 8 clients ran", "median"),
     ("server_cpu_ms_c1", "server CPU ms per cycle, 1 client", "median"),
 ]
+
+
+class Started(NamedTuple):
+    """A server a round runs against: where it answers, how to stop it, its process (whose
+    CPU time, with its children's, the bench reads; None when it runs elsewhere)."""
+
+    url: str
+    stop: Callable[[], None]
+    pid: int | None
 
 
 class Unavailable(Exception):
@@ -161,7 +170,6 @@ class Runner:
         self.outdir.mkdir(parents=True, exist_ok=True)
         self.notes: dict[str, str] = {}
         self.postgres: Any = None  # tests.support.postgres.PostgresServer in PostgreSQL mode
-        self.server_pid: int | None = None  # the server started last, for its CPU time
 
     # -- databases ------------------------------------------------------------------
 
@@ -186,7 +194,7 @@ class Runner:
 
     # -- servers --------------------------------------------------------------------
 
-    def start_baseline(self, tag: str) -> tuple[str, Callable[[], None]]:
+    def start_baseline(self, tag: str) -> Started:
         port = free_port()
         data = self.outdir / f"{tag}-data"
         argv = [sys.executable, str(BENCH / "baseline_app.py"), "--host", LOOPBACK]
@@ -209,10 +217,9 @@ class Runner:
         except BaseException:
             proc.stop()
             raise
-        self.server_pid = proc.pid
-        return proc.url, proc.stop
+        return Started(proc.url, proc.stop, proc.pid)
 
-    def start_ironic(self, tag: str) -> tuple[str, Callable[[], None]]:
+    def start_ironic(self, tag: str) -> Started:
         workdir = self.outdir / f"{tag}-data"
         workdir.mkdir(parents=True, exist_ok=True)
         server = IronicServer(
@@ -226,10 +233,9 @@ class Runner:
         except BaseException:
             server.stop()
             raise
-        self.server_pid = server.pid
-        return server.url, server.stop
+        return Started(server.url, server.stop, server.pid)
 
-    def start_before(self, tag: str) -> tuple[str, Callable[[], None]]:
+    def start_before(self, tag: str) -> Started:
         """An older checkout's metalwire (``--before-src``) on this interpreter."""
         src = Path(self.args.before_src or "").resolve()
         if not (src / "metalwire" / "cli" / "main.py").exists():
@@ -237,15 +243,14 @@ class Runner:
         argv = [sys.executable, "-m", "metalwire.cli.main"]
         return self.serve_metalwire(tag, argv, {**os.environ, "PYTHONPATH": str(src)})
 
-    def start_metalwire(self, tag: str) -> tuple[str, Callable[[], None]]:
+    def start_metalwire(self, tag: str) -> Started:
         if self.args.metalwire_url:
             url = self.args.metalwire_url.rstrip("/")
             try:
                 httpx.get(url + "/", timeout=5).raise_for_status()
             except httpx.HTTPError as exc:
                 raise Unavailable(f"metalwire at {url} does not answer GET /: {exc}") from exc
-            self.server_pid = None  # elsewhere, perhaps: its CPU time is not measured
-            return url, lambda: None
+            return Started(url, lambda: None, None)  # elsewhere, perhaps: no CPU time
         binary = Path(self.args.metalwire_bin)
         if not binary.exists():
             raise Unavailable(
@@ -257,9 +262,7 @@ class Runner:
             env = {**os.environ, "METALWIRE_API_API_WORKERS": str(self.args.metalwire_workers)}
         return self.serve_metalwire(tag, [str(binary)], env)
 
-    def serve_metalwire(
-        self, tag: str, command: list[str], env: dict[str, str] | None
-    ) -> tuple[str, Callable[[], None]]:
+    def serve_metalwire(self, tag: str, command: list[str], env: dict[str, str] | None) -> Started:
         port = free_port()
         data = self.outdir / f"{tag}-data"
         data.mkdir(parents=True, exist_ok=True)
@@ -284,12 +287,11 @@ class Runner:
         except BaseException:
             proc.stop()
             raise
-        self.server_pid = proc.pid
-        return proc.url, proc.stop
+        return Started(proc.url, proc.stop, proc.pid)
 
     # -- runs -----------------------------------------------------------------------
 
-    def bench(self, target: str, url: str, tag: str) -> dict[str, Any]:
+    def bench(self, target: str, started: Started, tag: str) -> dict[str, Any]:
         args = self.args
         iface = args.ironic_network_interface if target == "ironic" else args.network_interface
         out = self.outdir / f"{tag}.json"
@@ -297,7 +299,7 @@ class Runner:
             sys.executable,
             str(BENCH / "run.py"),
             "--url",
-            url,
+            started.url,
             "--label",
             tag,
             "--nodes",
@@ -319,18 +321,18 @@ class Runner:
             "--output",
             str(out),
         ]
-        if self.server_pid:
-            argv += ["--server-pid", str(self.server_pid)]
+        if started.pid:
+            argv += ["--server-pid", str(started.pid)]
         if self.postgres is not None and self.postgres.pid:
             argv += ["--postgres-pid", str(self.postgres.pid)]
         load = os.getloadavg()[0]
-        started = time.monotonic()
+        began = time.monotonic()
         proc = subprocess.run(argv, stdout=subprocess.PIPE, text=True, check=False)
         if proc.returncode != 0:
             raise Unavailable(f"bench/run.py exited with {proc.returncode} against {target}")
         result: dict[str, Any] = json.loads(proc.stdout)
         result["_load_before"] = round(load, 2)
-        result["_bench_s"] = round(time.monotonic() - started, 1)
+        result["_bench_s"] = round(time.monotonic() - began, 1)
         return result
 
     def run(self) -> dict[str, Any]:
@@ -377,19 +379,19 @@ class Runner:
                 tag = f"{target}-r{rnd}"
                 log(f"=== round {rnd}/{args.rounds}: {target}")
                 try:
-                    url, stop = starters[target](tag)
+                    started = starters[target](tag)
                 except Unavailable as exc:
                     log(f"!!! {target} skipped: {exc}")
                     self.notes[target] = str(exc).splitlines()[0]
                     continue
                 try:
-                    log(f"{target} answering on {url}")
-                    runs[target].append(self.bench(target, url, tag))
+                    log(f"{target} answering on {started.url}")
+                    runs[target].append(self.bench(target, started, tag))
                 except Unavailable as exc:
                     log(f"!!! {exc}")
                     self.notes[tag] = str(exc)
                 finally:
-                    stop()
+                    started.stop()
                     self.drop_database(tag)
                     if not args.keep_data:
                         shutil.rmtree(self.outdir / f"{tag}-data", ignore_errors=True)

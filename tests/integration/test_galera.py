@@ -207,14 +207,16 @@ def test_a_killed_galera_node_makes_only_its_process_answer_503(
 
 
 def test_a_commit_cut_off_by_a_membership_change_is_a_503_and_not_run_again(
-    cluster: galera.GaleraCluster,
+    servers: list[MetalwireServer], cluster: galera.GaleraCluster
 ) -> None:
     """Writers commit through node 2 while it is cut off from the others and let back: a
     COMMIT being replicated at that moment fails with 1180 ("Not connected to Primary
     Component"), yet the cluster may have committed it (node 2 gets it back when it
     rejoins). Its outcome is unknown, as after a connection lost during COMMIT, so
     metalwire answers 503 and does not run the operation again: outage.classify calls it
-    "unavailable", and not "not ready", which retrying() would wait for and run again."""
+    "unavailable", and not "not ready", which retrying() would wait for and run again.
+    Meanwhile clients attach and detach through the metalwire process on node 2: it answers
+    503 while its node is cut off, never 500."""
     cluster.create_database("commit_cut_off")
     with mariadb.root_connection(cluster.nodes[0].port, autocommit=True) as conn:
         conn.cursor().execute("CREATE TABLE commit_cut_off.t (id INT PRIMARY KEY)")
@@ -242,15 +244,36 @@ def test_a_commit_cut_off_by_a_membership_change_is_a_503_and_not_run_again(
                     errors[error.args[0]] = errors.get(error.args[0], 0) + 1
                     if error.args[0] == 1180:
                         cut_off[key] = error
-                with contextlib.suppress(pymysql.err.MySQLError):
-                    assert conn is not None
-                    conn.rollback()
+                if conn is not None:
+                    try:
+                        conn.rollback()
+                    except pymysql.err.MySQLError:  # the connection is gone: a new one
+                        with contextlib.suppress(pymysql.err.MySQLError):
+                            conn.close()
+                        conn = None
                 time.sleep(0.002)
         if conn is not None:
             conn.close()
 
-    with ThreadPoolExecutor(8) as pool:
+    with httpx.Client(base_url=servers[0].url, timeout=30) as client:
+        nodes = [make_node(client, 2, prefix=0xD0 + i) for i in range(2)]
+    answers: dict[int, int] = {}
+
+    def client_of_node_2(node: str) -> None:
+        with httpx.Client(base_url=servers[1].url, timeout=60, headers=HEADERS) as client:
+            while not stop.is_set():
+                vif = str(uuid.uuid4())
+                seen = [_sent(client, "POST", f"/v1/nodes/{node}/vifs", {"id": vif})]
+                if seen[0] == 204:
+                    seen.append(_sent(client, "DELETE", f"/v1/nodes/{node}/vifs/{vif}"))
+                with lock:
+                    for status in seen:
+                        answers[status] = answers.get(status, 0) + 1
+                time.sleep(0.005)
+
+    with ThreadPoolExecutor(10) as pool:
         futures = [pool.submit(writer, i * 10_000_000) for i in range(8)]
+        futures += [pool.submit(client_of_node_2, node) for node in nodes]
         try:
             for _ in range(8):  # about four such commits per partition were measured
                 time.sleep(1)
@@ -276,3 +299,8 @@ def test_a_commit_cut_off_by_a_membership_change_is_a_503_and_not_run_again(
     for error in cut_off.values():
         assert outage.classify(error) == "unavailable" and not outage.not_ready(error)
     assert set(stored) <= found
+    print(f"answers of the metalwire process on node 2: {answers}")
+    assert {status for status in answers if status >= 500} <= {503}, _failures(servers)
+    assert answers.get(204, 0) > 0, answers
+    log = servers[1].log()
+    assert "Traceback" not in log, log[max(0, log.find("Traceback") - 2000) :][:6000]

@@ -383,10 +383,10 @@ class PostgresServer:
         return None
 
     def _kill_postmaster(self) -> None:
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            pid = self.pid
-            if pid is None:
-                return
+        pid = self.pid
+        if pid is None:
+            return
+        with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGQUIT)
             deadline = time.monotonic() + 10
             while time.monotonic() < deadline:

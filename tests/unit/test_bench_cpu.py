@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -13,24 +14,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import run_stats
 
+
+def _burning(seconds: float, then: str) -> str:
+    """A program that keeps a core busy for ``seconds`` of its own CPU time, then ``then``."""
+    return (
+        "import subprocess, sys, time\n"
+        f"end = time.process_time() + {seconds}\n"
+        "while time.process_time() < end:\n"
+        "    sum(range(1000))\n"
+        f"{then}\n"
+        "time.sleep(30)\n"
+    )
+
+
 # A parent that burns CPU for a moment and starts a child which does too; then both wait.
-_PARENT = """
-import subprocess, sys, time
-end = time.process_time() + 0.2
-while time.process_time() < end:
-    pass
-child = subprocess.Popen([sys.executable, "-c", sys.argv[1]])
-print("started", flush=True)
-time.sleep(30)
-"""
-_CHILD = """
-import time
-end = time.process_time() + 0.4
-while time.process_time() < end:
-    pass
-print("burnt", flush=True)
-time.sleep(30)
-"""
+_CHILD = _burning(0.4, 'print("burnt", flush=True)')
+_PARENT = _burning(
+    0.2,
+    'child = subprocess.Popen([sys.executable, "-c", sys.argv[1]])\nprint("started", flush=True)',
+)
 
 
 @pytest.mark.skipif(not Path("/proc/stat").exists(), reason="reads /proc")
@@ -54,10 +56,13 @@ def test_a_process_trees_cpu_time_includes_its_children() -> None:
         parent.communicate()
 
 
-def test_idle_time_only_grows() -> None:
-    before = run_stats.idle_cpu_seconds()
-    time.sleep(0.05)
+def test_idle_time_grows_at_most_by_every_core_idle() -> None:
+    before, started = run_stats.idle_cpu_seconds(), time.monotonic()
+    time.sleep(0.3)
+    idle = run_stats.idle_cpu_seconds() - before
+    elapsed = time.monotonic() - started
     assert run_stats.idle_cpu_seconds() >= before
+    assert idle <= (elapsed + 0.02) * (os.cpu_count() or 1)  # two clock ticks of slack
 
 
 def _child_of(pid: int) -> int:

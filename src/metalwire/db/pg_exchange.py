@@ -41,10 +41,11 @@ _PLACEHOLDER = re.compile(r"\?")
 
 
 @dataclass
-class _Prepared:
-    """One connection's prepared statements, by text and parameter types, and its
-    transformer: psycopg's adapters, which keep the loader of each column type they met, so
-    a result's columns are not looked up and their loaders made anew in every exchange."""
+class _ConnectionState:
+    """What the exchanges of one connection share: its prepared statements, by text and
+    parameter types, and its transformer (psycopg's adapters, which keep the loader of each
+    column type they met, so a result's columns are not looked up and their loaders made
+    anew in every exchange)."""
 
     transformer: Any
     names: dict[tuple[bytes, tuple[int, ...]], bytes] = field(default_factory=dict)
@@ -67,7 +68,7 @@ class _Prepared:
         return b"mw_%d" % self.made
 
 
-# The connection attribute that holds its _Prepared. On the connection itself, not in a
+# The connection attribute that holds its _ConnectionState. On the connection itself, not in a
 # table beside it: the transformer refers to its connection, so a weak table's entry would
 # keep a closed connection alive for ever; the reference cycle here goes with the connection.
 _STATE = "_metalwire_exchange"
@@ -145,17 +146,16 @@ def exchange(
     OperationalError, as through a cursor.
     """
     pgconn = connection.pgconn
-    prepared: _Prepared | None = getattr(connection, _STATE, None)
-    if prepared is None:
-        prepared = _Prepared(Transformer.from_context(connection))
-        setattr(connection, _STATE, prepared)
-    transformer = prepared.transformer
+    state: _ConnectionState | None = getattr(connection, _STATE, None)
+    if state is None:
+        state = _ConnectionState(Transformer.from_context(connection))
+        setattr(connection, _STATE, state)
     # (what, the statement's index, the PREPARE's key and name), a result each, in order
     answers: list[tuple[int, int, Any]] = []
     pgconn.enter_pipeline_mode()
     try:
         try:
-            _send(connection, transformer, prepared, statements, commit, answers)
+            _send(connection, state, statements, commit, answers)
         except Exception:
             # A parameter that cannot be sent: what went out before it runs and is answered,
             # and the transaction (if any) is left for the caller to roll back.
@@ -169,18 +169,17 @@ def exchange(
     finally:
         if pgconn.status == pq.ConnStatus.OK:
             pgconn.exit_pipeline_mode()
-    return _read(connection, transformer, prepared, answers, pgresults)
+    return _read(connection, state, answers, pgresults)
 
 
 def _send(
     connection: Any,
-    transformer: Any,
-    prepared: _Prepared,
+    state: _ConnectionState,
     statements: Sequence[tuple[str, Sequence[Any]]],
     commit: bool,
     answers: list[tuple[int, int, Any]],
 ) -> None:
-    pgconn = connection.pgconn
+    pgconn, transformer = connection.pgconn, state.transformer
     begin = _begin(connection)
     if begin is not None:
         pgconn.send_query_params(begin, None)
@@ -190,9 +189,9 @@ def _send(
         values = transformer.dump_sequence(params, [PyFormat.AUTO] * len(params))
         types = tuple(transformer.types)
         key = (text, types)
-        name = prepared.names.get(key)
-        if name is None and prepared.counted(key) >= PREPARE_AFTER:
-            name = prepared.new_name()
+        name = state.names.get(key)
+        if name is None and state.counted(key) >= PREPARE_AFTER:
+            name = state.new_name()
             pgconn.send_prepare(name, text, param_types=types)
             answers.append((_PREPARE, index, (key, name)))
         if name is None:
@@ -209,11 +208,11 @@ def _send(
 
 def _read(
     connection: Any,
-    transformer: Any,
-    prepared: _Prepared,
+    state: _ConnectionState,
     answers: list[tuple[int, int, Any]],
     pgresults: list[Any],
 ) -> list[Result]:
+    transformer = state.transformer
     out: list[Result] = []
     failure: StatementFailed | None = None
     for (what, index, extra), result in zip(answers, pgresults, strict=True):
@@ -225,7 +224,7 @@ def _read(
             continue
         if what == _PREPARE:
             key, name = extra
-            prepared.names[key] = name
+            state.names[key] = name
         elif what == _STATEMENT:
             rows: list[tuple[Any, ...]] = []
             if status == pq.ExecStatus.TUPLES_OK and result.ntuples:
