@@ -5,8 +5,15 @@ with a port each, then runs attach, list and detach requests from one client and
 PostgreSQL's counters (``PostgresServer.activity``) before and after each kind of request.
 The counts do not depend on the machine's load, so they compare builds where timings cannot.
 
+With ``--statements`` PostgreSQL also loads ``pg_stat_statements`` (its ``track = all``, so
+the foreign keys' own checks are counted too) and each kind of request gets a table of the
+statements it ran: how many per request, their mean execution time, the shared buffers they
+touched and the WAL they wrote. Where PostgreSQL's time per request goes, statement by
+statement (times move with the machine's load; calls, buffers and WAL do not).
+
     python bench/pg_counts.py                 # 50 nodes, a VIF each
     python bench/pg_counts.py --cycles 200 --json
+    python bench/pg_counts.py --statements
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import sys
 import tempfile
 import uuid
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +46,78 @@ def per_request(before: dict[str, int], after: dict[str, int], n: int) -> dict[s
     delta = {k: after[k] - before[k] for k in COUNTERS}
     delta["xact_commit"] -= 1
     return {k: round(v / n, 2) for k, v in delta.items()}
+
+
+# What pg_stat_statements says of each statement (its text normalized, constants as $n).
+_STATEMENT_COLUMNS = (
+    "calls",
+    "total_exec_time",
+    "shared_blks_hit + shared_blks_read",
+    "shared_blks_dirtied",
+    "wal_records",
+    "wal_bytes",
+)
+
+
+@dataclass(frozen=True)
+class StatementCost:
+    """One statement's cost per request of a kind."""
+
+    text: str
+    calls: float  # per request
+    exec_us: float  # mean execution time of one call
+    buffers: float  # shared buffers touched, per request
+    dirtied: float  # shared buffers dirtied, per request
+    wal_records: float  # per request
+    wal_bytes: float  # per request
+
+    @property
+    def exec_us_per_request(self) -> float:
+        return self.calls * self.exec_us
+
+
+def statement_costs(rows: list[tuple[Any, ...]], requests: int) -> list[StatementCost]:
+    """``rows`` of (query, *_STATEMENT_COLUMNS) as costs per request, the costliest first;
+    statements run fewer than once in ten requests are left out (the bench's own reads)."""
+    costs = []
+    for text, calls, total_ms, buffers, dirtied, wal_records, wal_bytes in rows:
+        if not calls or calls * 10 < requests:
+            continue
+        costs.append(
+            StatementCost(
+                text=" ".join(str(text).split()),
+                calls=round(calls / requests, 2),
+                exec_us=round(float(total_ms) * 1000 / calls, 1),
+                buffers=round(buffers / requests, 1),
+                dirtied=round(dirtied / requests, 1),
+                wal_records=round(wal_records / requests, 1),
+                wal_bytes=round(float(wal_bytes) / requests),
+            )
+        )
+    return sorted(costs, key=lambda c: -c.exec_us_per_request)
+
+
+class StatementStats:
+    """pg_stat_statements of one database, reset and read around each kind of request."""
+
+    def __init__(self, pg: PostgresServer, database: str) -> None:
+        self.pg, self.database = pg, database
+        pg.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", database)
+
+    def reset(self) -> None:
+        self.pg.execute("SELECT pg_stat_statements_reset()", self.database)
+
+    def read(self, requests: int) -> list[StatementCost]:
+        conn = self.pg.connect(self.database)
+        try:
+            rows = conn.execute(
+                f"SELECT query, {', '.join(_STATEMENT_COLUMNS)} FROM pg_stat_statements s"
+                " JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = %s",
+                (self.database,),
+            ).fetchall()
+        finally:
+            conn.close()
+        return statement_costs(rows, requests)
 
 
 def mark(pg: PostgresServer, text: str) -> None:
@@ -83,7 +163,13 @@ def enrol(client: httpx.Client, nodes: int) -> list[str]:
 
 
 def measure(
-    pg: PostgresServer, database: str, url: str, cycles: int, nodes: int, trace: bool
+    pg: PostgresServer,
+    database: str,
+    url: str,
+    cycles: int,
+    nodes: int,
+    trace: bool,
+    stats: StatementStats | None = None,
 ) -> Any:
     with httpx.Client(base_url=url, headers=HEADERS, timeout=30.0) as client:
         node_uuids = enrol(client, nodes)
@@ -98,13 +184,20 @@ def measure(
         result: dict[str, Any] = {}
         # Each kind of request in its own window, so its counts are its own: attach a VIF
         # to every node, then list every node's, then detach them all.
+        costs: dict[str, list[dict[str, Any]]] = {}
         for name, send in steps.items():
             before = pg.activity(database)
+            if stats is not None:
+                stats.reset()
             for i in range(cycles):
                 r = send(i)
                 if r.status_code >= 300:
                     raise SystemExit(f"{name} {i}: {r.status_code} {r.text}")
+            if stats is not None:
+                costs[name] = [asdict(c) for c in stats.read(cycles)]
             result[name] = per_request(before, pg.activity(database), cycles)
+        if stats is not None:
+            result["statement_costs"] = costs
         if trace:
             # One more request of each kind, on a fresh VIF, with its statements logged.
             vifs.append(str(uuid.uuid4()))
@@ -125,16 +218,27 @@ def main() -> int:
     p.add_argument("--metalwire-env", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--json", action="store_true", help="print JSON only")
     p.add_argument("--trace", action="store_true", help="print one request's statements too")
+    p.add_argument(
+        "--statements",
+        action="store_true",
+        help="per kind of request, each statement's calls, time, buffers and WAL",
+    )
     args = p.parse_args()
     env = dict(item.split("=", 1) for item in args.metalwire_env)
     with tempfile.TemporaryDirectory(prefix="pg-counts-") as tmp:
         settings = {"track_counts": "on"}
         if args.trace:
             settings["log_statement"] = "all"
+        if args.statements:
+            settings["shared_preload_libraries"] = "pg_stat_statements"
+            settings["pg_stat_statements.track"] = "all"
         with PostgresServer(settings=settings) as pg:
             db_url = pg.create_database("metalwire")
+            stats = StatementStats(pg, "metalwire") if args.statements else None
             with MetalwireServer(Path(tmp) / "mw", database=db_url, env=env) as server:
-                result = measure(pg, "metalwire", server.url, args.cycles, args.cycles, args.trace)
+                result = measure(
+                    pg, "metalwire", server.url, args.cycles, args.cycles, args.trace, stats
+                )
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
@@ -142,6 +246,17 @@ def main() -> int:
     print(f"{'request':8} " + " ".join(f"{c:>14}" for c in COUNTERS))
     for name in ("attach", "list", "detach"):
         print(f"{name:8} " + " ".join(f"{result[name][c]:>14}" for c in COUNTERS))
+    for name, costs in result.get("statement_costs", {}).items():
+        total = sum(c["calls"] * c["exec_us"] for c in costs)
+        print(f"\n{name}: {total:.0f} us of execution per request")
+        print(
+            f"  {'calls':>5} {'us/call':>8} {'buffers':>7} {'dirtied':>7} {'WAL':>4} {'bytes':>6}"
+        )
+        for c in costs:
+            print(
+                f"  {c['calls']:>5} {c['exec_us']:>8} {c['buffers']:>7} {c['dirtied']:>7}"
+                f" {c['wal_records']:>4} {c['wal_bytes']:>6}  {c['text'][:90]}"
+            )
     for name, statements in result.get("statements", {}).items():
         print(f"\n{name}: {len(statements)} statements")
         for statement in statements:
