@@ -224,6 +224,13 @@ class DatabaseOptions:
     pool_size: int = _opt(
         10, "Connections kept open per process (server databases only).", minimum=1
     )
+    prepared_statements: bool = _opt(
+        True,
+        "On PostgreSQL, prepare the statements a connection runs again (parsed and planned "
+        "once). Set false behind a connection pooler in transaction mode that does not carry "
+        "prepared statements from one server connection to another (PgBouncer before 1.21, "
+        "or with max_prepared_statements = 0).",
+    )
 
 
 @dataclass

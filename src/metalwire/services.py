@@ -123,7 +123,11 @@ def build_services(
     ``worker`` of several shares the latest audit with the others.
     """
     tbn = RulesInForce(configured_rules(config.conductor))  # an invalid file stops the start
-    db = Database(config.database_url(), config.database.pool_size)
+    db = Database(
+        config.database_url(),
+        config.database.pool_size,
+        prepared_statements=config.database.prepared_statements,
+    )
     if upgrade_schema:
         migrations.upgrade(db.engine)
     locks = NodeLocks(

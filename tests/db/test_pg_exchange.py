@@ -135,6 +135,15 @@ def test_a_statement_run_again_is_prepared_and_outlives_a_rollback(connection: A
     assert again.fetchall() == []
 
 
+def test_an_unprepared_connection_runs_each_statement_unprepared(connection: Any) -> None:
+    pg_exchange.unprepared(connection)
+    select = ("SELECT name FROM things WHERE id = ?", (1,))
+    for _ in range(pg_exchange.PREPARE_AFTER + 3):
+        [result] = pg_exchange.exchange(connection, [select])
+        assert result.fetchall() == []
+    assert _prepared(connection) == []
+
+
 def test_a_failed_statement_names_its_index_and_stops_the_rest(connection: Any) -> None:
     first = _values("first")
     statements = [(ROW, first), (ROW, (first[0], *first[1:])), (ROW, _values("never"))]
@@ -195,5 +204,24 @@ def test_the_engine_leaves_preparing_to_the_exchange(postgresql_url: str) -> Non
             [again] = pg_exchange.exchange(raw, [select])
             assert again.fetchall() == [(0,)]
             conn.rollback()
+    finally:
+        db.dispose()
+
+
+@pytest.mark.parametrize("prepared", [True, False])
+def test_the_database_option_decides_whether_connections_prepare(
+    postgresql_url: str, prepared: bool
+) -> None:
+    db = Database(postgresql_url, prepared_statements=prepared)
+    select = ("SELECT count(*) FROM nodes WHERE id = ?", (0,))
+    try:
+        for engine in (db.engine, db.read_engine):
+            with engine.connect() as conn:
+                raw = conn.connection.dbapi_connection
+                for _ in range(pg_exchange.PREPARE_AFTER):
+                    pg_exchange.exchange(raw, [select])
+                expected = ["SELECT count(*) FROM nodes WHERE id = $1"] if prepared else []
+                assert _prepared(raw) == expected
+                conn.rollback()
     finally:
         db.dispose()

@@ -39,6 +39,8 @@ from typing import Any, Self
 __all__ = [
     "PostgresError",
     "PostgresServer",
+    "chown_tree",
+    "ensure_os_user",
     "find_pg_bindir",
     "free_loopback_port",
 ]
@@ -104,7 +106,7 @@ class _OsUser:
     home: str
 
 
-def _ensure_os_user(name: str) -> _OsUser:
+def ensure_os_user(name: str) -> _OsUser:
     """The OS user that runs the cluster: the current one, unless that is root."""
     if os.geteuid() != 0:
         entry = pwd.getpwuid(os.geteuid())
@@ -123,12 +125,12 @@ def _ensure_os_user(name: str) -> _OsUser:
             entry = pwd.getpwnam(name)
         except KeyError:
             if result.returncode != 0 and name != "nobody":
-                return _ensure_os_user("nobody")
+                return ensure_os_user("nobody")
             raise PostgresError(f"cannot create OS user {name}: {result.stderr.strip()}") from None
     return _OsUser(entry.pw_name, entry.pw_uid, entry.pw_gid, entry.pw_dir)
 
 
-def _chown_tree(path: Path, uid: int, gid: int) -> None:
+def chown_tree(path: Path, uid: int, gid: int) -> None:
     os.chown(path, uid, gid)
     for root, dirs, files in os.walk(path):
         for item in (*dirs, *files):
@@ -241,7 +243,7 @@ class PostgresServer:
         """Make the cluster and start it; returns ``self``."""
         if self._running:
             return self
-        self._os_user = _ensure_os_user(self._os_user_name)
+        self._os_user = ensure_os_user(self._os_user_name)
         base = str(self._base_dir) if self._base_dir is not None else None
         self.root = Path(tempfile.mkdtemp(prefix="metalwire-pg-", dir=base))
         try:
@@ -260,7 +262,7 @@ class PostgresServer:
         pwfile = root / "pwfile"
         pwfile.write_text(self.password + "\n")
         pwfile.chmod(0o600)
-        _chown_tree(root, self._os_user.uid, self._os_user.gid)
+        chown_tree(root, self._os_user.uid, self._os_user.gid)
         result = self._run_as_owner(
             [
                 self._bin("initdb"),

@@ -98,13 +98,17 @@ def _is_sqlite(url: str) -> bool:
 _DRIVER_EXTRAS = {"psycopg": "postgresql", "pymysql": "mysql", "MySQLdb": "mysql"}
 
 
-def make_engine(url: str, pool_size: int = 10, autocommit: bool = False) -> Engine:
+def make_engine(
+    url: str, pool_size: int = 10, autocommit: bool = False, prepared_statements: bool = True
+) -> Engine:
     """An engine for ``url``; raises Invalid for a malformed URL or a missing driver.
 
     ``autocommit`` (database servers only): each statement is its own transaction, for reads.
+    ``prepared_statements`` (PostgreSQL): whether a connection prepares the statements it runs
+    again (``[database] prepared_statements``).
     """
     try:
-        return _make_engine(url, pool_size, autocommit)
+        return _make_engine(url, pool_size, autocommit, prepared_statements)
     except (ArgumentError, ValueError) as exc:  # ValueError: a port that is no number
         shown = redact.without_userinfo(url)
         raise Invalid(f"bad database URL {shown!r}: {str(exc).replace(url, shown)}") from None
@@ -116,7 +120,7 @@ def make_engine(url: str, pool_size: int = 10, autocommit: bool = False) -> Engi
         ) from None
 
 
-def _make_engine(url: str, pool_size: int, autocommit: bool) -> Engine:
+def _make_engine(url: str, pool_size: int, autocommit: bool, prepared_statements: bool) -> Engine:
     if _is_sqlite(url):
         if url.startswith("sqlite:///") and ":memory:" not in url:
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
@@ -147,21 +151,26 @@ def _make_engine(url: str, pool_size: int, autocommit: bool) -> Engine:
     _ping_after_rest(engine)
     _quiet_pool_errors(engine.pool.logger)
     if engine.dialect.driver == "psycopg":
-        _psycopg_settings(engine)
+        _psycopg_settings(engine, prepared_statements)
     return engine
 
 
-def _psycopg_settings(engine: Engine) -> None:
+def _psycopg_settings(engine: Engine, prepared_statements: bool) -> None:
     """psycopg parses JSON columns with :func:`metalwire.db.statements.json_loads` (a VIF
     operation reads a few dozen of them, most of them empty objects), and leaves preparing
-    statements to :mod:`metalwire.db.pg_exchange`: psycopg deallocates every prepared
-    statement of a connection when it rolls back, those of pg_exchange too."""
+    statements to :mod:`metalwire.db.pg_exchange` (or to no one, without
+    ``prepared_statements``): psycopg deallocates every prepared statement of a connection
+    when it rolls back, those of pg_exchange too."""
     from psycopg.types.json import set_json_loads
+
+    from metalwire.db import pg_exchange
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         set_json_loads(json_loads, dbapi_connection)
         dbapi_connection.prepare_threshold = None
+        if not prepared_statements:
+            pg_exchange.unprepared(dbapi_connection)
 
 
 def with_postgresql_driver(url: str) -> str | URL:
@@ -297,16 +306,20 @@ class _KeptConnection:
 class Database:
     """Hands out read and write transactions on one engine."""
 
-    def __init__(self, url: str, pool_size: int = 10) -> None:
+    def __init__(self, url: str, pool_size: int = 10, prepared_statements: bool = True) -> None:
         self.url = url
-        self.engine = make_engine(url, pool_size)
+        self.engine = make_engine(url, pool_size, prepared_statements=prepared_statements)
         self.is_sqlite = _is_sqlite(url)
         # On a database server, reads run on connections of their own in autocommit: a read
         # is one round trip per statement, with no BEGIN and no ROLLBACK around it. It sees
         # what READ COMMITTED would: what is committed when each statement runs. (Switching
         # one connection between the two modes costs a round trip each time.)
         self.read_engine = (
-            self.engine if self.is_sqlite else make_engine(url, pool_size, autocommit=True)
+            self.engine
+            if self.is_sqlite
+            else make_engine(
+                url, pool_size, autocommit=True, prepared_statements=prepared_statements
+            )
         )
         # sqlite, postgresql or mysql (MariaDB and Galera included): where the engines
         # differ in how a node is locked.

@@ -48,6 +48,7 @@ class _ConnectionState:
     anew in every exchange)."""
 
     transformer: Any
+    prepare: bool = True  # whether a statement run again is prepared (see unprepared)
     names: dict[tuple[bytes, tuple[int, ...]], bytes] = field(default_factory=dict)
     uses: dict[tuple[bytes, tuple[int, ...]], int] = field(default_factory=dict)
     made: int = 0  # names given so far (a PREPARE that did not run still used its name)
@@ -72,6 +73,22 @@ class _ConnectionState:
 # table beside it: the transformer refers to its connection, so a weak table's entry would
 # keep a closed connection alive for ever; the reference cycle here goes with the connection.
 _STATE = "_metalwire_exchange"
+
+
+def _state(connection: Any) -> _ConnectionState:
+    state: _ConnectionState | None = getattr(connection, _STATE, None)
+    if state is None:
+        state = _ConnectionState(Transformer.from_context(connection))
+        setattr(connection, _STATE, state)
+    return state
+
+
+def unprepared(connection: Any) -> None:
+    """Never prepare a statement on ``connection``: for a connection pooler that hands each
+    transaction whichever server connection is free and does not carry prepared statements
+    over (PgBouncer in transaction mode before 1.21, or with ``max_prepared_statements = 0``),
+    where a statement prepared in one transaction is unknown to the next."""
+    _state(connection).prepare = False
 
 
 class Result:
@@ -146,10 +163,7 @@ def exchange(
     OperationalError, as through a cursor.
     """
     pgconn = connection.pgconn
-    state: _ConnectionState | None = getattr(connection, _STATE, None)
-    if state is None:
-        state = _ConnectionState(Transformer.from_context(connection))
-        setattr(connection, _STATE, state)
+    state = _state(connection)
     # (what, the statement's index, the PREPARE's key and name), a result each, in order
     answers: list[tuple[int, int, Any]] = []
     pgconn.enter_pipeline_mode()
@@ -190,7 +204,7 @@ def _send(
         types = tuple(transformer.types)
         key = (text, types)
         name = state.names.get(key)
-        if name is None and state.counted(key) >= PREPARE_AFTER:
+        if name is None and state.prepare and state.counted(key) >= PREPARE_AFTER:
             name = state.new_name()
             pgconn.send_prepare(name, text, param_types=types)
             answers.append((_PREPARE, index, (key, name)))
