@@ -1,9 +1,9 @@
 """metalwire behind PgBouncer in transaction mode, the way many PostgreSQL sites pool
 connections: each transaction gets whichever of a few server connections is free, so a
 statement one transaction prepared is not on the connection the next one gets.
-``[database] prepared_statements = false`` is what makes it work; with the default, the
-second worker's first prepared statement meets the first one's (``prepared statement
-"mw_1" already exists``, a 500)."""
+``[database] prepared_statements = false`` is what makes it work; with the default, one
+connection's first prepared statement meets another's on the server connection they share
+(``prepared statement "mw_1" already exists``, a 500), and the log says what to set."""
 
 from __future__ import annotations
 
@@ -37,7 +37,8 @@ def _cycles(url: str, node: str) -> collections.Counter[int]:
             listed = client.get(f"/v1/nodes/{node}/vifs")
             detach = client.delete(f"/v1/nodes/{node}/vifs/{vif}")
             seen.update(r.status_code for r in (attach, listed, detach))
-            assert listed.status_code != 200 or {"id": vif} in listed.json()["vifs"]
+            if attach.status_code == 204 and listed.status_code == 200:
+                assert {"id": vif} in listed.json()["vifs"]
     return seen
 
 
@@ -81,3 +82,29 @@ def test_vif_operations_through_pgbouncer_in_transaction_mode(
             assert len(vif_events) == 2 * CYCLES, events[-3:]
         log = server.log()
     assert "Traceback" not in log and "prepared statement" not in log, log[-3000:]
+
+
+def test_with_prepared_statements_the_log_names_the_option(
+    postgres_server: PostgresServer, tmp_path: Path
+) -> None:
+    if find_pgbouncer() is None:
+        _unavailable("pgbouncer is not installed (scripts/install-pgbouncer)")
+    name = f"bouncer_{uuid.uuid4().hex[:8]}"
+    postgres_server.create_database(name)
+    # One server connection for the process's write and read connections: the second of
+    # them to prepare a statement meets the first one's.
+    with (
+        PgBouncer(postgres_server, name, pool_mode="transaction", pool_size=1) as bouncer,
+        MetalwireServer(tmp_path, database=bouncer.url()) as server,
+        httpx.Client(base_url=server.url, headers=HEADERS, timeout=30) as client,
+    ):
+        node = client.post("/v1/nodes", json={"driver": "fake-hardware"})
+        assert node.status_code in (201, 500), node.text
+        statuses = collections.Counter[int]()
+        if node.status_code == 201:
+            statuses = _cycles(server.url, node.json()["uuid"])
+        log = server.log()
+    assert 500 in statuses or node.status_code == 500, statuses
+    hint = "Set [database] prepared_statements = false."
+    assert log.count(hint) == 1, log[-3000:]
+    assert 'prepared statement "mw_' in log

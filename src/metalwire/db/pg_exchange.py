@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import re
 import select
 from collections.abc import Sequence
@@ -29,6 +30,8 @@ from typing import Any
 
 from psycopg import errors, pq
 from psycopg.adapt import PyFormat, Transformer
+
+LOG = logging.getLogger(__name__)
 
 # A statement text run this many times on a connection is prepared there.
 PREPARE_AFTER = 2
@@ -110,6 +113,27 @@ class Result:
     def description(self) -> list[tuple[str, int]]:
         result = self._pgresult
         return [(result.fname(i).decode(), result.ftype(i)) for i in range(result.nfields)]
+
+
+# What PostgreSQL answers when the server connection under a connection is not the one that
+# prepared its statements: a pooler in transaction mode between the two.
+_PREPARED_ELSEWHERE = (errors.DuplicatePreparedStatement, errors.InvalidSqlStatementName)
+
+
+_TOLD: list[str] = []  # the first such error of the process, once told
+
+
+def _say_prepared_elsewhere(message: str) -> None:
+    """Once per process (the error itself is logged with every request it fails)."""
+    if _TOLD:
+        return
+    _TOLD.append(message)
+    LOG.error(
+        "PostgreSQL does not hold the statements this connection prepared (%s): is a "
+        "connection pooler in transaction mode (PgBouncer) between metalwire and PostgreSQL? "
+        "Set [database] prepared_statements = false.",
+        message,
+    )
 
 
 class StatementFailed(Exception):
@@ -234,6 +258,8 @@ def _read(
         if status not in _OK:
             if failure is None and status != pq.ExecStatus.PIPELINE_ABORTED:
                 error = errors.error_from_result(result, encoding=connection.info.encoding)
+                if isinstance(error, _PREPARED_ELSEWHERE):
+                    _say_prepared_elsewhere(str(error))
                 failure = StatementFailed(index, error)
             continue
         if what == _PREPARE:
