@@ -12,9 +12,11 @@ It follows what psycopg does for the connection: a transaction begins with the
 connection's own ``BEGIN`` (isolation level, read only, deferrable) unless it is in
 autocommit or already in a transaction, so the connection's ``commit()`` and
 ``rollback()`` see the transaction's state in libpq as usual. Statements a connection sends
-again are prepared on the server, as psycopg would; psycopg's own preparing is switched off
-on these connections (``engine.py``), because on a rollback it deallocates every prepared
-statement of the connection, these included.
+again are prepared on the server, as psycopg would, unless the connection was made
+:func:`unprepared` (``[database] prepared_statements = false``, for a connection pooler in
+transaction mode); psycopg's own preparing is switched off on these connections
+(``engine.py``), because on a rollback it deallocates every prepared statement of the
+connection, these included.
 """
 
 from __future__ import annotations
