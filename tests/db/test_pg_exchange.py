@@ -225,3 +225,29 @@ def test_the_database_option_decides_whether_connections_prepare(
                 conn.rollback()
     finally:
         db.dispose()
+
+
+def test_an_exchange_cut_short_raises_what_cut_it(
+    connection: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Results still unread when something stops the exchange (an interrupt while waiting):
+    leaving pipeline mode then fails too, and that must not hide what stopped it."""
+
+    class Interrupted(Exception):
+        pass
+
+    results = pg_exchange._results
+    calls = []
+
+    def interrupted_once(pgconn: Any) -> list[Any]:
+        calls.append(pgconn)
+        if len(calls) == 1:
+            raise Interrupted
+        return results(pgconn)
+
+    monkeypatch.setattr(pg_exchange, "_results", interrupted_once)
+    with pytest.raises(Interrupted):
+        pg_exchange.exchange(connection, [(ROW, _values("cut"))])
+    connection.rollback()  # the statement ran in the transaction the caller rolls back
+    [count] = pg_exchange.exchange(connection, [("SELECT count(*) FROM things", ())])
+    assert count.fetchall() == [(0,)]

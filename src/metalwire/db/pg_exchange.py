@@ -193,22 +193,25 @@ def exchange(
     # (what, the statement's index, the PREPARE's key and name), a result each, in order
     answers: list[tuple[int, int, Any]] = []
     pgconn.enter_pipeline_mode()
+    synced = False
     try:
-        try:
-            _send(connection, state, statements, commit, answers)
-        except Exception:
-            # A parameter that cannot be sent: what went out before it runs and is answered,
-            # and the transaction (if any) is left for the caller to roll back.
-            if pgconn.status == pq.ConnStatus.OK:
-                with contextlib.suppress(errors.Error):
-                    pgconn.pipeline_sync()
-                    _results(pgconn)
-            raise
+        _send(connection, state, statements, commit, answers)
         pgconn.pipeline_sync()
+        synced = True
         pgresults = _results(pgconn)
-    finally:
+    except BaseException:
+        # A parameter that cannot be sent, or an interruption while the answers were awaited:
+        # what went out runs and its answers are read, so that the connection leaves pipeline
+        # mode usable and what stopped the exchange is what is raised (a connection lost
+        # meanwhile stays lost). The transaction (if any) is left for the caller to roll back.
         if pgconn.status == pq.ConnStatus.OK:
-            pgconn.exit_pipeline_mode()
+            with contextlib.suppress(Exception):
+                if not synced:
+                    pgconn.pipeline_sync()
+                _results(pgconn)
+                pgconn.exit_pipeline_mode()
+        raise
+    pgconn.exit_pipeline_mode()
     return _read(connection, state, answers, pgresults)
 
 
