@@ -184,7 +184,7 @@ def measure(
         result: dict[str, Any] = {}
         # Each kind of request in its own window, so its counts are its own: attach a VIF
         # to every node, then list every node's, then detach them all.
-        costs: dict[str, list[dict[str, Any]]] = {}
+        costs: dict[str, list[StatementCost]] = {}
         for name, send in steps.items():
             before = pg.activity(database)
             if stats is not None:
@@ -194,7 +194,7 @@ def measure(
                 if r.status_code >= 300:
                     raise SystemExit(f"{name} {i}: {r.status_code} {r.text}")
             if stats is not None:
-                costs[name] = [asdict(c) for c in stats.read(cycles)]
+                costs[name] = stats.read(cycles)
             result[name] = per_request(before, pg.activity(database), cycles)
         if stats is not None:
             result["statement_costs"] = costs
@@ -240,22 +240,22 @@ def main() -> int:
                     pg, "metalwire", server.url, args.cycles, args.cycles, args.trace, stats
                 )
     if args.json:
-        print(json.dumps(result, indent=2))
+        print(json.dumps(result, indent=2, default=asdict))
         return 0
     print(f"per request, {args.cycles} of each (one node each), one client:")
     print(f"{'request':8} " + " ".join(f"{c:>14}" for c in COUNTERS))
     for name in ("attach", "list", "detach"):
         print(f"{name:8} " + " ".join(f"{result[name][c]:>14}" for c in COUNTERS))
     for name, costs in result.get("statement_costs", {}).items():
-        total = sum(c["calls"] * c["exec_us"] for c in costs)
+        total = sum(c.exec_us_per_request for c in costs)
         print(f"\n{name}: {total:.0f} us of execution per request")
         print(
             f"  {'calls':>5} {'us/call':>8} {'buffers':>7} {'dirtied':>7} {'WAL':>4} {'bytes':>6}"
         )
         for c in costs:
             print(
-                f"  {c['calls']:>5} {c['exec_us']:>8} {c['buffers']:>7} {c['dirtied']:>7}"
-                f" {c['wal_records']:>4} {c['wal_bytes']:>6}  {c['text'][:90]}"
+                f"  {c.calls:>5} {c.exec_us:>8} {c.buffers:>7} {c.dirtied:>7}"
+                f" {c.wal_records:>4} {c.wal_bytes:>6}  {c.text[:90]}"
             )
     for name, statements in result.get("statements", {}).items():
         print(f"\n{name}: {len(statements)} statements")

@@ -234,7 +234,7 @@ def test_an_exchange_cut_short_raises_what_cut_it(
     leaving pipeline mode then fails too, and that must not hide what stopped it."""
 
     class Interrupted(Exception):
-        pass
+        """What stops the wait for the answers."""
 
     results = pg_exchange._results
     calls = []

@@ -42,13 +42,19 @@ def _cycles(url: str, node: str) -> collections.Counter[int]:
     return seen
 
 
-def test_vif_operations_through_pgbouncer_in_transaction_mode(
-    postgres_server: PostgresServer, tmp_path: Path
-) -> None:
+@pytest.fixture
+def database(postgres_server: PostgresServer) -> str:
+    """A new database on the session's cluster, for PgBouncer to serve."""
     if find_pgbouncer() is None:
         _unavailable("pgbouncer is not installed (scripts/install-pgbouncer)")
     name = f"bouncer_{uuid.uuid4().hex[:8]}"
     postgres_server.create_database(name)
+    return name
+
+
+def test_vif_operations_through_pgbouncer_in_transaction_mode(
+    postgres_server: PostgresServer, database: str, tmp_path: Path
+) -> None:
     env = {
         "METALWIRE_API_API_WORKERS": "2",
         "METALWIRE_DATABASE_PREPARED_STATEMENTS": "false",
@@ -56,7 +62,7 @@ def test_vif_operations_through_pgbouncer_in_transaction_mode(
     # Three server connections for two workers, each keeping a write and a read connection
     # open: the workers' transactions share the server connections.
     with (
-        PgBouncer(postgres_server, name, pool_mode="transaction", pool_size=3) as bouncer,
+        PgBouncer(postgres_server, database, pool_mode="transaction", pool_size=3) as bouncer,
         MetalwireServer(tmp_path, database=bouncer.url(), env=env) as server,
         httpx.Client(base_url=server.url, headers=HEADERS, timeout=30) as client,
     ):
@@ -77,24 +83,20 @@ def test_vif_operations_through_pgbouncer_in_transaction_mode(
         assert seen == {204: 2 * NODES * CYCLES, 200: NODES * CYCLES}, seen
         for node in nodes:
             assert client.get(f"/v1/nodes/{node}/vifs").json() == {"vifs": []}
-            events = client.get(f"/v1/nodes/{node}/history").json()["history"]
-            vif_events = [e for e in events if "VIF" in e["event"] or "vif" in e["event"]]
+            events = client.get(f"/v1/nodes/{node}/history?detail=true").json()["history"]
+            vif_events = [e for e in events if e["event_type"] == "vif"]
             assert len(vif_events) == 2 * CYCLES, events[-3:]
         log = server.log()
     assert "Traceback" not in log and "prepared statement" not in log, log[-3000:]
 
 
 def test_with_prepared_statements_the_log_names_the_option(
-    postgres_server: PostgresServer, tmp_path: Path
+    postgres_server: PostgresServer, database: str, tmp_path: Path
 ) -> None:
-    if find_pgbouncer() is None:
-        _unavailable("pgbouncer is not installed (scripts/install-pgbouncer)")
-    name = f"bouncer_{uuid.uuid4().hex[:8]}"
-    postgres_server.create_database(name)
     # One server connection for the process's write and read connections: the second of
     # them to prepare a statement meets the first one's.
     with (
-        PgBouncer(postgres_server, name, pool_mode="transaction", pool_size=1) as bouncer,
+        PgBouncer(postgres_server, database, pool_mode="transaction", pool_size=1) as bouncer,
         MetalwireServer(tmp_path, database=bouncer.url()) as server,
         httpx.Client(base_url=server.url, headers=HEADERS, timeout=30) as client,
     ):
