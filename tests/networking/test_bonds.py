@@ -21,6 +21,7 @@ from metalwire.networking.bonds import (
 )
 from metalwire.networking.generic_switch import operations
 from metalwire.networking.switch_file import SwitchDefinition
+from metalwire.networking.switch_vifs import APPLIED_KEY, applied, applied_bond, applied_record
 from metalwire.networking.switchport import SwitchportConfig
 
 GROUP = "33333333-0000-4000-8000-000000000001"
@@ -105,6 +106,18 @@ def test_a_member_recorded_in_a_bond_reads_it_back() -> None:
     assert recorded_bond(bond_record(bond)) == bond
     for stored in (None, {}, {"name": "b"}, {"name": "b", "members": []}, "b"):
         assert recorded_bond(stored) is None
+
+
+def test_a_port_reads_back_the_configuration_and_bond_it_recorded() -> None:
+    bond = Bond("b", ("swp1", "swp2"), "lacp")
+    for config in (SwitchportConfig("access", 200, ()), SwitchportConfig("trunk", 5, (6, 7))):
+        for member_of in (bond, None):
+            port = Port(internal_info={APPLIED_KEY: applied_record(config, member_of)})
+            assert (applied(port), applied_bond(port)) == (config, member_of)
+    # a member set to no VLAN still knows its bond, so that a later change takes it apart
+    port = Port(internal_info={APPLIED_KEY: applied_record(None, bond)})
+    assert (applied(port), applied_bond(port)) == (None, bond)
+    assert applied_record(None, None) is None
 
 
 def test_the_ovs_unbond_command_gives_each_member_back_its_own_port() -> None:

@@ -35,7 +35,6 @@ from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import InvalidParameterValue, NetworkError, NetworkInterfaceInvalid
 from metalwire.networking.base import NetworkInterface, StoredVifMixin, VifInfo
 from metalwire.networking.bonds import (
-    bond_record,
     check_bond_members,
     is_lag,
     parse_lag,
@@ -58,10 +57,10 @@ from metalwire.networking.switch_ports import (
 from metalwire.networking.switch_preview import SwitchPreview, preview
 from metalwire.networking.switch_vifs import (
     APPLIED_KEY,
-    BOND_KEY,
     SwitchVifMixin,
     applied,
     applied_bond,
+    applied_record,
 )
 from metalwire.networking.switchport import (
     SwitchportConfig,
@@ -69,7 +68,6 @@ from metalwire.networking.switchport import (
     check_vlans_allowed,
     parse_network_value,
     parse_switchport,
-    switchport_record,
 )
 from metalwire.networking.task import Task
 
@@ -253,9 +251,8 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
             with task.atomic():
                 for ports, change in planned:
                     for port in ports:
-                        record = switchport_record(change.config)
-                        if change.bond is not None:  # kept while the bond is on the switch
-                            record = {**(record or {}), BOND_KEY: bond_record(change.bond)}
+                        # the bond is kept while it is on the switch
+                        record = applied_record(change.config, change.bond)
                         info = {**port.internal_info, APPLIED_KEY: record}
                         task.inventory.update_port(port.uuid, {"internal_info": info})
                 if also is not None:
@@ -332,31 +329,42 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         return self.audit_nodes_checked(tasks)[0]
 
     def audit_nodes_checked(self, tasks: Sequence[Task]) -> tuple[list[Finding], list[NotChecked]]:
-        """Each port metalwire set, compared with its switch (:mod:`.switch_audit`); a LAG
-        portgroup's bond is read by its name, once, for its members."""
-        audited = []
+        """Each switch port metalwire set, compared with its switch (:mod:`.switch_audit`).
+
+        A bond is read by the name its members recorded, once for them: a portgroup renamed
+        or stripped of ``extra.lag`` keeps its old bond on the switch until the members' next
+        change. Members of a LAG portgroup that recorded no bond are read by its bond's name.
+        """
+        audited: list[AuditedPort] = []
         for task in tasks:
-            bonded: set[int] = set()
-            for portgroup in task.portgroups:
-                if not is_lag(portgroup):
-                    continue
-                members = task.members(portgroup)
-                bonded.update(port.id for port in members)
-                if not members or APPLIED_KEY not in (members[0].internal_info or {}):
-                    continue
-                try:
-                    bond_switch, bond = check_bond_members(portgroup, members, self.switches)
-                except InvalidParameterValue:
-                    continue  # a bond metalwire could not have made
-                expected = applied(members[0])
-                audited.append(AuditedPort(task, members[0], bond_switch, bond.name, expected))
+            bonds_read: set[tuple[str, str]] = set()
             for port in self._linked(task):
                 switch = self._switch_of(port)
-                set_here = APPLIED_KEY in (port.internal_info or {})
-                if switch is not None and set_here and port.id not in bonded:
-                    port_id = str((port.local_link_connection or {})["port_id"])
-                    audited.append(AuditedPort(task, port, switch, port_id, applied(port)))
+                if switch is None or APPLIED_KEY not in (port.internal_info or {}):
+                    continue
+                read_as = self._audited_name(task, port)
+                if read_as is None:
+                    continue  # in a bond metalwire could not have made
+                if read_as != str((port.local_link_connection or {})["port_id"]):
+                    if (switch.name, read_as) in bonds_read:
+                        continue
+                    bonds_read.add((switch.name, read_as))
+                audited.append(AuditedPort(task, port, switch, read_as, applied(port)))
         return audit_ports(audited, self.device_factory, self.lock_dir)
+
+    def _audited_name(self, task: Task, port: Port) -> str | None:
+        """The switch port that holds what ``port`` recorded: the bond it recorded, else its
+        LAG portgroup's bond (None if the members cannot form one), else its own."""
+        recorded = applied_bond(port)
+        if recorded is not None:
+            return recorded.name
+        group = task.portgroup_by_id(port.portgroup_id)
+        if group is None or not is_lag(group):
+            return str((port.local_link_connection or {})["port_id"])
+        try:
+            return check_bond_members(group, task.members(group), self.switches)[1].name
+        except InvalidParameterValue:
+            return None
 
     def _bond_change(
         self, task: Task, portgroup: Portgroup, config: SwitchportConfig | None

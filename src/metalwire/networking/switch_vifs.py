@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import VifNotAttached
 from metalwire.networking.base import VifInfo
-from metalwire.networking.bonds import Bond, recorded_bond
+from metalwire.networking.bonds import Bond, bond_record, recorded_bond
 from metalwire.networking.switchport import SwitchportConfig, switchport_record
 from metalwire.networking.task import Task
 from metalwire.networking.tbn.targets import Choice, realize
@@ -53,6 +53,14 @@ def applied_bond(port: Port) -> Bond | None:
     """The bond metalwire last made the port a member of on its switch, or None."""
     record = (port.internal_info or {}).get(APPLIED_KEY)
     return recorded_bond(record.get(BOND_KEY)) if isinstance(record, dict) else None
+
+
+def applied_record(config: SwitchportConfig | None, bond: Bond | None) -> dict[str, Any] | None:
+    """What a port keeps in its ``switchport_applied`` once its switch port is set to
+    ``config`` as a member of ``bond`` (None: a port of its own); :func:`applied` and
+    :func:`applied_bond` read it back."""
+    record = switchport_record(config)
+    return record if bond is None else {**(record or {}), BOND_KEY: bond_record(bond)}
 
 
 def _config(record: Any) -> SwitchportConfig | None:
@@ -162,7 +170,8 @@ class SwitchVifMixin:
         ports = [by_uuid[uuid] for uuid in recovery if uuid in by_uuid]
         try:
             network = self.vif_network(attachment.vif_id, raw)
-            self._set_applied(task, ports, lambda port: switchport_record(network))
+            # as a bond's members still: its record tells the next change to take it apart
+            self._set_applied(task, ports, lambda port: applied_record(network, applied_bond(port)))
             self._apply(
                 task,
                 [
