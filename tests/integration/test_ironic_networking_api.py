@@ -134,6 +134,30 @@ def test_without_the_switch_extra_the_server_starts_and_a_vif_attach_names_the_e
     assert "install metalwire's [switch] extra (pip install 'metalwire[switch]')" in fault(resp)
 
 
+@pytest.mark.server
+@pytest.mark.parametrize("made", [False, True], ids=["missing", "not-executable"])
+def test_an_interpreter_option_that_names_no_program_is_named_at_attach(
+    tmp_path: Path, made: bool
+) -> None:
+    python = tmp_path / "venv" / "bin" / "python"
+    if made:
+        python.parent.mkdir(parents=True)
+        python.write_text("")  # mode 0644
+    switch_file = tmp_path / "switches.ini"
+    switch_file.write_text(SWITCH_FILE)
+    env = {**_env(switch_file), "METALWIRE_IRONIC_NETWORKING_GENERIC_SWITCH_PYTHON": str(python)}
+    with (
+        MetalwireServer(tmp_path / "server", env=env) as server,
+        httpx.Client(base_url=server.url, headers=HEADERS, timeout=30) as client,
+    ):
+        node, _ = _node_with_port(client)
+        resp = client.post(f"/v1/nodes/{node['uuid']}/vifs", json={"id": str(uuid.uuid4())})
+
+    assert resp.status_code == 400, resp.text
+    what = "is not an executable file" if made else "does not exist"
+    assert f"[ironic_networking] generic_switch_python {python}, which {what}." in fault(resp)
+
+
 def test_serve_refuses_a_bad_switch_file_naming_its_line(tmp_path: Path) -> None:
     switch_file = tmp_path / "switches.ini"
     switch_file.write_text(SWITCH_FILE.replace("100-200", "100-200,5000"))

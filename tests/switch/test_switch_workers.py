@@ -108,3 +108,31 @@ def test_an_interpreter_without_networking_generic_switch_is_named(tmp_path: Pat
         )
     finally:
         generic_switch_workers.stop_all()
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ("\x7fELF not really\n", "Exec format error"),
+        ("#!/nonexistent/interpreter\n", "No such file or directory"),
+    ],
+)
+def test_an_interpreter_that_cannot_be_run_is_named(
+    tmp_path: Path, content: str, problem: str
+) -> None:
+    broken = tmp_path / "python"
+    broken.write_text(content)
+    broken.chmod(0o755)
+    switch = SwitchDefinition(
+        name="sw", driver_type="generic-switch", device_type="netmiko_ovs_linux",
+        address="127.0.0.1", username="admin", password="hunter2-secret", line=1,
+    )  # fmt: skip
+    change = SwitchChange(switch, "swp1", SwitchportConfig("access", 100), None)
+    try:
+        with pytest.raises(NetworkError) as raised:
+            GenericSwitchDevice(switch, str(broken)).render([change])
+        said = str(raised.value)
+        assert said.startswith(f"render commands failed: the switch worker {broken} "), said
+        assert problem in said, said
+    finally:
+        generic_switch_workers.stop_all()

@@ -38,12 +38,16 @@ class WorkerServer:
     def __init__(self, python: str) -> None:
         self.directory = Path(tempfile.mkdtemp(prefix="metalwire-switch-"))  # mode 0700
         self.socket_path = str(self.directory / "worker.sock")
-        self.process = subprocess.Popen(
-            [python, str(WORKER), "serve", self.socket_path],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
+        try:
+            self.process = subprocess.Popen(
+                [python, str(WORKER), "serve", self.socket_path],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError:  # not an interpreter, or its #! names none: call() says so
+            shutil.rmtree(self.directory, ignore_errors=True)
+            raise
         self.error = self._read_ready()
 
     def _read_ready(self) -> str | None:
@@ -115,15 +119,26 @@ def call(python: str, what: str, request: dict[str, Any], timeout: float) -> dic
     """Run ``request`` (see ``generic_switch_worker.py``) in a process forked by the worker
     server of ``python``. Raises NetworkError, beginning with ``what``, when no answer comes;
     the answer may itself be an ``{"error": ...}``."""
-    server = server_of(python)
+    server = _started(python, what)
     try:
         return _ask(server, what, request, timeout)
     except ConnectionRefusedError:  # the server is gone: one new one
         server.stop()
     try:
-        return _ask(server_of(python), what, request, timeout)
+        return _ask(_started(python, what), what, request, timeout)
     except ConnectionRefusedError:
         raise NetworkError(f"{what} failed: the switch worker is not running") from None
+
+
+def _started(python: str, what: str) -> WorkerServer:
+    """:func:`server_of`; NetworkError naming ``python`` when it cannot be run."""
+    try:
+        return server_of(python)
+    except OSError as exc:  # not executable, not a program, or its #! names nothing there
+        problem = exc.strerror or str(exc)
+        raise NetworkError(
+            f"{what} failed: the switch worker {python} cannot be run: {problem}"
+        ) from None
 
 
 def _ask(

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import logging
+import os
 from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -94,6 +95,21 @@ def missing_extra_message() -> str:
     )
 
 
+def switch_driver_problem(python: str) -> str | None:
+    """Why switch operations cannot run (None: they can): the interpreter
+    ``[ironic_networking] generic_switch_python`` names is no executable file, or, without
+    one, networking-generic-switch is not installed beside metalwire."""
+    if not python:
+        return None if generic_switch_installed() else missing_extra_message()
+    if not os.path.isfile(python) or not os.access(python, os.X_OK):
+        what = "is not an executable file" if os.path.exists(python) else "does not exist"
+        return (
+            f"The ironic-networking network interface runs networking-generic-switch with "
+            f"[ironic_networking] generic_switch_python {python}, which {what}."
+        )
+    return None
+
+
 class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
     name = "ironic-networking"
 
@@ -113,11 +129,9 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
             load_switch_file(options.switch_config_file) if options.switch_config_file else {}
         )
         self.python = options.generic_switch_python
-        self.driver_installed = (
-            Path(self.python).is_file() if self.python else generic_switch_installed()
-        )
-        if not self.driver_installed:
-            LOG.warning("%s", missing_extra_message())
+        self.driver_problem = switch_driver_problem(self.python)
+        if self.driver_problem is not None:
+            LOG.warning("%s", self.driver_problem)
         self.lock_dir = Path(config.default.data_dir) / "switch-locks"
         self.device_factory: DeviceFactory = functools.partial(
             _generic_switch_device, python=self.python
@@ -165,8 +179,8 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         """The dry run's switch changes and commands of an attach (nothing is sent)."""
         unavailable = (
             None
-            if self.driver_installed
-            else f"commands not available: the [{SWITCH_EXTRA}] extra is not installed"
+            if self.driver_problem is None
+            else f"commands not available: {self.driver_problem}"
         )
         planned = self.attach_switch_changes(task, vif_info, target)
         return preview(planned, self.device_factory, unavailable)
@@ -244,8 +258,8 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         ``also`` in one transaction; if that fails, the switch ports are put back."""
         planned = self.switch_changes(task, wanted)
         changes = [change for _, change in planned]
-        if changes and not self.driver_installed:
-            raise NetworkInterfaceInvalid(missing_extra_message())
+        if changes and self.driver_problem is not None:
+            raise NetworkInterfaceInvalid(self.driver_problem)
         apply_changes(changes, self.device_factory, self.lock_dir)
         try:
             with task.atomic():
@@ -319,8 +333,8 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
     # -- the drift audit: what metalwire set, read back from the switches ------------------
 
     def audit_unavailable(self) -> str | None:
-        if not self.driver_installed:
-            return missing_extra_message()
+        if self.driver_problem is not None:
+            return self.driver_problem
         if not self.switches:
             return "no switch is defined ([ironic_networking] switch_config_file)."
         return None
@@ -387,8 +401,8 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         return SwitchChange(switch, bond.name, config, previous, bond, was_bonded), members
 
     def validate(self, task: Task) -> None:
-        if not self.driver_installed:
-            raise NetworkInterfaceInvalid(missing_extra_message())
+        if self.driver_problem is not None:
+            raise NetworkInterfaceInvalid(self.driver_problem)
         for port in task.ports:
             self.check_port(task, port)
         for portgroup in task.portgroups:
