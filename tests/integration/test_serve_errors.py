@@ -48,6 +48,31 @@ def test_missing_driver_names_the_module(tmp_path: Path) -> None:
     assert "needs the Python module 'pg8000'" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        # the [mysql] extra installs PyMySQL, which a plain mysql:// does not name
+        (
+            "mysql://u@127.0.0.1/db",
+            "needs the Python module 'MySQLdb' (mysqlclient), which is not installed: "
+            "pip install mysqlclient, or name PyMySQL, which metalwire's [mysql] extra "
+            "installs: mysql+pymysql://",
+        ),
+        ("mariadb://u@127.0.0.1/db", "extra installs: mariadb+pymysql://"),
+        # libpq's and many a provider's spelling, which SQLAlchemy does not take
+        ("postgres://u@127.0.0.1/db", "bad database URL 'postgres://127.0.0.1/db': "),
+        ("postgres://u@127.0.0.1/db", "write postgresql:// for PostgreSQL"),
+    ],
+)
+def test_a_url_naming_a_driver_metalwire_does_not_install_says_what_to_write(
+    tmp_path: Path, url: str, said: str
+) -> None:
+    result = run("db", "upgrade", "--database", url, cwd=tmp_path)
+    assert result.returncode == 2
+    assert said in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
 @pytest.mark.parametrize("scheme", ["postgresql", "postgresql+psycopg2", "postgresql+psycopg"])
 def test_unreachable_database(tmp_path: Path, scheme: str) -> None:
     # psycopg2 is not installed: Ironic's spelling is served through psycopg 3

@@ -95,7 +95,17 @@ def _is_sqlite(url: str) -> bool:
     return url.startswith("sqlite")
 
 
-_DRIVER_EXTRAS = {"psycopg": "postgresql", "pymysql": "mysql", "MySQLdb": "mysql"}
+#: How to get a database driver module a URL needs: metalwire's extra that installs it.
+_DRIVER_EXTRAS = {"psycopg": "postgresql", "pymysql": "mysql"}
+#: ... or what to write instead, for the drivers SQLAlchemy picks when a URL names none.
+_DRIVER_ADVICE = {
+    "MySQLdb": (
+        " (mysqlclient), which is not installed: pip install mysqlclient, or name PyMySQL, "
+        "which metalwire's [mysql] extra installs: {backend}+pymysql://..."
+    ),
+}
+#: URL schemes other programs take that SQLAlchemy does not, and what it takes.
+_SCHEME_ADVICE = {"postgres": "write postgresql:// for PostgreSQL"}
 
 
 def make_engine(
@@ -111,13 +121,16 @@ def make_engine(
         return _make_engine(url, pool_size, autocommit, prepared_statements)
     except (ArgumentError, ValueError) as exc:  # ValueError: a port that is no number
         shown = redact.without_userinfo(url)
-        raise Invalid(f"bad database URL {shown!r}: {str(exc).replace(url, shown)}") from None
+        advice = _SCHEME_ADVICE.get(url.partition("://")[0])
+        said = str(exc).replace(url, shown) + (f"; {advice}" if advice else "")
+        raise Invalid(f"bad database URL {shown!r}: {said}") from None
     except ModuleNotFoundError as exc:
-        extra = _DRIVER_EXTRAS.get(exc.name or "", "")
-        hint = f" (pip install 'metalwire[{extra}]')" if extra else ""
-        raise Invalid(
-            f"the database URL needs the Python module {exc.name!r}, which is not installed{hint}"
-        ) from None
+        name = exc.name or ""
+        extra = _DRIVER_EXTRAS.get(name)
+        hint = f", which is not installed (pip install 'metalwire[{extra}]')" if extra else None
+        advice = _DRIVER_ADVICE.get(name, hint or ", which is not installed")
+        advice = advice.format(backend=url.partition("://")[0].partition("+")[0])
+        raise Invalid(f"the database URL needs the Python module {name!r}{advice}") from None
 
 
 def _make_engine(url: str, pool_size: int, autocommit: bool, prepared_statements: bool) -> Engine:
