@@ -94,6 +94,13 @@ def test_an_interpreter_without_networking_generic_switch_is_named(tmp_path: Pat
     bare = tmp_path / "python-without-site-packages"
     bare.write_text(f'#!/bin/sh\nexec "{sys.executable}" -I -S "$@"\n')
     bare.chmod(0o755)
+    assert _render_error(bare) == (
+        "render commands failed: ModuleNotFoundError: No module named 'networking_generic_switch'"
+    )
+
+
+def _render_error(python: Path) -> str:
+    """What rendering one switch change's commands with ``python`` raises."""
     switch = SwitchDefinition(
         name="sw", driver_type="generic-switch", device_type="netmiko_ovs_linux",
         address="127.0.0.1", username="admin", password="hunter2-secret", line=1,
@@ -101,11 +108,8 @@ def test_an_interpreter_without_networking_generic_switch_is_named(tmp_path: Pat
     change = SwitchChange(switch, "swp1", SwitchportConfig("access", 100), None)
     try:
         with pytest.raises(NetworkError) as raised:
-            GenericSwitchDevice(switch, str(bare)).render([change])
-        assert str(raised.value) == (
-            "render commands failed: ModuleNotFoundError: "
-            "No module named 'networking_generic_switch'"
-        )
+            GenericSwitchDevice(switch, str(python)).render([change])
+        return str(raised.value)
     finally:
         generic_switch_workers.stop_all()
 
@@ -123,16 +127,6 @@ def test_an_interpreter_that_cannot_be_run_is_named(
     broken = tmp_path / "python"
     broken.write_text(content)
     broken.chmod(0o755)
-    switch = SwitchDefinition(
-        name="sw", driver_type="generic-switch", device_type="netmiko_ovs_linux",
-        address="127.0.0.1", username="admin", password="hunter2-secret", line=1,
-    )  # fmt: skip
-    change = SwitchChange(switch, "swp1", SwitchportConfig("access", 100), None)
-    try:
-        with pytest.raises(NetworkError) as raised:
-            GenericSwitchDevice(switch, str(broken)).render([change])
-        said = str(raised.value)
-        assert said.startswith(f"render commands failed: the switch worker {broken} "), said
-        assert problem in said, said
-    finally:
-        generic_switch_workers.stop_all()
+    said = _render_error(broken)
+    assert said.startswith(f"render commands failed: the switch worker {broken} "), said
+    assert problem in said, said
