@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from metalwire.db import pg_exchange
+from metalwire.db import outage, pg_exchange
 from metalwire.db.engine import Database
 from tests.support.postgres import PostgresServer
 
@@ -251,3 +251,41 @@ def test_an_exchange_cut_short_raises_what_cut_it(
     connection.rollback()  # the statement ran in the transaction the caller rolls back
     [count] = pg_exchange.exchange(connection, [("SELECT count(*) FROM things", ())])
     assert count.fetchall() == [(0,)]
+
+
+def test_a_statement_prepared_before_its_column_changed_type_is_prepared_again(
+    postgres_server: PostgresServer,
+) -> None:
+    """An upgrade that widens a column while a process runs: PostgreSQL refuses the
+    statements that process prepared before ("cached plan must not change result type"). On
+    an autocommit connection (reads) the exchange runs again at once; in a transaction the
+    failure is a conflict for the operation to run again (its transaction was rolled back).
+    Either way the connection's statements are prepared anew and read the new type."""
+    name = f"stale_{uuid.uuid4().hex[:8]}"
+    postgres_server.create_database(name)
+    postgres_server.execute("CREATE TABLE widened (label varchar(10))", database=name)
+    postgres_server.execute("INSERT INTO widened VALUES ('first')", database=name)
+    select = "SELECT label FROM widened"
+    with (
+        psycopg.connect(postgres_server.url(name, driver=""), autocommit=True) as reads,
+        psycopg.connect(postgres_server.url(name, driver="")) as writes,
+    ):
+        for _ in range(pg_exchange.PREPARE_AFTER + 1):
+            pg_exchange.exchange(reads, [(select, ())])
+            pg_exchange.exchange(writes, [(select, ())], commit=True)
+        assert _prepared(reads) != [] and _prepared(writes) != []
+        writes.rollback()
+        for width in (300, 400):
+            postgres_server.execute(
+                f"ALTER TABLE widened ALTER COLUMN label TYPE varchar({width})", database=name
+            )
+
+            [result] = pg_exchange.exchange(reads, [(select, ())])
+            assert result.fetchall() == [("first",)]
+            with pytest.raises(pg_exchange.StatementFailed) as failed:
+                pg_exchange.exchange(writes, [(select, ())], commit=True)
+            assert outage.classify(failed.value.error) == "conflict"
+            writes.rollback()
+            for _ in range(pg_exchange.PREPARE_AFTER + 1):  # prepared again on the way
+                [result] = pg_exchange.exchange(writes, [(select, ())], commit=True)
+                assert result.fetchall() == [("first",)]

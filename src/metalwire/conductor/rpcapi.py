@@ -48,7 +48,7 @@ from metalwire.conductor.volumes import Resource
 from metalwire.context import RequestContext
 from metalwire.db import outage
 from metalwire.db.models import Node, Port, Portgroup, VolumeConnector, VolumeTarget
-from metalwire.errors import MetalwireError
+from metalwire.errors import MetalwireError, TransactionConflict
 from metalwire.networking.base import VifInfo
 
 T = TypeVar("T")
@@ -246,11 +246,16 @@ class LocalConductorAPI(ConductorAPI):
         if self._inline and not external:
             # Runs here unless it would wait; then WouldWait, nothing done, and a thread below.
             deferred: list[Callable[[], None]] = []
+            committed_before = outage.commits()
             try:
                 with self.conductor.without_waiting() as deferred:
                     return operation(self.conductor, context, node_id, *args)
             except WouldWait:
                 pass  # nothing was done: the worker thread below runs it and waits its turn
+            except TransactionConflict:
+                if outage.commits() != committed_before:
+                    raise  # something of it is stored: the client decides
+                # rolled back whole: run again below, as outage.retrying runs a conflict
             finally:
                 if deferred:  # a failure to record: a worker thread waits for the database
                     await anyio.to_thread.run_sync(_run_all, deferred)

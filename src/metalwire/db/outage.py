@@ -10,7 +10,10 @@ exception itself: the hot statements run on the DBAPI cursor):
   counted in ``metalwire_database_errors``. The pool reconnects by itself (``pool_pre_ping``).
 * **conflict**: a deadlock or serialization failure (PostgreSQL ``40001``/``40P01``, MariaDB
   ``1213``, which Galera also reports for a certification conflict, and ``1205``, a lock
-  wait timeout, which Galera also reports for a causal read that timed out). The transaction was
+  wait timeout, which Galera also reports for a causal read that timed out), and a PostgreSQL
+  statement this process prepared before an upgrade changed the type of a column it reads
+  (``0A000`` "cached plan must not change result type"; :mod:`.pg_exchange` then prepares the
+  connection's statements anew). The transaction was
   rolled back and nothing of it is stored, so :func:`retrying` runs the whole operation
   again, a bounded number of times, unless it had already committed something of its own.
 
@@ -48,6 +51,8 @@ NOT_READY_BACKOFF = 0.1  # seconds before the first try again, doubled up to the
 # PostgreSQL SQLSTATEs: connection exceptions (class 08), shutdown and start-up (57P01-57P03).
 _PG_UNAVAILABLE_PREFIXES = ("08", "57P01", "57P02", "57P03")
 _PG_CONFLICT = frozenset({"40001", "40P01"})
+# A prepared statement whose result's columns changed type since it was prepared.
+_PG_STALE_PLAN = ("0A000", "cached plan must not change result type")
 # MySQL/MariaDB error numbers: 1047 WSREP not ready (Galera), 1053 server shutdown,
 # 1180 the COMMIT failed (Galera: the node left the primary component while the transaction
 # was being replicated, "provider status: Not connected to Primary Component"; the cluster
@@ -87,7 +92,7 @@ def classify(exc: BaseException) -> str | None:
     module = type(error).__module__
     if module.startswith("psycopg"):
         state = _pg_code(error)
-        if state in _PG_CONFLICT:
+        if state in _PG_CONFLICT or stale_plan(error):
             return "conflict"
         if state is None:  # raised by libpq, not the server: no connection, or a lost one
             return "unavailable" if type(error).__name__ in _LIBPQ_FAILURES else None
@@ -114,6 +119,12 @@ def lock_not_available(exc: BaseException) -> bool:
     """Whether a statement that was told not to wait for a lock found it taken."""
     error = _driver_error(exc)
     return type(error).__module__.startswith("psycopg") and _pg_code(error) == "55P03"
+
+
+def stale_plan(error: BaseException) -> bool:
+    """Whether PostgreSQL refused a prepared statement whose result columns changed type."""
+    code, message = _PG_STALE_PLAN
+    return _pg_code(error) == code and message in str(error)
 
 
 def _pg_code(error: BaseException) -> str | None:
@@ -206,6 +217,12 @@ def translated(exc: BaseException) -> MetalwireError | None:
 _commits = threading.local()
 
 
+def commits() -> int:
+    """How many write transactions this thread has committed (to compare before and after)."""
+    count: int = getattr(_commits, "count", 0)
+    return count
+
+
 def note_commit() -> None:
     """Called after each write transaction committed: an operation that committed one is
     not run again."""
@@ -221,7 +238,7 @@ def retrying(call: Callable[[], T]) -> T:
     not_ready_tries = 0
     attempt = 0
     while True:
-        committed_before = getattr(_commits, "count", 0)
+        committed_before = commits()
         try:
             return call()
         except DatabaseUnavailable as unavailable:
@@ -229,7 +246,7 @@ def retrying(call: Callable[[], T]) -> T:
             waited_since = now if waited_since is None else waited_since
             if (
                 not unavailable.not_ready
-                or getattr(_commits, "count", 0) != committed_before
+                or commits() != committed_before
                 or now - waited_since >= NOT_READY_WAIT
             ):
                 raise
@@ -240,7 +257,7 @@ def retrying(call: Callable[[], T]) -> T:
         except TransactionConflict as conflict:
             # Something of this operation is stored already: running it again could do
             # twice what it did; the client decides.
-            committed = getattr(_commits, "count", 0) != committed_before
+            committed = commits() != committed_before
             if committed or attempt == CONFLICT_RETRIES:
                 metrics.DATABASE_ERRORS.labels("conflict").inc()
                 _OUTAGE_LOG.warning(

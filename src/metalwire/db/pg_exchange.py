@@ -33,6 +33,8 @@ from typing import Any
 from psycopg import errors, pq
 from psycopg.adapt import PyFormat, Transformer
 
+from metalwire.db import outage
+
 LOG = logging.getLogger(__name__)
 
 # A statement text run this many times on a connection is prepared there.
@@ -72,6 +74,12 @@ class _ConnectionState:
     def new_name(self) -> bytes:
         self.made += 1
         return b"mw_%d" % self.made
+
+    def forget_prepared(self) -> None:
+        """Prepare every statement anew, under new names (the old ones stay on the server,
+        unused, until the connection closes)."""
+        self.names.clear()
+        self.uses.clear()
 
 
 # The connection attribute that holds its _ConnectionState. On the connection itself, not in a
@@ -186,8 +194,22 @@ def exchange(
 
     The first statement that fails raises :class:`StatementFailed`; the ones after it do not
     run, and the transaction can only be rolled back. A lost connection raises psycopg's
-    OperationalError, as through a cursor.
+    OperationalError, as through a cursor. On an autocommit connection, statements refused
+    because a column they read changed type since they were prepared run again, prepared
+    anew (a pipeline without BEGIN is one implicit transaction: nothing of it stayed); in a
+    transaction that failure is the caller's to run again (``outage.retrying``).
     """
+    try:
+        return _exchange(connection, statements, commit)
+    except StatementFailed as failed:
+        if connection.autocommit and outage.stale_plan(failed.error):
+            return _exchange(connection, statements, commit)
+        raise
+
+
+def _exchange(
+    connection: Any, statements: Sequence[tuple[str, Sequence[Any]]], commit: bool
+) -> list[Result]:
     pgconn = connection.pgconn
     state = _state(connection)
     # (what, the statement's index, the PREPARE's key and name), a result each, in order
@@ -265,6 +287,8 @@ def _read(
                 error = errors.error_from_result(result, encoding=connection.info.encoding)
                 if isinstance(error, _PREPARED_ELSEWHERE):
                     _say_prepared_elsewhere(str(error))
+                elif outage.stale_plan(error):  # a column changed type: run it again
+                    state.forget_prepared()
                 failure = StatementFailed(index, error)
             continue
         if what == _PREPARE:
