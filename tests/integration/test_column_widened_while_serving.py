@@ -50,15 +50,17 @@ def test_vif_operations_go_on_when_a_column_they_read_is_widened(
             "/v1/nodes", json={"name": "w1", "driver": "fake-hardware", "network_interface": "flat"}
         )
         assert node.status_code == 201, node.text
-        uuid_ = node.json()["uuid"]
-        port = client.post("/v1/ports", json={"node_uuid": uuid_, "address": "52:54:00:c0:00:01"})
+        node_uuid = node.json()["uuid"]
+        port = client.post(
+            "/v1/ports", json={"node_uuid": node_uuid, "address": "52:54:00:c0:00:01"}
+        )
         assert port.status_code == 201, port.text
         for _ in range(3):  # each statement run often enough to be prepared
-            assert _cycle(client, uuid_) == [204, 200, 200, 200, 204]
+            assert _cycle(client, node_uuid) == [204, 200, 200, 200, 204]
 
         for statement in WIDENINGS:
             postgres_server.execute(statement, database=name)
 
         for _ in range(3):
-            assert _cycle(client, uuid_) == [204, 200, 200, 200, 204]
+            assert _cycle(client, node_uuid) == [204, 200, 200, 200, 204]
         assert "Traceback" not in server.log_path.read_text()
