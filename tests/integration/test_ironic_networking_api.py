@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -156,6 +157,38 @@ def test_an_interpreter_option_that_names_no_program_is_named_at_attach(
     assert resp.status_code == 400, resp.text
     what = "is not an executable file" if made else "does not exist"
     assert f"[ironic_networking] generic_switch_python {python}, which {what}." in fault(resp)
+
+
+@pytest.mark.server
+def test_an_interpreter_that_cannot_be_run_fails_the_deploy_naming_it(tmp_path: Path) -> None:
+    python = tmp_path / "python"
+    python.write_text("\x7fELF not really\n")
+    python.chmod(0o755)  # an executable file, but no program
+    switch_file = tmp_path / "switches.ini"
+    switch_file.write_text(SWITCH_FILE)
+    env = {
+        **_env(switch_file),
+        "METALWIRE_IRONIC_NETWORKING_GENERIC_SWITCH_PYTHON": str(python),
+        "METALWIRE_IRONIC_NETWORKING_PROVISIONING_NETWORK": "access/native_vlan=100",
+        "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
+    }
+    with (
+        MetalwireServer(tmp_path / "server", env=env) as server,
+        httpx.Client(base_url=server.url, headers=HEADERS, timeout=30) as client,
+    ):
+        node, _ = _node_with_port(client)
+        for target in ("manage", "provide", "active"):
+            resp = client.put(f"/v1/nodes/{node['uuid']}/states/provision", json={"target": target})
+            assert resp.status_code == 202, resp.text
+        deadline = time.monotonic() + 60
+        shown = client.get(f"/v1/nodes/{node['uuid']}").json()
+        while shown["provision_state"] == "deploying" and time.monotonic() < deadline:
+            time.sleep(0.2)
+            shown = client.get(f"/v1/nodes/{node['uuid']}").json()
+
+    assert shown["provision_state"] == "deploy failed", shown
+    said = f"the switch worker {python} cannot be run: Exec format error"
+    assert said in shown["last_error"], shown["last_error"]
 
 
 def test_serve_refuses_a_bad_switch_file_naming_its_line(tmp_path: Path) -> None:

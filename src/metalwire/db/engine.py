@@ -95,14 +95,14 @@ def _is_sqlite(url: str) -> bool:
     return url.startswith("sqlite")
 
 
-#: How to get a database driver module a URL needs: metalwire's extra that installs it.
-_DRIVER_EXTRAS = {"psycopg": "postgresql", "pymysql": "mysql"}
-#: ... or what to write instead, for the drivers SQLAlchemy picks when a URL names none.
-_DRIVER_ADVICE = {
-    "MySQLdb": (
-        " (mysqlclient), which is not installed: pip install mysqlclient, or name PyMySQL, "
-        "which metalwire's [mysql] extra installs: {backend}+pymysql://..."
-    ),
+#: What the message about a missing driver module says after naming it: the extra that
+#: installs it, or, for MySQLdb (which SQLAlchemy picks for a MySQL URL naming no driver),
+#: how to name the driver the [mysql] extra installs instead.
+_MISSING_DRIVER_ADVICE = {
+    "psycopg": ", which is not installed (pip install 'metalwire[postgresql]')",
+    "pymysql": ", which is not installed (pip install 'metalwire[mysql]')",
+    "MySQLdb": " (mysqlclient), which is not installed: pip install mysqlclient, or name "
+    "PyMySQL, which metalwire's [mysql] extra installs: {backend}+pymysql://...",
 }
 #: URL schemes other programs take that SQLAlchemy does not, and what it takes.
 _SCHEME_ADVICE = {"postgres": "write postgresql:// for PostgreSQL"}
@@ -126,9 +126,7 @@ def make_engine(
         raise Invalid(f"bad database URL {shown!r}: {said}") from None
     except ModuleNotFoundError as exc:
         name = exc.name or ""
-        extra = _DRIVER_EXTRAS.get(name)
-        hint = f", which is not installed (pip install 'metalwire[{extra}]')" if extra else None
-        advice = _DRIVER_ADVICE.get(name, hint or ", which is not installed")
+        advice = _MISSING_DRIVER_ADVICE.get(name, ", which is not installed")
         advice = advice.format(backend=url.partition("://")[0].partition("+")[0])
         raise Invalid(f"the database URL needs the Python module {name!r}{advice}") from None
 
