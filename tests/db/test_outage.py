@@ -6,6 +6,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterator
 
+import psycopg
 import pymysql
 import pytest
 from prometheus_client import REGISTRY
@@ -124,6 +125,23 @@ def test_an_operation_that_committed_before_its_conflict_is_not_run_again(db: Da
 def test_mariadb_error_numbers_are_told_apart(code: int, kind: str | None) -> None:
     error_class = pymysql.err.IntegrityError if code == 1062 else pymysql.err.OperationalError
     assert outage.classify(error_class(code, "message")) == kind
+
+
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        ("cached plan must not change result type", "conflict"),
+        ("FOR UPDATE is not allowed with aggregate functions", None),
+    ],
+)
+def test_a_feature_not_supported_without_its_source_function_is_told_by_its_text(
+    message: str, kind: str | None
+) -> None:
+    """The server names the function that raised an error (tests/db/test_pg_exchange.py, in
+    English and German); an error without it (a proxy's own) falls back to the English text."""
+    error = psycopg.errors.FeatureNotSupported(message)
+    assert error.sqlstate == "0A000" and error.diag.source_function is None
+    assert outage.classify(error) == kind
 
 
 def test_an_unavailable_database_is_the_catalogs_503_with_retry_after() -> None:

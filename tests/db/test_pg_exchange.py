@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import datetime
 import gc
+import glob
+import shutil
+import subprocess
+import tempfile
 import uuid
 import weakref
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -253,6 +258,42 @@ def test_an_exchange_cut_short_raises_what_cut_it(
     assert count.fetchall() == [(0,)]
 
 
+def _widened_under_prepared_statements(server: PostgresServer) -> list[str]:
+    """A column widened twice under connections that prepared a statement reading it; the
+    reads recover at once, the transactions as a conflict. The errors' messages, in order."""
+    name = f"stale_{uuid.uuid4().hex[:8]}"
+    server.create_database(name)
+    server.execute("CREATE TABLE widened (label varchar(10))", database=name)
+    server.execute("INSERT INTO widened VALUES ('first')", database=name)
+    select = "SELECT label FROM widened"
+    messages = []
+    with (
+        psycopg.connect(server.url(name, driver=""), autocommit=True) as reads,
+        psycopg.connect(server.url(name, driver="")) as writes,
+    ):
+        for _ in range(pg_exchange.PREPARE_AFTER + 1):
+            pg_exchange.exchange(reads, [(select, ())])
+            pg_exchange.exchange(writes, [(select, ())], commit=True)
+        assert _prepared(reads) != [] and _prepared(writes) != []
+        writes.rollback()
+        for width in (300, 400):
+            server.execute(
+                f"ALTER TABLE widened ALTER COLUMN label TYPE varchar({width})", database=name
+            )
+
+            [result] = pg_exchange.exchange(reads, [(select, ())])
+            assert result.fetchall() == [("first",)]
+            with pytest.raises(pg_exchange.StatementFailed) as failed:
+                pg_exchange.exchange(writes, [(select, ())], commit=True)
+            messages.append(str(failed.value.error))
+            assert outage.classify(failed.value.error) == "conflict"
+            writes.rollback()
+            for _ in range(pg_exchange.PREPARE_AFTER + 1):  # prepared again on the way
+                [result] = pg_exchange.exchange(writes, [(select, ())], commit=True)
+                assert result.fetchall() == [("first",)]
+    return messages
+
+
 def test_a_statement_prepared_before_its_column_changed_type_is_prepared_again(
     postgres_server: PostgresServer,
 ) -> None:
@@ -261,31 +302,34 @@ def test_a_statement_prepared_before_its_column_changed_type_is_prepared_again(
     an autocommit connection (reads) the exchange runs again at once; in a transaction the
     failure is a conflict for the operation to run again (its transaction was rolled back).
     Either way the connection's statements are prepared anew and read the new type."""
-    name = f"stale_{uuid.uuid4().hex[:8]}"
-    postgres_server.create_database(name)
-    postgres_server.execute("CREATE TABLE widened (label varchar(10))", database=name)
-    postgres_server.execute("INSERT INTO widened VALUES ('first')", database=name)
-    select = "SELECT label FROM widened"
-    with (
-        psycopg.connect(postgres_server.url(name, driver=""), autocommit=True) as reads,
-        psycopg.connect(postgres_server.url(name, driver="")) as writes,
-    ):
-        for _ in range(pg_exchange.PREPARE_AFTER + 1):
-            pg_exchange.exchange(reads, [(select, ())])
-            pg_exchange.exchange(writes, [(select, ())], commit=True)
-        assert _prepared(reads) != [] and _prepared(writes) != []
-        writes.rollback()
-        for width in (300, 400):
-            postgres_server.execute(
-                f"ALTER TABLE widened ALTER COLUMN label TYPE varchar({width})", database=name
-            )
+    messages = _widened_under_prepared_statements(postgres_server)
+    assert messages == ["cached plan must not change result type"] * 2
 
-            [result] = pg_exchange.exchange(reads, [(select, ())])
-            assert result.fetchall() == [("first",)]
-            with pytest.raises(pg_exchange.StatementFailed) as failed:
-                pg_exchange.exchange(writes, [(select, ())], commit=True)
-            assert outage.classify(failed.value.error) == "conflict"
-            writes.rollback()
-            for _ in range(pg_exchange.PREPARE_AFTER + 1):  # prepared again on the way
-                [result] = pg_exchange.exchange(writes, [(select, ())], commit=True)
-                assert result.fetchall() == [("first",)]
+
+@pytest.fixture(scope="module")
+def german_locale() -> Iterator[Path]:
+    """A directory holding de_DE.UTF-8 (for LOCPATH), made with glibc's localedef; outside
+    pytest's private temporary tree, since the cluster may run as another OS user."""
+    localedef = shutil.which("localedef")
+    catalog = glob.glob("/usr/share/locale/de/LC_MESSAGES/postgres*.mo")
+    if localedef is None or not Path("/usr/share/i18n/locales/de_DE").exists() or not catalog:
+        pytest.skip("needs glibc's localedef, its de_DE source and PostgreSQL's German catalog")
+    with tempfile.TemporaryDirectory(prefix="metalwire-locales-") as name:
+        folder = Path(name)
+        command = [localedef, "-i", "de_DE", "-f", "UTF-8", str(folder / "de_DE.UTF-8")]
+        subprocess.run(command, check=True, capture_output=True)
+        for path in (folder, *folder.rglob("*")):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        yield folder
+
+
+def test_a_stale_plan_is_recognised_whatever_language_the_server_speaks(
+    german_locale: Path,
+) -> None:
+    """A server whose lc_messages is German words the refusal in German: it is told by the
+    server function that raised it, not by the English text (which kept a connection
+    answering 500 until it closed)."""
+    settings = {"lc_messages": "de_DE.UTF-8"}
+    with PostgresServer(settings=settings, environment={"LOCPATH": str(german_locale)}) as server:
+        messages = _widened_under_prepared_statements(server)
+    assert messages == ["gecachter Plan darf den Ergebnistyp nicht ändern"] * 2

@@ -142,7 +142,8 @@ class PostgresServer:
 
     ``user`` and ``password`` name the cluster's superuser, which owns every database
     made by ``create_database``. ``settings`` are extra ``postgresql.conf`` lines (they
-    override ``FAST_SETTINGS``). ``port`` 0 picks a free port at start.
+    override ``FAST_SETTINGS``). ``port`` 0 picks a free port at start. ``environment`` is
+    added to the environment the cluster runs in (e.g. ``LOCPATH`` for a locale of its own).
     """
 
     def __init__(
@@ -155,6 +156,7 @@ class PostgresServer:
         bindir: Path | str | None = None,
         base_dir: Path | str | None = None,
         settings: Mapping[str, str] | None = None,
+        environment: Mapping[str, str] | None = None,
         start_timeout: float = 60.0,
     ) -> None:
         if not _IDENTIFIER.match(user):
@@ -168,6 +170,7 @@ class PostgresServer:
         self._bindir = Path(bindir) if bindir is not None else None
         self._base_dir = Path(base_dir) if base_dir is not None else None
         self.settings: dict[str, str] = {**FAST_SETTINGS, **(settings or {})}
+        self.environment = dict(environment or {})
         self.start_timeout = start_timeout
         self.root: Path | None = None
         self._os_user: _OsUser | None = None
@@ -214,6 +217,7 @@ class PostgresServer:
             "LANG": "C.UTF-8",
             "LC_ALL": "C.UTF-8",
             "PGTZ": "UTC",
+            **self.environment,
         }
         kwargs: dict[str, Any] = {}
         if os.geteuid() == 0:

@@ -51,8 +51,11 @@ NOT_READY_BACKOFF = 0.1  # seconds before the first try again, doubled up to the
 # PostgreSQL SQLSTATEs: connection exceptions (class 08), shutdown and start-up (57P01-57P03).
 _PG_UNAVAILABLE_PREFIXES = ("08", "57P01", "57P02", "57P03")
 _PG_CONFLICT = frozenset({"40001", "40P01"})
-# A prepared statement whose result's columns changed type since it was prepared.
-_PG_STALE_PLAN = ("0A000", "cached plan must not change result type")
+# A prepared statement whose result's columns changed type since it was prepared: the
+# SQLSTATE is shared with every "feature not supported", so the error is told by the server
+# function that raised it (sent whatever language the server's lc_messages speaks), or by
+# its English message when the server did not name the function.
+_PG_STALE_PLAN = ("0A000", "RevalidateCachedQuery", "cached plan must not change result type")
 # MySQL/MariaDB error numbers: 1047 WSREP not ready (Galera), 1053 server shutdown,
 # 1180 the COMMIT failed (Galera: the node left the primary component while the transaction
 # was being replicated, "provider status: Not connected to Primary Component"; the cluster
@@ -123,8 +126,12 @@ def lock_not_available(exc: BaseException) -> bool:
 
 def stale_plan(error: BaseException) -> bool:
     """Whether PostgreSQL refused a prepared statement whose result columns changed type."""
-    code, message = _PG_STALE_PLAN
-    return _pg_code(error) == code and message in str(error)
+    code, function, message = _PG_STALE_PLAN
+    if _pg_code(error) != code:
+        return False
+    diagnostic = getattr(error, "diag", None)
+    raised_by = getattr(diagnostic, "source_function", None)
+    return raised_by == function if raised_by else message in str(error)
 
 
 def _pg_code(error: BaseException) -> str | None:
