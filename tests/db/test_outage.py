@@ -138,7 +138,8 @@ def test_a_feature_not_supported_without_its_source_function_is_told_by_its_text
     message: str, kind: str | None
 ) -> None:
     """The server names the function that raised an error (tests/db/test_pg_exchange.py, in
-    English and German); an error without it (a proxy's own) falls back to the English text."""
+    English and German); an error that names none (a server that does not send it) is told by
+    the English text."""
     error = psycopg.errors.FeatureNotSupported(message)
     assert error.sqlstate == "0A000" and error.diag.source_function is None
     assert outage.classify(error) == kind
