@@ -19,7 +19,12 @@ from tests.support import mariadb
 from tests.support.app_client import AppClient
 from tests.support.distribution import assign_groups, order_for_workers
 from tests.support.helpers import fault
-from tests.support.postgres import PostgresServer, find_pg_bindir
+from tests.support.postgres import (
+    PostgresServer,
+    find_pg_bindir,
+    generated_locale,
+    locale_unavailable,
+)
 from tests.support.server import MetalwireServer, migrated_sqlite_file
 
 __all__ = ["ABOVE_LATEST", "LATEST", "Api", "fault"]
@@ -135,6 +140,23 @@ def postgres_server() -> Iterator[PostgresServer]:
     if find_pg_bindir_or_none() is None:
         _unavailable("PostgreSQL binaries not found")
     with PostgresServer(settings={"max_connections": "400"}) as pg:
+        yield pg
+
+
+@pytest.fixture(scope="session")
+def german_postgres_server() -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL cluster whose messages are German (``lc_messages``), as a
+    server installed in a German locale answers."""
+    if find_pg_bindir_or_none() is None:
+        _unavailable("PostgreSQL binaries not found")
+    problem = locale_unavailable("de_DE")
+    if problem is not None:
+        _unavailable(problem)
+    settings = {"lc_messages": "de_DE.UTF-8"}
+    with (
+        generated_locale("de_DE") as locales,
+        PostgresServer(settings=settings, environment={"LOCPATH": str(locales)}) as pg,
+    ):
         yield pg
 
 

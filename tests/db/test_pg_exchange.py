@@ -5,14 +5,9 @@ from __future__ import annotations
 
 import datetime
 import gc
-import glob
-import shutil
-import subprocess
-import tempfile
 import uuid
 import weakref
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -306,30 +301,11 @@ def test_a_statement_prepared_before_its_column_changed_type_is_prepared_again(
     assert messages == ["cached plan must not change result type"] * 2
 
 
-@pytest.fixture(scope="module")
-def german_locale() -> Iterator[Path]:
-    """A directory holding de_DE.UTF-8 (for LOCPATH), made with glibc's localedef; outside
-    pytest's private temporary tree, since the cluster may run as another OS user."""
-    localedef = shutil.which("localedef")
-    catalog = glob.glob("/usr/share/locale/de/LC_MESSAGES/postgres*.mo")
-    if localedef is None or not Path("/usr/share/i18n/locales/de_DE").exists() or not catalog:
-        pytest.skip("needs glibc's localedef, its de_DE source and PostgreSQL's German catalog")
-    with tempfile.TemporaryDirectory(prefix="metalwire-locales-") as name:
-        folder = Path(name)
-        command = [localedef, "-i", "de_DE", "-f", "UTF-8", str(folder / "de_DE.UTF-8")]
-        subprocess.run(command, check=True, capture_output=True)
-        for path in (folder, *folder.rglob("*")):
-            path.chmod(0o755 if path.is_dir() else 0o644)
-        yield folder
-
-
 def test_a_stale_plan_is_recognised_whatever_language_the_server_speaks(
-    german_locale: Path,
+    german_postgres_server: PostgresServer,
 ) -> None:
     """A server whose lc_messages is German words the refusal in German: it is told by the
     server function that raised it, not by the English text (which kept a connection
     answering 500 until it closed)."""
-    settings = {"lc_messages": "de_DE.UTF-8"}
-    with PostgresServer(settings=settings, environment={"LOCPATH": str(german_locale)}) as server:
-        messages = _widened_under_prepared_statements(server)
+    messages = _widened_under_prepared_statements(german_postgres_server)
     assert messages == ["gecachter Plan darf den Ergebnistyp nicht ändern"] * 2

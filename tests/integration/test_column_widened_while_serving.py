@@ -1,7 +1,8 @@
 """A column widened by an upgrade while a metalwire process serves, through a real ``metalwire
 serve`` on PostgreSQL: the statements the process prepared before read the old type, and
 PostgreSQL refuses them ("cached plan must not change result type"). The operation is run
-again on statements prepared anew; no client sees the change."""
+again on statements prepared anew; no client sees the change, whatever the language of the
+server's messages."""
 
 from __future__ import annotations
 
@@ -37,9 +38,11 @@ def _cycle(client: httpx.Client, node: str) -> list[int]:
     return [answer.status_code for answer in answers]
 
 
+@pytest.mark.parametrize("cluster", ["postgres_server", "german_postgres_server"])
 def test_vif_operations_go_on_when_a_column_they_read_is_widened(
-    postgres_server: PostgresServer, tmp_path: Path
+    cluster: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
+    postgres_server: PostgresServer = request.getfixturevalue(cluster)
     name = f"widened_{uuid.uuid4().hex[:8]}"
     url = postgres_server.create_database(name)
     with (

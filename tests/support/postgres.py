@@ -30,7 +30,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -43,6 +43,8 @@ __all__ = [
     "ensure_os_user",
     "find_pg_bindir",
     "free_loopback_port",
+    "generated_locale",
+    "locale_unavailable",
 ]
 
 DEFAULT_OS_USER = "metalwire-pg"
@@ -60,6 +62,33 @@ FAST_SETTINGS: Mapping[str, str] = {
 
 class PostgresError(RuntimeError):
     """The cluster could not be made, started, used or stopped."""
+
+
+def locale_unavailable(locale: str) -> str | None:
+    """Why :func:`generated_locale` cannot make ``locale`` (``de_DE``) with PostgreSQL's
+    messages in its language, or None."""
+    language = locale.partition("_")[0]
+    if shutil.which("localedef") is None:
+        return "glibc's localedef is not installed"
+    if not Path("/usr/share/i18n/locales", locale).exists():
+        return f"glibc's source of the {locale} locale is not installed (Debian's locales)"
+    if not glob.glob(f"/usr/share/locale/{language}/LC_MESSAGES/postgres*.mo"):
+        return f"PostgreSQL's {language} message catalog is not installed"
+    return None
+
+
+@contextlib.contextmanager
+def generated_locale(locale: str) -> Iterator[Path]:
+    """A directory holding ``<locale>.UTF-8``, for a cluster's ``LOCPATH``: made with
+    ``localedef``, so the machine need not have generated it. Outside pytest's private
+    temporary tree and readable by all, since the cluster may run as another OS user."""
+    with tempfile.TemporaryDirectory(prefix="metalwire-locales-") as name:
+        folder = Path(name)
+        command = ["localedef", "-i", locale, "-f", "UTF-8", str(folder / f"{locale}.UTF-8")]
+        subprocess.run(command, check=True, capture_output=True)
+        for path in (folder, *folder.rglob("*")):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        yield folder
 
 
 def free_loopback_port() -> int:
