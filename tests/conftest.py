@@ -134,11 +134,16 @@ def find_pg_bindir_or_none() -> Path | None:
         return None
 
 
+def require_postgres_binaries() -> None:
+    """Skip a test that starts a PostgreSQL cluster where there is none (fail under CI)."""
+    if find_pg_bindir_or_none() is None:
+        _unavailable("PostgreSQL binaries not found")
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PostgresServer]:
     """A throwaway PostgreSQL cluster, one per test session."""
-    if find_pg_bindir_or_none() is None:
-        _unavailable("PostgreSQL binaries not found")
+    require_postgres_binaries()
     with PostgresServer(settings={"max_connections": "400"}) as pg:
         yield pg
 
@@ -147,8 +152,7 @@ def postgres_server() -> Iterator[PostgresServer]:
 def german_postgres_server() -> Iterator[PostgresServer]:
     """A throwaway PostgreSQL cluster whose messages are German (``lc_messages``), as a
     server installed in a German locale answers."""
-    if find_pg_bindir_or_none() is None:
-        _unavailable("PostgreSQL binaries not found")
+    require_postgres_binaries()
     problem = locale_unavailable("de_DE")
     if problem is not None:
         _unavailable(problem)

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from tests.compat.clients import Cli
-from tests.conftest import _unavailable, find_pg_bindir_or_none
+from tests.conftest import require_postgres_binaries
 from tests.integration.invariants import HEADERS, all_pages, vif_placement
 from tests.integration.test_concurrency import make_node
 from tests.support.helpers import wait_for
@@ -31,8 +31,7 @@ pytestmark = [pytest.mark.server, pytest.mark.postgresql]
 
 @pytest.fixture
 def own_postgres() -> Iterator[PostgresServer]:
-    if find_pg_bindir_or_none() is None:
-        _unavailable("PostgreSQL binaries not found")
+    require_postgres_binaries()
     with PostgresServer() as pg:
         yield pg
 

@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import pg_counts
 
-from tests.conftest import find_pg_bindir_or_none
+from tests.conftest import require_postgres_binaries
 from tests.support.postgres import PostgresServer
 
 
@@ -32,8 +32,7 @@ def test_costs_are_per_request_costliest_first_and_rare_statements_left_out() ->
 
 @pytest.mark.postgresql
 def test_a_foreign_keys_own_check_is_counted_with_the_insert() -> None:
-    if find_pg_bindir_or_none() is None:
-        pytest.skip("PostgreSQL binaries not found")
+    require_postgres_binaries()
     settings = {"shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track": "all"}
     with PostgresServer(settings=settings) as pg:
         pg.create_database("costs")
