@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -63,19 +62,30 @@ def _serve(tmp_path: Path, switch: EmulatedSwitch, **extra: str) -> MetalwireSer
     return MetalwireServer(tmp_path / "server", env=env)
 
 
+class ServersOfSwitch:
+    """``http_for(switch, **env)``: starts a ``metalwire serve`` of ``switch`` (``env`` added
+    to its environment) and returns an HTTP client of it; ``servers`` are those started."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.tmp_path = tmp_path
+        self.servers: list[MetalwireServer] = []
+        self.clients: list[httpx.Client] = []
+
+    def __call__(self, switch: EmulatedSwitch, **extra: str) -> httpx.Client:
+        server = _serve(self.tmp_path, switch, **extra)
+        self.servers.append(server.start())
+        self.clients.append(httpx.Client(base_url=server.url, headers=HEADERS, timeout=120))
+        return self.clients[-1]
+
+    def close(self) -> None:
+        for client in self.clients:
+            client.close()
+        for server in self.servers:
+            server.stop()
+
+
 @pytest.fixture
-def http_for(tmp_path: Path) -> Iterator[Any]:
-    servers: list[MetalwireServer] = []
-    clients: list[httpx.Client] = []
-
-    def start(switch: EmulatedSwitch, **extra: str) -> httpx.Client:
-        server = _serve(tmp_path, switch, **extra)
-        servers.append(server.start())
-        clients.append(httpx.Client(base_url=server.url, headers=HEADERS, timeout=120))
-        return clients[-1]
-
-    yield start
-    for client in clients:
-        client.close()
-    for server in servers:
-        server.stop()
+def http_for(tmp_path: Path) -> Iterator[ServersOfSwitch]:
+    servers = ServersOfSwitch(tmp_path)
+    yield servers
+    servers.close()

@@ -18,6 +18,7 @@ from tests.support.generic_switch import GenericSwitchRunner
 from tests.support.helpers import skip_or_fail
 from tests.support.server import MetalwireServer
 from tests.support.switch import EmulatedSwitch
+from tests.switch.test_ironic_networking_states import _node, _provision
 
 HEADERS = {"X-OpenStack-Ironic-API-Version": "1.78"}
 
@@ -48,28 +49,8 @@ def test_a_refused_password_is_named_nowhere(
         MetalwireServer(tmp_path / "server", env=env) as server,
         httpx.Client(base_url=server.url, headers=HEADERS, timeout=120) as http,
     ):
-        node = http.post(
-            "/v1/nodes",
-            json={
-                "name": "n1",
-                "driver": "fake-hardware",
-                "network_interface": "ironic-networking",
-                "deploy_interface": "ramdisk",
-            },
-        )
-        assert node.status_code == 201, node.text
-        port = http.post(
-            "/v1/ports",
-            json={
-                "node_uuid": node.json()["uuid"],
-                "address": "52:54:00:00:00:01",
-                "local_link_connection": {"switch_id": "tor-1", "port_id": "swp1"},
-            },
-        )
-        assert port.status_code == 201, port.text
-        for verb in ("manage", "provide", "active"):
-            resp = http.put("/v1/nodes/n1/states/provision", json={"target": verb})
-            assert resp.status_code == 202, resp.text
+        port = _node(http, "n1", "ramdisk", "swp1")
+        _provision(http, "n1", "active")
         deadline = time.monotonic() + 90
         while (shown := http.get("/v1/nodes/n1").json())["provision_state"] == "deploying":
             assert time.monotonic() < deadline, shown
@@ -90,7 +71,7 @@ def test_a_refused_password_is_named_nowhere(
     )
     seen.append(reference.stdout + reference.stderr)
 
-    assert port.json()["local_link_connection"]["switch_id"] == "tor-1"
+    assert port["local_link_connection"]["switch_id"] == "tor-1"
     for text in seen:
         assert password not in text and enable not in text
     assert "tor-1" in seen[1]  # the history names the switch too

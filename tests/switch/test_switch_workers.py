@@ -8,6 +8,7 @@ import os
 import signal
 import socket
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -97,6 +98,18 @@ def test_an_interpreter_without_networking_generic_switch_is_named(tmp_path: Pat
     assert _render_error(bare) == (
         "render commands failed: ModuleNotFoundError: No module named 'networking_generic_switch'"
     )
+
+
+def test_a_socket_path_too_long_is_named(
+    python: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deep = tmp_path / ("d" * 100)  # past the 107 bytes of a Unix socket's path
+    deep.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    said = _render_error(Path(python))
+    assert said.startswith(f"render commands failed: cannot listen on {deep}/metalwire-switch-")
+    assert said.endswith("/worker.sock: AF_UNIX path too long"), said
+    assert list(deep.iterdir()) == []  # its directory removed when the server is stopped
 
 
 def _render_error(python: Path) -> str:

@@ -8,8 +8,9 @@ process: it imports networking-generic-switch and its device classes (about 2 s 
 so on its standard output (``{"ready": PID}``, or ``{"error": "..."}`` when it cannot), then
 forks a child for each connection to the Unix socket SOCKET; the child reads one JSON request
 until the caller shuts its side down, answers one JSON object and ends. The server ends when
-its standard input closes (the metalwire process that started it is gone) and removes the
-socket and its directory.
+its standard input closes (the metalwire process that started it is gone) or at SIGTERM or
+SIGINT (a stop signalled to metalwire's whole process group), and removes the socket and its
+directory; it ignores SIGHUP (metalwire's reload).
 
 A request is ``{"device": {...}, "name": ..., "timeout": seconds}`` and one of:
 
@@ -116,13 +117,21 @@ def _answer_one(connection: socket.socket) -> None:
     connection.sendall(json.dumps(run(request)).encode())
 
 
+_ENDING_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+def _end(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def _fork_for(connection: socket.socket, listener: socket.socket) -> None:
     if os.fork() != 0:
         connection.close()
         return
     status = 1
     try:
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for signum in (signal.SIGCHLD, signal.SIGHUP, *_ENDING_SIGNALS):
+            signal.signal(signum, signal.SIG_DFL)
         listener.close()
         devnull = os.open(os.devnull, os.O_RDWR)
         for descriptor in (0, 1):  # the server's pipes are not the operation's
@@ -142,8 +151,17 @@ def serve(path: str) -> None:
         print(json.dumps({"error": f"{type(error).__name__}: {error}"}), flush=True)
         return
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped as they end
+    # Stopped with metalwire (systemd signals the whole group): through the clean-up below.
+    for signum in _ENDING_SIGNALS:
+        signal.signal(signum, _end)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # metalwire's reload: nothing to reload here
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
-        listener.bind(path)
+        try:
+            listener.bind(path)
+        except OSError as error:  # e.g. a path too long for a Unix socket (a long TMPDIR)
+            reason = error.strerror or str(error)
+            print(json.dumps({"error": f"cannot listen on {path}: {reason}"}), flush=True)
+            return
         listener.listen(64)
         print(json.dumps({"ready": os.getpid()}), flush=True)
         try:

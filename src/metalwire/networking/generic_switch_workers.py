@@ -156,7 +156,9 @@ def _ask(
 
 @atexit.register
 def stop_all() -> None:
-    """Stop every worker server this process started (at its exit too)."""
+    """Stop every worker server this process started (at its exit too, unless a signal ends
+    it, as uvicorn's re-raised SIGTERM ends ``metalwire serve``: the servers then end on
+    their closed input, or on the same SIGTERM sent to the whole process group)."""
     with _servers_lock:
         for server in _servers.values():
             server.stop()

@@ -1,0 +1,72 @@
+"""A ``metalwire serve`` that has driven a switch leaves nothing behind when it stops: its
+switch worker server (``metalwire/networking/generic_switch_workers.py``) ends and the
+private directory of its socket is removed, however the server was stopped: SIGTERM to its
+process group (systemd's stop) or SIGKILL to the server alone (a crash: the worker sees its
+input close, as it does when the server ends on a SIGTERM of its own)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.support.switch import EmulatedSwitch
+from tests.switch.conftest import ServersOfSwitch
+from tests.switch.test_ironic_networking_states import _node, _provision
+
+STOPS = {
+    "sigterm-to-the-group": lambda pid: os.killpg(pid, signal.SIGTERM),
+    "sigkill-to-the-server": lambda pid: os.kill(pid, signal.SIGKILL),
+}
+
+
+def _worker_servers(pid: int) -> list[psutil.Process]:
+    """The switch worker servers among the server's children."""
+    return [
+        child
+        for child in psutil.Process(pid).children()
+        if any(arg.endswith("generic_switch_worker.py") for arg in child.cmdline())
+    ]
+
+
+@pytest.mark.parametrize("stop", sorted(STOPS))
+def test_a_stopped_server_leaves_no_worker_and_no_directory(
+    emulated_switch: EmulatedSwitch, http_for: ServersOfSwitch, stop: str
+) -> None:
+    # the server's own TMPDIR, short enough for a Unix socket's path (tmp_path may not be)
+    with tempfile.TemporaryDirectory(prefix="mw-") as name:
+        _stop_and_look(emulated_switch, http_for, Path(name), stop)
+
+
+def _stop_and_look(
+    emulated_switch: EmulatedSwitch, http_for: ServersOfSwitch, temporary: Path, stop: str
+) -> None:
+    http = http_for(emulated_switch, TMPDIR=str(temporary))
+    _node(http, "n1", "ramdisk", "swp1")
+    _provision(http, "n1", "active")  # the deploy sets the switch port
+    assert http.get("/v1/nodes/n1").json()["provision_state"] == "active"
+
+    server = http_for.servers[-1]
+    (worker,) = _worker_servers(server.process.pid)
+    (directory,) = temporary.iterdir()
+    assert directory.name.startswith("metalwire-switch-")
+    assert Path(worker.cmdline()[-1]).parent == directory
+
+    # a reload signalled to the whole group (pkill -HUP) reloads the server, the worker stays
+    os.killpg(server.process.pid, signal.SIGHUP)
+    time.sleep(0.5)
+    assert http.get("/v1/nodes/n1").status_code == 200
+    assert worker.is_running()
+
+    STOPS[stop](server.process.pid)
+    server.process.wait(30)
+    worker.wait(10)
+    deadline = time.monotonic() + 10
+    while list(temporary.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert list(temporary.iterdir()) == []
