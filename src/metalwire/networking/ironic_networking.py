@@ -177,13 +177,8 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         self, task: Task, vif_info: VifInfo, target: Port | Portgroup
     ) -> list[SwitchPreview]:
         """The dry run's switch changes and commands of an attach (nothing is sent)."""
-        unavailable = (
-            None
-            if self.driver_problem is None
-            else f"commands not available: {self.driver_problem}"
-        )
         planned = self.attach_switch_changes(task, vif_info, target)
-        return preview(planned, self.device_factory, unavailable)
+        return preview(planned, self.device_factory, self.driver_problem)
 
     def vif_network(self, vif_id: str, value: Any) -> SwitchportConfig:
         """The access VLAN an attach's ``network`` names; 400 for anything else."""

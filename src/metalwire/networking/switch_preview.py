@@ -75,12 +75,14 @@ def _switch_preview(
     commands: list[list[str]] | list[None] = [None] * len(planned)
     device = renderer(switch) if unavailable is None else None
     if unavailable is None and not isinstance(device, CommandRenderer):
-        unavailable = f"commands not available: switch {switch.name}'s driver renders none"
+        unavailable = f"switch {switch.name}'s driver renders none"
     elif isinstance(device, CommandRenderer):
         try:
             commands = device.render([change for _, change in planned])
         except NetworkError as exc:
-            unavailable = f"commands not available: {exc}"
+            unavailable = str(exc)
+    if unavailable is not None:  # a reason that is a sentence of its own elsewhere: a clause
+        unavailable = f"commands not available: {unavailable[:1].lower()}{unavailable[1:]}"
     ports = [
         PortPreview(port.uuid, change.port_id, change.previous, change.config, listed)
         for (port, change), listed in zip(planned, commands, strict=True)
@@ -96,8 +98,8 @@ def preview(
     """The preview of each switch the changes touch, in the order they first name it.
 
     ``renderer`` makes a switch's device (one without ``render`` lists no commands);
-    ``unavailable`` (e.g. the ``[switch]`` extra is not installed) lists the changes with
-    that reason and renders nothing."""
+    ``unavailable``, why no switch's commands can be rendered (e.g. the ``[switch]`` extra is
+    not installed), lists the changes with that reason and renders nothing."""
     by_switch: dict[str, list[tuple[Port, SwitchChange]]] = {}
     for port, change in planned:
         by_switch.setdefault(change.switch.name, []).append((port, change))
