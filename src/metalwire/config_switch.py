@@ -53,6 +53,15 @@ class IronicNetworkingOptions:
         "that of a venv holding it apart from metalwire's; empty: metalwire's own (the "
         "[switch] extra).",
     )
+    switch_login_timeout: int = _opt(
+        60,
+        "Seconds a switch change keeps trying to log in to its switch (unreachable, or "
+        "refusing the login) before it fails, holding the switch's lock meanwhile: "
+        "networking-generic-switch's ngs_ssh_connect_timeout, retried every 10 s, or every "
+        "fifth of this when that is shorter. An operation may take 60 s more for its "
+        "commands. The drift audit's reads try for 10 s.",
+        minimum=1,
+    )
     vif_networks: list[str] = _opt(
         [],
         "Names a VIF attach may give as its 'network' (metalwire's extension), each "

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from metalwire.networking.generic_switch import device_config, hidden_errors
+from metalwire.networking.generic_switch import (
+    GenericSwitchDevice,
+    device_config,
+    hidden_errors,
+    login_settings,
+)
 from metalwire.networking.switch_file import parse_switch_file
 
 SECTION = """\
@@ -70,3 +75,20 @@ def test_hidden_errors_ends_an_error_where_the_next_echoed_command_begins() -> N
     )
 
     assert hidden_errors("netmiko_ovs_linux", output) == ['no row "swp9" in table Port'] * 2
+
+
+def test_a_login_retries_every_ten_seconds_or_a_fifth_of_a_shorter_timeout() -> None:
+    assert {timeout: login_settings(timeout) for timeout in (60, 120, 10, 3)} == {
+        60: {"ngs_ssh_connect_timeout": "60", "ngs_ssh_connect_interval": "10"},
+        120: {"ngs_ssh_connect_timeout": "120", "ngs_ssh_connect_interval": "10"},
+        10: {"ngs_ssh_connect_timeout": "10", "ngs_ssh_connect_interval": "2"},
+        3: {"ngs_ssh_connect_timeout": "3", "ngs_ssh_connect_interval": "1"},
+    }
+
+
+def test_an_operation_may_take_its_login_timeout_and_a_minute_more() -> None:
+    (switch,) = parse_switch_file(SECTION, "sw.ini").values()
+    assert GenericSwitchDevice(switch).timeout == 120.0  # networking-generic-switch's 60 s
+    shorter = GenericSwitchDevice(switch, login_timeout=5)
+    assert (shorter.timeout, shorter.login["ngs_ssh_connect_timeout"]) == (65.0, "5")
+    assert GenericSwitchDevice(switch, timeout=2, login_timeout=5).timeout == 2

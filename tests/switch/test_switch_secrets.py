@@ -44,20 +44,26 @@ def test_a_refused_password_is_named_nowhere(
         "METALWIRE_IRONIC_NETWORKING_IDLE_NETWORK": "access/native_vlan=999",
         "METALWIRE_IRONIC_NETWORKING_GENERIC_SWITCH_PYTHON": str(runner.venv / "bin" / "python"),
         "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
+        # a refused login fails the change after 5 s of retries, not networking-generic-
+        # switch's 60 s
+        "METALWIRE_IRONIC_NETWORKING_SWITCH_LOGIN_TIMEOUT": "5",
     }
     with (
         MetalwireServer(tmp_path / "server", env=env) as server,
         httpx.Client(base_url=server.url, headers=HEADERS, timeout=120) as http,
     ):
         port = _node(http, "n1", "ramdisk", "swp1")
+        began = time.monotonic()
         _provision(http, "n1", "active")
         deadline = time.monotonic() + 90
         while (shown := http.get("/v1/nodes/n1").json())["provision_state"] == "deploying":
             assert time.monotonic() < deadline, shown
             time.sleep(0.5)
 
-        # the switch refused the login: the deploy failed, naming the switch
+        # the switch refused the login: the deploy failed, naming the switch, within its
+        # login timeout (each try is a refused login of a second or two)
         assert shown["provision_state"] == "deploy failed", shown
+        assert time.monotonic() - began < 30
         assert "tor-1" in shown["last_error"], shown["last_error"]
         history = http.get("/v1/nodes/n1/history", params={"detail": "true"})
         assert history.status_code == 200, history.text

@@ -43,10 +43,21 @@ _BOND_COMMANDS = {"netmiko_ovs_linux": ovs_bond_command}
 # ... and takes it apart
 _UNBOND_COMMANDS = {"netmiko_ovs_linux": ovs_unbond_command}
 
-#: How long reading ports back (the drift audit) tries to log in, and how often: a switch that
-#: refuses the login holds its lock, and the changes waiting for it, only this long
-#: (networking-generic-switch's default, kept for changes, is 60 s every 10 s).
-READ_CONNECT = {"ngs_ssh_connect_timeout": "10", "ngs_ssh_connect_interval": "2"}
+#: How long a change tries to log in unless told (networking-generic-switch's default).
+LOGIN_TIMEOUT = 60
+#: How long reading ports back (the drift audit) tries to log in: a switch that refuses the
+#: login holds its lock, and the changes waiting for it, only this long.
+READ_LOGIN_TIMEOUT = 10
+#: How long an operation may take past its login, for its commands.
+COMMANDS_TIMEOUT = 60.0
+
+
+def login_settings(timeout: int) -> dict[str, str]:
+    """networking-generic-switch's settings that try to log in for ``timeout`` seconds: every
+    10 s (its default), or every fifth of ``timeout`` when that is shorter."""
+    interval = max(1, min(10, timeout // 5))
+    return {"ngs_ssh_connect_timeout": str(timeout), "ngs_ssh_connect_interval": str(interval)}
+
 
 #: The command that reads one port's VLAN configuration back, per device type that has one.
 _READ_PORT_COMMANDS = {
@@ -152,10 +163,19 @@ class GenericSwitchDevice:
     never its credentials.
     """
 
-    def __init__(self, switch: SwitchDefinition, python: str = "", timeout: float = 120.0) -> None:
+    def __init__(
+        self,
+        switch: SwitchDefinition,
+        python: str = "",
+        timeout: float | None = None,
+        login_timeout: int = LOGIN_TIMEOUT,
+    ) -> None:
+        """``login_timeout``: how long a change tries to log in; ``timeout``: how long any
+        operation may take in all (default: the login's and :data:`COMMANDS_TIMEOUT`)."""
         self.switch = switch
         self.python = python or sys.executable
-        self.timeout = timeout
+        self.login = login_settings(login_timeout)
+        self.timeout = login_timeout + COMMANDS_TIMEOUT if timeout is None else timeout
 
     def set_port(
         self,
@@ -204,7 +224,8 @@ class GenericSwitchDevice:
         if template is None:
             raise NetworkError(f"device type {self.switch.device_type} cannot be read back")
         commands = [template.format(port=port_id) for port_id in port_ids]
-        outputs = self._call("read ports", {"show": commands}, READ_CONNECT)["outputs"]
+        read_login = login_settings(READ_LOGIN_TIMEOUT)
+        outputs = self._call("read ports", {"show": commands}, read_login)["outputs"]
         return dict(zip(port_ids, (str(output) for output in outputs), strict=True))
 
     def _check(self, output: str | None) -> None:
@@ -213,9 +234,9 @@ class GenericSwitchDevice:
             raise NetworkError(f"the switch answered: {'; '.join(errors)}")
 
     def _call(
-        self, what: str, operation: dict[str, Any], connect: dict[str, str] | None = None
+        self, what: str, operation: dict[str, Any], login: dict[str, str] | None = None
     ) -> dict[str, Any]:
-        device = {**device_config(self.switch), **(connect or {})}
+        device = {**device_config(self.switch), **(login or self.login)}
         request = {"device": device, "name": self.switch.name, **operation}
         try:
             answer = generic_switch_workers.call(self.python, what, request, self.timeout)

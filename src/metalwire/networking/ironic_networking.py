@@ -134,7 +134,7 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
             LOG.warning("%s", self.driver_problem)
         self.lock_dir = Path(config.default.data_dir) / "switch-locks"
         self.device_factory: DeviceFactory = functools.partial(
-            _generic_switch_device, python=self.python
+            _generic_switch_device, python=self.python, login_timeout=options.switch_login_timeout
         )
 
     def calls_external_service(self) -> bool:
@@ -455,10 +455,10 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         )
 
 
-def _generic_switch_device(switch: SwitchDefinition, python: str) -> Any:
+def _generic_switch_device(switch: SwitchDefinition, python: str, login_timeout: int) -> Any:
     from metalwire.networking.generic_switch import GenericSwitchDevice
 
-    return GenericSwitchDevice(switch, python)
+    return GenericSwitchDevice(switch, python, login_timeout=login_timeout)
 
 
 def _set(config: SwitchportConfig | None) -> SwitchportConfig | None:
