@@ -59,7 +59,7 @@ class IronicNetworkingOptions:
         "refusing the login) before it fails, holding the switch's lock meanwhile: "
         "networking-generic-switch's ngs_ssh_connect_timeout, retried every 10 s, or every "
         "fifth of this when that is shorter. An operation may take 60 s more for its "
-        "commands. The drift audit's reads try for 10 s.",
+        "commands. The drift audit's reads try for 10 s, or this when shorter.",
         minimum=1,
     )
     vif_networks: list[str] = _opt(

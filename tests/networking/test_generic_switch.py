@@ -89,6 +89,8 @@ def test_a_login_retries_every_ten_seconds_or_a_fifth_of_a_shorter_timeout() -> 
 def test_an_operation_may_take_its_login_timeout_and_a_minute_more() -> None:
     (switch,) = parse_switch_file(SECTION, "sw.ini").values()
     assert GenericSwitchDevice(switch).timeout == 120.0  # networking-generic-switch's 60 s
+    assert GenericSwitchDevice(switch).read_login["ngs_ssh_connect_timeout"] == "10"
     shorter = GenericSwitchDevice(switch, login_timeout=5)
-    assert (shorter.timeout, shorter.login["ngs_ssh_connect_timeout"]) == (65.0, "5")
+    five = login_settings(5)
+    assert (shorter.timeout, shorter.login, shorter.read_login) == (65.0, five, five)
     assert GenericSwitchDevice(switch, timeout=2, login_timeout=5).timeout == 2

@@ -45,8 +45,8 @@ _UNBOND_COMMANDS = {"netmiko_ovs_linux": ovs_unbond_command}
 
 #: How long a change tries to log in unless told (networking-generic-switch's default).
 LOGIN_TIMEOUT = 60
-#: How long reading ports back (the drift audit) tries to log in: a switch that refuses the
-#: login holds its lock, and the changes waiting for it, only this long.
+#: How long reading ports back (the drift audit) tries to log in, at most: a switch that
+#: refuses the login holds its lock, and the changes waiting for it, only this long.
 READ_LOGIN_TIMEOUT = 10
 #: How long an operation may take past its login, for its commands.
 COMMANDS_TIMEOUT = 60.0
@@ -175,6 +175,7 @@ class GenericSwitchDevice:
         self.switch = switch
         self.python = python or sys.executable
         self.login = login_settings(login_timeout)
+        self.read_login = login_settings(min(READ_LOGIN_TIMEOUT, login_timeout))
         self.timeout = login_timeout + COMMANDS_TIMEOUT if timeout is None else timeout
 
     def set_port(
@@ -224,8 +225,7 @@ class GenericSwitchDevice:
         if template is None:
             raise NetworkError(f"device type {self.switch.device_type} cannot be read back")
         commands = [template.format(port=port_id) for port_id in port_ids]
-        read_login = login_settings(READ_LOGIN_TIMEOUT)
-        outputs = self._call("read ports", {"show": commands}, read_login)["outputs"]
+        outputs = self._call("read ports", {"show": commands}, self.read_login)["outputs"]
         return dict(zip(port_ids, (str(output) for output in outputs), strict=True))
 
     def _check(self, output: str | None) -> None:
