@@ -9,6 +9,7 @@ import signal
 import socket
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -110,6 +111,52 @@ def test_a_socket_path_too_long_is_named(
     assert said.startswith(f"render commands failed: cannot listen on {deep}/metalwire-switch-")
     assert said.endswith("/worker.sock: AF_UNIX path too long"), said
     assert list(deep.iterdir()) == []  # its directory removed when the server is stopped
+
+
+def test_a_worker_stopped_while_it_starts_removes_its_directory(
+    python: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    started: list[generic_switch_workers.WorkerServer] = []
+    starting = threading.Thread(
+        target=lambda: started.append(generic_switch_workers.WorkerServer(python))
+    )
+    starting.start()
+    deadline = time.monotonic() + 10
+    while not (workers := _workers_serving_in(tmp_path)):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    (worker,) = workers
+    # once it handles SIGTERM (its first step), while it imports networking-generic-switch
+    while not _catches(worker.pid, signal.SIGTERM):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    worker.send_signal(signal.SIGTERM)
+    starting.join(30)
+    (server,) = started
+    try:
+        assert server.error is not None and "ended at its start" in server.error, server.error
+        assert list(tmp_path.iterdir()) == []  # before anything here stopped it
+    finally:
+        server.stop()  # its pipes
+
+
+def _workers_serving_in(directory: Path) -> list[psutil.Process]:
+    """This process's running worker servers whose socket is under ``directory``."""
+    return [
+        child
+        for child in psutil.Process().children()
+        if child.status() != psutil.STATUS_ZOMBIE
+        and generic_switch_workers.WORKER.name in " ".join(cmdline := child.cmdline())
+        and cmdline[-1].startswith(f"{directory}/")
+    ]
+
+
+def _catches(pid: int, signum: int) -> bool:
+    """Whether process ``pid`` has a handler of ``signum`` (``SigCgt`` of its status)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    caught = int(next(line for line in status.splitlines() if line.startswith("SigCgt:"))[7:], 16)
+    return bool(caught >> (signum - 1) & 1)
 
 
 def _render_error(python: Path) -> str:

@@ -8,9 +8,10 @@ process: it imports networking-generic-switch and its device classes (about 2 s 
 so on its standard output (``{"ready": PID}``, or ``{"error": "..."}`` when it cannot), then
 forks a child for each connection to the Unix socket SOCKET; the child reads one JSON request
 until the caller shuts its side down, answers one JSON object and ends. The server ends when
-its standard input closes (the metalwire process that started it is gone) or at SIGTERM or
-SIGINT (a stop signalled to metalwire's whole process group), and removes the socket and its
-directory; it ignores SIGHUP (metalwire's reload).
+its standard input closes (the metalwire process that started it is gone), at SIGTERM or
+SIGINT (a stop signalled to metalwire's whole process group), even while it starts, or when
+it cannot start, and removes the socket and its directory; it ignores SIGHUP (metalwire's
+reload).
 
 A request is ``{"device": {...}, "name": ..., "timeout": seconds}`` and one of:
 
@@ -145,16 +146,26 @@ def _fork_for(connection: socket.socket, listener: socket.socket) -> None:
 
 
 def serve(path: str) -> None:
+    # Stopped with metalwire (systemd signals the whole group), even while it starts: through
+    # the clean-up below.
+    for signum in _ENDING_SIGNALS:
+        signal.signal(signum, _end)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # metalwire's reload: nothing to reload here
+    try:
+        _serve(path)
+    finally:  # the socket, if bound, and the directory made for it
+        for remove, what in ((os.unlink, path), (os.rmdir, os.path.dirname(path))):
+            with contextlib.suppress(OSError):
+                remove(what)
+
+
+def _serve(path: str) -> None:
     try:
         _preload()
     except Exception as error:
         print(json.dumps({"error": f"{type(error).__name__}: {error}"}), flush=True)
         return
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped as they end
-    # Stopped with metalwire (systemd signals the whole group): through the clean-up below.
-    for signum in _ENDING_SIGNALS:
-        signal.signal(signum, _end)
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # metalwire's reload: nothing to reload here
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
         try:
             listener.bind(path)
@@ -164,18 +175,13 @@ def serve(path: str) -> None:
             return
         listener.listen(64)
         print(json.dumps({"ready": os.getpid()}), flush=True)
-        try:
-            while True:
-                readable, _, _ = select.select([listener, sys.stdin], [], [])
-                if sys.stdin in readable and not os.read(sys.stdin.fileno(), 4096):
-                    return  # whoever started this server is gone
-                if listener in readable:
-                    connection, _ = listener.accept()
-                    _fork_for(connection, listener)
-        finally:  # the socket, and the directory made for it
-            with contextlib.suppress(OSError):
-                os.unlink(path)
-                os.rmdir(os.path.dirname(path))
+        while True:
+            readable, _, _ = select.select([listener, sys.stdin], [], [])
+            if sys.stdin in readable and not os.read(sys.stdin.fileno(), 4096):
+                return  # whoever started this server is gone
+            if listener in readable:
+                connection, _ = listener.accept()
+                _fork_for(connection, listener)
 
 
 if __name__ == "__main__":
