@@ -1,6 +1,6 @@
 """The dry run's per-switch preview (``metalwire/networking/switch_preview.py``): each port's
 change is listed whether or not the switch's commands can be rendered, and when they cannot,
-``commands_unavailable`` says why, as one clause after ``commands not available:``."""
+``commands_unavailable`` says why. (The switch tests render through the real worker.)"""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from collections.abc import Sequence
 
 from metalwire.db.models import Port
 from metalwire.errors import NetworkError
-from metalwire.networking.ironic_networking import missing_extra_message
 from metalwire.networking.switch_file import SwitchDefinition
 from metalwire.networking.switch_ports import SwitchChange
 from metalwire.networking.switch_preview import SwitchPreview, preview
@@ -54,19 +53,6 @@ def test_each_switch_lists_its_ports_and_their_commands_in_the_order_first_named
         ("tor-2", [("port-2", ["set swp2 200"])], None),
     ]
     assert renderer.asked == [["swp1", "swp3"], ["swp2"]]  # one rendering per switch
-
-
-def test_a_reason_given_for_every_switch_lists_the_changes_and_renders_nothing() -> None:
-    renderer = _Renderer()
-    reason = missing_extra_message()  # a sentence of its own in the server's log
-    assert reason.startswith("The ironic-networking network interface needs")
-    previews = preview(_planned(), lambda switch: renderer, reason)
-    said = "commands not available: the" + reason.removeprefix("The")
-    assert _summary(previews) == [
-        ("tor-1", [("port-1", None), ("port-3", None)], said),
-        ("tor-2", [("port-2", None)], said),
-    ]
-    assert renderer.asked == []
 
 
 def test_a_driver_that_renders_nothing_and_a_failed_rendering_are_named_per_switch() -> None:

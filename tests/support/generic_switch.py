@@ -23,6 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import psutil
+
+from metalwire.networking.generic_switch_workers import WORKER
 from tests.support.neutron import INSTALL_SCRIPT, default_venv
 
 __all__ = [
@@ -30,6 +33,7 @@ __all__ = [
     "Operation",
     "OperationResult",
     "generic_switch_installed",
+    "worker_servers",
 ]
 
 _RUNNER = Path(__file__).resolve().parent / "generic_switch_runner.py"
@@ -110,3 +114,15 @@ class GenericSwitchRunner:
             )
             for item in json.loads(completed.stdout)
         ]
+
+
+def worker_servers(parent: int, under: Path) -> list[psutil.Process]:
+    """The running switch worker servers (``generic_switch_worker.py serve SOCKET``) that are
+    children of process ``parent`` and have their socket under ``under``."""
+    return [
+        child
+        for child in psutil.Process(parent).children()
+        if child.status() != psutil.STATUS_ZOMBIE
+        and str(WORKER) in (cmdline := child.cmdline())
+        and cmdline[-1].startswith(f"{under}/")
+    ]

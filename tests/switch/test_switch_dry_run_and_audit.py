@@ -89,6 +89,25 @@ def test_the_dry_run_lists_the_switch_commands_sends_none_and_the_attach_does_th
         f"access {TENANT}",
         f"ovs-vsctl set port swp1 vlan_mode=access; ovs-vsctl set port swp1 tag={TENANT}",
     ]
+    # a server whose switch worker cannot start (a TMPDIR too long for its socket) still
+    # lists the change, and says why there are no commands
+    deep = served.data_dir / ("t" * 100)
+    deep.mkdir()
+    served.env["TMPDIR"] = str(deep)
+    served.stop()
+    served.start()
+    answer = http.post("/v1/nodes/dry/vifs", json=body, headers=DRY_RUN)
+    assert answer.status_code == 200, answer.text
+    (changes,) = answer.json()["switch_changes"]
+    assert [port["commands"] for port in changes["ports"]] == [None]
+    said = changes["commands_unavailable"]
+    assert said.startswith(
+        f"commands not available: render commands failed: cannot listen on {deep}/"
+    ), said
+    assert said.endswith("/worker.sock: AF_UNIX path too long"), said
+    del served.env["TMPDIR"]
+    served.stop()
+    served.start()
     bad = http.post("/v1/nodes/dry/vifs", json={"id": "vif-b", "network": "x"}, headers=DRY_RUN)
     assert bad.status_code == 400, bad.text
     assert "network 'x' is neither a VLAN ID" in bad.text

@@ -12,9 +12,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 
+from tests.support.generic_switch import worker_servers
 from tests.support.switch import EmulatedSwitch
 from tests.switch.conftest import ServersOfSwitch
 from tests.switch.test_ironic_networking_states import _node, _provision
@@ -23,15 +23,6 @@ STOPS = {
     "sigterm-to-the-group": lambda pid: os.killpg(pid, signal.SIGTERM),
     "sigkill-to-the-server": lambda pid: os.kill(pid, signal.SIGKILL),
 }
-
-
-def _worker_servers(pid: int) -> list[psutil.Process]:
-    """The switch worker servers among the server's children."""
-    return [
-        child
-        for child in psutil.Process(pid).children()
-        if any(arg.endswith("generic_switch_worker.py") for arg in child.cmdline())
-    ]
 
 
 @pytest.mark.parametrize("stop", sorted(STOPS))
@@ -52,7 +43,7 @@ def _stop_and_look(
     assert http.get("/v1/nodes/n1").json()["provision_state"] == "active"
 
     server = http_for.servers[-1]
-    (worker,) = _worker_servers(server.process.pid)
+    (worker,) = worker_servers(server.process.pid, temporary)
     (directory,) = temporary.iterdir()
     assert directory.name.startswith("metalwire-switch-")
     assert Path(worker.cmdline()[-1]).parent == directory

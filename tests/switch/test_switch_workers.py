@@ -23,7 +23,7 @@ from metalwire.networking.generic_switch import GenericSwitchDevice
 from metalwire.networking.switch_file import SwitchDefinition, parse_switch_file
 from metalwire.networking.switch_ports import SwitchChange
 from metalwire.networking.switchport import SwitchportConfig
-from tests.support.generic_switch import GenericSwitchRunner
+from tests.support.generic_switch import GenericSwitchRunner, worker_servers
 from tests.support.helpers import skip_or_fail
 from tests.support.switch import EmulatedSwitch, PortVlan
 
@@ -123,7 +123,7 @@ def test_a_worker_stopped_while_it_starts_removes_its_directory(
     )
     starting.start()
     deadline = time.monotonic() + 10
-    while not (workers := _workers_serving_in(tmp_path)):
+    while not (workers := worker_servers(os.getpid(), tmp_path)):
         assert time.monotonic() < deadline
         time.sleep(0.01)
     (worker,) = workers
@@ -139,17 +139,6 @@ def test_a_worker_stopped_while_it_starts_removes_its_directory(
         assert list(tmp_path.iterdir()) == []  # before anything here stopped it
     finally:
         server.stop()  # its pipes
-
-
-def _workers_serving_in(directory: Path) -> list[psutil.Process]:
-    """This process's running worker servers whose socket is under ``directory``."""
-    return [
-        child
-        for child in psutil.Process().children()
-        if child.status() != psutil.STATUS_ZOMBIE
-        and generic_switch_workers.WORKER.name in " ".join(cmdline := child.cmdline())
-        and cmdline[-1].startswith(f"{directory}/")
-    ]
 
 
 def _catches(pid: int, signum: int) -> bool:

@@ -178,7 +178,7 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
     ) -> list[SwitchPreview]:
         """The dry run's switch changes and commands of an attach (nothing is sent)."""
         planned = self.attach_switch_changes(task, vif_info, target)
-        return preview(planned, self.device_factory, self.driver_problem)
+        return preview(planned, self.device_factory)
 
     def vif_network(self, vif_id: str, value: Any) -> SwitchportConfig:
         """The access VLAN an attach's ``network`` names; 400 for anything else."""

@@ -70,19 +70,17 @@ def _switch_preview(
     switch: SwitchDefinition,
     planned: Sequence[tuple[Port, SwitchChange]],
     renderer: Callable[[SwitchDefinition], object],
-    unavailable: str | None,
 ) -> SwitchPreview:
     commands: list[list[str]] | list[None] = [None] * len(planned)
-    device = renderer(switch) if unavailable is None else None
-    if unavailable is None and not isinstance(device, CommandRenderer):
-        unavailable = f"switch {switch.name}'s driver renders none"
-    elif isinstance(device, CommandRenderer):
+    unavailable = None
+    device = renderer(switch)
+    if not isinstance(device, CommandRenderer):
+        unavailable = f"commands not available: switch {switch.name}'s driver renders none"
+    else:
         try:
             commands = device.render([change for _, change in planned])
         except NetworkError as exc:
-            unavailable = str(exc)
-    if unavailable is not None:  # a reason that is a sentence of its own elsewhere: a clause
-        unavailable = f"commands not available: {unavailable[:1].lower()}{unavailable[1:]}"
+            unavailable = f"commands not available: {exc}"
     ports = [
         PortPreview(port.uuid, change.port_id, change.previous, change.config, listed)
         for (port, change), listed in zip(planned, commands, strict=True)
@@ -93,17 +91,13 @@ def _switch_preview(
 def preview(
     planned: Sequence[tuple[Port, SwitchChange]],
     renderer: Callable[[SwitchDefinition], object],
-    unavailable: str | None = None,
 ) -> list[SwitchPreview]:
     """The preview of each switch the changes touch, in the order they first name it.
 
-    ``renderer`` makes a switch's device (one without ``render`` lists no commands);
-    ``unavailable``, why no switch's commands can be rendered (e.g. the ``[switch]`` extra is
-    not installed), lists the changes with that reason and renders nothing."""
+    ``renderer`` makes a switch's device (one without ``render`` lists no commands). The
+    network interface's own problems (no networking-generic-switch to run) refuse the dry run
+    before it gets here, as they refuse the attach."""
     by_switch: dict[str, list[tuple[Port, SwitchChange]]] = {}
     for port, change in planned:
         by_switch.setdefault(change.switch.name, []).append((port, change))
-    return [
-        _switch_preview(group[0][1].switch, group, renderer, unavailable)
-        for group in by_switch.values()
-    ]
+    return [_switch_preview(group[0][1].switch, group, renderer) for group in by_switch.values()]
