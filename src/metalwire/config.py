@@ -122,6 +122,14 @@ class DefaultOptions:
         "why. 0: only on SIGHUP, which always reloads them all.",
         minimum=0,
     )
+    graceful_shutdown_timeout: float = _opt(
+        60.0,
+        "Seconds a stopping process waits for the provision operations it runs after their "
+        "request was answered (a deploy's switch or Neutron steps). One still running then "
+        "is cut short, and its node is failed by the provision check once its lease runs "
+        "out. 0: wait until they end.",
+        minimum=0,
+    )
     rbac_service_role_elevated_access: bool = _opt(
         False,
         "Let a user with the 'service' role act on every node, not only the nodes its "

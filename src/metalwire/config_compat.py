@@ -57,7 +57,7 @@ _LOGGING = (
 _MESSAGING_AND_SERVICE = (
     "transport_url control_exchange rpc_response_timeout rpc_conn_pool_size "
     "executor_thread_pool_size rpc_ping_enabled run_external_periodic_tasks backdoor_port "
-    "backdoor_socket log_options graceful_shutdown_timeout rpc_transport"
+    "backdoor_socket log_options rpc_transport"
 )
 _HARDWARE_KINDS = (
     "bios boot console deploy firmware inspect management power raid rescue storage vendor"

@@ -44,7 +44,10 @@ def supervisor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: Any) -> 
     monkeypatch.setattr(workers, "START_GRACE", GRACE)
     monkeypatch.setattr(workers, "RESTART_DELAY", 0.05)
     monkeypatch.setattr(workers, "run_worker", target)
-    conf = SimpleNamespace(api=SimpleNamespace(api_workers=2))
+    conf = SimpleNamespace(
+        api=SimpleNamespace(api_workers=2),
+        default=SimpleNamespace(graceful_shutdown_timeout=60.0),
+    )
     return workers.Supervisor(argparse.Namespace(), conf, [], tmp_path)  # type: ignore[arg-type]
 
 

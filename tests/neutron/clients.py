@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 
+from tests.support.helpers import settled_node
 from tests.support.neutron import ADMIN_HEADERS, DEFAULT_SWITCHES
 
 SW1, SW2 = DEFAULT_SWITCHES
@@ -162,7 +163,7 @@ class Metalwire:
         for verb in verbs:
             response = self.http.put(f"/v1/nodes/{node}/states/provision", json={"target": verb})
             assert response.status_code == 202, response.text
-            shown = self.get(f"/v1/nodes/{node}")
+            shown = settled_node(lambda: self.get(f"/v1/nodes/{node}"))
             assert shown["last_error"] is None, shown["last_error"]
         return self.get(f"/v1/nodes/{node}")
 

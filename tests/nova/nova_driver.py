@@ -39,8 +39,10 @@ def configure(url: str, host: str, shard: str | None = None) -> None:
         CONF.set_override("shard", shard, group="ironic")
     CONF.set_override("auth_type", "none", group="ironic")
     CONF.set_override("endpoint_override", url + "/", group="ironic")
-    CONF.set_override("api_retry_interval", 0, group="ironic")
-    CONF.set_override("api_max_retries", 10, group="ironic")
+    # Polls a provision verb's end: at once where it is done when answered, each second
+    # while its steps go on in the background (a neutron node's; Nova's own default is 2 s).
+    CONF.set_override("api_retry_interval", 1, group="ironic")
+    CONF.set_override("api_max_retries", 60, group="ironic")
     CONF.set_override("force_config_drive", True)
     CONF.set_override("mkisofs_cmd", str(HERE / "fake_mkisofs"))
 

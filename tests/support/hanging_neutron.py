@@ -14,10 +14,15 @@ class HangingNeutron:
     """A Neutron stand-in that answers reads and never answers a change: it hangs an attach
     after metalwire recorded it as pending and before Neutron was changed."""
 
-    def __init__(self, answered_puts: int = 0) -> None:
-        """``answered_puts``: how many changes are answered (as done) before one hangs."""
+    def __init__(self, answered_puts: int = 0, answer_on_release: bool = False) -> None:
+        """``answered_puts``: how many changes are answered (as done) before one hangs;
+        ``answer_on_release``: a change held is answered as done once :attr:`release` is
+        set, and ports are ACTIVE from then on (otherwise its connection is closed
+        unanswered)."""
         self.release = threading.Event()
         self.put_seen = threading.Event()
+        self.answer_on_release = answer_on_release
+        outer = self
         release, put_seen = self.release, self.put_seen
         answered = [answered_puts]
 
@@ -36,11 +41,12 @@ class HangingNeutron:
             def do_GET(self) -> None:
                 kind, _, ident = self.path.removeprefix("/v2.0/").partition("/")
                 if kind == "ports":
+                    bound = outer.answer_on_release and release.is_set()
                     body = {
                         "port": {
                             "id": ident,
                             "network_id": "net-1",
-                            "status": "DOWN",
+                            "status": "ACTIVE" if bound else "DOWN",
                             "mac_address": "fa:16:3e:00:00:01",
                         }
                     }
@@ -56,15 +62,19 @@ class HangingNeutron:
             def do_PUT(self) -> None:
                 if answered[0] > 0:
                     answered[0] -= 1
-                    length = int(self.headers.get("Content-Length") or 0)
-                    change = json.loads(self.rfile.read(length) or b"{}").get("port", {})
-                    ident = self.path.removeprefix("/v2.0/ports/")
-                    port = {"id": ident, "network_id": "net-1", "status": "DOWN",
-                            "mac_address": "fa:16:3e:00:00:01", **change}  # fmt: skip
-                    self._answer({"port": port})
+                    self._answer_change()
                     return
                 put_seen.set()
-                release.wait(120)
+                if release.wait(120) and outer.answer_on_release:
+                    self._answer_change()
+
+            def _answer_change(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                change = json.loads(self.rfile.read(length) or b"{}").get("port", {})
+                ident = self.path.removeprefix("/v2.0/ports/")
+                port = {"id": ident, "network_id": "net-1", "status": "DOWN",
+                        "mac_address": "fa:16:3e:00:00:01", **change}  # fmt: skip
+                self._answer({"port": port})
 
         self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
         self.server.daemon_threads = True

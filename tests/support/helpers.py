@@ -1,6 +1,6 @@
-"""Small helpers every test tier uses: waiting for a condition, reading an error body,
-marking a tier's tests, skipping a test whose real server is not installed (failing instead
-in CI), stopping a server's process group."""
+"""Small helpers every test tier uses: waiting for a condition or a provision verb's end,
+reading an error body, marking a tier's tests, skipping a test whose real server is not
+installed (failing instead in CI), stopping a server's process group."""
 
 from __future__ import annotations
 
@@ -25,6 +25,25 @@ def wait_for(check: Callable[[], bool], timeout: float = 10.0, interval: float =
             return False
         time.sleep(interval)
     return True
+
+
+#: Provision states a verb rests in with its target still set: an agent's call-back awaited.
+WAIT_STATES = ("wait call-back", "clean wait")
+
+
+def settled_node(
+    get_node: Callable[[], dict[str, Any]], timeout: float = 120.0, interval: float = 0.1
+) -> dict[str, Any]:
+    """The node (``get_node()``) once its provision verb's steps are done: no target state
+    left, or waiting for an agent. A verb on a node whose interface calls an external service
+    goes on after its 202; AssertionError if it is still under way after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        shown = get_node()
+        if shown["target_provision_state"] is None or shown["provision_state"] in WAIT_STATES:
+            return shown
+        assert time.monotonic() < deadline, f"still {shown['provision_state']!r}: {shown}"
+        time.sleep(interval)
 
 
 def fault(resp: Any) -> str:

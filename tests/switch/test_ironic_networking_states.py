@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from tests.support.helpers import settled_node
 from tests.support.switch import EmulatedSwitch, PortVlan
 from tests.switch.conftest import CLEANING, IDLE, OTHER, PROVISIONING, TENANT
 
@@ -47,12 +48,14 @@ def _node(
 
 
 def _provision(http: httpx.Client, node: str, verb: str, version: str = "1.78") -> None:
+    """Run the verb; return once its steps, which go on after the 202, are done."""
     resp = http.put(
         f"/v1/nodes/{node}/states/provision",
         json={"target": verb},
         headers={"X-OpenStack-Ironic-API-Version": version},
     )
     assert resp.status_code == 202, resp.text
+    settled_node(lambda: _state(http, node))
 
 
 def _state(http: httpx.Client, node: str) -> dict[str, Any]:
@@ -144,6 +147,7 @@ def test_direct_deploy_waits_on_the_provisioning_vlan_and_cleaning_on_the_cleani
             body["clean_steps"] = [{"interface": "deploy", "step": "erase_devices"}]
         resp = http.put("/v1/nodes/c/states/provision", json=body)
         assert resp.status_code == 202, resp.text
+        settled_node(lambda: _state(http, "c"))
     assert _state(http, "c")["provision_state"] == "clean wait"
     assert switch.port_vlan("swp1") == PortVlan(tag=CLEANING, vlan_mode="access", trunks=())
 

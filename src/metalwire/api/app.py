@@ -54,6 +54,9 @@ def create_app(
         reloader.start()
         yield
         reloader.stop()
+        # The provision steps still running after their request was answered.
+        timeout = config.default.graceful_shutdown_timeout
+        await anyio.to_thread.run_sync(services.rpcapi.wait_for_background, timeout)
         for periodic in periodics:
             # Lets an audit or check under way finish, within bounds.
             await anyio.to_thread.run_sync(periodic.stop, STOP_WAIT)

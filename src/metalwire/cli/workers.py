@@ -7,8 +7,9 @@ conductor, network interfaces) on its own event loop and database connections, a
 connections on the shared socket. The supervisor serves nothing itself.
 
 - SIGTERM or SIGINT: the supervisor closes its copy of the listening socket, and each
-  worker stops accepting, finishes its requests and exits; one that has not within
-  :data:`STOP_WAIT` seconds is killed.
+  worker stops accepting, finishes its requests and its background provision steps
+  (``[DEFAULT] graceful_shutdown_timeout``) and exits; one that has not within
+  :data:`STOP_WAIT` seconds more is killed.
 - SIGHUP: each worker reloads its files (policy, logging configuration), as a single server
   does, and so does the supervisor's logging. A worker that is still starting blocks the
   signal until it can reload (it would otherwise end the process).
@@ -54,8 +55,9 @@ if TYPE_CHECKING:
 
 LOG = logging.getLogger("metalwire")
 
-#: Seconds a stopping worker has to finish its requests before it is killed (below the
-#: 30 s systemd gives the unit of deploy/metalwire.service).
+#: Seconds a stopping worker has to finish its requests, beyond the ``[DEFAULT]
+#: graceful_shutdown_timeout`` its background provision steps have, before it is killed
+#: (with the default 60 s, below the 90 s systemd gives deploy/metalwire.service).
 STOP_WAIT = 25.0
 #: A worker that ends within this many seconds of serving failed to start.
 START_GRACE = 10.0
@@ -213,7 +215,8 @@ class Supervisor:
                 _signal(worker.process, signal.SIGHUP)
 
     def stop(self) -> None:
-        """Each worker finishes its requests; one still running after STOP_WAIT is killed."""
+        """Each worker finishes its requests and background steps; one still running
+        after STOP_WAIT plus ``graceful_shutdown_timeout`` (none if that is 0) is killed."""
         self.stopping = True
         for sock in self.sockets:  # new connections are refused, not left to wait
             sock.close()
@@ -221,13 +224,15 @@ class Supervisor:
         started = [w for w in self.workers if w.process is not None]
         for worker in started:
             _signal(worker.process, signal.SIGTERM)  # type: ignore[arg-type]
-        deadline = time.monotonic() + STOP_WAIT
+        graceful = self.conf.default.graceful_shutdown_timeout
+        wait = None if graceful == 0 else STOP_WAIT + graceful
+        deadline = time.monotonic() + (wait or 0.0)
         for worker in started:
             process = worker.process
             assert process is not None
-            process.join(max(0.0, deadline - time.monotonic()))
+            process.join(None if wait is None else max(0.0, deadline - time.monotonic()))
             if process.exitcode is None:
-                LOG.error("worker %d did not stop within %g s: killed", worker.index, STOP_WAIT)
+                LOG.error("worker %d did not stop within %g s: killed", worker.index, wait)
                 process.kill()
                 process.join()
 

@@ -490,6 +490,46 @@ class Client:
         """Tear the node down (target ``deleted``); raises as :meth:`set_provision_state`."""
         self.set_provision_state(node, "deleted")
 
+    def wait_for_provision_state(
+        self,
+        node: str | Resource,
+        expected: str,
+        timeout: float = 1800.0,
+        interval: float = 2.0,
+    ) -> dict[str, Any]:
+        """After a provision verb, wait until the node's provision state is ``expected``;
+        its states then (as :meth:`get_states`).
+
+        On a node whose network interface calls an external service (``neutron``,
+        ``ironic-networking``) a verb is answered once accepted and its steps go on in the
+        background, the node showing ``deploying``, ``cleaning``, ...; elsewhere it is done
+        when answered. Raises ProvisionStateError when the verb ends in another state
+        (``deploy failed``, ``error``, ...: no target state left) or after ``timeout``
+        seconds; NotFound.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            states = self.get_states(node)
+            state, error = states["provision_state"], states.get("last_error")
+            if state == expected:
+                return states
+            label = _ident(node)
+            if states.get("target_provision_state") is None:
+                raise exc.ProvisionStateError(
+                    f"Node {label} ended in {state!r}, not {expected!r}"
+                    + (f": {error}" if error else ""),
+                    state=state,
+                    last_error=error,
+                )
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise exc.ProvisionStateError(
+                    f"Node {label} is still {state!r} after {timeout:g} s, not {expected!r}",
+                    state=state,
+                    last_error=error,
+                )
+            self._sleep(min(interval, remaining))
+
     def get_states(self, node: str | Resource) -> dict[str, Any]:
         """The node's power and provision states (``GET /v1/nodes/{node}/states``).
 

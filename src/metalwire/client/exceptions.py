@@ -15,6 +15,8 @@ all. The tree:
     |   +-- FeatureNotSupported     the negotiated microversion is too old for the call
     |   +-- DryRunNotSupported      the server is not metalwire: it would attach for real
     +-- InvalidResponse             the server answered something that is not its API
+    +-- ProvisionStateError         a node waited for ended its verb in another state, or
+    |                               did not reach the state in time
     +-- HTTPError                   the server answered with an error status (any 4xx or 5xx)
         +-- BadRequest (400)        invalid input, or a state or VIF the node cannot take
         +-- NotFound (404)          no such node, port, portgroup or resource path
@@ -108,6 +110,16 @@ class DryRunNotSupported(VersionError):
 
 class InvalidResponse(MetalwireClientError):
     """A successful status with a body that is not what the API returns."""
+
+
+class ProvisionStateError(MetalwireClientError):
+    """The node did not reach the provision state waited for: its verb ended in another
+    state (``state``, with the node's ``last_error``), or the wait ran out."""
+
+    def __init__(self, message: str, *, state: str, last_error: str | None) -> None:
+        super().__init__(message)
+        self.state = state
+        self.last_error = last_error
 
 
 class HTTPError(MetalwireClientError):

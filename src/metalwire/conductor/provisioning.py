@@ -1,8 +1,14 @@
 """The provision state machine, with a fake deploy, clean and rescue that touch no hardware.
 
-Each verb runs inside the request, calling the node's network interface hooks in the order a
-real deployment would, and recording every step in the node history. A hook that fails
-leaves the node in the matching failed state with ``last_error`` set.
+Each verb calls the node's network interface hooks in the order a real deployment would,
+recording every step in the node history. A hook that fails leaves the node in the matching
+failed state with ``last_error`` set.
+
+A verb is accepted once its checks passed and the node shows the verb's transient state
+(``deploying``, ``cleaning``, ...). On a node whose network interface calls an external
+service (a lease held across short transactions) the request is answered then, and the
+steps go on in the background (``conductor/background.py``); on any other node the verb is
+one transaction, answered when it is done.
 
 Most verbs run to completion. A node whose deploy interface is ``direct`` waits for an agent
 as Ironic's does: a deploy stops in ``wait call-back`` once its provisioning network is set
@@ -90,6 +96,18 @@ ABORTS: dict[str, Abort] = {
 _NOT_IN_MAINTENANCE = frozenset({"active", "rebuild", "deleted", "provide", "clean", "rescue"})
 # instance_info keys a rescue sets and an unrescue or undeploy removes.
 _RESCUE_KEYS = ("rescue_password", "hashed_rescue_password")
+# The state each verb shows while its steps run (provide: only when it cleans).
+_TRANSIENT = {
+    "manage": "verifying",
+    "provide": "cleaning",
+    "active": "deploying",
+    "rebuild": "deploying",
+    "deleted": "deleting",
+    "clean": "cleaning",
+    "rescue": "rescuing",
+    "unrescue": "unrescuing",
+    "service": "servicing",
+}
 
 
 @dataclass(frozen=True)
@@ -125,7 +143,8 @@ def waits_for_agent(task: Task) -> bool:
 
 
 def _clean(conductor: Conductor, task: Task, manual: bool = False) -> None:
-    _set_state(task, provision_state="cleaning")
+    if task.node.provision_state != "cleaning":  # an undeploy's cleaning
+        _set_state(task, provision_state="cleaning")
     _run_hook(conductor, task, "add_cleaning_network")
     if manual and waits_for_agent(task):
         raise _Waiting(CLEAN_WAIT)
@@ -140,15 +159,12 @@ def _rescue_steps(task: Task, verb: str, options: ProvisionOptions) -> dict[str,
     """The fake rescue interface's rescue and unrescue: states only, as Ironic's fake."""
     info = _without_rescue(task.node.instance_info)
     if verb == "rescue":
-        _set_state(task, provision_state="rescuing")
         hardware.check_interface(task.node, "rescue")
         assert options.rescue_password is not None  # the API requires one
         info["rescue_password"] = options.rescue_password
         info["hashed_rescue_password"] = hashlib.sha256(
             options.rescue_password.encode()
         ).hexdigest()
-    else:
-        _set_state(task, provision_state="unrescuing")
     return {"instance_info": info}
 
 
@@ -158,7 +174,6 @@ def _steps(
     """Run a verb's steps; return the final field values to store."""
     clean = conductor.config.conductor.automated_clean
     if verb == "manage":
-        _set_state(task, provision_state="verifying")
         return power.synced_power_state(task)
     if verb in ("rescue", "unrescue"):
         return _rescue_steps(task, verb, options)
@@ -171,10 +186,8 @@ def _steps(
         return {}
     if verb == "service":
         # The fake service steps touch no network: the node stays on its tenant networks.
-        _set_state(task, provision_state="servicing")
         return {}
     if verb in ("active", "rebuild"):
-        _set_state(task, provision_state="deploying")
         _run_hook(conductor, task, "add_provisioning_network")
         if waits_for_agent(task):
             raise _Waiting(DEPLOY_WAIT)
@@ -186,7 +199,6 @@ def _steps(
         info = {**task.node.instance_info, "configdrive": options.configdrive}
         return {"power_state": hardware.POWER_ON, "instance_info": info}
     # deleted: undeploy
-    _set_state(task, provision_state="deleting")
     _run_hook(conductor, task, "unconfigure_tenant_networks")
     vifs.detach_all(conductor, task)
     if clean:
@@ -200,9 +212,14 @@ def do_provisioning_action(
     ident: str,
     verb: str,
     options: ProvisionOptions | None = None,
+    accepted: Callable[[], None] = lambda: None,
 ) -> None:
     """Move the node through ``verb``; raises InvalidStateRequested for a disallowed one,
-    UnsupportedDriverExtension when the node's rescue interface cannot rescue."""
+    UnsupportedDriverExtension when the node's rescue interface cannot rescue.
+
+    ``accepted`` is called once the verb's checks passed and its transient state is
+    committed, when the rest may take long (the node's interface calls an external
+    service); a failure after it is no longer raised but stored on the node."""
     options = options or ProvisionOptions()
     if verb == "abort":
         abort_wait(conductor, context, ident)
@@ -235,7 +252,12 @@ def do_provisioning_action(
             hardware.check_interface(node, "rescue")
         started = f"{verb} started from {node.provision_state}"
         conductor.record_history(task, HistoryEntry("provisioning", started))
-        _set_state(task, target_provision_state=transition.target, last_error=None)
+        clean = conductor.config.conductor.automated_clean
+        transient = _TRANSIENT.get(verb) if verb != "provide" or clean else None
+        shown = {} if transient is None else {"provision_state": transient}
+        _set_state(task, target_provision_state=transition.target, last_error=None, **shown)
+        if not task.in_one_transaction:
+            accepted()
         waiting: str | None = None
         try:
             with task.savepoint():

@@ -40,6 +40,7 @@ from metalwire.conductor import (
 )
 from metalwire.conductor.audit import AuditReport
 from metalwire.conductor.audit_repair import RepairReport
+from metalwire.conductor.background import BackgroundOperations
 from metalwire.conductor.dry_run import DryRunAttach
 from metalwire.conductor.locks import WouldWait
 from metalwire.conductor.provisioning import ProvisionOptions
@@ -89,7 +90,16 @@ class ConductorAPI(abc.ABC):
         options: ProvisionOptions | None = None,
     ) -> None:
         """Run a provision verb (manage, provide, active, deleted, rebuild, clean, rescue,
-        unrescue, abort) with the request's configdrive or rescue password."""
+        unrescue, abort) with the request's configdrive or rescue password.
+
+        Returns once the verb is accepted; on a node whose network interface calls an
+        external service its steps then go on in the background (the node shows the verb's
+        transient state until they are done)."""
+
+    def wait_for_background(self, timeout: float) -> list[str]:
+        """At shutdown: wait for the operations still running after their request was
+        answered, ``timeout`` seconds at most (0: without end); those still running then."""
+        return []
 
     @abc.abstractmethod
     def fail_expired_waits(self, context: RequestContext) -> list[str]:
@@ -238,6 +248,7 @@ class LocalConductorAPI(ConductorAPI):
         self._db_workers = conductor.config.conductor.db_workers
         self._db_limiter: anyio.CapacityLimiter | None = None
         self._metrics = conductor.config.metrics.enabled
+        self._background = BackgroundOperations()
 
     async def _run(
         self, operation: Callable[..., T], context: RequestContext, node_id: str, *args: Any
@@ -315,7 +326,14 @@ class LocalConductorAPI(ConductorAPI):
         verb: str,
         options: ProvisionOptions | None = None,
     ) -> None:
-        self._retried(provisioning.do_provisioning_action, context, node_id, verb, options)
+        def operation(accepted: Callable[[], None]) -> None:
+            action = provisioning.do_provisioning_action
+            self._retried(action, context, node_id, verb, options, accepted)
+
+        self._background.start(f"provision {verb} of node {node_id}", operation)
+
+    def wait_for_background(self, timeout: float) -> list[str]:
+        return self._background.wait(timeout)
 
     def fail_expired_waits(self, context: RequestContext) -> list[str]:
         return callback_timeouts.fail_expired_waits(self.conductor, context)

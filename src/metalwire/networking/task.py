@@ -66,6 +66,12 @@ class Task:
 
     # -- transactions --------------------------------------------------------------------
 
+    @property
+    def in_one_transaction(self) -> bool:
+        """Whether the task's writes are one transaction, committed when the task ends (a
+        node whose interface calls no external service); otherwise each commits at once."""
+        return self._work is not None
+
     @contextlib.contextmanager
     def atomic(self, *others: Task) -> Iterator[None]:
         """Make the block's writes (of this task and of ``others``) one transaction.

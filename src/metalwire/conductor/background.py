@@ -1,0 +1,95 @@
+"""Operations that go on after the request that started them has been answered.
+
+A provision verb on a node whose network interface calls an external service can take long:
+a switch's login and its commands, Neutron's bindings. As Ironic does, the request is
+answered (202) once the verb is accepted, i.e. its checks passed and the node shows the
+verb's transient state (``deploying``, ``cleaning``, ...); the rest runs in a thread of its
+own that keeps holding the node's lease. A step that fails then moves the node to the verb's
+failed state with ``last_error``, as it would have inside the request.
+
+At shutdown the service waits for these operations, ``[DEFAULT] graceful_shutdown_timeout``
+seconds at most; one still running then is cut short with its process, and its node is
+failed by the provision check (``conductor/stuck_states.py``) once its lease runs out.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+LOG = logging.getLogger(__name__)
+
+#: An operation run in the background: it calls its argument once it is accepted.
+Operation = Callable[[Callable[[], None]], None]
+
+
+class BackgroundOperations:
+    """The operations of this process still running after their request was answered."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._running: dict[threading.Thread, str] = {}
+
+    def start(self, name: str, operation: Operation) -> None:
+        """Run ``operation(accept)`` in a thread of its own and return when it calls
+        ``accept`` or ends, whichever comes first. An error raised before ``accept`` is
+        raised here (the request fails with it); one raised after is logged. The thread
+        keeps the caller's context (the request id of its log lines)."""
+        accepted = threading.Event()
+        refused: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                operation(accepted.set)
+            except BaseException as exc:
+                if accepted.is_set():
+                    LOG.exception("%s failed after it was accepted", name)
+                else:
+                    refused.append(exc)
+            finally:
+                with self._guard:
+                    del self._running[thread]
+                accepted.set()
+
+        context = contextvars.copy_context()
+        thread = threading.Thread(target=context.run, args=(run,), name=name, daemon=True)
+        with self._guard:
+            self._running[thread] = name
+        thread.start()
+        accepted.wait()
+        if refused:
+            raise refused[0]
+
+    def running(self) -> list[str]:
+        """The names of the operations under way."""
+        with self._guard:
+            return sorted(self._running.values())
+
+    def wait(self, timeout: float) -> list[str]:
+        """Wait for the operations under way to end, ``timeout`` seconds at most (0: without
+        end); the names of those still running then."""
+        deadline = None if timeout == 0 else time.monotonic() + timeout
+        while True:
+            with self._guard:
+                threads = list(self._running)
+            if not threads:
+                return []
+            if deadline is None:
+                threads[0].join()
+                continue
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                left = self.running()
+                if not left:
+                    return []
+                LOG.warning(
+                    "Still under way after %g s, cut short: %s; the provision check fails "
+                    "their nodes once their leases run out",
+                    timeout,
+                    "; ".join(left),
+                )
+                return left
+            threads[0].join(remaining)
