@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,7 @@ import httpx
 import pytest
 
 from metalwire.client import Client, ProvisionStateError
+from tests.compat.clients import Cli
 from tests.support.hanging_neutron import HangingNeutron
 from tests.support.server import MetalwireServer
 
@@ -154,6 +156,28 @@ def test_a_step_failing_after_the_answer_leaves_deploy_failed(setup: Setup) -> N
     assert f"ended in 'deploy failed', not 'active': {caught.value.last_error}" in str(caught.value)
     shown = _node(server)
     assert (shown["target_provision_state"], shown["reservation"]) == (None, None)
+
+
+def test_baremetal_node_deploy_wait_returns_once_the_steps_are_done(
+    setup: Setup, tmp_path: Path
+) -> None:
+    server = setup.server()
+    setup.available_node_with_a_vif(server)
+    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+    cli = Cli("baremetal", server.url, env)
+
+    def release_once_held() -> None:
+        if setup.neutron.put_seen.wait(30):
+            time.sleep(1.0)  # the CLI polls the node in 'deploying' meanwhile
+        setup.neutron.release.set()
+
+    releasing = threading.Thread(target=release_once_held)
+    releasing.start()
+    result = cli.run("node", "deploy", "bg", "--wait", "60")
+    releasing.join()
+    assert result.returncode == 0, result.describe()
+    assert result.seconds > 1.0, result.describe()
+    assert _node(server)["provision_state"] == "active"
 
 
 def test_a_stopping_server_finishes_the_deploy_first(setup: Setup) -> None:

@@ -465,7 +465,9 @@ class Client:
         """Ask for a provision state change (``PUT /v1/nodes/{node}/states/provision``).
 
         ``target`` is a verb: manage, provide, active (deploy), deleted (undeploy), rebuild or
-        clean. Raises FeatureNotSupported for a verb newer than the microversion, BadRequest
+        clean. Returns once the verb is accepted: on a node whose network interface calls
+        an external service its steps go on (:meth:`wait_for_provision_state` waits for
+        them). Raises FeatureNotSupported for a verb newer than the microversion, BadRequest
         when the node's state does not allow it, NotFound, NodeLocked.
         """
         since = _TARGET_SINCE.get(target)

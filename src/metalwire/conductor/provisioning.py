@@ -67,8 +67,8 @@ TRANSITIONS: dict[str, Transition] = {
     "unrescue": Transition(frozenset({"rescue"}), "active", "unrescue failed"),
     "service": Transition(frozenset({"active", "service failed"}), "active", "service failed"),
     # A node leaves a hold state (deploy/clean/service hold) with unhold; the fake steps run
-    # to completion within the request and never hold, so no state metalwire reaches allows
-    # it: the answer is Ironic's for a node that is not held.
+    # to completion and never hold, so no state metalwire reaches allows it: the answer is
+    # Ironic's for a node that is not held.
     "unhold": Transition(frozenset(), "", ""),
     # abort leaves a wait state; its sources and outcome are ABORTS'
     "abort": Transition(frozenset(), "", ""),

@@ -82,7 +82,7 @@ def check_disable_ramdisk(c: Call, target: str, value: Any) -> None:
 
     The fake clean and service steps boot no ramdisk either way: the flag changes nothing
     else. Ironic keeps it in driver_internal_info only while servicing runs, and metalwire's
-    runs within the request."""
+    fake service steps touch no network and end as soon as they start."""
     if value is None:
         return
     boolean(value, "disable_ramdisk")
