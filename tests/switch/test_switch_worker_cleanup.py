@@ -2,7 +2,8 @@
 switch worker server (``metalwire/networking/generic_switch_workers.py``) ends and the
 private directory of its socket is removed, however the server was stopped: SIGTERM to its
 process group (systemd's stop) or SIGKILL to the server alone (a crash: the worker sees its
-input close, as it does when the server ends on a SIGTERM of its own)."""
+input close, as it does when the server ends on a SIGTERM of its own). What a SIGKILL of the
+whole group leaves, the next server removes."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from metalwire.networking.generic_switch_workers import ABANDONED_AFTER
 from tests.support.generic_switch import worker_servers
 from tests.support.switch import EmulatedSwitch
 from tests.switch.conftest import ServersOfSwitch
@@ -61,3 +63,33 @@ def _stop_and_look(
     while list(temporary.iterdir()) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert list(temporary.iterdir()) == []
+
+
+def test_a_directory_left_by_a_killed_group_is_removed_by_the_next_server(
+    emulated_switch: EmulatedSwitch, http_for: ServersOfSwitch
+) -> None:
+    """SIGKILL to the whole group (systemd's final kill) leaves the directory: nothing of
+    either process runs. The next server's first switch operation removes it."""
+    with tempfile.TemporaryDirectory(prefix="mw-") as name:
+        temporary = Path(name)
+        http = http_for(emulated_switch, TMPDIR=name)
+        _node(http, "n1", "ramdisk", "swp1")
+        _provision(http, "n1", "active")
+        server = http_for.servers[-1]
+        (worker,) = worker_servers(server.process.pid, temporary)
+        os.killpg(server.process.pid, signal.SIGKILL)
+        server.process.wait(30)
+        worker.wait(10)
+        (left,) = temporary.iterdir()
+        time.sleep(1.0)
+        assert left.exists()  # no process of the group removed it
+        aged = time.time() - ABANDONED_AFTER - 1  # as it would be some seconds later
+        os.utime(left / "worker.sock", (aged, aged), follow_symlinks=False)
+
+        again = http_for(emulated_switch, TMPDIR=name)
+        _node(again, "n2", "ramdisk", "swp2")
+        _provision(again, "n2", "active")
+
+        (directory,) = temporary.iterdir()
+        assert directory != left
+        assert worker_servers(http_for.servers[-1].process.pid, temporary)

@@ -179,3 +179,48 @@ def test_an_interpreter_that_cannot_be_run_is_named(
     said = _render_error(broken)
     assert said.startswith(f"render commands failed: the switch worker {broken} "), said
     assert problem in said, said
+
+
+def test_directories_of_killed_worker_servers_are_removed_and_no_other(python: str) -> None:
+    """``remove_abandoned``: a socket that refuses connections and is older than a server's
+    bind-to-listen belongs to a killed server, as does a directory still without a socket
+    long after a server's start; a listening socket, a fresh one, a directory that may be
+    starting and another program's directory stay. The live one is a real worker
+    server, which takes the check for no request."""
+    prefix = generic_switch_workers.DIRECTORY_PREFIX
+    with tempfile.TemporaryDirectory(prefix="mw-") as name:
+        under = Path(name)
+        live = generic_switch_workers.WorkerServer(python)  # in the system's temp directory
+        assert live.running, live.error
+        try:
+            serving = under / f"{prefix}serving"
+            serving.mkdir()
+            os.symlink(live.socket_path, serving / "worker.sock")
+            dirs = {}
+            for label in ("killed", "just-bound", "starting", "killed-starting"):
+                dirs[label] = under / f"{prefix}{label}"
+                dirs[label].mkdir()
+            other = under / "someone-else"
+            other.mkdir()
+            for directory in (dirs["killed"], dirs["just-bound"], other):
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as bound:
+                    bound.bind(str(directory / "worker.sock"))  # closed: left refusing
+            now = time.time()
+            aged = now - generic_switch_workers.ABANDONED_AFTER - 1
+            for directory in (dirs["killed"], serving, other):
+                os.utime(directory / "worker.sock", (aged, aged), follow_symlinks=False)
+            # a server may take START_TIMEOUT to bind its socket
+            long_ago = aged - generic_switch_workers.START_TIMEOUT
+            os.utime(dirs["killed-starting"], (long_ago, long_ago))
+
+            removed = generic_switch_workers.remove_abandoned(under, now)
+
+            assert sorted(removed) == [dirs["killed"], dirs["killed-starting"]]
+            assert sorted(p.name for p in under.iterdir()) == sorted(
+                [serving.name, dirs["just-bound"].name, dirs["starting"].name, other.name]
+            )
+            # the check was no request: the server still forks operations
+            answer = live.call({"op": "nothing"}, 30)
+            assert "error" in answer and live.running
+        finally:
+            live.stop()

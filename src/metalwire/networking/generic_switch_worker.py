@@ -105,13 +105,18 @@ def _receive(connection: socket.socket) -> dict[str, Any]:
     chunks = []
     while chunk := connection.recv(65536):
         chunks.append(chunk)
+    if not chunks:
+        return {}
     request: dict[str, Any] = json.loads(b"".join(chunks))
     return request
 
 
 def _answer_one(connection: socket.socket) -> None:
-    """In a forked child: the connection's request, answered."""
+    """In a forked child: the connection's request, answered; none for a connection closed
+    without one (metalwire's check that the server still listens)."""
     request = _receive(connection)
+    if not request:
+        return
     timeout = float(request.get("timeout") or 0)
     if timeout > 0:
         signal.alarm(math.ceil(timeout))  # its default action ends the process

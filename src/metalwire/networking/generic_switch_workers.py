@@ -6,6 +6,10 @@ command; so each metalwire process starts, on its first operation, one worker se
 interpreter (``[ironic_networking] generic_switch_python``) that has imported it once, and
 asks it for a forked child per operation over a Unix socket in a private temporary
 directory. The server ends when this process does (its standard input closes).
+
+A server killed with its metalwire process (SIGKILL to the whole group) cannot remove its
+directory; the first server a metalwire process starts removes such directories of the same
+user (:func:`remove_abandoned`): those whose socket nobody listens on any more.
 """
 
 from __future__ import annotations
@@ -13,12 +17,15 @@ from __future__ import annotations
 import atexit
 import contextlib
 import json
+import logging
+import os
 import select
 import shutil
 import socket
 import subprocess
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +37,20 @@ WORKER = Path(__file__).with_name("generic_switch_worker.py")
 
 #: How long a worker server may take to import networking-generic-switch.
 START_TIMEOUT = 60.0
+#: The prefix of a worker server's directory in the temporary directory.
+DIRECTORY_PREFIX = "metalwire-switch-"
+#: A socket this many seconds old that refuses connections belongs to no server: far more
+#: than a server's bind() takes to its listen().
+ABANDONED_AFTER = 10.0
+
+LOG = logging.getLogger(__name__)
 
 
 class WorkerServer:
     """One ``generic_switch_worker.py serve`` process of one interpreter."""
 
     def __init__(self, python: str) -> None:
-        self.directory = Path(tempfile.mkdtemp(prefix="metalwire-switch-"))  # mode 0700
+        self.directory = Path(tempfile.mkdtemp(prefix=DIRECTORY_PREFIX))  # mode 0700
         self.socket_path = str(self.directory / "worker.sock")
         try:
             self.process = subprocess.Popen(
@@ -100,13 +114,61 @@ class WorkerServer:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
+def remove_abandoned(under: Path, now: float | None = None) -> list[Path]:
+    """Remove the worker server directories under ``under`` that this user owns and whose
+    server is gone: its socket, older than :data:`ABANDONED_AFTER`, refuses connections, or
+    it has none long after a server's start would have made it (killed while it started);
+    the directories removed. One still starting or serving is left."""
+    now = time.time() if now is None else now
+    removed = []
+    for directory in under.glob(f"{DIRECTORY_PREFIX}*"):
+        sock = directory / "worker.sock"
+        try:
+            made = directory.lstat()
+            if made.st_uid != os.getuid():
+                continue
+            bound = sock.lstat().st_mtime if sock.exists() else None
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if bound is None:
+            if now - made.st_mtime < START_TIMEOUT + ABANDONED_AFTER:
+                continue  # its server may still be starting
+        elif now - bound < ABANDONED_AFTER or _listened_on(str(sock)):
+            continue
+        shutil.rmtree(directory, ignore_errors=True)
+        LOG.info("Removed %s, left by a switch worker server that was killed", directory)
+        removed.append(directory)
+    return removed
+
+
+def _listened_on(path: str) -> bool:
+    """Whether a server listens on the Unix socket ``path``: a connection made and closed
+    at once, which the worker server takes for no request."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        try:
+            probe.connect(path)
+        except ConnectionRefusedError:
+            return False
+        except OSError:  # not ours to judge (a full backlog, permissions): left alone
+            return True
+        return True
+
+
 _servers: dict[str, WorkerServer] = {}
 _servers_lock = threading.Lock()
+_swept = False
 
 
 def server_of(python: str) -> WorkerServer:
-    """The running worker server of ``python``, started if there is none."""
+    """The running worker server of ``python``, started if there is none (the first one
+    of this process removes what killed servers left, :func:`remove_abandoned`)."""
+    global _swept
     with _servers_lock:
+        if not _swept:
+            _swept = True
+            with contextlib.suppress(OSError):
+                remove_abandoned(Path(tempfile.gettempdir()))
         server = _servers.get(python)
         if server is None or not server.running:
             if server is not None:
