@@ -218,8 +218,9 @@ def do_provisioning_action(
     UnsupportedDriverExtension when the node's rescue interface cannot rescue.
 
     ``accepted`` is called once the verb's checks passed and its transient state is
-    committed, when the rest may take long (the node's interface calls an external
-    service); a failure after it is no longer raised but stored on the node."""
+    committed, if the steps may take long (the node's interface calls an external service):
+    the request is answered then. A step that fails leaves the node in the verb's failed
+    state with ``last_error`` either way; only the checks before it raise."""
     options = options or ProvisionOptions()
     if verb == "abort":
         abort_wait(conductor, context, ident)

@@ -1,0 +1,78 @@
+"""The rules of ``conductor/background.py``: when the caller gets control back, which errors
+reach it, and what a stop waits for."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+import pytest
+
+from metalwire.conductor.background import BackgroundOperations
+from metalwire.errors import InvalidStateRequested
+
+
+def test_the_caller_returns_once_accepted_and_the_operation_goes_on() -> None:
+    operations = BackgroundOperations()
+    proceed, finished = threading.Event(), threading.Event()
+
+    def operation(accepted: Callable[[], None]) -> None:
+        accepted()
+        proceed.wait(10)
+        finished.set()
+
+    operations.start("deploy of n1", operation)
+    assert operations.running() == ["deploy of n1"]
+    assert not finished.is_set()
+    proceed.set()
+    assert operations.wait(10) == []
+    assert finished.is_set() and operations.running() == []
+
+
+def test_an_operation_that_ends_without_accepting_returns_when_done() -> None:
+    operations = BackgroundOperations()
+    done: list[str] = []
+    operations.start("manage of n1", lambda _accepted: done.append("steps"))
+    assert done == ["steps"]
+    assert operations.running() == []
+
+
+def test_an_error_before_acceptance_is_raised_to_the_caller() -> None:
+    def refuse(_accepted: Callable[[], None]) -> None:
+        raise InvalidStateRequested("not from state 'active'")
+
+    with pytest.raises(InvalidStateRequested, match="not from state 'active'"):
+        BackgroundOperations().start("deploy of n1", refuse)
+
+
+def test_an_error_after_acceptance_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    operations = BackgroundOperations()
+
+    def fail_later(accepted: Callable[[], None]) -> None:
+        accepted()
+        raise RuntimeError("database gone")
+
+    with caplog.at_level(logging.ERROR, logger="metalwire.conductor.background"):
+        operations.start("deploy of n1", fail_later)
+        assert operations.wait(10) == []
+    assert "deploy of n1 failed after it was accepted" in caplog.text
+    assert "database gone" in caplog.text
+
+
+def test_a_stop_waits_its_timeout_and_names_what_is_still_running(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    operations = BackgroundOperations()
+    release = threading.Event()
+
+    def hang(accepted: Callable[[], None]) -> None:
+        accepted()
+        release.wait(10)
+
+    operations.start("deploy of n1", hang)
+    with caplog.at_level(logging.WARNING, logger="metalwire.conductor.background"):
+        assert operations.wait(0.2) == ["deploy of n1"]
+    assert "Still under way after 0.2 s, cut short: deploy of n1" in caplog.text
+    release.set()
+    assert operations.wait(0) == []  # 0: until they end
