@@ -180,6 +180,28 @@ def test_baremetal_node_deploy_wait_returns_once_the_steps_are_done(
     assert _node(server)["provision_state"] == "active"
 
 
+def test_baremetal_node_deploy_wait_reports_a_deploy_that_failed_after_its_answer(
+    setup: Setup, tmp_path: Path
+) -> None:
+    setup.neutron.answer_on_release = False  # the binding's connection closed unanswered
+    server = setup.server()
+    setup.available_node_with_a_vif(server)
+    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+
+    releasing = threading.Thread(
+        target=lambda: setup.neutron.put_seen.wait(30) and setup.neutron.release.set()
+    )
+    releasing.start()
+    result = Cli("baremetal", server.url, env).run("node", "deploy", "bg", "--wait", "60")
+    releasing.join()
+    setup.neutron.release.set()
+    assert result.returncode == 1, result.describe()
+    shown = _node(server)
+    assert shown["provision_state"] == "deploy failed"
+    assert "deploy failed" in result.stderr, result.describe()
+    assert shown["last_error"] in result.stderr, result.describe()
+
+
 def test_a_stopping_server_finishes_the_deploy_first(setup: Setup) -> None:
     server = setup.server()
     setup.available_node_with_a_vif(server)
