@@ -7,6 +7,10 @@ from typing import Any
 
 from metalwire.config_option import option as _opt
 
+#: Seconds a switch change tries to log in by default (networking-generic-switch's
+#: ngs_ssh_connect_timeout).
+SWITCH_LOGIN_TIMEOUT = 60
+
 
 def _state_network_opt(state: str) -> Any:
     return _opt(
@@ -54,7 +58,7 @@ class IronicNetworkingOptions:
         "[switch] extra).",
     )
     switch_login_timeout: int = _opt(
-        60,
+        SWITCH_LOGIN_TIMEOUT,
         "Seconds a switch change keeps trying to log in to its switch (unreachable, or "
         "refusing the login) before it fails, holding the switch's lock meanwhile: "
         "networking-generic-switch's ngs_ssh_connect_timeout, retried every 10 s, or every "

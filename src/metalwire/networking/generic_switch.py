@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from metalwire.config_switch import SWITCH_LOGIN_TIMEOUT
 from metalwire.errors import NetworkError
 from metalwire.networking import generic_switch_workers
 from metalwire.networking.bonds import Bond, ovs_bond_command, ovs_unbond_command
@@ -43,8 +44,6 @@ _BOND_COMMANDS = {"netmiko_ovs_linux": ovs_bond_command}
 # ... and takes it apart
 _UNBOND_COMMANDS = {"netmiko_ovs_linux": ovs_unbond_command}
 
-#: How long a change tries to log in unless told (networking-generic-switch's default).
-LOGIN_TIMEOUT = 60
 #: How long reading ports back (the drift audit) tries to log in, at most: a switch that
 #: refuses the login holds its lock, and the changes waiting for it, only this long.
 READ_LOGIN_TIMEOUT = 10
@@ -168,7 +167,7 @@ class GenericSwitchDevice:
         switch: SwitchDefinition,
         python: str = "",
         timeout: float | None = None,
-        login_timeout: int = LOGIN_TIMEOUT,
+        login_timeout: int = SWITCH_LOGIN_TIMEOUT,
     ) -> None:
         """``login_timeout``: how long a change tries to log in; ``timeout``: how long any
         operation may take in all (default: the login's and :data:`COMMANDS_TIMEOUT`)."""
