@@ -68,10 +68,10 @@ class Setup:
         }
         self.servers: list[MetalwireServer] = []
 
-    def server(self, **env: str) -> MetalwireServer:
+    def server(self, args: list[str] | None = None, **env: str) -> MetalwireServer:
         name = f"server-{len(self.servers)}"
         server = MetalwireServer(
-            self.tmp_path / name, database=self.database, env={**self.env, **env}
+            self.tmp_path / name, database=self.database, env={**self.env, **env}, args=args
         )
         self.servers.append(server)
         return server.start()
@@ -202,8 +202,10 @@ def test_baremetal_node_deploy_wait_reports_a_deploy_that_failed_after_its_answe
     assert shown["last_error"] in result.stderr, result.describe()
 
 
-def test_a_stopping_server_finishes_the_deploy_first(setup: Setup) -> None:
-    server = setup.server()
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_stopping_server_finishes_the_deploy_first(setup: Setup, workers: int) -> None:
+    """One process, or a supervisor whose worker running the deploy waits for it."""
+    server = setup.server(["--workers", str(workers)])
     setup.available_node_with_a_vif(server)
     setup.deploy_held_by_neutron(server)
     assert server.process is not None
