@@ -223,18 +223,23 @@ def test_a_stopping_server_finishes_the_deploy_first(setup: Setup, workers: int)
 
 
 def test_a_deploy_outliving_the_graceful_shutdown_timeout_is_failed(setup: Setup) -> None:
-    server = setup.server(METALWIRE_GRACEFUL_SHUTDOWN_TIMEOUT="1")
+    """Cut short, its lease is left to run out: no other process takes the node before."""
+    lease = {"METALWIRE_CONDUCTOR_NODE_LOCK_LEASE": "10"}
+    server = setup.server(METALWIRE_GRACEFUL_SHUTDOWN_TIMEOUT="1", **lease)
     setup.available_node_with_a_vif(server)
     setup.deploy_held_by_neutron(server)
     assert server.process is not None
 
+    holder = _node(server)["reservation"]
     stopped = time.monotonic()
     os.killpg(server.process.pid, signal.SIGTERM)
     assert server.process.wait(30) in STOPPED
     assert time.monotonic() - stopped < 15
     assert "cut short: provision active of node bg" in server.log(), server.log()
 
-    after = setup.server()
+    after = setup.server(**lease)
+    shown = _node(after)
+    assert (shown["provision_state"], shown["reservation"]) == ("deploying", holder), shown
     shown = _settled(after, "deploying")
     assert shown["provision_state"] == "deploy failed", shown
     assert "'deploying' was cut short" in shown["last_error"]

@@ -56,12 +56,15 @@ def create_app(
         reloader.stop()
         # The provision steps still running after their request was answered.
         timeout = config.default.graceful_shutdown_timeout
-        await anyio.to_thread.run_sync(services.rpcapi.wait_for_background, timeout)
+        left = await anyio.to_thread.run_sync(services.rpcapi.wait_for_background, timeout)
         for periodic in periodics:
             # Lets an audit or check under way finish, within bounds.
             await anyio.to_thread.run_sync(periodic.stop, STOP_WAIT)
         if locks is not None:  # the services are this app's own: close them
-            locks.release_all()
+            if left:  # cut short, their threads may write until the process ends
+                locks.stop_renewing()
+            else:
+                locks.release_all()
             services.db.dispose()
 
     app = FastAPI(

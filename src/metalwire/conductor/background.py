@@ -8,8 +8,9 @@ own that keeps holding the node's lease. A step that fails then moves the node t
 failed state with ``last_error``, as it would have inside the request.
 
 At shutdown the service waits for these operations, ``[DEFAULT] graceful_shutdown_timeout``
-seconds at most; one still running then is cut short with its process, and its node is
-failed by the provision check (``conductor/stuck_states.py``) once its lease runs out.
+seconds at most; one still running then is cut short with its process. Its lease is not
+released but left to run out (no other process takes the node while the thread may still
+write), and then the provision check (``conductor/stuck_states.py``) fails its node.
 """
 
 from __future__ import annotations

@@ -240,6 +240,12 @@ class NodeLocks:
             except Exception:
                 LOG.exception("Could not renew node locks %s", held)
 
+    def stop_renewing(self) -> None:
+        """Stop renewing the leases this process holds and leave them to run out, so that
+        no other process takes their nodes while an operation cut short by a shutdown may
+        still write (until the process ends)."""
+        self._stop.set()
+
     def release_all(self) -> None:
         """Stop renewing and free every lease this process holds (at shutdown)."""
         self._stop.set()
