@@ -1,9 +1,9 @@
 """The Prometheus metrics every layer records, in this process's default registry.
 
 Shared by every layer, like :mod:`metalwire.errors`: the API counts requests, the RPC API VIF
-operations, the conductor node-lock waits, the Neutron client its calls. ``/metrics``
-(:mod:`metalwire.api.metrics`) serves them together with the database pool gauges, read at
-scrape time. Each process has its own: several processes are scraped one by one.
+operations, the conductor node-lock waits and provision verbs, the Neutron client its calls.
+``/metrics`` (:mod:`metalwire.api.metrics`) serves them together with the database pool
+gauges, read at scrape time. Each process has its own: several processes are scraped one by one.
 
 Labels are bounded: routes are path templates (``/v1/nodes/{node_ident}``), never raw paths;
 results are ``success`` or an error class of the catalog; Neutron operations are a method and
@@ -68,6 +68,19 @@ DATABASE_ERRORS = Counter(
     "retries; 503).",
     ("reason",),
 )
+PROVISION_OPERATIONS = Counter(
+    "metalwire_provision_operations",
+    "Provision verbs that ran their steps, by verb, node network interface and the state "
+    "they left the node in (the target, a wait state, or the failed state).",
+    ("verb", "network_interface", "state"),
+)
+PROVISION_SECONDS = Histogram(
+    "metalwire_provision_duration_seconds",
+    "Time a provision verb's steps took, from its acceptance to its end, by verb and node "
+    "network interface.",
+    ("verb", "network_interface"),
+    buckets=(*_SLOW_BUCKETS, 120.0, 300.0, 600.0),
+)
 
 
 @functools.cache
@@ -78,6 +91,12 @@ def vif_operation(operation: str, network_interface: str, result: str) -> Counte
 
 def observe_lock_wait(seconds: float) -> None:
     LOCK_WAIT_SECONDS.observe(seconds)
+
+
+def provision_ended(verb: str, network_interface: str, state: str, seconds: float) -> None:
+    """Count a provision verb whose steps ended, leaving the node in ``state``."""
+    PROVISION_OPERATIONS.labels(verb, network_interface, state).inc()
+    PROVISION_SECONDS.labels(verb, network_interface).observe(seconds)
 
 
 def neutron_operation(method: str, path: str) -> str:

@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from metalwire.client import Client, ProvisionStateError
+from tests.api.test_metrics import scrape, value
 from tests.compat.clients import Cli
 from tests.support.hanging_neutron import HangingNeutron
 from tests.support.server import MetalwireServer
@@ -136,6 +137,13 @@ def test_a_deploy_is_answered_once_accepted_and_ends_in_active(setup: Setup) -> 
     assert _node(server)["reservation"] is None
     events = [e["event"] for e in _call(server, "GET", f"{NODE}/history").json()["history"]]
     assert events[-1] == "active done: active"
+    # counted when the steps ended, timed from the acceptance (Neutron held them > 1 s)
+    with httpx.Client(base_url=server.url) as http:
+        samples = scrape(http)
+    ended = {"verb": "active", "network_interface": "neutron"}
+    assert value(samples, "metalwire_provision_operations_total", state="active", **ended) == 1
+    assert value(samples, "metalwire_provision_duration_seconds_count", **ended) == 1
+    assert value(samples, "metalwire_provision_duration_seconds_sum", **ended) > 1.0
 
 
 def test_a_step_failing_after_the_answer_leaves_deploy_failed(setup: Setup) -> None:
@@ -156,6 +164,10 @@ def test_a_step_failing_after_the_answer_leaves_deploy_failed(setup: Setup) -> N
     assert f"ended in 'deploy failed', not 'active': {caught.value.last_error}" in str(caught.value)
     shown = _node(server)
     assert (shown["target_provision_state"], shown["reservation"]) == (None, None)
+    with httpx.Client(base_url=server.url) as http:
+        samples = scrape(http)
+    labels = {"verb": "active", "network_interface": "neutron", "state": "deploy failed"}
+    assert value(samples, "metalwire_provision_operations_total", **labels) == 1
 
 
 def test_baremetal_node_deploy_wait_returns_once_the_steps_are_done(

@@ -21,10 +21,12 @@ deploy_callback_timeout`` / ``clean_callback_timeout`` fail it
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from metalwire import metrics
 from metalwire.conductor import hardware, power, vifs
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
@@ -259,6 +261,11 @@ def do_provisioning_action(
         _set_state(task, target_provision_state=transition.target, last_error=None, **shown)
         if not task.in_one_transaction:
             accepted()
+        begun = time.monotonic()
+
+        def ended(state: str) -> None:
+            metrics.provision_ended(verb, node.network_interface, state, time.monotonic() - begun)
+
         waiting: str | None = None
         try:
             with task.savepoint():
@@ -276,17 +283,20 @@ def do_provisioning_action(
                 target_provision_state=None,
                 last_error=str(exc),
             )
+            ended(transition.failed)
             return
         if waiting is not None:
             _set_state(task, provision_state=waiting)
             conductor.record_history(
                 task, HistoryEntry("provisioning", f"{verb} waits in {waiting}")
             )
+            ended(waiting)
             return
         _set_state(task, provision_state=transition.target, target_provision_state=None, **final)
         conductor.record_history(
             task, HistoryEntry("provisioning", f"{verb} done: {transition.target}")
         )
+        ended(transition.target)
 
 
 def abort_wait(
