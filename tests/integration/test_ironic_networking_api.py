@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ import httpx
 import pytest
 
 from metalwire.networking.ironic_networking import generic_switch_installed
-from tests.support.helpers import fault
+from tests.support.helpers import fault, settled_node
 from tests.support.server import MetalwireServer, free_port
 
 HEADERS = {"X-OpenStack-Ironic-API-Version": "1.78"}
@@ -180,11 +179,7 @@ def test_an_interpreter_that_cannot_be_run_fails_the_deploy_naming_it(tmp_path: 
         for target in ("manage", "provide", "active"):
             resp = client.put(f"/v1/nodes/{node['uuid']}/states/provision", json={"target": target})
             assert resp.status_code == 202, resp.text
-        deadline = time.monotonic() + 60
-        shown = client.get(f"/v1/nodes/{node['uuid']}").json()
-        while shown["provision_state"] == "deploying" and time.monotonic() < deadline:
-            time.sleep(0.2)
-            shown = client.get(f"/v1/nodes/{node['uuid']}").json()
+        shown = settled_node(lambda: client.get(f"/v1/nodes/{node['uuid']}").json(), timeout=60)
 
     assert shown["provision_state"] == "deploy failed", shown
     said = f"the switch worker {python} cannot be run: Exec format error"

@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from tests.support.helpers import settled_node
 from tests.support.switch import EmulatedSwitch, PortVlan
 from tests.switch.conftest import IDLE, OTHER, TENANT
 from tests.switch.test_ironic_networking_states import _provision
@@ -117,12 +118,7 @@ def test_a_bond_whose_second_member_the_switch_lacks_leaves_the_first_as_it_was(
     resp = http.put("/v1/nodes/f/states/provision", json={"target": "active"})
 
     assert resp.status_code == 202, resp.text
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        shown = http.get("/v1/nodes/f").json()
-        if shown["provision_state"] != "deploying":
-            break
-        time.sleep(0.2)
+    shown = settled_node(lambda: http.get("/v1/nodes/f").json(), timeout=60)
     assert shown["provision_state"] == "deploy failed", shown
     assert (
         "Switch tor-1 port f-lag: the switch answered: no interface named swp9"

@@ -13,10 +13,12 @@ import tempfile
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from metalwire.networking.generic_switch_workers import ABANDONED_AFTER
 from tests.support.generic_switch import worker_servers
+from tests.support.server import MetalwireServer
 from tests.support.switch import EmulatedSwitch
 from tests.switch.conftest import ServersOfSwitch
 from tests.switch.test_ironic_networking_states import _node, _provision
@@ -36,15 +38,26 @@ def test_a_stopped_server_leaves_no_worker_and_no_directory(
         _stop_and_look(emulated_switch, http_for, Path(name), stop)
 
 
+def _deployed(
+    emulated_switch: EmulatedSwitch,
+    http_for: ServersOfSwitch,
+    temporary: Path,
+    name: str,
+    switch_port: str,
+) -> tuple[httpx.Client, MetalwireServer]:
+    """A new server (its TMPDIR ``temporary``) that deployed node ``name`` on the switch,
+    which started its worker server."""
+    http = http_for(emulated_switch, TMPDIR=str(temporary))
+    _node(http, name, "ramdisk", switch_port)
+    _provision(http, name, "active")  # the deploy sets the switch port
+    assert http.get(f"/v1/nodes/{name}").json()["provision_state"] == "active"
+    return http, http_for.servers[-1]
+
+
 def _stop_and_look(
     emulated_switch: EmulatedSwitch, http_for: ServersOfSwitch, temporary: Path, stop: str
 ) -> None:
-    http = http_for(emulated_switch, TMPDIR=str(temporary))
-    _node(http, "n1", "ramdisk", "swp1")
-    _provision(http, "n1", "active")  # the deploy sets the switch port
-    assert http.get("/v1/nodes/n1").json()["provision_state"] == "active"
-
-    server = http_for.servers[-1]
+    http, server = _deployed(emulated_switch, http_for, temporary, "n1", "swp1")
     (worker,) = worker_servers(server.process.pid, temporary)
     (directory,) = temporary.iterdir()
     assert directory.name.startswith("metalwire-switch-")
@@ -72,10 +85,7 @@ def test_a_directory_left_by_a_killed_group_is_removed_by_the_next_server(
     either process runs. The next server's first switch operation removes it."""
     with tempfile.TemporaryDirectory(prefix="mw-") as name:
         temporary = Path(name)
-        http = http_for(emulated_switch, TMPDIR=name)
-        _node(http, "n1", "ramdisk", "swp1")
-        _provision(http, "n1", "active")
-        server = http_for.servers[-1]
+        _, server = _deployed(emulated_switch, http_for, temporary, "n1", "swp1")
         (worker,) = worker_servers(server.process.pid, temporary)
         os.killpg(server.process.pid, signal.SIGKILL)
         server.process.wait(30)
@@ -86,10 +96,8 @@ def test_a_directory_left_by_a_killed_group_is_removed_by_the_next_server(
         aged = time.time() - ABANDONED_AFTER - 1  # as it would be some seconds later
         os.utime(left / "worker.sock", (aged, aged), follow_symlinks=False)
 
-        again = http_for(emulated_switch, TMPDIR=name)
-        _node(again, "n2", "ramdisk", "swp2")
-        _provision(again, "n2", "active")
+        _, again = _deployed(emulated_switch, http_for, temporary, "n2", "swp2")
 
         (directory,) = temporary.iterdir()
         assert directory != left
-        assert worker_servers(http_for.servers[-1].process.pid, temporary)
+        assert worker_servers(again.process.pid, temporary)

@@ -225,12 +225,12 @@ class Supervisor:
         for worker in started:
             _signal(worker.process, signal.SIGTERM)  # type: ignore[arg-type]
         graceful = self.conf.default.graceful_shutdown_timeout
-        wait = None if graceful == 0 else STOP_WAIT + graceful
-        deadline = time.monotonic() + (wait or 0.0)
+        wait = STOP_WAIT + graceful
+        deadline = None if graceful == 0 else time.monotonic() + wait
         for worker in started:
             process = worker.process
             assert process is not None
-            process.join(None if wait is None else max(0.0, deadline - time.monotonic()))
+            process.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
             if process.exitcode is None:
                 LOG.error("worker %d did not stop within %g s: killed", worker.index, wait)
                 process.kill()

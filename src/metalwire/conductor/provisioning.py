@@ -264,7 +264,9 @@ def do_provisioning_action(
         begun = time.monotonic()
 
         def ended(state: str) -> None:
-            metrics.provision_ended(verb, node.network_interface, state, time.monotonic() - begun)
+            if conductor.config.metrics.enabled:
+                seconds = time.monotonic() - begun
+                metrics.provision_ended(verb, node.network_interface, state, seconds)
 
         waiting: str | None = None
         try:

@@ -1,0 +1,27 @@
+"""Fixtures of the integration tests that several modules share."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.integration.neutron_deploys import Setup
+from tests.support.hanging_neutron import HangingNeutron
+
+
+@pytest.fixture
+def deploys(tmp_path: Path) -> Iterator[Setup]:
+    """Servers on one SQLite file and the Neutron stand-in; every server stopped after the
+    test, none of their logs with a traceback."""
+    neutron = HangingNeutron(answered_puts=1, answer_on_release=True)  # the attach's PUT
+    made = Setup(tmp_path, neutron)
+    try:
+        yield made
+    finally:
+        for server in made.servers:
+            server.stop()
+        neutron.close()
+    for server in made.servers:
+        assert "Traceback" not in server.log(), server.log()
