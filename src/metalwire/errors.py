@@ -38,6 +38,7 @@ Ironic's clients receive in a different error body from the errors of objects.
     +-- Conflict (409)
     |   +-- Duplicate                  unique name or MAC address already used
     |   +-- NodeLocked                 the node lock was not free within the wait budget
+    |   +-- NodeLockLost               the operation's lease ran out and another took the node
     |   +-- VifAlreadyAttached         the VIF is on this node or another one
     |   +-- ResourceInUse              deleting something that is still in use
     |   +-- InvalidState               the node's state does not allow the change
@@ -292,6 +293,18 @@ class NodeLocked(Conflict):
         super().__init__(
             f"Node {node} is locked by host {holder}, please retry after the current "
             f"operation is completed (waited {waited:.1f} s)."
+        )
+
+
+class NodeLockLost(Conflict):
+    """An operation holding its node by a lease found the lease gone (it ran out while the
+    process could not renew it, and another operation took the node): it stops writing."""
+
+    def __init__(self, node: str, holder: str | None) -> None:
+        now = f"host {holder} holds it now" if holder else "no one holds it now"
+        super().__init__(
+            f"Node {node} was taken from this operation: its lock ran out before it could be "
+            f"renewed ({now}); nothing more of the operation was stored."
         )
 
 

@@ -9,8 +9,10 @@ import pytest
 from metalwire.conductor.locks import NodeLocks
 from metalwire.conductor.tasks import Conductor
 from metalwire.config import Config
+from metalwire.db import history as history_db
 from metalwire.db.engine import Database
 from metalwire.db.models import Node
+from metalwire.db.pagination import Page
 from metalwire.networking.loader import NetworkInterfaces
 
 HOLDER = "test-host:1:abcd"
@@ -44,3 +46,9 @@ def new_node(conductor: Conductor) -> NewNode:
             )
 
     return create
+
+
+def history_of(conductor: Conductor, node: Node) -> list[str]:
+    """The events of the node's history, oldest first."""
+    with conductor.db.read() as session:
+        return [h.event for h in history_db.for_node(session, node.id, Page(limit=100))]

@@ -76,3 +76,18 @@ def test_a_stop_waits_its_timeout_and_names_what_is_still_running(
     assert "Still under way after 0.2 s, cut short: deploy of n1" in caplog.text
     release.set()
     assert operations.wait(0) == []  # 0: until they end
+
+
+def test_an_operation_whose_thread_cannot_start_is_refused_and_not_waited_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_thread(_self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    operations = BackgroundOperations()
+    monkeypatch.setattr(threading.Thread, "start", no_thread)
+    with pytest.raises(RuntimeError, match="can't start new thread"):
+        operations.start("deploy of n1", lambda accepted: accepted())
+    monkeypatch.undo()
+    assert operations.running() == []
+    assert operations.wait(1) == []  # a stop has nothing to wait for

@@ -15,7 +15,7 @@ from metalwire.context import RequestContext
 from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Node
 from metalwire.errors import NodeLocked, NodeNotFound
-from tests.conductor.conftest import NewNode
+from tests.conductor.conftest import NewNode, history_of
 
 
 @contextlib.contextmanager
@@ -125,14 +125,6 @@ def test_without_waiting_a_failure_record_is_handed_back_not_written(
     with conductor.db.reading() as work:
         assert work.nodes.find(node.id) is not None
     assert len(deferred) == 1
-    assert _history(conductor, node) == []
+    assert history_of(conductor, node) == []
     deferred[0]()
-    assert _history(conductor, node) == ["it failed"]
-
-
-def _history(conductor: Conductor, node: Node) -> list[str]:
-    from metalwire.db import history as history_db
-    from metalwire.db.pagination import Page
-
-    with conductor.db.read() as session:
-        return [h.event for h in history_db.for_node(session, node.id, Page(limit=100))]
+    assert history_of(conductor, node) == ["it failed"]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import AsyncIterator
 
 import anyio.to_thread
@@ -54,12 +55,16 @@ def create_app(
         reloader.start()
         yield
         reloader.stop()
+        for periodic in periodics:  # a run under way ends meanwhile; none starts
+            periodic.ask_to_stop()
         # The provision steps still running after their request was answered.
         timeout = config.default.graceful_shutdown_timeout
         left = await anyio.to_thread.run_sync(services.rpcapi.wait_for_background, timeout)
+        deadline = time.monotonic() + STOP_WAIT  # for an audit or check under way, together
         for periodic in periodics:
-            # Lets an audit or check under way finish, within bounds.
-            await anyio.to_thread.run_sync(periodic.stop, STOP_WAIT)
+            remaining = max(0.0, deadline - time.monotonic())
+            if not await anyio.to_thread.run_sync(periodic.stop, remaining):
+                left.append(periodic.name)
         if locks is not None:  # the services are this app's own: close them
             if left:  # cut short, their threads may write until the process ends
                 locks.stop_renewing()

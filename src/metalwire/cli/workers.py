@@ -55,9 +55,10 @@ if TYPE_CHECKING:
 
 LOG = logging.getLogger("metalwire")
 
-#: Seconds a stopping worker has to finish its requests, beyond the ``[DEFAULT]
-#: graceful_shutdown_timeout`` its background provision steps have, before it is killed
-#: (with the default 60 s, below the 90 s systemd gives deploy/metalwire.service).
+#: Seconds a stopping worker has to finish its requests and its periodic jobs' last runs
+#: (10 s at most, counted together, from the end of its background provision steps), beyond
+#: the ``[DEFAULT] graceful_shutdown_timeout`` those steps have, before it is killed (with
+#: the default 60 s, below the 90 s systemd gives deploy/metalwire.service).
 STOP_WAIT = 25.0
 #: A worker that ends within this many seconds of serving failed to start.
 START_GRACE = 10.0

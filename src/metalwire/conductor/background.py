@@ -21,6 +21,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from metalwire.errors import MetalwireError
+
 LOG = logging.getLogger(__name__)
 
 #: An operation run in the background: it calls its argument once it is accepted.
@@ -46,10 +48,12 @@ class BackgroundOperations:
             try:
                 operation(accepted.set)
             except BaseException as exc:
-                if accepted.is_set():
-                    LOG.exception("%s failed after it was accepted", name)
-                else:
+                if not accepted.is_set():
                     refused.append(exc)
+                elif isinstance(exc, MetalwireError):  # says what happened; no traceback
+                    LOG.error("%s failed after it was accepted: %s", name, exc)
+                else:
+                    LOG.exception("%s failed after it was accepted", name)
             finally:
                 with self._guard:
                     del self._running[thread]
@@ -58,8 +62,13 @@ class BackgroundOperations:
         context = contextvars.copy_context()
         thread = threading.Thread(target=context.run, args=(run,), name=name, daemon=True)
         with self._guard:
-            self._running[thread] = name
-        thread.start()
+            self._running[thread] = name  # before it starts: it removes itself when it ends
+        try:
+            thread.start()
+        except BaseException:  # no thread to be had: the request fails, nothing runs
+            with self._guard:
+                del self._running[thread]
+            raise
         accepted.wait()
         if refused:
             raise refused[0]

@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from metalwire.db import node_inventory, node_locks
@@ -37,7 +37,7 @@ from metalwire.db.engine import Database
 from metalwire.db.models import Node
 from metalwire.db.node_inventory import LoadedInventory, Wanted
 from metalwire.db.work import Work
-from metalwire.errors import DatabaseFailure, NodeLocked
+from metalwire.errors import DatabaseFailure, NodeLocked, NodeLockLost
 
 LOG = logging.getLogger(__name__)
 
@@ -218,6 +218,18 @@ class NodeLocks:
                 self._held.discard(node_id)
             with self.db.writing() as work:
                 work.node_locks.release(node_id, self.holder)
+
+    def keeper(self, node_id: int, label: str) -> Callable[[Work], None]:
+        """What a write transaction of an operation holding the node's lease runs first: it
+        renews the lease, or raises NodeLockLost if the lease is no longer this process's
+        (it ran out while it could not be renewed, and another process took the node)."""
+
+        def keep(work: Work) -> None:
+            if not work.node_locks.extend(node_id, self.holder, time.time(), self.lease_seconds):
+                node = work.nodes.find(node_id)
+                raise NodeLockLost(label, node.reservation if node is not None else None)
+
+        return keep
 
     def _start_renewer(self) -> None:
         if self._renewer is None or not self._renewer.is_alive():

@@ -43,15 +43,22 @@ class Periodic:
         self._thread.start()
         LOG.info("The %s runs every %g s", self.name, self.interval)
 
-    def stop(self, timeout: float | None = None) -> None:
+    def ask_to_stop(self) -> None:
+        """Start no run after the one under way (if any); :meth:`stop` waits for it."""
+        self._stopping.set()
+
+    def stop(self, timeout: float | None = None) -> bool:
         """Ask the loop to end and wait for it, at most ``timeout`` seconds (an audit under
-        way finishes first; one still running then is left to end with the process)."""
+        way finishes first; one still running then is left to end with the process).
+        Whether it ended."""
         self._stopping.set()
         thread, self._thread = self._thread, None
         if thread is not None:
             thread.join(timeout)
             if thread.is_alive():
                 LOG.warning("The %s under way did not end within %g s", self.name, timeout)
+                return False
+        return True
 
     @property
     def running(self) -> bool:

@@ -21,6 +21,7 @@ deploy_callback_timeout`` / ``clean_callback_timeout`` fail it
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,8 +34,10 @@ from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
 from metalwire.db.history import HistoryEntry
 from metalwire.db.models import utcnow
-from metalwire.errors import InvalidStateRequested, MetalwireError, NodeProtected
+from metalwire.errors import InvalidStateRequested, MetalwireError, NodeLockLost, NodeProtected
 from metalwire.networking.task import Task
+
+LOG = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -262,43 +265,56 @@ def do_provisioning_action(
         if not task.in_one_transaction:
             accepted()
         begun = time.monotonic()
+        interface = node.network_interface
+        state = _run_steps(conductor, task, verb, transition, options)
+    # Counted once committed: a verb run again after a conflict at its commit counts once.
+    if conductor.config.metrics.enabled:
+        metrics.provision_ended(verb, interface, state, time.monotonic() - begun)
 
-        def ended(state: str) -> None:
-            if conductor.config.metrics.enabled:
-                seconds = time.monotonic() - begun
-                metrics.provision_ended(verb, node.network_interface, state, seconds)
 
-        waiting: str | None = None
-        try:
-            with task.savepoint():
-                try:
-                    final = _steps(conductor, task, verb, options)
-                except _Waiting as wait:  # the steps so far are kept
-                    waiting = wait.state
-        except MetalwireError as exc:
-            conductor.record_history(
-                task, HistoryEntry.failed("provisioning", f"{verb} failed: {exc}")
-            )
-            _set_state(
-                task,
-                provision_state=transition.failed,
-                target_provision_state=None,
-                last_error=str(exc),
-            )
-            ended(transition.failed)
-            return
-        if waiting is not None:
-            _set_state(task, provision_state=waiting)
-            conductor.record_history(
-                task, HistoryEntry("provisioning", f"{verb} waits in {waiting}")
-            )
-            ended(waiting)
-            return
-        _set_state(task, provision_state=transition.target, target_provision_state=None, **final)
+def _run_steps(
+    conductor: Conductor, task: Task, verb: str, transition: Transition, options: ProvisionOptions
+) -> str:
+    """The verb's steps, after its transient state was set; the state they leave the node in:
+    its target, a wait state, or its failed state with ``last_error``."""
+    waiting: str | None = None
+    try:
+        with task.savepoint():
+            try:
+                final = _steps(conductor, task, verb, options)
+            except _Waiting as wait:  # the steps so far are kept
+                waiting = wait.state
+    except NodeLockLost:
+        raise  # another operation has the node now: nothing more is written
+    except Exception as exc:
+        if task.in_one_transaction and not isinstance(exc, MetalwireError):
+            raise  # the transaction rolls back whole: the node stays as it was
+        # Its transient state is committed (the request may have been answered): the node
+        # must not stay in it.
+        if isinstance(exc, MetalwireError):
+            error = str(exc)
+        else:
+            LOG.exception("node %s: %s failed unexpectedly", task.node.uuid, verb)
+            error = f"unexpected error: {type(exc).__name__}: {exc}"
         conductor.record_history(
-            task, HistoryEntry("provisioning", f"{verb} done: {transition.target}")
+            task, HistoryEntry.failed("provisioning", f"{verb} failed: {error}")
         )
-        ended(transition.target)
+        _set_state(
+            task,
+            provision_state=transition.failed,
+            target_provision_state=None,
+            last_error=error,
+        )
+        return transition.failed
+    if waiting is not None:
+        _set_state(task, provision_state=waiting)
+        conductor.record_history(task, HistoryEntry("provisioning", f"{verb} waits in {waiting}"))
+        return waiting
+    _set_state(task, provision_state=transition.target, target_provision_state=None, **final)
+    conductor.record_history(
+        task, HistoryEntry("provisioning", f"{verb} done: {transition.target}")
+    )
+    return transition.target
 
 
 def abort_wait(

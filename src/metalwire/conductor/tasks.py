@@ -147,6 +147,9 @@ class Conductor:
         return task
 
     def _task(self, node: Node, context: RequestContext, work: Work | None, shared: bool) -> Task:
+        # A task holding its node by a lease checks, in each of its write transactions, that
+        # the lease is still its own.
+        leased = work is None and not shared
         return Task(
             db=self.db,
             config=self.config,
@@ -156,6 +159,7 @@ class Conductor:
             shared=shared,
             work=work,
             tbn_rules=self.tbn.rules,
+            keep_lease=self.locks.keeper(node.id, node.label) if leased else None,
         )
 
     def runs_locally(self, node: Node) -> bool:

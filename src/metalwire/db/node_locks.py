@@ -54,6 +54,16 @@ class NodeLockRows(Repository):
             (node_id, holder),
         )
 
+    def extend(self, node_id: int, holder: str, now: float, lease: float) -> bool:
+        """Renew the holder's lease on one node, in the caller's transaction; False if the
+        holder no longer has it. Locks the row until the transaction ends, so no other
+        process takes the node between this check and the transaction's writes."""
+        changed = self._sql.execute(
+            "UPDATE nodes SET lock_expires_at = ? WHERE id = ? AND reservation = ?",
+            (now + lease, node_id, holder),
+        )
+        return changed > 0
+
     def renew(self, node_ids: list[int], holder: str, now: float, lease: float) -> None:
         marks = ", ".join("?" for _ in node_ids)
         self._sql.execute(

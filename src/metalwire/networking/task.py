@@ -15,7 +15,7 @@ groups several writes into one.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import InitVar, dataclass, field
 from typing import Any, overload
 
@@ -50,6 +50,9 @@ class Task:
     # (conductor/stuck_states.py): the transient provision state failed (``deploying``,
     # ...) or ``power change``; None when nothing was.
     recovered: str | None = None
+    # Run first in each write transaction of a task that holds its node by a lease: renews
+    # the lease, or raises NodeLockLost when another operation took the node meanwhile.
+    keep_lease: Callable[[Work], None] | None = field(default=None, repr=False)
     _atomic: Work | None = field(default=None, repr=False)
     _ports: list[Port] | None = field(default=None, repr=False)
     _portgroups: list[Portgroup] | None = field(default=None, repr=False)
@@ -84,7 +87,9 @@ class Task:
             yield
             return
         with self._db.writing() as work:
-            for task in tasks:
+            for task in sorted(tasks, key=lambda t: t.node.id):  # rows locked in one order
+                if task.keep_lease is not None:
+                    task.keep_lease(work)
                 task._atomic = work
             try:
                 yield
@@ -109,6 +114,8 @@ class Task:
             yield open_work
         else:
             with self._db.writing() as work:
+                if self.keep_lease is not None:
+                    self.keep_lease(work)
                 yield work
 
     @contextlib.contextmanager

@@ -1,0 +1,174 @@
+"""Provision verbs whose steps go on after their request was answered: what becomes of the
+node when a step fails unexpectedly or the operation loses its lease, and how the verbs are
+counted. The conductor runs on the test's database (SQLite, PostgreSQL, MariaDB) without
+HTTP; the neutron interface's hooks are replaced, so no Neutron is needed."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+from prometheus_client import REGISTRY
+
+from metalwire.conductor import stuck_states
+from metalwire.conductor.locks import NodeLocks
+from metalwire.conductor.rpcapi import LocalConductorAPI
+from metalwire.conductor.tasks import Conductor
+from metalwire.context import RequestContext
+from metalwire.db.models import Node
+from metalwire.db.node_locks import NodeLockRows
+from metalwire.db.work import Work
+from metalwire.errors import DatabaseFailure, TransactionConflict
+from metalwire.networking.loader import NetworkInterfaces
+from metalwire.networking.neutron import NeutronNetwork
+from metalwire.networking.task import Task
+from tests.conductor.conftest import NewNode, history_of
+
+CONTEXT = RequestContext()
+
+
+def _available(conductor: Conductor, new_node: NewNode, name: str, interface: str) -> Node:
+    node = new_node(name, interface=interface)
+    with conductor.db.writing() as work:
+        work.nodes.update(node.id, {"provision_state": "available"})
+    return node
+
+
+def _stored(conductor: Conductor, node: Node) -> Node:
+    with conductor.db.reading() as work:
+        found = work.nodes.find(node.id)
+    assert found is not None
+    return found
+
+
+@pytest.fixture
+def deploy_step(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Callable[[Task], None]]]:
+    """The neutron interface with no Neutron: its deploy hooks do nothing, except the first
+    (``add_provisioning_network``), which runs what the test puts in the list."""
+    step: list[Callable[[Task], None]] = [lambda _task: None]
+    monkeypatch.setattr(NeutronNetwork, "validate", lambda _self, _task: None)
+    monkeypatch.setattr(NeutronNetwork, "add_provisioning_network", lambda _s, t: step[0](t))
+    monkeypatch.setattr(NeutronNetwork, "remove_provisioning_network", lambda _s, _t: None)
+    monkeypatch.setattr(NeutronNetwork, "configure_tenant_networks", lambda _s, _t: None)
+    yield step
+
+
+def test_an_unexpected_error_after_acceptance_fails_the_node_with_its_cause(
+    conductor: Conductor,
+    new_node: NewNode,
+    deploy_step: list[Callable[[Task], None]],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    node = _available(conductor, new_node, "n1", "neutron")
+
+    def broken_answer(_task: Task) -> None:
+        raise KeyError("binding:profile")
+
+    deploy_step[0] = broken_answer
+    api = LocalConductorAPI(conductor)
+    with caplog.at_level(logging.ERROR):
+        api.do_provisioning_action(CONTEXT, node.uuid, "active")  # accepted: returns
+        assert api.wait_for_background(10) == []
+    stored = _stored(conductor, node)
+    assert stored.provision_state == "deploy failed"
+    assert stored.target_provision_state is None
+    assert stored.last_error == "unexpected error: KeyError: 'binding:profile'"
+    assert stored.reservation is None
+    assert "active failed: unexpected error: KeyError: 'binding:profile'" in history_of(
+        conductor, node
+    )
+    assert "active failed unexpectedly" in caplog.text  # with its traceback, for the bug
+
+
+def test_an_unexpected_error_on_a_one_transaction_node_leaves_it_as_it_was(
+    conductor: Conductor, new_node: NewNode, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    node = _available(conductor, new_node, "n1", "noop")
+
+    def broken(_self: object, _task: Task) -> None:
+        raise KeyError("oops")
+
+    interface = type(conductor.network_interface(node))
+    monkeypatch.setattr(interface, "configure_tenant_networks", broken)
+    with pytest.raises(KeyError):
+        LocalConductorAPI(conductor).do_provisioning_action(CONTEXT, node.uuid, "active")
+    stored = _stored(conductor, node)
+    assert (stored.provision_state, stored.target_provision_state) == ("available", None)
+
+
+def test_an_operation_whose_lease_was_taken_stores_nothing_more(
+    conductor: Conductor,
+    new_node: NewNode,
+    deploy_step: list[Callable[[Task], None]],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The lease cannot be renewed (a database that refuses the renewals), runs out, and
+    another process's provision check fails the node: the operation, when its step returns,
+    must not overwrite that with ``active``."""
+    node = _available(conductor, new_node, "n1", "neutron")
+    in_step, go_on = threading.Event(), threading.Event()
+
+    def held(_task: Task) -> None:
+        in_step.set()
+        assert go_on.wait(30)
+
+    def refuse(*_args: object) -> None:
+        raise DatabaseFailure("renewal refused")
+
+    deploy_step[0] = held
+    monkeypatch.setattr(NodeLockRows, "renew", refuse)
+    api = LocalConductorAPI(conductor)
+    api.do_provisioning_action(CONTEXT, node.uuid, "active")
+    assert in_step.wait(10)
+    time.sleep(conductor.locks.lease_seconds + 0.5)  # the lease ran out
+
+    other_locks = NodeLocks(conductor.db, "other-host:2:beef", lease=2.0, wait=0.5)
+    other = Conductor(
+        db=conductor.db,
+        config=conductor.config,
+        interfaces=NetworkInterfaces(conductor.config),
+        locks=other_locks,
+    )
+    try:
+        assert stuck_states.fail_stuck_nodes(other, CONTEXT) == [node.uuid]
+    finally:
+        other_locks.release_all()
+    failed = _stored(conductor, node)
+    assert failed.provision_state == "deploy failed"
+
+    with caplog.at_level(logging.ERROR, logger="metalwire.conductor.background"):
+        go_on.set()
+        assert api.wait_for_background(10) == []
+    stored = _stored(conductor, node)
+    assert stored.provision_state == "deploy failed"
+    assert stored.last_error == failed.last_error
+    assert stored.reservation is None
+    assert not any(event.startswith("active done") for event in history_of(conductor, node))
+    assert f"Node {node.label} was taken from this operation" in caplog.text
+
+
+def test_a_verb_run_again_after_a_conflict_at_its_commit_is_counted_once(
+    conductor: Conductor, new_node: NewNode, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    node = _available(conductor, new_node, "n1", "noop")
+    labels = {"verb": "manage", "network_interface": "noop", "state": "manageable"}
+    before = REGISTRY.get_sample_value("metalwire_provision_operations_total", labels) or 0.0
+    commit = Work.before_commit
+    refused: list[str] = []
+
+    def refuse_once(work: Work) -> None:
+        if not refused:  # as a Galera certification failure or a serialization failure
+            refused.append("conflict")
+            raise TransactionConflict("could not serialize access")
+        commit(work)
+
+    monkeypatch.setattr(Work, "before_commit", refuse_once)
+    LocalConductorAPI(conductor).do_provisioning_action(CONTEXT, node.uuid, "manage")
+    assert refused == ["conflict"]
+    assert _stored(conductor, node).provision_state == "manageable"
+    after = REGISTRY.get_sample_value("metalwire_provision_operations_total", labels)
+    assert after == before + 1
