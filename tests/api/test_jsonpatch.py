@@ -128,6 +128,7 @@ def test_a_path_with_a_part_outside_the_grammar_is_refused_whatever_the_operatio
 ) -> None:
     keys.insert(data.draw(st.integers(min_value=0, max_value=len(keys))), wrong)
     path = "/" + "/".join(["extra", *keys])
+    named = re.escape(repr(wrong)[:77])  # a long part is shown cut short, after 77 characters
     for kind in ("add", "replace", "remove"):
-        with pytest.raises(PatchError, match=f"Invalid patch path.*{re.escape(repr(wrong))}"):
+        with pytest.raises(PatchError, match=f"Invalid patch path.*the part {named}"):
             apply_patch(document, [{"op": kind, "path": path, "value": value}], FIELDS, VERSION)
