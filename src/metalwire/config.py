@@ -116,10 +116,10 @@ class DefaultOptions:
     )
     file_reload_interval: float = _opt(
         2.0,
-        "Seconds between two looks (a stat each) at whether the htpasswd, personas, policy or "
-        "trait-based networking file changed; a changed file is read again without a "
-        "restart, and if it is wrong the old contents stay in force, with a warning saying "
-        "why. 0: only on SIGHUP, which always reloads them all.",
+        "Seconds between two looks (a stat each) at whether the htpasswd, personas, policy, "
+        "trait-based networking or log_config_append file changed; a changed file is read "
+        "again without a restart, and if it is wrong the old contents stay in force, with a "
+        "warning saying why. 0: only on SIGHUP, which always reloads them all.",
         minimum=0,
     )
     graceful_shutdown_timeout: float = _opt(

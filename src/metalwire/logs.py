@@ -60,6 +60,21 @@ def _record_with_request(*args: Any, **kwargs: Any) -> logging.LogRecord:
     return record
 
 
+class TextFormatter(logging.Formatter):
+    """``time level logger message``; a line logged while a request is served ends with its
+    id in brackets, as its access line has it, unless the message names it already."""
+
+    def __init__(self) -> None:
+        super().__init__(TEXT_FORMAT)
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        text = super().formatMessage(record)
+        request_id = getattr(record, "request_id", "-")
+        if request_id == "-" or request_id in text:
+            return text
+        return f"{text} [{request_id}]"
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per line, named as oslo.log's JSONFormatter names its fields."""
 
@@ -112,7 +127,7 @@ def configure(use_json: bool, debug: bool, log_config_append: str, level: str | 
     for handler in root.handlers[:]:
         root.removeHandler(handler)
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter() if use_json else logging.Formatter(TEXT_FORMAT))
+    handler.setFormatter(JsonFormatter() if use_json else TextFormatter())
     root.addHandler(handler)
     root.setLevel((level or ("debug" if debug else "info")).upper())
     return f"logging {'JSON' if use_json else 'text'} lines at {logging.getLevelName(root.level)}"

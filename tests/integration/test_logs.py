@@ -58,6 +58,26 @@ def test_use_json_writes_one_object_per_line_naming_the_request(tmp_path: Path) 
     assert serving["request_id"] is None and "JSON lines at INFO" in serving["message"]
 
 
+def test_text_lines_logged_while_serving_a_request_end_with_its_id(tmp_path: Path) -> None:
+    # The VIF calls go to worker threads and the event loop alike.
+    with (
+        MetalwireServer(tmp_path / "data") as server,
+        httpx.Client(base_url=server.url, headers=HEADERS) as client,
+    ):
+        node = client.post("/v1/nodes", json={"driver": "fake-hardware"}).json()["uuid"]
+        refused = client.post(f"/v1/nodes/{node}/vifs", json={"id": "vif-without-port"})
+    request_id = refused.headers["x-openstack-request-id"]
+    assert refused.status_code == 400
+    lines = server.log().splitlines()
+    failure = next(line for line in lines if "Attaching VIF vif-without-port failed" in line)
+    assert " WARNING metalwire.conductor.tasks " in failure
+    assert failure.endswith(f" [{request_id}]")
+    access = next(line for line in lines if f"/v1/nodes/{node}/vifs 400" in line)
+    assert access.count(request_id) == 1  # the access line names it once, as before
+    serving = next(line for line in lines if "metalwire serving on" in line)
+    assert not serving.endswith("]")  # no request: no id
+
+
 def test_debug_logs_at_debug_and_log_level_wins(tmp_path: Path) -> None:
     env = {"METALWIRE_DEBUG": "true"}
     # A first start: the schema's migrations log at DEBUG.
