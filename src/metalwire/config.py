@@ -94,7 +94,8 @@ class DefaultOptions:
     http_basic_auth_personas_file: str = _opt(
         "",
         "YAML file giving users of http_basic_auth_user_file a persona other than system "
-        "admin: user name -> roles (a list) and either system_scope: all or project_id "
+        "admin: user name -> roles (a list, given the roles they imply in Keystone: admin "
+        "> manager > member > reader) and either system_scope: all or project_id "
         "(and optionally project_name). When set, the policy rules decide every http_basic "
         "request as they do keystone identities; users it does not name stay system admins. "
         "Empty: every user is a system admin and no rule is evaluated.",

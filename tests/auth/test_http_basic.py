@@ -17,6 +17,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from metalwire.api.app import create_app
+from metalwire.api.auth.basic_personas import read_personas_file
+from metalwire.api.auth.identity import ADMIN
 from metalwire.errors import Invalid
 from tests.auth.conftest import htpasswd_line, make_config
 from tests.conftest import LATEST, fault
@@ -128,8 +130,14 @@ tenant:
   roles: [member, reader]
   project_id: project-a
   project_name: Project A
+boss:
+  roles: [admin]
+  system_scope: all
+worker:
+  roles: [member]
+  project_id: project-a
 """
-BASIC_USERS = ("ops", "viewer", "tenant")
+BASIC_USERS = ("ops", "viewer", "tenant", "boss", "worker")
 
 
 def _basic_env(tmp_path: Path, personas: str) -> dict[str, str]:
@@ -233,6 +241,63 @@ def test_a_user_the_personas_file_does_not_name_stays_admin(personas: BasicPerso
     node = personas.call("ops", "POST", "/v1/nodes", json=_node("project-c")).json()["uuid"]
     assert personas.call("ops", "DELETE", f"/v1/nodes/{node}").status_code == 204
     assert personas.call("viewer", "DELETE", f"/v1/nodes/{personas.node_b}").status_code == 403
+
+
+@pytest.mark.server
+def test_an_admin_only_system_persona_is_decided_as_keystones_admin(
+    personas: BasicPersonas,
+) -> None:
+    # Keystone's admin implies manager, member and reader: [admin] alone lists, reads and
+    # changes every node, as a Keystone admin token does.
+    listed = personas.call("boss", "GET", "/v1/nodes")
+    assert listed.status_code == 200, listed.text
+    assert {n["uuid"] for n in listed.json()["nodes"]} >= {personas.node_a, personas.node_b}
+    own = personas.call("boss", "GET", f"/v1/nodes/{personas.node_a}")
+    assert own.status_code == 200, own.text
+    patch = [{"op": "add", "path": "/extra/who", "value": "boss"}]
+    changed = personas.call("boss", "PATCH", f"/v1/nodes/{personas.node_b}", json=patch)
+    assert changed.status_code == 200, changed.text
+    # A reader implies nothing more: still no change.
+    resp = personas.call("viewer", "PATCH", f"/v1/nodes/{personas.node_b}", json=patch)
+    assert resp.status_code == 403, resp.text
+
+
+@pytest.mark.server
+def test_a_member_only_project_persona_reads_its_projects_nodes(personas: BasicPersonas) -> None:
+    # member implies reader: the project's node is visible, another project's is not.
+    listed = personas.call("worker", "GET", "/v1/nodes")
+    assert listed.status_code == 200, listed.text
+    assert {n["uuid"] for n in listed.json()["nodes"]} == {personas.node_a}
+    own = personas.call("worker", "GET", f"/v1/nodes/{personas.node_a}")
+    assert own.status_code == 200, own.text
+    assert personas.call("worker", "GET", f"/v1/nodes/{personas.node_b}").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("roles", "expected"),
+    [
+        ("[admin]", {"admin", "manager", "member", "reader"}),
+        ("[manager]", {"manager", "member", "reader"}),
+        ("[member]", {"member", "reader"}),
+        ("[reader]", {"reader"}),
+        ("[Admin]", {"Admin", "manager", "member", "reader"}),
+        ("[reader, baremetal_observer]", {"reader", "baremetal_observer"}),
+        ("[service]", {"service"}),
+    ],
+)
+def test_a_personas_roles_get_the_roles_keystone_implies(
+    tmp_path: Path, roles: str, expected: set[str]
+) -> None:
+    env = _basic_env(tmp_path, f"viewer: {{roles: {roles}, system_scope: all}}\n")
+    found = read_personas_file(
+        env["METALWIRE_HTTP_BASIC_AUTH_PERSONAS_FILE"], BASIC_USERS, "htpasswd"
+    )
+    assert found["viewer"].roles == expected
+
+
+def test_the_admin_persona_has_the_roles_of_a_keystone_admin_token() -> None:
+    assert ADMIN.roles == {"admin", "manager", "member", "reader"}
+    assert ADMIN.system_scope == "all"
 
 
 def _personas_config(tmp_path: Path, template: Path, personas: str | None) -> Any:

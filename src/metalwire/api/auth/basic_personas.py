@@ -10,8 +10,11 @@ A YAML mapping of user name to persona::
       project_id: 6c1d9a8e0b2f4d7c
       project_name: tenant       # optional
 
-Users it does not name stay system administrators. Every problem is found at start and
-raised as :class:`Invalid` naming the file, the user and what is wrong.
+A persona's roles get the roles they imply in Keystone's default hierarchy (admin implies
+manager, manager member, member reader), as a Keystone token with those roles lists them:
+``roles: [admin]`` is decided as Keystone's admin. Users it does not name stay system
+administrators. Every problem is found at start and raised as :class:`Invalid` naming the
+file, the user and what is wrong.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from metalwire.api.auth.identity import Identity
+from metalwire.api.auth.identity import Identity, with_implied_roles
 from metalwire.errors import Invalid
 
 OPTION = "[DEFAULT] http_basic_auth_personas_file"
@@ -91,6 +94,6 @@ def _identity(user: str, persona: Any) -> Identity:
         user_name=user,
         project_id=project_id,
         project_name=project_name,
-        roles=frozenset(roles),
+        roles=with_implied_roles(roles),
         system_scope=system_scope,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from starlette.types import Scope
@@ -40,8 +41,33 @@ class Identity:
         return "project" if self.project_id else "none"
 
 
-# noauth, and an http_basic user the personas file does not name: a system administrator.
-ADMIN = Identity(roles=frozenset({"admin", "member", "reader"}), system_scope="all")
+# Keystone's default roles as `keystone-manage bootstrap` creates them (Keystone 2023.2 and
+# later): admin implies manager, manager implies member, member implies reader. A Keystone
+# token lists the implied roles alongside the assigned ones, so the rules see them all.
+IMPLIED_ROLES: dict[str, tuple[str, ...]] = {
+    "admin": ("manager",),
+    "manager": ("member",),
+    "member": ("reader",),
+}
+
+
+def with_implied_roles(roles: Iterable[str]) -> frozenset[str]:
+    """``roles`` and every role they imply, as a Keystone token with those roles lists them.
+
+    Role names are matched without regard to case, as Keystone and the policy rules do."""
+    found = set(roles)
+    pending = list(found)
+    while pending:
+        for implied in IMPLIED_ROLES.get(pending.pop().lower(), ()):
+            if implied not in found:
+                found.add(implied)
+                pending.append(implied)
+    return frozenset(found)
+
+
+# noauth, and an http_basic user the personas file does not name: a system administrator,
+# with the roles a Keystone admin token carries.
+ADMIN = Identity(roles=with_implied_roles({"admin"}), system_scope="all")
 
 
 def from_scope(scope: Scope) -> Identity | None:
