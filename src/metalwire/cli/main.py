@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -27,7 +28,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The exit status of a program a SIGPIPE ended, as shells report it (128 + 13), and as the
+# openstack client (cliff) exits when its reader goes away.
+SIGPIPE_EXIT = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command. Its output read by a program that stops early (``| head``) ends it
+    quietly with :data:`SIGPIPE_EXIT`."""
+    try:
+        try:
+            result = _run(argv)
+        except SystemExit:  # argparse after --help, --version or a usage error
+            sys.stdout.flush()
+            raise
+        sys.stdout.flush()  # here, so that a closed pipe is seen here and not at exit
+    except BrokenPipeError:
+        # Nothing more can reach the reader: what Python would flush at exit goes nowhere.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return SIGPIPE_EXIT
+    return result
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
