@@ -240,6 +240,14 @@ class DatabaseOptions:
         "prepared statements from one server connection to another (PgBouncer before 1.21, "
         "or with max_prepared_statements = 0).",
     )
+    sqlite_write_wait: float = _opt(
+        30.0,
+        "On SQLite, seconds a write waits for its turn, behind the other writes of this "
+        "process and then another process holding the file's write lock (another server or "
+        "worker, metalwire db upgrade, a backup tool), before answering 503 with "
+        "Retry-After; a read that finds the file locked waits as long.",
+        minimum=0,
+    )
 
 
 @dataclass

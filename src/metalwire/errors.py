@@ -44,8 +44,8 @@ Ironic's clients receive in a different error body from the errors of objects.
     |   +-- InvalidState               the node's state does not allow the change
     |   +-- StaleUpdate                the object changed since the update was prepared
     +-- NetworkError (503 or 502)      an external network service failed
-    +-- DatabaseBusy (503)             no write turn on the database in time
     +-- DatabaseFailure (503)          an expected failure of the database itself
+    |   +-- DatabaseBusy               SQLite: no write turn (another process's lock) in time
     |   +-- DatabaseUnavailable        it cannot be reached or is failing over
     |   +-- TransactionConflict        deadlocks or serialization failures outlasted the retries
     +-- ConnectionLimitReached (503)   [api] max_connections are open; retry later
@@ -335,13 +335,6 @@ class NetworkError(MetalwireError):
         self.code = code
 
 
-class DatabaseBusy(MetalwireError):
-    """The database did not give this process a write turn in time."""
-
-    code = 503
-    safe = True
-
-
 class DatabaseFailure(MetalwireError):
     """An expected failure of the database itself, answered 503 with ``Retry-After`` and
     logged as one rate-limited warning where it is detected (:mod:`metalwire.db.outage`);
@@ -363,6 +356,14 @@ class DatabaseUnavailable(DatabaseFailure):
         # The server answered, but is between states (Galera's 1047 while the cluster's
         # membership changes, PostgreSQL's 57P03 while it starts): usually gone in a second.
         self.not_ready = not_ready
+
+
+class DatabaseBusy(DatabaseFailure):
+    """SQLite gave no write turn within ``[database] sqlite_write_wait`` seconds: another
+    process held the file's write lock (or this process's other writes held the turn); or a
+    read found the file locked as long. Nothing was begun."""
+
+    retry_after = 2  # as for an outage: the lock outlasted a whole write wait
 
 
 class TransactionConflict(DatabaseFailure):

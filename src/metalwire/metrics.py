@@ -64,8 +64,9 @@ DATABASE_ERRORS = Counter(
     "Database failures that are expected conditions, by reason: unavailable (cannot connect, "
     "connection lost, not ready; answered 503), not_ready_retried (an operation run again "
     "while the server was not ready, e.g. a Galera membership change), conflict_retried (a "
-    "deadlock or serialization failure run again) and conflict (one that outlasted the "
-    "retries; 503).",
+    "deadlock or serialization failure run again), conflict (one that outlasted the "
+    "retries; 503) and busy (SQLite: no write turn, or the file locked by another process, "
+    "within [database] sqlite_write_wait; 503).",
     ("reason",),
 )
 PROVISION_OPERATIONS = Counter(

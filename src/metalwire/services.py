@@ -127,6 +127,7 @@ def build_services(
         config.database_url(),
         config.database.pool_size,
         prepared_statements=config.database.prepared_statements,
+        sqlite_write_wait=config.database.sqlite_write_wait,
     )
     if upgrade_schema:
         migrations.upgrade(db.engine)

@@ -42,7 +42,10 @@ def _with_database(handler: Callable[[Database], int]) -> Callable[[argparse.Nam
         from metalwire.errors import MetalwireError
 
         try:
-            db = Database(load(args).database_url())
+            config = load(args)
+            db = Database(
+                config.database_url(), sqlite_write_wait=config.database.sqlite_write_wait
+            )
         except MetalwireError as exc:
             print(f"metalwire: {exc}", file=sys.stderr)
             return 2

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import URL, Engine, create_engine, event, make_url
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, RootTransaction
 from sqlalchemy.exc import ArgumentError, DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -26,14 +26,14 @@ from metalwire.db import outage
 from metalwire.db.busy import WriterBusy
 from metalwire.db.statements import json_loads
 from metalwire.db.work import Work
-from metalwire.errors import DatabaseBusy, Invalid
+from metalwire.errors import Invalid
 
 LOG = logging.getLogger(__name__)
 
-_WRITE_OPTION = "metalwire_write"
-_NOWAIT_OPTION = "metalwire_nowait"
+# Seconds an SQLite write waits for its turn, in this process's queue and then for another
+# process's write lock together (the default of [database] sqlite_write_wait); a read that
+# finds the file locked waits as long in SQLite's busy handler.
 WRITE_TURN_TIMEOUT = 30.0
-BUSY_TIMEOUT_MS = 30_000
 CONNECT_TIMEOUT = 5  # seconds to open a connection to a database server, unless the URL says
 # libpq: a server that stops answering (a host gone, a network split) is given up after about
 # 10 s, whether data sent waits for its acknowledgement (tcp_user_timeout, ms) or the
@@ -109,16 +109,21 @@ _SCHEME_ADVICE = {"postgres": "write postgresql:// for PostgreSQL"}
 
 
 def make_engine(
-    url: str, pool_size: int = 10, autocommit: bool = False, prepared_statements: bool = True
+    url: str,
+    pool_size: int = 10,
+    autocommit: bool = False,
+    prepared_statements: bool = True,
+    sqlite_wait: float = WRITE_TURN_TIMEOUT,
 ) -> Engine:
     """An engine for ``url``; raises Invalid for a malformed URL or a missing driver.
 
     ``autocommit`` (database servers only): each statement is its own transaction, for reads.
     ``prepared_statements`` (PostgreSQL): whether a connection prepares the statements it runs
-    again (``[database] prepared_statements``).
+    again (``[database] prepared_statements``). ``sqlite_wait`` (SQLite): seconds a statement
+    waits for another process's lock on the file (SQLite's busy timeout).
     """
     try:
-        return _make_engine(url, pool_size, autocommit, prepared_statements)
+        return _make_engine(url, pool_size, autocommit, prepared_statements, sqlite_wait)
     except (ArgumentError, ValueError) as exc:  # ValueError: a port that is no number
         shown = redact.without_userinfo(url)
         advice = _SCHEME_ADVICE.get(url.partition("://")[0])
@@ -131,17 +136,19 @@ def make_engine(
         raise Invalid(f"the database URL needs the Python module {name!r}{advice}") from None
 
 
-def _make_engine(url: str, pool_size: int, autocommit: bool, prepared_statements: bool) -> Engine:
+def _make_engine(
+    url: str, pool_size: int, autocommit: bool, prepared_statements: bool, sqlite_wait: float
+) -> Engine:
     if _is_sqlite(url):
         if url.startswith("sqlite:///") and ":memory:" not in url:
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(
             url,
-            connect_args={"check_same_thread": False, "timeout": 30},
+            connect_args={"check_same_thread": False, "timeout": sqlite_wait},
             pool_size=pool_size,
             max_overflow=40,
         )
-        _configure_sqlite(engine)
+        _configure_sqlite(engine, _busy_timeout_ms(sqlite_wait))
         return engine
     # READ COMMITTED everywhere: a transaction that waited for a node's row sees the rows
     # committed by the transaction it waited for (MariaDB defaults to REPEATABLE READ).
@@ -248,16 +255,21 @@ def _expected_failures() -> Iterator[None]:
         raise error from exc
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def _busy_timeout_ms(seconds: float) -> int:
+    return max(0, round(seconds * 1000))
+
+
+def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-        # Let SQLAlchemy's begin event emit BEGIN, so writers can ask for BEGIN IMMEDIATE.
+        # BEGIN is ours to send: a read's from the begin event, a write's BEGIN IMMEDIATE
+        # from Database._begin_write.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
         # Checkpoints are the WalCheckpointer's job; SQLite's own, inside a commit, only
         # if the write-ahead log grows far beyond what the checkpointer lets it reach.
         cursor.execute(f"PRAGMA wal_autocheckpoint={SAFETY_CHECKPOINT_PAGES}")
@@ -266,22 +278,30 @@ def _configure_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
-        options = conn.get_execution_options()
         raw = conn.connection.dbapi_connection
         assert raw is not None
-        if not options.get(_WRITE_OPTION, False):
+        # A write's BEGIN IMMEDIATE went out already (Database._begin_write), where its
+        # failure may be raised: SQLAlchemy never again begins a transaction by itself on a
+        # connection whose begin event raised.
+        if not raw.in_transaction:
             raw.execute("BEGIN")
-        elif not options.get(_NOWAIT_OPTION, False):
-            raw.execute("BEGIN IMMEDIATE")
-        else:
-            # Fail at once instead of sleeping in SQLite's busy handler.
-            raw.execute("PRAGMA busy_timeout=0")
-            try:
-                raw.execute("BEGIN IMMEDIATE")
-            except raw.OperationalError as exc:
-                raise WriterBusy(str(exc)) from None
-            finally:
-                raw.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+
+
+def _begin_immediate(connection: Connection, wait: float, configured_ms: int) -> None:
+    """``BEGIN IMMEDIATE`` on the connection, waiting at most ``wait`` seconds for another
+    process's write lock (its busy timeout is ``configured_ms`` otherwise); raises the
+    driver's OperationalError, nothing begun, if the lock stays taken."""
+    raw = connection.connection.dbapi_connection
+    assert raw is not None
+    wait_ms = _busy_timeout_ms(wait)
+    if wait_ms == configured_ms:
+        raw.execute("BEGIN IMMEDIATE")
+        return
+    raw.execute(f"PRAGMA busy_timeout={wait_ms}")
+    try:
+        raw.execute("BEGIN IMMEDIATE")
+    finally:
+        raw.execute(f"PRAGMA busy_timeout={configured_ms}")
 
 
 class _KeptConnection:
@@ -317,10 +337,22 @@ class _KeptConnection:
 class Database:
     """Hands out read and write transactions on one engine."""
 
-    def __init__(self, url: str, pool_size: int = 10, prepared_statements: bool = True) -> None:
+    def __init__(
+        self,
+        url: str,
+        pool_size: int = 10,
+        prepared_statements: bool = True,
+        sqlite_write_wait: float = WRITE_TURN_TIMEOUT,
+    ) -> None:
         self.url = url
-        self.engine = make_engine(url, pool_size, prepared_statements=prepared_statements)
+        self.engine = make_engine(
+            url, pool_size, prepared_statements=prepared_statements, sqlite_wait=sqlite_write_wait
+        )
         self.is_sqlite = _is_sqlite(url)
+        # SQLite: seconds a write waits for its turn, in this process and then for another
+        # process's write lock, before DatabaseBusy ([database] sqlite_write_wait).
+        self.write_wait = sqlite_write_wait
+        self._busy_timeout_ms = _busy_timeout_ms(sqlite_write_wait)
         # On a database server, reads run on connections of their own in autocommit: a read
         # is one round trip per statement, with no BEGIN and no ROLLBACK around it. It sees
         # what READ COMMITTED would: what is committed when each statement runs. (Switching
@@ -382,17 +414,16 @@ class Database:
             session.flush()
 
     @contextlib.contextmanager
-    def _connect(self, write: bool = False, nowait: bool = False) -> Iterator[Connection]:
-        options = {_WRITE_OPTION: write, _NOWAIT_OPTION: nowait}
+    def _connect(self, write: bool = False) -> Iterator[Connection]:
         kept = self._kept.get(write)
         if kept is None or not kept.free.acquire(blocking=False):
             engine = self.engine if write else self.read_engine
             with _expected_failures(), engine.connect() as connection:
-                yield connection.execution_options(**options)
+                yield connection
             return
         try:
             with _expected_failures():
-                yield kept.open().execution_options(**options)
+                yield kept.open()
         finally:
             kept.give_back()
 
@@ -414,19 +445,50 @@ class Database:
                 yield connection
             outage.note_commit()  # only once it succeeded: Galera refuses at the commit
             return
+        waited = 0.0
         if not wait:
             if not self._write_turn.acquire(blocking=False):
                 raise WriterBusy("another thread of this process is writing")
-        elif not self._write_turn.acquire(timeout=WRITE_TURN_TIMEOUT):
-            raise DatabaseBusy(
-                f"no write turn on the SQLite database within {WRITE_TURN_TIMEOUT:.0f} s"
-            )
+        elif not self._write_turn.acquire(blocking=False):
+            started = time.monotonic()
+            if not self._write_turn.acquire(timeout=self.write_wait):
+                raise outage.busy(
+                    f"No write turn on the SQLite database within {self.write_wait:g} s: "
+                    "other writes of this process held it"
+                )
+            waited = time.monotonic() - started
         try:
-            with self._connect(write=True, nowait=not wait) as connection, connection.begin():
+            with (
+                self._connect(write=True) as connection,
+                self._begin_write(connection, wait, waited),
+            ):
                 yield connection
             outage.note_commit()
         finally:
             self._write_turn.release()
+
+    def _begin_write(self, connection: Connection, wait: bool, waited: float) -> RootTransaction:
+        """The SQLite write transaction, its write lock taken: at once or WriterBusy if not
+        ``wait``, else within what is left of the write wait or DatabaseBusy."""
+        left = max(0.0, self.write_wait - waited) if wait else 0.0
+        try:
+            _begin_immediate(connection, left, self._busy_timeout_ms)
+        except sqlite3.OperationalError as exc:
+            if not outage.sqlite_busy(exc):
+                raise
+            if not wait:
+                raise WriterBusy(f"another process holds the write lock ({exc})") from None
+            raise outage.busy(
+                f"No write turn on the SQLite database within {self.write_wait:g} s: "
+                "another process holds its write lock"
+            ) from None
+        try:
+            return connection.begin()  # SQLAlchemy's side; the begin event adds nothing
+        except BaseException:
+            raw = connection.connection.dbapi_connection
+            if raw is not None:
+                raw.rollback()  # never leave the write lock held
+            raise
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[Work]:

@@ -1,6 +1,6 @@
 """Database failures that are expected conditions, told apart from bugs.
 
-Two kinds, recognised by the driver's error codes (SQLAlchemy's wrapper or the DBAPI
+Three kinds, recognised by the driver's error codes (SQLAlchemy's wrapper or the DBAPI
 exception itself: the hot statements run on the DBAPI cursor):
 
 * **unavailable**: the server cannot be reached, dropped the connection, is shutting down or
@@ -16,6 +16,14 @@ exception itself: the hot statements run on the DBAPI cursor):
   connection's statements anew). The transaction was
   rolled back and nothing of it is stored, so :func:`retrying` runs the whole operation
   again, a bounded number of times, unless it had already committed something of its own.
+* **busy** (SQLite): another process holds a lock on the file for longer than
+  ``[database] sqlite_write_wait`` (``SQLITE_BUSY``, "database is locked"): another server
+  or worker writing, ``metalwire db upgrade``, a backup tool; a read meets it only while the
+  file is being recovered or held in exclusive locking mode. It becomes
+  :class:`~metalwire.errors.DatabaseBusy` (503 with ``Retry-After``; nothing was begun, or
+  the read rolled back), logged and counted as an outage is. The write turn
+  (:meth:`~metalwire.db.engine.Database.write_connection`) names the write lock itself
+  through :func:`busy`.
 
 A server that answers but is *not ready* (Galera's 1047 on every node while the cluster's
 membership changes, for a second or two when a node leaves or joins; PostgreSQL's 57P03 while
@@ -28,13 +36,19 @@ from __future__ import annotations
 
 import logging
 import random
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
 from typing import TypeVar
 
 from metalwire import metrics
-from metalwire.errors import DatabaseUnavailable, MetalwireError, TransactionConflict
+from metalwire.errors import (
+    DatabaseBusy,
+    DatabaseUnavailable,
+    MetalwireError,
+    TransactionConflict,
+)
 
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -77,6 +91,16 @@ def _driver_error(exc: BaseException) -> BaseException:
     return orig if isinstance(orig, BaseException) else exc
 
 
+def sqlite_busy(exc: BaseException) -> bool:
+    """Whether SQLite gave up waiting for another connection's lock on the file (SQLITE_BUSY
+    and its extended codes, "database is locked")."""
+    error = _driver_error(exc)
+    if not isinstance(error, sqlite3.OperationalError):
+        return False
+    code = getattr(error, "sqlite_errorcode", None)
+    return code & 0xFF == sqlite3.SQLITE_BUSY if isinstance(code, int) else False
+
+
 def _mysql_code(error: BaseException) -> int | None:
     module = type(error).__module__
     if not (module.startswith("pymysql") or module.startswith("MySQLdb")):
@@ -86,9 +110,12 @@ def _mysql_code(error: BaseException) -> int | None:
 
 
 def classify(exc: BaseException) -> str | None:
-    """``"unavailable"``, ``"conflict"`` or None (any other error: not this module's)."""
+    """``"unavailable"``, ``"conflict"``, ``"busy"`` or None (any other error: not this
+    module's)."""
     if isinstance(exc, MetalwireError):
         return None
+    if sqlite_busy(exc):
+        return "busy"
     if getattr(exc, "connection_invalidated", False):  # SQLAlchemy saw a disconnect
         return "unavailable"
     error = _driver_error(exc)
@@ -201,6 +228,14 @@ def _reason(exc: BaseException) -> str:
     return f"{type(_driver_error(exc)).__name__}: {text}"[:300]
 
 
+def busy(message: str) -> DatabaseBusy:
+    """The 503 for SQLite's file kept locked by another process (or the write turn by this
+    process's other writes), counted and logged as one rate-limited warning line."""
+    metrics.DATABASE_ERRORS.labels("busy").inc()
+    _OUTAGE_LOG.warning("database busy: %s", message)
+    return DatabaseBusy(f"{message}; retry in {DatabaseBusy.retry_after} seconds.")
+
+
 def translated(exc: BaseException) -> MetalwireError | None:
     """The catalog error for an expected database failure, or None for any other error."""
     kind = classify(exc)
@@ -212,6 +247,8 @@ def translated(exc: BaseException) -> MetalwireError | None:
             f"retry in {DatabaseUnavailable.retry_after} seconds.",
             not_ready=not_ready(exc),
         )
+    if kind == "busy":
+        return busy(f"Another process holds a lock on the SQLite database ({_reason(exc)})")
     if kind == "conflict":  # retrying() decides whether a client sees it
         return TransactionConflict(
             "The database refused the transaction because of concurrent ones (a deadlock "
