@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import ssl
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,11 +18,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from tests.auth.conftest import PASSWORD, Cloud, htpasswd_line
 from tests.conftest import LATEST
 from tests.support import preforked
-from tests.support.server import MetalwireServer, self_signed_certificate
+from tests.support.server import MetalwireServer, protocol_server, self_signed_certificate
 
 pytestmark = pytest.mark.server
 REGION = "RegionCLI"
@@ -143,6 +145,8 @@ def test_clouds_yaml_in_the_working_directory_names_the_cloud(
     assert _listed(run) == [keystone_metalwire.node]
     by_variable = metalwire("node", "list", "-f", "json", cwd=tmp_path, OS_CLOUD="lab")
     assert _listed(by_variable) == [keystone_metalwire.node]
+    before_the_command = metalwire("--os-cloud", "lab", "node", "list", "-f", "json", cwd=tmp_path)
+    assert _listed(before_the_command) == [keystone_metalwire.node]
 
 
 def test_an_unknown_cloud_is_a_usage_error_naming_it(tmp_path: Path) -> None:
@@ -322,12 +326,131 @@ def test_os_cacert_verifies_the_servers_certificate(tls_metalwire: tuple[str, Pa
     assert "CERTIFICATE_VERIFY_FAILED" in untrusted.stderr
     by_variable = metalwire("node", "list", *login, OS_CACERT=str(cafile))
     assert by_variable.code == 0, by_variable.output
+    before_the_command = metalwire(*login, "--os-cacert", str(cafile), "node", "list")
+    assert before_the_command.code == 0, before_the_command.output
 
 
 def test_insecure_skips_the_certificate_check(tls_metalwire: tuple[str, Path]) -> None:
     url, _cafile = tls_metalwire
     run = metalwire("node", "list", *_basic_login(url, BASIC_PASSWORD), "--insecure")
     assert run.code == 0, run.output
+
+
+@pytest.fixture(scope="module")
+def tls_noauth(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """metalwire over HTTPS without authentication: a command talks to it without logging in."""
+    root = tmp_path_factory.mktemp("cli-tls-noauth")
+    tls = self_signed_certificate(root)
+    with MetalwireServer(root / "data", tls=tls) as server:
+        yield server.url, tls[0]
+
+
+@pytest.fixture(scope="module")
+def other_ca(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A CA certificate that signed neither server's certificate."""
+    return self_signed_certificate(tmp_path_factory.mktemp("other-ca"))[0]
+
+
+def test_tls_options_apply_to_a_url_without_login(tls_noauth: tuple[str, Path]) -> None:
+    url, cafile = tls_noauth
+    unverified = metalwire("node", "list", "--max-retries", "0", METALWIRE_URL=url)
+    assert unverified.code == 1, unverified.output
+    assert "CERTIFICATE_VERIFY_FAILED" in unverified.stderr
+    for run in (
+        metalwire("node", "list", "--insecure", METALWIRE_URL=url),
+        metalwire("node", "list", "--os-endpoint", url, "--insecure"),
+        metalwire("node", "list", "--os-cacert", str(cafile), METALWIRE_URL=url),
+        metalwire("node", "list", "--url", url, "--os-cacert", str(cafile)),
+        metalwire("node", "list", OS_ENDPOINT=url, OS_CACERT=str(cafile)),
+        metalwire("node", "list", OS_ENDPOINT=url, OS_INSECURE="true"),
+        metalwire("--insecure", "node", "list", METALWIRE_URL=url),
+        metalwire("--os-endpoint", url, "node", "list", "--insecure"),
+        metalwire("--os-cacert", str(cafile), "--url", url, "node", "list"),
+    ):
+        assert run.code == 0, run.output
+        assert "CERTIFICATE_VERIFY_FAILED" not in run.output
+
+
+def test_tls_options_apply_to_a_url_with_credentials(tls_metalwire: tuple[str, Path]) -> None:
+    url, cafile = tls_metalwire
+    with_userinfo = url.replace("https://", f"https://alice:{BASIC_PASSWORD}@")
+    for tls in (("--os-cacert", str(cafile)), ("--insecure",)):
+        run = metalwire("node", "list", "-f", "json", *tls, METALWIRE_URL=with_userinfo)
+        assert run.code == 0, run.output
+        assert json.loads(run.stdout) == []
+        assert BASIC_PASSWORD not in run.output
+        anonymous = metalwire("node", "list", *tls, "--max-retries", "0", METALWIRE_URL=url)
+        assert anonymous.code == 1, anonymous.output  # the server wants the credentials
+        assert "401" in anonymous.stderr or "uthenticat" in anonymous.stderr
+
+
+def test_a_ca_that_did_not_sign_the_certificate_fails_the_verification(
+    tls_noauth: tuple[str, Path], tls_metalwire: tuple[str, Path], other_ca: Path
+) -> None:
+    plain_url, _cafile = tls_noauth
+    plain = metalwire("node", "list", "--url", plain_url, "--os-cacert", str(other_ca))
+    login_url, _cafile = tls_metalwire
+    login = metalwire(
+        "node", "list", *_basic_login(login_url, BASIC_PASSWORD), "--os-cacert", str(other_ca)
+    )
+    for run, url in ((plain, plain_url), (login, login_url)):
+        assert run.code == 1, run.output
+        assert f"Cannot reach {url}/" in run.stderr
+        assert "CERTIFICATE_VERIFY_FAILED" in run.stderr
+        assert "Traceback" not in run.stderr
+
+
+def test_tls_files_that_cannot_be_read_are_usage_errors_naming_them(
+    tls_noauth: tuple[str, Path], tls_metalwire: tuple[str, Path], tmp_path: Path
+) -> None:
+    missing = str(tmp_path / "missing.pem")
+    plain_url, cafile = tls_noauth
+    login = _basic_login(tls_metalwire[0], BASIC_PASSWORD)
+    for path in ("--url", plain_url), login:
+        run = metalwire("node", "list", *path, "--os-cacert", missing)
+        assert run.code == 2, run.output
+        assert run.stderr == (
+            f"metalwire: error: cannot use the CA bundle {missing}: "
+            "[Errno 2] No such file or directory\n"
+        )
+        run = metalwire("node", "list", *path, "--os-cert", str(cafile), "--os-key", missing)
+        assert run.code == 2, run.output
+        assert run.stderr.startswith(
+            f"metalwire: error: cannot use the client certificate {cafile} with the key "
+            f"{missing}: [Errno 2] No such file or directory"
+        )
+        run = metalwire("node", "list", *path, "--os-key", missing)
+        assert run.code == 2, run.output
+        assert run.stderr == (
+            f"metalwire: error: the client key {missing} (--os-key) needs its certificate "
+            "(--os-cert)\n"
+        )
+
+
+def test_os_cert_and_os_key_present_the_client_certificate_without_login(
+    tmp_path: Path,
+) -> None:
+    server_cert, server_key = self_signed_certificate(tmp_path)
+    client = tmp_path / "client"
+    client.mkdir()
+    client_cert, client_key = self_signed_certificate(client)
+    tls = {
+        "ssl_certfile": str(server_cert),
+        "ssl_keyfile": str(server_key),
+        "ssl_ca_certs": str(client_cert),
+        "ssl_cert_reqs": ssl.CERT_REQUIRED,
+    }
+    # A TLS server that requires a client certificate and answers 200 "ok" to everything.
+    with protocol_server(H11Protocol, **tls) as port:
+        url = f"https://127.0.0.1:{port}"
+        common = ("node", "list", "--url", url, "--os-cacert", str(server_cert))
+        refused = metalwire(*common, "--max-retries", "0")
+        assert refused.code == 1, refused.output
+        assert f"Cannot reach {url}/" in refused.stderr
+        presented = metalwire(*common, "--os-cert", str(client_cert), "--os-key", str(client_key))
+    # The TLS connection was made: the answer is not the API's.
+    assert presented.code == 1, presented.output
+    assert presented.stderr == "metalwire: GET / answered 200 with a body that is not JSON.\n"
 
 
 def test_auth_type_none_talks_to_the_endpoint_given(server: MetalwireServer) -> None:

@@ -6,6 +6,7 @@ import ssl
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from metalwire.client import Client, RetryPolicy
@@ -58,3 +59,32 @@ def test_an_https_endpoint_is_verified_against_the_ca_bundle(
     monkeypatch.setenv("SSL_CERT_FILE", str(cafile))  # httpx trusts it, as it always did
     with Client(url, retry=NO_RETRIES) as client:
         assert client.list_nodes() is not None
+
+
+def test_verify_and_cert_set_the_tls_of_an_https_endpoint(
+    tls_server: tuple[str, Path], tmp_path: Path
+) -> None:
+    url, cafile = tls_server
+    with Client(url, retry=NO_RETRIES, verify=str(cafile)) as client:
+        assert client.list_nodes() is not None
+    with Client(url, retry=NO_RETRIES, verify=False) as client:
+        assert client.list_nodes() is not None
+    other_ca = self_signed_certificate(tmp_path)[0]
+    with (
+        Client(url, retry=NO_RETRIES, verify=str(other_ca)) as client,
+        pytest.raises(APIConnectionError) as refused,
+    ):
+        client.list_nodes()
+    assert "CERTIFICATE_VERIFY_FAILED" in str(refused.value)
+
+
+def test_tls_files_that_cannot_be_used_raise_value_error(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.pem"
+    with pytest.raises(ValueError, match=f"cannot use the CA bundle {missing}: .Errno 2"):
+        Client("https://127.0.0.1:1", verify=str(missing))
+    not_pem = tmp_path / "empty.pem"
+    not_pem.write_text("")
+    with pytest.raises(ValueError, match=f"cannot use the client certificate {not_pem}: "):
+        Client("https://127.0.0.1:1", cert=str(not_pem))
+    with pytest.raises(ValueError, match="give them to the transport or session"):
+        Client("https://127.0.0.1:1", verify=False, transport=httpx.MockTransport(print))

@@ -10,15 +10,18 @@ from collections.abc import Sequence
 from metalwire import __version__
 from metalwire.cli import commands as client_commands
 from metalwire.cli import database, server, tbn
+from metalwire.cli.commands.common import add_program_arguments, check_program_arguments
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="metalwire",
+        usage="%(prog)s [-h] [--version] [ENDPOINT AND LOGIN OPTIONS] COMMAND ...",
         description="Wires bare-metal machines to networks (Ironic-compatible API).",
     )
     parser.add_argument("--version", action="version", version=f"metalwire {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    add_program_arguments(parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", prog="metalwire")
     server.register(commands)
     database.register(commands)
     tbn.register(commands)
@@ -59,6 +62,7 @@ def _run(argv: Sequence[str] | None) -> int:
     if handler is None:
         parser.print_help()
         return 2
+    check_program_arguments(parser, args)
     result: int = handler(args)
     return result
 

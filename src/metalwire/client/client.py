@@ -13,7 +13,7 @@ import httpx
 from metalwire import __version__, redact
 from metalwire.client import exceptions as exc
 from metalwire.client import versions
-from metalwire.client.network import NetworkTransport
+from metalwire.client.network import ClientCert, NetworkTransport
 from metalwire.client.patch import PatchOp
 from metalwire.client.resources import Node, Port, Portgroup, Resource
 from metalwire.client.retry import RetryEvent, RetryPolicy, backoff_delay, retry_after
@@ -112,12 +112,16 @@ class Client:
     ``auth`` authenticates each request (an ``httpx.Auth`` flow). ``session`` (a
     keystoneauth1 session) sends every request instead, with its auth plugin and TLS options
     (:mod:`metalwire.client.session`); :meth:`from_session` also finds ``url`` in its catalog.
+    ``verify`` (False, or a CA bundle's path) and ``cert`` (a client certificate) set the TLS
+    of the network transport, as :func:`metalwire.client.network.tls_context` takes them; with
+    ``transport`` or ``session``, TLS is theirs to set, and giving them as well is an error.
 
     Use as a context manager, or call :meth:`close`. Every call raises the errors of
     :mod:`metalwire.client.exceptions`: :class:`~exceptions.APIConnectionError` when the
     server cannot be reached, :class:`~exceptions.VersionNegotiationError` when no
     microversion can be agreed, an :class:`~exceptions.HTTPError` subclass for an error
-    status. Raises ValueError for a malformed ``api_version``.
+    status. Raises ValueError for a malformed ``api_version``, and for ``verify`` or ``cert``
+    files that cannot be read.
     """
 
     def __init__(
@@ -132,7 +136,15 @@ class Client:
         sleep: Callable[[float], None] = time.sleep,
         auth: httpx.Auth | None = None,
         session: Any = None,
+        verify: bool | str = True,
+        cert: ClientCert | None = None,
     ) -> None:
+        tls_given = verify is not True or bool(cert)
+        if tls_given and (transport is not None or session is not None):
+            raise ValueError(
+                "verify and cert set the network transport's TLS: give them to "
+                "the transport or session instead"
+            )
         # The URL is shown in messages and logs; credentials in it go as Basic authentication.
         self.url, userinfo = redact.split_credentials(url.rstrip("/"))
         self._pinned = (
@@ -152,7 +164,9 @@ class Client:
             base_url=self.url,
             auth=auth if userinfo is None else httpx.BasicAuth(*userinfo),
             timeout=timeout,
-            transport=transport if transport is not None else NetworkTransport(),
+            transport=(
+                transport if transport is not None else NetworkTransport(verify=verify, cert=cert)
+            ),
             headers={
                 "Accept": "application/json",
                 "User-Agent": f"metalwire-client/{__version__}",

@@ -16,7 +16,13 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from metalwire.cli.login import add_login_arguments, login_client, wants_login
+from metalwire.cli.login import (
+    add_login_arguments,
+    login_client,
+    login_options,
+    tls_settings,
+    wants_login,
+)
 from metalwire.cli.output import (
     UsageError,
     add_format_arguments,
@@ -74,20 +80,56 @@ def dict_values(pairs: Sequence[tuple[str, Any]] | None) -> dict[str, Any]:
     return dict(pairs or [])
 
 
-def connection_parser() -> argparse.ArgumentParser:
-    """The parent parser of every client command: where the API is and how to talk to it."""
-    common = argparse.ArgumentParser(add_help=False)
-    group = common.add_argument_group("connection")
+def _add_endpoint_argument(group: Any, default: Any) -> None:
     group.add_argument(
         "--url",
         "--os-endpoint",
         dest="url",
         metavar="URL",
+        default=default,
         help=(
             "API endpoint (default: $METALWIRE_URL, $OS_ENDPOINT, the catalog's baremetal "
             f"endpoint when logging in, else {DEFAULT_URL})"
         ),
     )
+
+
+def add_program_arguments(parser: argparse.ArgumentParser) -> None:
+    """The endpoint, login and TLS options on the program's own parser, before the command,
+    as the openstack command takes them: ``metalwire --os-cloud C node list``.
+
+    They default to None here, while a command's parser (:func:`connection_parser`) sets
+    them only when given after the command: so one given before the command is kept, and
+    one given after it wins over the same option given before.
+    """
+    group = parser.add_argument_group(
+        "endpoint and login of the client commands",
+        "as the openstack command: options, OS_* variables or clouds.yaml; also accepted "
+        "after the command, where they win",
+    )
+    _add_endpoint_argument(group, None)
+    add_login_arguments(group, default=None)
+
+
+def check_program_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Exit with a usage error when an option of :func:`add_program_arguments` was given
+    before a command that is not a client command (it would be ignored)."""
+    if getattr(args, "client_command", False):
+        return
+    for option, dest in [("--url/--os-endpoint", "url"), *login_options()]:
+        if getattr(args, dest, None) is not None:
+            parser.error(f"{option} is an option of the client commands only")
+
+
+def connection_parser() -> argparse.ArgumentParser:
+    """The parent parser of every client command: where the API is and how to talk to it.
+
+    The endpoint, login and TLS options are set only when given after the command: given
+    before it, the program's parser has set them (:func:`add_program_arguments`).
+    """
+    common = argparse.ArgumentParser(add_help=False)
+    group = common.add_argument_group("connection")
+    _add_endpoint_argument(group, argparse.SUPPRESS)
     group.add_argument(
         "--api-version",
         "--os-baremetal-api-version",
@@ -107,7 +149,10 @@ def connection_parser() -> argparse.ArgumentParser:
         help="retries of a connection refused, 503 or locked node (default 3)",
     )
     group.add_argument("--debug", action="store_true", help="log every request to stderr")
-    add_login_arguments(common)
+    login = common.add_argument_group(
+        "login", "as the openstack command: options, OS_* variables or clouds.yaml"
+    )
+    add_login_arguments(login, default=argparse.SUPPRESS)
     return common
 
 
@@ -125,7 +170,7 @@ def add_command(
     )
     if formatted:
         add_format_arguments(parser)
-    parser.set_defaults(handler=_with_client(handler))
+    parser.set_defaults(handler=_with_client(handler), client_command=True)
     return parser
 
 
@@ -204,7 +249,8 @@ def _open_client(args: argparse.Namespace) -> Client:
     }
     if wants_login(args):
         return login_client(args, endpoint(args), **options)
-    return Client(endpoint(args) or DEFAULT_URL, **options)
+    verify, cert = tls_settings(args)
+    return Client(endpoint(args) or DEFAULT_URL, verify=verify, cert=cert, **options)
 
 
 def _configure_logging(debug: bool) -> None:
