@@ -151,9 +151,10 @@ def test_no_port_joins_an_attached_dynamic_group_and_a_free_one_is_left_alone() 
 def test_an_attached_dynamic_group_changes_only_its_labels_and_is_not_deleted() -> None:
     _, group, inv = _attached_dynamic()
     refuse_dynamic_portgroup_change(group, {"name", "extra"}, inv)
-    with pytest.raises(Conflict, match=r"Cannot change mode, node_uuid of portgroup bond-a"):
+    with pytest.raises(Conflict, match=r"Cannot change mode, node_uuid of portgroup bond-a: it is"):
         refuse_dynamic_portgroup_change(group, {"mode", "node_id", "name"}, inv)
-    with pytest.raises(Invalid, match=r"Cannot delete portgroup bond-a .*VIF vif-d") as raised:
+    deleted = r"Cannot delete portgroup bond-a: it is a .*VIF vif-d"
+    with pytest.raises(Invalid, match=deleted) as raised:
         refuse_dynamic_portgroup_delete(group, inv)
     assert raised.value.code == 400
     plain = _inventory([], [_group()], {"vif-p": _group()})

@@ -332,11 +332,12 @@ def test_an_attached_dynamic_portgroup_and_its_members_stay_as_the_vif_was_bound
     other = d.node("tbn-guard-other", [])
     assert d.attach(node, {"id": "vif-guard"}).status_code == 204
     (group,) = d.portgroups(node)
-    held = f"portgroup {group.uuid} is a dynamic portgroup built for VIF vif-guard"
+    held = "is a dynamic portgroup built for VIF vif-guard"
 
     def refused(resp: httpx.Response, status: int) -> None:
         assert resp.status_code == status, resp.text
-        assert held in resp.json()["error_message"], resp.text
+        message = resp.json()["error_message"]
+        assert held in message and f"portgroup {group.uuid}" in message, resp.text
 
     # Deleting the group: 400 as Ironic answers for a portgroup with members, naming the VIF.
     failed = d.cli.run("port", "group", "delete", group.uuid)

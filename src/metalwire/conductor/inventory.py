@@ -453,9 +453,21 @@ def _detach_before_delete(conductor: Conductor, task: Task, vifs: list[str]) -> 
     """Tell the network interface about VIFs a forced delete (maintenance) takes away.
 
     Best effort: the delete goes on if the network service cannot be told; the record goes
-    with the port, portgroup or node in any case.
+    with the port, portgroup or node in any case (also when the node's interface is no
+    longer enabled, and so cannot be told).
     """
-    iface = conductor.network_interface(task.node)
+    if not vifs:
+        return
+    try:
+        iface = conductor.network_interface(task.node)
+    except InvalidParameterValue as exc:  # its interface is not enabled
+        LOG.warning(
+            "Deleting in maintenance: VIFs %s of node %s are not detached: %s",
+            ", ".join(vifs),
+            task.node.uuid,
+            exc,
+        )
+        return
     for vif in vifs:
         try:
             iface.vif_detach(task, vif)

@@ -73,10 +73,12 @@ class Inventory:
 DYNAMIC_PORTGROUP_LABELS = frozenset({"name", "extra"})
 
 
-def _dynamic_held(group: Portgroup, vif: str) -> str:
+def _dynamic_held(group: Portgroup, vif: str, subject: str = "") -> str:
+    """Why a dynamic portgroup holding a VIF cannot change; ``subject``: how the sentence
+    names the portgroup (``it`` when it is the object of the refused change)."""
     return (
-        f"portgroup {group.uuid} is a dynamic portgroup built for VIF {vif}; detach the VIF "
-        "first (the detach deletes the portgroup and frees its ports)"
+        f"{subject or f'portgroup {group.uuid}'} is a dynamic portgroup built for VIF {vif}; "
+        "detach the VIF first (the detach deletes the portgroup and frees its ports)"
     )
 
 
@@ -104,14 +106,20 @@ def refuse_dynamic_portgroup_change(current: Portgroup, changed: set[str], inv: 
         "node_uuid" if f == "node_id" else f for f in changed - DYNAMIC_PORTGROUP_LABELS
     )
     if held is not None and fields:
-        raise Conflict(f"Cannot change {', '.join(fields)} of {_dynamic_held(*held)}.")
+        group = held[0]
+        raise Conflict(
+            f"Cannot change {', '.join(fields)} of portgroup {group.uuid}: "
+            f"{_dynamic_held(*held, subject='it')}."
+        )
 
 
 def refuse_dynamic_portgroup_delete(current: Portgroup, inv: Inventory) -> None:
     """400, as Ironic 39 answers for any portgroup with members (a dynamic one has them)."""
     held = inv.attached_dynamic(current.id)
     if held is not None:
-        raise Invalid(f"Cannot delete {_dynamic_held(*held)}.")
+        group = held[0]
+        why = _dynamic_held(*held, subject="it")
+        raise Invalid(f"Cannot delete portgroup {group.uuid}: {why}.")
 
 
 def _refuse_move_of_vif_holder(kind: str, current: Port | Portgroup, inv: Inventory) -> None:

@@ -113,6 +113,15 @@ class Conductor:
     def network_interface(self, node: Node) -> NetworkInterface:
         return self.interfaces.get(node.network_interface)
 
+    def _calls_external_service(self, interface: str) -> bool:
+        """Whether a node on ``interface`` is held by a lease (its interface calls an external
+        service). A node whose interface is no longer enabled is held by a lease too: its
+        lock then assumes nothing of it, so that it can still be moved to an enabled
+        interface, put in maintenance or deleted; what needs the interface itself refuses
+        (400, "not enabled")."""
+        found = self.interfaces.by_name.get(interface)
+        return True if found is None else found.calls_external_service()
+
     def _find(self, ident: str | int) -> Node:
         with self.db.reading() as work:
             node = work.nodes.find(ident)
@@ -164,7 +173,7 @@ class Conductor:
 
     def runs_locally(self, node: Node) -> bool:
         """Whether operations on the node stay inside metalwire (no external service)."""
-        return not self.network_interface(node).calls_external_service()
+        return not self._calls_external_service(node.network_interface)
 
     def remembered_external(self, ident: str) -> bool | None:
         """Whether the node calls an external service, as remembered; None if not known.
@@ -174,7 +183,7 @@ class Conductor:
         ref = self.directory.peek(ident)
         if ref is None:
             return None
-        return self.interfaces.get(ref.network_interface).calls_external_service()
+        return self._calls_external_service(ref.network_interface)
 
     @contextlib.contextmanager
     def exclusive_task(
@@ -232,7 +241,7 @@ class Conductor:
                 stack.enter_context(self.locks.in_process(node_id, label, deadline))
                 stack.enter_context(self.locks.lease(node_id, label, deadline))
                 task = self._task(self._find(node_id), context, work=None, shared=False)
-                external = self.network_interface(task.node).calls_external_service()
+                external = self._calls_external_service(task.node.network_interface)
                 self._recover_interrupted(task, external)
                 tasks[node_id] = task
             yield tasks
@@ -251,7 +260,7 @@ class Conductor:
         state, a power change): that is committed on its own, so that the operation's own
         failure cannot undo it."""
         label = ref.label
-        external = self.interfaces.get(ref.network_interface).calls_external_service()
+        external = self._calls_external_service(ref.network_interface)
         if external and not wait:
             raise WouldWait(f"node {label} calls an external network service")
         asked = time.perf_counter()
@@ -275,7 +284,7 @@ class Conductor:
         if node is None:
             return None
         task = self._task(node, context, work, shared=False)
-        if not ref.matches(node) or self.network_interface(node).calls_external_service() != (
+        if not ref.matches(node) or self._calls_external_service(node.network_interface) != (
             external
         ):
             return None
@@ -306,8 +315,11 @@ class Conductor:
         Only an operation holding the node lock leaves a pending record, and this task holds
         it now: any pending record of the node belongs to an operation that was cut short.
         """
+        pending = [a for a in task.attachments if a.pending]
+        if not pending:  # the interface is not needed (nor need it be enabled)
+            return
         iface = self.network_interface(task.node)
-        for attachment in [a for a in task.attachments if a.pending]:
+        for attachment in pending:
             operation = iface.interrupted_operation(attachment).capitalize()
             iface.recover_interrupted_attach(task, attachment)
             task.attachments.remove(attachment.vif_id)
