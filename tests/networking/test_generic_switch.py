@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
+from metalwire.errors import NetworkError
+from metalwire.networking import generic_switch_workers
+from metalwire.networking.bonds import Bond
 from metalwire.networking.generic_switch import (
     GenericSwitchDevice,
     device_config,
     hidden_errors,
     login_settings,
+    operations,
 )
 from metalwire.networking.switch_file import parse_switch_file
+from metalwire.networking.switch_ports import SwitchChange
+from metalwire.networking.switchport import SwitchportConfig
 
 SECTION = """\
 [switch:tor-1]
@@ -94,3 +104,65 @@ def test_an_operation_may_take_its_login_timeout_and_a_minute_more() -> None:
     five = login_settings(5)
     assert (shorter.timeout, shorter.login, shorter.read_login) == (65.0, five, five)
     assert GenericSwitchDevice(switch, timeout=2, login_timeout=5).timeout == 2
+
+
+INJECTIONS = [
+    "swp1 vlan_mode=access -- set port swp2 tag=100 -- set port swp1",
+    "swp1;touch /tmp/injected;echo",
+    "$(reboot)",
+]
+ACCESS = SwitchportConfig("access", 100)
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """What reached networking-generic-switch's worker (nothing should)."""
+    calls: list[Any] = []
+
+    def call(*args: Any) -> dict[str, Any]:
+        calls.append(args)
+        return {"output": "", "outputs": [], "commands": []}
+
+    monkeypatch.setattr(generic_switch_workers, "call", call)
+    return calls
+
+
+def _ovs() -> GenericSwitchDevice:
+    (switch,) = parse_switch_file(SECTION.replace("dell_os10", "ovs_linux"), "sw.ini").values()
+    return GenericSwitchDevice(switch)
+
+
+@pytest.mark.parametrize("port_id", INJECTIONS)
+def test_no_operation_is_built_for_a_port_name_a_shell_reads_as_more(port_id: str) -> None:
+    with pytest.raises(NetworkError, match=r"letters, digits and _\.:/- only"):
+        operations(port_id, ACCESS, None, device_type="netmiko_ovs_linux")
+    bond = Bond("bond0", ("swp1", port_id))
+    with pytest.raises(NetworkError, match="refused to send the switch a command"):
+        operations("bond0", ACCESS, None, bond, "netmiko_ovs_linux")
+    with pytest.raises(NetworkError):
+        operations("swp1", ACCESS, None, None, "netmiko_ovs_linux", previous_bond=bond)
+
+
+@pytest.mark.parametrize("port_id", INJECTIONS)
+def test_a_device_sends_nothing_for_a_port_name_a_shell_reads_as_more(
+    port_id: str, sent: list[Any]
+) -> None:
+    device = _ovs()
+
+    with pytest.raises(NetworkError, match=r"letters, digits and _\.:/- only"):
+        device.set_port(port_id, ACCESS, None)
+    with pytest.raises(NetworkError):
+        device.render([SwitchChange(device.switch, port_id, ACCESS, None)])
+    with pytest.raises(NetworkError, match=r"letters, digits and _\.:/- only"):
+        device.read_ports(["swp1", port_id])
+
+    assert sent == []
+
+
+def test_real_interface_names_are_sent(sent: list[Any]) -> None:
+    device = _ovs()
+
+    operations("Ethernet1/1", ACCESS, None, device_type="netmiko_ovs_linux")
+    device.set_port("xe-0/0/1:2", ACCESS, None)
+
+    assert len(sent) == 1

@@ -25,14 +25,14 @@ def _switch(device_type: str) -> SwitchDefinition:
     return SwitchDefinition("tor-9", "generic-switch", device_type, "192.0.2.1", "u", 1)
 
 
-def _audited(device_type: str, state: str = "active") -> AuditedPort:
+def _audited(device_type: str, state: str = "active", port_id: str = "e1") -> AuditedPort:
     node = SimpleNamespace(uuid="node-1", name="n1", provision_state=state)
     task = SimpleNamespace(
         node=node, portgroups=[], vif_on=lambda target: None, portgroup_by_id=lambda _id: None
     )
     port = SimpleNamespace(uuid="port-1", portgroup_id=None)
     config = SwitchportConfig("access", 200)
-    return AuditedPort(cast(Task, task), cast(Port, port), _switch(device_type), "e1", config)
+    return AuditedPort(cast(Task, task), cast(Port, port), _switch(device_type), port_id, config)
 
 
 class Reader:
@@ -41,6 +41,7 @@ class Reader:
 
     def read_ports(self, port_ids: Sequence[str]) -> dict[str, str]:
         self.reads += 1
+        self.read = list(port_ids)
         if self.answer is None:
             raise NetworkError("read ports failed: TimeoutError: timed out")
         return dict.fromkeys(port_ids, self.answer)
@@ -97,3 +98,14 @@ def test_a_mismatch_is_found_and_a_node_mid_step_is_skipped(tmp_path: Path) -> N
         ("switchport_mismatch", 200, 300)
     ]
     assert reader.reads == 1
+
+
+def test_a_port_named_unlike_a_switch_interface_is_not_read(tmp_path: Path) -> None:
+    reader = Reader("200\naccess\n[]\n")
+    bad = _audited("netmiko_ovs_linux", port_id="e2;touch /tmp/x")
+
+    findings, not_checked = _audit(reader, _audited("netmiko_ovs_linux"), bad, tmp_path=tmp_path)
+
+    assert findings == [] and reader.read == ["e1"]
+    assert [n["where"] for n in not_checked] == ["switch tor-9 port e2;touch /tmp/x"]
+    assert "letters, digits and _.:/- only" in not_checked[0]["reason"]

@@ -107,6 +107,25 @@ def test_a_mistake_is_refused_with_its_line(text: str, message: str) -> None:
     assert "s3cret" not in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    "name", ["rack4/tor-1", "..", "../tor-1", ".hidden", "tor 1", "tor;1", "tor-1$", "tor\\1"]
+)
+def test_a_switch_name_that_cannot_name_a_file_is_refused(name: str) -> None:
+    text = GOOD.replace("[switch:tor-2]", f"[switch:{name}]")
+
+    with pytest.raises(InvalidParameterValue) as caught:
+        parse_switch_file(text, "sw.ini")
+
+    message = str(caught.value)
+    assert message.startswith(f"switch file sw.ini line 13: switch name {name!r} in [switch:")
+    assert "letters, digits and _.- only, and may not begin with '.'" in message
+
+
+@pytest.mark.parametrize("name", ["tor-9", "TOR_1", "rack4.tor-1", "r4-tor.1", "1"])
+def test_a_switch_name_of_letters_digits_and_dots_is_taken(name: str) -> None:
+    assert name in parse_switch_file(GOOD.replace("[switch:tor-2]", f"[switch:{name}]"), "sw")
+
+
 def test_an_unreadable_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(InvalidParameterValue, match=r"switches.ini: cannot be read"):
         load_switch_file(tmp_path / "switches.ini")

@@ -129,6 +129,9 @@ def update_node(
                     f"VIFs are attached ({', '.join(a.vif_id for a in task.attachments)})."
                 )
         changes = hardware_types.on_update(conductor.config.default, node.driver, changes)
+        adopted = changes.get("network_interface")
+        if adopted is not None and adopted != node.network_interface:
+            conductor.interfaces.get(adopted).node_adopted(task)
         if changes.get("maintenance") is False:
             changes = {**changes, "maintenance_reason": None}
         return task.inventory.update_node(_with_display_name(node, changes))
@@ -244,6 +247,7 @@ def create_port(conductor: Conductor, context: RequestContext, values: dict[str,
         values.setdefault("pxe_enabled", True)
         inventory = Inventory.of([task])
         check_port(Port(**values), None, inventory, portgroup, legacy_vif=new_vif)
+        conductor.network_interface(task.node).port_created(task, Port(**values))
         follow = _adopted_physnet(task, Port(**values), None, inventory)
 
         def write() -> Port:

@@ -109,6 +109,13 @@ class NetworkInterface(abc.ABC):
         Raise to refuse the change (nothing is stored then).
         """
 
+    def port_created(self, task: Task, port: Port) -> None:
+        """Called before a new port of ``task``'s node is stored; raise to refuse it."""
+
+    def node_adopted(self, task: Task) -> None:
+        """Called before ``task``'s node (with its ports) is changed to this network
+        interface; raise to refuse the change."""
+
     def portgroup_changed(self, task: Task, portgroup: Portgroup, changed: Collection[str]) -> None:
         """Called before a portgroup update is stored; raise to refuse it."""
 

@@ -37,6 +37,7 @@ from typing import Any
 
 from metalwire.db.models import Port, Portgroup
 from metalwire.errors import InvalidParameterValue
+from metalwire.networking.port_ids import PORT_ID, PORT_ID_CHARACTERS
 from metalwire.networking.switch_file import SwitchDefinition, find_switch
 from metalwire.networking.switchport import (
     MODES,
@@ -63,8 +64,6 @@ LAG_KEY = "lag"
 AGGREGATION_MODES = ("lacp", "static")
 _LAG_KEYS = frozenset({"mode", "native_vlan", "allowed_vlans", "aggregation_mode", "mtu"})
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
-# what a member's port_id may be: it goes into the switch's shell in the bond command
-_PORT_ID = re.compile(r"[A-Za-z0-9_.:/-]+")
 _MAX_BOND_NAME = 64
 
 
@@ -166,10 +165,10 @@ def check_bond_members(
             )
         switch = found
         port_id = str(link["port_id"])
-        if not _PORT_ID.fullmatch(port_id):
+        if not PORT_ID.fullmatch(port_id):
             raise InvalidParameterValue(
                 f"{where} its member port {port.uuid} has port_id {port_id!r}: a bond's "
-                "members must be named with letters, digits and _.:/- only."
+                f"members must be named with {PORT_ID_CHARACTERS}."
             )
         port_ids.append(port_id)
     assert switch is not None

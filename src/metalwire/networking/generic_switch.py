@@ -17,6 +17,7 @@ from metalwire.config_switch import SWITCH_LOGIN_TIMEOUT
 from metalwire.errors import NetworkError
 from metalwire.networking import generic_switch_workers
 from metalwire.networking.bonds import Bond, ovs_bond_command, ovs_unbond_command
+from metalwire.networking.port_ids import port_id_problem
 from metalwire.networking.switch_file import SwitchDefinition
 from metalwire.networking.switch_ports import SwitchChange
 from metalwire.networking.switchport import SwitchportConfig
@@ -88,8 +89,10 @@ def operations(
     ``plug_bond_to_network`` / ``unplug_bond_from_network`` on its name, after the command
     that makes it on a ``device_type`` where metalwire knows one
     (:mod:`metalwire.networking.bonds`); a ``previous_bond`` other than ``bond`` is taken
-    apart before anything else, where metalwire knows how.
+    apart before anything else, where metalwire knows how. Raises NetworkError for a port
+    or bond name that is no switch interface name (nothing is built, nor sent).
     """
+    _check_names([port_id], bond, previous_bond)
     calls: list[Operation] = []
     take_apart = _UNBOND_COMMANDS.get(device_type)
     if previous_bond is not None and previous_bond != bond and take_apart is not None:
@@ -114,6 +117,20 @@ def operations(
         )
         calls.append((plug, [port_id, config.native_vlan], {"trunk_details": details}))
     return calls
+
+
+def _check_names(port_ids: Sequence[str], *bonds: Bond | None) -> None:
+    """Raise NetworkError, before any command is built, for a port or bond name that is no
+    switch interface name (:mod:`metalwire.networking.port_ids`): the device classes put
+    names into the switch's commands as they are."""
+    names = list(port_ids)
+    for bond in bonds:
+        if bond is not None:
+            names += [bond.name, *bond.members]
+    for name in names:
+        problem = port_id_problem(name)
+        if problem is not None:
+            raise NetworkError(f"refused to send the switch a command: {problem}")
 
 
 def device_config(switch: SwitchDefinition) -> dict[str, str]:
@@ -219,10 +236,12 @@ class GenericSwitchDevice:
         """What the switch answers to the read command of each port, over one SSH login.
 
         Raises NetworkError when the device type has no read command
-        (:func:`read_command`) or the switch cannot be read."""
+        (:func:`read_command`), a port's name is no switch interface name (nothing is sent)
+        or the switch cannot be read."""
         template = read_command(self.switch.device_type)
         if template is None:
             raise NetworkError(f"device type {self.switch.device_type} cannot be read back")
+        _check_names(port_ids)
         commands = [template.format(port=port_id) for port_id in port_ids]
         outputs = self._call("read ports", {"show": commands}, self.read_login)["outputs"]
         return dict(zip(port_ids, (str(output) for output in outputs), strict=True))

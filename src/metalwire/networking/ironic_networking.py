@@ -42,6 +42,7 @@ from metalwire.networking.bonds import (
     split_bonds,
 )
 from metalwire.networking.drift import Finding, NotChecked
+from metalwire.networking.port_ids import port_id_problem
 from metalwire.networking.switch_audit import AuditedPort, audit_ports
 from metalwire.networking.switch_file import (
     SWITCH_DRIVERS,
@@ -408,8 +409,17 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         if "extra" in changed and is_lag(portgroup):
             parse_lag(portgroup)  # Ironic validates extra.lag; members are checked at use
 
+    def port_created(self, task: Task, port: Port) -> None:
+        self.check_port_id(port)
+
+    def node_adopted(self, task: Task) -> None:
+        for port in task.ports:
+            self.check_port_id(port)
+
     def port_changed(self, task: Task, port: Port, changed: Collection[str]) -> None:
         super().port_changed(task, port, changed)
+        if "node_id" in changed:  # moved here from another node
+            self.check_port_id(port)
         if SWITCH_FIELDS & set(changed):
             self.check_port(task, port)
             if task.node.provision_state == "active":
@@ -417,8 +427,23 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
                 wanted = self._vif_network_of(task, port) or self._tenant_config(port)
                 self._apply(task, [(port, wanted)])
 
+    def check_port_id(self, port: Port) -> None:
+        """Refuse a port whose link names a switch of the switch file by a ``port_id`` that
+        is no switch interface name (:mod:`metalwire.networking.port_ids`): it would go into
+        the switch's commands."""
+        link = port.local_link_connection or {}
+        if not link.get("switch_id") or "port_id" not in link:
+            return
+        if find_switch(self.switches, str(link["switch_id"])) is None:
+            return
+        problem = port_id_problem(link["port_id"])
+        if problem is not None:
+            raise InvalidParameterValue(f"Port {port.uuid} local_link_connection {problem}.")
+
     def check_port(self, task: Task, port: Port) -> None:
-        """Refuse a port whose switchport configuration cannot be applied to its switch."""
+        """Refuse a port whose switch interface name or switchport configuration cannot be
+        applied to its switch."""
+        self.check_port_id(port)
         value = (port.extra or {}).get("switchport")
         if not value:
             return

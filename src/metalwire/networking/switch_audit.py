@@ -23,6 +23,7 @@ from metalwire.db.models import Port
 from metalwire.errors import NetworkError
 from metalwire.networking.drift import SWITCHPORT_MISMATCH, Finding, NotChecked
 from metalwire.networking.generic_switch import hidden_errors, read_command
+from metalwire.networking.port_ids import port_id_problem
 from metalwire.networking.switch_file import SwitchDefinition
 from metalwire.networking.switch_ports import switch_lock
 from metalwire.networking.switchport import SwitchportConfig
@@ -139,18 +140,28 @@ def _audit_switch(
         return [], [_not_checked(port, reason) for port in ports]
     if not isinstance(device, PortReader):
         return [], [_not_checked(port, "its switch driver reads nothing back") for port in ports]
+    # a name that is no switch interface name is not read (read_ports refuses it)
+    unnamed = [
+        _not_checked(port, f"not read: {problem}")
+        for port in ports
+        if (problem := port_id_problem(port.port_id)) is not None
+    ]
+    ports = [port for port in ports if port_id_problem(port.port_id) is None]
+    if not ports:
+        return [], unnamed
     try:
         with switch_lock(lock_dir, switch.name):
             answers = device.read_ports(list(dict.fromkeys(port.port_id for port in ports)))
     except NetworkError as exc:
-        return [], [_not_checked(port, f"the switch was not read: {exc}") for port in ports]
+        reason = f"the switch was not read: {exc}"
+        return [], unnamed + [_not_checked(port, reason) for port in ports]
     findings = []
     for audited in ports:
         expected = expected_state(audited.expected)
         actual = parse(answers[audited.port_id])
         if actual != expected:
             findings.append(_finding(audited, expected, actual))
-    return findings, []
+    return findings, unnamed
 
 
 def audit_ports(

@@ -14,7 +14,8 @@ Ironic's generic-switch INI format, one section per switch::
     allowed_vlans = 100,200-299
 
 A port names its switch in ``local_link_connection.switch_id``, by the section's name or by
-its ``mac_address``. Every mistake is refused with the file and line it is on; secrets
+its ``mac_address``. A switch's name is letters, digits and ``_.-``, not beginning with ``.``
+(it names the switch's lock file). Every mistake is refused with the file and line it is on; secrets
 (``password``, ``enable_secret``) never appear in a message or a ``repr``.
 """
 
@@ -42,6 +43,8 @@ SWITCH_DRIVERS = frozenset({"generic-switch"})
 _SECTION = re.compile(r"^\[\s*(?P<name>[^\]]*?)\s*\]$")
 _OPTION = re.compile(r"^(?P<key>[A-Za-z_][A-Za-z0-9_]*)\s*[=:]\s*(?P<value>.*)$")
 _SWITCH_PREFIX = "switch:"
+# a switch's name names its lock file in data_dir/switch-locks
+_SWITCH_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
 _KEYS = frozenset(
     {
         "driver_type",
@@ -142,6 +145,11 @@ def parse_switch_file(text: str, where: str) -> dict[str, SwitchDefinition]:
             if not name.startswith(_SWITCH_PREFIX) or not name[len(_SWITCH_PREFIX) :].strip():
                 raise fail(f"section [{name}] is not [switch:<name>]")
             switch = name[len(_SWITCH_PREFIX) :].strip()
+            if not _SWITCH_NAME.fullmatch(switch):
+                raise fail(
+                    f"switch name {switch!r} in [{name}] may hold letters, digits and _.- "
+                    "only, and may not begin with '.' (it names files of the switch)"
+                )
             if switch in sections:
                 raise fail(
                     f"switch {switch!r} is defined twice (first on line {sections[switch][0]})"
