@@ -13,7 +13,8 @@ import httpx
 import pytest
 
 from metalwire.networking.ironic_networking import generic_switch_installed
-from tests.support.helpers import fault, settled_node
+from tests.support.generic_switch import GenericSwitchRunner
+from tests.support.helpers import fault, settled_node, skip_or_fail
 from tests.support.server import MetalwireServer, free_port
 
 HEADERS = {"X-OpenStack-Ironic-API-Version": "1.78"}
@@ -201,3 +202,28 @@ def test_serve_refuses_a_bad_switch_file_naming_its_line(tmp_path: Path) -> None
     assert result.returncode == 2, result.stderr
     assert f"switch file {switch_file} line 8: switch 'tor-1': allowed_vlans" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.server
+def test_a_stored_port_id_a_switch_would_run_fails_the_node_validation(tmp_path: Path) -> None:
+    # stored while its switch was not in the switch file: metalwire programmed none for it
+    switch_file = tmp_path / "switches.ini"
+    switch_file.write_text(SWITCH_FILE)
+    link = {"switch_id": "tor-2", "port_id": "swp1;reboot"}
+    runner = GenericSwitchRunner()
+    if runner.missing:
+        skip_or_fail(runner.missing)
+    python = str(runner.venv / "bin" / "python")
+    env = {**_env(switch_file), "METALWIRE_IRONIC_NETWORKING_GENERIC_SWITCH_PYTHON": python}
+    server = MetalwireServer(tmp_path / "server", env=env)
+    with server, httpx.Client(base_url=server.url, headers=HEADERS, timeout=30) as http:
+        _, port = _node_with_port(http, local_link_connection=link)
+        assert http.get("/v1/nodes/n1/validate").json()["network"]["result"] is True
+    tor2 = SWITCH_FILE.replace("tor-1", "tor-2").replace("mac_address = 00:00:5e:00:53:01\n", "")
+    switch_file.write_text(SWITCH_FILE + "\n" + tor2)
+    with server, httpx.Client(base_url=server.url, headers=HEADERS, timeout=30) as http:
+        network = http.get("/v1/nodes/n1/validate").json()["network"]
+
+    assert network["result"] is False
+    assert f"Port {port['uuid']} local_link_connection port_id 'swp1;reboot'" in network["reason"]
+    assert "letters, digits and _.:/- only" in network["reason"]
