@@ -92,6 +92,55 @@ def test_an_operation_past_its_timeout_is_named_and_its_process_ended(python: st
         assert server.children() == []  # ended by its alarm
 
 
+ORPHANINGS = {
+    # metalwire killed (SIGKILL): the server sees its input close and ends
+    "input-closed": lambda server: server.process.stdin.close(),
+    "server-killed": lambda server: server.process.kill(),
+}
+
+
+@pytest.mark.parametrize("orphaning", sorted(ORPHANINGS))
+def test_an_operation_ends_with_its_worker_server(python: str, orphaning: str) -> None:
+    """An operation's process does not outlive the server that forked it: else it would go
+    on programming the switch, unlocked, beside the operations of a restarted metalwire."""
+    silent = socket.socket()  # accepts the SSH connection and never says a word
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    with silent:
+        switch = SwitchDefinition(
+            name="silent", driver_type="generic-switch", device_type="netmiko_ovs_linux",
+            address="127.0.0.1", port=silent.getsockname()[1], username="admin",
+            password="hunter2-secret", line=1,
+        )  # fmt: skip
+        device = GenericSwitchDevice(switch, python, timeout=120)
+        failed: list[BaseException] = []
+
+        def operate() -> None:
+            try:
+                device.set_port("swp1", SwitchportConfig("access", 200), None)
+            except BaseException as error:
+                failed.append(error)
+
+        operating = threading.Thread(target=operate, daemon=True)
+        operating.start()
+        server = generic_switch_workers.server_of(python)
+        deadline = time.monotonic() + 30
+        while not (children := psutil.Process(server.process.pid).children()):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        (child,) = children
+        time.sleep(0.5)  # well into its connection
+        assert child.is_running()
+
+        ORPHANINGS[orphaning](server)
+        server.process.wait(10)
+        gone, _ = psutil.wait_procs([child], timeout=3)
+        assert gone == [child], f"operation {child.pid} still runs without its server"
+        operating.join(10)
+        assert len(failed) == 1 and isinstance(failed[0], NetworkError), failed
+    generic_switch_workers.stop_all()
+
+
 def test_an_interpreter_without_networking_generic_switch_is_named(tmp_path: Path) -> None:
     bare = tmp_path / "python-without-site-packages"
     bare.write_text(f'#!/bin/sh\nexec "{sys.executable}" -I -S "$@"\n')

@@ -24,13 +24,17 @@ A request is ``{"device": {...}, "name": ..., "timeout": seconds}`` and one of:
   answers ``{"outputs": [...]}``.
 
 Any failure answers ``{"error": "<class>: <text>"}``; a child still working after ``timeout``
-is ended by SIGALRM. It imports nothing of metalwire: any interpreter with
-networking-generic-switch runs it.
+is ended by SIGALRM. A child does not outlive the server: on Linux it is killed when the server
+ends, however it ends (``PR_SET_PDEATHSIG``), and a server that ends of itself kills those still
+running first; a restarted metalwire, which takes the switch's lock again, never finds one of
+its predecessor's operations still at the switch. It imports nothing of metalwire: any
+interpreter with networking-generic-switch runs it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import math
 import os
@@ -124,6 +128,39 @@ def _answer_one(connection: socket.socket) -> None:
 
 
 _ENDING_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+#: The server's children still running (or ended and not yet reaped, so their ids are not
+#: reused): those it kills when it ends.
+_children: set[int] = set()
+
+
+def _reap(_signum: int, _frame: object) -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        _children.discard(pid)
+
+
+def _kill_children() -> None:
+    for pid in list(_children):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _die_with(server: int) -> None:
+    """In a forked child: be killed when the server ends, even by SIGKILL (Linux); ended
+    already if the server ended before that was asked."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):  # no libc to ask: the server's own kill remains
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != server:
+        os._exit(1)
 
 
 def _end(signum: int, _frame: object) -> None:
@@ -131,13 +168,22 @@ def _end(signum: int, _frame: object) -> None:
 
 
 def _fork_for(connection: socket.socket, listener: socket.socket) -> None:
-    if os.fork() != 0:
+    server = os.getpid()
+    # no reaping between the fork and the child's id being recorded: a reaped id recorded
+    # after would be killed at the end, maybe another process's by then
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+    pid = os.fork()
+    if pid != 0:
+        _children.add(pid)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
         connection.close()
         return
     status = 1
     try:
+        _die_with(server)
         for signum in (signal.SIGCHLD, signal.SIGHUP, *_ENDING_SIGNALS):
             signal.signal(signum, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
         listener.close()
         devnull = os.open(os.devnull, os.O_RDWR)
         for descriptor in (0, 1):  # the server's pipes are not the operation's
@@ -158,7 +204,8 @@ def serve(path: str) -> None:
     signal.signal(signal.SIGHUP, signal.SIG_IGN)  # metalwire's reload: nothing to reload here
     try:
         _serve(path)
-    finally:  # the socket, if bound, and the directory made for it
+    finally:  # its operations, the socket, if bound, and the directory made for it
+        _kill_children()
         for remove, what in ((os.unlink, path), (os.rmdir, os.path.dirname(path))):
             with contextlib.suppress(OSError):
                 remove(what)
@@ -170,7 +217,7 @@ def _serve(path: str) -> None:
     except Exception as error:
         print(json.dumps({"error": f"{type(error).__name__}: {error}"}), flush=True)
         return
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped as they end
+    signal.signal(signal.SIGCHLD, _reap)  # children are reaped as they end
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
         try:
             listener.bind(path)
