@@ -1,14 +1,18 @@
 """What ``ironic-networking`` records of a switch port (``internal_info.switchport_applied``)
-stays true across later saves of the port, through a real ``metalwire serve`` on the
-emulated switch."""
+stays true across later saves of the port, and a port cabled elsewhere (its
+``local_link_connection`` changed or removed) or deleted leaves no switch port on its network,
+through a real ``metalwire serve`` on the emulated switch."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from tests.support.helpers import settled_node
 from tests.support.switch import EmulatedSwitch, PortVlan
-from tests.switch.conftest import IDLE, OTHER, TENANT
-from tests.switch.test_ironic_networking_states import _node, _provision
+from tests.switch.conftest import CLEANING, IDLE, OTHER, TENANT
+from tests.switch.test_ironic_networking_states import _node, _provision, _state
+
+ACCESS_TENANT = {"mode": "access", "native_vlan": TENANT}
 
 
 def _applied(http: Any, port: str) -> Any:
@@ -66,3 +70,79 @@ def test_a_switchport_patch_leaves_a_port_on_the_network_its_vif_named(
     assert _applied(http, port) == {"mode": "access", "native_vlan": TENANT, "allowed_vlans": []}
     assert http.delete("/v1/nodes/k/vifs/vif-k").status_code == 204
     assert switch.port_vlan("swp1").tag == IDLE
+
+
+def _access(vlan: int) -> PortVlan:
+    return PortVlan(tag=vlan, vlan_mode="access", trunks=())
+
+
+def test_a_link_moved_on_an_active_node_resets_the_old_switch_port_and_sets_the_new(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    switch = emulated_switch
+    http = http_for(switch)
+    port = _node(http, "m", "ramdisk", "swp1", extra={"switchport": ACCESS_TENANT})["uuid"]
+    _provision(http, "m", "active")
+    assert switch.port_vlan("swp1") == _access(TENANT)
+    switch.set_access_vlan("swp2", OTHER)  # whatever the new switch port was left on
+
+    moved = [{"op": "replace", "path": "/local_link_connection/port_id", "value": "swp2"}]
+    resp = http.patch(f"/v1/ports/{port}", json=moved)
+
+    assert resp.status_code == 200, resp.text
+    assert switch.port_vlan("swp1") == _access(IDLE)  # no longer the node's: reset
+    assert switch.port_vlan("swp2") == _access(TENANT)
+    assert _applied(http, port) == {"mode": "access", "native_vlan": TENANT, "allowed_vlans": []}
+
+    # the link and the switchport removed at once (a switchport needs a link)
+    removed = [
+        {"op": "remove", "path": "/local_link_connection"},
+        {"op": "remove", "path": "/extra/switchport"},
+    ]
+    resp = http.patch(f"/v1/ports/{port}", json=removed)
+
+    assert resp.status_code == 200, resp.text
+    assert switch.port_vlan("swp2") == _access(IDLE)
+    assert _applied(http, port) is None
+    assert "switchport_applied" not in http.get(f"/v1/ports/{port}").json()["internal_info"]
+
+
+def test_a_link_moved_while_cleaning_puts_the_new_switch_port_on_the_cleaning_network(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    switch = emulated_switch
+    http = http_for(switch, METALWIRE_CONDUCTOR_CLEAN_CALLBACK_TIMEOUT="0")
+    port = _node(http, "c", "direct", "swp1")["uuid"]
+    _provision(http, "c", "manage")
+    body = {
+        "target": "clean",
+        "clean_steps": [{"interface": "deploy", "step": "erase_devices"}],
+    }
+    assert http.put("/v1/nodes/c/states/provision", json=body).status_code == 202
+    settled_node(lambda: _state(http, "c"))
+    assert _state(http, "c")["provision_state"] == "clean wait"
+    assert switch.port_vlan("swp1") == _access(CLEANING)
+
+    moved = [{"op": "replace", "path": "/local_link_connection/port_id", "value": "swp3"}]
+    resp = http.patch(f"/v1/ports/{port}", json=moved)
+
+    assert resp.status_code == 200, resp.text
+    assert switch.port_vlan("swp1") == _access(IDLE)
+    assert switch.port_vlan("swp3") == _access(CLEANING)
+
+    _provision(http, "c", "abort", version="1.13")  # back on idle: the new switch port
+    assert switch.port_vlan("swp3") == _access(IDLE)
+
+
+def test_a_port_deleted_from_an_active_node_leaves_its_switch_port_on_idle(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    switch = emulated_switch
+    http = http_for(switch)
+    port = _node(http, "d", "ramdisk", "swp1", extra={"switchport": ACCESS_TENANT})["uuid"]
+    _provision(http, "d", "active")
+    assert switch.port_vlan("swp1") == _access(TENANT)
+
+    assert http.delete(f"/v1/ports/{port}").status_code == 204
+
+    assert switch.port_vlan("swp1") == _access(IDLE)

@@ -521,7 +521,7 @@ def delete_port(conductor: Conductor, context: RequestContext, uuid: str) -> Non
             _refuse_if_vif(task, current)
             vif = task.vif_on(current)
             _detach_before_delete(conductor, task, [vif] if vif else [])
-            task.inventory.delete_port(uuid)
+            conductor.network_interface(task.node).remove_port(task, current)
 
     _until_still_there(attempt)
 

@@ -119,6 +119,11 @@ class NetworkInterface(abc.ABC):
     def portgroup_changed(self, task: Task, portgroup: Portgroup, changed: Collection[str]) -> None:
         """Called before a portgroup update is stored; raise to refuse it."""
 
+    def remove_port(self, task: Task, port: Port) -> None:
+        """Delete ``port`` of the node (its VIF, if any, already detached); an interface
+        that configured something for it undoes that with the deletion. Raise to refuse."""
+        task.inventory.delete_port(port.uuid)
+
     def recover_interrupted_attach(self, task: Task, attachment: VifAttachment) -> None:
         """Undo what an attach interrupted by the death of its process did outside metalwire.
 

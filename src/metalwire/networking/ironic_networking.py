@@ -15,7 +15,10 @@ records them. Each state hook puts every port with a switch link on its network,
 39 does: the provisioning or cleaning network (``[ironic_networking] <state>_network``, or the
 same key of the node's ``driver_info``), the port's own ``extra["switchport"]`` when the node
 goes active (and again when it changes on an active node), and the idle network afterwards
-(no VLAN configuration when none is set). A state network left empty leaves the ports alone.
+(no VLAN configuration when none is set). A port whose link moves to another switch port, or
+goes, has its old switch port reset to the idle network and the new one set to what the port
+is on in the node's state; a deleted port's switch port is reset too. A state network left
+empty leaves the ports alone.
 What each port was set to is kept in its ``internal_info["switchport_applied"]``; the changes
 of one hook are all or nothing (:mod:`metalwire.networking.switch_ports`). The members of a
 portgroup with ``extra["lag"]`` are set as one bond (:mod:`metalwire.networking.bonds`).
@@ -33,7 +36,12 @@ from typing import Any, cast
 
 from metalwire.config import Config
 from metalwire.db.models import Port, Portgroup, VifAttachment
-from metalwire.errors import InvalidParameterValue, NetworkError, NetworkInterfaceInvalid
+from metalwire.errors import (
+    Conflict,
+    InvalidParameterValue,
+    NetworkError,
+    NetworkInterfaceInvalid,
+)
 from metalwire.networking.base import NetworkInterface, StoredVifMixin, VifInfo
 from metalwire.networking.bonds import (
     check_bond_members,
@@ -253,18 +261,31 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         """Set each port's switch port (all or nothing), then record what was set and run
         ``also`` in one transaction; if that fails, the switch ports are put back."""
         planned = self.switch_changes(task, wanted)
-        changes = [change for _, change in planned]
+        infos = [
+            # the bond is kept while it is on the switch
+            (port, _recorded(port, applied_record(change.config, change.bond)))
+            for ports, change in planned
+            for port in ports
+        ]
+        self._commit(task, [change for _, change in planned], infos, also)
+
+    def _commit(
+        self,
+        task: Task,
+        changes: Sequence[SwitchChange],
+        infos: Iterable[tuple[Port, dict[str, Any]]],
+        also: Callable[[], None] | None = None,
+    ) -> None:
+        """Make ``changes`` on the switches (all or nothing), then store each port's new
+        ``internal_info`` and run ``also`` in one transaction; if that fails, the switch
+        ports are put back."""
         if changes and self.driver_problem is not None:
             raise NetworkInterfaceInvalid(self.driver_problem)
         apply_changes(changes, self.device_factory, self.lock_dir)
         try:
             with task.atomic():
-                for ports, change in planned:
-                    for port in ports:
-                        # the bond is kept while it is on the switch
-                        record = applied_record(change.config, change.bond)
-                        info = {**port.internal_info, APPLIED_KEY: record}
-                        task.inventory.update_port(port.uuid, {"internal_info": info})
+                for port, info in infos:
+                    task.inventory.update_port(port.uuid, {"internal_info": info})
                 if also is not None:
                     also()
         except BaseException:
@@ -420,12 +441,107 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         super().port_changed(task, port, changed)
         if "node_id" in changed:  # moved here from another node
             self.check_port_id(port)
-        if SWITCH_FIELDS & set(changed):
-            self.check_port(task, port)
-            if task.node.provision_state == "active":
-                # as at deploy: a VIF that named its network keeps the port there
-                wanted = self._vif_network_of(task, port) or self._tenant_config(port)
-                self._apply(task, [(port, wanted)])
+        if not SWITCH_FIELDS & set(changed):
+            return
+        self.check_port(task, port)
+        stored = next((p for p in task.ports if p.uuid == port.uuid), None)
+        if stored is not None and self._link_moved(stored, port):
+            self._move_link(task, stored, port)
+        elif task.node.provision_state == "active":
+            self._apply(task, [(port, self._active_config(task, port))])
+
+    def _active_config(self, task: Task, port: Port) -> SwitchportConfig | None:
+        """As at deploy: a VIF that named its network keeps the port there, else its
+        switchport."""
+        return self._vif_network_of(task, port) or self._tenant_config(port)
+
+    def _link_of(self, port: Port) -> tuple[str, str] | None:
+        """The switch (by its name in the switch file) and switch port a port is cabled to,
+        None without one metalwire can drive."""
+        switch = self._switch_of(port)
+        if switch is None:
+            return None
+        return switch.name, str((port.local_link_connection or {})["port_id"])
+
+    def _link_moved(self, stored: Port, port: Port) -> bool:
+        """Whether ``port`` names another switch port than the one metalwire configured for
+        ``stored`` (or none any more)."""
+        return APPLIED_KEY in (stored.internal_info or {}) and self._link_of(
+            stored
+        ) != self._link_of(port)
+
+    def _move_link(self, task: Task, stored: Port, port: Port) -> None:
+        """A configured port cabled elsewhere, or no longer: its old switch port is reset
+        (the idle network, else no VLAN configuration), and the new one, whatever it is set
+        to now, is put on the network the port is on in this state (on an active node: as
+        at deploy), all or nothing."""
+        bond = applied_bond(stored)
+        if bond is not None:
+            raise Conflict(
+                f"Port {port.uuid} is a member of bond {bond.name} on its switch: its "
+                "local_link_connection cannot change while it is."
+            )
+        changes = []
+        reset = self._reset_change(task, stored)
+        if reset is not None:
+            changes.append(reset)
+        now = applied(stored)
+        wanted = (
+            self._active_config(task, port) if task.node.provision_state == "active" else None
+        ) or now
+        new_switch = self._switch_of(port)
+        info = {k: v for k, v in (stored.internal_info or {}).items() if k != APPLIED_KEY}
+        if new_switch is not None and wanted is not None:
+            check_vlans_allowed(
+                wanted.vlans,
+                new_switch.name,
+                f"port {port.uuid}",
+                new_switch.allowed_vlans,
+                self.global_allowed_vlans,
+            )
+            port_id = str((port.local_link_connection or {})["port_id"])
+            # what the new switch port is set to is not known: no "already there"
+            changes.append(SwitchChange(new_switch, port_id, wanted, None))
+            info = _recorded(stored, applied_record(wanted, None))
+        self._commit(task, changes, [(stored, info)])
+
+    def _reset_change(self, task: Task, stored: Port) -> SwitchChange | None:
+        """The change that puts the switch port metalwire configured for ``stored`` back on
+        the idle network (no VLAN configuration without one); None when there is nothing to
+        reset, or it is there already. A bond member's switch port is left to its bond."""
+        switch = self._switch_of(stored)
+        if switch is None or APPLIED_KEY not in (stored.internal_info or {}):
+            return None
+        if applied_bond(stored) is not None:
+            return None
+        idle, now = self.state_network(task, "idle"), applied(stored)
+        if _set(idle) == now:
+            return None
+        port_id = str((stored.local_link_connection or {})["port_id"])
+        return SwitchChange(switch, port_id, idle, now)
+
+    def remove_port(self, task: Task, port: Port) -> None:
+        """The port's switch port is reset (:meth:`_reset_change`) with its deletion, all or
+        nothing; on a node in maintenance a switch that cannot be reset is logged and the
+        port deleted all the same."""
+        reset = self._reset_change(task, port)
+        if reset is None:
+            super().remove_port(task, port)
+            return
+        try:
+            self._commit(task, [reset], [], also=lambda: task.inventory.delete_port(port.uuid))
+        except (NetworkError, NetworkInterfaceInvalid) as exc:
+            if not task.node.maintenance:
+                raise
+            LOG.warning(
+                "Deleting port %s of node %s in maintenance: switch %s port %s not reset: %s",
+                port.uuid,
+                task.node.uuid,
+                reset.switch.name,
+                reset.port_id,
+                exc,
+            )
+            super().remove_port(task, port)
 
     def check_port_id(self, port: Port) -> None:
         """Refuse a port whose link names a switch of the switch file by a ``port_id`` that
@@ -484,6 +600,11 @@ def _generic_switch_device(switch: SwitchDefinition, python: str, login_timeout:
     from metalwire.networking.generic_switch import GenericSwitchDevice
 
     return GenericSwitchDevice(switch, python, login_timeout=login_timeout)
+
+
+def _recorded(port: Port, record: dict[str, Any] | None) -> dict[str, Any]:
+    """``port``'s ``internal_info`` once its switch port is recorded set to ``record``."""
+    return {**(port.internal_info or {}), APPLIED_KEY: record}
 
 
 def _set(config: SwitchportConfig | None) -> SwitchportConfig | None:
