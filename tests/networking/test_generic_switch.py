@@ -166,3 +166,40 @@ def test_real_interface_names_are_sent(sent: list[Any]) -> None:
     device.set_port("xe-0/0/1:2", ACCESS, None)
 
     assert len(sent) == 1
+def _sub_ports(*vlans: int) -> dict[str, list[dict[str, int]]]:
+    return {"sub_ports": [{"segmentation_id": vlan} for vlan in vlans]}
+
+
+def test_a_trunk_given_another_vlan_list_is_cleared_of_the_old_one_first() -> None:
+    (switch,) = parse_switch_file(SECTION, "sw.ini").values()
+    old = SwitchportConfig("trunk", 200, (200, 210, 220))
+    new = SwitchportConfig("trunk", 200, (200, 230))
+    change = SwitchChange(switch, "swp1", new, old)
+    undo = change.reverse()
+
+    forward = operations(change.port_id, change.config, change.previous)
+    back = operations(undo.port_id, undo.config, undo.previous)
+
+    assert forward == [
+        ("delete_port", ["swp1", 200], {"trunk_details": _sub_ports(210, 220)}),
+        ("plug_port_to_network", ["swp1", 200], {"trunk_details": _sub_ports(230)}),
+    ]
+    assert back == [
+        ("delete_port", ["swp1", 200], {"trunk_details": _sub_ports(230)}),
+        ("plug_port_to_network", ["swp1", 200], {"trunk_details": _sub_ports(210, 220)}),
+    ]
+
+
+def test_a_port_is_cleared_only_when_it_leaves_a_trunk() -> None:
+    trunk = SwitchportConfig("hybrid", 200, (200, 210))
+    access, other = SwitchportConfig("access", 200), SwitchportConfig("access", 300)
+
+    assert [name for name, _, _ in operations("swp1", trunk, trunk)] == ["plug_port_to_network"]
+    assert [name for name, _, _ in operations("swp1", trunk, access)] == ["plug_port_to_network"]
+    assert [name for name, _, _ in operations("swp1", other, access)] == ["plug_port_to_network"]
+    assert operations("swp1", access, trunk)[0] == (
+        "delete_port",
+        ["swp1", 200],
+        {"trunk_details": _sub_ports(210)},
+    )
+    assert operations("swp1", None, access) == [("delete_port", ["swp1", 200], {})]

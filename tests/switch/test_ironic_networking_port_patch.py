@@ -146,3 +146,41 @@ def test_a_port_deleted_from_an_active_node_leaves_its_switch_port_on_idle(
     assert http.delete(f"/v1/ports/{port}").status_code == 204
 
     assert switch.port_vlan("swp1") == _access(IDLE)
+
+
+def test_a_new_vlan_list_of_a_trunk_replaces_the_old_one_on_the_switch(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    switch = emulated_switch
+    http = http_for(switch)
+    trunk = {"mode": "trunk", "native_vlan": TENANT, "allowed_vlans": [TENANT, 210, 220]}
+    port = _node(http, "t", "ramdisk", "swp1", pxe_enabled=False, extra={"switchport": trunk})[
+        "uuid"
+    ]
+    _provision(http, "t", "active")
+    assert switch.port_vlan("swp1") == PortVlan(
+        tag=TENANT, vlan_mode="native-untagged", trunks=(TENANT, 210, 220)
+    )
+
+    narrower = {**trunk, "allowed_vlans": [TENANT, 230]}
+    patch = [{"op": "add", "path": "/extra/switchport", "value": narrower}]
+    resp = http.patch(f"/v1/ports/{port}", json=patch)
+
+    assert resp.status_code == 200, resp.text
+    assert switch.port_vlan("swp1") == PortVlan(
+        tag=TENANT, vlan_mode="native-untagged", trunks=(TENANT, 230)
+    )
+    assert _applied(http, port) == {
+        "mode": "trunk",
+        "native_vlan": TENANT,
+        "allowed_vlans": [TENANT, 230],
+    }
+
+    hybrid = {"mode": "hybrid", "native_vlan": OTHER, "allowed_vlans": [OTHER, 240]}
+    patch = [{"op": "add", "path": "/extra/switchport", "value": hybrid}]
+    resp = http.patch(f"/v1/ports/{port}", json=patch)
+
+    assert resp.status_code == 200, resp.text
+    assert switch.port_vlan("swp1") == PortVlan(
+        tag=OTHER, vlan_mode="native-untagged", trunks=(240, OTHER)
+    )

@@ -84,8 +84,12 @@ def operations(
 
     Access ports get ``plug_port_to_network``; trunk and hybrid ports the same with the
     allowed VLANs other than the native one as ``trunk_details`` (as Ironic's generic-switch
-    driver passes them); None clears the port (``delete_port``), as does an access plug from a
-    trunk first (it sets the tag only, the trunk's VLAN list would stay). A bond gets
+    driver passes them); None clears the port (``delete_port``). A port that was a trunk or
+    hybrid is cleared first whenever its configuration changes, with the old allowed VLANs as
+    ``trunk_details`` (so every device type removes them, not only those whose
+    ``delete_port`` clears the whole list): a plug only adds VLANs to a trunk (on Open vSwitch
+    ``add port trunks``), so the old list would stay. This holds for an undo
+    (:meth:`SwitchChange.reverse`) as for the change. A bond gets
     ``plug_bond_to_network`` / ``unplug_bond_from_network`` on its name, after the command
     that makes it on a ``device_type`` where metalwire knows one
     (:mod:`metalwire.networking.bonds`); a ``previous_bond`` other than ``bond`` is taken
@@ -104,18 +108,15 @@ def operations(
         if make_bond is not None:
             calls.append(("send_commands_to_device", [[make_bond(bond)]], {}))
     from_trunk = previous is not None and previous.mode != "access"
-    if config is None or (config.mode == "access" and from_trunk):
+    if config is None or (from_trunk and config != previous):
         # the OVS commands ignore the VLAN, but networking-generic-switch wants one
         vlan = previous.native_vlan if previous is not None else 1
-        calls.append((unplug, [port_id, vlan], {}))
+        kwargs = {"trunk_details": _trunk_details(previous)} if from_trunk else {}
+        calls.append((unplug, [port_id, vlan], kwargs))
     if config is not None:
-        trunk = [vlan for vlan in config.allowed_vlans if vlan != config.native_vlan]
-        details = (
-            {"sub_ports": [{"segmentation_id": vlan} for vlan in trunk]}
-            if config.mode != "access"
-            else None
+        calls.append(
+            (plug, [port_id, config.native_vlan], {"trunk_details": _trunk_details(config)})
         )
-        calls.append((plug, [port_id, config.native_vlan], {"trunk_details": details}))
     return calls
 
 
@@ -131,6 +132,13 @@ def _check_names(port_ids: Sequence[str], *bonds: Bond | None) -> None:
         problem = port_id_problem(name)
         if problem is not None:
             raise NetworkError(f"refused to send the switch a command: {problem}")
+def _trunk_details(config: SwitchportConfig | None) -> dict[str, Any] | None:
+    """networking-generic-switch's ``trunk_details`` of a trunk or hybrid ``config``: its
+    allowed VLANs other than the native one (None for access or no configuration)."""
+    if config is None or config.mode == "access":
+        return None
+    trunk = [vlan for vlan in config.allowed_vlans if vlan != config.native_vlan]
+    return {"sub_ports": [{"segmentation_id": vlan} for vlan in trunk]}
 
 
 def device_config(switch: SwitchDefinition) -> dict[str, str]:
