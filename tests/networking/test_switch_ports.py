@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import multiprocessing.synchronize
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from metalwire.errors import NetworkError
+from metalwire.networking import generic_switch_workers
 from metalwire.networking.bonds import Bond
+from metalwire.networking.generic_switch import GenericSwitchDevice
 from metalwire.networking.switch_file import SwitchDefinition
 from metalwire.networking.switch_ports import SwitchChange, apply_changes, switch_lock
 from metalwire.networking.switchport import SwitchportConfig
@@ -101,6 +105,128 @@ def test_a_failure_on_one_switch_undoes_the_other_switch(tmp_path: Path) -> None
         apply_changes(changes, switches.device, tmp_path)
 
     assert switches.ports.get(("tor-1", "swp1")) is None
+
+
+class OvsPorts:
+    """The VLAN settings of Open vSwitch ports as networking-generic-switch's OVS device
+    sets them, driven through ``generic_switch_workers.call``; call number ``fail_at``
+    (from 1) fails as a dropped session does, after nothing ran."""
+
+    def __init__(self, fail_at: int, error: Exception | None = None) -> None:
+        self.ports: dict[str, tuple[int | None, str | None, tuple[int, ...]]] = {}
+        self.sent: list[tuple[str, list[Any], dict[str, Any]]] = []
+        self.fail_at = fail_at
+        self.error = error or NetworkError(
+            "plug failed: the operation's process ended without an answer"
+        )
+
+    def call(self, python: str, what: str, request: dict[str, Any], timeout: float) -> Any:
+        method, args, kwargs = request["method"], request["args"], request["kwargs"]
+        self.sent.append((method, args, kwargs))
+        if len(self.sent) == self.fail_at:
+            raise self.error
+        port, vlan = args
+        tag, mode, trunks = self.ports.get(port, (None, None, ()))
+        details = kwargs.get("trunk_details")
+        if method == "delete_port":  # clear tag, trunks, vlan_mode (then remove: no-ops)
+            tag, mode, trunks = None, None, ()
+        elif details:  # set the native VLAN, add it and each sub-port to the trunks
+            added = {vlan, *(sub["segmentation_id"] for sub in details["sub_ports"])}
+            tag, mode, trunks = vlan, "native-untagged", tuple(sorted({*trunks, *added}))
+        else:  # set vlan_mode=access and the tag only
+            tag, mode = vlan, "access"
+        self.ports[port] = (tag, mode, trunks)
+        return {"output": ""}
+
+
+def test_a_change_that_fails_half_way_is_put_back_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ovs = OvsPorts(fail_at=2)
+    ovs.ports["swp1"] = (200, "native-untagged", (200, 210))
+    monkeypatch.setattr(generic_switch_workers, "call", ovs.call)
+    trunk, idle = SwitchportConfig("trunk", 200, (200, 210)), _access(999)
+    change = SwitchChange(_switch("tor-1"), "swp1", idle, trunk)
+
+    with pytest.raises(NetworkError, match="Switch tor-1 port swp1: plug failed") as raised:
+        apply_changes([change], lambda switch: GenericSwitchDevice(switch, "python"), tmp_path)
+
+    assert "not put back" not in str(raised.value)
+    trunk_details = {"sub_ports": [{"segmentation_id": 210}]}
+    assert ovs.sent == [
+        ("delete_port", ["swp1", 200], {"trunk_details": trunk_details}),
+        ("plug_port_to_network", ["swp1", 999], {"trunk_details": None}),  # failed
+        ("plug_port_to_network", ["swp1", 200], {"trunk_details": trunk_details}),  # undo
+    ]
+    assert ovs.ports["swp1"] == (200, "native-untagged", (200, 210))
+
+
+def test_the_undo_of_a_change_that_did_nothing_leaves_the_port_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ovs = OvsPorts(fail_at=1)
+    ovs.ports["swp1"] = (200, "native-untagged", (200, 210))
+    monkeypatch.setattr(generic_switch_workers, "call", ovs.call)
+    old, new = SwitchportConfig("trunk", 200, (200, 210)), SwitchportConfig("hybrid", 300, (300,))
+    change = SwitchChange(_switch("tor-1"), "swp1", new, old)
+
+    with pytest.raises(NetworkError, match="Switch tor-1 port swp1"):
+        apply_changes([change], lambda switch: GenericSwitchDevice(switch, "python"), tmp_path)
+
+    assert [method for method, _, _ in ovs.sent] == [
+        "delete_port",  # failed
+        "delete_port",  # the undo clears what the change would have set...
+        "plug_port_to_network",  # ... and sets the trunk again
+    ]
+    assert ovs.ports["swp1"] == (200, "native-untagged", (200, 210))
+
+
+class BrokenDevice(FakeDevice):
+    """A device whose connection breaks on every port change of its switch."""
+
+    def set_port(self, port_id: str, *args: Any, **kwargs: Any) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_an_unexpected_device_error_is_a_network_error_after_the_undo(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    switches = FakeSwitches()
+    switches.ports = {("tor-1", "swp1"): _access(999), ("tor-2", "swp1"): _access(999)}
+
+    def device(switch: SwitchDefinition) -> FakeDevice:
+        kind = BrokenDevice if switch.name == "tor-2" else FakeDevice
+        return kind(switches, switch.name)
+
+    changes = [
+        SwitchChange(_switch("tor-1"), "swp1", _access(200), _access(999)),
+        SwitchChange(_switch("tor-2"), "swp1", _access(200), _access(999)),
+    ]
+    logger = "metalwire.networking.switch_ports"
+    with caplog.at_level(logging.ERROR, logger=logger), pytest.raises(NetworkError) as raised:
+        apply_changes(changes, device, tmp_path)
+
+    message = str(raised.value)
+    assert message.startswith("Switch tor-2 port swp1: unexpected error: BrokenPipeError")
+    assert "not put back: tor-2 port swp1: unexpected error: BrokenPipeError" in message
+    assert switches.ports[("tor-1", "swp1")] == _access(999)  # the other switch undone
+    logged = [record for record in caplog.records if record.exc_info]
+    assert logged and all(record.exc_info[0] is BrokenPipeError for record in logged)
+    assert "Switch tor-2: unexpected error setting port swp1" in logged[0].getMessage()
+
+
+def test_an_unexpected_error_masks_the_switch_secrets(tmp_path: Path) -> None:
+    switch = SwitchDefinition(
+        "tor-1", "generic-switch", "netmiko_ovs_linux", "192.0.2.1", "u", 1, password="pw-9"
+    )
+
+    def device(switch: SwitchDefinition) -> FakeDevice:
+        raise ValueError("cannot log in as u with pw-9")
+
+    with pytest.raises(NetworkError, match="Switch tor-1: unexpected error: ValueError") as raised:
+        apply_changes([SwitchChange(switch, "swp1", _access(200), None)], device, tmp_path)
+
+    assert "pw-9" not in str(raised.value) and "******" in str(raised.value)
 
 
 def _hold(lock_dir: Path, held: multiprocessing.synchronize.Event) -> None:

@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -21,7 +22,7 @@ from metalwire.errors import NetworkError
 from metalwire.networking import generic_switch_workers
 from metalwire.networking.generic_switch import GenericSwitchDevice
 from metalwire.networking.switch_file import SwitchDefinition, parse_switch_file
-from metalwire.networking.switch_ports import SwitchChange
+from metalwire.networking.switch_ports import SwitchChange, apply_changes
 from metalwire.networking.switchport import SwitchportConfig
 from tests.support.generic_switch import GenericSwitchRunner, worker_servers
 from tests.support.helpers import skip_or_fail
@@ -40,6 +41,31 @@ def python() -> Iterator[str]:
 def _device(switch: EmulatedSwitch, python: str, timeout: float = 120) -> GenericSwitchDevice:
     (definition,) = parse_switch_file(switch.switch_file_section(), "test").values()
     return GenericSwitchDevice(definition, python, timeout=timeout)
+
+
+def test_a_change_whose_second_call_fails_is_put_back_on_the_switch(
+    emulated_switch: EmulatedSwitch, python: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    device = _device(emulated_switch, python)
+    trunk, idle = SwitchportConfig("trunk", 200, (200, 210)), SwitchportConfig("access", 999)
+    device.set_port("swp1", trunk, None)
+    assert emulated_switch.port_vlan("swp1") == PortVlan(200, "native-untagged", (200, 210))
+    real_call, methods = generic_switch_workers.call, []
+
+    def call(python: str, what: str, request: dict[str, Any], timeout: float) -> Any:
+        methods.append(request["method"])
+        if len(methods) == 2:  # the plug after delete_port: as if its session dropped
+            raise NetworkError(f"{what} failed: the operation's process ended without an answer")
+        return real_call(python, what, request, timeout)
+
+    monkeypatch.setattr(generic_switch_workers, "call", call)
+    change = SwitchChange(device.switch, "swp1", idle, trunk)
+    with pytest.raises(NetworkError, match="Switch emulated port swp1") as raised:
+        apply_changes([change], lambda switch: device, tmp_path)
+
+    assert "not put back" not in str(raised.value)
+    assert methods == ["delete_port", "plug_port_to_network", "plug_port_to_network"]
+    assert emulated_switch.port_vlan("swp1") == PortVlan(200, "native-untagged", (200, 210))
 
 
 def _server_pid(python: str) -> int:

@@ -4,15 +4,19 @@ One state change (a deploy step, an undeploy, a port's new switchport) sets seve
 ports. :func:`apply_changes` runs the changes of each switch in turn under that switch's lock
 (a file lock, so two metalwire processes sharing the data directory never interleave
 commands on one switch; networking-generic-switch locks nothing without a coordination
-backend) and the switches in parallel. If one change fails, every change already made is put
-back to the configuration it replaced, and the failure is raised as a NetworkError naming the
-switch, the port and what the switch answered.
+backend) and the switches in parallel. If one change fails, it and every change already made
+are put back to the configuration they replaced (a change is several device calls: the ones
+that went through before the failure are undone too), and the failure is raised as a
+NetworkError naming the switch, the port and what the switch answered. Any other exception
+of a device (a connection dropped, an unexpected answer) is logged with its traceback and
+handled as a NetworkError, so the undo runs.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -23,6 +27,7 @@ from metalwire.errors import NetworkError
 from metalwire.networking.bonds import Bond
 from metalwire.networking.switch_file import SwitchDefinition
 from metalwire.networking.switchport import SwitchportConfig
+from metalwire.redact import MASK
 
 __all__ = ["SwitchChange", "SwitchDevice", "apply_changes", "switch_lock"]
 
@@ -43,6 +48,8 @@ class SwitchDevice(Protocol):
 
 
 DeviceFactory = Callable[[SwitchDefinition], SwitchDevice]
+
+LOG = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -86,12 +93,38 @@ def switch_lock(lock_dir: Path, switch: str) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def _unexpected(switch: SwitchDefinition, what: str, exc: Exception) -> NetworkError:
+    """The NetworkError that stands for an exception a device was not meant to raise, logged
+    with its traceback (the message masks the switch's secrets)."""
+    LOG.error("Switch %s: unexpected error %s", switch.name, what, exc_info=exc)
+    message = f"{type(exc).__name__}: {exc}"
+    for secret in (switch.password, switch.enable_secret):
+        if secret:
+            message = message.replace(secret, MASK)
+    return NetworkError(f"unexpected error: {message}")
+
+
+def _send(device: SwitchDevice, change: SwitchChange, what: str) -> None:
+    """Send ``change``; raises NetworkError, whatever the device raised."""
+    try:
+        change.send(device)
+    except NetworkError:
+        raise
+    except Exception as exc:
+        raise _unexpected(change.switch, f"{what} port {change.port_id}", exc) from exc
+
+
 def _undo(device: SwitchDevice, done: Sequence[SwitchChange]) -> list[str]:
-    """Put the changes back, last first; what could not be put back."""
+    """Put the changes back, last first; what could not be put back.
+
+    ``done`` may end with the change that failed: the calls it made before failing are
+    undone with the rest. Its undo sets the whole previous configuration (a trunk cleared
+    first, a bond made or taken apart with ``--may-exist``/``--if-exists``), so it is
+    harmless when the change did nothing."""
     failures = []
     for change in reversed(done):
         try:
-            change.reverse().send(device)
+            _send(device, change.reverse(), "putting back")
         except NetworkError as exc:
             failures.append(f"{change.switch.name} port {change.port_id}: {exc}")
     return failures
@@ -103,14 +136,21 @@ def _apply_on_switch(
     """Apply one switch's changes; the undo of what was applied. Raises NetworkError after
     putting back what it did."""
     switch = changes[0].switch
-    device = factory(switch)
+    try:
+        device = factory(switch)
+    except NetworkError:
+        raise
+    except Exception as exc:
+        error = _unexpected(switch, "making its device", exc)
+        raise NetworkError(f"Switch {switch.name}: {error}") from exc
     done: list[SwitchChange] = []
     with switch_lock(lock_dir, switch.name):
         for change in changes:
             try:
-                change.send(device)
+                _send(device, change, "setting")
             except NetworkError as exc:
-                left = _undo(device, done)
+                # the change may have made some of its device calls: undo it too
+                left = _undo(device, [*done, change])
                 note = f"; not put back: {'; '.join(left)}" if left else ""
                 raise NetworkError(
                     f"Switch {switch.name} port {change.port_id}: {exc}{note}", exc.code
@@ -136,11 +176,14 @@ def apply_changes(changes: Sequence[SwitchChange], factory: DeviceFactory, lock_
             pool.submit(_apply_on_switch, factory, lock_dir, group) for group in by_switch.values()
         ]
         undos, errors = [], []
-        for future in futures:
+        for future, group in zip(futures, by_switch.values(), strict=True):
             try:
                 undos.append(future.result())
             except NetworkError as exc:
                 errors.append(exc)
+            except Exception as exc:  # the lock, say: the other switches are still undone
+                error = _unexpected(group[0].switch, "applying changes", exc)
+                errors.append(NetworkError(f"Switch {group[0].switch.name}: {error}"))
         if not errors:
             return
         left = [item for undone in pool.map(lambda undo: undo(), undos) for item in undone]
