@@ -175,7 +175,7 @@ def test_a_trunk_given_another_vlan_list_is_cleared_of_the_old_one_first() -> No
     old = SwitchportConfig("trunk", 200, (200, 210, 220))
     new = SwitchportConfig("trunk", 200, (200, 230))
     change = SwitchChange(switch, "swp1", new, old)
-    undo = change.reverse()
+    (undo,) = change.reverse()
 
     forward = operations(change.port_id, change.config, change.previous)
     back = operations(undo.port_id, undo.config, undo.previous)

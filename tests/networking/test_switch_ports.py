@@ -94,6 +94,39 @@ def test_the_undo_of_a_change_that_took_a_bond_apart_makes_the_bond_again(
     assert switches.ports[("tor-1", "pg")] == _access(999)
 
 
+def test_the_undo_of_a_change_that_made_a_bond_takes_it_apart(tmp_path: Path) -> None:
+    switches = FakeSwitches(fail_on=("tor-1", "swp9"))
+    tor, bond = _switch("tor-1"), Bond("pg", ("swp1", "swp2"))
+    switches.ports = {("tor-1", "swp1"): _access(999), ("tor-1", "swp2"): _access(999)}
+    changes = [
+        SwitchChange(tor, "pg", _access(200), _access(999), bond, bond_made=True),
+        SwitchChange(tor, "swp9", _access(200), None),
+    ]
+
+    with pytest.raises(NetworkError, match="Switch tor-1 port swp9"):
+        apply_changes(changes, switches.device, tmp_path)
+
+    # forward: the bond made; back: taken apart, each member on its old VLAN again
+    assert switches.bonds == [("pg", "pg", None), ("swp1", None, "pg"), ("swp2", None, "pg")]
+    assert switches.ports[("tor-1", "swp1")] == _access(999)
+    assert switches.ports[("tor-1", "swp2")] == _access(999)
+
+
+def test_the_undo_of_a_change_of_a_bond_already_made_keeps_it(tmp_path: Path) -> None:
+    switches = FakeSwitches(fail_on=("tor-1", "swp9"))
+    tor, bond = _switch("tor-1"), Bond("pg", ("swp1", "swp2"))
+    changes = [
+        SwitchChange(tor, "pg", _access(200), _access(999), bond),
+        SwitchChange(tor, "swp9", _access(200), None),
+    ]
+
+    with pytest.raises(NetworkError, match="Switch tor-1 port swp9"):
+        apply_changes(changes, switches.device, tmp_path)
+
+    assert switches.bonds == [("pg", "pg", None), ("pg", "pg", None)]
+    assert switches.ports[("tor-1", "pg")] == _access(999)
+
+
 def test_a_failure_on_one_switch_undoes_the_other_switch(tmp_path: Path) -> None:
     switches = FakeSwitches(fail_on=("tor-2", "swp1"))
     changes = [
@@ -179,6 +212,40 @@ def test_the_undo_of_a_change_that_did_nothing_leaves_the_port_as_it_was(
         "plug_port_to_network",  # ... and sets the trunk again
     ]
     assert ovs.ports["swp1"] == (200, "native-untagged", (200, 210))
+
+
+def test_a_port_metalwire_never_set_is_left_as_it_was_when_its_first_call_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ovs = OvsPorts(fail_at=1)
+    ovs.ports["swp1"] = (300, "access", ())  # set on the switch by hand
+    monkeypatch.setattr(generic_switch_workers, "call", ovs.call)
+    change = SwitchChange(_switch("tor-1"), "swp1", _access(200), None)
+
+    with pytest.raises(NetworkError, match="Switch tor-1 port swp1"):
+        apply_changes([change], lambda switch: GenericSwitchDevice(switch, "python"), tmp_path)
+
+    assert [method for method, _, _ in ovs.sent] == ["plug_port_to_network"]  # no undo
+    assert ovs.ports["swp1"] == (300, "access", ())
+
+
+def test_a_connection_error_after_the_first_call_is_put_back_and_logged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    ovs = OvsPorts(fail_at=2, error=BrokenPipeError(32, "Broken pipe"))
+    ovs.ports["swp1"] = (200, "native-untagged", (200, 210))
+    monkeypatch.setattr(generic_switch_workers, "call", ovs.call)
+    trunk = SwitchportConfig("trunk", 200, (200, 210))
+    change = SwitchChange(_switch("tor-1"), "swp1", _access(999), trunk)
+
+    with pytest.raises(NetworkError, match="unexpected error: BrokenPipeError") as raised:
+        apply_changes([change], lambda switch: GenericSwitchDevice(switch, "python"), tmp_path)
+
+    assert "not put back" not in str(raised.value)
+    assert [method for method, _, _ in ovs.sent][2:] == ["plug_port_to_network"]  # the undo
+    assert ovs.ports["swp1"] == (200, "native-untagged", (200, 210))
+    (logged,) = [record for record in caplog.records if record.exc_info]
+    assert logged.exc_info is not None and logged.exc_info[0] is BrokenPipeError
 
 
 class BrokenDevice(FakeDevice):

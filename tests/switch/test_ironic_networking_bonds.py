@@ -199,3 +199,30 @@ def test_a_renamed_lag_portgroup_moves_its_bond_and_one_losing_its_lag_takes_it_
     assert http.delete("/v1/nodes/g/vifs/vif-g").status_code == 204
     assert switch.port_vlan("swp1").tag == IDLE
     assert switch.port_vlan("swp2").tag == IDLE
+
+
+def test_a_bond_made_by_a_change_that_fails_later_is_taken_apart(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    switch = emulated_switch
+    http = http_for(switch)
+    portgroup = _bonded_node(http, "g", ["swp1", "swp2"])
+    body = {
+        "node_uuid": portgroup["node_uuid"],
+        "address": "52:54:00:00:01:09",
+        "local_link_connection": {"switch_id": "tor-1", "port_id": "swp9"},
+        "pxe_enabled": False,
+    }
+    resp = http.post("/v1/ports", json=body)
+    assert resp.status_code == 201, resp.text
+
+    # the bond is made first, then the port the switch lacks fails the whole change
+    resp = http.put("/v1/nodes/g/states/provision", json={"target": "active"})
+
+    assert resp.status_code == 202, resp.text
+    shown = settled_node(lambda: http.get("/v1/nodes/g").json(), timeout=60)
+    assert shown["provision_state"] == "deploy failed", shown
+    assert "Switch tor-1 port swp9" in shown["last_error"], shown["last_error"]
+    assert "not put back" not in shown["last_error"], shown["last_error"]
+    assert switch.vsctl("list-ports", "br0").split() == ["swp1", "swp2", "swp3"]
+    assert switch.port_vlan("swp1") == PortVlan(tag=None, vlan_mode=None, trunks=())

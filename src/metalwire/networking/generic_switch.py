@@ -19,7 +19,7 @@ from metalwire.networking import generic_switch_workers
 from metalwire.networking.bonds import Bond, ovs_bond_command, ovs_unbond_command
 from metalwire.networking.port_ids import port_id_problem
 from metalwire.networking.switch_file import SwitchDefinition
-from metalwire.networking.switch_ports import SwitchChange
+from metalwire.networking.switch_ports import PartlyApplied, SwitchChange, unexpected_error
 from metalwire.networking.switchport import SwitchportConfig
 from metalwire.redact import MASK
 
@@ -210,12 +210,20 @@ class GenericSwitchDevice:
         bond: Bond | None = None,
         previous_bond: Bond | None = None,
     ) -> None:
-        for method, args, kwargs in operations(
-            port_id, config, previous, bond, self.switch.device_type, previous_bond
-        ):
-            answer = self._call(method, {"method": method, "args": args, "kwargs": kwargs})
-            output = answer.get("output")
-            self._check(output if isinstance(output, str) else None)
+        """Each call of :func:`operations` in turn; a failure after the first call raises
+        PartlyApplied (an unexpected exception logged with its traceback)."""
+        calls = operations(port_id, config, previous, bond, self.switch.device_type, previous_bond)
+        for number, (method, args, kwargs) in enumerate(calls):
+            try:
+                answer = self._call(method, {"method": method, "args": args, "kwargs": kwargs})
+                output = answer.get("output")
+                self._check(output if isinstance(output, str) else None)
+            except Exception as exc:
+                if number == 0:
+                    raise
+                if not isinstance(exc, NetworkError):
+                    exc = unexpected_error(self.switch, f"setting port {port_id}", exc)
+                raise PartlyApplied(str(exc), exc.code) from exc
 
     def render(
         self,

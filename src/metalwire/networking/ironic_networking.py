@@ -289,7 +289,7 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
                 if also is not None:
                     also()
         except BaseException:
-            back = [change.reverse() for change in changes]
+            back = [undo for change in changes for undo in change.reverse()]
             try:
                 apply_changes(back, self.device_factory, self.lock_dir)
             except NetworkError as exc:
@@ -415,7 +415,9 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
             check_vlans_allowed(
                 config.vlans, switch.name, where, switch.allowed_vlans, self.global_allowed_vlans
             )
-        return SwitchChange(switch, bond.name, config, previous, bond, was_bonded), members
+        # no member was in this bond: the change makes it, its undo takes it apart
+        made = was_bonded is None and all(applied_bond(m) != bond for m in members)
+        return SwitchChange(switch, bond.name, config, previous, bond, was_bonded, made), members
 
     def validate(self, task: Task) -> None:
         if self.driver_problem is not None:

@@ -29,7 +29,18 @@ from metalwire.networking.switch_file import SwitchDefinition
 from metalwire.networking.switchport import SwitchportConfig
 from metalwire.redact import MASK
 
-__all__ = ["SwitchChange", "SwitchDevice", "apply_changes", "switch_lock"]
+__all__ = [
+    "PartlyApplied",
+    "SwitchChange",
+    "SwitchDevice",
+    "apply_changes",
+    "switch_lock",
+    "unexpected_error",
+]
+
+
+class PartlyApplied(NetworkError):
+    """A port change that failed after some of its device calls went through."""
 
 
 class SwitchDevice(Protocol):
@@ -44,7 +55,8 @@ class SwitchDevice(Protocol):
         """Put ``port_id`` on ``config`` (None: no VLAN configuration) from ``previous``;
         ``bond``: ``port_id`` is that bond of member ports; ``previous_bond``: the bond
         ``port_id`` (or ``bond``'s members) were made part of before, taken apart first
-        where it is not ``bond``. Raise NetworkError."""
+        where it is not ``bond``. Raise NetworkError: PartlyApplied once some of the
+        change went through."""
 
 
 DeviceFactory = Callable[[SwitchDefinition], SwitchDevice]
@@ -55,7 +67,9 @@ LOG = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class SwitchChange:
     """One switch port (or ``bond``) to set: ``previous`` is what it is set to now, for the
-    undo; ``previous_bond`` the bond its ports were members of, if that is another."""
+    undo; ``previous_bond`` the bond its ports were members of, if that is another;
+    ``bond_made``: ``bond`` is made by this change of ports that were members of no bond
+    (``previous`` is what they were set to)."""
 
     switch: SwitchDefinition
     port_id: str
@@ -63,19 +77,25 @@ class SwitchChange:
     previous: SwitchportConfig | None
     bond: Bond | None = None
     previous_bond: Bond | None = None
+    bond_made: bool = False
 
-    def reverse(self) -> SwitchChange:
-        """The change that puts back what this one changed (the previous bond made again)."""
-        if self.previous_bond is None:
-            return SwitchChange(self.switch, self.port_id, self.previous, self.config, self.bond)
-        return SwitchChange(
-            self.switch,
-            self.previous_bond.name,
-            self.previous,
-            self.config,
-            self.previous_bond,
-            self.bond,
-        )
+    def reverse(self) -> list[SwitchChange]:
+        """The changes that put back what this one changed, in order: the previous bond made
+        again; a bond this change made taken apart, each member set back to ``previous``
+        (the first takes the bond apart, the others find it so)."""
+        if self.previous_bond is not None:
+            name, config, previous = self.previous_bond.name, self.previous, self.config
+            return [
+                SwitchChange(self.switch, name, config, previous, self.previous_bond, self.bond)
+            ]
+        if self.bond is not None and self.bond_made:
+            return [
+                SwitchChange(
+                    self.switch, member, self.previous, self.config, previous_bond=self.bond
+                )
+                for member in self.bond.members
+            ]
+        return [SwitchChange(self.switch, self.port_id, self.previous, self.config, self.bond)]
 
     def send(self, device: SwitchDevice) -> None:
         device.set_port(self.port_id, self.config, self.previous, self.bond, self.previous_bond)
@@ -93,7 +113,7 @@ def switch_lock(lock_dir: Path, switch: str) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _unexpected(switch: SwitchDefinition, what: str, exc: Exception) -> NetworkError:
+def unexpected_error(switch: SwitchDefinition, what: str, exc: Exception) -> NetworkError:
     """The NetworkError that stands for an exception a device was not meant to raise, logged
     with its traceback (the message masks the switch's secrets)."""
     LOG.error("Switch %s: unexpected error %s", switch.name, what, exc_info=exc)
@@ -111,23 +131,34 @@ def _send(device: SwitchDevice, change: SwitchChange, what: str) -> None:
     except NetworkError:
         raise
     except Exception as exc:
-        raise _unexpected(change.switch, f"{what} port {change.port_id}", exc) from exc
+        raise unexpected_error(change.switch, f"{what} port {change.port_id}", exc) from exc
 
 
 def _undo(device: SwitchDevice, done: Sequence[SwitchChange]) -> list[str]:
     """Put the changes back, last first; what could not be put back.
 
-    ``done`` may end with the change that failed: the calls it made before failing are
-    undone with the rest. Its undo sets the whole previous configuration (a trunk cleared
-    first, a bond made or taken apart with ``--may-exist``/``--if-exists``), so it is
-    harmless when the change did nothing."""
+    ``done`` may end with the change that failed (:func:`_undo_failed`): the calls it made
+    before failing are undone with the rest."""
     failures = []
     for change in reversed(done):
         try:
-            _send(device, change.reverse(), "putting back")
+            for undo in change.reverse():
+                _send(device, undo, "putting back")
         except NetworkError as exc:
             failures.append(f"{change.switch.name} port {change.port_id}: {exc}")
     return failures
+
+
+def _undo_failed(change: SwitchChange, error: NetworkError) -> bool:
+    """Whether the change that failed with ``error`` is put back with the others: when some
+    of its device calls went through (PartlyApplied), or when its first call failed (it may
+    have run some commands) and putting it back is harmless whatever it did: a port of its
+    own whose previous configuration metalwire set (the undo sets it whole, a trunk cleared
+    first). A port metalwire never set is left as the switch has it, as is a bond whose
+    first call (one Open vSwitch transaction) failed."""
+    if isinstance(error, PartlyApplied):
+        return True
+    return change.previous is not None and change.bond is None and change.previous_bond is None
 
 
 def _apply_on_switch(
@@ -141,7 +172,7 @@ def _apply_on_switch(
     except NetworkError:
         raise
     except Exception as exc:
-        error = _unexpected(switch, "making its device", exc)
+        error = unexpected_error(switch, "making its device", exc)
         raise NetworkError(f"Switch {switch.name}: {error}") from exc
     done: list[SwitchChange] = []
     with switch_lock(lock_dir, switch.name):
@@ -149,8 +180,7 @@ def _apply_on_switch(
             try:
                 _send(device, change, "setting")
             except NetworkError as exc:
-                # the change may have made some of its device calls: undo it too
-                left = _undo(device, [*done, change])
+                left = _undo(device, [*done, change] if _undo_failed(change, exc) else done)
                 note = f"; not put back: {'; '.join(left)}" if left else ""
                 raise NetworkError(
                     f"Switch {switch.name} port {change.port_id}: {exc}{note}", exc.code
@@ -182,7 +212,7 @@ def apply_changes(changes: Sequence[SwitchChange], factory: DeviceFactory, lock_
             except NetworkError as exc:
                 errors.append(exc)
             except Exception as exc:  # the lock, say: the other switches are still undone
-                error = _unexpected(group[0].switch, "applying changes", exc)
+                error = unexpected_error(group[0].switch, "applying changes", exc)
                 errors.append(NetworkError(f"Switch {group[0].switch.name}: {error}"))
         if not errors:
             return
