@@ -166,6 +166,8 @@ def test_real_interface_names_are_sent(sent: list[Any]) -> None:
     device.set_port("xe-0/0/1:2", ACCESS, None)
 
     assert len(sent) == 1
+
+
 def _sub_ports(*vlans: int) -> dict[str, list[dict[str, int]]]:
     return {"sub_ports": [{"segmentation_id": vlan} for vlan in vlans]}
 

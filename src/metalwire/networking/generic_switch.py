@@ -132,6 +132,8 @@ def _check_names(port_ids: Sequence[str], *bonds: Bond | None) -> None:
         problem = port_id_problem(name)
         if problem is not None:
             raise NetworkError(f"refused to send the switch a command: {problem}")
+
+
 def _trunk_details(config: SwitchportConfig | None) -> dict[str, Any] | None:
     """networking-generic-switch's ``trunk_details`` of a trunk or hybrid ``config``: its
     allowed VLANs other than the native one (None for access or no configuration)."""
