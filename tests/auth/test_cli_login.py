@@ -23,7 +23,12 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from tests.auth.conftest import PASSWORD, Cloud, htpasswd_line
 from tests.conftest import LATEST
 from tests.support import preforked
-from tests.support.server import MetalwireServer, protocol_server, self_signed_certificate
+from tests.support.server import (
+    MetalwireServer,
+    noauth_https_server,
+    protocol_server,
+    self_signed_certificate,
+)
 
 pytestmark = pytest.mark.server
 REGION = "RegionCLI"
@@ -339,10 +344,8 @@ def test_insecure_skips_the_certificate_check(tls_metalwire: tuple[str, Path]) -
 @pytest.fixture(scope="module")
 def tls_noauth(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """metalwire over HTTPS without authentication: a command talks to it without logging in."""
-    root = tmp_path_factory.mktemp("cli-tls-noauth")
-    tls = self_signed_certificate(root)
-    with MetalwireServer(root / "data", tls=tls) as server:
-        yield server.url, tls[0]
+    with noauth_https_server(tmp_path_factory.mktemp("cli-tls-noauth")) as found:
+        yield found
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import pytest
 
 from metalwire.client import Client, RetryPolicy
 from metalwire.client.exceptions import APIConnectionError
-from tests.support.server import MetalwireServer, self_signed_certificate
+from tests.support.server import MetalwireServer, noauth_https_server, self_signed_certificate
 
 NO_RETRIES = RetryPolicy(max_retries=0)
 
@@ -42,10 +42,8 @@ def test_a_client_of_an_http_endpoint_reads_no_ca_bundle(
 
 @pytest.fixture(scope="module")
 def tls_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    root = tmp_path_factory.mktemp("client-tls")
-    tls = self_signed_certificate(root)
-    with MetalwireServer(root / "data", tls=tls) as server:
-        yield server.url, tls[0]
+    with noauth_https_server(tmp_path_factory.mktemp("client-tls")) as found:
+        yield found
 
 
 def test_an_https_endpoint_is_verified_against_the_ca_bundle(

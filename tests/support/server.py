@@ -44,6 +44,15 @@ def self_signed_certificate(directory: Path) -> tuple[Path, Path]:
     return cert, key
 
 
+@contextlib.contextmanager
+def noauth_https_server(root: Path) -> Iterator[tuple[str, Path]]:
+    """A metalwire over HTTPS (a self-signed certificate) without authentication, in
+    ``root``: its URL and the certificate, which a client takes as its CA."""
+    tls = self_signed_certificate(root)
+    with MetalwireServer(root / "data", tls=tls) as server:
+        yield server.url, tls[0]
+
+
 @functools.cache
 def migrated_sqlite_file() -> Path:
     """An SQLite file at the newest schema, made once per process (removed at its exit), to
