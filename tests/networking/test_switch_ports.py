@@ -229,6 +229,21 @@ def test_a_port_metalwire_never_set_is_left_as_it_was_when_its_first_call_fails(
     assert ovs.ports["swp1"] == (300, "access", ())
 
 
+def test_a_change_naming_a_port_no_switch_interface_is_refused_with_nothing_sent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ovs = OvsPorts(fail_at=0)
+    monkeypatch.setattr(generic_switch_workers, "call", ovs.call)
+    change = SwitchChange(_switch("tor-1"), "swp1 x", _access(999), _access(200))
+
+    with pytest.raises(NetworkError, match="refused to send the switch a command") as raised:
+        apply_changes([change], lambda switch: GenericSwitchDevice(switch, "python"), tmp_path)
+
+    assert raised.value.code == 400  # the port's data must change: no retry helps
+    assert "not put back" not in str(raised.value)  # nothing was sent, nothing to put back
+    assert ovs.sent == []
+
+
 def test_a_connection_error_after_the_first_call_is_put_back_and_logged(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -5,6 +5,9 @@ through a real ``metalwire serve`` on the emulated switch."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 from tests.support.helpers import settled_node
@@ -184,3 +187,31 @@ def test_a_new_vlan_list_of_a_trunk_replaces_the_old_one_on_the_switch(
     assert switch.port_vlan("swp1") == PortVlan(
         tag=OTHER, vlan_mode="native-untagged", trunks=(240, OTHER)
     )
+
+
+def test_a_port_stored_with_a_name_no_longer_sent_can_still_be_moved_to_a_right_one(
+    emulated_switch: EmulatedSwitch, http_for: Any, tmp_path: Path
+) -> None:
+    """A port whose port_id was stored before such names were refused (a row written by an
+    older release): metalwire cannot reset that switch port, but the operator can still put
+    the right name in, and the new switch port is set; the old one is left to be reset by
+    hand, and the log says so."""
+    switch = emulated_switch
+    http = http_for(switch)
+    port = _node(http, "legacy", "ramdisk", "swp1", extra={"switchport": ACCESS_TENANT})["uuid"]
+    _provision(http, "legacy", "active")
+    assert switch.port_vlan("swp1") == _access(TENANT)
+    with sqlite3.connect(tmp_path / "server" / "metalwire.db") as db:  # as an old release kept it
+        db.execute(
+            "UPDATE ports SET local_link_connection = ? WHERE uuid = ?",
+            (json.dumps({"switch_id": "tor-1", "port_id": "swp1 x"}), port),
+        )
+
+    moved = [{"op": "replace", "path": "/local_link_connection/port_id", "value": "swp2"}]
+    resp = http.patch(f"/v1/ports/{port}", json=moved)
+
+    assert resp.status_code == 200, resp.text
+    assert switch.port_vlan("swp2") == _access(TENANT)
+    assert switch.port_vlan("swp1") == _access(TENANT)  # left as it was: reset by hand
+    log = http_for.servers[-1].log()
+    assert "its switch tor-1 port is not reset" in log and "reset it on the switch by hand" in log

@@ -19,7 +19,12 @@ from metalwire.networking import generic_switch_workers
 from metalwire.networking.bonds import Bond, ovs_bond_command, ovs_unbond_command
 from metalwire.networking.port_ids import port_id_problem
 from metalwire.networking.switch_file import SwitchDefinition
-from metalwire.networking.switch_ports import PartlyApplied, SwitchChange, unexpected_error
+from metalwire.networking.switch_ports import (
+    NameRefused,
+    PartlyApplied,
+    SwitchChange,
+    unexpected_error,
+)
 from metalwire.networking.switchport import SwitchportConfig
 from metalwire.redact import MASK
 
@@ -131,7 +136,7 @@ def _check_names(port_ids: Sequence[str], *bonds: Bond | None) -> None:
     for name in names:
         problem = port_id_problem(name)
         if problem is not None:
-            raise NetworkError(f"refused to send the switch a command: {problem}")
+            raise NameRefused(f"refused to send the switch a command: {problem}")
 
 
 def _trunk_details(config: SwitchportConfig | None) -> dict[str, Any] | None:

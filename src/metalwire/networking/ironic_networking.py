@@ -520,6 +520,17 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         if _set(idle) == now:
             return None
         port_id = str((stored.local_link_connection or {})["port_id"])
+        problem = port_id_problem(port_id)
+        if problem is not None:  # stored before names were checked: metalwire cannot send it
+            LOG.warning(
+                "Port %s of node %s: its switch %s port is not reset: %s; reset it on the "
+                "switch by hand",
+                stored.uuid,
+                task.node.uuid,
+                switch.name,
+                problem,
+            )
+            return None
         return SwitchChange(switch, port_id, idle, now)
 
     def remove_port(self, task: Task, port: Port) -> None:

@@ -43,6 +43,14 @@ class PartlyApplied(NetworkError):
     """A port change that failed after some of its device calls went through."""
 
 
+class NameRefused(NetworkError):
+    """A port change refused before anything was sent: a name in it is no switch interface
+    name (:mod:`metalwire.networking.port_ids`). A 400: the port's data must change."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, 400)
+
+
 class SwitchDevice(Protocol):
     def set_port(
         self,
@@ -158,6 +166,8 @@ def _undo_failed(change: SwitchChange, error: NetworkError) -> bool:
     first call (one Open vSwitch transaction) failed."""
     if isinstance(error, PartlyApplied):
         return True
+    if isinstance(error, NameRefused):  # nothing was sent
+        return False
     return change.previous is not None and change.bond is None and change.previous_bond is None
 
 
