@@ -28,6 +28,12 @@ def without_neutron(config: Config, client: TestClient) -> Iterator[tuple[TestCl
         headers=HEADERS,
     )
     assert made.status_code == 201, made.text
+    port = {
+        "node_uuid": made.json()["uuid"],
+        "address": "52:54:00:12:34:56",
+        "local_link_connection": {"switch_id": "00:00:5e:00:53:01", "port_id": "swp1"},
+    }
+    assert client.post("/v1/ports", json=port, headers=HEADERS).status_code == 201
     narrower = copy.deepcopy(config)
     narrower.default.enabled_network_interfaces = ["noop", "flat"]
     services, locks = build_services(narrower, upgrade_schema=False)
@@ -62,6 +68,9 @@ def test_the_node_can_go_into_maintenance_and_be_deleted(
     without_neutron: tuple[TestClient, str],
 ) -> None:
     client, node = without_neutron
+    (port,) = client.get(f"/v1/nodes/{node}/ports", headers=HEADERS).json()["ports"]
+    gone = client.delete(f"/v1/ports/{port['uuid']}", headers=HEADERS)
+    assert gone.status_code == 204, gone.text
     into = client.put(f"/v1/nodes/{node}/maintenance", json={"reason": "moving"}, headers=HEADERS)
     assert into.status_code == 202, into.text
     out = client.delete(f"/v1/nodes/{node}/maintenance", headers=HEADERS)

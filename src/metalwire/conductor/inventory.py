@@ -462,14 +462,14 @@ def _detach_before_delete(conductor: Conductor, task: Task, vifs: list[str]) -> 
     """
     if not vifs:
         return
-    try:
-        iface = conductor.network_interface(task.node)
-    except InvalidParameterValue as exc:  # its interface is not enabled
+    iface = conductor.enabled_interface(task.node)
+    if iface is None:
         LOG.warning(
-            "Deleting in maintenance: VIFs %s of node %s are not detached: %s",
+            "Deleting in maintenance: VIFs %s of node %s are not detached: its network "
+            "interface %r is not enabled",
             ", ".join(vifs),
             task.node.uuid,
-            exc,
+            task.node.network_interface,
         )
         return
     for vif in vifs:
@@ -521,7 +521,11 @@ def delete_port(conductor: Conductor, context: RequestContext, uuid: str) -> Non
             _refuse_if_vif(task, current)
             vif = task.vif_on(current)
             _detach_before_delete(conductor, task, [vif] if vif else [])
-            conductor.network_interface(task.node).remove_port(task, current)
+            iface = conductor.enabled_interface(task.node)
+            if iface is None:  # an interface no longer enabled cannot be told
+                task.inventory.delete_port(current.uuid)
+            else:
+                iface.remove_port(task, current)
 
     _until_still_there(attempt)
 

@@ -113,6 +113,10 @@ class Conductor:
     def network_interface(self, node: Node) -> NetworkInterface:
         return self.interfaces.get(node.network_interface)
 
+    def enabled_interface(self, node: Node) -> NetworkInterface | None:
+        """The node's network interface, None if it is no longer enabled."""
+        return self.interfaces.by_name.get(node.network_interface)
+
     def _calls_external_service(self, interface: str) -> bool:
         """Whether a node on ``interface`` is held by a lease (its interface calls an external
         service). A node whose interface is no longer enabled is held by a lease too: its
