@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 
 import pytest
+from fastapi.testclient import TestClient
 from prometheus_client import REGISTRY
 
 from metalwire.conductor import stuck_states
@@ -26,6 +27,7 @@ from metalwire.networking.loader import NetworkInterfaces
 from metalwire.networking.neutron import NeutronNetwork
 from metalwire.networking.task import Task
 from tests.conductor.conftest import NewNode, history_of
+from tests.support.helpers import settled_node
 
 CONTEXT = RequestContext()
 
@@ -81,6 +83,31 @@ def test_an_unexpected_error_after_acceptance_fails_the_node_with_its_cause(
         conductor, node
     )
     assert "active failed unexpectedly" in caplog.text  # with its traceback, for the bug
+
+
+def test_through_the_api_the_deploy_answers_202_and_the_node_shows_the_failure(
+    client: TestClient, deploy_step: list[Callable[[Task], None]]
+) -> None:
+    headers = {"X-OpenStack-Ironic-API-Version": "1.115"}
+    body = {"driver": "fake-hardware", "name": "n2", "network_interface": "neutron"}
+    node = client.post("/v1/nodes", json=body, headers=headers).json()["uuid"]
+    for verb in ("manage", "provide"):
+        put = {"target": verb}
+        moved = client.put(f"/v1/nodes/{node}/states/provision", json=put, headers=headers)
+        assert moved.status_code == 202, moved.text
+        settled_node(lambda: client.get(f"/v1/nodes/{node}", headers=headers).json())
+
+    def broken_answer(_task: Task) -> None:
+        raise KeyError("binding:profile")
+
+    deploy_step[0] = broken_answer
+    deploy = {"target": "active"}
+    accepted = client.put(f"/v1/nodes/{node}/states/provision", json=deploy, headers=headers)
+    assert accepted.status_code == 202, accepted.text
+    shown = settled_node(lambda: client.get(f"/v1/nodes/{node}", headers=headers).json())
+    assert shown["provision_state"] == "deploy failed"
+    assert shown["last_error"] == "unexpected error: KeyError: 'binding:profile'"
+    assert shown["reservation"] is None
 
 
 def test_an_unexpected_error_on_a_one_transaction_node_leaves_it_as_it_was(

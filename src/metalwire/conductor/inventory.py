@@ -246,9 +246,10 @@ def create_port(conductor: Conductor, context: RequestContext, values: dict[str,
         values.setdefault("uuid", str(uuidlib.uuid4()))
         values.setdefault("pxe_enabled", True)
         inventory = Inventory.of([task])
-        check_port(Port(**values), None, inventory, portgroup, legacy_vif=new_vif)
-        conductor.network_interface(task.node).port_created(task, Port(**values))
-        follow = _adopted_physnet(task, Port(**values), None, inventory)
+        proposed = Port(**values)  # the row as it will be stored
+        check_port(proposed, None, inventory, portgroup, legacy_vif=new_vif)
+        conductor.network_interface(task.node).port_created(task, proposed)
+        follow = _adopted_physnet(task, proposed, None, inventory)
 
         def write() -> Port:
             port = task.inventory.create_port(values)

@@ -115,7 +115,7 @@ class Conductor:
 
     def enabled_interface(self, node: Node) -> NetworkInterface | None:
         """The node's network interface, None if it is no longer enabled."""
-        return self.interfaces.by_name.get(node.network_interface)
+        return self.interfaces.enabled(node.network_interface)
 
     def _calls_external_service(self, interface: str) -> bool:
         """Whether a node on ``interface`` is held by a lease (its interface calls an external
@@ -123,7 +123,7 @@ class Conductor:
         lock then assumes nothing of it, so that it can still be moved to an enabled
         interface, put in maintenance or deleted; what needs the interface itself refuses
         (400, "not enabled")."""
-        found = self.interfaces.by_name.get(interface)
+        found = self.interfaces.enabled(interface)
         return True if found is None else found.calls_external_service()
 
     def _find(self, ident: str | int) -> Node:

@@ -34,7 +34,6 @@ interpreter with networking-generic-switch runs it.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import math
 import os
@@ -157,6 +156,8 @@ def _die_with(server: int) -> None:
     already if the server ended before that was asked."""
     if sys.platform.startswith("linux"):
         with contextlib.suppress(Exception):  # no libc to ask: the server's own kill remains
+            import ctypes  # here: an interpreter built without it still serves
+
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != server:

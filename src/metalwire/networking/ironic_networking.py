@@ -324,7 +324,7 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
                     switch.allowed_vlans,
                     self.global_allowed_vlans,
                 )
-            port_id = str((port.local_link_connection or {})["port_id"])
+            port_id = _port_id(port)
             change = SwitchChange(switch, port_id, config, previous, previous_bond=was_bonded)
             planned.append(([port], change))
         return planned
@@ -376,7 +376,7 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
                 read_as = self._audited_name(task, port)
                 if read_as is None:
                     continue  # in a bond metalwire could not have made
-                if read_as != str((port.local_link_connection or {})["port_id"]):
+                if read_as != _port_id(port):
                     if (switch.name, read_as) in bonds_read:
                         continue
                     bonds_read.add((switch.name, read_as))
@@ -391,7 +391,7 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
             return recorded.name
         group = task.portgroup_by_id(port.portgroup_id)
         if group is None or not is_lag(group):
-            return str((port.local_link_connection or {})["port_id"])
+            return _port_id(port)
         try:
             return check_bond_members(group, task.members(group), self.switches)[1].name
         except InvalidParameterValue:
@@ -441,11 +441,11 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
 
     def port_changed(self, task: Task, port: Port, changed: Collection[str]) -> None:
         super().port_changed(task, port, changed)
-        if "node_id" in changed:  # moved here from another node
-            self.check_port_id(port)
         if not SWITCH_FIELDS & set(changed):
+            if "node_id" in changed:  # moved here from another node
+                self.check_port_id(port)
             return
-        self.check_port(task, port)
+        self.check_port(task, port)  # its port_id too
         stored = next((p for p in task.ports if p.uuid == port.uuid), None)
         if stored is not None and self._link_moved(stored, port):
             self._move_link(task, stored, port)
@@ -463,7 +463,7 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         switch = self._switch_of(port)
         if switch is None:
             return None
-        return switch.name, str((port.local_link_connection or {})["port_id"])
+        return switch.name, _port_id(port)
 
     def _link_moved(self, stored: Port, port: Port) -> bool:
         """Whether ``port`` names another switch port than the one metalwire configured for
@@ -501,7 +501,7 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
                 new_switch.allowed_vlans,
                 self.global_allowed_vlans,
             )
-            port_id = str((port.local_link_connection or {})["port_id"])
+            port_id = _port_id(port)
             # what the new switch port is set to is not known: no "already there"
             changes.append(SwitchChange(new_switch, port_id, wanted, None))
             info = _recorded(stored, applied_record(wanted, None))
@@ -519,7 +519,7 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         idle, now = self.state_network(task, "idle"), applied(stored)
         if _set(idle) == now:
             return None
-        port_id = str((stored.local_link_connection or {})["port_id"])
+        port_id = _port_id(stored)
         problem = port_id_problem(port_id)
         if problem is not None:  # stored before names were checked: metalwire cannot send it
             LOG.warning(
@@ -560,12 +560,9 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         """Refuse a port whose link names a switch of the switch file by a ``port_id`` that
         is no switch interface name (:mod:`metalwire.networking.port_ids`): it would go into
         the switch's commands."""
-        link = port.local_link_connection or {}
-        if not link.get("switch_id") or "port_id" not in link:
+        if self._switch_of(port) is None:
             return
-        if find_switch(self.switches, str(link["switch_id"])) is None:
-            return
-        problem = port_id_problem(link["port_id"])
+        problem = port_id_problem(_port_id(port))
         if problem is not None:
             raise InvalidParameterValue(f"Port {port.uuid} local_link_connection {problem}.")
 
@@ -613,6 +610,11 @@ def _generic_switch_device(switch: SwitchDefinition, python: str, login_timeout:
     from metalwire.networking.generic_switch import GenericSwitchDevice
 
     return GenericSwitchDevice(switch, python, login_timeout=login_timeout)
+
+
+def _port_id(port: Port) -> str:
+    """The switch port a port with a switch link is cabled to (``_switch_of`` found one)."""
+    return str((port.local_link_connection or {})["port_id"])
 
 
 def _recorded(port: Port, record: dict[str, Any] | None) -> dict[str, Any]:

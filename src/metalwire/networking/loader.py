@@ -40,13 +40,19 @@ class NetworkInterfaces:
             )
 
     def get(self, name: str) -> NetworkInterface:
-        try:
-            return self.by_name[name]
-        except KeyError:
+        """The interface ``name``; InvalidParameterValue if it is not enabled."""
+        found = self.enabled(name)
+        if found is None:
             raise InvalidParameterValue(
                 f"Network interface {name!r} is not enabled; enabled interfaces are "
                 f"{', '.join(self.by_name)}."
-            ) from None
+            )
+        return found
+
+    def enabled(self, name: str) -> NetworkInterface | None:
+        """The interface ``name``, None if it is not enabled (a node may still name one
+        that was enabled when it was set)."""
+        return self.by_name.get(name)
 
     def check_enabled(self, name: str) -> None:
         self.get(name)

@@ -141,12 +141,13 @@ def _audit_switch(
     if not isinstance(device, PortReader):
         return [], [_not_checked(port, "its switch driver reads nothing back") for port in ports]
     # a name that is no switch interface name is not read (read_ports refuses it)
+    problems = {port.port_id: port_id_problem(port.port_id) for port in ports}
     unnamed = [
-        _not_checked(port, f"not read: {problem}")
+        _not_checked(port, f"not read: {problems[port.port_id]}")
         for port in ports
-        if (problem := port_id_problem(port.port_id)) is not None
+        if problems[port.port_id] is not None
     ]
-    ports = [port for port in ports if port_id_problem(port.port_id) is None]
+    ports = [port for port in ports if problems[port.port_id] is None]
     if not ports:
         return [], unnamed
     try:

@@ -132,14 +132,23 @@ def unexpected_error(switch: SwitchDefinition, what: str, exc: Exception) -> Net
     return NetworkError(f"unexpected error: {message}")
 
 
-def _send(device: SwitchDevice, change: SwitchChange, what: str) -> None:
-    """Send ``change``; raises NetworkError, whatever the device raised."""
+@contextlib.contextmanager
+def network_errors(switch: SwitchDefinition, what: str, named: bool = False) -> Iterator[None]:
+    """Raise whatever the block raises as a NetworkError (:func:`unexpected_error` for any
+    other exception), its message led by the switch's name if ``named``."""
     try:
-        change.send(device)
+        yield
     except NetworkError:
         raise
     except Exception as exc:
-        raise unexpected_error(change.switch, f"{what} port {change.port_id}", exc) from exc
+        error = unexpected_error(switch, what, exc)
+        raise (NetworkError(f"Switch {switch.name}: {error}") if named else error) from exc
+
+
+def _send(device: SwitchDevice, change: SwitchChange, what: str) -> None:
+    """Send ``change``; raises NetworkError, whatever the device raised."""
+    with network_errors(change.switch, f"{what} port {change.port_id}"):
+        change.send(device)
 
 
 def _undo(device: SwitchDevice, done: Sequence[SwitchChange]) -> list[str]:
@@ -177,13 +186,8 @@ def _apply_on_switch(
     """Apply one switch's changes; the undo of what was applied. Raises NetworkError after
     putting back what it did."""
     switch = changes[0].switch
-    try:
+    with network_errors(switch, "making its device", named=True):
         device = factory(switch)
-    except NetworkError:
-        raise
-    except Exception as exc:
-        error = unexpected_error(switch, "making its device", exc)
-        raise NetworkError(f"Switch {switch.name}: {error}") from exc
     done: list[SwitchChange] = []
     with switch_lock(lock_dir, switch.name):
         for change in changes:
@@ -218,12 +222,11 @@ def apply_changes(changes: Sequence[SwitchChange], factory: DeviceFactory, lock_
         undos, errors = [], []
         for future, group in zip(futures, by_switch.values(), strict=True):
             try:
-                undos.append(future.result())
+                # the lock, say, failing: the other switches are still undone
+                with network_errors(group[0].switch, "applying changes", named=True):
+                    undos.append(future.result())
             except NetworkError as exc:
                 errors.append(exc)
-            except Exception as exc:  # the lock, say: the other switches are still undone
-                error = unexpected_error(group[0].switch, "applying changes", exc)
-                errors.append(NetworkError(f"Switch {group[0].switch.name}: {error}"))
         if not errors:
             return
         left = [item for undone in pool.map(lambda undo: undo(), undos) for item in undone]
