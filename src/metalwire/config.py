@@ -298,6 +298,14 @@ class ConductorOptions:
         "interface calls an external service (Neutron) are not limited by this.",
         minimum=1,
     )
+    workers_pool_size: int = _opt(
+        300,
+        "Provision operations one process runs at a time after their request was answered "
+        "(a deploy's or a cleaning's switch and Neutron steps, each a thread). A verb asked "
+        "while this many are under way is refused with 503 NoFreeConductorWorker and a "
+        "Retry-After, before anything of it is done (Ironic's option and answer).",
+        minimum=1,
+    )
     audit_interval: float = _opt(
         0.0,
         "Seconds between two drift audits (VIF attachments compared with Neutron, switch ports "

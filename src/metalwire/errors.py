@@ -49,6 +49,7 @@ Ironic's clients receive in a different error body from the errors of objects.
     |   +-- DatabaseUnavailable        it cannot be reached or is failing over
     |   +-- TransactionConflict        deadlocks or serialization failures outlasted the retries
     +-- ConnectionLimitReached (503)   [api] max_connections are open; retry later
+    +-- NoFreeConductorWorker (503)    [conductor] workers_pool_size operations are under way
     +-- InventoryInconsistent (500)    stored rows break a rule a schema upgrade enforces
         +-- PortgroupPhysnetInconsistent  a portgroup's members are on different physical networks
 """
@@ -380,6 +381,16 @@ class ConnectionLimitReached(MetalwireError):
 
     code = 503
     safe = True
+
+
+class NoFreeConductorWorker(MetalwireError):
+    """This process already runs ``[conductor] workers_pool_size`` operations after their
+    requests were answered (or no thread could be started for another): the verb is refused
+    before anything of it is done."""
+
+    code = 503
+    safe = True
+    retry_after = 5  # operations of this kind take seconds to minutes
 
 
 class InventoryInconsistent(MetalwireError):

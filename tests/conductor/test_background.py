@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from metalwire.conductor.background import BackgroundOperations
-from metalwire.errors import InvalidStateRequested
+from metalwire.errors import InvalidStateRequested, NoFreeConductorWorker
 
 
 def test_the_caller_returns_once_accepted_and_the_operation_goes_on() -> None:
@@ -86,8 +86,28 @@ def test_an_operation_whose_thread_cannot_start_is_refused_and_not_waited_for(
 
     operations = BackgroundOperations()
     monkeypatch.setattr(threading.Thread, "start", no_thread)
-    with pytest.raises(RuntimeError, match="can't start new thread"):
+    with pytest.raises(NoFreeConductorWorker, match=r"no thread could be started for it \(can't"):
         operations.start("deploy of n1", lambda accepted: accepted())
     monkeypatch.undo()
     assert operations.running() == []
     assert operations.wait(1) == []  # a stop has nothing to wait for
+
+
+def test_operations_beyond_the_limit_are_refused_until_one_ends() -> None:
+    operations = BackgroundOperations(limit=2)
+    release = threading.Event()
+
+    def hang(accepted: Callable[[], None]) -> None:
+        accepted()
+        release.wait(10)
+
+    operations.start("deploy of n1", hang)
+    operations.start("deploy of n2", hang)
+    ran: list[str] = []
+    with pytest.raises(NoFreeConductorWorker, match="already runs 2 operations"):
+        operations.start("deploy of n3", lambda accepted: ran.append("n3"))
+    assert ran == [] and operations.running() == ["deploy of n1", "deploy of n2"]
+    release.set()
+    assert operations.wait(10) == []
+    operations.start("deploy of n3", lambda accepted: ran.append("n3"))
+    assert ran == ["n3"]

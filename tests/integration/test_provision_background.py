@@ -168,3 +168,28 @@ def test_a_deploy_outliving_the_graceful_shutdown_timeout_is_failed(deploys: Set
     shown = settled(after)
     assert shown["provision_state"] == "deploy failed", shown
     assert "'deploying' was cut short" in shown["last_error"]
+
+
+def test_a_verb_beyond_workers_pool_size_is_refused_before_anything_is_done(
+    deploys: Setup,
+) -> None:
+    server = deploys.server(METALWIRE_CONDUCTOR_WORKERS_POOL_SIZE="1")
+    deploys.available_node_with_a_vif(server)
+    deploys.deploy_held_by_neutron(server)  # the one operation this process may run
+    body = {"driver": "fake-hardware", "name": "other"}
+    assert call(server, "POST", "/v1/nodes", json=body).status_code == 201
+
+    target = {"target": "manage"}
+    resp = call(server, "PUT", "/v1/nodes/other/states/provision", json=target)
+    assert resp.status_code == 503, resp.text
+    assert resp.headers["retry-after"] == "5"
+    fault = resp.json()["error_message"]
+    assert "provision manage of node" in fault and "[conductor] workers_pool_size" in fault, fault
+    shown = call(server, "GET", "/v1/nodes/other").json()
+    assert (shown["provision_state"], shown["target_provision_state"]) == ("enroll", None)
+    assert shown["reservation"] is None
+
+    deploys.neutron.release.set()
+    assert settled(server)["provision_state"] == "active"
+    resp = call(server, "PUT", "/v1/nodes/other/states/provision", json=target)
+    assert resp.status_code == 202, resp.text

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from metalwire.errors import MetalwireError
+from metalwire.errors import MetalwireError, NoFreeConductorWorker
 
 LOG = logging.getLogger(__name__)
 
@@ -32,15 +32,18 @@ Operation = Callable[[Callable[[], None]], None]
 class BackgroundOperations:
     """The operations of this process still running after their request was answered."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = 300) -> None:
         self._guard = threading.Lock()
         self._running: dict[threading.Thread, str] = {}
+        self._limit = limit  # [conductor] workers_pool_size
 
     def start(self, name: str, operation: Operation) -> None:
         """Run ``operation(accept)`` in a thread of its own and return when it calls
         ``accept`` or ends, whichever comes first. An error raised before ``accept`` is
         raised here (the request fails with it); one raised after is logged. The thread
-        keeps the caller's context (the request id of its log lines)."""
+        keeps the caller's context (the request id of its log lines). Refused with
+        :class:`NoFreeConductorWorker`, nothing run, when ``limit`` operations are under way
+        or no thread can be started."""
         accepted = threading.Event()
         refused: list[BaseException] = []
 
@@ -62,10 +65,22 @@ class BackgroundOperations:
         context = contextvars.copy_context()
         thread = threading.Thread(target=context.run, args=(run,), name=name, daemon=True)
         with self._guard:
+            if len(self._running) >= self._limit:
+                raise NoFreeConductorWorker(
+                    f"Cannot run {name} now: this process already runs {self._limit} "
+                    "operations ([conductor] workers_pool_size); retry later."
+                )
             self._running[thread] = name  # before it starts: it removes itself when it ends
         try:
             thread.start()
-        except BaseException:  # no thread to be had: the request fails, nothing runs
+        except RuntimeError as exc:  # no thread to be had: the request fails, nothing runs
+            with self._guard:
+                del self._running[thread]
+            LOG.warning("No thread for %s: %s", name, exc)
+            raise NoFreeConductorWorker(
+                f"Cannot run {name} now: no thread could be started for it ({exc}); retry later."
+            ) from exc
+        except BaseException:
             with self._guard:
                 del self._running[thread]
             raise

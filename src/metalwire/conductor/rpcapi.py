@@ -248,7 +248,7 @@ class LocalConductorAPI(ConductorAPI):
         self._db_workers = conductor.config.conductor.db_workers
         self._db_limiter: anyio.CapacityLimiter | None = None
         self._metrics = conductor.config.metrics.enabled
-        self._background = BackgroundOperations()
+        self._background = BackgroundOperations(conductor.config.conductor.workers_pool_size)
 
     async def _run(
         self, operation: Callable[..., T], context: RequestContext, node_id: str, *args: Any
