@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 from pathlib import Path
 
 import pytest
@@ -231,3 +232,43 @@ def test_existing_fail_reports_each_existing_node_failed(
         f"[1/1] {name} ... FAILED: node {name} exists already ({uuid}); re-run with "
         "--existing skip or --existing update"
     )
+
+
+def _decimal_mac() -> str:
+    """A locally administered MAC of decimal digits only, each part after the first below 60:
+    unquoted, YAML 1.1 reads it as a base-60 integer."""
+    return ":".join(["12"] + [f"{secrets.randbelow(60):02d}" for _ in range(5)])
+
+
+def test_unquoted_mac_addresses_in_yaml_are_mac_addresses(
+    tmp_path: Path, cli: Run, mw: Client
+) -> None:
+    name, address, switch_id = unique("plain"), _decimal_mac(), _decimal_mac()
+    path = tmp_path / "plain.yaml"
+    path.write_text(
+        f"nodes:\n"
+        f"  - name: {name}\n"
+        f"    driver: fake-hardware\n"
+        f"    properties: {{cpus: 8, memory_mb: 1.5}}\n"
+        f"    ports:\n"
+        f"      - address: {address}\n"
+        f"        local_link_connection: {{switch_id: {switch_id}, port_id: swp1}}\n"
+    )
+    result = cli("create", str(path))
+    assert result.code == 0, result.stderr
+    (port,) = mw.list_ports(node=name, detail=True)
+    assert port.address == address
+    assert port.local_link_connection["switch_id"] == switch_id
+    assert mw.get_node(name).properties == {"cpus": 8, "memory_mb": 1.5}  # numbers stay numbers
+
+
+def test_a_port_address_that_is_no_text_is_named(tmp_path: Path, cli: Run, mw: Client) -> None:
+    name = unique("numeric")
+    path = tmp_path / "numeric.json"
+    document = {"nodes": [{"name": name, "driver": "fake-hardware", "ports": [{"address": 7}]}]}
+    path.write_text(json.dumps(document))
+    result = cli("create", str(path), "-f", "value", "-c", "Status", "-c", "Error")
+    assert result.code == 1
+    assert result.stdout.strip() == "rolled back port 7: 'address' must be a MAC address, not 7"
+    with pytest.raises(NotFound):
+        mw.get_node(name)

@@ -48,6 +48,24 @@ Existing = Literal["skip", "update", "fail"]
 DONE: frozenset[Status] = frozenset({"created", "skipped", "updated", "unchanged"})
 
 
+class _DescriptionLoader(yaml.SafeLoader):
+    """YAML's safe loader, except that a number written with colons (YAML 1.1's base 60,
+    which YAML 1.2 dropped) stays text: an unquoted MAC address such as 52:54:00:00:00:02
+    is that MAC address, not the integer 41135040002."""
+
+
+def _number_or_text(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> object:
+    if ":" in node.value:
+        return loader.construct_scalar(node)
+    if node.tag.endswith(":int"):
+        return loader.construct_yaml_int(node)
+    return loader.construct_yaml_float(node)
+
+
+_DescriptionLoader.add_constructor("tag:yaml.org,2002:int", _number_or_text)
+_DescriptionLoader.add_constructor("tag:yaml.org,2002:float", _number_or_text)
+
+
 class EnrolFileError(Exception):
     """A description file cannot be read, parsed, or does not have the expected shape."""
 
@@ -114,7 +132,7 @@ def load_file(path: str | Path) -> list[NodeSpec]:
     except OSError as error:
         raise EnrolFileError(f"Cannot read file {str(path)!r}: {error.strerror}.") from None
     try:
-        data = json.loads(text) if suffix == ".json" else yaml.safe_load(text)
+        data = json.loads(text) if suffix == ".json" else yaml.load(text, Loader=_DescriptionLoader)
     except (ValueError, yaml.YAMLError) as error:
         raise EnrolFileError(f"File {str(path)!r} is invalid: {error}") from None
     if not isinstance(data, dict):
@@ -352,8 +370,10 @@ class _Enrolment:
             port["portgroup_uuid"] = portgroup_uuid
         fields = {k: v for k, v in port.items() if k not in ("node_uuid", "address")}
         address = port.get("address")
-        if not isinstance(address, str):
+        if address is None:
             raise _ItemError(f"{what}: 'address' is missing")
+        if not isinstance(address, str):
+            raise _ItemError(f"{what}: 'address' must be a MAC address, not {address!r}")
         created = self._step(what, lambda: self.client.create_port(node_uuid, address, **fields))
         self.result.ports.append(created.uuid)
 
