@@ -385,3 +385,53 @@ def test_an_attached_dynamic_portgroup_and_its_members_stay_as_the_vif_was_bound
     d.cli.ok("node", "vif", "detach", "tbn-guard", "vif-guard")
     assert d.portgroups(node) == []
     d.cli.ok("port", "delete", picks[1])
+
+
+def test_a_port_of_a_busy_or_closed_portgroup_never_takes_a_vif_of_its_own(
+    deployment: Deployment,
+) -> None:
+    """A member of a portgroup carrying a VIF (a dynamic bond too) or not supporting
+    standalone ports is no candidate, nor is a portgroup one of whose members carries one."""
+    d = deployment
+    # The built-in default: the closed bond takes the first VIF; its members are no ports of
+    # their own for the second.
+    node = d.node("tbn-closed", [])
+    closed = d.portgroup(node, "tbn-closed0", standalone_ports_supported=False)
+    links = [
+        d.port(node, f"52:54:00:77:00:0{n}", portgroup_uuid=closed, pxe_enabled=False)
+        for n in (1, 2)
+    ]
+    assert d.attach(node, {"id": "vif-c1"}).status_code == 204
+    assert d.vif_of("portgroup", closed) == "vif-c1"
+    second = d.attach(node, {"id": "vif-c2"})
+    assert second.status_code == 400, second.text
+    assert f"belongs to portgroup {closed}, which is busy with VIF vif-c1" in second.text
+    assert [d.vif_of("port", link) for link in links] == [None, None]
+
+    # A dynamic bond's members stay its VIF's.
+    bonded = d.node("tbn-bonded", ["CUSTOM_DYNAMIC"])
+    picks = d.groupable(bonded, "52:54:00:77:01:0", (1, 2))
+    assert d.attach(bonded, {"id": "vif-d1"}).status_code == 204
+    (group,) = d.portgroups(bonded)
+    patch = [{"op": "add", "path": "/instance_info", "value": {"traits": []}}]
+    assert d.http.patch(f"/v1/nodes/{bonded}", json=patch).status_code == 200
+    refused = d.attach(bonded, {"id": "vif-d2"})
+    assert refused.status_code == 400, refused.text
+    assert f"belongs to portgroup {group.uuid}, which is busy with VIF vif-d1" in refused.text
+    assert [d.vif_of("port", pick) for pick in picks] == [None, None]
+
+    # A member of an open portgroup may take a VIF by a rule; the portgroup then cannot.
+    shared = d.node("tbn-shared", ["CUSTOM_STORAGE"])
+    bond = d.portgroup(shared, "tbn-shared0", physical_network="physnet1")
+    member = d.port(
+        shared, "52:54:00:77:02:01", portgroup_uuid=bond, category="storage",
+        physical_network="physnet1",
+    )  # fmt: skip
+    assert d.attach(shared, {"id": "vif-s1", "tags": ["storage"]}).status_code == 204
+    assert d.vif_of("port", member) == "vif-s1"
+    patch = [{"op": "add", "path": "/instance_info", "value": {"traits": ["CUSTOM_BOND"]}}]
+    assert d.http.patch(f"/v1/nodes/{shared}", json=patch).status_code == 200
+    taken = d.attach(shared, {"id": "vif-s2"})
+    assert taken.status_code == 400, taken.text
+    assert f"its member port {member} carries VIF vif-s1" in taken.text
+    assert d.vif_of("portgroup", bond) is None

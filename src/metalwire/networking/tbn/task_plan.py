@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from metalwire.db.models import Port
+from metalwire.db.models import Port, Portgroup
 from metalwire.networking.task import Task
 from metalwire.networking.tbn.planner import TbnPlan, node_traits, plan_vif_attach
 from metalwire.networking.tbn.rules import RuleSet
@@ -23,21 +23,48 @@ def inventory_views(
     task: Task, unusable: Callable[[Port], str | None] = lambda port: None
 ) -> tuple[list[PortView], list[PortView]]:
     """The node's ports and portgroups as the planner reads them; ``unusable`` says why the
-    node's interface cannot use a port (the interface's ``port_unusable_reason``)."""
-    group_uuids = {group.id: group.uuid for group in task.portgroups}
-    ports = [
-        PortView.of_port(
-            port, task.vif_on(port), group_uuids.get(port.portgroup_id or -1), unusable(port)
-        )
-        for port in task.ports
-    ]
+    node's interface cannot use a port (the interface's ``port_unusable_reason``).
+
+    A port and its portgroup never carry two VIFs: a member of a portgroup that carries a VIF
+    (a dynamic bond included) or that does not support standalone ports is unusable, and so
+    is a portgroup one of whose members carries a VIF.
+    """
+    groups = {group.id: group for group in task.portgroups}
+    ports = []
+    for port in task.ports:
+        group = groups.get(port.portgroup_id or -1)
+        reason = unusable(port) or (_member_refusal(task, group) if group else None)
+        group_uuid = group.uuid if group else None
+        ports.append(PortView.of_port(port, task.vif_on(port), group_uuid, reason))
     portgroups = [
         PortView.of_portgroup(
-            group, task.vif_on(group), [m.physical_network for m in task.members(group)]
+            group,
+            task.vif_on(group),
+            [m.physical_network for m in task.members(group)],
+            _busy_member_refusal(task, group),
         )
         for group in task.portgroups
     ]
     return ports, portgroups
+
+
+def _member_refusal(task: Task, group: Portgroup) -> str | None:
+    """Why a member port of ``group`` cannot take a VIF of its own, or None."""
+    vif = task.vif_on(group)
+    if vif is not None:
+        return f"belongs to portgroup {group.uuid}, which is busy with VIF {vif}"
+    if not group.standalone_ports_supported:
+        return f"belongs to portgroup {group.uuid}, which does not support standalone ports"
+    return None
+
+
+def _busy_member_refusal(task: Task, group: Portgroup) -> str | None:
+    """Why ``group`` cannot take a VIF while one of its members carries one, or None."""
+    for member in task.members(group):
+        vif = task.vif_on(member)
+        if vif is not None:
+            return f"cannot be used while its member port {member.uuid} carries VIF {vif}"
+    return None
 
 
 def plan_for_task(

@@ -69,9 +69,14 @@ class PortView:
 
     @classmethod
     def of_portgroup(
-        cls, portgroup: Portgroup, vif: str | None, member_physnets: Iterable[str | None] = ()
+        cls,
+        portgroup: Portgroup,
+        vif: str | None,
+        member_physnets: Iterable[str | None] = (),
+        unusable: str | None = None,
     ) -> PortView:
-        """A portgroup; without its own ``physical_network`` it has the one its members share."""
+        """A portgroup; without its own ``physical_network`` it has the one its members share.
+        ``unusable``: why it cannot take a VIF (e.g. a member carries one), or None."""
         physnet = _optional_text(portgroup, "physical_network")
         if physnet is None:
             shared = {p for p in member_physnets if p}
@@ -87,6 +92,7 @@ class PortView:
             dynamic_portgroup=bool(getattr(portgroup, "dynamic_portgroup", False)),
             vif=vif,
             name=portgroup.name,
+            unusable=unusable,
         )
 
 
