@@ -83,9 +83,10 @@ def test_a_portgroup_on_a_physical_network_takes_only_ports_on_it(api: Api) -> N
     moved = api.patch(f"/v1/ports/{other['uuid']}", patch)
     assert moved.status_code == 409, moved.text
     assert "its other member ports are on physical network physnet2" in fault(moved)
-    # A member cannot leave its portgroup's physical network on its own.
+    # A member cannot leave its portgroup's physical network on its own (below 1.102; from
+    # 1.102 its physical network is the portgroup's to change).
     away = [{"op": "replace", "path": "/physical_network", "value": "physnet1"}]
-    assert api.patch(f"/v1/ports/{joined.json()['uuid']}", away).status_code == 409
+    assert api.patch(f"/v1/ports/{joined.json()['uuid']}", away, version="1.101").status_code == 409
 
 
 def test_a_portgroup_without_a_physical_network_adopts_its_first_members(api: Api) -> None:
@@ -131,3 +132,47 @@ def test_a_portgroups_physical_network_stays_while_it_carries_a_vif(api: Api) ->
     for port in (member, second):
         assert api.get(f"/v1/ports/{port['uuid']}").json()["physical_network"] == "physnet1"
     assert api.get(f"/v1/portgroups/{group['uuid']}").json()["physical_network"] == "physnet1"
+
+
+def test_a_ports_physical_network_is_a_name_or_null_never_empty(api: Api) -> None:
+    node = api.node()
+    body = {"node_uuid": node["uuid"], "address": "52:54:00:e5:00:01", "physical_network": ""}
+    for version in ("1.34", "1.101", "1.102"):
+        refused = api.post("/v1/ports", body, version=version)
+        assert refused.status_code == 400, refused.text
+        assert "physical_network" in fault(refused) and "empty" in fault(refused)
+    assert api.get(f"/v1/ports?node={node['uuid']}").json()["ports"] == []
+    port = api.port(node, "52:54:00:e5:00:01", physical_network="physnet1")
+    url = f"/v1/ports/{port['uuid']}"
+    empty = [{"op": "replace", "path": "/physical_network", "value": ""}]
+    refused = api.patch(url, empty)
+    assert refused.status_code == 400, refused.text
+    assert "physical_network" in fault(refused)
+    assert api.get(url).json()["physical_network"] == "physnet1"
+    cleared = api.patch(url, [{"op": "replace", "path": "/physical_network", "value": None}])
+    assert cleared.status_code == 200 and cleared.json()["physical_network"] is None
+
+
+def test_a_members_physical_network_is_its_portgroups_to_change_from_1_102(api: Api) -> None:
+    node = api.node()
+    group = api.portgroup(node)
+    member = _member(api, node, group, "52:54:00:e6:00:01").json()
+    url = f"/v1/ports/{member['uuid']}"
+    change = [{"op": "replace", "path": "/physical_network", "value": "physnet6"}]
+    refused = api.patch(url, change, version="1.102")
+    assert refused.status_code == 400, refused.text
+    assert f"member of portgroup {group['uuid']}" in fault(refused)
+    assert "physical_network" in fault(refused)
+    assert api.get(url).json()["physical_network"] is None
+    assert api.get(f"/v1/portgroups/{group['uuid']}").json()["physical_network"] is None
+    # Below 1.102 the sole member still sets it, and the portgroup adopts it.
+    assert api.patch(url, change, version="1.101").status_code == 200
+    assert api.get(f"/v1/portgroups/{group['uuid']}").json()["physical_network"] == "physnet6"
+    # Leaving the portgroup in the same request, a port takes any physical network.
+    leave = [
+        {"op": "remove", "path": "/portgroup_uuid"},
+        {"op": "replace", "path": "/physical_network", "value": "physnet7"},
+    ]
+    left = api.patch(url, leave)
+    assert left.status_code == 200, left.text
+    assert (left.json()["portgroup_uuid"], left.json()["physical_network"]) == (None, "physnet7")

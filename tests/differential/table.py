@@ -618,6 +618,21 @@ SCENARIOS: tuple[Scenario, ...] = (
                 portgroup_uuid="{g1}",
                 physical_network="physnet1",
             ),
+            *(
+                patch(
+                    f"member physical_network at {version}",
+                    "/v1/ports/{p3}",
+                    op("replace", "/physical_network", "physnet7"),
+                    version=version,
+                )
+                for version in ("1.101", "1.102")
+            ),
+            Step(
+                "port physical_network empty",
+                "POST",
+                "/v1/ports",
+                {"node_uuid": "{n1}", "address": "52:54:00:de:00:05", "physical_network": ""},
+            ),
             patch(
                 "portgroup physical_network",
                 "/v1/portgroups/{g1}",

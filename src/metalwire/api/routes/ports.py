@@ -52,6 +52,7 @@ def normalize(values: dict[str, Any], version: mv.Version) -> dict[str, Any]:
     if out.get("portgroup_uuid") is not None:
         out["portgroup_uuid"] = validation.uuid_value(out["portgroup_uuid"], "portgroup_uuid")
     refuse_null_dynamic_portgroup(out)
+    refuse_empty_physical_network(out)
     if out.get("local_link_connection") is not None:
         out["local_link_connection"] = validation.local_link_connection(
             out["local_link_connection"], version, bool(out.get("is_smartnic"))
@@ -78,6 +79,33 @@ def refuse_null_dynamic_portgroup(values: Any) -> None:
         raise InvalidParameterValue(
             "Invalid value for field available_for_dynamic_portgroup: null; use true or false."
         )
+
+
+def refuse_empty_physical_network(values: dict[str, Any]) -> None:
+    """A port's physical_network names a physical network, or is null for none: an empty
+    string would match no VIF's physical network yet read as set (400, as Ironic)."""
+    if values.get("physical_network") == "":
+        raise InvalidParameterValue(
+            "Invalid value for field physical_network: an empty string; give the name of a "
+            "physical network, or null for none."
+        )
+
+
+def refuse_member_physnet_change(c: Call, current: dict[str, Any], changes: dict[str, Any]) -> None:
+    """From 1.102 a portgroup has a physical network of its own, which its members share:
+    a port that stays in its portgroup does not change it alone (400, as Ironic). Below
+    1.102 the conductor's rule applies (a member on another one than the others: 409)."""
+    if "physical_network" not in changes or not c.version.at_least(mv.PORTGROUP_PHYSNET):
+        return
+    group = changes.get("portgroup_uuid", current["portgroup_uuid"])
+    if group is None or group != current["portgroup_uuid"]:
+        return
+    raise InvalidParameterValue(
+        f"Cannot change the physical_network of port {current['uuid']}: it is a member of "
+        f"portgroup {group}, whose physical_network its members share. Change the "
+        "portgroup's physical_network, or take the port out of the portgroup in the same "
+        "request."
+    )
 
 
 def check_legacy_vif_id(extra: Any, current: Any = None) -> None:
@@ -163,6 +191,11 @@ def check_member_patch(
     check_legacy_vif_id(changes.get("extra"), current["extra"])
 
 
+def check_port_patch(c: Call, port: Port, current: dict[str, Any], changes: dict[str, Any]) -> None:
+    check_member_patch(c, port, current, changes)
+    refuse_member_physnet_change(c, current, changes)
+
+
 PORTS = Resource[Port](
     kind="port",
     collection="ports",
@@ -184,7 +217,7 @@ PORTS = Resource[Port](
         c.context, uuid, changes, expected
     ),
     prepare=lambda c, _port, changes: normalize(changes, c.version),
-    check_changes=check_member_patch,
+    check_changes=check_port_patch,
     owner_fields=OWNER_FIELDS,
 )
 
