@@ -156,3 +156,35 @@ def test_the_operators_guide_example_checks_as_the_guide_shows(tmp_path: Path) -
     done = run_metalwire("tbn", "check", str(path), env=clean_env())
     assert done.code == 0, done.stderr
     assert done.stdout == expected.replace(documented_path, str(path))
+
+
+def test_an_order_of_zero_or_below_comes_before_the_default_order(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        dedent(
+            """\
+            CUSTOM_LATER:
+              actions:
+                - action: attach_port
+                  filter: port.is_port
+            CUSTOM_FIRST:
+              order: 0
+              actions:
+                - action: attach_portgroup
+                  filter: port.is_portgroup
+            CUSTOM_EARLIEST:
+              order: -1
+              actions:
+                - action: attach_port
+                  filter: port.category == 'x'
+            """
+        ),
+    )
+    done = run_metalwire("tbn", "check", str(path), env=clean_env())
+    assert done.code == 0, done.stderr
+    listed = [line for line in done.stdout.splitlines() if line.startswith("CUSTOM_")]
+    assert listed == [
+        "CUSTOM_EARLIEST (order -1)",
+        "CUSTOM_FIRST (order 0)",
+        "CUSTOM_LATER (order 1)",
+    ]

@@ -172,7 +172,8 @@ class _Reader:
             )
         order = DEFAULT_ORDER
         if "order" in entries:
-            order = self.integer(entries["order"][1], f"{what} order") or DEFAULT_ORDER
+            given = self.integer(entries["order"][1], f"{what} order")
+            order = DEFAULT_ORDER if given is None else given  # 0 and below come first
         if "actions" not in entries:
             self.problem(key, f"{what} has no 'actions'")
             return None
