@@ -103,6 +103,8 @@ class PortSpec:
     physical_network: str | None = None
     pxe_enabled: bool = True
     touched: bool = False
+    category: str | None = None
+    vendor: str | None = None
 
 
 @dataclass
@@ -110,6 +112,8 @@ class PortgroupSpec:
     name: str | None = None
     address: int | None = None
     touched: bool = False
+    physical_network: str | None = None
+    category: str | None = None
 
 
 @dataclass
@@ -154,7 +158,13 @@ def build(api: Api, inventory: Inventory, tag: str) -> dict[str, list[dict[str, 
             holder,
             mac(spec.address),
             pxe_enabled=spec.pxe_enabled,
-            **_without_none({"physical_network": spec.physical_network}),
+            **_without_none(
+                {
+                    "physical_network": spec.physical_network,
+                    "category": spec.category,
+                    "vendor": spec.vendor,
+                }
+            ),
         )
         for spec in inventory.ports
     ]
@@ -165,6 +175,8 @@ def build(api: Api, inventory: Inventory, tag: str) -> dict[str, list[dict[str, 
                 {
                     "name": spec.name,
                     "address": None if spec.address is None else mac(0x8000 + spec.address),
+                    "physical_network": spec.physical_network,
+                    "category": spec.category,
                 }
             ),
         )
@@ -251,15 +263,15 @@ def test_nodes_page_by_a_nullable_sort_key(api: Api, sort_key: str, sort_dir: st
 
 
 @pytest.mark.parametrize("sort_dir", ["asc", "desc"])
-@pytest.mark.parametrize("sort_key", ["physical_network", "updated_at"])
+@pytest.mark.parametrize("sort_key", ["physical_network", "updated_at", "category", "vendor"])
 def test_ports_page_by_a_nullable_sort_key(api: Api, sort_key: str, sort_dir: str) -> None:
     inventory = Inventory(
         nodes=[NodeSpec()],
         ports=[
             PortSpec(1),
-            PortSpec(2, physical_network="physnet2", touched=True),
+            PortSpec(2, physical_network="physnet2", touched=True, category="b", vendor="b"),
             PortSpec(3),
-            PortSpec(4, physical_network="physnet1"),
+            PortSpec(4, physical_network="physnet1", category="a", vendor="a"),
         ],
     )
     made = build(api, inventory, "nullable")["ports"]
@@ -268,15 +280,17 @@ def test_ports_page_by_a_nullable_sort_key(api: Api, sort_key: str, sort_dir: st
 
 
 @pytest.mark.parametrize("sort_dir", ["asc", "desc"])
-@pytest.mark.parametrize("sort_key", ["name", "address", "updated_at"])
+@pytest.mark.parametrize(
+    "sort_key", ["name", "address", "updated_at", "physical_network", "category"]
+)
 def test_portgroups_page_by_a_nullable_sort_key(api: Api, sort_key: str, sort_dir: str) -> None:
     inventory = Inventory(
         nodes=[NodeSpec()],
         portgroups=[
             PortgroupSpec(),
-            PortgroupSpec(name="b", address=2, touched=True),
+            PortgroupSpec(name="b", address=2, touched=True, physical_network="b", category="b"),
             PortgroupSpec(),
-            PortgroupSpec(name="a", address=1),
+            PortgroupSpec(name="a", address=1, physical_network="a", category="a"),
         ],
     )
     made = build(api, inventory, "nullable")["portgroups"]

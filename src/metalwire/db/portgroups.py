@@ -17,7 +17,20 @@ from metalwire.db.statements import Read, Repository, Sql
 from metalwire.errors import Conflict, PortgroupNotFound
 from metalwire.identifiers import is_uuid
 
-SORTABLE = {"id", "uuid", "name", "address", "created_at", "updated_at"}
+# Ironic sorts by any column but the JSON ones; these are those a client sees.
+SORTABLE = {
+    "id",
+    "uuid",
+    "name",
+    "address",
+    "created_at",
+    "updated_at",
+    "mode",
+    "standalone_ports_supported",
+    "physical_network",
+    "category",
+    "dynamic_portgroup",
+}
 
 
 def _conflict(exc: IntegrityError, values: Mapping[str, Any]) -> Exception:

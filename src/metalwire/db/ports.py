@@ -17,7 +17,22 @@ from metalwire.db.statements import Read, Repository
 from metalwire.errors import PortNotFound
 from metalwire.identifiers import is_uuid
 
-SORTABLE = {"id", "uuid", "address", "created_at", "updated_at", "physical_network", "pxe_enabled"}
+# Ironic sorts by any column but the JSON ones; these are those a client sees.
+SORTABLE = {
+    "id",
+    "uuid",
+    "address",
+    "created_at",
+    "updated_at",
+    "physical_network",
+    "pxe_enabled",
+    "is_smartnic",
+    "name",
+    "description",
+    "vendor",
+    "category",
+    "available_for_dynamic_portgroup",
+}
 
 
 def _conflict(exc: IntegrityError, values: Mapping[str, Any]) -> Exception:
