@@ -435,3 +435,33 @@ def test_a_port_of_a_busy_or_closed_portgroup_never_takes_a_vif_of_its_own(
     assert taken.status_code == 400, taken.text
     assert f"its member port {member} carries VIF vif-s1" in taken.text
     assert d.vif_of("portgroup", bond) is None
+
+
+def test_a_portgroup_without_a_member_that_can_carry_the_vif_never_takes_it(
+    deployment: Deployment,
+) -> None:
+    """The built-in default tries portgroups first: an empty one, or one whose members the
+    interface cannot use, is passed over for a port that works."""
+    d = deployment
+    node = d.node("tbn-empty", [])
+    port = d.port(node, "52:54:00:78:00:01")
+    empty = d.portgroup(node, "tbn-empty0")
+    broken = d.portgroup(node, "tbn-broken0")
+    d.port(node, "52:54:00:78:00:02", portgroup_uuid=broken, is_smartnic=True)
+
+    resp = d.attach(node, {"id": "vif-e1"})
+
+    assert resp.status_code == 204, resp.text
+    assert d.vif_of("port", port) == "vif-e1"
+    assert d.vif_of("portgroup", empty) is None and d.vif_of("portgroup", broken) is None
+    dry = {**HEADERS, "X-Metalwire-Dry-Run": "true"}
+    url = f"{d.servers[0].url}/v1/nodes/{node}/vifs"
+    plan = httpx.post(url, json={"id": "vif-e2"}, headers=dry, timeout=60).json()
+    refused = {
+        r["uuid"]: r["reason"]
+        for attempt in plan["trait_based_networking"]["tried"]
+        for action in attempt["actions"]
+        for r in action["refused"]
+    }
+    assert refused[empty] == "has no member ports"
+    assert refused[broken] == "has no member port the network interface can use"

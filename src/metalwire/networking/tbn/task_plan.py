@@ -27,7 +27,8 @@ def inventory_views(
 
     A port and its portgroup never carry two VIFs: a member of a portgroup that carries a VIF
     (a dynamic bond included) or that does not support standalone ports is unusable, and so
-    is a portgroup one of whose members carries a VIF.
+    is a portgroup one of whose members carries a VIF. A portgroup without a member the
+    interface can use carries no traffic: it is unusable too.
     """
     groups = {group.id: group for group in task.portgroups}
     ports = []
@@ -41,7 +42,7 @@ def inventory_views(
             group,
             task.vif_on(group),
             [m.physical_network for m in task.members(group)],
-            _busy_member_refusal(task, group),
+            _portgroup_refusal(task, group, unusable),
         )
         for group in task.portgroups
     ]
@@ -58,12 +59,19 @@ def _member_refusal(task: Task, group: Portgroup) -> str | None:
     return None
 
 
-def _busy_member_refusal(task: Task, group: Portgroup) -> str | None:
-    """Why ``group`` cannot take a VIF while one of its members carries one, or None."""
-    for member in task.members(group):
+def _portgroup_refusal(
+    task: Task, group: Portgroup, unusable: Callable[[Port], str | None]
+) -> str | None:
+    """Why ``group`` cannot take a VIF: a member carries one, or no member could carry it."""
+    members = task.members(group)
+    for member in members:
         vif = task.vif_on(member)
         if vif is not None:
             return f"cannot be used while its member port {member.uuid} carries VIF {vif}"
+    if not members:
+        return "has no member ports"
+    if all(unusable(member) is not None for member in members):
+        return "has no member port the network interface can use"
     return None
 
 
