@@ -268,3 +268,17 @@ def test_runbooks_and_firmware_components_are_not_served(api: Api, version: str)
         f"/v1/nodes/{node['uuid']}/firmware",
     ):
         assert api.get(path, version=version).status_code == 404, path
+
+
+def test_removing_available_for_dynamic_portgroup_puts_back_its_default(api: Api) -> None:
+    """As Ironic 39: a remove gives the field its default (true); a null value is a 400."""
+    port = api.port(api.node(), "52:54:00:f1:01:04", available_for_dynamic_portgroup=False)
+    url = f"/v1/ports/{port['uuid']}"
+    remove = [{"op": "remove", "path": "/available_for_dynamic_portgroup"}]
+    removed = api.patch(url, remove)
+    assert removed.status_code == 200, removed.text
+    assert removed.json()["available_for_dynamic_portgroup"] is True
+    null = [{"op": "add", "path": "/available_for_dynamic_portgroup", "value": None}]
+    refused = api.patch(url, null)
+    assert refused.status_code == 400 and "available_for_dynamic_portgroup" in fault(refused)
+    assert api.get(url).json()["available_for_dynamic_portgroup"] is True

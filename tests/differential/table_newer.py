@@ -108,6 +108,11 @@ NEWER_SCENARIOS: tuple[Scenario, ...] = (
                 "/v1/ports/{p2}",
                 op("replace", "/available_for_dynamic_portgroup", False),
             ),
+            patch(
+                "available_for_dynamic_portgroup removed",
+                "/v1/ports/{p2}",
+                op("remove", "/available_for_dynamic_portgroup"),
+            ),
             Step(
                 "dynamic_portgroup set by a client",
                 "POST",

@@ -51,7 +51,6 @@ def normalize(values: dict[str, Any], version: mv.Version) -> dict[str, Any]:
         out["node_uuid"] = validation.uuid_value(out["node_uuid"], "node_uuid")
     if out.get("portgroup_uuid") is not None:
         out["portgroup_uuid"] = validation.uuid_value(out["portgroup_uuid"], "portgroup_uuid")
-    refuse_null_dynamic_portgroup(out)
     refuse_empty_physical_network(out)
     if out.get("local_link_connection") is not None:
         out["local_link_connection"] = validation.local_link_connection(
@@ -62,6 +61,7 @@ def normalize(values: dict[str, Any], version: mv.Version) -> dict[str, Any]:
         ("extra", {}),
         ("pxe_enabled", True),
         ("is_smartnic", False),
+        ("available_for_dynamic_portgroup", True),  # a PATCH's remove; a null is refused first
     ):
         if key in out and out[key] is None:
             out[key] = default
@@ -106,6 +106,19 @@ def refuse_member_physnet_change(c: Call, current: dict[str, Any], changes: dict
         "portgroup's physical_network, or take the port out of the portgroup in the same "
         "request."
     )
+
+
+def refuse_null_dynamic_portgroup_in_patch(patch: Any) -> None:
+    """A PATCH giving available_for_dynamic_portgroup the value null is a 400, as Ironic's
+    schema answers; a remove gives it its default (true)."""
+    for operation in patch if isinstance(patch, list) else ():
+        if (
+            isinstance(operation, dict)
+            and operation.get("op") in ("add", "replace")
+            and operation.get("path") == "/available_for_dynamic_portgroup"
+            and "value" in operation
+        ):
+            refuse_null_dynamic_portgroup({"available_for_dynamic_portgroup": operation["value"]})
 
 
 def check_legacy_vif_id(extra: Any, current: Any = None) -> None:
@@ -290,6 +303,7 @@ def patch_port(
     body: JsonBody = None,
 ) -> dict[str, Any]:
     c = call(request)
+    refuse_null_dynamic_portgroup_in_patch(body)
     updated, changes = PORTS.patch(c, uuid, body)
     if "extra" in changes:
         warn_if_legacy_vif(response, changes["extra"], "Port", uuid)
