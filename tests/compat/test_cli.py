@@ -245,3 +245,29 @@ def test_port_and_port_group_create_list_show_delete(clis: list[Cli], http: http
 
 def test_node_vif_attach_list_detach(clis: list[Cli], http: httpx.Client) -> None:
     for_each_program(clis, lambda cli: vif_attach_list_detach(cli, http))
+
+
+def test_a_ports_physical_network_is_checked_as_ironic_checks_it(
+    baremetal_once: Cli, http: httpx.Client
+) -> None:
+    """An empty physical network is a 400; from 1.102 a member port's is its portgroup's."""
+    node = make_node(http)
+    port = make_port(http, node)
+    group = http.post("/v1/portgroups", json={"node_uuid": node["uuid"]}).json()
+    member = make_port(http, node, portgroup_uuid=group["uuid"])
+    at_1_115 = baremetal_once.at("1.115")
+    empty, alone = at_1_115.run_all(
+        ["port", "create", random_mac(), "--node", node["uuid"], "--physical-network", ""],
+        ["port", "set", member["uuid"], "--physical-network", "physnet9"],
+    )
+    failed_with(empty, 400, "physical_network")
+    failed_with(alone, 400, f"member of portgroup {group['uuid']}")
+    at_1_115.ok("port", "set", port["uuid"], "--physical-network", "physnet9")
+    shown = {p["uuid"]: p["physical_network"] for p in make_list(http, node)}
+    assert shown == {port["uuid"]: "physnet9", member["uuid"]: None}
+
+
+def make_list(http: httpx.Client, node: dict[str, Any]) -> list[dict[str, Any]]:
+    resp = http.get("/v1/ports/detail", params={"node": node["uuid"]})
+    assert resp.status_code == 200, resp.text
+    return list(resp.json()["ports"])
