@@ -19,6 +19,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -133,7 +134,7 @@ class Port(Base):
     vendor: Mapped[str | None] = mapped_column(String(32))
     category: Mapped[str | None] = mapped_column(String(80))
     available_for_dynamic_portgroup: Mapped[bool] = mapped_column(
-        Boolean, default=False, server_default=false()
+        Boolean, default=True, server_default=true()
     )
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))

@@ -35,7 +35,7 @@ def upgrade() -> None:
                 "available_for_dynamic_portgroup",
                 sa.Boolean(),
                 nullable=False,
-                server_default=sa.false(),
+                server_default=sa.true(),  # the ports already there too, as in Ironic
             )
         )
         batch.create_unique_constraint("uq_ports_name", ["name"])
