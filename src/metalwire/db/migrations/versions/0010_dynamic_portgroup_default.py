@@ -16,7 +16,7 @@ revision = "0010"
 down_revision = "0009"
 
 
-def _default(value: sa.sql.elements.ClauseElement) -> None:
+def _default(value: sa.ColumnElement[bool]) -> None:
     with op.batch_alter_table("ports") as batch:
         batch.alter_column(
             "available_for_dynamic_portgroup",
