@@ -119,3 +119,22 @@ def test_undeploy_from_rescue(api: Api, active: dict[str, Any]) -> None:
     assert provision(api, "deleted").status_code == 202
     node = shown(api)
     assert (node["provision_state"], node["instance_info"]) == ("available", {})
+
+
+def test_in_maintenance_unrescue_is_refused_and_undeploy_and_provide_are_not(
+    api: Api, active: dict[str, Any]
+) -> None:
+    """Ironic's rules: a node in maintenance leaves rescue only once out of maintenance, and
+    can be undeployed (Nova deletes its instance) and made available again."""
+    provision(api, "active")
+    provision(api, "rescue", rescue_password="pw")
+    api.put("/v1/nodes/resc/maintenance", {"reason": "bench"})
+    resp = provision(api, "unrescue")
+    assert resp.status_code == 400
+    assert 'is in maintenance; "unrescue" is not allowed' in fault(resp)
+    assert shown(api)["provision_state"] == "rescue"
+    assert provision(api, "deleted").status_code == 202
+    assert shown(api)["provision_state"] == "available"
+    provision(api, "manage")
+    assert provision(api, "provide").status_code == 202
+    assert shown(api)["provision_state"] == "available"

@@ -237,3 +237,16 @@ def test_a_sharded_compute_service_manages_only_its_shards_nodes(
         nova_python_path, nova_server.url, "compute-all", tmp_path / "all.log"
     ) as every:
         assert {in_s1, in_s2, unsharded} <= set(every.call("available_nodes"))
+
+
+def test_an_instance_on_a_node_in_maintenance_can_be_deleted(api: Api, nova: NovaDriver) -> None:
+    """An operator puts a failing node in maintenance; its user deletes the instance. Ironic
+    refuses only deploy, rebuild, cleaning and rescue in maintenance, not the undeploy."""
+    node = enrol(api)
+    instance, _ = spawned(nova, node)
+    api.send("PUT", f"/v1/nodes/{node}/maintenance", {"reason": "failing DIMM"})
+    nova.call("destroy", uuid=instance)
+    shown = api.node(node)
+    assert (shown["provision_state"], shown["instance_uuid"]) == ("available", None)
+    assert (shown["maintenance"], shown["maintenance_reason"]) == (True, "failing DIMM")
+    assert api.get(f"/v1/nodes/{node}/vifs") == {"vifs": []}

@@ -97,8 +97,10 @@ ABORTS: dict[str, Abort] = {
     DEPLOY_WAIT: Abort("deploy", "remove_provisioning_network", "deploy failed"),
     CLEAN_WAIT: Abort("cleaning", "remove_cleaning_network", "clean failed"),
 }
-# Verbs a node in maintenance refuses (Ironic's NodeInMaintenance, 400).
-_NOT_IN_MAINTENANCE = frozenset({"active", "rebuild", "deleted", "provide", "clean", "rescue"})
+# Verbs a node in maintenance refuses (Ironic's NodeInMaintenance, 400). An undeploy is not
+# among them: the instance of a node taken out of service must still be deletable. Nor is
+# provide, which Ironic allows by default ([conductor] allow_provisioning_in_maintenance).
+_NOT_IN_MAINTENANCE = frozenset({"active", "rebuild", "clean", "rescue", "unrescue"})
 # instance_info keys a rescue sets and an unrescue or undeploy removes.
 _RESCUE_KEYS = ("rescue_password", "hashed_rescue_password")
 # The state each verb shows while its steps run (provide: only when it cleans).
