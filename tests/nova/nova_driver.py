@@ -136,9 +136,17 @@ class Session:
     def prepare_for_spawn(self, uuid: str) -> None:
         self.driver.prepare_for_spawn(self._instance(uuid))
 
-    def spawn(self, uuid: str, admin_password: str | None = None) -> None:
+    def spawn(
+        self, uuid: str, admin_password: str | None = None, deleted_while_deploying: bool = False
+    ) -> None:
+        """``deleted_while_deploying``: the user deletes the instance once the deploy has
+        started; Nova's next look at the instance, while it waits for ``active``, sees it."""
         instance = self._instance(uuid)
         network_info = self.network_info(uuid)
+        if deleted_while_deploying:
+            instance.refresh.side_effect = lambda: setattr(
+                instance, "task_state", task_states.DELETING
+            )
         # The compute manager attaches the VIFs before the block devices, then spawns.
         self.driver.prepare_networks_before_block_device_mapping(instance, network_info)
         self.driver.spawn(

@@ -250,3 +250,31 @@ def test_an_instance_on_a_node_in_maintenance_can_be_deleted(api: Api, nova: Nov
     assert (shown["provision_state"], shown["instance_uuid"]) == ("available", None)
     assert (shown["maintenance"], shown["maintenance_reason"]) == (True, "failing DIMM")
     assert api.get(f"/v1/nodes/{node}/vifs") == {"vifs": []}
+
+
+def test_an_instance_deleted_while_its_deploy_waits_for_the_agent_is_torn_down(
+    api: Api, nova: NovaDriver
+) -> None:
+    """A ``direct`` deploy waits in ``wait call-back`` for an agent that never comes; the user
+    deletes the instance. Nova stops waiting and undeploys the node from that state, which
+    Ironic allows (no abort first)."""
+    node = enrol(api)
+    api.send(
+        "PATCH",
+        f"/v1/nodes/{node}",
+        [{"op": "replace", "path": "/deploy_interface", "value": "direct"}],
+        status=200,
+    )
+    instance, _ = reserved(nova, node)
+    with pytest.raises(NovaError) as aborted:
+        nova.call("spawn", uuid=instance, deleted_while_deploying=True)
+    assert aborted.value.error == "InstanceDeployFailure", aborted.value
+    assert api.node(node)["provision_state"] == "wait call-back"
+    nova.call("destroy", uuid=instance)
+    shown = api.node(node)
+    assert (shown["provision_state"], shown["instance_uuid"]) == ("available", None)
+    assert api.get(f"/v1/nodes/{node}/vifs") == {"vifs": []}
+    events = api.history(node)
+    assert "deleted started from wait call-back" in events
+    # the provisioning network the wait kept is taken down, as after an abort
+    assert "flat.remove_provisioning_network done" in events

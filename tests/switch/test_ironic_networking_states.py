@@ -181,3 +181,21 @@ def test_a_vif_naming_its_network_moves_the_port_at_once_and_detach_returns_it_t
     assert http.delete("/v1/nodes/d/vifs/vif-a").status_code == 204
     assert switch.port_vlan("swp1") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
     assert not switch.ping(1, 2)
+
+
+def test_an_undeploy_while_the_deploy_waits_takes_the_port_off_the_provisioning_vlan(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    """Nova deletes an instance whose ``direct`` deploy still waits for its agent: the undeploy
+    runs from ``wait call-back`` and leaves the switch port on the idle VLAN."""
+    switch = emulated_switch
+    http = http_for(switch)
+    _node(http, "w", "direct", "swp1")
+    _provision(http, "w", "active")
+    assert _state(http, "w")["provision_state"] == "wait call-back"
+    assert switch.port_vlan("swp1") == PortVlan(tag=PROVISIONING, vlan_mode="access", trunks=())
+
+    _provision(http, "w", "deleted")
+
+    assert _state(http, "w")["provision_state"] == "available"
+    assert switch.port_vlan("swp1") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())

@@ -58,7 +58,15 @@ TRANSITIONS: dict[str, Transition] = {
     "rebuild": Transition(frozenset({"active", "deploy failed"}), "active", "deploy failed"),
     "deleted": Transition(
         frozenset(
-            {"active", "deploy failed", "error", "rescue", "rescue failed", "unrescue failed"}
+            {
+                "active",
+                "deploy failed",
+                "error",
+                "wait call-back",
+                "rescue",
+                "rescue failed",
+                "unrescue failed",
+            }
         ),
         "available",
         "error",
@@ -176,9 +184,10 @@ def _rescue_steps(task: Task, verb: str, options: ProvisionOptions) -> dict[str,
 
 
 def _steps(
-    conductor: Conductor, task: Task, verb: str, options: ProvisionOptions
+    conductor: Conductor, task: Task, verb: str, options: ProvisionOptions, source: str
 ) -> dict[str, Any]:
-    """Run a verb's steps; return the final field values to store."""
+    """Run a verb's steps from the node's state ``source``; return the final field values
+    to store."""
     clean = conductor.config.conductor.automated_clean
     if verb == "manage":
         return power.synced_power_state(task)
@@ -205,9 +214,15 @@ def _steps(
         # Stored as given, as Ironic stores a configdrive that needs no Swift upload.
         info = {**task.node.instance_info, "configdrive": options.configdrive}
         return {"power_state": hardware.POWER_ON, "instance_info": info}
-    # deleted: undeploy
+    return _undeploy(conductor, task, source)
+
+
+def _undeploy(conductor: Conductor, task: Task, source: str) -> dict[str, Any]:
     _run_hook(conductor, task, "unconfigure_tenant_networks")
+    if source == DEPLOY_WAIT:  # the deploy stopped on its provisioning network
+        _run_hook(conductor, task, "remove_provisioning_network")
     vifs.detach_all(conductor, task)
+    clean = conductor.config.conductor.automated_clean
     if clean:
         _clean(conductor, task)
     return {"power_state": "power off", "instance_info": {}, "instance_uuid": None}
@@ -258,7 +273,8 @@ def do_provisioning_action(
             conductor.network_interface(node).validate(task)
         if verb in ("rescue", "unrescue"):
             hardware.check_interface(node, "rescue")
-        started = f"{verb} started from {node.provision_state}"
+        source = node.provision_state
+        started = f"{verb} started from {source}"
         conductor.record_history(task, HistoryEntry("provisioning", started))
         clean = conductor.config.conductor.automated_clean
         transient = _TRANSIENT.get(verb) if verb != "provide" or clean else None
@@ -268,22 +284,28 @@ def do_provisioning_action(
             accepted()
         begun = time.monotonic()
         interface = node.network_interface
-        state = _run_steps(conductor, task, verb, transition, options)
+        state = _run_steps(conductor, task, verb, transition, options, source)
     # Counted once committed: a verb run again after a conflict at its commit counts once.
     if conductor.config.metrics.enabled:
         metrics.provision_ended(verb, interface, state, time.monotonic() - begun)
 
 
 def _run_steps(
-    conductor: Conductor, task: Task, verb: str, transition: Transition, options: ProvisionOptions
+    conductor: Conductor,
+    task: Task,
+    verb: str,
+    transition: Transition,
+    options: ProvisionOptions,
+    source: str,
 ) -> str:
-    """The verb's steps, after its transient state was set; the state they leave the node in:
-    its target, a wait state, or its failed state with ``last_error``."""
+    """The verb's steps from the state ``source``, after its transient state was set; the
+    state they leave the node in: its target, a wait state, or its failed state with
+    ``last_error``."""
     waiting: str | None = None
     try:
         with task.savepoint():
             try:
-                final = _steps(conductor, task, verb, options)
+                final = _steps(conductor, task, verb, options, source)
             except _Waiting as wait:  # the steps so far are kept
                 waiting = wait.state
     except NodeLockLost:
