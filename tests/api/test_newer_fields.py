@@ -148,6 +148,46 @@ def test_ports_are_filtered_by_their_nodes_conductor_group(api: Api) -> None:
     assert both.status_code == 400
 
 
+def test_a_conductor_group_is_stored_lowercased_and_matched_whatever_its_case(api: Api) -> None:
+    """As Ironic: a conductor group is case-insensitive, so it is stored lowercased, and
+    Nova's ``[ironic] conductor_group`` finds its nodes however either was written."""
+    east = api.node(conductor_group="East-1")
+    assert east["conductor_group"] == "east-1"
+    api.port(east, "52:54:00:dd:00:03")
+    west = api.node(name="west")
+    patched = api.patch(
+        "/v1/nodes/west", [{"op": "add", "path": "/conductor_group", "value": "WEST"}]
+    )
+    assert patched.status_code == 200, patched.text
+    assert patched.json()["conductor_group"] == "west"
+    # a group stored with its capitals before they were lowered is found all the same
+    services = api.client.app.state.services  # type: ignore[attr-defined]
+    with services.db.writing() as work:
+        work.nodes.update(work.nodes.get(west["uuid"]).id, {"conductor_group": "West"})
+    for query, names in (("EAST-1", [east["uuid"]]), ("west", [west["uuid"]])):
+        listed = api.get(f"/v1/nodes?conductor_group={query}&fields=uuid").json()["nodes"]
+        assert [n["uuid"] for n in listed] == names
+    ports = api.get("/v1/ports?conductor_groups=EAST-1").json()["ports"]
+    assert [p["address"] for p in ports] == ["52:54:00:dd:00:03"]
+
+
+@pytest.mark.parametrize("group", ["rack 1", "rack/1", "räck", 7])
+def test_a_conductor_group_outside_ironics_characters_is_400_naming_it(
+    api: Api, group: object
+) -> None:
+    resp = api.post("/v1/nodes", {"driver": "fake-hardware", "conductor_group": group})
+    assert resp.status_code == 400, resp.text
+    assert "conductor_group" in fault(resp)
+    assert api.get("/v1/nodes").json()["nodes"] == []
+    node = api.node(name="kept", conductor_group="g")
+    resp = api.patch(
+        "/v1/nodes/kept", [{"op": "replace", "path": "/conductor_group", "value": group}]
+    )
+    assert resp.status_code == 400, resp.text
+    assert "conductor_group" in fault(resp)
+    assert api.get("/v1/nodes/kept").json()["conductor_group"] == node["conductor_group"]
+
+
 def test_service_and_unhold_verbs_gated_and_run_on_the_fake_machine(api: Api) -> None:
     node = api.node(name="svc")
     for verb in ("manage", "provide", "active"):

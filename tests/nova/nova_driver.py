@@ -32,11 +32,17 @@ CONF = nova.conf.CONF
 HERE = Path(__file__).resolve().parent
 
 
-def configure(url: str, host: str, shard: str | None = None) -> None:
+def configure(
+    url: str, host: str, shard: str | None = None, conductor_group: str | None = None
+) -> None:
     CONF([], project="nova", default_config_files=[])
     CONF.set_override("host", host)
     if shard:
         CONF.set_override("shard", shard, group="ironic")
+    if conductor_group is not None:
+        CONF.set_override("conductor_group", conductor_group, group="ironic")
+        # Nova refuses a conductor group without this service in its peer list.
+        CONF.set_override("peer_list", [host], group="ironic")
     CONF.set_override("auth_type", "none", group="ironic")
     CONF.set_override("endpoint_override", url + "/", group="ironic")
     # Polls a provision verb's end: at once where it is done when answered, each second
@@ -57,8 +63,10 @@ def vif(vif_id: str, mac: str) -> network_model.VIF:
 class Session:
     """The driver, the instances it was given, and the Nova infrastructure they need."""
 
-    def __init__(self, url: str, host: str, shard: str | None = None) -> None:
-        configure(url, host, shard)
+    def __init__(
+        self, url: str, host: str, shard: str | None = None, conductor_group: str | None = None
+    ) -> None:
+        configure(url, host, shard, conductor_group)
         objects.register_all()
         self.context = nova_context.get_admin_context()
         self.driver = ironic_driver.IronicDriver(mock.Mock(name="virtapi"))
@@ -247,7 +255,8 @@ def answer(session: Session, command: dict[str, Any]) -> dict[str, Any]:
 
 def main() -> None:
     url, host = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "compute-1"
-    shard = sys.argv[3] if len(sys.argv) > 3 else None  # [ironic] shard
+    shard = (sys.argv[3] or None) if len(sys.argv) > 3 else None  # [ironic] shard
+    conductor_group = sys.argv[4] if len(sys.argv) > 4 else None  # [ironic] conductor_group
     # The metadata builder asks Neutron for the security groups: Nova's infrastructure.
     with (
         mock.patch("nova.network.security_group_api.get_instance_security_groups", return_value=[]),
@@ -260,7 +269,7 @@ def main() -> None:
             side_effect=lambda *args, **kwargs: objects.BlockDeviceMappingList(objects=[]),
         ),
     ):
-        session = Session(url, host, shard)
+        session = Session(url, host, shard, conductor_group)
         # Which instances Nova's database places on this host: those the test created.
         mock.patch(
             "nova.objects.InstanceList.get_uuids_by_host",

@@ -278,3 +278,29 @@ def test_an_instance_deleted_while_its_deploy_waits_for_the_agent_is_torn_down(
     assert "deleted started from wait call-back" in events
     # the provisioning network the wait kept is taken down, as after an abort
     assert "flat.remove_provisioning_network done" in events
+
+
+def test_a_compute_service_of_a_conductor_group_manages_its_nodes_whatever_the_case(
+    api: Api, nova_python_path: Path, nova_server: MetalwireServer, tmp_path: Path
+) -> None:
+    """A conductor group is case-insensitive (Ironic stores it lowercased, Nova's
+    ``[ironic] conductor_group`` says so): an operator who wrote ``Rack-A`` on the node and
+    ``rack-a`` in nova.conf, or the other way round, still has the node managed."""
+    in_group, elsewhere = enrol(api), enrol(api)
+    for node, group in ((in_group, "Rack-A"), (elsewhere, "rack-b")):
+        resp = api.http.patch(
+            f"/v1/nodes/{node}",
+            json=[{"op": "replace", "path": "/conductor_group", "value": group}],
+            headers={"X-OpenStack-Ironic-API-Version": "1.46"},
+        )
+        assert resp.status_code == 200, resp.text
+    assert api.node(in_group)["conductor_group"] == "rack-a"
+    for configured in ("rack-a", "RACK-A"):
+        with NovaDriver(
+            nova_python_path,
+            nova_server.url,
+            "compute-" + configured,
+            tmp_path / f"{configured}.log",
+            conductor_group=configured,
+        ) as grouped:
+            assert grouped.call("available_nodes") == [in_group]

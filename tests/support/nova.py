@@ -36,12 +36,27 @@ class NovaError(Exception):
 
 class NovaDriver:
     def __init__(
-        self, python: Path, url: str, host: str, log: Path, shard: str | None = None
+        self,
+        python: Path,
+        url: str,
+        host: str,
+        log: Path,
+        shard: str | None = None,
+        conductor_group: str | None = None,
     ) -> None:
-        """``shard``: Nova's ``[ironic] shard``, the nodes this compute service manages."""
+        """``shard`` and ``conductor_group``: Nova's ``[ironic] shard`` and ``conductor_group``,
+        which limit the nodes this compute service manages."""
         self._log = log.open("ab")
+        group = [] if conductor_group is None else [conductor_group]
         self._process = subprocess.Popen(
-            [str(python), str(SCRIPT), url, host, *([shard] if shard else [])],
+            [
+                str(python),
+                str(SCRIPT),
+                url,
+                host,
+                *([shard or ""] if shard or group else []),
+                *group,
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._log,

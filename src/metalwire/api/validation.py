@@ -20,6 +20,7 @@ from metalwire.identifiers import is_uuid
 _MAC = re.compile(r"^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$", re.IGNORECASE)
 _UNRESERVED = re.compile(r"^[A-Za-z0-9\-._~]+$")
 _HOSTNAME_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$", re.IGNORECASE)
+_CONDUCTOR_GROUP = re.compile(r"^[A-Za-z0-9_.\-]*$")
 _KINDS: dict[str, type | tuple[type, ...]] = {"str": str, "bool": bool, "dict": dict, "list": list}
 LOCAL_LINK_KEYS = {"switch_id", "port_id", "switch_info", "hostname", "network_type"}
 # OVN VTEP switch keys: Ironic 39 takes them from 1.90 and refuses them again (406) from
@@ -41,6 +42,16 @@ def uuid_value(value: Any, field: str) -> str:
         raise InvalidParameterValue(
             f"Expected a UUID for {field} but received {value!r}."
         ) from None
+
+
+def conductor_group(value: Any) -> str:
+    """A conductor group: letters, digits, '_', '-' and '.', stored lowercased, since groups
+    are case-insensitive (as Ironic's and Nova's ``[ironic] conductor_group``)."""
+    if not isinstance(value, str) or not _CONDUCTOR_GROUP.match(value):
+        raise InvalidParameterValue(
+            f"Invalid conductor_group {value!r}: expected letters, digits, '_', '-' or '.' only."
+        )
+    return value.lower()
 
 
 def logical_name(value: Any, field: str, version: Version) -> str:

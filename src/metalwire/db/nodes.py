@@ -123,6 +123,8 @@ def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list
             )
         elif key == "shard":
             query = query.where(Node.shard.in_(value))
+        elif key == "conductor_group":  # case-insensitive, as stored before it was lowered
+            query = query.where(func.lower(Node.conductor_group) == value.lower())
         elif key == "sharded":
             query = query.where(Node.shard.is_not(None) if value else Node.shard.is_(None))
         elif key == "project":  # the policy's filter: nodes the project owns or leases
@@ -146,7 +148,11 @@ BY_NODE_COLUMN = {"shard": Node.shard, "conductor_groups": Node.conductor_group}
 
 
 def ids_where_any(key: str, values: list[str]) -> Select[int]:
-    """The ids of the nodes whose ``BY_NODE_COLUMN[key]`` is one of ``values``."""
+    """The ids of the nodes whose ``BY_NODE_COLUMN[key]`` is one of ``values`` (a conductor
+    group whatever its case)."""
+    if key == "conductor_groups":
+        lowered = [value.lower() for value in values]
+        return select(Node.id).where(func.lower(Node.conductor_group).in_(lowered))
     return select(Node.id).where(BY_NODE_COLUMN[key].in_(values))
 
 

@@ -38,6 +38,8 @@ def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
     for key in ("uuid", "instance_uuid", "chassis_uuid"):
         if out.get(key) is not None:
             out[key] = validation.uuid_value(out[key], key)
+    if out.get("conductor_group") is not None:
+        out["conductor_group"] = validation.conductor_group(out["conductor_group"])
     if "driver" in out and not out["driver"]:
         raise InvalidParameterValue("driver cannot be empty.")
     if out.get("instance_name") == "":
