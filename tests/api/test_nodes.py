@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import pytest
 
@@ -260,6 +261,24 @@ def test_instance_uuid_unique(api: Api) -> None:
     api.node(instance_uuid=instance)
     resp = api.post("/v1/nodes", {"driver": "fake-hardware", "instance_uuid": instance})
     assert resp.status_code == 409
+
+
+def test_an_instance_uuid_is_not_overwritten_by_another(api: Api) -> None:
+    first, second = str(uuid.uuid4()), str(uuid.uuid4())
+    node = api.node(instance_uuid=first)
+    path = f"/v1/nodes/{node['uuid']}"
+
+    def set_instance(value: str | None) -> Any:
+        return api.patch(path, [{"op": "replace", "path": "/instance_uuid", "value": value}])
+
+    resp = set_instance(second)
+    assert resp.status_code == 409, resp.text
+    assert f"is associated with instance {first}" in fault(resp) and second in fault(resp)
+    assert api.get(path).json()["instance_uuid"] == first
+    assert set_instance(first).status_code == 200  # the same instance again: no change
+    assert set_instance(None).status_code == 200
+    assert set_instance(second).status_code == 200
+    assert api.get(path).json()["instance_uuid"] == second
 
 
 def test_maintenance_endpoint(api: Api) -> None:

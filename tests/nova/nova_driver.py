@@ -144,6 +144,14 @@ class Session:
     def prepare_for_spawn(self, uuid: str) -> None:
         self.driver.prepare_for_spawn(self._instance(uuid))
 
+    def prepare_two_for_spawn_at_once(self, first: str, second: str) -> None:
+        """Two builds scheduled to one node: both read it while it is still free, then each
+        reserves it; the second's reservation is what the Bare Metal API must refuse."""
+        node = self.driver._get_node(self._instance(second).node)
+        self.driver.prepare_for_spawn(self._instance(first))
+        with mock.patch.object(self.driver, "_get_node", return_value=node):
+            self.driver.prepare_for_spawn(self._instance(second))
+
     def spawn(
         self, uuid: str, admin_password: str | None = None, deleted_while_deploying: bool = False
     ) -> None:

@@ -304,3 +304,18 @@ def test_a_compute_service_of_a_conductor_group_manages_its_nodes_whatever_the_c
             conductor_group=configured,
         ) as grouped:
             assert grouped.call("available_nodes") == [in_group]
+
+
+def test_a_node_reserved_by_one_instance_is_refused_to_another(api: Api, nova: NovaDriver) -> None:
+    """Two builds race for one node: both saw it free, the first reserves it. The second
+    reservation must fail (409, as Ironic's) so that Nova reschedules that build, rather than
+    take the node away from the first instance."""
+    node = enrol(api)
+    first, second = str(uuid.uuid4()), str(uuid.uuid4())
+    for instance in (first, second):
+        nova.call("new_instance", uuid=instance, node=node, vifs=[])
+    with pytest.raises(NovaError) as refused:
+        nova.call("prepare_two_for_spawn_at_once", first=first, second=second)
+    assert refused.value.error == "InstanceDeployFailure", refused.value
+    assert "Failed to reserve node" in refused.value.message
+    assert api.node(node)["instance_uuid"] == first

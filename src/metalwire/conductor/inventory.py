@@ -113,6 +113,7 @@ def update_node(
     with conductor.exclusive_task(ident, context) as task:
         node = task.node
         _check_unchanged("node", ident, node, expected)
+        _refuse_another_instance(node, changes.get("instance_uuid"))
         if "driver" in changes:
             _check_driver(conductor, changes["driver"])
         new_iface = changes.get("network_interface")
@@ -135,6 +136,16 @@ def update_node(
         if changes.get("maintenance") is False:
             changes = {**changes, "maintenance_reason": None}
         return task.inventory.update_node(_with_display_name(node, changes))
+
+
+def _refuse_another_instance(node: Node, instance_uuid: str | None) -> None:
+    """As Ironic: a node's instance is not overwritten by another (409); it is removed first.
+    This is what stops two builds that raced for one node both taking it."""
+    if instance_uuid is not None and node.instance_uuid not in (None, instance_uuid):
+        raise InvalidState(
+            f"Node {node.label} is associated with instance {node.instance_uuid}; remove it "
+            f"before associating instance {instance_uuid}."
+        )
 
 
 def _with_display_name(node: Node, changes: dict[str, Any]) -> dict[str, Any]:
