@@ -138,3 +138,33 @@ def test_in_maintenance_unrescue_is_refused_and_undeploy_and_provide_are_not(
     provision(api, "manage")
     assert provision(api, "provide").status_code == 202
     assert shown(api)["provision_state"] == "available"
+
+
+def _put_in_state(api: Api, state: str) -> None:
+    """Leaves the node in ``state``, as a failed step of the real hardware would."""
+    services = api.client.app.state.services  # type: ignore[attr-defined]
+    with services.db.writing() as work:
+        node = work.nodes.get("resc")
+        work.nodes.update(node.id, {"provision_state": state, "target_provision_state": None})
+
+
+@pytest.mark.parametrize(
+    ("state", "verb", "reached"),
+    [
+        ("rescue failed", "unrescue", "active"),  # a rescue that failed is left as Ironic's
+        ("unrescue failed", "unrescue", "active"),  # Nova's unrescue, tried again
+        ("error", "rebuild", "active"),  # a failed undeploy: the instance is rebuilt
+        ("deploy failed", "active", "active"),  # a failed deploy, deployed again
+        ("service failed", "rescue", "rescue"),
+        ("service failed", "deleted", "available"),
+    ],
+)
+def test_verbs_from_failed_states_as_in_ironic(
+    api: Api, active: dict[str, Any], state: str, verb: str, reached: str
+) -> None:
+    provision(api, "active")
+    _put_in_state(api, state)
+    extra = {"rescue_password": "pw"} if verb == "rescue" else {}
+    resp = provision(api, verb, **extra)
+    assert resp.status_code == 202, resp.text
+    assert shown(api)["provision_state"] == reached

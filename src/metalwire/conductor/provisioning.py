@@ -54,8 +54,10 @@ TRANSITIONS: dict[str, Transition] = {
         "enroll",
     ),
     "provide": Transition(frozenset({"manageable"}), "available", "clean failed"),
-    "active": Transition(frozenset({"available"}), "active", "deploy failed"),
-    "rebuild": Transition(frozenset({"active", "deploy failed"}), "active", "deploy failed"),
+    "active": Transition(frozenset({"available", "deploy failed"}), "active", "deploy failed"),
+    "rebuild": Transition(
+        frozenset({"active", "deploy failed", "error"}), "active", "deploy failed"
+    ),
     "deleted": Transition(
         frozenset(
             {
@@ -66,6 +68,7 @@ TRANSITIONS: dict[str, Transition] = {
                 "rescue",
                 "rescue failed",
                 "unrescue failed",
+                "service failed",
             }
         ),
         "available",
@@ -73,11 +76,13 @@ TRANSITIONS: dict[str, Transition] = {
     ),
     "clean": Transition(frozenset({"manageable"}), "manageable", "clean failed"),
     "rescue": Transition(
-        frozenset({"active", "rescue", "rescue failed", "unrescue failed"}),
+        frozenset({"active", "rescue", "rescue failed", "unrescue failed", "service failed"}),
         "rescue",
         "rescue failed",
     ),
-    "unrescue": Transition(frozenset({"rescue"}), "active", "unrescue failed"),
+    "unrescue": Transition(
+        frozenset({"rescue", "rescue failed", "unrescue failed"}), "active", "unrescue failed"
+    ),
     "service": Transition(frozenset({"active", "service failed"}), "active", "service failed"),
     # A node leaves a hold state (deploy/clean/service hold) with unhold; the fake steps run
     # to completion and never hold, so no state metalwire reaches allows it: the answer is
