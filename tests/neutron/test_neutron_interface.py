@@ -117,6 +117,28 @@ def test_deploy_binds_the_vifs_and_undeploy_unbinds_them(
 # -- hot-plug on an active node --------------------------------------------------------------
 
 
+def test_an_undeploy_while_the_deploy_waits_removes_the_provisioning_port(
+    api: Metalwire, neutron: Neutron
+) -> None:
+    """Nova deletes the instance while a direct deploy waits for its agent: the undeploy runs
+    from wait call-back, deletes the provisioning port and leaves the VIF unbound, detached."""
+    node = api.node("waiting", deploy_interface="direct")
+    api.port(node, "52:54:00:30:00:05", link("Ethernet21/5"))
+    vif = neutron.vif("mw-tenant-p1")
+    api.provision("waiting", "manage", "provide")
+    assert api.attach("waiting", vif["id"]).status_code == 204
+    shown = api.provision("waiting", "active")
+    assert shown["provision_state"] == "wait call-back"
+    assert len(neutron.ports_on("mw-provision")) == 1
+
+    shown = api.provision("waiting", "deleted")
+
+    assert (shown["provision_state"], shown["instance_info"]) == ("available", {})
+    assert neutron.ports_on("mw-provision") == []
+    assert api.vifs("waiting") == []
+    assert neutron.port(vif["id"])["binding:host_id"] == ""
+
+
 def test_hot_plug_binds_at_once_and_detach_unbinds(
     api: Metalwire, neutron: Neutron, hot: Json
 ) -> None:
