@@ -107,3 +107,61 @@ def test_validate_says_why_no_port_can_carry_a_vif(nova_server: MetalwireServer)
     api.port(node, "52:54:00:70:01:02", link("Ethernet32/1"), physical_network="physnet1")
     assert api.get("/v1/nodes/nova-nolink/validate")["network"] == {"result": True}
     api.close()
+
+
+def test_an_instance_whose_nodes_cleaning_fails_is_deleted_all_the_same(
+    neutron: Neutron, neutron_endpoint: str, tmp_path: Path
+) -> None:
+    """The undeploy is done before the cleaning starts: when the cleaning then fails (here its
+    network does not exist), the node waits in ``clean failed`` for the operator without the
+    instance, as Ironic's, and Nova's delete of the instance succeeds."""
+    python = nova_python()
+    if python is None:
+        _unavailable("the Nova venv is missing (scripts/install-nova)")
+    assert python is not None
+    env = {
+        "METALWIRE_NEUTRON_URL": neutron_endpoint,
+        "METALWIRE_NEUTRON_PROVISIONING_NETWORK": "mw-provision",
+        "METALWIRE_NEUTRON_CLEANING_NETWORK": "mw-no-such-network",
+        "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "true",
+    }
+    with (
+        MetalwireServer(tmp_path / "server", env=env) as server,
+        NovaDriver(python, server.url, "compute-1", tmp_path / "nova.log") as nova,
+    ):
+        api = Metalwire(server.url)
+        # Created available (API 1.10), so that no cleaning precedes the deploy.
+        resp = api.http.post(
+            "/v1/nodes",
+            json={"name": "nova-c", "driver": "fake-hardware"},
+            headers={"X-OpenStack-Ironic-API-Version": "1.10"},
+        )
+        assert resp.status_code == 201, resp.text
+        neutron_interface = [{"op": "replace", "path": "/network_interface", "value": "neutron"}]
+        resp = api.http.patch("/v1/nodes/nova-c", json=neutron_interface)
+        assert resp.status_code == 200, resp.text
+        node = resp.json()
+        resp = api.http.put("/v1/nodes/nova-c/states/power", json={"target": "power off"})
+        assert resp.status_code == 202, resp.text
+        api.port(node, "52:54:00:70:02:01", link("Ethernet33/1"), physical_network="physnet1")
+        vif = neutron.vif("mw-tenant-p1")
+        instance = str(uuid.uuid4())
+        nova.call(
+            "new_instance",
+            uuid=instance,
+            node=node["uuid"],
+            vifs=[[vif["id"], vif["mac_address"]]],
+        )
+        nova.call("prepare_for_spawn", uuid=instance)
+        nova.call("spawn", uuid=instance)
+        assert api.get("/v1/nodes/nova-c")["provision_state"] == "active"
+
+        nova.call("destroy", uuid=instance)
+
+        shown = api.get("/v1/nodes/nova-c")
+        assert (shown["provision_state"], shown["instance_uuid"]) == ("clean failed", None)
+        assert "mw-no-such-network" in shown["last_error"]
+        assert (shown["instance_info"], shown["power_state"]) == ({}, "power off")
+        assert api.vifs("nova-c") == []
+        assert_unbound(neutron.port(vif["id"]), vif["mac_address"])
+        api.close()

@@ -158,6 +158,16 @@ class _Waiting(Exception):
         self.state = state
 
 
+class _FailedAfterwards(Exception):
+    """A step failed once the steps before it were done for good: the node lands in
+    ``state`` with ``last_error`` ``error``, and what those steps wrote is kept."""
+
+    def __init__(self, state: str, error: str) -> None:
+        super().__init__(error)
+        self.state = state
+        self.error = error
+
+
 def waits_for_agent(task: Task) -> bool:
     return hardware.interface_name(task.node, "deploy") == AGENT_DEPLOY
 
@@ -227,10 +237,24 @@ def _undeploy(conductor: Conductor, task: Task, source: str) -> dict[str, Any]:
     if source == DEPLOY_WAIT:  # the deploy stopped on its provisioning network
         _run_hook(conductor, task, "remove_provisioning_network")
     vifs.detach_all(conductor, task)
-    clean = conductor.config.conductor.automated_clean
-    if clean:
-        _clean(conductor, task)
-    return {"power_state": "power off", "instance_info": {}, "instance_uuid": None}
+    torn_down: dict[str, Any] = {
+        "power_state": "power off",
+        "instance_info": {},
+        "instance_uuid": None,
+    }
+    if not conductor.config.conductor.automated_clean:
+        return torn_down
+    # As Ironic's: once torn down the node has no instance; a cleaning that fails then
+    # leaves it in "clean failed" without one, so the instance's deletion is done.
+    _set_state(task, **torn_down)
+    try:
+        with task.savepoint():
+            _clean(conductor, task)
+    except NodeLockLost:
+        raise
+    except MetalwireError as exc:
+        raise _FailedAfterwards("clean failed", str(exc)) from None
+    return torn_down
 
 
 def do_provisioning_action(
@@ -307,12 +331,15 @@ def _run_steps(
     state they leave the node in: its target, a wait state, or its failed state with
     ``last_error``."""
     waiting: str | None = None
+    failed_afterwards: _FailedAfterwards | None = None
     try:
         with task.savepoint():
             try:
                 final = _steps(conductor, task, verb, options, source)
             except _Waiting as wait:  # the steps so far are kept
                 waiting = wait.state
+            except _FailedAfterwards as failure:  # so are the steps before it
+                failed_afterwards = failure
     except NodeLockLost:
         raise  # another operation has the node now: nothing more is written
     except Exception as exc:
@@ -325,16 +352,9 @@ def _run_steps(
         else:
             LOG.exception("node %s: %s failed unexpectedly", task.node.uuid, verb)
             error = f"unexpected error: {type(exc).__name__}: {exc}"
-        conductor.record_history(
-            task, HistoryEntry.failed("provisioning", f"{verb} failed: {error}")
-        )
-        _set_state(
-            task,
-            provision_state=transition.failed,
-            target_provision_state=None,
-            last_error=error,
-        )
-        return transition.failed
+        return _failed(conductor, task, verb, transition.failed, error)
+    if failed_afterwards is not None:
+        return _failed(conductor, task, verb, failed_afterwards.state, failed_afterwards.error)
     if waiting is not None:
         _set_state(task, provision_state=waiting)
         conductor.record_history(task, HistoryEntry("provisioning", f"{verb} waits in {waiting}"))
@@ -344,6 +364,13 @@ def _run_steps(
         task, HistoryEntry("provisioning", f"{verb} done: {transition.target}")
     )
     return transition.target
+
+
+def _failed(conductor: Conductor, task: Task, verb: str, state: str, error: str) -> str:
+    """Leave the node in the failed ``state`` with ``last_error``; returns the state."""
+    conductor.record_history(task, HistoryEntry.failed("provisioning", f"{verb} failed: {error}"))
+    _set_state(task, provision_state=state, target_provision_state=None, last_error=error)
+    return state
 
 
 def abort_wait(
