@@ -319,3 +319,29 @@ def test_a_node_reserved_by_one_instance_is_refused_to_another(api: Api, nova: N
     assert refused.value.error == "InstanceDeployFailure", refused.value
     assert "Failed to reserve node" in refused.value.message
     assert api.node(node)["instance_uuid"] == first
+
+
+def test_the_resource_class_of_a_node_with_an_instance_cannot_change(
+    api: Api, nova: NovaDriver
+) -> None:
+    """Nova counts an instance against its node's resource class: changed under the instance,
+    the node would be offered again under the new class. As Ironic, the change is refused
+    (409) once the node is deployed, in maintenance too; Nova keeps seeing it as used."""
+    node = enrol(api)
+    instance, _ = spawned(nova, node)
+    api.send("PUT", f"/v1/nodes/{node}/maintenance", {"reason": "relabel"})
+    resp = api.http.patch(
+        f"/v1/nodes/{node}", json=[{"op": "replace", "path": "/resource_class", "value": "gold"}]
+    )
+    assert resp.status_code == 409, resp.text
+    assert "resource_class" in resp.json()["error_message"]
+    assert api.node(node)["resource_class"] == "baremetal"
+    api.send("DELETE", f"/v1/nodes/{node}/maintenance")
+    assert nova.call("node_resources", node=node)["used"] is True
+    nova.call("destroy", uuid=instance)
+    api.send(
+        "PATCH",
+        f"/v1/nodes/{node}",
+        [{"op": "replace", "path": "/resource_class", "value": "gold"}],
+        status=200,
+    )

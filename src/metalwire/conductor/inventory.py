@@ -63,6 +63,7 @@ DELETABLE_STATES = {
     "error",
 }
 _INSTANCE_NAME_MAX = 255  # the instance_name column's length, and Ironic's limit
+# The states in which a node's network interface and resource class may change (Ironic's).
 NETWORK_CHANGE_STATES = {"enroll", "manageable", "inspecting", "inspect wait", "available"}
 
 
@@ -114,6 +115,7 @@ def update_node(
         node = task.node
         _check_unchanged("node", ident, node, expected)
         _refuse_another_instance(node, changes.get("instance_uuid"))
+        _refuse_resource_class_change(node, changes)
         if "driver" in changes:
             _check_driver(conductor, changes["driver"])
         new_iface = changes.get("network_interface")
@@ -145,6 +147,20 @@ def _refuse_another_instance(node: Node, instance_uuid: str | None) -> None:
         raise InvalidState(
             f"Node {node.label} is associated with instance {node.instance_uuid}; remove it "
             f"before associating instance {instance_uuid}."
+        )
+
+
+def _refuse_resource_class_change(node: Node, changes: dict[str, Any]) -> None:
+    """As Ironic: a resource class, once set, changes only before the node is deployed
+    (in maintenance too), since Nova counts the node's instance against it (409)."""
+    new = changes.get("resource_class", node.resource_class)
+    if not node.resource_class or new == node.resource_class:
+        return
+    if node.provision_state not in NETWORK_CHANGE_STATES:
+        raise InvalidState(
+            f"Node {node.label} cannot change its resource_class from "
+            f"{node.resource_class!r} to {new!r} in provision state {node.provision_state!r}; "
+            f"only in {', '.join(sorted(NETWORK_CHANGE_STATES))}."
         )
 
 
