@@ -52,7 +52,10 @@ class BoolField:
     def make(self, api: Api, node: dict[str, Any]) -> str:
         resp = self.create(api, node)
         assert resp.status_code == 201, resp.text
-        return str(resp.json()["uuid"])
+        uuid = str(resp.json()["uuid"])
+        if self.name == "protected":  # as Ironic: only a deployed node is protected
+            deploy(api, uuid)
+        return uuid
 
     def patch(self, api: Api, uuid: str, value: Any, op: str = "add") -> Any:
         return api.patch(
@@ -63,6 +66,12 @@ class BoolField:
         resp = api.get(f"/v1/{self.collection}/{uuid}")
         assert resp.status_code == 200, resp.text
         return resp.json()[self.name]
+
+
+def deploy(api: Api, node: str) -> None:
+    for verb in ("manage", "provide", "active"):
+        resp = api.put(f"/v1/nodes/{node}/states/provision", {"target": verb})
+        assert resp.status_code == 202, resp.text
 
 
 CREATABLE = [
@@ -159,6 +168,7 @@ def test_node_console_enabled_cannot_be_null(api: Api) -> None:
 @pytest.mark.parametrize("op", [{"op": "replace", "value": None}, {"op": "remove"}])
 def test_node_protected_null_or_removed_is_false(api: Api, op: dict[str, Any]) -> None:
     node = api.node()
+    deploy(api, node["uuid"])
     url = f"/v1/nodes/{node['uuid']}"
     assert api.patch(url, [{"op": "add", "path": "/protected", "value": "True"}]).status_code == 200
     resp = api.patch(url, [{**op, "path": "/protected"}])

@@ -197,3 +197,53 @@ def test_traits(api: Api, node: dict[str, Any]) -> None:
     assert api.put("/v1/nodes/life/traits/bad trait").status_code == 400
     assert api.delete("/v1/nodes/life/traits").status_code == 204
     assert api.get("/v1/nodes/life/traits").json() == {"traits": []}
+
+
+def _set(api: Api, **values: Any) -> Any:
+    ops = [{"op": "replace", "path": f"/{k}", "value": v} for k, v in values.items()]
+    return api.patch("/v1/nodes/life", ops)
+
+
+def _shown(api: Api, *names: str) -> tuple[Any, ...]:
+    node = api.get("/v1/nodes/life").json()
+    return tuple(node[name] for name in names)
+
+
+def test_protection_is_for_deployed_nodes_and_its_reason_goes_with_it(
+    api: Api, node: dict[str, Any]
+) -> None:
+    """As Ironic: only an active (or rescued) node is made protected (409 before); a reason
+    without protection is refused (400); unprotecting clears the reason."""
+    provision(api, "manage")
+    refused = _set(api, protected=True)
+    assert refused.status_code == 409, refused.text
+    assert "protected only in provision state 'active' or 'rescue'" in fault(refused)
+    reason_alone = _set(api, protected_reason="tenant asked")
+    assert reason_alone.status_code == 400, reason_alone.text
+    assert "protected_reason" in fault(reason_alone)
+    assert _shown(api, "protected", "protected_reason") == (False, None)
+    provision(api, "provide")
+    provision(api, "active")
+    assert _set(api, protected=True, protected_reason="tenant asked").status_code == 200
+    assert _shown(api, "protected", "protected_reason") == (True, "tenant asked")
+    assert _set(api, protected=False).status_code == 200
+    assert _shown(api, "protected", "protected_reason") == (False, None)
+
+
+def test_an_available_node_is_not_retired_and_the_reason_goes_with_it(
+    api: Api, node: dict[str, Any]
+) -> None:
+    """As Ironic: retiring an available node is refused (409; Nova could still pick it);
+    a reason without retirement is refused (400); un-retiring clears the reason."""
+    provision(api, "manage")
+    provision(api, "provide")
+    refused = _set(api, retired=True)
+    assert refused.status_code == 409, refused.text
+    assert "cannot be retired in provision state 'available'" in fault(refused)
+    assert _set(api, retired_reason="end of life").status_code == 400
+    assert _shown(api, "retired", "retired_reason") == (False, None)
+    provision(api, "manage")
+    assert _set(api, retired=True, retired_reason="end of life").status_code == 200
+    assert _shown(api, "retired", "retired_reason") == (True, "end of life")
+    assert _set(api, retired=False).status_code == 200
+    assert _shown(api, "retired", "retired_reason") == (False, None)

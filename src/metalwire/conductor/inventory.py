@@ -116,6 +116,8 @@ def update_node(
         _check_unchanged("node", ident, node, expected)
         _refuse_another_instance(node, changes.get("instance_uuid"))
         _refuse_resource_class_change(node, changes)
+        changes = _with_protection_rules(node, changes)
+        changes = _with_retirement_rules(node, changes)
         if "driver" in changes:
             _check_driver(conductor, changes["driver"])
         new_iface = changes.get("network_interface")
@@ -162,6 +164,51 @@ def _refuse_resource_class_change(node: Node, changes: dict[str, Any]) -> None:
             f"{node.resource_class!r} to {new!r} in provision state {node.provision_state!r}; "
             f"only in {', '.join(sorted(NETWORK_CHANGE_STATES))}."
         )
+
+
+def _flag_change(node: Node, changes: dict[str, Any], flag: str) -> tuple[bool, bool]:
+    """The value ``flag`` will have, and whether this change sets it anew."""
+    stored = bool(node_db.field_value(node, flag))
+    wanted = bool(changes.get(flag, stored))
+    return wanted, wanted != stored
+
+
+def _refuse_reason_without_flag(changes: dict[str, Any], flag: str, on: bool) -> None:
+    reason = f"{flag}_reason"
+    if changes.get(reason) and not on:
+        raise InvalidParameterValue(
+            f"{reason} can be set only on a node that is {flag}: set {flag} to true first "
+            "or in the same request."
+        )
+
+
+def _with_protection_rules(node: Node, changes: dict[str, Any]) -> dict[str, Any]:
+    """As Ironic: only a deployed node (active, rescue) is made protected; unprotecting it
+    clears the reason; a reason needs protection (400)."""
+    protected, changed = _flag_change(node, changes, "protected")
+    if changed and protected and node.provision_state not in ("active", "rescue"):
+        raise InvalidState(
+            f"Node {node.label} can be made protected only in provision state 'active' or "
+            f"'rescue', not {node.provision_state!r}."
+        )
+    if changed and not protected:
+        changes = {**changes, "protected_reason": None}
+    _refuse_reason_without_flag(changes, "protected", protected)
+    return changes
+
+
+def _with_retirement_rules(node: Node, changes: dict[str, Any]) -> dict[str, Any]:
+    """As Ironic: an available node is not retired (409; move it to manageable first);
+    un-retiring clears the reason; a reason needs retirement (400)."""
+    retired, changed = _flag_change(node, changes, "retired")
+    if changed and retired and node.provision_state == "available":
+        raise InvalidState(
+            f"Node {node.label} cannot be retired in provision state 'available'; manage it first."
+        )
+    if changed and not retired:
+        changes = {**changes, "retired_reason": None}
+    _refuse_reason_without_flag(changes, "retired", retired)
+    return changes
 
 
 def _with_display_name(node: Node, changes: dict[str, Any]) -> dict[str, Any]:
