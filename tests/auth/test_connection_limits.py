@@ -23,6 +23,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from metalwire.api.connections import protocol_with
 from tests.auth.conftest import basic_auth_env
+from tests.compat.clients import Cli
 from tests.conftest import LATEST
 from tests.support.helpers import fault, wait_for
 from tests.support.server import (
@@ -149,6 +150,32 @@ def test_requests_over_max_connections_are_answered_503_as_an_ironic_error(
         assert wait_for(
             lambda: httpx.get(f"{server.url}/v1/nodes", timeout=10).status_code == 200, timeout=5
         )
+
+
+def test_the_baremetal_command_over_max_connections_says_why_and_retries(
+    tmp_path: Path,
+) -> None:
+    """python-ironicclient cannot read a Retry-After on a 503 (its error class refuses the
+    argument, and its own retry loop ends): the refusal over the cap, answered before the
+    application, must leave the header out for it as every other 503 does."""
+    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+    with _serving(
+        tmp_path / "server", METALWIRE_API_MAX_CONNECTIONS="5", METALWIRE_API_HEADER_TIMEOUT="30"
+    ) as server:
+        busy = _busy_sockets(server.port, 5)
+        try:
+            assert wait_for(
+                lambda: httpx.get(f"{server.url}/v1/nodes", timeout=10).status_code == 503,
+                timeout=5,
+            )
+            impatient = Cli("baremetal", server.url, env, options=("--max-retries", "0"))
+            refused = impatient.run("node", "list")
+        finally:
+            for sock in busy:
+                sock.close()
+    assert refused.returncode != 0, refused.describe()
+    assert "serving its maximum of 5 connections" in refused.stderr, refused.describe()
+    assert "retry_after" not in refused.stderr, refused.describe()
 
 
 ANONYMOUS_STARTS = {

@@ -39,6 +39,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from metalwire.api import errors
 from metalwire.api import microversion as mv
+from metalwire.api.retry_after import from_ironicclient
 from metalwire.context import new_request_id
 from metalwire.errors import ConnectionLimitReached, HeadersTooLarge, MetalwireError
 from metalwire.logsafe import printable
@@ -104,16 +105,19 @@ def over_capacity_answer(limit: int) -> Callable[[Scope, Receive, Send], Any]:
     fixed = [
         (b"content-type", b"application/json"),
         (b"content-length", b"%d" % len(body)),
-        (b"retry-after", b"%d" % RETRY_AFTER_SECONDS),
         (b"connection", b"close"),  # the refused client gives its slot back at once
         *((k.lower().encode(), v.encode()) for k, v in mv.response_headers(None).items()),
     ]
+    retry_after = (b"retry-after", b"%d" % RETRY_AFTER_SECONDS)
 
     async def answer(scope: Scope, receive: Receive, send: Send) -> None:
         request_id = new_request_id()
         method, path = printable(scope["method"]), printable(scope["path"])
         LOG.warning("%s %s refused [%s]: %s", method, path, request_id, error)
-        headers = [*fixed, (b"x-openstack-request-id", request_id.encode())]
+        # Answered before the application, hence before RetryAfterForIronicclient: as it
+        # does for every other 503, no Retry-After for python-ironicclient.
+        retry = [] if from_ironicclient(scope) else [retry_after]
+        headers = [*fixed, *retry, (b"x-openstack-request-id", request_id.encode())]
         await send({"type": "http.response.start", "status": error.code, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 

@@ -15,7 +15,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 _IRONICCLIENT = b"python-ironicclient"
 
 
-def _from_ironicclient(scope: Scope) -> bool:
+def from_ironicclient(scope: Scope) -> bool:
+    """Whether the request comes from python-ironicclient (its User-Agent says so)."""
     for key, value in scope["headers"]:
         if key == b"user-agent":
             return _IRONICCLIENT in value
@@ -27,7 +28,7 @@ class RetryAfterForIronicclient:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not _from_ironicclient(scope):
+        if scope["type"] != "http" or not from_ironicclient(scope):
             await self.app(scope, receive, send)
             return
 
