@@ -131,12 +131,12 @@ def test_an_operation_on_a_stuck_node_fails_it_first(api: Api, db: Database) -> 
 def test_an_operation_on_a_stuck_node_that_fails_validation_still_fails_the_node(
     api: Api, db: Database
 ) -> None:
-    """A refused verb (deploy from 'deploying' is not allowed) leaves the node failed all
-    the same: the recovery is its own write, not the verb's."""
+    """A refused verb (provide from 'deploy failed' is not allowed) leaves the node failed
+    all the same: the recovery is its own write, not the verb's."""
     api.node(name="stuck")
     _left_in(db, "stuck", "deploying", "active")
 
-    resp = provision(api, "active", "stuck")
+    resp = provision(api, "provide", "stuck")
 
     assert resp.status_code == 400, resp.text
     assert 'while it is in state "deploy failed"' in fault(resp)
