@@ -116,18 +116,16 @@ def record_nodes(r: Recorder) -> None:
         [{"op": "add", "path": "/instance_uuid", "value": "9e1c3a4b-5d6e-4f70-8192-a3b4c5d6e7f8"}],
     )
     r.call("node-delete-in-use", "DELETE", "/v1/nodes/node-spare", expect=409)
-    r.quiet(
-        "PATCH",
-        "/v1/nodes/node-spare",
-        [
-            {"op": "remove", "path": "/instance_uuid"},
-            {"op": "add", "path": "/protected", "value": True},
-        ],
-    )
+    r.quiet("PATCH", "/v1/nodes/node-spare", [{"op": "remove", "path": "/instance_uuid"}])
+    # As Ironic, only a deployed node is made protected.
+    for verb in ("manage", "provide", "active"):
+        r.quiet("PUT", "/v1/nodes/node-spare/states/provision", {"target": verb}, expect=202)
+    r.quiet("PATCH", "/v1/nodes/node-spare", [{"op": "add", "path": "/protected", "value": True}])
     r.call("node-delete-protected", "DELETE", "/v1/nodes/node-spare", expect=403)
     r.quiet(
         "PATCH", "/v1/nodes/node-spare", [{"op": "replace", "path": "/protected", "value": False}]
     )
+    r.quiet("PUT", "/v1/nodes/node-spare/states/provision", {"target": "deleted"}, expect=202)
     r.call("node-delete", "DELETE", "/v1/nodes/node-spare", expect=204)
 
 
