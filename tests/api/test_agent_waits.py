@@ -14,7 +14,7 @@ from metalwire.config import Config
 from tests.api.test_lifecycle import hook_events, provision
 from tests.conftest import Api, fault
 
-# abort from 'wait call-back' is Ironic's from API 1.110, above what metalwire serves today
+# abort from 'wait call-back' is Ironic's from API 1.110
 SERVES_DEPLOY_WAIT_ABORT = MAX_MINOR >= DEPLOY_WAIT_ABORT
 
 

@@ -47,8 +47,7 @@ VERBS: dict[str, tuple[str, int]] = {
     "service": ("service", 87),
     "abort": ("abort", 13),
 }
-#: Ironic's abort of a deploy waiting in ``wait call-back``. metalwire's MAX_MINOR is still
-#: below it: the gate is in place, a client reaches it once the maximum is 1.110 or more.
+#: Ironic's abort of a deploy waiting in ``wait call-back`` (406 below it).
 DEPLOY_WAIT_ABORT = 110
 
 
