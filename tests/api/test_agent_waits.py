@@ -4,6 +4,7 @@ and the network interface hooks each one calls (Ironic 39's behaviour)."""
 from __future__ import annotations
 
 import time
+import uuid
 from typing import Any
 
 import pytest
@@ -139,3 +140,27 @@ def test_abort_outside_a_wait_state_is_refused(api: Api) -> None:
 
     assert resp.status_code == 400, resp.text
     assert 'while it is in state "manageable"' in fault(resp)
+
+
+def test_a_node_waiting_for_its_agent_is_not_patched_but_its_maintenance_is(api: Api) -> None:
+    """As Ironic: 409 while a transition is under way; maintenance, traits and, in
+    maintenance, removing the instance are still taken."""
+    _node(api, "direct")
+    assert provision(api, "provide").status_code == 202
+    instance = [{"op": "add", "path": "/instance_uuid", "value": str(uuid.uuid4())}]
+    assert api.patch("/v1/nodes/life", instance).status_code == 200
+    assert provision(api, "active").status_code == 202
+    assert _shown(api)["provision_state"] == "wait call-back"
+
+    resp = api.patch("/v1/nodes/life", [{"op": "add", "path": "/extra/a", "value": 1}])
+    assert resp.status_code == 409, resp.text
+    assert "cannot be updated while a state transition is in progress" in fault(resp)
+    assert "('wait call-back' to 'active')" in fault(resp)
+    assert _shown(api)["extra"] == {}
+
+    assert api.put("/v1/nodes/life/traits/CUSTOM_A").status_code == 204
+    assert api.put("/v1/nodes/life/maintenance", {"reason": "stuck"}).status_code == 202
+    removal = [{"op": "remove", "path": "/instance_uuid"}]
+    assert api.patch("/v1/nodes/life", removal).status_code == 200
+    shown = _shown(api)
+    assert (shown["instance_uuid"], shown["maintenance"]) == (None, True)

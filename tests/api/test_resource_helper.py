@@ -90,12 +90,12 @@ class OtherWriter:
         self.expected: list[dict[str, Any]] = []  # what each update of the API expected
 
     def __call__(
-        self, context: Any, ident: str, changes: dict[str, Any], expected: Any = None
+        self, context: Any, ident: str, changes: dict[str, Any], expected: Any = None, **kw: Any
     ) -> Any:
         if not self.expected:
             self.real(context, ident, self.changes, None)
         self.expected.append(dict(expected or {}))
-        return self.real(context, ident, changes, expected)
+        return self.real(context, ident, changes, expected, **kw)
 
 
 @pytest.mark.parametrize("kind", KINDS)

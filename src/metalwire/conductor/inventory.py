@@ -65,6 +65,23 @@ DELETABLE_STATES = {
 _INSTANCE_NAME_MAX = 255  # the instance_name column's length, and Ironic's limit
 # The states in which a node's network interface and resource class may change (Ironic's).
 NETWORK_CHANGE_STATES = {"enroll", "manageable", "inspecting", "inspect wait", "available"}
+# The states of a node with a target provision state in which a PATCH is taken (Ironic's
+# UPDATE_ALLOWED_STATES): failures an operator mends, and states no steps of ours run in.
+PATCH_IN_TRANSITION_STATES = {
+    "deploy failed",
+    "inspecting",
+    "inspect failed",
+    "inspect wait",
+    "clean failed",
+    "error",
+    "verifying",
+    "adopt failed",
+    "rescue failed",
+    "unrescue failed",
+    "service",
+    "service hold",
+    "service failed",
+}
 
 
 def _check_driver(conductor: Conductor, driver: str) -> None:
@@ -110,10 +127,13 @@ def update_node(
     ident: str,
     changes: dict[str, Any],
     expected: dict[str, Any] | None = None,
+    patched: bool = False,
 ) -> Node:
     with conductor.exclusive_task(ident, context) as task:
         node = task.node
         _check_unchanged("node", ident, node, expected)
+        if patched:
+            _refuse_patch_in_transition(node, changes)
         _refuse_another_instance(node, changes.get("instance_uuid"))
         _refuse_resource_class_change(node, changes)
         changes = _with_protection_rules(node, changes)
@@ -150,6 +170,20 @@ def _refuse_another_instance(node: Node, instance_uuid: str | None) -> None:
             f"Node {node.label} is associated with instance {node.instance_uuid}; remove it "
             f"before associating instance {instance_uuid}."
         )
+
+
+def _refuse_patch_in_transition(node: Node, changes: dict[str, Any]) -> None:
+    """As Ironic: a node on its way to another provision state (a target set) is not
+    patched, except in the states whose steps are over or that are tended by hand (409).
+    Removing the instance of a node in maintenance is always allowed (Nova's clean-up)."""
+    if not node.target_provision_state or node.provision_state in PATCH_IN_TRANSITION_STATES:
+        return
+    if node.maintenance and changes == {"instance_uuid": None}:
+        return
+    raise InvalidState(
+        f"Node {node.label} cannot be updated while a state transition is in progress "
+        f"({node.provision_state!r} to {node.target_provision_state!r})."
+    )
 
 
 def _refuse_resource_class_change(node: Node, changes: dict[str, Any]) -> None:

@@ -164,9 +164,12 @@ class ConductorAPI(abc.ABC):
         node_id: str,
         changes: dict[str, Any],
         expected: dict[str, Any] | None = None,
+        patched: bool = False,
     ) -> Node:
         """Apply ``changes``; with ``expected``, raise StaleUpdate (409) if any of those
-        fields no longer holds the given value (compare-and-swap under the node lock)."""
+        fields no longer holds the given value (compare-and-swap under the node lock).
+        ``patched``: the changes are a node PATCH's, which a node in the middle of a provision
+        state transition refuses (409), unlike its maintenance and traits."""
 
     @abc.abstractmethod
     def delete_node(self, context: RequestContext, node_id: str) -> None: ...
@@ -380,8 +383,10 @@ class LocalConductorAPI(ConductorAPI):
         node_id: str,
         changes: dict[str, Any],
         expected: dict[str, Any] | None = None,
+        patched: bool = False,
     ) -> Node:
-        return self._retried(inventory.update_node, context, node_id, changes, expected)
+        update = inventory.update_node
+        return self._retried(update, context, node_id, changes, expected, patched)
 
     def delete_node(self, context: RequestContext, node_id: str) -> None:
         self._retried(inventory.delete_node, context, node_id)

@@ -141,7 +141,7 @@ NODES = Resource[Node](
     patch_rules_read_body=True,
     current=_current,
     update=lambda c, uuid, changes, expected: c.services.rpcapi.update_node(
-        c.context, uuid, changes, expected
+        c.context, uuid, changes, expected, patched=True
     ),
     prepare=_prepare,
     unmasked=secrets.keep_stored_secrets,
