@@ -5,6 +5,7 @@ through a real ``metalwire serve`` on the emulated switch."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from pathlib import Path
@@ -215,3 +216,53 @@ def test_a_port_stored_with_a_name_no_longer_sent_can_still_be_moved_to_a_right_
     assert switch.port_vlan("swp1") == _access(TENANT)  # left as it was: reset by hand
     log = http_for.servers[-1].log()
     assert "its switch tor-1 port is not reset" in log and "reset it on the switch by hand" in log
+
+
+def _empty_node(http: Any, name: str) -> str:
+    body = {"name": name, "driver": "fake-hardware", "network_interface": "ironic-networking"}
+    resp = http.post("/v1/nodes", json=body)
+    assert resp.status_code == 201, resp.text
+    return str(resp.json()["uuid"])
+
+
+def test_a_port_moved_to_another_node_leaves_its_old_switch_port_on_idle_or_nothing(
+    emulated_switch: EmulatedSwitch, http_for: Any, tmp_path: Path
+) -> None:
+    """An active node's port moves to another node once its node is in maintenance
+    (metalwire refuses the move otherwise; Ironic 39 refuses none): the tenant's VLAN must not
+    stay on the switch port the port leaves behind, and a move that cannot be stored leaves
+    the switch port as it was."""
+    switch = emulated_switch
+    http = http_for(switch)
+    port = _node(http, "from", "ramdisk", "swp1", extra={"switchport": ACCESS_TENANT})["uuid"]
+    _provision(http, "from", "active")
+    assert switch.port_vlan("swp1") == _access(TENANT)
+    to = _empty_node(http, "to")
+    resp = http.put("/v1/nodes/from/maintenance", json={"reason": "recabling"})
+    assert resp.status_code == 202, resp.text
+    moved = [{"op": "replace", "path": "/node_uuid", "value": to}]
+
+    database = tmp_path / "server" / "metalwire.db"
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        db.execute(
+            "CREATE TRIGGER refuse_move BEFORE UPDATE OF node_id ON ports "
+            "BEGIN SELECT RAISE(ABORT, 'injected commit failure'); END"
+        )
+        db.commit()
+    resp = http.patch(f"/v1/ports/{port}", json=moved)
+
+    assert resp.status_code == 409 and "injected commit failure" in resp.text, resp.text
+    assert switch.port_vlan("swp1") == _access(TENANT)  # put back with the failed move
+    stored = http.get(f"/v1/ports/{port}").json()
+    assert stored["node_uuid"] == _state(http, "from")["uuid"]
+    assert stored["internal_info"]["switchport_applied"]["native_vlan"] == TENANT
+
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        db.execute("DROP TRIGGER refuse_move")
+        db.commit()
+    resp = http.patch(f"/v1/ports/{port}", json=moved)
+
+    assert resp.status_code == 200, resp.text
+    assert resp.json()["node_uuid"] == to
+    assert switch.port_vlan("swp1") == _access(IDLE)
+    assert _applied(http, port) == {"mode": "access", "native_vlan": IDLE, "allowed_vlans": []}

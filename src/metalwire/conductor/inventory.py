@@ -440,7 +440,17 @@ def update_port(
         iface.port_changed(change.owner, proposed, change.changed)
         return _adopted_physnet(change.owner, proposed, current, change.inventory)
 
-    return _update_member(conductor, context, _PORTS, uuid, changes, expected, check, resolve)
+    def leave(change: _Change[Port], store: Callable[[], Port]) -> Port:
+        """A port moving to another node: its old node's interface undoes what it
+        configured for it there, with the move."""
+        iface = conductor.enabled_interface(change.task.node)
+        if iface is None:  # an interface no longer enabled cannot be told
+            return store()
+        return iface.move_port(change.task, change.current, change.owner, store)
+
+    return _update_member(
+        conductor, context, _PORTS, uuid, changes, expected, check, resolve, leave
+    )
 
 
 def update_portgroup(
@@ -508,12 +518,13 @@ def _update_member(
     expected: dict[str, Any] | None,
     check: Callable[[_Change[R]], _Follow],
     resolve: Callable[[Work, dict[str, Any]], None] | None = None,
+    leave: Callable[[_Change[R], Callable[[], R]], R] | None = None,
 ) -> R:
     """Update a port or portgroup under the locks of its node and, for a move, of the new
     one: compare-and-swap against ``expected``, ``check`` the proposed row (rules and the
     network interface), store it with the writes ``check`` says go with it and follow its
     extra/vif_port_id. ``resolve`` turns references in ``changes`` into ids, in the first
-    read."""
+    read; ``leave`` stores a move to another node (given the store) in its stead."""
     changes = dict(changes)
     node_ident = changes.pop("node_uuid", None)
     with conductor.db.reading() as work:
@@ -535,7 +546,8 @@ def _update_member(
         proposed = _proposed(current, changes, changed)
         owner = tasks[proposed.node_id]
         inventory = Inventory.of(tasks.values())
-        follow = check(_Change(current, proposed, changes, changed, inventory, task, owner))
+        change = _Change(current, proposed, changes, changed, inventory, task, owner)
+        follow = check(change)
         before = {k: getattr(current, k) for k in changed}
 
         def write() -> R:
@@ -547,9 +559,14 @@ def _update_member(
             follow.undo()
             members.store(task, current, before)
 
-        return store_with_legacy_vif(
-            conductor, (task, owner), current, write, undo, legacy_vif(proposed.extra)
-        )
+        def store() -> R:
+            return store_with_legacy_vif(
+                conductor, (task, owner), current, write, undo, legacy_vif(proposed.extra)
+            )
+
+        if leave is None or owner is task:
+            return store()
+        return leave(change, store)
 
 
 def _refuse_if_vif(task: Task, target: Port | Portgroup) -> None:

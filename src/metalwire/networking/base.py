@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import abc
 import logging
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Required, TypedDict
 
 from metalwire.config import Config
@@ -123,6 +123,14 @@ class NetworkInterface(abc.ABC):
         """Delete ``port`` of the node (its VIF, if any, already detached); an interface
         that configured something for it undoes that with the deletion. Raise to refuse."""
         task.inventory.delete_port(port.uuid)
+
+    def move_port(self, task: Task, port: Port, to: Task, store: Callable[[], Port]) -> Port:
+        """Store ``port``'s move from ``task``'s node to ``to``'s (``store`` writes it, in
+        one transaction of both tasks); an interface that configured something outside
+        metalwire for the port on ``task``'s node undoes that with the move, all or nothing.
+        Called after the new node's interface accepted the port (:meth:`port_changed`);
+        raise to refuse the move."""
+        return store()
 
     def recover_interrupted_attach(self, task: Task, attachment: VifAttachment) -> None:
         """Undo what an attach interrupted by the death of its process did outside metalwire.

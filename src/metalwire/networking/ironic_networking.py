@@ -17,7 +17,8 @@ same key of the node's ``driver_info``), the port's own ``extra["switchport"]`` 
 goes active (and again when it changes on an active node), and the idle network afterwards
 (no VLAN configuration when none is set). A port whose link moves to another switch port, or
 goes, has its old switch port reset to the idle network and the new one set to what the port
-is on in the node's state; a deleted port's switch port is reset too. A state network left
+is on in the node's state; the switch port of a port deleted or moved to another node is
+reset too. A state network left
 empty leaves the ports alone.
 What each port was set to is kept in its ``internal_info["switchport_applied"]``; the changes
 of one hook are all or nothing (:mod:`metalwire.networking.switch_ports`). The members of a
@@ -275,15 +276,16 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         changes: Sequence[SwitchChange],
         infos: Iterable[tuple[Port, dict[str, Any]]],
         also: Callable[[], None] | None = None,
+        others: Sequence[Task] = (),
     ) -> None:
         """Make ``changes`` on the switches (all or nothing), then store each port's new
-        ``internal_info`` and run ``also`` in one transaction; if that fails, the switch
-        ports are put back."""
+        ``internal_info`` and run ``also`` in one transaction (of ``task`` and ``others``);
+        if that fails, the switch ports are put back."""
         if changes and self.driver_problem is not None:
             raise NetworkInterfaceInvalid(self.driver_problem)
         apply_changes(changes, self.device_factory, self.lock_dir)
         try:
-            with task.atomic():
+            with task.atomic(*others):
                 for port, info in infos:
                     task.inventory.update_port(port.uuid, {"internal_info": info})
                 if also is not None:
@@ -296,7 +298,8 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
                 LOG.error("Switch ports not put back after a failed commit: %s", exc)
             raise
         finally:
-            task.reload()
+            for each in (task, *others):
+                each.reload()
 
     def switch_changes(
         self, task: Task, wanted: Iterable[tuple[Port, SwitchportConfig | None]]
@@ -477,12 +480,7 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         (the idle network, else no VLAN configuration), and the new one, whatever it is set
         to now, is put on the network the port is on in this state (on an active node: as
         at deploy), all or nothing."""
-        bond = applied_bond(stored)
-        if bond is not None:
-            raise Conflict(
-                f"Port {port.uuid} is a member of bond {bond.name} on its switch: its "
-                "local_link_connection cannot change while it is."
-            )
+        _refuse_bond_member(stored, "change its local_link_connection")
         changes = []
         reset = self._reset_change(task, stored)
         if reset is not None:
@@ -556,6 +554,20 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
             )
             super().remove_port(task, port)
 
+    def move_port(self, task: Task, port: Port, to: Task, store: Callable[[], Port]) -> Port:
+        """A port moving to another node leaves no switch port on this node's network: the
+        switch port metalwire configured for it is reset (:meth:`_reset_change`) with the
+        move, all or nothing, and the port records it so. A member of a bond on its switch
+        cannot move (409): its bond is the other members' too."""
+        _refuse_bond_member(port, "move to another node")
+        reset = self._reset_change(task, port)
+        if reset is None:
+            return store()
+        stored: list[Port] = []
+        info = _recorded(port, applied_record(reset.config, None))
+        self._commit(task, [reset], [(port, info)], lambda: stored.append(store()), (to,))
+        return stored[0]
+
     def check_port_id(self, port: Port) -> None:
         """Refuse a port whose link names a switch of the switch file by a ``port_id`` that
         is no switch interface name (:mod:`metalwire.networking.port_ids`): it would go into
@@ -615,6 +627,17 @@ def _generic_switch_device(switch: SwitchDefinition, python: str, login_timeout:
 def _port_id(port: Port) -> str:
     """The switch port a port with a switch link is cabled to (``_switch_of`` found one)."""
     return str((port.local_link_connection or {})["port_id"])
+
+
+def _refuse_bond_member(port: Port, what: str) -> None:
+    """409 for a port metalwire made a member of a bond on its switch: it cannot ``what``
+    while it is."""
+    bond = applied_bond(port)
+    if bond is not None:
+        raise Conflict(
+            f"Port {port.uuid} is a member of bond {bond.name} on its switch: it cannot "
+            f"{what} while it is."
+        )
 
 
 def _recorded(port: Port, record: dict[str, Any] | None) -> dict[str, Any]:
