@@ -266,3 +266,33 @@ def test_a_port_moved_to_another_node_leaves_its_old_switch_port_on_idle_or_noth
     assert resp.json()["node_uuid"] == to
     assert switch.port_vlan("swp1") == _access(IDLE)
     assert _applied(http, port) == {"mode": "access", "native_vlan": IDLE, "allowed_vlans": []}
+
+
+def test_a_link_moved_onto_a_switch_port_set_for_another_port_is_refused(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    """A switch port metalwire set (here a trunk) for a port still cabled there is not
+    taken over: a trunk's VLANs are only added to, so the other port's would stay, and the
+    other port's node would set it back at its next state change."""
+    switch = emulated_switch
+    http = http_for(switch)
+    trunk = {"mode": "trunk", "native_vlan": TENANT, "allowed_vlans": [TENANT, 210]}
+    holder = _node(http, "q", "ramdisk", "swp2", pxe_enabled=False, extra={"switchport": trunk})
+    other = {"mode": "trunk", "native_vlan": OTHER, "allowed_vlans": [OTHER, 230]}
+    port = _node(http, "p", "ramdisk", "swp1", pxe_enabled=False, extra={"switchport": other})
+    for name in ("q", "p"):
+        _provision(http, name, "active")
+    held = PortVlan(tag=TENANT, vlan_mode="native-untagged", trunks=(TENANT, 210))
+    assert switch.port_vlan("swp2") == held
+
+    moved = [{"op": "replace", "path": "/local_link_connection/port_id", "value": "swp2"}]
+    resp = http.patch(f"/v1/ports/{port['uuid']}", json=moved)
+
+    assert resp.status_code == 409, resp.text
+    assert f"metalwire set that switch port for port {holder['uuid']}" in resp.text, resp.text
+    assert switch.port_vlan("swp2") == held
+    assert switch.port_vlan("swp1") == PortVlan(
+        tag=OTHER, vlan_mode="native-untagged", trunks=(230, OTHER)
+    )
+    link = http.get(f"/v1/ports/{port['uuid']}").json()["local_link_connection"]
+    assert link["port_id"] == "swp1"

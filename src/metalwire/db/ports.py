@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import String, cast, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -64,6 +64,13 @@ def find_by_address(session: Session, address: str) -> Port | None:
     return session.scalars(select(Port).where(Port.address == address)).one_or_none()
 
 
+def mentioning_switch_port(session: Session, port_id: str) -> list[Port]:
+    """The ports whose ``local_link_connection`` holds ``port_id`` somewhere (a text match
+    that needs no JSON operator; the caller checks the link itself)."""
+    text = cast(Port.local_link_connection, String)
+    return list(session.scalars(select(Port).where(text.contains(port_id, autoescape=True))))
+
+
 def list_ports(session: Session, filters: Mapping[str, Any], page: Page) -> list[Port]:
     query = select(Port)
     for key, value in filters.items():
@@ -105,6 +112,10 @@ class Ports(Repository):
     def find_by_address(self, address: str) -> Port | None:
         with self._session() as session:
             return find_by_address(session, address)
+
+    def mentioning_switch_port(self, port_id: str) -> list[Port]:
+        with self._session() as session:
+            return mentioning_switch_port(session, port_id)
 
     def create(self, values: Mapping[str, Any]) -> Port:
         with self._session() as session:

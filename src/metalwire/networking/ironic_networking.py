@@ -450,6 +450,8 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
             return
         self.check_port(task, port)  # its port_id too
         stored = next((p for p in task.ports if p.uuid == port.uuid), None)
+        if stored is not None and self._link_of(stored) != self._link_of(port):
+            self._refuse_switch_port_set_for_another(task, port)
         if stored is not None and self._link_moved(stored, port):
             self._move_link(task, stored, port)
         elif task.node.provision_state == "active":
@@ -504,6 +506,27 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
             changes.append(SwitchChange(new_switch, port_id, wanted, None))
             info = _recorded(stored, applied_record(wanted, None))
         self._commit(task, changes, [(stored, info)])
+
+    def _refuse_switch_port_set_for_another(self, task: Task, port: Port) -> None:
+        """409 when ``port``'s new link names a switch port metalwire set for another port
+        still cabled there: setting it for ``port`` would leave that port's VLANs on it (a
+        trunk's are only added to), and that port's node would set it back at its next
+        state change. A switch port no port records is the operator's and is taken as it is.
+        """
+        switch = self._switch_of(port)
+        if switch is None:
+            return
+        port_id = _port_id(port)
+        for other in task.inventory.ports_mentioning_switch_port(port_id):
+            if other.uuid == port.uuid or APPLIED_KEY not in (other.internal_info or {}):
+                continue
+            if self._link_of(other) == (switch.name, port_id):
+                raise Conflict(
+                    f"Port {port.uuid} cannot be cabled to switch {switch.name} port "
+                    f"{port_id}: metalwire set that switch port for port {other.uuid}, whose "
+                    "local_link_connection names it too. Change or remove that port's link "
+                    "first."
+                )
 
     def _reset_change(self, task: Task, stored: Port) -> SwitchChange | None:
         """The change that puts the switch port metalwire configured for ``stored`` back on

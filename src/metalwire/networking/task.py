@@ -369,6 +369,12 @@ class NodeInventory:
         with self._task.reading() as work:
             return work.ports.find_by_address(address)
 
+    def ports_mentioning_switch_port(self, port_id: str) -> list[Port]:
+        """Ports of any node whose ``local_link_connection`` holds ``port_id`` (read
+        without their nodes' locks; check the link itself)."""
+        with self._task.reading() as work:
+            return work.ports.mentioning_switch_port(port_id)
+
     def create_port(self, values: Mapping[str, Any]) -> Port:
         with self._task.writing() as work:
             return work.ports.create(values)
