@@ -226,3 +226,58 @@ def test_a_bond_made_by_a_change_that_fails_later_is_taken_apart(
     assert "not put back" not in shown["last_error"], shown["last_error"]
     assert switch.vsctl("list-ports", "br0").split() == ["swp1", "swp2", "swp3"]
     assert switch.port_vlan("swp1") == PortVlan(tag=None, vlan_mode=None, trunks=())
+
+
+def _bond_members(http: httpx.Client, node: str) -> dict[str, Any]:
+    ports = http.get(f"/v1/ports?node={node}&fields=local_link_connection,internal_info").json()
+    return {
+        p["local_link_connection"]["port_id"]: p["internal_info"]["switchport_applied"]
+        for p in ports["ports"]
+    }
+
+
+def test_a_bond_member_deleted_or_moved_away_leaves_the_bond_for_the_idle_network(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    """The bond is made again of the members left, on the VLAN it carried; the switch
+    interface of the port deleted (or moved to another node) no longer carries the tenant's
+    VLAN. With one member left there is no bond any more: that member is a port of its own
+    on the same VLAN."""
+    switch = emulated_switch
+    http = http_for(switch, METALWIRE_IRONIC_NETWORKING_VIF_NETWORKS=f"tenant-a:{TENANT}")
+    portgroup = _bonded_node(http, "d", ["swp1", "swp2", "swp3"])
+    _provision(http, "d", "active")
+    body = {"id": "vif-d", "network": "tenant-a", "portgroup_uuid": portgroup["uuid"]}
+    assert http.post("/v1/nodes/d/vifs", json=body).status_code == 204
+    assert switch.vsctl("list-ports", "br0").split() == ["d-lag"]
+    tenant = PortVlan(tag=TENANT, vlan_mode="access", trunks=())
+    assert switch.port_vlan("d-lag") == tenant
+
+    resp = http.delete(f"/v1/ports/{_port_on(http, 'd', 'swp3')}")
+
+    assert resp.status_code == 204, resp.text
+    assert sorted(switch.vsctl("list-ports", "br0").split()) == ["d-lag", "swp3"]
+    assert switch.port_vlan("swp3") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
+    assert switch.port_vlan("d-lag") == tenant
+    left = _bond_members(http, "d")
+    assert sorted(left) == ["swp1", "swp2"]
+    assert {tuple(r["bond"]["members"]) for r in left.values()} == {("swp1", "swp2")}, left
+    _audit_finds_nothing(http)
+
+    resp = http.post("/v1/nodes", json={"name": "e", "driver": "fake-hardware"})
+    assert resp.status_code == 201, resp.text
+    assert http.put("/v1/nodes/d/maintenance", json={}).status_code == 202
+    moved = [
+        {"op": "replace", "path": "/node_uuid", "value": resp.json()["uuid"]},
+        {"op": "remove", "path": "/portgroup_uuid"},
+    ]
+    resp = http.patch(f"/v1/ports/{_port_on(http, 'd', 'swp2')}", json=moved)
+
+    assert resp.status_code == 200, resp.text
+    assert resp.json()["internal_info"]["switchport_applied"]["native_vlan"] == IDLE
+    assert sorted(switch.vsctl("list-ports", "br0").split()) == ["swp1", "swp2", "swp3"]
+    assert switch.port_vlan("swp2") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
+    assert switch.port_vlan("swp1") == tenant
+    assert _bond_members(http, "d") == {
+        "swp1": {"mode": "access", "native_vlan": TENANT, "allowed_vlans": []}
+    }

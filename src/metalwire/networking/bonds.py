@@ -21,7 +21,8 @@ Each member records the bond it was made part of (:func:`bond_record`, in its
 ``extra.lag`` or was deleted, the port left it) or as part of a bond of another name (the
 portgroup was renamed), the old bond is taken apart first on Open vSwitch
 (:func:`ovs_unbond_command`): its members become ports of their own again, so the switch
-takes commands for them.
+takes commands for them. A member deleted or moved to another node leaves the bond at once
+(``ironic_networking``: the bond taken apart and made again of the members left).
 
 ``extra["lag"]`` follows Ironic's LAG schema: ``mode`` (access, trunk, hybrid) and
 ``aggregation_mode`` (``lacp`` or ``static``) required, optional ``native_vlan``,

@@ -34,6 +34,7 @@ __all__ = [
     "hidden_errors",
     "operations",
     "read_command",
+    "takes_bonds_apart",
 ]
 
 # Error lines of device types whose networking-generic-switch class does not check its
@@ -49,6 +50,13 @@ _UNCHECKED_OUTPUT_ERRORS = {
 _BOND_COMMANDS = {"netmiko_ovs_linux": ovs_bond_command}
 # ... and takes it apart
 _UNBOND_COMMANDS = {"netmiko_ovs_linux": ovs_unbond_command}
+
+
+def takes_bonds_apart(device_type: str) -> bool:
+    """Whether metalwire makes and takes apart bonds on switches of ``device_type`` (on the
+    others a port-channel is the operator's)."""
+    return device_type in _UNBOND_COMMANDS
+
 
 #: How long reading ports back (the drift audit) tries to log in, at most: a switch that
 #: refuses the login holds its lock, and the changes waiting for it, only this long.

@@ -45,6 +45,7 @@ from metalwire.errors import (
 )
 from metalwire.networking.base import NetworkInterface, StoredVifMixin, VifInfo
 from metalwire.networking.bonds import (
+    Bond,
     check_bond_members,
     is_lag,
     parse_lag,
@@ -555,15 +556,16 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         return SwitchChange(switch, port_id, idle, now)
 
     def remove_port(self, task: Task, port: Port) -> None:
-        """The port's switch port is reset (:meth:`_reset_change`) with its deletion, all or
-        nothing; on a node in maintenance a switch that cannot be reset is logged and the
-        port deleted all the same."""
-        reset = self._reset_change(task, port)
-        if reset is None:
+        """The port's switch port is reset (:meth:`_reset_change`; a bond member's taken out
+        of its bond, :meth:`_leave_bond`) with its deletion, all or nothing; on a node in
+        maintenance a switch that cannot be reset is logged and the port deleted all the
+        same."""
+        changes, infos = self._leaving_changes(task, port)
+        if not changes:
             super().remove_port(task, port)
             return
         try:
-            self._commit(task, [reset], [], also=lambda: task.inventory.delete_port(port.uuid))
+            self._commit(task, changes, infos, also=lambda: task.inventory.delete_port(port.uuid))
         except (NetworkError, NetworkInterfaceInvalid) as exc:
             if not task.node.maintenance:
                 raise
@@ -571,25 +573,67 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
                 "Deleting port %s of node %s in maintenance: switch %s port %s not reset: %s",
                 port.uuid,
                 task.node.uuid,
-                reset.switch.name,
-                reset.port_id,
+                changes[0].switch.name,
+                changes[0].port_id,
                 exc,
             )
             super().remove_port(task, port)
 
     def move_port(self, task: Task, port: Port, to: Task, store: Callable[[], Port]) -> Port:
         """A port moving to another node leaves no switch port on this node's network: the
-        switch port metalwire configured for it is reset (:meth:`_reset_change`) with the
-        move, all or nothing, and the port records it so. A member of a bond on its switch
-        cannot move (409): its bond is the other members' too."""
-        _refuse_bond_member(port, "move to another node")
-        reset = self._reset_change(task, port)
-        if reset is None:
+        switch port metalwire configured for it is reset (:meth:`_reset_change`; a bond
+        member's taken out of its bond, :meth:`_leave_bond`) with the move, all or nothing,
+        and the port records it so."""
+        changes, infos = self._leaving_changes(task, port)
+        if not changes:
             return store()
         stored: list[Port] = []
-        info = _recorded(port, applied_record(reset.config, None))
-        self._commit(task, [reset], [(port, info)], lambda: stored.append(store()), (to,))
+        own = (port, _recorded(port, applied_record(changes[0].config, None)))
+        self._commit(task, changes, [*infos, own], lambda: stored.append(store()), (to,))
         return stored[0]
+
+    def _leaving_changes(
+        self, task: Task, port: Port
+    ) -> tuple[list[SwitchChange], list[tuple[Port, dict[str, Any]]]]:
+        """What a port leaving the node (deleted, moved to another) changes on its switch,
+        its own switch port's reset first, and what the ports staying record then."""
+        if applied_bond(port) is not None:
+            return self._leave_bond(task, port)
+        reset = self._reset_change(task, port)
+        return ([] if reset is None else [reset]), []
+
+    def _leave_bond(
+        self, task: Task, port: Port
+    ) -> tuple[list[SwitchChange], list[tuple[Port, dict[str, Any]]]]:
+        """The changes that take ``port`` out of the bond metalwire made it a member of: its
+        switch interface reset to the idle network, the bond made again of the members left
+        (on the VLANs it had), or taken apart when one is left (a port of its own on them);
+        and what those members record then. Nothing on a device type whose port-channels
+        metalwire does not make (logged: the operator takes the interface out)."""
+        bond, switch = applied_bond(port), self._switch_of(port)
+        assert bond is not None
+        if switch is None:
+            return [], []
+        if not _takes_bonds_apart(switch.device_type):
+            LOG.warning(
+                "Port %s of node %s leaves bond %s of switch %s: take interface %s out of "
+                "that port-channel on the switch by hand",
+                port.uuid,
+                task.node.uuid,
+                bond.name,
+                switch.name,
+                _port_id(port),
+            )
+            return [], []
+        config, idle = applied(port), self.state_network(task, "idle")
+        others = [p for p in task.ports if p.uuid != port.uuid and applied_bond(p) == bond]
+        changes = [SwitchChange(switch, _port_id(port), idle, config, previous_bond=bond)]
+        if len(others) < 2:  # a bond needs two members: the one left is a port of its own
+            changes += [SwitchChange(switch, _port_id(p), config, None) for p in others]
+            return changes, [(p, _recorded(p, applied_record(config, None))) for p in others]
+        left = Bond(bond.name, tuple(_port_id(p) for p in others), bond.aggregation_mode)
+        changes.append(SwitchChange(switch, bond.name, config, config, left, bond))
+        return changes, [(p, _recorded(p, applied_record(config, left))) for p in others]
 
     def check_port_id(self, port: Port) -> None:
         """Refuse a port whose link names a switch of the switch file by a ``port_id`` that
@@ -645,6 +689,12 @@ def _generic_switch_device(switch: SwitchDefinition, python: str, login_timeout:
     from metalwire.networking.generic_switch import GenericSwitchDevice
 
     return GenericSwitchDevice(switch, python, login_timeout=login_timeout)
+
+
+def _takes_bonds_apart(device_type: str) -> bool:
+    from metalwire.networking.generic_switch import takes_bonds_apart
+
+    return takes_bonds_apart(device_type)
 
 
 def _port_id(port: Port) -> str:
