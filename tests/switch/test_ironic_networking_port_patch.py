@@ -296,3 +296,28 @@ def test_a_link_moved_onto_a_switch_port_set_for_another_port_is_refused(
     )
     link = http.get(f"/v1/ports/{port['uuid']}").json()["local_link_connection"]
     assert link["port_id"] == "swp1"
+
+
+def test_a_port_of_a_node_in_maintenance_is_deleted_when_its_idle_network_is_unusable(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    """Maintenance is the way out when the switch port cannot be reset, also when the reason
+    is found before the switch is called (here the node's own idle network is malformed):
+    the port is deleted, its switch port left as it is and the log says so."""
+    switch = emulated_switch
+    http = http_for(switch)
+    port = _node(http, "w", "ramdisk", "swp1", extra={"switchport": ACCESS_TENANT})["uuid"]
+    _provision(http, "w", "active")
+    bad = [{"op": "add", "path": "/driver_info/idle_network", "value": "access/native_vlan=x"}]
+    assert http.patch("/v1/nodes/w", json=bad).status_code == 200
+    resp = http.delete(f"/v1/ports/{port}")
+    assert resp.status_code == 400 and "Invalid idle network value" in resp.text, resp.text
+    assert http.put("/v1/nodes/w/maintenance", json={}).status_code == 202
+
+    resp = http.delete(f"/v1/ports/{port}")
+
+    assert resp.status_code == 204, resp.text
+    assert http.get(f"/v1/ports/{port}").status_code == 404
+    assert switch.port_vlan("swp1") == _access(TENANT)  # to be reset by hand
+    log = http_for.servers[-1].log()
+    assert f"Deleting port {port} of node" in log and "switch tor-1 port swp1 not reset" in log

@@ -39,6 +39,7 @@ from metalwire.config import Config
 from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import (
     Conflict,
+    Invalid,
     InvalidParameterValue,
     NetworkError,
     NetworkInterfaceInvalid,
@@ -558,26 +559,27 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
     def remove_port(self, task: Task, port: Port) -> None:
         """The port's switch port is reset (:meth:`_reset_change`; a bond member's taken out
         of its bond, :meth:`_leave_bond`) with its deletion, all or nothing; on a node in
-        maintenance a switch that cannot be reset is logged and the port deleted all the
-        same."""
-        changes, infos = self._leaving_changes(task, port)
-        if not changes:
-            super().remove_port(task, port)
-            return
+        maintenance a switch port that cannot be reset, whatever the reason (the switch, the
+        driver, the node's idle network), is logged and the port deleted all the same."""
         try:
-            self._commit(task, changes, infos, also=lambda: task.inventory.delete_port(port.uuid))
-        except (NetworkError, NetworkInterfaceInvalid) as exc:
+            changes, infos = self._leaving_changes(task, port)
+            if changes:
+                delete = functools.partial(task.inventory.delete_port, port.uuid)
+                self._commit(task, changes, infos, also=delete)
+                return
+        except (NetworkError, Invalid) as exc:
             if not task.node.maintenance:
                 raise
+            switch, port_id = self._link_of(port) or ("?", "?")
             LOG.warning(
                 "Deleting port %s of node %s in maintenance: switch %s port %s not reset: %s",
                 port.uuid,
                 task.node.uuid,
-                changes[0].switch.name,
-                changes[0].port_id,
+                switch,
+                port_id,
                 exc,
             )
-            super().remove_port(task, port)
+        super().remove_port(task, port)
 
     def move_port(self, task: Task, port: Port, to: Task, store: Callable[[], Port]) -> Port:
         """A port moving to another node leaves no switch port on this node's network: the
