@@ -9,7 +9,10 @@ server 2 (behind ``swp2``, the backup member) stays silent.
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -237,7 +240,7 @@ def _bond_members(http: httpx.Client, node: str) -> dict[str, Any]:
 
 
 def test_a_bond_member_deleted_or_moved_away_leaves_the_bond_for_the_idle_network(
-    emulated_switch: EmulatedSwitch, http_for: Any
+    emulated_switch: EmulatedSwitch, http_for: Any, tmp_path: Path
 ) -> None:
     """The bond is made again of the members left, on the VLAN it carried; the switch
     interface of the port deleted (or moved to another node) no longer carries the tenant's
@@ -252,6 +255,24 @@ def test_a_bond_member_deleted_or_moved_away_leaves_the_bond_for_the_idle_networ
     assert switch.vsctl("list-ports", "br0").split() == ["d-lag"]
     tenant = PortVlan(tag=TENANT, vlan_mode="access", trunks=())
     assert switch.port_vlan("d-lag") == tenant
+    recorded = _bond_members(http, "d")
+
+    # a delete whose records the database refuses leaves the bond as it was
+    database = tmp_path / "server" / "metalwire.db"
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        db.execute(
+            "CREATE TRIGGER refuse_delete BEFORE UPDATE OF internal_info ON ports "
+            "BEGIN SELECT RAISE(ABORT, 'injected commit failure'); END"
+        )
+        db.commit()
+    resp = http.delete(f"/v1/ports/{_port_on(http, 'd', 'swp3')}")
+    assert resp.status_code == 409 and "injected commit failure" in resp.text, resp.text
+    assert switch.vsctl("list-ports", "br0").split() == ["d-lag"]
+    assert switch.port_vlan("d-lag") == tenant
+    assert _bond_members(http, "d") == recorded
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        db.execute("DROP TRIGGER refuse_delete")
+        db.commit()
 
     resp = http.delete(f"/v1/ports/{_port_on(http, 'd', 'swp3')}")
 

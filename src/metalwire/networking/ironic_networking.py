@@ -293,7 +293,9 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
                 if also is not None:
                     also()
         except BaseException:
-            back = [undo for change in changes for undo in change.reverse()]
+            # last first: a change may build on the one before it (a bond taken apart, then
+            # made again of fewer members)
+            back = [undo for change in reversed(changes) for undo in change.reverse()]
             try:
                 apply_changes(back, self.device_factory, self.lock_dir)
             except NetworkError as exc:
@@ -633,7 +635,10 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         if len(others) < 2:  # a bond needs two members: the one left is a port of its own
             changes += [SwitchChange(switch, _port_id(p), config, None) for p in others]
             return changes, [(p, _recorded(p, applied_record(config, None))) for p in others]
-        left = Bond(bond.name, tuple(_port_id(p) for p in others), bond.aggregation_mode)
+        staying = {_port_id(p) for p in others}
+        # in the bond's order: a static bond's first member is its primary
+        members = tuple(member for member in bond.members if member in staying)
+        left = Bond(bond.name, members, bond.aggregation_mode)
         changes.append(SwitchChange(switch, bond.name, config, config, left, bond))
         return changes, [(p, _recorded(p, applied_record(config, left))) for p in others]
 
