@@ -321,3 +321,30 @@ def test_a_port_of_a_node_in_maintenance_is_deleted_when_its_idle_network_is_unu
     assert switch.port_vlan("swp1") == _access(TENANT)  # to be reset by hand
     log = http_for.servers[-1].log()
     assert f"Deleting port {port} of node" in log and "switch tor-1 port swp1 not reset" in log
+
+
+def test_a_port_moved_and_recabled_at_once_records_no_switch_port_it_was_not_set_on(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    """Moved to another node with a new link in the same PATCH: the old switch port is reset,
+    the new one is left for the new node's next state change, and the port records nothing
+    metalwire set (what the new switch port is on is not known)."""
+    switch = emulated_switch
+    http = http_for(switch)
+    port = _node(http, "from", "ramdisk", "swp1", extra={"switchport": ACCESS_TENANT})["uuid"]
+    _provision(http, "from", "active")
+    switch.set_access_vlan("swp2", OTHER)
+    to = _empty_node(http, "to")
+    assert http.put("/v1/nodes/from/maintenance", json={}).status_code == 202
+    moved = [
+        {"op": "replace", "path": "/node_uuid", "value": to},
+        {"op": "replace", "path": "/local_link_connection/port_id", "value": "swp2"},
+    ]
+
+    resp = http.patch(f"/v1/ports/{port}", json=moved)
+
+    assert resp.status_code == 200, resp.text
+    assert switch.port_vlan("swp1") == _access(IDLE)
+    assert switch.port_vlan("swp2") == _access(OTHER)
+    assert "switchport_applied" not in resp.json()["internal_info"]
+    assert "switchport_applied" not in http.get(f"/v1/ports/{port}").json()["internal_info"]

@@ -448,9 +448,10 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
 
     def port_changed(self, task: Task, port: Port, changed: Collection[str]) -> None:
         super().port_changed(task, port, changed)
+        if "node_id" in changed:  # moved here: set at this node's next state change
+            self._check_moved_here(task, port, changed)
+            return
         if not SWITCH_FIELDS & set(changed):
-            if "node_id" in changed:  # moved here from another node
-                self.check_port_id(port)
             return
         self.check_port(task, port)  # its port_id too
         stored = next((p for p in task.ports if p.uuid == port.uuid), None)
@@ -460,6 +461,16 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
             self._move_link(task, stored, port)
         elif task.node.provision_state == "active":
             self._apply(task, [(port, self._active_config(task, port))])
+
+    def _check_moved_here(self, task: Task, port: Port, changed: Collection[str]) -> None:
+        """Refuse a port moved here from another node that this node could not set; its old
+        node resets its switch port with the move (:meth:`move_port`)."""
+        if not SWITCH_FIELDS & set(changed):
+            self.check_port_id(port)
+            return
+        self.check_port(task, port)
+        if "local_link_connection" in changed:
+            self._refuse_switch_port_set_for_another(task, port)
 
     def _active_config(self, task: Task, port: Port) -> SwitchportConfig | None:
         """As at deploy: a VIF that named its network keeps the port there, else its
@@ -588,13 +599,30 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         switch port metalwire configured for it is reset (:meth:`_reset_change`; a bond
         member's taken out of its bond, :meth:`_leave_bond`) with the move, all or nothing,
         and the port records it so."""
+        if APPLIED_KEY not in (port.internal_info or {}):
+            return store()  # metalwire set nothing for it
         changes, infos = self._leaving_changes(task, port)
-        if not changes:
-            return store()
+        reset = changes[0] if changes else None
         stored: list[Port] = []
-        own = (port, _recorded(port, applied_record(changes[0].config, None)))
-        self._commit(task, changes, [*infos, own], lambda: stored.append(store()), (to,))
+
+        def store_and_record() -> None:
+            stored.append(self._record_left(task, port, store(), reset))
+
+        self._commit(task, changes, infos, store_and_record, (to,))
         return stored[0]
+
+    def _record_left(self, task: Task, port: Port, moved: Port, reset: SwitchChange | None) -> Port:
+        """``moved`` (``port`` as moved) once it records what its switch port is on: what
+        ``reset`` put it on; nothing if it is cabled to another switch port now, which
+        metalwire has not set."""
+        info = dict(moved.internal_info or {})
+        if self._link_of(moved) != self._link_of(port):
+            del info[APPLIED_KEY]
+        elif reset is not None:
+            info[APPLIED_KEY] = applied_record(reset.config, None)
+        else:
+            return moved
+        return task.inventory.update_port(moved.uuid, {"internal_info": info})
 
     def _leaving_changes(
         self, task: Task, port: Port
