@@ -18,8 +18,8 @@ goes active (and again when it changes on an active node), and the idle network 
 (no VLAN configuration when none is set). A port whose link moves to another switch port, or
 goes, has its old switch port reset to the idle network and the new one set to what the port
 is on in the node's state; the switch port of a port deleted or moved to another node is
-reset too. A state network left
-empty leaves the ports alone.
+reset too (a bond member's taken out of its bond). A state network left empty leaves the
+ports alone.
 What each port was set to is kept in its ``internal_info["switchport_applied"]``; the changes
 of one hook are all or nothing (:mod:`metalwire.networking.switch_ports`). The members of a
 portgroup with ``extra["lag"]`` are set as one bond (:mod:`metalwire.networking.bonds`).
@@ -617,7 +617,7 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         metalwire has not set."""
         info = dict(moved.internal_info or {})
         if self._link_of(moved) != self._link_of(port):
-            del info[APPLIED_KEY]
+            info.pop(APPLIED_KEY, None)
         elif reset is not None:
             info[APPLIED_KEY] = applied_record(reset.config, None)
         else:
