@@ -103,10 +103,9 @@ def test_rescue_refusals(api: Api, active: dict[str, Any]) -> None:
 
 
 def test_rescue_needs_a_rescue_interface(api: Api, active: dict[str, Any]) -> None:
+    change = [{"op": "replace", "path": "/rescue_interface", "value": "no-rescue"}]
+    assert api.patch("/v1/nodes/resc", change).status_code == 200  # before the deploy
     provision(api, "active")
-    api.patch(
-        "/v1/nodes/resc", [{"op": "replace", "path": "/rescue_interface", "value": "no-rescue"}]
-    )
     resp = provision(api, "rescue", rescue_password="pw")
     assert resp.status_code == 400
     assert "does not support rescue" in fault(resp)
@@ -168,3 +167,22 @@ def test_verbs_from_failed_states_as_in_ironic(
     resp = provision(api, verb, **extra)
     assert resp.status_code == 202, resp.text
     assert shown(api)["provision_state"] == reached
+
+
+def test_a_deployed_node_changes_its_interfaces_only_in_maintenance(
+    api: Api, active: dict[str, Any]
+) -> None:
+    """As Ironic: 409 past available unless in maintenance, the network interface too."""
+    provision(api, "active")
+    for field, value in (("rescue_interface", "no-rescue"), ("network_interface", "noop")):
+        change = [{"op": "replace", "path": f"/{field}", "value": value}]
+        resp = api.patch("/v1/nodes/resc", change)
+        assert resp.status_code == 409, resp.text
+        assert f"cannot change its {field} in provision state 'active'" in fault(resp)
+        assert shown(api)[field] != value
+    same = [{"op": "replace", "path": "/rescue_interface", "value": "fake"}]
+    assert api.patch("/v1/nodes/resc", same).status_code == 200  # no change
+    assert api.put("/v1/nodes/resc/maintenance", {"reason": "swap"}).status_code == 202
+    change = [{"op": "replace", "path": "/rescue_interface", "value": "no-rescue"}]
+    assert api.patch("/v1/nodes/resc", change).status_code == 200
+    assert shown(api)["rescue_interface"] == "no-rescue"

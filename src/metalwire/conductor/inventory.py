@@ -41,7 +41,6 @@ from metalwire.errors import (
     Invalid,
     InvalidParameterValue,
     InvalidState,
-    InvalidStateRequested,
     MetalwireError,
     NodeNotFound,
     NodeProtected,
@@ -63,8 +62,9 @@ DELETABLE_STATES = {
     "error",
 }
 _INSTANCE_NAME_MAX = 255  # the instance_name column's length, and Ironic's limit
-# The states in which a node's network interface and resource class may change (Ironic's).
-NETWORK_CHANGE_STATES = {"enroll", "manageable", "inspecting", "inspect wait", "available"}
+# The states in which a node's interfaces and resource class may change (Ironic's): before it
+# is deployed (its interfaces also in maintenance).
+UNDEPLOYED_STATES = {"enroll", "manageable", "inspecting", "inspect wait", "available"}
 # The states of a node with a target provision state in which a PATCH is taken (Ironic's
 # UPDATE_ALLOWED_STATES): failures an operator mends, and states no steps of ours run in.
 PATCH_IN_TRANSITION_STATES = {
@@ -140,14 +140,10 @@ def update_node(
         changes = _with_retirement_rules(node, changes)
         if "driver" in changes:
             _check_driver(conductor, changes["driver"])
+        _refuse_interface_change(node, changes)
         new_iface = changes.get("network_interface")
         if new_iface is not None and new_iface != node.network_interface:
             conductor.interfaces.check_enabled(new_iface)
-            if node.provision_state not in NETWORK_CHANGE_STATES and not node.maintenance:
-                raise InvalidStateRequested(
-                    f"Cannot change the network interface of node {node.label} in "
-                    f"provision state {node.provision_state!r} unless it is in maintenance."
-                )
             if task.attachments:
                 raise Conflict(
                     f"Cannot change the network interface of node {node.label} while "
@@ -186,17 +182,32 @@ def _refuse_patch_in_transition(node: Node, changes: dict[str, Any]) -> None:
     )
 
 
+def _refuse_interface_change(node: Node, changes: dict[str, Any]) -> None:
+    """As Ironic: a node's interfaces (its network interface too) change only before it is
+    deployed, or in maintenance (409); the deployed instance depends on them."""
+    if node.maintenance or node.provision_state in UNDEPLOYED_STATES:
+        return
+    fields = ("network_interface", *hardware_types.FIELDS)
+    changed = [f for f in fields if f in changes and changes[f] != node_db.field_value(node, f)]
+    if changed:
+        raise InvalidState(
+            f"Node {node.label} cannot change its {', '.join(changed)} in provision state "
+            f"{node.provision_state!r} unless it is in maintenance; without maintenance only "
+            f"in {', '.join(sorted(UNDEPLOYED_STATES))}."
+        )
+
+
 def _refuse_resource_class_change(node: Node, changes: dict[str, Any]) -> None:
     """As Ironic: a resource class, once set, changes only before the node is deployed
     (in maintenance too), since Nova counts the node's instance against it (409)."""
     new = changes.get("resource_class", node.resource_class)
     if not node.resource_class or new == node.resource_class:
         return
-    if node.provision_state not in NETWORK_CHANGE_STATES:
+    if node.provision_state not in UNDEPLOYED_STATES:
         raise InvalidState(
             f"Node {node.label} cannot change its resource_class from "
             f"{node.resource_class!r} to {new!r} in provision state {node.provision_state!r}; "
-            f"only in {', '.join(sorted(NETWORK_CHANGE_STATES))}."
+            f"only in {', '.join(sorted(UNDEPLOYED_STATES))}."
         )
 
 
