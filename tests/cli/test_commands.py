@@ -282,6 +282,38 @@ def test_port_and_portgroup_commands(cli: Run, mw: Client) -> None:
     assert cli("portgroup", "delete", bond_name).stdout == f"Deleted port group {bond_name}\n"
 
 
+def test_port_and_portgroup_create_take_the_newer_fields(cli: Run, mw: Client) -> None:
+    node = mw.create_node("fake-hardware", name=unique("newer"))
+    group = cli(
+        "portgroup", "create", "--node", node.uuid, "--name", unique("pg"),
+        "--physical-network", "fabric-a", "--category", "storage", "-f", "json",
+    )  # fmt: skip
+    assert group.code == 0, group.stderr
+    bond = json.loads(group.stdout)
+    assert (bond["physical_network"], bond["category"]) == ("fabric-a", "storage")
+
+    name = unique("nic")
+    created = cli(
+        "port", "create", mac(), "--node", node.uuid, "--name", name,
+        "--description", "left NIC", "--vendor", "acme", "--category", "storage",
+        "--available-for-dynamic-portgroup", "no", "--physical-network", "fabric-a",
+        "-f", "json",
+    )  # fmt: skip
+    assert created.code == 0, created.stderr
+    port = json.loads(created.stdout)
+    assert (port["name"], port["description"], port["vendor"], port["category"]) == (
+        name,
+        "left NIC",
+        "acme",
+        "storage",
+    )
+    assert port["available_for_dynamic_portgroup"] is False
+    refused = cli(
+        "port", "create", mac(), "--node", node.uuid, "--available-for-dynamic-portgroup", "maybe"
+    )
+    assert refused.code == 2 and "expected true or false, got 'maybe'" in refused.stderr
+
+
 def test_vif_commands(cli: Run, mw: Client) -> None:
     node = mw.create_node("fake-hardware", name=unique("vif"))
     mw.create_port(node.uuid, mac())

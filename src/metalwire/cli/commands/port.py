@@ -34,8 +34,11 @@ def _port_create(client: Client, args: argparse.Namespace) -> int:
         fields["local_link_connection"] = dict_values(args.local_link_connection)
     if args.pxe_enabled is not None:
         fields["pxe_enabled"] = args.pxe_enabled
-    if args.physical_network is not None:
-        fields["physical_network"] = args.physical_network
+    for name in ("physical_network", "name", "description", "vendor", "category"):
+        if getattr(args, name) is not None:
+            fields[name] = getattr(args, name)
+    if args.available_for_dynamic_portgroup is not None:
+        fields["available_for_dynamic_portgroup"] = args.available_for_dynamic_portgroup
     if args.is_smartnic:
         fields["is_smartnic"] = True
     if args.port_group:
@@ -110,6 +113,17 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     create.add_argument(
         "--is-smartnic", dest="is_smartnic", action="store_true", help="the port is a Smart NIC"
+    )
+    create.add_argument("--name", help="name of the port (API 1.88)")
+    create.add_argument("--description", help="free text about the port (API 1.97)")
+    create.add_argument("--vendor", help="the NIC's vendor (API 1.100)")
+    create.add_argument("--category", help="a label trait-based networking filters on (API 1.101)")
+    create.add_argument(
+        "--available-for-dynamic-portgroup",
+        dest="available_for_dynamic_portgroup",
+        type=boolean,
+        metavar="BOOLEAN",
+        help="whether trait-based networking may bond the port (API 1.111; default true)",
     )
 
     listing = add_command(actions, "list", common, "List ports", _port_list, True)

@@ -24,7 +24,7 @@ PORTGROUP_COLUMNS = ("uuid", "address", "name")
 
 def _portgroup_create(client: Client, args: argparse.Namespace) -> int:
     fields: dict[str, Any] = {}
-    for name in ("uuid", "name", "address", "mode"):
+    for name in ("uuid", "name", "address", "mode", "physical_network", "category"):
         if getattr(args, name) is not None:
             fields[name] = getattr(args, name)
     if args.extra:
@@ -69,6 +69,13 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     create.add_argument("--name", help="name of the portgroup")
     create.add_argument("--uuid", help="the portgroup's UUID (default: a new one)")
     create.add_argument("--mode", help="bonding mode (e.g. 802.3ad, active-backup)")
+    create.add_argument(
+        "--physical-network",
+        dest="physical_network",
+        metavar="NETWORK",
+        help="the physical network of the portgroup and its members (API 1.102)",
+    )
+    create.add_argument("--category", help="a label trait-based networking filters on (API 1.103)")
     create.add_argument(
         "--extra",
         type=key_value,
