@@ -68,6 +68,21 @@ def test_full_lifecycle_calls_hooks_in_order(api: Api, node: dict[str, Any]) -> 
     assert any(e["vif_id"] == "tenant-vif" and "undeploy" in e["event"] for e in details)
 
 
+def test_an_undeploy_clears_the_instance_and_its_name(api: Api, node: dict[str, Any]) -> None:
+    """As Ironic's tear-down: instance_uuid, instance_name (1.104) and instance_info go."""
+    for verb in ("manage", "provide"):
+        assert provision(api, verb).status_code == 202
+    instance = {"instance_uuid": "9c3a1f4e-52d6-4f0e-8d1b-2a7c5e6f8a90", "instance_name": "vm1"}
+    patch = [{"op": "add", "path": f"/{key}", "value": value} for key, value in instance.items()]
+    assert api.patch("/v1/nodes/life", patch, version="1.104").status_code == 200
+    for verb in ("active", "deleted"):
+        assert provision(api, verb).status_code == 202
+    shown = api.get("/v1/nodes/life", version="1.104").json()
+    assert shown["provision_state"] == "available"
+    assert (shown["instance_uuid"], shown["instance_name"]) == (None, None)
+    assert shown["instance_info"] == {}
+
+
 def test_deploy_binds_vifs_to_compute_host(api: Api, node: dict[str, Any]) -> None:
     provision(api, "manage")
     provision(api, "provide")

@@ -3,102 +3,20 @@ relay the test can cut (connections refused, or accepted and never answered)."""
 
 from __future__ import annotations
 
-import contextlib
-import socket
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 
 from tests.neutron.clients import Metalwire, Neutron, assert_unbound, link
 from tests.neutron.interface_fixtures import fixture_neutron  # noqa: F401  (the networks)
-from tests.support.helpers import fault, wait_for
-from tests.support.server import MetalwireServer, free_port
-
-
-class Relay:
-    """A TCP relay to Neutron that can forward, refuse connections, or swallow requests."""
-
-    def __init__(self, target: str) -> None:
-        parts = urlsplit(target)
-        self.target = (parts.hostname or "127.0.0.1", parts.port or 80)
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.mode = "forward"
-        self._listener: socket.socket | None = None
-        self._open: list[socket.socket] = []
-        self._lock = threading.Lock()
-        self.swallowed = 0  # connections accepted and never answered
-
-    def _listen(self) -> None:
-        listener = socket.socket()
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", self.port))
-        listener.listen(16)
-        self._listener = listener
-        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
-
-    def _accept(self, listener: socket.socket) -> None:
-        while True:
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            with self._lock:
-                self._open.append(conn)
-            if self.mode == "forward":
-                upstream = socket.create_connection(self.target)
-                with self._lock:
-                    self._open.append(upstream)
-                for a, b in ((conn, upstream), (upstream, conn)):
-                    threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
-            else:  # held open and never answered
-                with self._lock:
-                    self.swallowed += 1
-
-    @staticmethod
-    def _pump(source: socket.socket, sink: socket.socket) -> None:
-        with contextlib.suppress(OSError):
-            while data := source.recv(65536):
-                sink.sendall(data)
-        with contextlib.suppress(OSError):
-            sink.shutdown(socket.SHUT_WR)
-
-    def _drop_connections(self) -> None:
-        with self._lock:
-            sockets, self._open = self._open, []
-        for sock in sockets:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-            sock.close()
-
-    def forward(self) -> None:
-        self.mode = "forward"
-        self._drop_connections()
-        if self._listener is None:
-            self._listen()
-
-    def refuse(self) -> None:
-        if self._listener is not None:
-            # shutdown() wakes the thread blocked in accept(); close() alone would not.
-            with contextlib.suppress(OSError):
-                self._listener.shutdown(socket.SHUT_RDWR)
-            self._listener.close()
-            self._listener = None
-        self._drop_connections()
-
-    def swallow(self) -> None:
-        self.mode = "swallow"
-        self._drop_connections()
-        if self._listener is None:
-            self._listen()
-
-    def close(self) -> None:
-        self.refuse()
+from tests.neutron.relay import Relay
+from tests.support.helpers import fault, settled_node, wait_for
+from tests.support.server import MetalwireServer
 
 
 @pytest.fixture(scope="module")
@@ -116,6 +34,8 @@ def cut_api(relay: Relay, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         "METALWIRE_NEUTRON_URL": relay.url,
         "METALWIRE_NEUTRON_TIMEOUT": "4",
         "METALWIRE_NEUTRON_RETRIES": "1",
+        "METALWIRE_NEUTRON_PROVISIONING_NETWORK": "mw-provision",
+        "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
     }
     data_dir: Path = tmp_path_factory.mktemp("neutron-cut")
     with MetalwireServer(data_dir, env=env) as running:
@@ -188,3 +108,46 @@ def test_neutron_unreachable_mid_test(cut_api: Metalwire, relay: Relay, neutron:
     assert api.vifs("cut") == []
     assert_unbound(neutron.port(vif["id"]), vif["mac_address"])
     assert neutron.port(other["id"])["mac_address"] == other["mac_address"]
+
+
+def test_a_failed_tear_down_leaves_the_node_in_error_without_its_instance(
+    cut_api: Metalwire, relay: Relay, neutron: Neutron
+) -> None:
+    """Neutron unreachable while a deployed node is undeployed: as Ironic's, the node lands
+    in ``error`` naming the failure, and its instance and VIF records are gone all the same,
+    so that whoever deletes the instance is done; the operator fixes the node."""
+    api = cut_api
+    node = api.node("torn")
+    api.port(node, "52:54:00:34:01:01", link("Ethernet26/11"))
+    vif = neutron.vif("mw-tenant-p1")
+    api.provision("torn", "manage", "provide")
+    assert api.attach("torn", vif["id"]).status_code == 204
+    instance = {"instance_uuid": str(uuid.uuid4()), "instance_name": "vm-torn"}
+    patch = [{"op": "add", "path": f"/{k}", "value": v} for k, v in instance.items()]
+    patch.append({"op": "add", "path": "/instance_info/image_source", "value": "img"})
+    headers = {"X-OpenStack-Ironic-API-Version": "1.104"}
+    patched = api.http.patch("/v1/nodes/torn", json=patch, headers=headers)
+    assert patched.status_code == 200, patched.text
+    assert api.provision("torn", "active")["provision_state"] == "active"
+
+    relay.refuse()
+    try:
+        response = api.http.put("/v1/nodes/torn/states/provision", json={"target": "deleted"})
+        assert response.status_code == 202, response.text
+        shown = settled_node(lambda: api.get("/v1/nodes/torn"))
+    finally:
+        relay.forward()
+    shown = api.http.get("/v1/nodes/torn", headers=headers).json()
+    assert shown["provision_state"] == "error"
+    assert (shown["instance_uuid"], shown["instance_name"]) == (None, None)
+    assert shown["instance_info"] == {}
+    assert shown["last_error"].startswith("Failed to tear down: Unbinding the VIFs of node")
+    assert f"Neutron at {relay.url}/v2.0 is unreachable" in shown["last_error"]
+    assert api.vifs("torn") == []
+    history = api.get("/v1/nodes/torn/history?detail=true")["history"]
+    failures = [e["event"] for e in history if e["severity"] == "ERROR"]
+    assert failures == [f"deleted failed: {shown['last_error']}"]
+    assert any(vif["id"] in e["event"] and "failed tear-down" in e["event"] for e in history)
+
+    # Neutron back, the operator undeploys the node again: it is available.
+    assert api.provision("torn", "deleted")["provision_state"] == "available"

@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import _unavailable
 from tests.neutron.clients import Metalwire, Neutron, assert_unbound, link
 from tests.neutron.interface_fixtures import fixture_neutron  # noqa: F401  (the networks)
+from tests.neutron.relay import Relay
 from tests.support.neutron import NeutronServer
 from tests.support.nova import NovaDriver, nova_python
 from tests.support.server import MetalwireServer
@@ -164,4 +165,59 @@ def test_an_instance_whose_nodes_cleaning_fails_is_deleted_all_the_same(
         assert (shown["instance_info"], shown["power_state"]) == ({}, "power off")
         assert api.vifs("nova-c") == []
         assert_unbound(neutron.port(vif["id"]), vif["mac_address"])
+        api.close()
+
+
+def test_an_instance_whose_nodes_tear_down_fails_is_deleted_and_the_node_waits_in_error(
+    neutron: Neutron, neutron_endpoint: str, tmp_path: Path
+) -> None:
+    """Neutron is unreachable when Nova deletes the instance: the tear-down fails. As Ironic's,
+    the node lands in ``error`` without the instance or its VIF records, so Nova's delete
+    ends (Nova finds no node for the instance any more) and the operator fixes the node."""
+    python = nova_python()
+    if python is None:
+        _unavailable("the Nova venv is missing (scripts/install-nova)")
+    assert python is not None
+    relay = Relay(neutron_endpoint)
+    relay.forward()
+    env = {
+        "METALWIRE_NEUTRON_URL": relay.url,
+        "METALWIRE_NEUTRON_TIMEOUT": "4",
+        "METALWIRE_NEUTRON_RETRIES": "1",
+        "METALWIRE_NEUTRON_PROVISIONING_NETWORK": "mw-provision",
+        "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
+    }
+    with (
+        MetalwireServer(tmp_path / "server", env=env) as server,
+        NovaDriver(python, server.url, "compute-1", tmp_path / "nova.log") as nova,
+    ):
+        api = Metalwire(server.url)
+        node = api.node("nova-t")
+        api.port(node, "52:54:00:70:03:01", link("Ethernet34/1"), physical_network="physnet1")
+        api.provision("nova-t", "manage", "provide")
+        vif = neutron.vif("mw-tenant-p1")
+        instance = str(uuid.uuid4())
+        nova.call(
+            "new_instance",
+            uuid=instance,
+            node=node["uuid"],
+            vifs=[[vif["id"], vif["mac_address"]]],
+        )
+        nova.call("prepare_for_spawn", uuid=instance)
+        nova.call("spawn", uuid=instance)
+        assert api.get("/v1/nodes/nova-t")["provision_state"] == "active"
+        assert nova.call("list_instance_uuids") == [instance]
+
+        relay.refuse()
+        try:
+            nova.call("destroy", uuid=instance)
+        finally:
+            relay.close()
+
+        shown = api.get("/v1/nodes/nova-t")
+        assert (shown["provision_state"], shown["instance_uuid"]) == ("error", None)
+        assert shown["last_error"].startswith("Failed to tear down: Unbinding the VIFs")
+        assert shown["instance_info"] == {}
+        assert api.vifs("nova-t") == []
+        assert nova.call("list_instance_uuids") == []
         api.close()

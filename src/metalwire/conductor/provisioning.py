@@ -116,6 +116,8 @@ ABORTS: dict[str, Abort] = {
 _NOT_IN_MAINTENANCE = frozenset({"active", "rebuild", "clean", "rescue", "unrescue"})
 # instance_info keys a rescue sets and an unrescue or undeploy removes.
 _RESCUE_KEYS = ("rescue_password", "hashed_rescue_password")
+# What an undeploy clears, whether its tear-down succeeded or failed (as Ironic's).
+_NO_INSTANCE: dict[str, Any] = {"instance_info": {}, "instance_uuid": None, "instance_name": None}
 # The state each verb shows while its steps run (provide: only when it cleans).
 _TRANSIENT = {
     "manage": "verifying",
@@ -237,11 +239,7 @@ def _undeploy(conductor: Conductor, task: Task, source: str) -> dict[str, Any]:
     if source == DEPLOY_WAIT:  # the deploy stopped on its provisioning network
         _run_hook(conductor, task, "remove_provisioning_network")
     vifs.detach_all(conductor, task)
-    torn_down: dict[str, Any] = {
-        "power_state": "power off",
-        "instance_info": {},
-        "instance_uuid": None,
-    }
+    torn_down: dict[str, Any] = {"power_state": "power off", **_NO_INSTANCE}
     if not conductor.config.conductor.automated_clean:
         return torn_down
     # As Ironic's: once torn down the node has no instance; a cleaning that fails then
@@ -352,6 +350,8 @@ def _run_steps(
         else:
             LOG.exception("node %s: %s failed unexpectedly", task.node.uuid, verb)
             error = f"unexpected error: {type(exc).__name__}: {exc}"
+        if verb == "deleted":
+            return _failed_tear_down(conductor, task, error)
         return _failed(conductor, task, verb, transition.failed, error)
     if failed_afterwards is not None:
         return _failed(conductor, task, verb, failed_afterwards.state, failed_afterwards.error)
@@ -371,6 +371,29 @@ def _failed(conductor: Conductor, task: Task, verb: str, state: str, error: str)
     conductor.record_history(task, HistoryEntry.failed("provisioning", f"{verb} failed: {error}"))
     _set_state(task, provision_state=state, target_provision_state=None, last_error=error)
     return state
+
+
+def _failed_tear_down(conductor: Conductor, task: Task, error: str) -> str:
+    """Leave a node whose tear-down failed in ``error`` without its instance, as Ironic's:
+    the instance is deleted for its owner (Nova's delete ends), the node waits for the
+    operator. Its VIF records go too, without a further call to the network (Ironic's detach
+    of a node in ``error`` makes none): the instance's network ports are its owner's to
+    delete, and a retried undeploy puts the node's own ports back as they were. One
+    transaction: the node is never seen in ``error`` with its instance."""
+    state = TRANSITIONS["deleted"].failed
+    with task.atomic():
+        _failed(conductor, task, "deleted", state, f"Failed to tear down: {error}")
+        _forget_vifs(conductor, task)
+        _set_state(task, **_NO_INSTANCE)
+    return state
+
+
+def _forget_vifs(conductor: Conductor, task: Task) -> None:
+    """Remove the node's VIF records (the network was not undone), each in the history."""
+    for vif_id in [attachment.vif_id for attachment in task.attachments]:
+        task.attachments.remove(vif_id)
+        event = f"VIF {vif_id} forgotten after the failed tear-down; its network not undone"
+        conductor.record_history(task, HistoryEntry("vif", event, vif_id=vif_id))
 
 
 def abort_wait(
