@@ -17,7 +17,7 @@ from metalwire.api.auth.identity import ADMIN, Identity, from_scope
 from metalwire.api.auth.policy import FieldMasks, Policy, node_target
 from metalwire.api.routes.common import Call
 from metalwire.db import nodes as node_db
-from metalwire.db.models import Node, Port, Portgroup
+from metalwire.db.models import Node, Port, Portgroup, VolumeConnector, VolumeTarget
 from metalwire.errors import (
     Invalid,
     InvalidParameterValue,
@@ -28,6 +28,9 @@ from metalwire.errors import (
 )
 
 LOG = logging.getLogger(__name__)
+
+#: What belongs to one node and may be moved to another by a PATCH of ``node_uuid``.
+OnNode = Port | Portgroup | VolumeConnector | VolumeTarget
 
 
 def policy(c: Call) -> Policy:
@@ -89,9 +92,10 @@ def field_masks(c: Call) -> FieldMasks | None:
     return p.field_masks(identity(c)) if p.enabled else None
 
 
-def moved_to_node(c: Call, session: Session, item: Port | Portgroup, new_node: Any) -> None:
-    """As Ironic, a port or portgroup moves only to a node the requester may see and that the
-    owner of its node owns; else a 400 naming ``node_uuid``, whether the node exists or not."""
+def moved_to_node(c: Call, session: Session, item: OnNode, new_node: Any) -> None:
+    """As Ironic, a port, portgroup, volume connector or volume target moves only to a node
+    the requester may see and that the owner of its node owns; else a 400 naming
+    ``node_uuid``, whether the node exists or not."""
     if not isinstance(new_node, str):
         return  # not a node identifier: the patch's validation names what is wrong
     p = policy(c)
@@ -142,7 +146,7 @@ def list_project(c: Call, kind: str) -> str | None:
     return policy(c).list_project(kind, identity(c))
 
 
-def _node_of(session: Session, item: Port | Portgroup) -> tuple[str | None, str | None]:
+def _node_of(session: Session, item: OnNode) -> tuple[str | None, str | None]:
     return node_db.projects(session, item.node_id)
 
 

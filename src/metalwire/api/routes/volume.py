@@ -250,6 +250,9 @@ def _add_routes(r: VolumeResource) -> None:
             current = _views(session, r, [row], [f.name for f in r.fields], c.base)[0]
         changes = apply_patch(current, body, r.fields, c.version, mandatory=r.required)
         changes = _normalize(r, validation.checked_patch(changes, r.fields))
+        if changes.get("node_uuid", current["node_uuid"]) != current["node_uuid"]:
+            with c.services.db.read() as session:
+                authz.moved_to_node(c, session, row, changes["node_uuid"])
         return _show(c, r, c.services.rpcapi.update_volume(c.context, r.resource, uuid, changes))
 
     def delete(request: Request, uuid: str) -> Response:

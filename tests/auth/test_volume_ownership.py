@@ -1,0 +1,103 @@
+"""Volume connectors and targets move only between nodes of one owner, as ports do.
+
+Through a real ``metalwire serve`` with http_basic personas: ``tenant`` is a member of
+project-a, whose members may change the volume resources of its nodes; ``ops`` a system
+administrator. A PATCH of ``node_uuid`` to a node of another owner, or to a node that is not
+there, is the same 400 for everyone, and the row stays where it was.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+
+import pytest
+
+from tests.auth.test_http_basic import PERSONAS_YAML, BasicPersonas, _basic_env
+from tests.conftest import fault
+from tests.support.server import MetalwireServer
+
+pytestmark = pytest.mark.server
+
+MISSING_NODE = "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"
+_numbers = itertools.count(1)
+
+
+@pytest.fixture(scope="module")
+def personas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BasicPersonas]:
+    tmp_path = tmp_path_factory.mktemp("volume-ownership")
+    with MetalwireServer(tmp_path / "data", env=_basic_env(tmp_path, PERSONAS_YAML)) as server:
+        found = BasicPersonas(server)
+        for node in (found.node_a, found.node_b):
+            _power_off(found, node)
+        yield found
+
+
+def _power_off(personas: BasicPersonas, node: str) -> None:
+    """Volume resources change only on a powered-off node."""
+    body = {"target": "power off"}
+    resp = personas.call("ops", "PUT", f"/v1/nodes/{node}/states/power", json=body)
+    assert resp.status_code == 202, resp.text
+
+
+def _second_node_of_project_a(personas: BasicPersonas) -> str:
+    body = {"driver": "fake-hardware", "owner": "project-a"}
+    node = str(personas.call("ops", "POST", "/v1/nodes", json=body).json()["uuid"])
+    _power_off(personas, node)
+    return node
+
+
+def _create(personas: BasicPersonas, collection: str, node: str) -> str:
+    n = next(_numbers)
+    body = (
+        {"type": "iqn", "connector_id": f"iqn.2026-12.org.example:{n}"}
+        if collection == "connectors"
+        else {"volume_type": "iscsi", "volume_id": f"volume-{n}", "boot_index": n}
+    )
+    resp = personas.call(
+        "ops", "POST", f"/v1/volume/{collection}", json={"node_uuid": node, **body}
+    )
+    assert resp.status_code == 201, resp.text
+    return str(resp.json()["uuid"])
+
+
+def _move(personas: BasicPersonas, user: str, collection: str, uuid: str, node: str) -> object:
+    patch = [{"op": "replace", "path": "/node_uuid", "value": node}]
+    return personas.call(user, "PATCH", f"/v1/volume/{collection}/{uuid}", json=patch)
+
+
+def _node_of(personas: BasicPersonas, collection: str, uuid: str) -> str:
+    resp = personas.call("ops", "GET", f"/v1/volume/{collection}/{uuid}")
+    assert resp.status_code == 200, resp.text
+    return str(resp.json()["node_uuid"])
+
+
+@pytest.mark.parametrize("collection", ["connectors", "targets"])
+@pytest.mark.parametrize("user", ["tenant", "ops"])
+@pytest.mark.parametrize("destination", ["other owner", "missing"])
+def test_a_volume_resource_does_not_move_to_a_node_of_another_owner(
+    personas: BasicPersonas, collection: str, user: str, destination: str
+) -> None:
+    uuid = _create(personas, collection, personas.node_a)
+    node = personas.node_b if destination == "other owner" else MISSING_NODE
+
+    resp = _move(personas, user, collection, uuid, node)
+
+    assert resp.status_code == 400, resp.text
+    assert fault(resp) == (
+        f"Unable to apply the requested node_uuid '{node}'. Requested value was invalid."
+    )
+    assert _node_of(personas, collection, uuid) == personas.node_a
+
+
+@pytest.mark.parametrize("collection", ["connectors", "targets"])
+def test_a_project_member_moves_a_volume_resource_between_its_projects_nodes(
+    personas: BasicPersonas, collection: str
+) -> None:
+    uuid = _create(personas, collection, personas.node_a)
+    other = _second_node_of_project_a(personas)
+
+    resp = _move(personas, "tenant", collection, uuid, other)
+
+    assert resp.status_code == 200, resp.text
+    assert _node_of(personas, collection, uuid) == other
