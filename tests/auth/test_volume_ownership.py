@@ -101,3 +101,22 @@ def test_a_project_member_moves_a_volume_resource_between_its_projects_nodes(
 
     assert resp.status_code == 200, resp.text
     assert _node_of(personas, collection, uuid) == other
+
+
+@pytest.mark.parametrize("collection", ["connectors", "targets"])
+def test_the_volume_resources_of_a_node_hidden_from_the_requester_are_a_404(
+    personas: BasicPersonas, collection: str
+) -> None:
+    _create(personas, collection, personas.node_b)
+    node = personas.node_b
+
+    hidden = personas.call("tenant", "GET", f"/v1/nodes/{node}/volume/{collection}")
+
+    assert hidden.status_code == 404, hidden.text
+    assert fault(hidden) == f"Node {node} could not be found."
+    # a filter of the whole collection only narrows it, as Ironic's does
+    filtered = personas.call("tenant", "GET", f"/v1/volume/{collection}?node={node}")
+    assert filtered.status_code == 200, filtered.text
+    assert filtered.json()[collection] == []
+    own = personas.call("tenant", "GET", f"/v1/nodes/{personas.node_a}/volume/{collection}")
+    assert own.status_code == 200, own.text

@@ -129,7 +129,11 @@ def _authorize(c: Call, session: Session, rule: str, row: Row) -> None:
         authz.node_by_ident(c, rule, node_db.get_by_id(session, row.node_id).uuid)
 
 
-def _list(c: Call, r: VolumeResource, node_ident: str | None) -> dict[str, Any]:
+def _list(
+    c: Call, r: VolumeResource, node_ident: str | None, *, parent: bool = False
+) -> dict[str, Any]:
+    """The collection, of one node's rows when ``node_ident`` is given; as Ironic, a node in
+    the path (``parent``) must be visible (else 404), a ``?node=`` filter only narrows."""
     # The volume resources took ``detail`` from their first version (1.32), not from 1.43.
     detail = bool(flag(c.request.query_params.get("detail"), "detail"))
     if detail and c.request.query_params.get("fields"):
@@ -141,7 +145,10 @@ def _list(c: Call, r: VolumeResource, node_ident: str | None) -> dict[str, Any]:
     filters: dict[str, Any] = {}
     with c.services.db.read() as session:
         if node_ident:
-            filters["node_id"] = node_db.get(session, node_ident).id
+            node = node_db.get(session, node_ident)
+            if parent:
+                authz.node(c, (), node, node_ident)
+            filters["node_id"] = node.id
         project = authz.list_project(c, "volume")
         if project is not None:
             filters["node_project"] = project
@@ -215,7 +222,7 @@ def _add_routes(r: VolumeResource) -> None:
     def list_of_node(request: Request, ident: str) -> dict[str, Any]:
         c = call(request)
         c.require(VOLUME)
-        return _list(c, r, ident)
+        return _list(c, r, ident, parent=True)
 
     def show(request: Request, uuid: str) -> dict[str, Any]:
         c = call(request)
