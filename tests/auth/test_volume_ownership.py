@@ -1,15 +1,21 @@
-"""Volume connectors and targets move only between nodes of one owner, as ports do.
+"""Who may see and move volume connectors and targets.
 
 Through a real ``metalwire serve`` with http_basic personas: ``tenant`` is a member of
-project-a, whose members may change the volume resources of its nodes; ``ops`` a system
-administrator. A PATCH of ``node_uuid`` to a node of another owner, or to a node that is not
-there, is the same 400 for everyone, and the row stays where it was.
+project-a, whose members may change the volume resources of its nodes; ``viewer`` a system
+reader; ``ops`` a system administrator. A PATCH of ``node_uuid`` to a node of another owner,
+or to a node that is not there, is the same 400 for everyone, and the row stays where it
+was. A target's properties (its storage connection details) read as Ironic's redaction for a
+project member; their secrets read ``******`` for everyone.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import json
+import sqlite3
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -120,3 +126,81 @@ def test_the_volume_resources_of_a_node_hidden_from_the_requester_are_a_404(
     assert filtered.json()[collection] == []
     own = personas.call("tenant", "GET", f"/v1/nodes/{personas.node_a}/volume/{collection}")
     assert own.status_code == 200, own.text
+
+
+CHAP = {
+    "auth_method": "CHAP",
+    "auth_username": "chap-user",
+    "auth_password": "chap-secret",
+    "target_iqn": "iqn.2026-12.org.example:boot",
+    "target_portal": "192.0.2.10:3260",
+}
+MASKED_CHAP = {**CHAP, "auth_password": "******"}
+REDACTED = {
+    "redacted_contents": "** Value redacted: Requires permission "
+    "baremetal:volume:view_target_properties access. Permission denied. **"
+}
+
+
+def _chap_target(personas: BasicPersonas) -> tuple[str, dict[str, Any]]:
+    """A target of node A with CHAP properties: (its UUID, the create's answer)."""
+    n = next(_numbers)
+    body = {"node_uuid": personas.node_a, "volume_type": "iscsi", "volume_id": f"chap-{n}"}
+    body |= {"boot_index": n, "properties": CHAP}
+    resp = personas.call("ops", "POST", "/v1/volume/targets", json=body)
+    assert resp.status_code == 201, resp.text
+    return str(resp.json()["uuid"]), resp.json()
+
+
+def _stored_properties(personas: BasicPersonas, uuid: str) -> Any:
+    db = sqlite3.connect(personas.server.data_dir / "metalwire.db", timeout=10)
+    with contextlib.closing(db):
+        row = db.execute("SELECT properties FROM volume_targets WHERE uuid = ?", (uuid,)).fetchone()
+    return json.loads(row[0])
+
+
+def _properties_seen(personas: BasicPersonas, user: str, uuid: str) -> list[Any]:
+    """A target's properties as ``user`` reads them: shown, in the lists, with ``fields``."""
+    node = personas.node_a
+    shown = personas.call(user, "GET", f"/v1/volume/targets/{uuid}")
+    listed = personas.call(user, "GET", "/v1/volume/targets?detail=true")
+    of_node = personas.call(user, "GET", f"/v1/nodes/{node}/volume/targets?fields=uuid,properties")
+    for resp in (shown, listed, of_node):
+        assert resp.status_code == 200, resp.text
+    in_lists = [
+        next(t for t in resp.json()["targets"] if t["uuid"] == uuid) for resp in (listed, of_node)
+    ]
+    return [shown.json()["properties"], *(t["properties"] for t in in_lists)]
+
+
+@pytest.mark.parametrize("user", ["ops", "viewer"])
+def test_the_secrets_of_a_volume_targets_properties_read_masked(
+    personas: BasicPersonas, user: str
+) -> None:
+    uuid, created = _chap_target(personas)
+
+    assert created["properties"] == MASKED_CHAP
+    assert _properties_seen(personas, user, uuid) == [MASKED_CHAP] * 3
+
+
+@pytest.mark.parametrize("user", ["tenant", "worker"])
+def test_a_project_member_reads_a_volume_targets_properties_redacted(
+    personas: BasicPersonas, user: str
+) -> None:
+    uuid, _created = _chap_target(personas)
+
+    assert _properties_seen(personas, user, uuid) == [REDACTED] * 3
+
+
+def test_a_patch_sending_back_the_masked_properties_keeps_the_secret(
+    personas: BasicPersonas,
+) -> None:
+    uuid, created = _chap_target(personas)
+    shown = {**created["properties"], "target_portal": "192.0.2.11:3260"}
+    patch = [{"op": "replace", "path": "/properties", "value": shown}]
+
+    resp = personas.call("ops", "PATCH", f"/v1/volume/targets/{uuid}", json=patch)
+
+    assert resp.status_code == 200, resp.text
+    assert resp.json()["properties"] == {**MASKED_CHAP, "target_portal": "192.0.2.11:3260"}
+    assert _stored_properties(personas, uuid) == {**CHAP, "target_portal": "192.0.2.11:3260"}

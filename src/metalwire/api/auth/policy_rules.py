@@ -550,6 +550,15 @@ VOLUME_RULES = [
         [("PATCH", path + "/{uuid}") for path in _VOLUME],
         ("baremetal:volume:update", _ADMIN),
     ),
+    _rule(
+        "baremetal:volume:view_target_properties",
+        # Ironic's: a system reader, or an admin of any scope.
+        _any(SYSTEM_READER, "role:admin"),
+        "See a volume target's properties (its storage connection details); refused, they "
+        "read a redaction notice.",
+        [("GET", path + "/{uuid}") for path in _VOLUME],
+        ("baremetal:volume:update", _ADMIN),
+    ),
 ]
 
 

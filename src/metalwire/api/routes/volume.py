@@ -12,6 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from sqlalchemy.orm import Session
 
+from metalwire import redact
 from metalwire.api import openapi_bodies as bodies
 from metalwire.api import validation
 from metalwire.api.fields import (
@@ -105,6 +106,30 @@ def _views(
     return out
 
 
+# What a volume target's properties read for whoever baremetal:volume:view_target_properties
+# refuses: Ironic's value, which clients may recognise.
+PROPERTIES_REDACTED = {
+    "redacted_contents": "** Value redacted: Requires permission "
+    "baremetal:volume:view_target_properties access. Permission denied. **"
+}
+
+
+def _answer_views(
+    c: Call, session: Session, r: VolumeResource, rows: list[Row], fields: list[str]
+) -> list[dict[str, Any]]:
+    """The documents an answer shows: a target's properties (storage connection details,
+    such as CHAP credentials) redacted for whoever may not see them, their secrets masked
+    for everyone, as Ironic shows them."""
+    views = _views(session, r, rows, fields, c.base)
+    if r is not TARGETS or "properties" not in fields:
+        return views
+    allowed = authz.policy(c).allows("baremetal:volume:view_target_properties", authz.identity(c))
+    for view in views:
+        properties = view["properties"]
+        view["properties"] = redact.masked(properties) if allowed else dict(PROPERTIES_REDACTED)
+    return views
+
+
 def _normalize(r: VolumeResource, values: dict[str, Any]) -> dict[str, Any]:
     out = dict(values)
     for key in ("uuid", "node_uuid"):
@@ -153,14 +178,14 @@ def _list(
         if project is not None:
             filters["node_project"] = project
         rows = volume_db.VolumeRepository.reading(session, r.kind).list(filters, p)
-        views = _views(session, r, rows, fields, c.base)
+        views = _answer_views(c, session, r, rows, fields)
     return collection(c, r.name, rows, views, p.limit)
 
 
 def _show(c: Call, r: VolumeResource, row: Row) -> dict[str, Any]:
     fields = selected_fields(r.fields, c.version, fields_param(c), None)
     with c.services.db.read() as session:
-        return dict(_views(session, r, [row], fields, c.base)[0])
+        return dict(_answer_views(c, session, r, [row], fields)[0])
 
 
 def _root(c: Call, collection: str, prefix: str) -> dict[str, Any]:
@@ -256,6 +281,9 @@ def _add_routes(r: VolumeResource) -> None:
             _authorize(c, session, "baremetal:volume:update", row)
             current = _views(session, r, [row], [f.name for f in r.fields], c.base)[0]
         changes = apply_patch(current, body, r.fields, c.version, mandatory=r.required)
+        if "properties" in changes:
+            # a client sending back the masked properties it was shown keeps the secrets
+            changes["properties"] = redact.keep_masked(changes["properties"], current["properties"])
         changes = _normalize(r, validation.checked_patch(changes, r.fields))
         if changes.get("node_uuid", current["node_uuid"]) != current["node_uuid"]:
             with c.services.db.read() as session:
