@@ -2,7 +2,8 @@
 
 A page in an operator's browser can send what a form sends (or a body-less ``fetch``), with
 the Basic credentials the browser has cached: metalwire's own writes refuse it with a 415,
-and a GET of the audit only reads the latest report.
+and a GET of the audit only reads the latest report. A write the browser marks as sent by
+another site's page is a 403 on every path.
 """
 
 from __future__ import annotations
@@ -105,3 +106,53 @@ def test_the_cli_reads_runs_and_repairs_through_json(operator: httpx.Client) -> 
         ran = run_metalwire(*args, env=env)
         assert ran.code == 1, ran.stderr
         assert "no Neutron endpoint is configured" in ran.stderr, ran.stderr
+
+
+# What a page's ``fetch(url, {method: "POST", mode: "no-cors", credentials: "include",
+# body: new Blob([json])})`` sends: an untyped body, which the Ironic routes read as JSON, and
+# the Sec-Fetch-Site header the browser sets and the page cannot change.
+# The page cannot name a microversion either: its requests are served as 1.1.
+UNTYPED_NODE = b'{"driver": "fake-hardware", "extra": {"tag": "planted-by-a-page"}}'
+
+
+def _nodes_named(operator: httpx.Client, name: str) -> list[str]:
+    """The nodes whose extra/tag is ``name``."""
+    resp = operator.get("/v1/nodes/detail")
+    assert resp.status_code == 200, resp.text
+    return [n["uuid"] for n in resp.json()["nodes"] if n["extra"].get("tag") == name]
+
+
+@pytest.mark.parametrize("site", ["cross-site", "same-site"])
+def test_a_write_a_page_of_another_site_sent_is_refused_and_does_nothing(
+    operator: httpx.Client, site: str
+) -> None:
+    headers = {"Sec-Fetch-Site": site, "Sec-Fetch-Mode": "no-cors"}
+
+    resp = operator.post("/v1/nodes", content=UNTYPED_NODE, headers=headers)
+
+    assert resp.status_code == 403, resp.text
+    assert fault(resp) == (
+        f"POST /v1/nodes was sent by a page of another site (Sec-Fetch-Site: {site}); "
+        "metalwire takes no state-changing request from another site's page."
+    )
+    assert _nodes_named(operator, "planted-by-a-page") == []
+    # also in front of the VIF endpoints and metalwire's own writes
+    for path in ("/v1/nodes/any/vifs", AUDIT):
+        other = operator.post(path, content=b'{"id": "v"}', headers=headers)
+        assert other.status_code == 403, other.text
+
+
+@pytest.mark.parametrize("site", [None, "same-origin", "none"])
+def test_an_untyped_write_from_a_client_or_the_same_origin_is_served(
+    operator: httpx.Client, site: str | None
+) -> None:
+    # An API client sends no Sec-Fetch-Site; a page of this server's own origin, or a request
+    # the operator typed, is no other site's.
+    name = f"node-of-{site or 'a-client'}"
+    body = UNTYPED_NODE.replace(b"planted-by-a-page", name.encode())
+    headers = {"Sec-Fetch-Site": site} if site else {}
+
+    resp = operator.post("/v1/nodes", content=body, headers=headers)
+
+    assert resp.status_code == 201, resp.text
+    assert _nodes_named(operator, name) == [resp.json()["uuid"]]
