@@ -312,6 +312,19 @@ NODE_RULES = [
         ("baremetal:node:set_provision_state", _ADMIN),
     ),
     _rule(
+        "baremetal:node:set_provision_state:clean_steps",
+        SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+        "Give a provision state change the clean steps to run (checked as well as "
+        "baremetal:node:set_provision_state).",
+        [("PUT", f"{NODE}/states/provision")],
+    ),
+    _rule(
+        "baremetal:node:set_provision_state:service_steps",
+        SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+        "Give a service the steps to run (checked as well as baremetal:node:set_provision_state).",
+        [("PUT", f"{NODE}/states/provision")],
+    ),
+    _rule(
         "baremetal:node:set_power_state",
         SYSTEM_OR_PROJECT_MEMBER,
         "Change a node's power state.",

@@ -51,6 +51,19 @@ VERBS: dict[str, tuple[str, int]] = {
 DEPLOY_WAIT_ABORT = 110
 
 
+def provision_rules(body: Any) -> list[str]:
+    """As Ironic: a provision state change that gives steps to run also needs their rule,
+    checked before the body is."""
+    rules = ["baremetal:node:set_provision_state"]
+    if isinstance(body, dict):
+        rules += [
+            f"baremetal:node:set_provision_state:{steps}"
+            for steps in ("clean_steps", "service_steps")
+            if body.get(steps)
+        ]
+    return rules
+
+
 def check_service_steps(body: dict[str, Any]) -> None:
     """``service`` needs its steps, and only it takes them (Ironic's 400s)."""
     steps = body.get("service_steps")
@@ -140,7 +153,7 @@ def get_states(request: Request, ident: str) -> dict[str, Any]:
 )
 def set_provision_state(request: Request, ident: str, body: JsonBody = None) -> Response:
     c = call(request)
-    authz.node_by_ident(c, "baremetal:node:set_provision_state", ident)
+    authz.node_by_ident(c, provision_rules(body), ident)
     target = body_target(body, "provision verb")
     if target not in VERBS:
         raise InvalidParameterValue(
