@@ -3,11 +3,6 @@ same way on every database: a text match on the JSON column, no JSON operator.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
-from metalwire.config import Config
 from metalwire.db.engine import Database
 
 NODE = {
@@ -17,13 +12,6 @@ NODE = {
     "network_interface": "noop",
     "provision_state": "enroll",
 }
-
-
-@pytest.fixture
-def db(config: Config) -> Iterator[Database]:
-    database = Database(config.database_url())
-    yield database
-    database.dispose()
 
 
 def test_ports_mentioning_a_switch_port_include_those_cabled_to_it(db: Database) -> None:

@@ -23,13 +23,6 @@ from metalwire.errors import Conflict
 from tests.conftest import Api
 
 
-@pytest.fixture
-def db(config: Config) -> Any:
-    database = Database(config.database_url())
-    yield database
-    database.dispose()
-
-
 def _node(db: Database, name: str) -> tuple[Node, list[Port]]:
     with db.write() as session:
         node = node_db.create(

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from metalwire.config import Config
 from metalwire.db.engine import Database
 from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Node
@@ -19,13 +16,6 @@ NODE = {
     "network_interface": "noop",
     "provision_state": "enroll",
 }
-
-
-@pytest.fixture
-def db(config: Config) -> Iterator[Database]:
-    database = Database(config.database_url())
-    yield database
-    database.dispose()
 
 
 def _names(db: Database) -> list[str | None]:

@@ -90,3 +90,15 @@ class Relay:
 
     def close(self) -> None:
         self.refuse()
+
+
+def server_env_through(relay: Relay) -> dict[str, str]:
+    """A metalwire server's environment reaching Neutron through ``relay``, with short
+    timeouts and one retry so that a cut shows within seconds; no automated cleaning."""
+    return {
+        "METALWIRE_NEUTRON_URL": relay.url,
+        "METALWIRE_NEUTRON_TIMEOUT": "4",
+        "METALWIRE_NEUTRON_RETRIES": "1",
+        "METALWIRE_NEUTRON_PROVISIONING_NETWORK": "mw-provision",
+        "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
+    }

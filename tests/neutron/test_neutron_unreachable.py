@@ -14,7 +14,7 @@ import pytest
 
 from tests.neutron.clients import Metalwire, Neutron, assert_unbound, link
 from tests.neutron.interface_fixtures import fixture_neutron  # noqa: F401  (the networks)
-from tests.neutron.relay import Relay
+from tests.neutron.relay import Relay, server_env_through
 from tests.support.helpers import fault, settled_node, wait_for
 from tests.support.server import MetalwireServer
 
@@ -30,13 +30,7 @@ def relay(neutron_endpoint: str) -> Iterator[Relay]:
 @pytest.fixture(scope="module")
 def cut_api(relay: Relay, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Metalwire]:
     """A second server, reaching Neutron through the relay with short timeouts."""
-    env = {
-        "METALWIRE_NEUTRON_URL": relay.url,
-        "METALWIRE_NEUTRON_TIMEOUT": "4",
-        "METALWIRE_NEUTRON_RETRIES": "1",
-        "METALWIRE_NEUTRON_PROVISIONING_NETWORK": "mw-provision",
-        "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
-    }
+    env = server_env_through(relay)
     data_dir: Path = tmp_path_factory.mktemp("neutron-cut")
     with MetalwireServer(data_dir, env=env) as running:
         client = Metalwire(running.url)

@@ -6,13 +6,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import _unavailable
 from tests.neutron.clients import Metalwire, Neutron, assert_unbound, link
 from tests.neutron.interface_fixtures import fixture_neutron  # noqa: F401  (the networks)
-from tests.neutron.relay import Relay
+from tests.neutron.relay import Relay, server_env_through
 from tests.support.neutron import NeutronServer
 from tests.support.nova import NovaDriver, nova_python
 from tests.support.server import MetalwireServer
@@ -44,6 +45,16 @@ def nova(nova_server: MetalwireServer, tmp_path: Path) -> Iterator[NovaDriver]:
         yield driver
 
 
+def _spawned(nova: NovaDriver, node: dict[str, Any], vifs: list[dict[str, Any]]) -> str:
+    """A new instance with ``vifs`` spawned by the driver on ``node``; its UUID."""
+    instance = str(uuid.uuid4())
+    pairs = [[vif["id"], vif["mac_address"]] for vif in vifs]
+    nova.call("new_instance", uuid=instance, node=node["uuid"], vifs=pairs)
+    nova.call("prepare_for_spawn", uuid=instance)
+    nova.call("spawn", uuid=instance)
+    return instance
+
+
 def test_nova_spawn_and_destroy_with_the_neutron_interface(
     nova_server: MetalwireServer,
     nova: NovaDriver,
@@ -56,15 +67,7 @@ def test_nova_spawn_and_destroy_with_the_neutron_interface(
     api.port(node, "52:54:00:70:00:02", link("Ethernet31/2"), physical_network="physnet1")
     assert api.provision("nova-n", "manage", "provide")["power_state"] == "power off"
     vifs = [neutron.vif("mw-tenant-p1"), neutron.vif("mw-tenant-p1")]
-    instance = str(uuid.uuid4())
-    nova.call(
-        "new_instance",
-        uuid=instance,
-        node=node["uuid"],
-        vifs=[[v["id"], v["mac_address"]] for v in vifs],
-    )
-    nova.call("prepare_for_spawn", uuid=instance)
-    nova.call("spawn", uuid=instance)
+    instance = _spawned(nova, node, vifs)
 
     shown = api.get(f"/v1/nodes/{node['uuid']}")
     assert (shown["provision_state"], shown["instance_uuid"]) == ("active", instance)
@@ -146,15 +149,7 @@ def test_an_instance_whose_nodes_cleaning_fails_is_deleted_all_the_same(
         assert resp.status_code == 202, resp.text
         api.port(node, "52:54:00:70:02:01", link("Ethernet33/1"), physical_network="physnet1")
         vif = neutron.vif("mw-tenant-p1")
-        instance = str(uuid.uuid4())
-        nova.call(
-            "new_instance",
-            uuid=instance,
-            node=node["uuid"],
-            vifs=[[vif["id"], vif["mac_address"]]],
-        )
-        nova.call("prepare_for_spawn", uuid=instance)
-        nova.call("spawn", uuid=instance)
+        instance = _spawned(nova, node, [vif])
         assert api.get("/v1/nodes/nova-c")["provision_state"] == "active"
 
         nova.call("destroy", uuid=instance)
@@ -180,13 +175,7 @@ def test_an_instance_whose_nodes_tear_down_fails_is_deleted_and_the_node_waits_i
     assert python is not None
     relay = Relay(neutron_endpoint)
     relay.forward()
-    env = {
-        "METALWIRE_NEUTRON_URL": relay.url,
-        "METALWIRE_NEUTRON_TIMEOUT": "4",
-        "METALWIRE_NEUTRON_RETRIES": "1",
-        "METALWIRE_NEUTRON_PROVISIONING_NETWORK": "mw-provision",
-        "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
-    }
+    env = server_env_through(relay)
     with (
         MetalwireServer(tmp_path / "server", env=env) as server,
         NovaDriver(python, server.url, "compute-1", tmp_path / "nova.log") as nova,
@@ -196,15 +185,7 @@ def test_an_instance_whose_nodes_tear_down_fails_is_deleted_and_the_node_waits_i
         api.port(node, "52:54:00:70:03:01", link("Ethernet34/1"), physical_network="physnet1")
         api.provision("nova-t", "manage", "provide")
         vif = neutron.vif("mw-tenant-p1")
-        instance = str(uuid.uuid4())
-        nova.call(
-            "new_instance",
-            uuid=instance,
-            node=node["uuid"],
-            vifs=[[vif["id"], vif["mac_address"]]],
-        )
-        nova.call("prepare_for_spawn", uuid=instance)
-        nova.call("spawn", uuid=instance)
+        instance = _spawned(nova, node, [vif])
         assert api.get("/v1/nodes/nova-t")["provision_state"] == "active"
         assert nova.call("list_instance_uuids") == [instance]
 
