@@ -3,6 +3,7 @@ network interface, against the real Neutron the session starts."""
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ from tests.conftest import _unavailable
 from tests.neutron.clients import Metalwire, Neutron, assert_unbound, link
 from tests.neutron.interface_fixtures import fixture_neutron  # noqa: F401  (the networks)
 from tests.neutron.relay import Relay, server_env_through
+from tests.support.helpers import settled_node
 from tests.support.neutron import NeutronServer
 from tests.support.nova import NovaDriver, nova_python
 from tests.support.server import MetalwireServer
@@ -132,8 +134,8 @@ def test_an_instance_whose_nodes_cleaning_fails_is_deleted_all_the_same(
     with (
         MetalwireServer(tmp_path / "server", env=env) as server,
         NovaDriver(python, server.url, "compute-1", tmp_path / "nova.log") as nova,
+        contextlib.closing(Metalwire(server.url)) as api,
     ):
-        api = Metalwire(server.url)
         # Created available (API 1.10), so that no cleaning precedes the deploy.
         resp = api.http.post(
             "/v1/nodes",
@@ -152,15 +154,14 @@ def test_an_instance_whose_nodes_cleaning_fails_is_deleted_all_the_same(
         instance = _spawned(nova, node, [vif])
         assert api.get("/v1/nodes/nova-c")["provision_state"] == "active"
 
-        nova.call("destroy", uuid=instance)
+        nova.call("destroy", uuid=instance)  # done once the node cleans (Nova's end states)
 
-        shown = api.get("/v1/nodes/nova-c")
+        shown = settled_node(lambda: api.get("/v1/nodes/nova-c"), timeout=60)
         assert (shown["provision_state"], shown["instance_uuid"]) == ("clean failed", None)
         assert "mw-no-such-network" in shown["last_error"]
         assert (shown["instance_info"], shown["power_state"]) == ({}, "power off")
         assert api.vifs("nova-c") == []
         assert_unbound(neutron.port(vif["id"]), vif["mac_address"])
-        api.close()
 
 
 def test_an_instance_whose_nodes_tear_down_fails_is_deleted_and_the_node_waits_in_error(
@@ -179,8 +180,8 @@ def test_an_instance_whose_nodes_tear_down_fails_is_deleted_and_the_node_waits_i
     with (
         MetalwireServer(tmp_path / "server", env=env) as server,
         NovaDriver(python, server.url, "compute-1", tmp_path / "nova.log") as nova,
+        contextlib.closing(Metalwire(server.url)) as api,
     ):
-        api = Metalwire(server.url)
         node = api.node("nova-t")
         api.port(node, "52:54:00:70:03:01", link("Ethernet34/1"), physical_network="physnet1")
         api.provision("nova-t", "manage", "provide")
@@ -201,4 +202,3 @@ def test_an_instance_whose_nodes_tear_down_fails_is_deleted_and_the_node_waits_i
         assert shown["instance_info"] == {}
         assert api.vifs("nova-t") == []
         assert nova.call("list_instance_uuids") == []
-        api.close()
