@@ -191,3 +191,44 @@ def test_storage_interface_of_the_node(api: Api, node: dict[str, Any]) -> None:
 def test_v1_root_links_the_volume_resources_from_1_32(api: Api) -> None:
     assert api.get("/v1/").json()["volume"][0]["href"] == "http://testserver/v1/volume/"
     assert "volume" not in api.get("/v1/", version="1.31").json()
+
+
+OTHER_NODE_ID = "7f1c1c9e-5a4b-4c55-9d0e-2b7e4b0f9a11"
+
+
+@pytest.mark.parametrize("collection", ["connectors", "targets"])
+def test_a_move_needs_both_nodes_powered_off(
+    api: Api, node: dict[str, Any], collection: str
+) -> None:
+    """As Ironic: the node a connector or target moves to must be powered off, and (ours)
+    the node it leaves too; a refused move leaves the row where it was."""
+    api.node(name="vol2", uuid=OTHER_NODE_ID)
+    created = (connector(api) if collection == "connectors" else target(api)).json()
+    url = f"/v1/volume/{collection}/{created['uuid']}"
+    noun = f"volume {collection.removesuffix('s')}"
+    move = [{"op": "replace", "path": "/node_uuid", "value": OTHER_NODE_ID}]
+    api.put("/v1/nodes/vol/states/power", {"target": "power off"})
+    api.put("/v1/nodes/vol2/states/power", {"target": "power on"})
+
+    resp = api.patch(url, move)
+    assert resp.status_code == 400, resp.text
+    assert fault(resp) == (
+        f'The requested action "{noun} update" can not be performed on node '
+        f'"{OTHER_NODE_ID}" while it is in state "power on".'
+    )
+    assert api.get(url).json()["node_uuid"] == NODE_ID
+
+    api.put("/v1/nodes/vol/states/power", {"target": "power on"})
+    api.put("/v1/nodes/vol2/states/power", {"target": "power off"})
+    resp = api.patch(url, move)
+    assert resp.status_code == 400, resp.text
+    assert f'on node "{NODE_ID}" while it is in state "power on"' in fault(resp)
+    assert api.get(url).json()["node_uuid"] == NODE_ID
+
+    api.put("/v1/nodes/vol/states/power", {"target": "power off"})
+    resp = api.patch(url, move)
+    assert resp.status_code == 200, resp.text
+    assert resp.json()["node_uuid"] == OTHER_NODE_ID
+    for name in ("vol", "vol2"):
+        events = [e["event"] for e in api.get(f"/v1/nodes/{name}/history").json()["history"]]
+        assert f"{noun} {created['uuid']} updated" in events, (name, events)

@@ -110,6 +110,28 @@ def test_a_project_member_moves_a_volume_resource_between_its_projects_nodes(
 
 
 @pytest.mark.parametrize("collection", ["connectors", "targets"])
+def test_a_volume_resource_does_not_move_to_a_powered_on_node(
+    personas: BasicPersonas, collection: str
+) -> None:
+    uuid = _create(personas, collection, personas.node_a)
+    other = _second_node_of_project_a(personas)
+    resp = personas.call(
+        "ops", "PUT", f"/v1/nodes/{other}/states/power", json={"target": "power on"}
+    )
+    assert resp.status_code == 202, resp.text
+
+    resp = _move(personas, "tenant", collection, uuid, other)
+
+    assert resp.status_code == 400, resp.text
+    noun = f"volume {collection.removesuffix('s')}"
+    assert fault(resp) == (
+        f'The requested action "{noun} update" can not be performed on node "{other}" '
+        'while it is in state "power on".'
+    )
+    assert _node_of(personas, collection, uuid) == personas.node_a
+
+
+@pytest.mark.parametrize("collection", ["connectors", "targets"])
 def test_the_volume_resources_of_a_node_hidden_from_the_requester_are_a_404(
     personas: BasicPersonas, collection: str
 ) -> None:

@@ -2,12 +2,16 @@
 
 As Ironic's conductor: a connector or target may be changed or removed only while its node
 is powered off (InvalidStateRequested, 400), since a running node may be using the volume.
+A row moved to another node (a PATCH of ``node_uuid``) changes both nodes: both are locked,
+in the order of their ids as a port's move locks them, and both must be powered off.
 """
 
 from __future__ import annotations
 
+import contextlib
 import uuid as uuid_module
-from typing import Any, Literal
+from collections.abc import Callable, Iterator
+from typing import Any, Literal, TypeVar
 
 from metalwire.conductor.hardware import POWER_OFF
 from metalwire.conductor.tasks import Conductor
@@ -16,22 +20,19 @@ from metalwire.db.history import HistoryEntry
 from metalwire.db.models import VolumeConnector, VolumeTarget
 from metalwire.db.volumes import VolumeRepository
 from metalwire.db.work import Work
-from metalwire.errors import InvalidStateRequested
+from metalwire.errors import InvalidStateRequested, StaleUpdate
 from metalwire.networking.task import Task
 
 Resource = Literal["volume_connectors", "volume_targets"]
 _NOUN = {"volume_connectors": "volume connector", "volume_targets": "volume target"}
+# Enough for a row that keeps moving between nodes while a change chases it.
+STALE_RETRIES = 10
+T = TypeVar("T")
 
 
 def _repository(work: Work, resource: Resource) -> VolumeRepository[Any]:
     repository: VolumeRepository[Any] = getattr(work, resource)
     return repository
-
-
-def _node_of(conductor: Conductor, resource: Resource, uuid: str) -> int:
-    with conductor.db.reading() as work:
-        node_id: int = _repository(work, resource).get(uuid).node_id
-    return node_id
 
 
 def _check_powered_off(task: Task, resource: Resource, action: str) -> None:
@@ -57,6 +58,60 @@ def create(
     return result
 
 
+def _until_still_there(attempt: Callable[[], T]) -> T:
+    """Run a change again if its row moved to another node between the read and the lock."""
+    for _ in range(STALE_RETRIES - 1):
+        try:
+            return attempt()
+        except StaleUpdate:
+            continue
+    return attempt()
+
+
+@contextlib.contextmanager
+def _locked(
+    conductor: Conductor, context: RequestContext, resource: Resource, uuid: str, node_id: int
+) -> Iterator[Task]:
+    """The task of ``node_id``, the node the row was read on; StaleUpdate if the row moved
+    to another node before the lock was taken."""
+    with conductor.exclusive_task(node_id, context) as task:
+        _check_still_on(task, resource, uuid)
+        yield task
+
+
+@contextlib.contextmanager
+def _locked_both(
+    conductor: Conductor,
+    context: RequestContext,
+    resource: Resource,
+    uuid: str,
+    node_ids: tuple[int, int],
+) -> Iterator[tuple[Task, Task]]:
+    """The tasks of the node the row is on and of the one it moves to, both locks held
+    (taken in the order of the node ids)."""
+    source, destination = node_ids
+    with conductor.exclusive_tasks(node_ids, context) as tasks:
+        _check_still_on(tasks[source], resource, uuid)
+        yield tasks[source], tasks[destination]
+
+
+def _check_still_on(task: Task, resource: Resource, uuid: str) -> None:
+    with task.reading() as work:
+        node_id = _repository(work, resource).get(uuid).node_id
+    if node_id != task.node.id:
+        raise StaleUpdate(f"The {_NOUN[resource]} {uuid} moved to another node meanwhile; retry.")
+
+
+def _read(
+    conductor: Conductor, resource: Resource, uuid: str, node_ident: str | None
+) -> tuple[int, int]:
+    """The id of the node the row is on and of the node it is to be on."""
+    with conductor.db.reading() as work:
+        node_id: int = _repository(work, resource).get(uuid).node_id
+        destination: int = work.nodes.get(node_ident).id if node_ident else node_id
+    return node_id, destination
+
+
 def update(
     conductor: Conductor,
     context: RequestContext,
@@ -64,23 +119,48 @@ def update(
     uuid: str,
     changes: dict[str, Any],
 ) -> VolumeConnector | VolumeTarget:
-    """Apply ``changes`` (``node_uuid`` moves the row); the node must be powered off."""
-    with conductor.exclusive_task(_node_of(conductor, resource, uuid), context) as task:
-        _check_powered_off(task, resource, "update")
-        stored = dict(changes)
-        if "node_uuid" in stored:
-            with task.reading() as work:
-                stored["node_id"] = work.nodes.get(stored.pop("node_uuid")).id
-        with task.writing() as work:
-            row = _repository(work, resource).update(uuid, stored)
-        conductor.record_history(task, HistoryEntry("volume", f"{_NOUN[resource]} {uuid} updated"))
-    result: VolumeConnector | VolumeTarget = row
-    return result
+    """Apply ``changes`` (``node_uuid`` moves the row); its node, and the node it moves to,
+    must be powered off."""
+    stored = {k: v for k, v in changes.items() if k != "node_uuid"}
+
+    def attempt() -> VolumeConnector | VolumeTarget:
+        node_id, destination = _read(conductor, resource, uuid, changes.get("node_uuid"))
+        if destination == node_id:
+            with _locked(conductor, context, resource, uuid, node_id) as task:
+                return _store(conductor, task, (task,), resource, uuid, stored)
+        with _locked_both(conductor, context, resource, uuid, (node_id, destination)) as tasks:
+            moved = {**stored, "node_id": destination}
+            return _store(conductor, tasks[0], tasks, resource, uuid, moved)
+
+    return _until_still_there(attempt)
+
+
+def _store(
+    conductor: Conductor,
+    task: Task,
+    changed_nodes: tuple[Task, ...],
+    resource: Resource,
+    uuid: str,
+    stored: dict[str, Any],
+) -> VolumeConnector | VolumeTarget:
+    """Write ``stored`` through ``task`` once each of ``changed_nodes`` is powered off."""
+    for each in changed_nodes:
+        _check_powered_off(each, resource, "update")
+    with task.writing() as work:
+        row: VolumeConnector | VolumeTarget = _repository(work, resource).update(uuid, stored)
+    for each in changed_nodes:
+        conductor.record_history(each, HistoryEntry("volume", f"{_NOUN[resource]} {uuid} updated"))
+    return row
 
 
 def delete(conductor: Conductor, context: RequestContext, resource: Resource, uuid: str) -> None:
-    with conductor.exclusive_task(_node_of(conductor, resource, uuid), context) as task:
-        _check_powered_off(task, resource, "deletion")
-        with task.writing() as work:
-            _repository(work, resource).delete(uuid)
-        conductor.record_history(task, HistoryEntry("volume", f"{_NOUN[resource]} {uuid} deleted"))
+    def attempt() -> None:
+        node_id, _ = _read(conductor, resource, uuid, None)
+        with _locked(conductor, context, resource, uuid, node_id) as task:
+            _check_powered_off(task, resource, "deletion")
+            with task.writing() as work:
+                _repository(work, resource).delete(uuid)
+            event = HistoryEntry("volume", f"{_NOUN[resource]} {uuid} deleted")
+            conductor.record_history(task, event)
+
+    _until_still_there(attempt)
