@@ -302,3 +302,47 @@ def test_a_bond_member_deleted_or_moved_away_leaves_the_bond_for_the_idle_networ
     assert _bond_members(http, "d") == {
         "swp1": {"mode": "access", "native_vlan": TENANT, "allowed_vlans": []}
     }
+
+
+def test_a_lag_portgroup_of_one_member_is_a_port_of_its_own_on_open_vswitch(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    """Open vSwitch cannot bond one interface: the lone member carries the portgroup's
+    networks as a port of its own, as the member a bond keeps when the other leaves; a
+    second member added later makes the bond at the next change."""
+    switch = emulated_switch
+    http = http_for(switch, METALWIRE_IRONIC_NETWORKING_VIF_NETWORKS=f"tenant-a:{TENANT}")
+    switch.set_access_vlan("swp3", TENANT)
+    portgroup = _bonded_node(http, "s", ["swp1"])
+
+    _provision(http, "s", "active")
+    shown = http.get("/v1/nodes/s").json()
+    assert (shown["provision_state"], shown["last_error"]) == ("active", None), shown
+    assert "s-lag" not in switch.vsctl("list-ports", "br0").split()
+    assert switch.port_vlan("swp1") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
+
+    body = {"id": "vif-s", "network": "tenant-a", "portgroup_uuid": portgroup["uuid"]}
+    resp = http.post("/v1/nodes/s/vifs", json=body)
+    assert resp.status_code == 204, resp.text
+    assert switch.port_vlan("swp1") == PortVlan(tag=TENANT, vlan_mode="access", trunks=())
+    assert _ping_soon(switch, 1, 3)
+    audit = http.post("/v1/metalwire/audit", json={})
+    assert audit.status_code == 200, audit.text
+    assert (audit.json()["findings"], audit.json()["not_checked"]) == ([], [])
+
+    assert http.delete("/v1/nodes/s/vifs/vif-s").status_code == 204
+    assert switch.port_vlan("swp1") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
+
+    # a second member: the next change makes the bond of both
+    second = {
+        "node_uuid": shown["uuid"],
+        "portgroup_uuid": portgroup["uuid"],
+        "address": "52:54:00:00:01:02",
+        "local_link_connection": {"switch_id": "tor-1", "port_id": "swp2"},
+    }
+    resp = http.post("/v1/ports", json=second)
+    assert resp.status_code == 201, resp.text
+    assert http.post("/v1/nodes/s/vifs", json=body).status_code == 204
+    assert switch.vsctl("get", "port", "s-lag", "bond_mode").strip() == "active-backup"
+    assert switch.port_vlan("s-lag") == PortVlan(tag=TENANT, vlan_mode="access", trunks=())
+    assert _ping_soon(switch, 1, 3)

@@ -14,7 +14,8 @@ sends, through the same SSH device, one ``ovs-vsctl`` transaction (:func:`ovs_bo
 that turns the member ports into a bond before the VLAN is set: it removes the members as
 ports of their own and adds the bond of them (``--may-exist``: nothing changes when the bond
 is there already). On other device types the port-channel must exist on the switch under the
-bond's name.
+bond's name. Open vSwitch cannot bond one interface: a LAG portgroup of one member is set as
+that member's own port there (``ironic_networking``), until a second member joins.
 
 Each member records the bond it was made part of (:func:`bond_record`, in its
 ``switchport_applied``). When a member is next set as a port of its own (the portgroup lost

@@ -314,6 +314,10 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         planned: list[tuple[list[Port], SwitchChange]] = []
         plain, bonds = split_bonds(task.portgroups, list(wanted))
         for portgroup, config in bonds:
+            lone = self._lone_member(task, portgroup)
+            if lone is not None:
+                plain.append((lone, config))
+                continue
             change, members = self._bond_change(task, portgroup, config)
             if change is not None:
                 planned.append((members, change))
@@ -400,9 +404,23 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         if group is None or not is_lag(group):
             return _port_id(port)
         try:
+            if self._lone_member(task, group) is not None:
+                return _port_id(port)
             return check_bond_members(group, task.members(group), self.switches)[1].name
         except InvalidParameterValue:
             return None
+
+    def _lone_member(self, task: Task, portgroup: Portgroup) -> Port | None:
+        """The one member of a LAG portgroup on a switch where metalwire makes the bonds
+        (Open vSwitch, which cannot bond a single interface): it is set as a port of its own
+        on the portgroup's networks, as the member a bond keeps when the other leaves it.
+        None for a portgroup of several members, or one whose port-channel is the
+        operator's; 400 for members that cannot form the bond."""
+        members = task.members(portgroup)
+        switch, bond = check_bond_members(portgroup, members, self.switches)
+        if len(bond.members) != 1 or not _takes_bonds_apart(switch.device_type):
+            return None
+        return members[0]
 
     def _bond_change(
         self, task: Task, portgroup: Portgroup, config: SwitchportConfig | None
