@@ -232,3 +232,33 @@ def test_a_move_needs_both_nodes_powered_off(
     for name in ("vol", "vol2"):
         events = [e["event"] for e in api.get(f"/v1/nodes/{name}/history").json()["history"]]
         assert f"{noun} {created['uuid']} updated" in events, (name, events)
+
+
+def test_a_delete_follows_a_row_moved_to_another_node_before_the_lock(
+    api: Api, node: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A connector moved to a powered-on node between the delete's read and its lock is
+    checked against that node, not the one it was read on."""
+    api.node(name="vol2", uuid=OTHER_NODE_ID)
+    created = connector(api).json()
+    api.put("/v1/nodes/vol/states/power", {"target": "power off"})
+    api.put("/v1/nodes/vol2/states/power", {"target": "power on"})
+    services = api.client.app.state.services  # type: ignore[attr-defined]
+    conductor = services.rpcapi.conductor
+    locking = conductor.exclusive_task
+    moved: list[bool] = []
+
+    def move_first(ident: Any, *args: Any, **kwargs: Any) -> Any:
+        if not moved:  # another request moves the row while this one waits for the lock
+            with services.db.writing() as work:
+                other = work.nodes.get(OTHER_NODE_ID).id
+                work.volume_connectors.update(created["uuid"], {"node_id": other})
+            moved.append(True)
+        return locking(ident, *args, **kwargs)
+
+    monkeypatch.setattr(conductor, "exclusive_task", move_first)
+    resp = api.delete(f"/v1/volume/connectors/{created['uuid']}")
+
+    assert resp.status_code == 400, resp.text
+    assert f'on node "{OTHER_NODE_ID}" while it is in state "power on"' in fault(resp)
+    assert api.get(f"/v1/volume/connectors/{created['uuid']}").status_code == 200
