@@ -303,6 +303,14 @@ def test_a_bond_member_deleted_or_moved_away_leaves_the_bond_for_the_idle_networ
         "swp1": {"mode": "access", "native_vlan": TENANT, "allowed_vlans": []}
     }
 
+    # the member left is a port of its own at its next change too, not a bond of one
+    assert http.delete("/v1/nodes/d/maintenance").status_code == 202
+    _audit_finds_nothing(http)
+    resp = http.delete("/v1/nodes/d/vifs/vif-d")
+    assert resp.status_code == 204, resp.text
+    assert switch.port_vlan("swp1") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
+    assert "d-lag" not in switch.vsctl("list-ports", "br0").split()
+
 
 def test_a_lag_portgroup_of_one_member_is_a_port_of_its_own_on_open_vswitch(
     emulated_switch: EmulatedSwitch, http_for: Any
