@@ -302,3 +302,55 @@ def test_flat_sets_the_mac_and_binds_to_the_compute_host(api: Metalwire, neutron
     assert api.provision("flatn", "deleted")["provision_state"] == "available"
     assert api.vifs("flatn") == []
     assert_unbound(neutron.port(vif["id"]), vif["mac_address"])
+
+
+# -- InfiniBand client-id --------------------------------------------------------------------
+
+#: An InfiniBand port's DHCP client identifier (its ``extra["client-id"]``).
+CLIENT_ID = "ff:00:00:00:00:00:02:00:00:02:c9:00:00:02:c9:03:00:a1:b2:c3"
+
+
+def client_id_options(port: Json) -> list[Json]:
+    """The DHCP option 61 (client identifier) of a Neutron port."""
+    options = port.get("extra_dhcp_opts") or []
+    return [
+        {"opt_name": o["opt_name"], "opt_value": o["opt_value"]}
+        for o in options
+        if o["opt_name"] == "61"
+    ]
+
+
+def test_client_id_reaches_neutron_on_the_provisioning_port_and_the_bound_vif(
+    api: Metalwire, neutron: Neutron
+) -> None:
+    """A port's extra/client-id is the DHCP client identifier the node's firmware (InfiniBand)
+    sends: every Neutron port bound for it carries it as DHCP option 61, or DHCP answers no."""
+    node = api.node("ib", deploy_interface="direct")
+    api.port(node, "52:54:00:34:00:01", link("Ethernet35/1"), extra={"client-id": CLIENT_ID})
+    vif = neutron.vif("mw-tenant-p1")
+    api.provision("ib", "manage", "provide")
+    assert api.attach("ib", vif["id"]).status_code == 204
+
+    assert api.provision("ib", "active")["provision_state"] == "wait call-back"
+    [provisioning] = neutron.ports_on("mw-provision")
+    assert client_id_options(provisioning) == [{"opt_name": "61", "opt_value": CLIENT_ID}]
+    assert api.provision("ib", "deleted")["provision_state"] == "available"
+
+    patch = [{"op": "replace", "path": "/deploy_interface", "value": "fake"}]
+    assert api.http.patch("/v1/nodes/ib", json=patch).status_code == 200
+    assert api.provision("ib", "active")["provision_state"] == "active"
+    assert api.attach("ib", vif["id"]).status_code == 204
+    port = neutron.wait_status(vif["id"], "ACTIVE")
+    assert client_id_options(port) == [{"opt_name": "61", "opt_value": CLIENT_ID}]
+
+    # A new client-id (or none) follows to the attached VIF's Neutron port.
+    ib_port = ports_of(api, "ib")["52:54:00:34:00:01"]
+    new_id = CLIENT_ID.replace("a1:b2:c3", "d4:e5:f6")
+    patch = [{"op": "replace", "path": "/extra/client-id", "value": new_id}]
+    response = api.http.patch(f"/v1/ports/{ib_port['uuid']}", json=patch)
+    assert response.status_code == 200, response.text
+    assert client_id_options(neutron.port(vif["id"])) == [{"opt_name": "61", "opt_value": new_id}]
+    patch = [{"op": "remove", "path": "/extra/client-id"}]
+    response = api.http.patch(f"/v1/ports/{ib_port['uuid']}", json=patch)
+    assert response.status_code == 200, response.text
+    assert client_id_options(neutron.port(vif["id"])) == []

@@ -28,7 +28,9 @@ A VIF is the id of a Neutron port. What the interface tells Neutron, and when:
   (unbound first and bound again if it was bound).
 
 A binding is ``binding:host_id`` = node UUID, ``binding:vnic_type`` = ``baremetal`` and
-``binding:profile`` as built by :func:`binding_profile`.
+``binding:profile`` as built by :func:`binding_profile`. A port with ``extra["client-id"]``
+(InfiniBand) also gives its bound VIF and its provisioning and cleaning ports the DHCP
+option 61 (client identifier) with that value; a change of the client-id follows to the VIF.
 
 Every operation is atomic: when a Neutron call fails part-way, what was already done is
 undone newest first (unbind, restore the MAC, forget the record, delete created ports) and
@@ -60,6 +62,7 @@ from metalwire.networking.neutron_ports import (
     Rollback,
     binding_fields,
     binding_profile,
+    client_id_fields,
     rolled_back,
 )
 from metalwire.networking.task import Task
@@ -190,6 +193,7 @@ class NeutronNetwork(AuditedNeutronPorts, NetworkInterface):
                     "device_owner": "baremetal:none",
                     "device_id": node.instance_uuid or node.uuid,
                     **binding_fields(node.uuid, profile),
+                    **client_id_fields(port),
                 }
                 purpose = f"create the {process} port of port {port.uuid} of node {node.uuid}"
                 neutron_port = client.create_port(fields, purpose)

@@ -50,6 +50,8 @@ ORIGINAL_MAC_KEY = "neutron_original_mac"
 PROVISIONING_KEY = "provisioning_vif_port_id"
 CLEANING_KEY = "cleaning_vif_port_id"
 UNBIND: Json = {"binding:host_id": "", "binding:profile": {}}
+#: DHCP option 61 (RFC 2132), the client identifier an InfiniBand port's firmware sends.
+DHCP_CLIENT_ID_OPTION = "61"
 _CLIENT_LOCK = threading.Lock()
 
 
@@ -101,6 +103,27 @@ def binding_fields(host_id: str, profile: Json) -> Json:
         "binding:host_id": host_id,
         "binding:profile": profile,
     }
+
+
+def client_id_fields(target: Port | Portgroup) -> Json:
+    """The Neutron port fields that give DHCP a port's ``extra["client-id"]``, if it has one.
+
+    Without the option Neutron's DHCP server does not answer a client (InfiniBand) that
+    identifies itself by client identifier rather than by MAC.
+    """
+    client_id = (target.extra or {}).get("client-id") if isinstance(target, Port) else None
+    if not client_id:
+        return {}
+    option = {"opt_name": DHCP_CLIENT_ID_OPTION, "opt_value": str(client_id)}
+    return {"extra_dhcp_opts": [option]}
+
+
+def _client_id_of(port: NeutronPort) -> str | None:
+    """The DHCP client identifier option a Neutron port carries, if any."""
+    for option in port.raw.get("extra_dhcp_opts") or []:
+        if str(option.get("opt_name")) == DHCP_CLIENT_ID_OPTION:
+            return str(option.get("opt_value"))
+    return None
 
 
 def same_mac(a: str | None, b: str | None) -> bool:
@@ -228,7 +251,10 @@ class NeutronPortsMixin(StoredVifMixin):
     ) -> NeutronPort:
         """Bind the VIF's Neutron port to the node through ``target``; wait for ACTIVE."""
         purpose = f"bind VIF port {vif_id} to node {task.node.uuid}"
-        fields = binding_fields(task.node.uuid, self.profile_for(task, target))
+        fields = {
+            **binding_fields(task.node.uuid, self.profile_for(task, target)),
+            **client_id_fields(target),
+        }
         rollback.add(f"unbind VIF port {vif_id}", lambda: self._unbind(client, vif_id))
         port = client.update_port(vif_id, fields, purpose)
         if port.vif_type == VIF_TYPE_BINDING_FAILED:
@@ -424,16 +450,42 @@ class NeutronPortsMixin(StoredVifMixin):
 
     def port_changed(self, task: Task, port: Port, changed: Collection[str]) -> None:
         super().port_changed(task, port, changed)
-        if self.uses_neutron() and "address" in changed:
-            vif = task.vif_on(port)
-            if vif is not None:
-                self._follow_mac(task, vif, port.address, f"port {port.uuid}")
+        if not self.uses_neutron() or not {"address", "extra"} & set(changed):
+            return
+        vif = task.vif_on(port)
+        if vif is None:
+            return
+        what = f"port {port.uuid}"
+        if "extra" in changed:
+            self._follow_client_id(vif, port, what)
+        if "address" in changed:
+            self._follow_mac(task, vif, port.address, what)
 
     def portgroup_changed(self, task: Task, portgroup: Portgroup, changed: Collection[str]) -> None:
         if self.uses_neutron() and "address" in changed and portgroup.address:
             vif = task.vif_on(portgroup)
             if vif is not None:
                 self._follow_mac(task, vif, portgroup.address, f"portgroup {portgroup.uuid}")
+
+    def _follow_client_id(self, vif_id: str, port: Port, what: str) -> None:
+        """Give the VIF's Neutron port the port's new DHCP client identifier (or none)."""
+        client = self.neutron()
+        wanted = client_id_fields(port).get("extra_dhcp_opts", [])
+        value = wanted[0]["opt_value"] if wanted else None
+        try:
+            neutron_port = client.find_port(vif_id, f"read VIF port {vif_id} for its client-id")
+            if neutron_port is None or _client_id_of(neutron_port) == value:
+                return
+            option = {"opt_name": DHCP_CLIENT_ID_OPTION, "opt_value": value}
+            client.update_port(
+                vif_id, {"extra_dhcp_opts": [option]}, f"set the client-id of VIF port {vif_id}"
+            )
+        except NetworkError as exc:
+            raise NetworkError(
+                f"Changing the client-id of {what} failed (VIF {vif_id} is attached to it, and "
+                f"its Neutron port's DHCP option must follow); nothing was stored: {exc}",
+                exc.code,
+            ) from None
 
     def _follow_mac(self, task: Task, vif_id: str, mac: str, what: str) -> None:
         client = self.neutron()
