@@ -354,3 +354,25 @@ def test_client_id_reaches_neutron_on_the_provisioning_port_and_the_bound_vif(
     response = api.http.patch(f"/v1/ports/{ib_port['uuid']}", json=patch)
     assert response.status_code == 200, response.text
     assert client_id_options(neutron.port(vif["id"])) == []
+
+
+def test_flat_cleans_on_the_cleaning_network(
+    api: Metalwire, neutron: Neutron, neutron_server: NeutronServer
+) -> None:
+    """As in Ironic, ``flat`` boots the cleaning ramdisk on ``[neutron] cleaning_network``:
+    a Neutron port bound to the node's PXE port for the cleaning, deleted afterwards."""
+    node = api.node("flatclean", "flat")
+    api.port(node, "52:54:00:33:00:05", link("Ethernet36/1"))
+
+    shown = api.provision("flatclean", "manage", "clean")
+
+    assert shown["provision_state"] == "manageable"
+    assert wait_for(
+        lambda: "plug port Ethernet36/1" in " ".join(neutron_server.fake_switch_commands())
+    )
+    history = api.get("/v1/nodes/flatclean/history?detail=true")["history"]
+    events = [e["event"] for e in history]
+    assert "flat.add_cleaning_network done" in events
+    assert neutron.ports_on("mw-clean") == []
+    info = ports_of(api, "flatclean")["52:54:00:33:00:05"]["internal_info"]
+    assert "cleaning_vif_port_id" not in info

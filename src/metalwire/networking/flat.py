@@ -10,7 +10,9 @@ and gives it back its MAC, ``add_provisioning_network`` binds every attached VIF
 compute host (``binding:host_id`` = ``instance_info["nova_host_id"]``, ``binding:vnic_type``
 = ``baremetal``, and ``binding:profile`` with the ``local_link_information`` of the VIF's port
 or of its portgroup's members, as :func:`~metalwire.networking.neutron_ports.binding_profile`
-builds it for ``neutron``) and ``unconfigure_tenant_networks`` unbinds them.
+builds it for ``neutron``) and ``unconfigure_tenant_networks`` unbinds them. Cleaning puts
+the node's PXE-enabled ports on ``[neutron] cleaning_network`` as ``neutron`` does (see
+:mod:`metalwire.networking.neutron_service_ports`).
 """
 
 from __future__ import annotations
@@ -20,13 +22,13 @@ import logging
 
 from metalwire.errors import NetworkError
 from metalwire.networking.base import NetworkInterface
-from metalwire.networking.neutron_audit import AuditedNeutronPorts
 from metalwire.networking.neutron_ports import (
     VNIC_BAREMETAL,
     Rollback,
     binding_fields,
     rolled_back,
 )
+from metalwire.networking.neutron_service_ports import ServiceNetworkPorts
 from metalwire.networking.task import Task
 
 LOG = logging.getLogger(__name__)
@@ -35,7 +37,7 @@ LOG = logging.getLogger(__name__)
 COMPUTE_HOST_KEY = "nova_host_id"
 
 
-class FlatNetwork(AuditedNeutronPorts, NetworkInterface):
+class FlatNetwork(ServiceNetworkPorts, NetworkInterface):
     name = "flat"
 
     def calls_external_service(self) -> bool:
@@ -90,6 +92,13 @@ class FlatNetwork(AuditedNeutronPorts, NetworkInterface):
                 exc,
                 rollback.run(),
             ) from None
+
+    def add_cleaning_network(self, task: Task) -> None:
+        """With a Neutron, cleaning boots the ramdisk on ``[neutron] cleaning_network``."""
+        self._add_service_ports(task, "cleaning", self.config.neutron.cleaning_network)
+
+    def remove_cleaning_network(self, task: Task) -> None:
+        self._remove_service_ports(task, "cleaning", self.config.neutron.cleaning_network)
 
     def unconfigure_tenant_networks(self, task: Task) -> None:
         if self.uses_neutron():

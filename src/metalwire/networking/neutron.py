@@ -41,9 +41,7 @@ when it could not be reached.
 
 from __future__ import annotations
 
-import functools
 import logging
-from collections.abc import Mapping
 
 from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import (
@@ -51,26 +49,21 @@ from metalwire.errors import (
     NetworkInterfaceInvalid,
 )
 from metalwire.networking.base import NetworkInterface
-from metalwire.networking.neutron_audit import AuditedNeutronPorts
 from metalwire.networking.neutron_client import (
-    VIF_TYPE_BINDING_FAILED,
     NeutronClient,
-    binding_failed_error,
     configuration_problem,
 )
 from metalwire.networking.neutron_ports import (
     Rollback,
-    binding_fields,
-    binding_profile,
-    client_id_fields,
     rolled_back,
 )
+from metalwire.networking.neutron_service_ports import ServiceNetworkPorts
 from metalwire.networking.task import Task
 
 LOG = logging.getLogger(__name__)
 
 
-class NeutronNetwork(AuditedNeutronPorts, NetworkInterface):
+class NeutronNetwork(ServiceNetworkPorts, NetworkInterface):
     name = "neutron"
 
     def calls_external_service(self) -> bool:
@@ -158,116 +151,3 @@ class NeutronNetwork(AuditedNeutronPorts, NetworkInterface):
 
     def remove_cleaning_network(self, task: Task) -> None:
         self._remove_service_ports(task, "cleaning", self.config.neutron.cleaning_network)
-
-    def _add_service_ports(self, task: Task, process: str, network_name: str) -> None:
-        """A Neutron port on the network, bound to the node, for each PXE-enabled port."""
-        node = task.node
-        if not self.uses_neutron() or not network_name:
-            LOG.info(
-                "No [neutron] %s_network configured; node %s stays off a %s network",
-                process,
-                node.uuid,
-                process,
-            )
-            return
-        key = f"{process}_vif_port_id"
-        pxe_ports = [p for p in task.ports if p.pxe_enabled]
-        if not pxe_ports:
-            raise NetworkInterfaceInvalid(
-                f"Node {node.uuid} has no PXE-enabled port to put on the {process} network "
-                f"{network_name}."
-            )
-        client = self.neutron()
-        rollback = Rollback()
-        created: dict[str, str] = {}
-        prefix = f"Adding node {node.uuid} to the {process} network {network_name} failed"
-        try:
-            network = client.find_network(network_name, f"find the {process} network")
-            self._delete_leftovers(task, client, key, network.id, pxe_ports)
-            for port in pxe_ports:
-                profile = binding_profile(port, (), port.physical_network)
-                fields = {
-                    "network_id": network.id,
-                    "admin_state_up": True,
-                    "mac_address": port.address,
-                    "device_owner": "baremetal:none",
-                    "device_id": node.instance_uuid or node.uuid,
-                    **binding_fields(node.uuid, profile),
-                    **client_id_fields(port),
-                }
-                purpose = f"create the {process} port of port {port.uuid} of node {node.uuid}"
-                neutron_port = client.create_port(fields, purpose)
-                rollback.add(
-                    f"delete {process} port {neutron_port.id}",
-                    functools.partial(
-                        client.delete_port, neutron_port.id, f"delete {process} port"
-                    ),
-                )
-                created[port.uuid] = neutron_port.id
-                if neutron_port.vif_type == VIF_TYPE_BINDING_FAILED:
-                    raise binding_failed_error("POST", client.path("/ports"), neutron_port, purpose)
-            for neutron_port_id in created.values():
-                client.wait_for_port_status(neutron_port_id, "ACTIVE")
-            self._set_internal_info(task, {uuid: (key, pid) for uuid, pid in created.items()})
-        except Exception as exc:
-            failures = rollback.run()
-            if isinstance(exc, NetworkError):
-                raise rolled_back(prefix, exc, failures) from None
-            raise
-        self.settle()
-        LOG.info("Node %s is on the %s network %s: %s", node.uuid, process, network.id, created)
-
-    def _delete_leftovers(
-        self, task: Task, client: NeutronClient, key: str, network_id: str, ports: list[Port]
-    ) -> None:
-        """Delete service ports left by an earlier run (recorded, or found by MAC)."""
-        stale = {p.internal_info[key] for p in task.ports if p.internal_info.get(key)}
-        found = client.list_ports(
-            "find ports left on the network",
-            network_id=network_id,
-            mac_address=[p.address for p in ports],
-        )
-        stale |= {p.id for p in found}
-        for neutron_port_id in sorted(stale):
-            LOG.info("Deleting Neutron port %s left by an earlier run", neutron_port_id)
-            client.delete_port(neutron_port_id, "delete a port left by an earlier run")
-        if any(p.internal_info.get(key) for p in task.ports):
-            self._set_internal_info(task, {p.uuid: (key, None) for p in task.ports})
-
-    def _remove_service_ports(self, task: Task, process: str, network_name: str) -> None:
-        key = f"{process}_vif_port_id"
-        recorded = [(p, str(p.internal_info[key])) for p in task.ports if p.internal_info.get(key)]
-        if not recorded:
-            if not network_name:
-                LOG.info("No [neutron] %s_network configured; nothing to remove", process)
-            return
-        client = self.neutron()
-        removed: dict[str, tuple[str, None]] = {}
-        try:
-            for port, neutron_port_id in recorded:
-                purpose = f"delete the {process} port of port {port.uuid} of node {task.node.uuid}"
-                if not client.delete_port(neutron_port_id, purpose):
-                    LOG.info("Neutron port %s was already gone", neutron_port_id)
-                removed[port.uuid] = (key, None)
-        except NetworkError as exc:
-            self._set_internal_info(task, removed)
-            raise NetworkError(
-                f"Removing node {task.node.uuid} from the {process} network failed: {exc}",
-                exc.code,
-            ) from None
-        self._set_internal_info(task, removed)
-
-    @staticmethod
-    def _set_internal_info(task: Task, changes: Mapping[str, tuple[str, str | None]]) -> None:
-        """Set (or, for None, clear) one internal_info key of each port named by UUID."""
-        if not changes:
-            return
-        with task.atomic():
-            for port_uuid, (key, value) in changes.items():
-                row = task.inventory.port(port_uuid)
-                info = {k: v for k, v in (row.internal_info or {}).items() if k != key}
-                if value is not None:
-                    info[key] = value
-                if info != (row.internal_info or {}):
-                    task.inventory.update_port(port_uuid, {"internal_info": info})
-        task.reload()
