@@ -376,3 +376,26 @@ def test_flat_cleans_on_the_cleaning_network(
     assert neutron.ports_on("mw-clean") == []
     info = ports_of(api, "flatclean")["52:54:00:33:00:05"]["internal_info"]
     assert "cleaning_vif_port_id" not in info
+
+
+def test_a_deployed_nodes_port_keeps_its_mac_unless_in_maintenance(
+    api: Metalwire, neutron: Neutron, hot: Json
+) -> None:
+    """As Ironic: a new MAC for an active node's port is refused (409), since the bound VIF
+    depends on it; maintenance lets an operator mend a replaced NIC."""
+    h1 = ports_of(api, "hot")["52:54:00:31:00:01"]
+    new_mac = [{"op": "replace", "path": "/address", "value": "52:54:00:31:00:09"}]
+    response = api.http.patch(f"/v1/ports/{h1['uuid']}", json=new_mac)
+    assert response.status_code == 409, response.text
+    assert f"Cannot change the address of port {h1['uuid']}" in fault(response)
+
+    maintenance = [{"op": "replace", "path": "/maintenance", "value": True}]
+    assert api.http.patch("/v1/nodes/hot", json=maintenance).status_code == 200
+    try:
+        response = api.http.patch(f"/v1/ports/{h1['uuid']}", json=new_mac)
+        assert response.status_code == 200, response.text
+        back = [{"op": "replace", "path": "/address", "value": h1["address"]}]
+        assert api.http.patch(f"/v1/ports/{h1['uuid']}", json=back).status_code == 200
+    finally:
+        maintenance[0]["value"] = False
+        assert api.http.patch("/v1/nodes/hot", json=maintenance).status_code == 200

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import uuid as uuidlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -194,6 +194,18 @@ def _refuse_interface_change(node: Node, changes: dict[str, Any]) -> None:
             f"Node {node.label} cannot change its {', '.join(changed)} in provision state "
             f"{node.provision_state!r} unless it is in maintenance; without maintenance only "
             f"in {', '.join(sorted(UNDEPLOYED_STATES))}."
+        )
+
+
+def _refuse_port_change_in_use(node: Node, port_uuid: str, changed: Collection[str]) -> None:
+    """As Ironic: a port's MAC is fixed while its node is deployed or has an instance, unless
+    the node is in maintenance (409); the deployed instance's VIF depends on it."""
+    if node.maintenance or "address" not in changed:
+        return
+    if node.provision_state == "active" or node.instance_uuid:
+        raise InvalidState(
+            f"Cannot change the address of port {port_uuid}: node {node.label} is active or "
+            "has an instance; put the node in maintenance first."
         )
 
 
@@ -446,6 +458,11 @@ def update_port(
             portgroup,
             legacy_vif=new_vif if new_vif != old_vif else None,
         )
+        for node in {
+            change.task.node.id: change.task.node,
+            change.owner.node.id: change.owner.node,
+        }.values():
+            _refuse_port_change_in_use(node, uuid, change.changed)
         _check_address_free(change.task, uuid, change.changes)
         iface = conductor.network_interface(change.owner.node)
         iface.port_changed(change.owner, proposed, change.changed)
