@@ -29,7 +29,7 @@ from metalwire.conductor.legacy_vifs import (
     legacy_vif,
     store_with_legacy_vif,
 )
-from metalwire.conductor.tasks import Conductor
+from metalwire.conductor.tasks import Conductor, until_still_there
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
 from metalwire.db.history import HistoryEntry
@@ -651,20 +651,6 @@ def _check_address_free(task: Task, uuid: str, changes: dict[str, Any]) -> None:
         raise Duplicate(f"A port with MAC address {address} already exists.")
 
 
-# Enough for a row that keeps moving between nodes while a delete chases it.
-STALE_RETRIES = 10
-
-
-def _until_still_there(attempt: Callable[[], None]) -> None:
-    """Run a delete again if its row moved to another node between the read and the lock."""
-    for _ in range(STALE_RETRIES - 1):
-        try:
-            return attempt()
-        except StaleUpdate:
-            continue
-    return attempt()
-
-
 def delete_port(conductor: Conductor, context: RequestContext, uuid: str) -> None:
     def attempt() -> None:
         with conductor.db.reading() as work:
@@ -681,7 +667,7 @@ def delete_port(conductor: Conductor, context: RequestContext, uuid: str) -> Non
             else:
                 iface.remove_port(task, current)
 
-    _until_still_there(attempt)
+    until_still_there(attempt)
 
 
 def create_portgroup(
@@ -723,4 +709,4 @@ def delete_portgroup(conductor: Conductor, context: RequestContext, ident: str) 
             _detach_before_delete(conductor, task, [vif] if vif else [])
             task.inventory.delete_portgroup(current.id)
 
-    _until_still_there(attempt)
+    until_still_there(attempt)

@@ -8,6 +8,7 @@ import logging
 import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from metalwire.conductor import stuck_states
 from metalwire.conductor.locks import Deadline, NodeLocks, WouldWait
@@ -19,7 +20,7 @@ from metalwire.db.models import Node, node_label
 from metalwire.db.node_inventory import LoadedInventory, Wanted
 from metalwire.db.node_locks import live_holder
 from metalwire.db.work import Work
-from metalwire.errors import DatabaseFailure, NodeLocked, NodeNotFound
+from metalwire.errors import DatabaseFailure, NodeLocked, NodeNotFound, StaleUpdate
 from metalwire.networking.base import NetworkInterface
 from metalwire.networking.loader import NetworkInterfaces
 from metalwire.networking.task import Task
@@ -394,3 +395,19 @@ class Conductor:
             write()
         else:
             deferred.append(write)
+
+
+#: Attempts of a change whose row keeps moving between nodes while the change chases it.
+STALE_RETRIES = 10
+_T = TypeVar("_T")
+
+
+def until_still_there(attempt: Callable[[], _T]) -> _T:
+    """``attempt()``, run again (STALE_RETRIES in all) while it raises StaleUpdate: its row
+    moved to another node between the read that found the node and the node's lock."""
+    for _ in range(STALE_RETRIES - 1):
+        try:
+            return attempt()
+        except StaleUpdate:
+            continue
+    return attempt()

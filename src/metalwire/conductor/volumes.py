@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import uuid as uuid_module
-from collections.abc import Callable, Iterator
-from typing import Any, Literal, TypeVar
+from collections.abc import Iterator
+from typing import Any, Literal
 
 from metalwire.conductor.hardware import POWER_OFF
-from metalwire.conductor.tasks import Conductor
+from metalwire.conductor.tasks import Conductor, until_still_there
 from metalwire.context import RequestContext
 from metalwire.db.history import HistoryEntry
 from metalwire.db.models import VolumeConnector, VolumeTarget
@@ -25,9 +25,6 @@ from metalwire.networking.task import Task
 
 Resource = Literal["volume_connectors", "volume_targets"]
 _NOUN = {"volume_connectors": "volume connector", "volume_targets": "volume target"}
-# Enough for a row that keeps moving between nodes while a change chases it.
-STALE_RETRIES = 10
-T = TypeVar("T")
 
 
 def _repository(work: Work, resource: Resource) -> VolumeRepository[Any]:
@@ -56,16 +53,6 @@ def create(
         )
     result: VolumeConnector | VolumeTarget = row
     return result
-
-
-def _until_still_there(attempt: Callable[[], T]) -> T:
-    """Run a change again if its row moved to another node between the read and the lock."""
-    for _ in range(STALE_RETRIES - 1):
-        try:
-            return attempt()
-        except StaleUpdate:
-            continue
-    return attempt()
 
 
 @contextlib.contextmanager
@@ -132,7 +119,7 @@ def update(
             moved = {**stored, "node_id": destination}
             return _store(conductor, tasks[0], tasks, resource, uuid, moved)
 
-    return _until_still_there(attempt)
+    return until_still_there(attempt)
 
 
 def _store(
@@ -163,4 +150,4 @@ def delete(conductor: Conductor, context: RequestContext, resource: Resource, uu
             event = HistoryEntry("volume", f"{_NOUN[resource]} {uuid} deleted")
             conductor.record_history(task, event)
 
-    _until_still_there(attempt)
+    until_still_there(attempt)
