@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from tests.compat.clients import Cli, CliResult, random_mac, run_all, unique
+from tests.support.helpers import settled_node
 from tests.support.server import MetalwireServer
 
 pytestmark = pytest.mark.compat
@@ -265,6 +266,31 @@ def test_a_ports_physical_network_is_checked_as_ironic_checks_it(
     at_1_115.ok("port", "set", port["uuid"], "--physical-network", "physnet9")
     shown = {p["uuid"]: p["physical_network"] for p in make_list(http, node)}
     assert shown == {port["uuid"]: "physnet9", member["uuid"]: None}
+
+
+def test_an_available_nodes_port_is_rewired_only_in_maintenance_as_in_ironic(
+    baremetal_once: Cli, http: httpx.Client
+) -> None:
+    """Past manageable, a port's link, PXE flag, physical network and portgroup are kept
+    (409 naming the port, the node and its state) until the node is in maintenance."""
+    node = make_node(http)
+    port = make_port(http, node)
+    for verb in ("manage", "provide"):
+        resp = http.put(f"/v1/nodes/{node['uuid']}/states/provision", json={"target": verb})
+        assert resp.status_code == 202, resp.text
+        settled_node(lambda: dict(http.get(f"/v1/nodes/{node['uuid']}").json()))
+
+    refused, unplugged = baremetal_once.run_all(
+        ["port", "set", port["uuid"], "--physical-network", "physnet9"],
+        ["port", "set", port["uuid"], "--pxe-disabled"],
+    )
+    failed_with(refused, 409, f"Port {port['uuid']}", "physical_network", "'available'")
+    failed_with(unplugged, 409, "pxe_enabled", "maintenance")
+    assert http.get(f"/v1/ports/{port['uuid']}").json() == port
+
+    baremetal_once.ok("node", "maintenance", "set", node["uuid"])
+    baremetal_once.ok("port", "set", port["uuid"], "--physical-network", "physnet9")
+    assert http.get(f"/v1/ports/{port['uuid']}").json()["physical_network"] == "physnet9"
 
 
 def make_list(http: httpx.Client, node: dict[str, Any]) -> list[dict[str, Any]]:

@@ -399,3 +399,28 @@ def test_a_deployed_nodes_port_keeps_its_mac_unless_in_maintenance(
     finally:
         maintenance[0]["value"] = False
         assert api.http.patch("/v1/nodes/hot", json=maintenance).status_code == 200
+
+
+def test_a_deployed_nodes_port_keeps_its_connectivity_unless_in_maintenance(
+    api: Metalwire, neutron: Neutron, hot: Json
+) -> None:
+    """As Ironic: an active neutron node's port keeps its link, PXE flag, physical network
+    and portgroup (409, nothing stored); maintenance lets an operator re-cable it."""
+    h1 = ports_of(api, "hot")["52:54:00:31:00:01"]
+    relinked = [{"op": "add", "path": "/local_link_connection/port_id", "value": "Ethernet22/9"}]
+    response = api.http.patch(f"/v1/ports/{h1['uuid']}", json=relinked)
+    assert response.status_code == 409, response.text
+    assert f"Port {h1['uuid']} cannot change its local_link_connection" in fault(response)
+    assert ports_of(api, "hot")["52:54:00:31:00:01"] == h1
+
+    maintenance = [{"op": "replace", "path": "/maintenance", "value": True}]
+    assert api.http.patch("/v1/nodes/hot", json=maintenance).status_code == 200
+    try:
+        response = api.http.patch(f"/v1/ports/{h1['uuid']}", json=relinked)
+        assert response.status_code == 200, response.text
+        link = h1["local_link_connection"]
+        back = [{"op": "replace", "path": "/local_link_connection", "value": link}]
+        assert api.http.patch(f"/v1/ports/{h1['uuid']}", json=back).status_code == 200
+    finally:
+        maintenance[0]["value"] = False
+        assert api.http.patch("/v1/nodes/hot", json=maintenance).status_code == 200

@@ -48,6 +48,7 @@ from metalwire.errors import (
     ResourceInUse,
     StaleUpdate,
 )
+from metalwire.networking.base import NetworkInterface
 from metalwire.networking.task import Task
 
 LOG = logging.getLogger(__name__)
@@ -65,6 +66,15 @@ _INSTANCE_NAME_MAX = 255  # the instance_name column's length, and Ironic's limi
 # The states in which a node's interfaces and resource class may change (Ironic's): before it
 # is deployed (its interfaces also in maintenance).
 UNDEPLOYED_STATES = {"enroll", "manageable", "inspecting", "inspect wait", "available"}
+# The states in which a port's connectivity may change without maintenance (Ironic's
+# allowed_update_states of a port update), and those fields, by the name the API gives them.
+PORT_REWIRE_STATES = {"enroll", "manageable", "inspecting", "inspect wait"}
+PORT_CONNECTIVITY_FIELDS = {
+    "local_link_connection": "local_link_connection",
+    "pxe_enabled": "pxe_enabled",
+    "physical_network": "physical_network",
+    "portgroup_id": "portgroup_uuid",
+}
 # The states of a node with a target provision state in which a PATCH is taken (Ironic's
 # UPDATE_ALLOWED_STATES): failures an operator mends, and states no steps of ours run in.
 PATCH_IN_TRANSITION_STATES = {
@@ -207,6 +217,25 @@ def _refuse_port_change_in_use(node: Node, port_uuid: str, changed: Collection[s
             f"Cannot change the address of port {port_uuid}: node {node.label} is active or "
             "has an instance; put the node in maintenance first."
         )
+
+
+def _refuse_rewiring_deployed_port(
+    node: Node, iface: NetworkInterface | None, port_uuid: str, changed: Collection[str]
+) -> None:
+    """As Ironic: a port's connectivity (link, PXE, physical network, portgroup) changes only
+    while its node is not yet deployed nor being deployed, or in maintenance (409), unless
+    its network interface sets the network up anew for the change."""
+    touched = sorted(PORT_CONNECTIVITY_FIELDS.keys() & set(changed))
+    if not touched or node.maintenance or node.provision_state in PORT_REWIRE_STATES:
+        return
+    if iface is not None and iface.rewires_deployed_ports():
+        return
+    fields = ", ".join(PORT_CONNECTIVITY_FIELDS[f] for f in touched)
+    raise InvalidState(
+        f"Port {port_uuid} cannot change its {fields}: node {node.label} is in provision "
+        f"state {node.provision_state!r}; only in {', '.join(sorted(PORT_REWIRE_STATES))} "
+        "or in maintenance."
+    )
 
 
 def _refuse_resource_class_change(node: Node, changes: dict[str, Any]) -> None:
@@ -463,6 +492,10 @@ def update_port(
             change.owner.node.id: change.owner.node,
         }.values():
             _refuse_port_change_in_use(node, uuid, change.changed)
+        owner = change.owner.node
+        _refuse_rewiring_deployed_port(
+            owner, conductor.enabled_interface(owner), uuid, change.changed
+        )
         _check_address_free(change.task, uuid, change.changes)
         iface = conductor.network_interface(change.owner.node)
         iface.port_changed(change.owner, proposed, change.changed)

@@ -62,6 +62,16 @@ class NetworkInterface(abc.ABC):
         """
         return False
 
+    def rewires_deployed_ports(self) -> bool:
+        """Whether this interface carries a change of a port's connectivity (its link,
+        ``pxe_enabled``, physical network or portgroup) out on a node that is deployed.
+
+        If not (Ironic's rule for every interface), the conductor takes such a change only
+        while the node is in enroll, manageable, inspecting or inspect wait, or in
+        maintenance (409 otherwise): nothing would set the network up anew for the port.
+        """
+        return False
+
     @abc.abstractmethod
     def validate(self, task: Task) -> None:
         """Check the interface can work for this node; raise NetworkInterfaceInvalid if not."""

@@ -152,6 +152,11 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
     def calls_external_service(self) -> bool:
         return True
 
+    def rewires_deployed_ports(self) -> bool:
+        """A port's new link or switchport is programmed on its switch in any provision
+        state, an active node's too (a link moved to another switch port included)."""
+        return True
+
     # -- the state hooks -------------------------------------------------------------------
 
     def add_provisioning_network(self, task: Task) -> None:
