@@ -139,14 +139,36 @@ def test_a_link_moved_while_cleaning_puts_the_new_switch_port_on_the_cleaning_ne
 
 
 def test_a_port_deleted_from_an_active_node_leaves_its_switch_port_on_idle(
-    emulated_switch: EmulatedSwitch, http_for: Any
+    emulated_switch: EmulatedSwitch, http_for: Any, tmp_path: Path
 ) -> None:
+    """A delete the database refuses is a 409 naming its reason, the switch port left on
+    the tenant's VLAN and the port as it was; once taken, the switch port goes idle."""
     switch = emulated_switch
     http = http_for(switch)
     port = _node(http, "d", "ramdisk", "swp1", extra={"switchport": ACCESS_TENANT})["uuid"]
     _provision(http, "d", "active")
     assert switch.port_vlan("swp1") == _access(TENANT)
+    recorded = http.get(f"/v1/ports/{port}").json()
 
+    database = tmp_path / "server" / "metalwire.db"
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        db.execute(
+            "CREATE TRIGGER refuse_delete BEFORE DELETE ON ports "
+            "BEGIN SELECT RAISE(ABORT, 'injected refusal'); END"
+        )
+        db.commit()
+    resp = http.delete(f"/v1/ports/{port}")
+
+    assert resp.status_code == 409, resp.text
+    assert json.loads(resp.json()["error_message"])["faultstring"] == (
+        f"Port {port} cannot be deleted: the database refused it (injected refusal)."
+    )
+    assert switch.port_vlan("swp1") == _access(TENANT)  # put back with the failed delete
+    assert http.get(f"/v1/ports/{port}").json() == recorded
+
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        db.execute("DROP TRIGGER refuse_delete")
+        db.commit()
     assert http.delete(f"/v1/ports/{port}").status_code == 204
 
     assert switch.port_vlan("swp1") == _access(IDLE)

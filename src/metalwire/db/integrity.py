@@ -10,7 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from metalwire.db.models import Base, utcnow
-from metalwire.errors import Conflict, MetalwireError, MissingParameterValue
+from metalwire.errors import Conflict, MetalwireError, MissingParameterValue, ResourceInUse
 
 M = TypeVar("M", bound=Base)
 # Builds the error for a violation from the values that were being written.
@@ -64,3 +64,21 @@ def change(session: Session, row: M, changes: Mapping[str, Any], conflict: Expla
     row.updated_at = utcnow()  # type: ignore[attr-defined]
     _flush(session, {**changes, "uuid": row.uuid}, conflict)  # type: ignore[attr-defined]
     return row
+
+
+def remove(session: Session, row: Base, label: str) -> None:
+    """Delete ``row``; a key, check or trigger of the database that refuses it is a 409
+    naming ``label`` (``"Port <uuid>"``) and the database's reason, nothing deleted."""
+    session.delete(row)
+    try:
+        session.flush()
+    except IntegrityError as exc:
+        raise ResourceInUse(
+            f"{label} cannot be deleted: the database refused it ({_reason(exc)})."
+        ) from None
+
+
+def _reason(exc: IntegrityError) -> str:
+    """The driver's own words, without the statement SQLAlchemy appends."""
+    lines = str(exc.orig).strip().splitlines()
+    return lines[0] if lines else "no reason given"

@@ -83,8 +83,7 @@ def update(session: Session, portgroup: Portgroup, changes: Mapping[str, Any]) -
 
 
 def delete(session: Session, portgroup: Portgroup) -> None:
-    session.delete(portgroup)
-    session.flush()
+    integrity.remove(session, portgroup, f"Portgroup {portgroup.uuid}")
 
 
 def remove_if_dynamic(sql: Sql, portgroup_id: int | None) -> bool:

@@ -92,8 +92,7 @@ def update(session: Session, port: Port, changes: Mapping[str, Any]) -> Port:
 
 
 def delete(session: Session, port: Port) -> None:
-    session.delete(port)
-    session.flush()
+    integrity.remove(session, port, f"Port {port.uuid}")
 
 
 def of_node(node_id: int) -> Read[Port]:
