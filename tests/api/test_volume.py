@@ -158,8 +158,18 @@ def test_target_boot_index_unique_per_node(api: Api, node: dict[str, Any]) -> No
     ]
 
 
+def provided(api: Api, name: str) -> None:
+    """The node made available: past the states in which its volume rows are deleted at any
+    power state."""
+    for verb in ("manage", "provide"):
+        resp = api.put(f"/v1/nodes/{name}/states/provision", {"target": verb})
+        assert resp.status_code == 202, resp.text
+    assert api.get(f"/v1/nodes/{name}").json()["provision_state"] == "available"
+
+
 def test_target_delete_needs_node_powered_off(api: Api, node: dict[str, Any]) -> None:
     created = target(api).json()
+    provided(api, "vol")
     api.put("/v1/nodes/vol/states/power", {"target": "power on"})
     url = f"/v1/volume/targets/{created['uuid']}"
     resp = api.delete(url)
@@ -167,6 +177,36 @@ def test_target_delete_needs_node_powered_off(api: Api, node: dict[str, Any]) ->
     assert 'while it is in state "power on"' in fault(resp)
     api.put("/v1/nodes/vol/states/power", {"target": "power off"})
     assert api.delete(url).status_code == 204
+
+
+@pytest.mark.parametrize("verbs", [[], ["manage"]])
+def test_rows_of_a_node_not_yet_provided_are_deleted_at_any_power_state(
+    api: Api, node: dict[str, Any], verbs: list[str]
+) -> None:
+    """As Ironic: in enroll, manageable (and adopt failed) no instance uses the volume."""
+    made = [f"/v1/volume/targets/{target(api).json()['uuid']}"]
+    made.append(f"/v1/volume/connectors/{connector(api).json()['uuid']}")
+    for verb in verbs:
+        assert api.put("/v1/nodes/vol/states/provision", {"target": verb}).status_code == 202
+    api.put("/v1/nodes/vol/states/power", {"target": "power on"})
+    for url in made:
+        resp = api.delete(url)
+        assert resp.status_code == 204, resp.text
+        assert api.get(url).status_code == 404
+
+
+@pytest.mark.parametrize("collection", ["connectors", "targets"])
+def test_a_move_to_a_missing_node_is_a_400_naming_it(
+    api: Api, node: dict[str, Any], collection: str
+) -> None:
+    made = connector(api) if collection == "connectors" else target(api)
+    url = f"/v1/volume/{collection}/{made.json()['uuid']}"
+    api.put("/v1/nodes/vol/states/power", {"target": "power off"})
+    missing = "0e0e0e0e-1111-4222-8333-444444444444"
+    resp = api.patch(url, [{"op": "replace", "path": "/node_uuid", "value": missing}])
+    assert resp.status_code == 400, resp.text
+    assert f"to node {missing}: no such node" in fault(resp)
+    assert api.get(url).json()["node_uuid"] == NODE_ID
 
 
 def test_volume_rows_are_removed_with_their_node(api: Api, node: dict[str, Any]) -> None:
@@ -241,6 +281,7 @@ def test_a_delete_follows_a_row_moved_to_another_node_before_the_lock(
     checked against that node, not the one it was read on."""
     api.node(name="vol2", uuid=OTHER_NODE_ID)
     created = connector(api).json()
+    provided(api, "vol2")
     api.put("/v1/nodes/vol/states/power", {"target": "power off"})
     api.put("/v1/nodes/vol2/states/power", {"target": "power on"})
     services = api.client.app.state.services  # type: ignore[attr-defined]

@@ -98,7 +98,7 @@ ALLOWED: tuple[Allowed, ...] = (
         "(docs/api-ref/history.md); Ironic 39 only errors",
     ),
     Allowed(
-        ("states and traits",),
+        ("states and traits", "volume connector and target changes"),
         "*: body.driver_internal_info.*",
         "driver_internal_info is the driver's own record: Ironic's conductor keeps the clean "
         "and deploy steps it ran and the last power change there; metalwire's state machine "
@@ -139,6 +139,13 @@ ALLOWED: tuple[Allowed, ...] = (
             "the result of what it records (docs/api-ref/history.md)",
         )
         for key in ("vif_id", "target_uuid", "result")
+    ),
+    Allowed(
+        ("volume connector and target changes",),
+        "target from a powered on node to a powered off one: status",
+        "metalwire moves a volume connector or target only when the node it leaves is powered "
+        "off too (400), since that node may be using the volume; Ironic 39 checks only the "
+        "node it moves to (docs/api-ref/volume.md)",
     ),
     Allowed(
         ("version gates",),

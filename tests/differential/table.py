@@ -73,6 +73,105 @@ def _below_their_version() -> tuple[Step, ...]:
     )
 
 
+def connector(label: str, node_label: str, kind: str, connector_id: str) -> Step:
+    body = {"node_uuid": f"{{{node_label}}}", "type": kind, "connector_id": connector_id}
+    return Step(f"create connector {label}", "POST", "/v1/volume/connectors", body, label)
+
+
+def target(label: str, node_label: str, volume_id: str, boot_index: int) -> Step:
+    body = {
+        "node_uuid": f"{{{node_label}}}",
+        "volume_type": "iscsi",
+        "volume_id": volume_id,
+        "boot_index": boot_index,
+    }
+    return Step(f"create target {label}", "POST", "/v1/volume/targets", body, label)
+
+
+def power(name: str, node_label: str, state: str) -> tuple[Step, Step]:
+    """Set the node's power state and wait until the change is done."""
+    body = {"target": state}
+    return (
+        Step(name, "PUT", f"/v1/nodes/{{{node_label}}}/states/power", body),
+        Step(f"after {name}", "GET", f"/v1/nodes/{{{node_label}}}", settle=True),
+    )
+
+
+def _volume_changes() -> tuple[Step, ...]:
+    """PATCH and DELETE of volume connectors and targets: taken while their node is
+    powered off, refused (with what was wrong) otherwise."""
+    connectors, targets = "/v1/volume/connectors", "/v1/volume/targets"
+    return (
+        node("dt-volume-a", "n1"),
+        node("dt-volume-b", "n2"),
+        *power("power off a", "n1", "power off"),
+        connector("c1", "n1", "iqn", "iqn.2010-10.org.openstack:dt-a"),
+        connector("c2", "n1", "ip", "192.0.2.10"),
+        target("t1", "n1", "dt-vol-1", 0),
+        target("t2", "n1", "dt-vol-2", 1),
+        patch("connector id", f"{connectors}/{{c1}}", op("replace", "/connector_id", "iqn.x")),
+        patch("connector extra", f"{connectors}/{{c1}}", op("add", "/extra/rack", "7")),
+        patch("connector bad type", f"{connectors}/{{c2}}", op("replace", "/type", "bogus")),
+        patch(
+            "connector duplicate type and id",
+            f"{connectors}/{{c2}}",
+            op("replace", "/type", "iqn"),
+            op("replace", "/connector_id", "iqn.x"),
+        ),
+        patch("connector no type", f"{connectors}/{{c2}}", op("remove", "/type")),
+        patch("connector uuid", f"{connectors}/{{c2}}", op("replace", "/uuid", "{missing}")),
+        patch("connector unknown field", f"{connectors}/{{c2}}", op("add", "/colour", "red")),
+        patch(
+            "connector to a missing node",
+            f"{connectors}/{{c2}}",
+            op("replace", "/node_uuid", "{missing}"),
+        ),
+        patch(
+            "connector to a node not a uuid",
+            f"{connectors}/{{c2}}",
+            op("replace", "/node_uuid", "dt-volume-b"),
+        ),
+        patch("missing connector", f"{connectors}/{{missing}}", op("add", "/extra/a", 1)),
+        patch("target volume id", f"{targets}/{{t1}}", op("replace", "/volume_id", "dt-vol-9")),
+        patch("target duplicate boot index", f"{targets}/{{t2}}", op("replace", "/boot_index", 0)),
+        patch("target bad boot index", f"{targets}/{{t2}}", op("replace", "/boot_index", "x")),
+        patch("target no volume type", f"{targets}/{{t2}}", op("remove", "/volume_type")),
+        patch(
+            "target to a missing node",
+            f"{targets}/{{t2}}",
+            op("replace", "/node_uuid", "{missing}"),
+        ),
+        patch(
+            "connector to a node with no power state",
+            f"{connectors}/{{c2}}",
+            op("replace", "/node_uuid", "{n2}"),
+        ),
+        *power("power off b", "n2", "power off"),
+        *power("power on a", "n1", "power on"),
+        patch(
+            "target from a powered on node to a powered off one",
+            f"{targets}/{{t1}}",
+            op("replace", "/node_uuid", "{n2}"),
+        ),
+        patch("connector of a powered on node", f"{connectors}/{{c2}}", op("add", "/extra/a", 1)),
+        patch("target of a powered on node", f"{targets}/{{t2}}", op("add", "/extra/a", 1)),
+        Step("delete connector of a powered on enrolled node", "DELETE", f"{connectors}/{{c2}}"),
+        Step("manage a", "PUT", "/v1/nodes/{n1}/states/provision", {"target": "manage"}),
+        Step("after manage a", "GET", "/v1/nodes/{n1}", settle=True),
+        Step("provide a", "PUT", "/v1/nodes/{n1}/states/provision", {"target": "provide"}),
+        Step("after provide a", "GET", "/v1/nodes/{n1}", settle=True),
+        *power("power on a again", "n1", "power on"),
+        Step("delete target of a powered on available node", "DELETE", f"{targets}/{{t2}}"),
+        Step("delete connector of a powered on available node", "DELETE", f"{connectors}/{{c1}}"),
+        *power("power off a again", "n1", "power off"),
+        Step("delete target", "DELETE", f"{targets}/{{t2}}"),
+        Step("delete target again", "DELETE", f"{targets}/{{t2}}"),
+        Step("delete connector", "DELETE", f"{connectors}/{{c1}}"),
+        get("connectors after delete", "/v1/nodes/{n1}/volume/connectors"),
+        get("target after delete", "/v1/volume/targets/{t2}"),
+    )
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "root and versions",
@@ -689,4 +788,5 @@ SCENARIOS: tuple[Scenario, ...] = (
             ),
         ),
     ),
+    Scenario("volume connector and target changes", _volume_changes()),
 )

@@ -1,7 +1,9 @@
 """Volume connectors and targets: written under their node's lock.
 
-As Ironic's conductor: a connector or target may be changed or removed only while its node
-is powered off (InvalidStateRequested, 400), since a running node may be using the volume.
+As Ironic's conductor: a connector or target may be changed only while its node is powered
+off (InvalidStateRequested, 400), since a running node may be using the volume; it may be
+removed while its node is powered off, or whatever its power state while the node is enroll,
+manageable or adopt failed (no instance can be using the volume then).
 A row moved to another node (a PATCH of ``node_uuid``) changes both nodes: both are locked,
 in the order of their ids as a port's move locks them, and both must be powered off.
 """
@@ -20,11 +22,19 @@ from metalwire.db.history import HistoryEntry
 from metalwire.db.models import VolumeConnector, VolumeTarget
 from metalwire.db.volumes import VolumeRepository
 from metalwire.db.work import Work
-from metalwire.errors import InvalidStateRequested, StaleUpdate
+from metalwire.errors import (
+    InvalidParameterValue,
+    InvalidStateRequested,
+    NodeNotFound,
+    StaleUpdate,
+)
 from metalwire.networking.task import Task
 
 Resource = Literal["volume_connectors", "volume_targets"]
 _NOUN = {"volume_connectors": "volume connector", "volume_targets": "volume target"}
+# The provision states in which a connector or target is deleted whatever the node's power
+# state (Ironic's DELETE_ALLOWED_STATES).
+_DELETE_AT_ANY_POWER = frozenset({"enroll", "manageable", "adopt failed"})
 
 
 def _repository(work: Work, resource: Resource) -> VolumeRepository[Any]:
@@ -92,11 +102,18 @@ def _check_still_on(task: Task, resource: Resource, uuid: str) -> None:
 def _read(
     conductor: Conductor, resource: Resource, uuid: str, node_ident: str | None
 ) -> tuple[int, int]:
-    """The id of the node the row is on and of the node it is to be on."""
+    """The id of the node the row is on and of the node it is to be on; a node to move to
+    that does not exist is a bad value of the patch (400), as in Ironic."""
     with conductor.db.reading() as work:
         node_id: int = _repository(work, resource).get(uuid).node_id
-        destination: int = work.nodes.get(node_ident).id if node_ident else node_id
-    return node_id, destination
+        if not node_ident:
+            return node_id, node_id
+        try:
+            return node_id, work.nodes.get(node_ident).id
+        except NodeNotFound:
+            raise InvalidParameterValue(
+                f"Cannot move {_NOUN[resource]} {uuid} to node {node_ident}: no such node."
+            ) from None
 
 
 def update(
@@ -144,7 +161,8 @@ def delete(conductor: Conductor, context: RequestContext, resource: Resource, uu
     def attempt() -> None:
         node_id, _ = _read(conductor, resource, uuid, None)
         with _locked(conductor, context, resource, uuid, node_id) as task:
-            _check_powered_off(task, resource, "deletion")
+            if task.node.provision_state not in _DELETE_AT_ANY_POWER:
+                _check_powered_off(task, resource, "deletion")
             with task.writing() as work:
                 _repository(work, resource).delete(uuid)
             event = HistoryEntry("volume", f"{_NOUN[resource]} {uuid} deleted")
