@@ -54,7 +54,12 @@ ALLOWED: tuple[Allowed, ...] = (
         for resource in ("continue_inspection", "inspection_rules", "runbooks")
     ),
     Allowed(
-        ("node patch", "node list filters", "states and traits"),
+        (
+            "node patch",
+            "node list filters",
+            "states and traits",
+            "port connectivity by provision state",
+        ),
         "*: body.reservation",
         "Ironic answers a PATCH with the node as its conductor still holds the lock; "
         "metalwire answers after the lock is released",
@@ -98,7 +103,11 @@ ALLOWED: tuple[Allowed, ...] = (
         "(docs/api-ref/history.md); Ironic 39 only errors",
     ),
     Allowed(
-        ("states and traits", "volume connector and target changes"),
+        (
+            "states and traits",
+            "volume connector and target changes",
+            "port connectivity by provision state",
+        ),
         "*: body.driver_internal_info.*",
         "driver_internal_info is the driver's own record: Ironic's conductor keeps the clean "
         "and deploy steps it ran and the last power change there; metalwire's state machine "

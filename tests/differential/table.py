@@ -172,6 +172,36 @@ def _volume_changes() -> tuple[Step, ...]:
     )
 
 
+def _port_connectivity() -> tuple[Step, ...]:
+    """A port's link, PXE flag, physical network and portgroup change before the node is
+    provided, or in maintenance; not on an available node otherwise."""
+    link = {"switch_id": "aa:bb:cc:dd:ee:ff", "port_id": "Eth1"}
+    changes = (
+        ("link", op("add", "/local_link_connection", link)),
+        ("pxe_enabled", op("replace", "/pxe_enabled", False)),
+        ("physical_network", op("add", "/physical_network", "physnet1")),
+        ("portgroup", op("add", "/portgroup_uuid", "{g1}")),
+    )
+    return (
+        node("dt-rewire", "n1"),
+        *power("power off", "n1", "power off"),  # Ironic's manage sets no power state
+        Step("create portgroup g1", "POST", "/v1/portgroups", {"node_uuid": "{n1}"}, "g1"),
+        port("p1", "n1", "52:54:00:ef:00:01"),
+        port("p2", "n1", "52:54:00:ef:00:02"),
+        patch("pxe_enabled in enroll", "/v1/ports/{p2}", op("replace", "/pxe_enabled", False)),
+        Step("manage", "PUT", "/v1/nodes/{n1}/states/provision", {"target": "manage"}),
+        Step("after manage", "GET", "/v1/nodes/{n1}", settle=True),
+        patch("pxe_enabled when manageable", "/v1/ports/{p2}", op("replace", "/pxe_enabled", True)),
+        Step("provide", "PUT", "/v1/nodes/{n1}/states/provision", {"target": "provide"}),
+        Step("after provide", "GET", "/v1/nodes/{n1}", settle=True),
+        *(patch(f"{name} when available", "/v1/ports/{p1}", change) for name, change in changes),
+        patch("extra when available", "/v1/ports/{p1}", op("add", "/extra/a", 1)),
+        get("port after the refused changes", "/v1/ports/{p1}"),
+        patch("maintenance", "/v1/nodes/{n1}", op("replace", "/maintenance", True)),
+        *(patch(f"{name} in maintenance", "/v1/ports/{p1}", change) for name, change in changes),
+    )
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "root and versions",
@@ -789,4 +819,5 @@ SCENARIOS: tuple[Scenario, ...] = (
         ),
     ),
     Scenario("volume connector and target changes", _volume_changes()),
+    Scenario("port connectivity by provision state", _port_connectivity()),
 )
