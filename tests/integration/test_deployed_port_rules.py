@@ -6,6 +6,7 @@ for the interfaces that do not set the network up anew for such a change (``noop
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +18,7 @@ from tests.support.server import MetalwireServer
 
 HEADERS = {"X-OpenStack-Ironic-API-Version": "1.78"}
 LINK = {"switch_id": "00:00:5e:00:53:01", "port_id": "Ethernet1/1"}
+_MACS = itertools.count(1)
 CONNECTIVITY_PATCHES = {
     "local_link_connection": [
         {"op": "add", "path": "/local_link_connection/port_id", "value": "Ethernet1/2"}
@@ -55,10 +57,9 @@ def _node_in(http: httpx.Client, name: str, interface: str, verbs: list[str]) ->
     node = resp.json()
     resp = http.post("/v1/portgroups", json={"node_uuid": node["uuid"], "name": f"{name}-pg"})
     assert resp.status_code == 201, resp.text
-    octet = sum(name.encode()) % 256
     port = {
         "node_uuid": node["uuid"],
-        "address": f"52:54:00:44:{octet:02x}:01",
+        "address": f"52:54:00:44:{next(_MACS):02x}:01",
         "local_link_connection": LINK,
         "physical_network": "physnet1",
     }
@@ -130,3 +131,29 @@ def test_a_port_of_a_manageable_node_changes_its_connectivity(
     for field, patch in _connectivity_patches(portgroup).items():
         resp = http.patch(f"/v1/ports/{port['uuid']}", json=patch)
         assert resp.status_code == 200, (field, resp.text)
+
+
+@pytest.mark.server
+def test_a_portgroup_moves_to_a_node_past_manageable_only_in_maintenance(
+    http: httpx.Client,
+) -> None:
+    """As Ironic: the node a portgroup moves to is enroll, manageable, inspecting or inspect
+    wait, or in maintenance (409 otherwise, the portgroup left where it was)."""
+    to = _node_in(http, "pg-to", "flat", ["manage", "provide"])["node"]
+    origin = _node_in(http, "pg-from", "noop", [])
+    group = http.get(f"/v1/portgroups/{origin['portgroup']}").json()
+    moved = [{"op": "replace", "path": "/node_uuid", "value": to["uuid"]}]
+
+    resp = http.patch(f"/v1/portgroups/{group['uuid']}", json=moved)
+    assert resp.status_code == 409, resp.text
+    assert fault(resp) == (
+        f"Portgroup {group['uuid']} cannot move to node {to['uuid']} (pg-to) in provision "
+        "state 'available'; only to a node in enroll, inspect wait, inspecting, manageable "
+        "or in maintenance."
+    )
+    assert http.get(f"/v1/portgroups/{group['uuid']}").json()["node_uuid"] == group["node_uuid"]
+
+    assert http.put("/v1/nodes/pg-to/maintenance", json={}).status_code == 202
+    resp = http.patch(f"/v1/portgroups/{group['uuid']}", json=moved)
+    assert resp.status_code == 200, resp.text
+    assert resp.json()["node_uuid"] == to["uuid"]

@@ -66,8 +66,9 @@ _INSTANCE_NAME_MAX = 255  # the instance_name column's length, and Ironic's limi
 # The states in which a node's interfaces and resource class may change (Ironic's): before it
 # is deployed (its interfaces also in maintenance).
 UNDEPLOYED_STATES = {"enroll", "manageable", "inspecting", "inspect wait", "available"}
-# The states in which a port's connectivity may change without maintenance (Ironic's
-# allowed_update_states of a port update), and those fields, by the name the API gives them.
+# The states in which a port's connectivity may change, and a portgroup move to a node,
+# without maintenance (Ironic's allowed_update_states of a port or portgroup update), and
+# those fields of a port, by the name the API gives them.
 PORT_REWIRE_STATES = {"enroll", "manageable", "inspecting", "inspect wait"}
 PORT_CONNECTIVITY_FIELDS = {
     "local_link_connection": "local_link_connection",
@@ -235,6 +236,18 @@ def _refuse_rewiring_deployed_port(
         f"Port {port_uuid} cannot change its {fields}: node {node.label} is in provision "
         f"state {node.provision_state!r}; only in {', '.join(sorted(PORT_REWIRE_STATES))} "
         "or in maintenance."
+    )
+
+
+def _refuse_portgroup_move_to_deployed(node: Node, portgroup_uuid: str) -> None:
+    """As Ironic: a portgroup moves only to a node in enroll, manageable, inspecting or
+    inspect wait, or in maintenance (409)."""
+    if node.maintenance or node.provision_state in PORT_REWIRE_STATES:
+        return
+    raise InvalidState(
+        f"Portgroup {portgroup_uuid} cannot move to node {node.label} in provision state "
+        f"{node.provision_state!r}; only to a node in "
+        f"{', '.join(sorted(PORT_REWIRE_STATES))} or in maintenance."
     )
 
 
@@ -523,6 +536,8 @@ def update_portgroup(
 ) -> Portgroup:
     def check(change: _Change[Portgroup]) -> _Follow:
         refuse_dynamic_portgroup_change(change.current, change.changed, change.inventory)
+        if "node_id" in change.changed:
+            _refuse_portgroup_move_to_deployed(change.owner.node, change.current.uuid)
         check_portgroup(change.proposed, change.current, change.inventory)
         iface = conductor.network_interface(change.owner.node)
         iface.portgroup_changed(change.owner, change.proposed, change.changed)
