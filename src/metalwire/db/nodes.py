@@ -175,8 +175,7 @@ def update(session: Session, node: Node, changes: Mapping[str, Any]) -> Node:
 
 
 def delete(session: Session, node: Node) -> None:
-    session.delete(node)
-    session.flush()
+    integrity.remove(session, node, f"Node {node.label}")
 
 
 _COLUMNS = {c.name for c in Node.__table__.columns} - {"attrs", "id"}

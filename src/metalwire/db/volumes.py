@@ -26,6 +26,7 @@ V = TypeVar("V", VolumeConnector, VolumeTarget)
 @dataclass(frozen=True)
 class VolumeKind(Generic[V]):
     model: type[V]
+    noun: str  # as a message names a row: "Volume connector <uuid>"
     missing: Callable[[str], NotFound]
     sortable: frozenset[str]
     # The Conflict message of each unique key, by a column name the database's error names.
@@ -34,6 +35,7 @@ class VolumeKind(Generic[V]):
 
 CONNECTORS: VolumeKind[VolumeConnector] = VolumeKind(
     VolumeConnector,
+    "Volume connector",
     VolumeConnectorNotFound,
     frozenset({"id", "uuid", "type", "connector_id", "created_at", "updated_at"}),
     lambda v: {
@@ -44,6 +46,7 @@ CONNECTORS: VolumeKind[VolumeConnector] = VolumeKind(
 )
 TARGETS: VolumeKind[VolumeTarget] = VolumeKind(
     VolumeTarget,
+    "Volume target",
     VolumeTargetNotFound,
     frozenset({"id", "uuid", "volume_type", "volume_id", "boot_index", "created_at"}),
     lambda v: {
@@ -116,5 +119,4 @@ class VolumeRepository(Generic[V]):
 
     def delete(self, uuid: str) -> None:
         with self._session() as session:
-            session.delete(self._row(session, uuid))
-            session.flush()
+            integrity.remove(session, self._row(session, uuid), f"{self.kind.noun} {uuid}")
