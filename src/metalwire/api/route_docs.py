@@ -180,14 +180,16 @@ def item_docs(
     fields: Schema,
     *,
     caveat: str = "",
+    delete_caveat: str | None = None,
     create_headers: Schema | None = None,
     patch_headers: Schema | None = None,
     links: Schema | None = None,
 ) -> ItemDocs:
     """Ports, portgroups and the volume resources are documented alike: ``kind`` names the
     schemas ("Port"), ``fields`` is the show's ``?fields=``, ``caveat`` ends the summaries
-    of a change and a delete (" (its node powered off)")."""
+    of a change and, unless ``delete_caveat`` says otherwise, of a delete."""
     obj = ref(kind)
+    delete_note = caveat if delete_caveat is None else delete_caveat
     return ItemDocs(
         create=doc(
             f"create{kind}",
@@ -213,7 +215,9 @@ def item_docs(
             body=ref("JsonPatch"),
             headers=patch_headers,
         ),
-        delete=doc(f"delete{kind}", f"Delete a {noun}{caveat}.", tag, ok="Deleted.", errors=WRITE),
+        delete=doc(
+            f"delete{kind}", f"Delete a {noun}{delete_note}.", tag, ok="Deleted.", errors=WRITE
+        ),
     )
 
 

@@ -320,7 +320,14 @@ def _add_routes(r: VolumeResource) -> None:
         query=params,
         since=VOLUME,
     )
-    one = item_docs(kind, noun, tag, bodies.VOLUME_FIELDS, caveat=" (its node powered off)")
+    one = item_docs(
+        kind,
+        noun,
+        tag,
+        bodies.VOLUME_FIELDS,
+        caveat=" (its node powered off)",
+        delete_caveat=" (its node powered off, or enroll, manageable or adopt failed)",
+    )
     route = router.add_api_route
     route(base, list_all, methods=["GET"], openapi_extra=all_listed)
     route(f"/v1/nodes/{{ident}}/{r.path}", list_of_node, methods=["GET"], openapi_extra=node_listed)
