@@ -25,7 +25,7 @@ from tests.neutron.interface_fixtures import (  # noqa: F401  (the shared module
     fixture_neutron,
     fixture_server,
 )
-from tests.support.helpers import fault, wait_for
+from tests.support.helpers import fault, settled_node, wait_for
 from tests.support.neutron import NeutronServer
 
 
@@ -282,10 +282,14 @@ def test_unknown_vif_is_refused(api: Metalwire, hot: Json) -> None:
 # -- flat with Neutron -----------------------------------------------------------------------
 
 
-def test_flat_sets_the_mac_and_binds_to_the_compute_host(api: Metalwire, neutron: Neutron) -> None:
-    api.node("flatn", "flat", instance_info={"nova_host_id": "compute-7"})
-    api.port(api.get("/v1/nodes/flatn"), "52:54:00:33:00:01", link("Ethernet25/1"))
-    vif = neutron.vif("mw-tenant-p1")
+def test_flat_binds_the_vifs_to_the_node_at_deploy(api: Metalwire, neutron: Neutron) -> None:
+    """As Ironic's ``flat``: a deploy binds each VIF with the node's UUID as host, the
+    ``baremetal`` vnic type and the port's MAC, and no profile (no switch port is moved on
+    a flat network); the compute host Nova records in instance_info plays no part."""
+    node = api.node("flatn", "flat", instance_info={"nova_host_id": "compute-7"})
+    api.port(node, "52:54:00:33:00:01", link("Ethernet25/1"))
+    api.port(node, "52:54:00:33:00:02", link("Ethernet25/2"), pxe_enabled=False)
+    vif, hot_vif = neutron.vif("mw-tenant-p1"), neutron.vif("mw-tenant-p1")
     api.provision("flatn", "manage", "provide")
 
     assert api.attach("flatn", vif["id"]).status_code == 204
@@ -295,13 +299,36 @@ def test_flat_sets_the_mac_and_binds_to_the_compute_host(api: Metalwire, neutron
 
     assert api.provision("flatn", "active")["provision_state"] == "active"
     port = neutron.port(vif["id"])
-    assert port["binding:host_id"] == "compute-7"
+    assert port["binding:host_id"] == node["uuid"]
     assert port["binding:vnic_type"] == "baremetal"
-    assert port["binding:profile"] == {"local_link_information": [link("Ethernet25/1")]}
+    assert port["binding:profile"] == {}
+    assert port["mac_address"] == "52:54:00:33:00:01"
+
+    # A VIF attached to the deployed node is bound at once, the same way.
+    assert api.attach("flatn", hot_vif["id"]).status_code == 204
+    port = neutron.port(hot_vif["id"])
+    assert (port["binding:host_id"], port["binding:profile"]) == (node["uuid"], {})
+    assert port["mac_address"] == "52:54:00:33:00:02"
 
     assert api.provision("flatn", "deleted")["provision_state"] == "available"
     assert api.vifs("flatn") == []
     assert_unbound(neutron.port(vif["id"]), vif["mac_address"])
+    assert_unbound(neutron.port(hot_vif["id"]), hot_vif["mac_address"])
+
+
+def test_a_flat_deploy_without_a_vif_fails(api: Metalwire) -> None:
+    """As Ironic's ``flat``: the node would boot on the network of its VIFs; with none
+    attached the deploy fails, saying so, instead of leaving the node without a network."""
+    node = api.node("flat-novif", "flat")
+    api.port(node, "52:54:00:33:00:07", link("Ethernet25/7"))
+    api.provision("flat-novif", "manage", "provide")
+
+    response = api.http.put("/v1/nodes/flat-novif/states/provision", json={"target": "active"})
+    assert response.status_code == 202, response.text
+    shown = settled_node(lambda: api.get("/v1/nodes/flat-novif"))
+    assert shown["provision_state"] == "deploy failed"
+    assert "Failed to bind any flat network port" in shown["last_error"]
+    assert "no VIF is attached" in shown["last_error"]
 
 
 # -- InfiniBand client-id --------------------------------------------------------------------

@@ -1,40 +1,35 @@
 """``flat``: every node shares one flat network; VIFs are recorded on ports and portgroups.
 
 Without a Neutron endpoint it works standalone: attach, list and detach keep metalwire's own
-record, and deployment binds the attached VIFs to the compute host by recording that host on
-each attachment.
+record, and nothing else is called.
 
-With ``[neutron] url`` set, the VIFs' Neutron ports are kept in step as well: an attach sets
-the Neutron port's MAC to the chosen port's (undone if anything fails), a detach unbinds it
-and gives it back its MAC, ``add_provisioning_network`` binds every attached VIF to the
-compute host (``binding:host_id`` = ``instance_info["nova_host_id"]``, ``binding:vnic_type``
-= ``baremetal``, and ``binding:profile`` with the ``local_link_information`` of the VIF's port
-or of its portgroup's members, as :func:`~metalwire.networking.neutron_ports.binding_profile`
-builds it for ``neutron``) and ``unconfigure_tenant_networks`` unbinds them. Cleaning puts
-the node's PXE-enabled ports on ``[neutron] cleaning_network`` as ``neutron`` does (see
+With ``[neutron] url`` set, the VIFs' Neutron ports are kept in step as well, as Ironic's
+``flat`` interface keeps them: an attach sets the Neutron port's MAC to the chosen port's
+(undone if anything fails) and binds it (seeds the binding on a node that is not deployed,
+see :mod:`metalwire.networking.neutron_ports`); a detach unbinds it and gives it back its
+MAC. ``add_provisioning_network`` binds every attached VIF to the node: ``binding:host_id``
+= node UUID, ``binding:vnic_type`` = ``baremetal`` and ``mac_address`` = the MAC of the VIF's
+port or portgroup (if it has one), with no ``binding:profile``: on a flat network no switch
+port is moved, and the node boots its deploy ramdisk on the network its VIFs are on, so a
+deploy with no VIF attached fails. The binding stays until ``unconfigure_tenant_networks``
+unbinds the VIFs at undeploy. Cleaning puts the node's PXE-enabled ports on ``[neutron]
+cleaning_network`` as ``neutron`` does (see
 :mod:`metalwire.networking.neutron_service_ports`).
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 
+from metalwire.db.models import Port, Portgroup
 from metalwire.errors import NetworkError
 from metalwire.networking.base import NetworkInterface
-from metalwire.networking.neutron_ports import (
-    VNIC_BAREMETAL,
-    Rollback,
-    binding_fields,
-    rolled_back,
-)
+from metalwire.networking.neutron_client import NeutronClient, NeutronPort
+from metalwire.networking.neutron_ports import VNIC_BAREMETAL, Json, Rollback, rolled_back
 from metalwire.networking.neutron_service_ports import ServiceNetworkPorts
 from metalwire.networking.task import Task
 
 LOG = logging.getLogger(__name__)
-
-#: Key in instance_info where the compute service records the host the instance runs on.
-COMPUTE_HOST_KEY = "nova_host_id"
 
 
 class FlatNetwork(ServiceNetworkPorts, NetworkInterface):
@@ -46,51 +41,48 @@ class FlatNetwork(ServiceNetworkPorts, NetworkInterface):
     def validate(self, task: Task) -> None:
         return None
 
-    def compute_host(self, task: Task) -> str | None:
-        host = task.node.instance_info.get(COMPUTE_HOST_KEY)
-        return str(host) if host else None
+    def expected_links(self, task: Task, target: Port | Portgroup) -> list[Json] | None:
+        return None  # flat binds with no binding:profile
+
+    def bind(
+        self,
+        task: Task,
+        client: NeutronClient,
+        vif_id: str,
+        target: Port | Portgroup,
+        rollback: Rollback,
+    ) -> NeutronPort:
+        """Bind the VIF's Neutron port to the node with the target's MAC; no profile, and
+        no wait: the flat network's mechanism driver binds it, or not, as it can."""
+        fields: Json = {"binding:host_id": task.node.uuid, "binding:vnic_type": VNIC_BAREMETAL}
+        if target.address:
+            fields["mac_address"] = target.address
+        rollback.add(f"unbind VIF port {vif_id}", lambda: self._unbind(client, vif_id))
+        return client.update_port(
+            vif_id, fields, f"bind VIF port {vif_id} to node {task.node.uuid}"
+        )
 
     def add_provisioning_network(self, task: Task) -> None:
-        """Bind the VIFs attached before deployment to the compute host."""
-        host = self.compute_host(task)
-        if host is None:
-            LOG.info(
-                "Node %s has no %s in instance_info; its VIFs stay unbound",
-                task.node.uuid,
-                COMPUTE_HOST_KEY,
-            )
+        """Bind every attached VIF to the node; all or none, and at least one."""
+        if not self.uses_neutron():
             return
-        if self.uses_neutron():
-            self._bind_to_host(task, host)
-        with task.atomic():
-            for attachment in task.attachments:
-                task.attachments.update_info(
-                    attachment.vif_id, {**attachment.info, "binding_host_id": host}
-                )
-        task.reload()
-
-    def _bind_to_host(self, task: Task, host: str) -> None:
+        attachments = [a for a in task.attachments if not a.pending]
+        if not attachments:
+            raise NetworkError(
+                f"Failed to bind any flat network port of node {task.node.uuid}: no VIF is "
+                "attached to it. Attach one before deploying: the node boots on the network "
+                "of its VIFs."
+            )
         client = self.neutron()
         rollback = Rollback()
         try:
-            for attachment in task.attachments:
-                vif_id = attachment.vif_id
-                target = task.find_target(vif_id)
-                # The switch side (e.g. networking-generic-switch) needs the cable.
-                fields = (
-                    binding_fields(host, self.profile_for(task, target))
-                    if target is not None
-                    else {"binding:host_id": host, "binding:vnic_type": VNIC_BAREMETAL}
-                )
-                rollback.add(
-                    f"unbind VIF port {vif_id}", functools.partial(self._unbind, client, vif_id)
-                )
-                client.update_port(vif_id, fields, f"bind VIF port {vif_id} to compute host {host}")
+            for attachment in attachments:
+                target = task.find_target(attachment.vif_id)
+                if target is not None:
+                    self.bind(task, client, attachment.vif_id, target, rollback)
         except NetworkError as exc:
             raise rolled_back(
-                f"Binding the VIFs of node {task.node.uuid} to compute host {host} failed",
-                exc,
-                rollback.run(),
+                f"Binding the VIFs of node {task.node.uuid} failed", exc, rollback.run()
             ) from None
 
     def add_cleaning_network(self, task: Task) -> None:
@@ -101,18 +93,13 @@ class FlatNetwork(ServiceNetworkPorts, NetworkInterface):
         self._remove_service_ports(task, "cleaning", self.config.neutron.cleaning_network)
 
     def unconfigure_tenant_networks(self, task: Task) -> None:
-        if self.uses_neutron():
-            client = self.neutron()
-            for attachment in task.attachments:
-                try:
-                    self._unbind(client, attachment.vif_id)
-                except NetworkError as exc:
-                    raise NetworkError(
-                        f"Unbinding the VIFs of node {task.node.uuid} failed: {exc}", exc.code
-                    ) from None
-        with task.atomic():
-            for attachment in task.attachments:
-                if "binding_host_id" in attachment.info:
-                    info = {k: v for k, v in attachment.info.items() if k != "binding_host_id"}
-                    task.attachments.update_info(attachment.vif_id, info)
-        task.reload()
+        if not self.uses_neutron():
+            return
+        client = self.neutron()
+        for attachment in task.attachments:
+            try:
+                self._unbind(client, attachment.vif_id)
+            except NetworkError as exc:
+                raise NetworkError(
+                    f"Unbinding the VIFs of node {task.node.uuid} failed: {exc}", exc.code
+                ) from None

@@ -43,16 +43,13 @@ from __future__ import annotations
 
 import logging
 
-from metalwire.db.models import Port, Portgroup, VifAttachment
+from metalwire.db.models import Port
 from metalwire.errors import (
     NetworkError,
     NetworkInterfaceInvalid,
 )
 from metalwire.networking.base import NetworkInterface
-from metalwire.networking.neutron_client import (
-    NeutronClient,
-    configuration_problem,
-)
+from metalwire.networking.neutron_client import configuration_problem
 from metalwire.networking.neutron_ports import (
     Rollback,
     rolled_back,
@@ -75,23 +72,6 @@ class NeutronNetwork(ServiceNetworkPorts, NetworkInterface):
             raise NetworkInterfaceInvalid(
                 f"Node {task.node.uuid} uses the neutron network interface, but {problem}"
             )
-
-    def binds_on_attach(self, task: Task) -> bool:
-        return task.node.provision_state == "active"
-
-    def binding_host(self, task: Task, attachment: VifAttachment) -> str | None:
-        return task.node.uuid
-
-    def bind_to(
-        self,
-        task: Task,
-        client: NeutronClient,
-        vif_id: str,
-        target: Port | Portgroup,
-        host: str,
-        rollback: Rollback,
-    ) -> None:
-        self.bind(task, client, vif_id, target, rollback)
 
     def port_unusable_reason(self, task: Task, port: Port) -> str | None:
         """Neutron binds a port to its switch port: it needs the link, unless InfiniBand."""

@@ -7,11 +7,12 @@ interface would have made of it:
   not recreate a tenant's port; detach the VIF);
 * ``mac_mismatch``: the port's MAC is not the chosen port's (or portgroup's) address
   (repaired by setting it again);
-* ``binding_mismatch``: on a deployed (``active``) node, ``binding:host_id`` (the node UUID
-  for ``neutron``, the compute host recorded at deploy for ``flat``) or ``binding:profile``'s
+* ``binding_mismatch``: on a deployed (``active``) node, ``binding:host_id`` (the node UUID),
+  ``binding:vnic_type`` or (``neutron`` only) ``binding:profile``'s
   ``local_link_information`` is not what the interface binds (repaired by binding again);
-* ``bound_while_not_deployed``: the node is not deployed but the port is bound (repaired by
-  unbinding it).
+* ``bound_while_not_deployed``: the node is not deployed but the port is bound otherwise
+  than by the seed of an attach (to the node, with no link to wire; unbound is fine too)
+  (repaired by unbinding it).
 
 Then every Neutron port with ``binding:vnic_type`` ``baremetal`` bound to one of the nodes
 (``binding:host_id`` = its UUID) that no attachment has, and that is not one of the node's
@@ -46,6 +47,7 @@ from metalwire.networking.neutron_ports import (
     VNIC_BAREMETAL,
     NeutronPortsMixin,
     Rollback,
+    is_seed,
     same_mac,
 )
 from metalwire.networking.selection import describe
@@ -201,15 +203,10 @@ def _finding(
 
 
 def expected_binding(
-    task: Task, iface: NeutronPortsMixin, attachment: VifAttachment, target: Port | Portgroup
-) -> tuple[str, list[Json] | None] | None:
-    """(host, local_link_information or None if not compared) of a deployed node's VIF;
-    None when it should be unbound."""
-    host = iface.binding_host(task, attachment)
-    if host is None:
-        return None
-    links = list(iface.profile_for(task, target).get("local_link_information") or [])
-    return host, links
+    task: Task, iface: NeutronPortsMixin, target: Port | Portgroup
+) -> tuple[str, list[Json] | None]:
+    """(host, local_link_information or None if not compared) of a deployed node's VIF."""
+    return task.node.uuid, iface.expected_links(task, target)
 
 
 def _drift(
@@ -266,10 +263,11 @@ def _drift(
         "local_link_information": port.profile.get("local_link_information"),
     }
     if state != DEPLOYED:
-        if port.bound:
+        if not is_seed(port, task.node.uuid):
             message = (
                 f"Node {label} is {state}, not deployed, but Neutron port {vif_id} is bound to "
-                f"host {port.host_id}."
+                f"host {port.host_id}"
+                + (" with local_link_information." if port.host_id == task.node.uuid else ".")
             )
             found.append(
                 _finding(
@@ -283,15 +281,13 @@ def _drift(
                 )
             )
         return found
-    binding = expected_binding(task, iface, attachment, target)
+    binding = expected_binding(task, iface, target)
     problem = _binding_problem(port, binding)
     if problem:
-        expected: Json | None = None
-        if binding is not None:
-            host, links = binding
-            expected = {"binding:host_id": host, "binding:vnic_type": VNIC_BAREMETAL}
-            if links is not None:
-                expected["local_link_information"] = links
+        host, links = binding
+        expected: Json = {"binding:host_id": host, "binding:vnic_type": VNIC_BAREMETAL}
+        if links is not None:
+            expected["local_link_information"] = links
         message = (
             f"Node {label} is deployed, but Neutron port {vif_id} (attached to "
             f"{describe(target)}) {problem}."
@@ -310,10 +306,8 @@ def _drift(
     return found
 
 
-def _binding_problem(port: NeutronPort, binding: tuple[str, list[Json] | None] | None) -> str:
+def _binding_problem(port: NeutronPort, binding: tuple[str, list[Json] | None]) -> str:
     """How the port's binding differs from the expected one ('' if it does not)."""
-    if binding is None:
-        return f"is bound to host {port.host_id}, but should be unbound" if port.bound else ""
     host, links = binding
     if port.host_id != host:
         return f"has binding:host_id {port.host_id or 'unset'}, expected {host}"
@@ -374,12 +368,8 @@ def _fix(
     if finding.kind == MAC_MISMATCH:
         iface.change_mac(client, port, target.address, rollback)
         return f"set the MAC of Neutron port {vif_id} to {target.address} ({describe(target)})"
-    host = iface.binding_host(task, attachment)
-    if host is None:
-        client.update_port(vif_id, UNBIND, f"unbind VIF port {vif_id} of an unbound node")
-        return f"unbound Neutron port {vif_id}"
-    iface.bind_to(task, client, vif_id, target, host, rollback)
-    return f"bound Neutron port {vif_id} to host {host} through {describe(target)}"
+    iface.bind(task, client, vif_id, target, rollback)
+    return f"bound Neutron port {vif_id} to node {task.node.uuid} through {describe(target)}"
 
 
 def _remove_dynamic_portgroup(task: Task, finding: Finding) -> str:

@@ -8,9 +8,9 @@ also makes an attached VIF's Neutron port follow a MAC change of its port or por
 undoes what an attach interrupted by the death of its process left in Neutron.
 
 A binding is ``binding:host_id`` = node UUID, ``binding:vnic_type`` = ``baremetal`` and
-``binding:profile`` as built by :func:`binding_profile`. Status codes are those of
-:mod:`metalwire.networking.neutron_client`: 502 when Neutron answered with an error, 503
-when it could not be reached.
+``binding:profile`` as built by :func:`binding_profile` (``flat`` sends no profile). Status
+codes are those of :mod:`metalwire.networking.neutron_client`: 502 when Neutron answered
+with an error, 503 when it could not be reached.
 """
 
 from __future__ import annotations
@@ -105,6 +105,23 @@ def binding_fields(host_id: str, profile: Json) -> Json:
     }
 
 
+def current_binding(port: NeutronPort) -> Json:
+    """The binding fields of a port as they are, to put them back."""
+    return {
+        "binding:host_id": port.host_id,
+        "binding:profile": port.profile,
+        "binding:vnic_type": port.vnic_type,
+    }
+
+
+def is_seed(port: NeutronPort, node_uuid: str) -> bool:
+    """Whether a port's binding is at most what a VIF of a node that is not deployed may
+    have: none, or a binding to the node with no link to wire (``flat`` while deploying)."""
+    if not port.bound:
+        return True
+    return port.host_id == node_uuid and not port.profile.get("local_link_information")
+
+
 def client_id_fields(target: Port | Portgroup) -> Json:
     """The Neutron port fields that give DHCP a port's ``extra["client-id"]``, if it has one.
 
@@ -172,7 +189,8 @@ class NeutronPortsMixin(StoredVifMixin):
 
     Without a Neutron (``[neutron] endpoint_override`` or the Keystone catalog) every method
     behaves as :class:`StoredVifMixin`'s.
-    Subclasses choose whether an attach binds at once (:meth:`binds_on_attach`).
+    An attach to an ``active`` node binds at once (:meth:`bind`, which subclasses may
+    change).
     """
 
     config: Config
@@ -192,7 +210,8 @@ class NeutronPortsMixin(StoredVifMixin):
         return client
 
     def binds_on_attach(self, task: Task) -> bool:
-        return False
+        """Whether an attach binds the VIF at once (hot-plug)."""
+        return task.node.provision_state == "active"
 
     # -- physical networks ---------------------------------------------------------------
 
@@ -261,24 +280,10 @@ class NeutronPortsMixin(StoredVifMixin):
             raise binding_failed_error("PUT", client.path(f"/ports/{vif_id}"), port, purpose)
         return client.wait_for_port_status(vif_id, "ACTIVE")
 
-    def binding_host(self, task: Task, attachment: VifAttachment) -> str | None:
-        """The host a deployed node's VIF is bound to, None if it stays unbound: the compute
-        host recorded at deploy (``flat``), unless the interface binds to the node."""
-        host = (attachment.info or {}).get("binding_host_id")
-        return str(host) if host else None
-
-    def bind_to(
-        self,
-        task: Task,
-        client: NeutronClient,
-        vif_id: str,
-        target: Port | Portgroup,
-        host: str,
-        rollback: Rollback,
-    ) -> None:
-        """Bind the VIF's Neutron port to ``host`` through ``target`` (its links)."""
-        fields = binding_fields(host, self.profile_for(task, target))
-        client.update_port(vif_id, fields, f"bind VIF port {vif_id} to host {host}")
+    def expected_links(self, task: Task, target: Port | Portgroup) -> list[Json] | None:
+        """The ``local_link_information`` a deployed node's VIF is bound with, or None when
+        the interface sends none (the drift audit compares it)."""
+        return list(self.profile_for(task, target).get("local_link_information") or [])
 
     @staticmethod
     def _unbind(client: NeutronClient, vif_id: str) -> bool:
@@ -301,11 +306,7 @@ class NeutronPortsMixin(StoredVifMixin):
         change if it is bound, since Neutron refuses a MAC change on a bound port."""
         vif_id = port.id
         old = port.mac_address
-        binding = {
-            "binding:host_id": port.host_id,
-            "binding:profile": port.profile,
-            "binding:vnic_type": port.vnic_type,
-        }
+        binding = current_binding(port)
         if port.bound:
             rollback.add(
                 f"bind VIF port {vif_id} again",
