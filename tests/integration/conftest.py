@@ -15,7 +15,8 @@ from tests.support.hanging_neutron import HangingNeutron
 def deploys(tmp_path: Path) -> Iterator[Setup]:
     """Servers on one SQLite file and the Neutron stand-in; every server stopped after the
     test, none of their logs with a traceback."""
-    neutron = HangingNeutron(answered_puts=1, answer_on_release=True)  # the attach's PUT
+    # The attach's two changes: the MAC, then the seed of the binding.
+    neutron = HangingNeutron(answered_puts=2, answer_on_release=True)
     made = Setup(tmp_path, neutron)
     try:
         yield made

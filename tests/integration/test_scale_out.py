@@ -120,7 +120,7 @@ def _attach_killed_mid_neutron_call(
     ``crashy`` (its record pending, its lease on the node left to expire). Yields the
     survivor and a client, right after the kill."""
     url = postgres_server.create_database(database)
-    neutron = HangingNeutron()
+    neutron = HangingNeutron(answer_on_release=True)
     settings = {
         "METALWIRE_NEUTRON_URL": neutron.url,
         "METALWIRE_NEUTRON_TIMEOUT": "300",
@@ -152,6 +152,7 @@ def _attach_killed_mid_neutron_call(
                 time.sleep(0.05)
             assert neutron.put_seen.wait(20), "the attach never reached its Neutron update"
             hung.kill()
+            neutron.release.set()  # from now on Neutron answers the survivor's changes
             yield survivor, client
     finally:
         neutron.close()
@@ -196,7 +197,8 @@ def test_vif_of_a_killed_attach_can_go_to_another_node_once_the_lease_expired(
             json={"driver": "fake-hardware", "name": "rescuer", "network_interface": "neutron"},
         )
         assert resp.status_code == 201, resp.text
-        # The MAC the stand-in Neutron reports: the attach has no MAC to change.
+        # The MAC the stand-in Neutron reports: the attach has no MAC to change, only the
+        # binding to seed.
         resp = client.post(
             f"{survivor.url}/v1/ports",
             json={

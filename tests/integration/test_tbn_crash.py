@@ -117,7 +117,7 @@ def crash(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Crash]:
         url = request.getfixturevalue(fixture).create_database(name)
     rules = tmp_path / "tbn.yaml"
     rules.write_text(RULES)
-    neutron = HangingNeutron()
+    neutron = HangingNeutron(answer_on_release=True)  # it answers once a test says so
     env = {
         "METALWIRE_CONDUCTOR_ENABLE_TRAIT_BASED_NETWORKING": "true",
         "METALWIRE_CONDUCTOR_TRAIT_BASED_NETWORKING_CONFIG_FILE": str(rules),
@@ -188,6 +188,7 @@ def test_a_kill_between_building_the_group_and_recording_the_vif_leaves_no_group
         watcher.close()
 
     crash.assert_nothing_left()
+    crash.neutron.release.set()  # Neutron answers again: the attach seeds the VIF's binding
     assert crash.call("POST", "/v1/nodes/tbn-crash/vifs", json={"id": "vif-2"}).status_code == 204
     assert crash.groups_and_members()[0] == 1
 

@@ -48,6 +48,35 @@ class Neutron:
         self.networks[name] = network
         return network
 
+    def create_routed_network(self, name: str, physnets: dict[str, str]) -> Json:
+        """A routed provider network: one vlan segment per physical network, each with a
+        subnet of its own (``{physnet: cidr}``). Its ports get their address once Neutron
+        knows their host (deferred IP allocation). The network carries ``segments_by_physnet``
+        (``{physnet: segment id}``)."""
+        segments = [
+            {"provider:network_type": "vlan", "provider:physical_network": physnet}
+            for physnet in physnets
+        ]
+        body = {"name": name, "project_id": PROJECT, "segments": segments}
+        response = self.http.post("/networks", json={"network": body})
+        assert response.status_code == 201, response.text
+        network: Json = response.json()["network"]
+        self.networks[name] = network
+        found = self.http.get("/segments", params={"network_id": network["id"]}).json()
+        by_physnet = {s["physical_network"]: s["id"] for s in found["segments"]}
+        for physnet, cidr in physnets.items():
+            subnet = {
+                "network_id": network["id"],
+                "segment_id": by_physnet[physnet],
+                "cidr": cidr,
+                "ip_version": 4,
+                "project_id": PROJECT,
+            }
+            response = self.http.post("/subnets", json={"subnet": subnet})
+            assert response.status_code == 201, response.text
+        network["segments_by_physnet"] = by_physnet
+        return network
+
     def vif(self, network: str, **fields: Any) -> Json:
         """A new tenant port (a VIF) on one of the networks, as Nova would create it."""
         body = {"network_id": self.networks[network]["id"], "project_id": PROJECT, **fields}

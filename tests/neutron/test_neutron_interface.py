@@ -82,13 +82,18 @@ def test_deploy_binds_the_vifs_and_undeploy_unbinds_them(
     assert neutron.ports_on("mw-clean") == []
     assert "cleaning_vif_port_id" not in ports_of(api, "life")["52:54:00:30:00:01"]["internal_info"]
 
-    # Attaching to an available node sets the MAC and binds nothing yet.
+    # Attaching to an available node sets the MAC and seeds the binding, as Ironic does:
+    # the node as host, no link, so the switch port stays as it is.
     assert api.provision("life", "provide")["provision_state"] == "available"
+    plugs_before = len(neutron_server.fake_switch_commands())
     response = api.attach("life", vif["id"])
     assert response.status_code == 204, response.text
     port = neutron.port(vif["id"])
     assert port["mac_address"] == "52:54:00:30:00:01"
-    assert port["binding:host_id"] == ""
+    assert (port["binding:host_id"], port["binding:profile"]) == (node["uuid"], {})
+    assert port["binding:vnic_type"] == "baremetal"
+    assert port["status"] == "DOWN"
+    assert neutron_server.fake_switch_commands()[plugs_before:] == []
     shown = ports_of(api, "life")["52:54:00:30:00:01"]
     assert shown["internal_info"]["tenant_vif_port_id"] == vif["id"]
 
@@ -112,6 +117,70 @@ def test_deploy_binds_the_vifs_and_undeploy_unbinds_them(
     assert api.provision("life", "deleted")["provision_state"] == "available"
     assert api.vifs("life") == []
     assert_unbound(neutron.port(vif["id"]), vif["mac_address"])
+
+
+# -- the binding an attach seeds -------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def routed(neutron: Neutron) -> Json:
+    """A routed provider network: a segment (and subnet) on physnet1 and one on physnet2."""
+    subnets = {"physnet1": "10.37.1.0/24", "physnet2": "10.37.2.0/24"}
+    return neutron.create_routed_network("mw-routed", subnets)
+
+
+def test_an_attach_seeds_the_binding_so_a_routed_network_gives_the_vif_an_address(
+    api: Metalwire, neutron: Neutron, neutron_server: NeutronServer, routed: Json
+) -> None:
+    """Nova creates a VIF with no host (its Ironic driver binds nothing), so on a routed
+    network Neutron defers its address until it knows where the port is. As Ironic, an
+    attach to a node that is not deployed tells it: host = the node, vnic type baremetal,
+    an empty profile. Neutron then allocates an address of the node's segment, which Nova
+    reads for the instance's network configuration before the deploy."""
+    node = api.node("routed")
+    api.port(node, "52:54:00:37:00:01", link("Ethernet37/1"), physical_network="physnet1")
+    api.provision("routed", "manage", "provide")
+    # As networking-baremetal's agent reports it: the node reaches the physnet1 segment.
+    neutron_server.map_host_to_segment(node["uuid"], routed["segments_by_physnet"]["physnet1"])
+    vif = neutron.vif("mw-routed")
+    assert vif["fixed_ips"] == []  # deferred until Neutron knows the host
+
+    response = api.attach("routed", vif["id"])
+
+    assert response.status_code == 204, response.text
+    port = neutron.port(vif["id"])
+    assert [ip["ip_address"].rsplit(".", 1)[0] for ip in port["fixed_ips"]] == ["10.37.1"]
+    assert (port["binding:host_id"], port["binding:profile"]) == (node["uuid"], {})
+
+    # The deploy binds it with its link; the undeploy unbinds it, and the address stays.
+    assert api.provision("routed", "active")["provision_state"] == "active"
+    port = neutron.wait_status(vif["id"], "ACTIVE")
+    assert port["binding:profile"]["local_link_information"] == [link("Ethernet37/1")]
+    assert api.provision("routed", "deleted")["provision_state"] == "available"
+    port = neutron.port(vif["id"])
+    assert_unbound(port, vif["mac_address"])
+    assert [ip["ip_address"].rsplit(".", 1)[0] for ip in port["fixed_ips"]] == ["10.37.1"]
+
+
+def test_an_attach_neutron_cannot_seed_fails_and_changes_nothing(
+    api: Metalwire, neutron: Neutron, routed: Json
+) -> None:
+    """A node no segment of the routed network reaches cannot get an address there: as
+    Ironic's, the attach fails (Neutron's refusal named), and what it did is undone."""
+    node = api.node("unrouted")
+    api.port(node, "52:54:00:37:00:02", link("Ethernet37/2"), physical_network="physnet1")
+    api.provision("unrouted", "manage", "provide")
+    vif = neutron.vif("mw-routed")
+
+    response = api.attach("unrouted", vif["id"])
+
+    assert response.status_code == 502, response.text
+    assert "HostNotConnectedToAnySegment" in fault(response)
+    assert f"seed the binding of VIF port {vif['id']}" in fault(response)
+    assert api.vifs("unrouted") == []
+    port = neutron.port(vif["id"])
+    assert_unbound(port, vif["mac_address"])
+    assert port["fixed_ips"] == []
 
 
 # -- hot-plug on an active node --------------------------------------------------------------
@@ -295,7 +364,7 @@ def test_flat_binds_the_vifs_to_the_node_at_deploy(api: Metalwire, neutron: Neut
     assert api.attach("flatn", vif["id"]).status_code == 204
     port = neutron.port(vif["id"])
     assert port["mac_address"] == "52:54:00:33:00:01"
-    assert port["binding:host_id"] == ""
+    assert (port["binding:host_id"], port["binding:profile"]) == (node["uuid"], {})
 
     assert api.provision("flatn", "active")["provision_state"] == "active"
     port = neutron.port(vif["id"])

@@ -217,6 +217,23 @@ class NeutronServer:
                 commands.append(line.split("] ", 1)[1].strip())
         return commands
 
+    def map_host_to_segment(self, host: str, segment_id: str) -> None:
+        """Tell Neutron that ``host`` reaches the network segment ``segment_id``, as an
+        agent's report does (networking-baremetal's ironic-neutron-agent reports each node's
+        UUID with its physical networks). Without a message broker no agent reports here,
+        so the row goes straight into Neutron's ``segmenthostmappings`` table. Neutron
+        then allocates a routed network's port of that host an address of that segment."""
+        import psycopg  # the tests' PostgreSQL driver; Neutron's own URL names psycopg2
+
+        if self.database_url is None:
+            raise NeutronError("the Neutron server is not started")
+        url = self.database_url.replace("postgresql+psycopg2://", "postgresql://", 1)
+        with psycopg.connect(url) as connection:
+            connection.execute(
+                "INSERT INTO segmenthostmappings (segment_id, host) VALUES (%s, %s)",
+                (segment_id, host),
+            )
+
     # -- configuration -----------------------------------------------------------------
 
     def _config_files(self) -> dict[str, dict[str, dict[str, str]]]:

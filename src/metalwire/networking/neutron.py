@@ -10,7 +10,9 @@ A VIF is the id of a Neutron port. What the interface tells Neutron, and when:
 * **attach**: the VIF's physical networks (those of its Neutron network's segments) restrict
   the choice of port or portgroup; the attachment is recorded, the Neutron port's
   ``mac_address`` becomes the chosen port's (or portgroup's) MAC, and on an ``active`` node
-  the port is bound at once (hot-plug) and must become ACTIVE.
+  the port is bound at once (hot-plug) and must become ACTIVE; on any other node its
+  binding is seeded (node UUID, no profile: a routed network's address is allocated, no
+  switch port is wired; see :mod:`metalwire.networking.neutron_ports`).
 * **deploy**: ``add_provisioning_network`` creates a bound Neutron port on
   ``[neutron] provisioning_network`` for every PXE-enabled port (its id kept in the port's
   ``internal_info["provisioning_vif_port_id"]``), ``remove_provisioning_network`` deletes

@@ -8,7 +8,11 @@ also makes an attached VIF's Neutron port follow a MAC change of its port or por
 undoes what an attach interrupted by the death of its process left in Neutron.
 
 A binding is ``binding:host_id`` = node UUID, ``binding:vnic_type`` = ``baremetal`` and
-``binding:profile`` as built by :func:`binding_profile` (``flat`` sends no profile). Status
+``binding:profile`` as built by :func:`binding_profile` (``flat`` sends no profile). An
+attach to a node that is not ``active`` seeds the binding instead, as Ironic does: the node
+UUID as host, the ``baremetal`` vnic type and an empty profile, so that Neutron can place
+the port on a segment of a routed network and allocate its address (deferred IP
+allocation) while no mechanism driver has a link to wire yet. Status
 codes are those of :mod:`metalwire.networking.neutron_client`: 502 when Neutron answered
 with an error, 503 when it could not be reached.
 """
@@ -105,6 +109,11 @@ def binding_fields(host_id: str, profile: Json) -> Json:
     }
 
 
+def seed_fields(node_uuid: str) -> Json:
+    """The binding an attach to a node that is not deployed sets (see the module's text)."""
+    return binding_fields(node_uuid, {})
+
+
 def current_binding(port: NeutronPort) -> Json:
     """The binding fields of a port as they are, to put them back."""
     return {
@@ -116,7 +125,8 @@ def current_binding(port: NeutronPort) -> Json:
 
 def is_seed(port: NeutronPort, node_uuid: str) -> bool:
     """Whether a port's binding is at most what a VIF of a node that is not deployed may
-    have: none, or a binding to the node with no link to wire (``flat`` while deploying)."""
+    have: none, or a binding to the node with no link to wire (the seed of an attach, or
+    ``flat`` while deploying)."""
     if not port.bound:
         return True
     return port.host_id == node_uuid and not port.profile.get("local_link_information")
@@ -190,7 +200,7 @@ class NeutronPortsMixin(StoredVifMixin):
     Without a Neutron (``[neutron] endpoint_override`` or the Keystone catalog) every method
     behaves as :class:`StoredVifMixin`'s.
     An attach to an ``active`` node binds at once (:meth:`bind`, which subclasses may
-    change).
+    change); to any other node it seeds the binding (:meth:`seed`).
     """
 
     config: Config
@@ -210,7 +220,7 @@ class NeutronPortsMixin(StoredVifMixin):
         return client
 
     def binds_on_attach(self, task: Task) -> bool:
-        """Whether an attach binds the VIF at once (hot-plug)."""
+        """Whether an attach binds the VIF at once (hot-plug), rather than seeding it."""
         return task.node.provision_state == "active"
 
     # -- physical networks ---------------------------------------------------------------
@@ -284,6 +294,26 @@ class NeutronPortsMixin(StoredVifMixin):
         """The ``local_link_information`` a deployed node's VIF is bound with, or None when
         the interface sends none (the drift audit compares it)."""
         return list(self.profile_for(task, target).get("local_link_information") or [])
+
+    def seed(
+        self, task: Task, client: NeutronClient, port: NeutronPort, rollback: Rollback
+    ) -> None:
+        """Give an attached VIF's Neutron port the seed binding to the node
+        (:func:`seed_fields`); a port bound otherwise is unbound first."""
+        vif_id = port.id
+        if not is_seed(port, task.node.uuid):
+            binding = current_binding(port)
+            rollback.add(
+                f"bind VIF port {vif_id} again",
+                lambda: client.update_port(vif_id, binding, f"restore the binding of {vif_id}"),
+            )
+            client.update_port(vif_id, UNBIND, f"unbind VIF port {vif_id} before seeding it")
+        rollback.add(f"unbind VIF port {vif_id}", lambda: self._unbind(client, vif_id))
+        client.update_port(
+            vif_id,
+            seed_fields(task.node.uuid),
+            f"seed the binding of VIF port {vif_id} to node {task.node.uuid}",
+        )
 
     @staticmethod
     def _unbind(client: NeutronClient, vif_id: str) -> bool:
@@ -367,6 +397,8 @@ class NeutronPortsMixin(StoredVifMixin):
             if self.binds_on_attach(task):
                 self.bind(task, client, vif_id, target, rollback)
                 self.settle()
+            else:
+                self.seed(task, client, port, rollback)
         except Exception as exc:
             failures = rollback.run()
             if isinstance(exc, NetworkError):
