@@ -196,5 +196,16 @@ class Metalwire:
             assert shown["last_error"] is None, shown["last_error"]
         return self.get(f"/v1/nodes/{node}")
 
+    def deploy_with(self, node: str, vif: str, **target: str) -> Json:
+        """Deploy an available node with ``vif`` attached (to ``target`` if given), then
+        detach it: an active node with no VIF. A ``neutron`` deploy fails with no VIF to
+        bind, as Ironic's does."""
+        response = self.attach(node, vif, **target)
+        assert response.status_code == 204, response.text
+        assert self.provision(node, "active")["provision_state"] == "active"
+        response = self.detach(node, vif)
+        assert response.status_code == 204, response.text
+        return self.get(f"/v1/nodes/{node}")
+
     def close(self) -> None:
         self.http.close()

@@ -105,11 +105,12 @@ def test_audit_finds_each_drift_and_repair_fixes_the_safe_ones(
 ) -> None:
     active, (a1, a2, _a3) = node_with_ports(api, "drift-active", 0x41, 3)
     idle, (i1, i2) = node_with_ports(api, "drift-idle", 0x42, 2)
-    api.provision("drift-active", "manage", "provide", "active")
+    api.provision("drift-active", "manage", "provide")
     api.provision("drift-idle", "manage", "provide")
     unbound, gone, moved_mac, bound = (neutron.vif(NETWORK) for _ in range(4))
     attach(api, "drift-active", a1, unbound)
     attach(api, "drift-active", a2, gone)
+    api.provision("drift-active", "active")
     attach(api, "drift-idle", i1, moved_mac)
     attach(api, "drift-idle", i2, bound)
     neutron.wait_status(unbound["id"], "ACTIVE")
@@ -282,10 +283,11 @@ def test_a_bond_is_expected_with_every_member_link(api: Metalwire, neutron: Neut
             physical_network="physnet1",
             portgroup_uuid=bond["uuid"],
         )
-    api.provision("drift-bond", "manage", "provide", "active")
+    api.provision("drift-bond", "manage", "provide")
     vif = neutron.vif(NETWORK)
     response = api.attach("drift-bond", vif["id"], portgroup_uuid=bond["uuid"])
     assert response.status_code == 204, response.text
+    api.provision("drift-bond", "active")
     bound = neutron.wait_status(vif["id"], "ACTIVE")
     assert audit(api, "drift-bond") == {}
 

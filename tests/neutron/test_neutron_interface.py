@@ -30,8 +30,9 @@ from tests.support.neutron import NeutronServer
 
 
 @pytest.fixture(scope="module")
-def hot(api: Metalwire) -> Json:
-    """An active node: a PXE port on sw1, a port on an unknown switch, and a bond of two."""
+def hot(api: Metalwire, neutron: Neutron) -> Json:
+    """An active node with no VIF: a PXE port on sw1, a port on an unknown switch, and a
+    bond of two."""
     node = api.node("hot")
     api.port(node, "52:54:00:31:00:01", link("Ethernet22/1"), physical_network="physnet1")
     api.port(node, "52:54:00:31:00:02", UNKNOWN_SWITCH, pxe_enabled=False)
@@ -54,8 +55,8 @@ def hot(api: Metalwire) -> Json:
             physical_network="physnet1",
             portgroup_uuid=bond["uuid"],
         )
-    shown = api.provision("hot", "manage", "provide", "active")
-    assert shown["provision_state"] == "active"
+    api.provision("hot", "manage", "provide")
+    api.deploy_with("hot", neutron.vif("mw-tenant-p1")["id"])
     return node
 
 
@@ -117,6 +118,23 @@ def test_deploy_binds_the_vifs_and_undeploy_unbinds_them(
     assert api.provision("life", "deleted")["provision_state"] == "available"
     assert api.vifs("life") == []
     assert_unbound(neutron.port(vif["id"]), vif["mac_address"])
+
+
+def test_a_neutron_deploy_without_a_vif_fails(api: Metalwire, neutron: Neutron) -> None:
+    """As Ironic's ``neutron`` interface: a deploy has to put the node on a tenant network;
+    with no VIF attached it fails (``deploy failed``, saying why) rather than leaving an
+    instance on no network, and the provisioning port is gone all the same."""
+    node = api.node("novif")
+    api.port(node, "52:54:00:30:00:09", link("Ethernet21/9"))
+    api.provision("novif", "manage", "provide")
+
+    response = api.http.put("/v1/nodes/novif/states/provision", json={"target": "active"})
+
+    assert response.status_code == 202, response.text
+    shown = settled_node(lambda: api.get("/v1/nodes/novif"))
+    assert shown["provision_state"] == "deploy failed"
+    assert f"No VIF is attached to node {node['uuid']}" in shown["last_error"]
+    assert neutron.ports_on("mw-provision") == []
 
 
 # -- the binding an attach seeds -------------------------------------------------------------
@@ -434,8 +452,8 @@ def test_client_id_reaches_neutron_on_the_provisioning_port_and_the_bound_vif(
 
     patch = [{"op": "replace", "path": "/deploy_interface", "value": "fake"}]
     assert api.http.patch("/v1/nodes/ib", json=patch).status_code == 200
-    assert api.provision("ib", "active")["provision_state"] == "active"
     assert api.attach("ib", vif["id"]).status_code == 204
+    assert api.provision("ib", "active")["provision_state"] == "active"
     port = neutron.wait_status(vif["id"], "ACTIVE")
     assert client_id_options(port) == [{"opt_name": "61", "opt_value": CLIENT_ID}]
 

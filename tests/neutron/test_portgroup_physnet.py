@@ -55,7 +55,8 @@ def test_a_portgroups_physical_network_chooses_it_for_a_vif(
             physical_network="physnet2",
             portgroup_uuid=bond["uuid"],
         )
-    assert mw.provision("pg-physnet", "manage", "provide", "active")["provision_state"] == "active"
+    mw.provision("pg-physnet", "manage", "provide")
+    mw.deploy_with("pg-physnet", neutron.vif("mw-tenant-p2")["id"])
 
     on_p2, on_p1, again_p2 = (
         neutron.vif("mw-tenant-p2"),

@@ -97,9 +97,13 @@ def db(server: MetalwireServer, database_url: str) -> Iterator[Database]:
     database.dispose()
 
 
-def active_node(api: Metalwire, db: Database, name: str, links: list[Json], prefix: int) -> Json:
-    """An active node with the trait and one groupable port per link."""
+def active_node(
+    api: Metalwire, db: Database, neutron: Neutron, name: str, links: list[Json], prefix: int
+) -> Json:
+    """An active node with the trait, one groupable port per link, and no VIF (its deploy's
+    VIF was on the first port)."""
     node = api.node(name, instance_info={"traits": ["CUSTOM_BOND"]})
+    first = None
     for n, local_link in enumerate(links):
         port = api.port(
             node,
@@ -111,7 +115,10 @@ def active_node(api: Metalwire, db: Database, name: str, links: list[Json], pref
         )
         with db.writing() as work:
             work.ports.update(port["uuid"], {"available_for_dynamic_portgroup": True})
-    assert api.provision(name, "manage", "provide", "active")["provision_state"] == "active"
+        first = first or port
+    assert first is not None
+    api.provision(name, "manage", "provide")
+    api.deploy_with(name, neutron.vif(NETWORK)["id"], port_uuid=first["uuid"])
     return node
 
 
@@ -127,7 +134,7 @@ def test_the_dynamic_portgroup_binds_through_every_member(
     api: Metalwire, db: Database, neutron: Neutron
 ) -> None:
     links = [link("Ethernet40/1"), link("Ethernet40/2", SW2.name, SW2.mac_address)]
-    node = active_node(api, db, "tbn-bind", links, 0x81)
+    node = active_node(api, db, neutron, "tbn-bind", links, 0x81)
     vif = neutron.vif(NETWORK)
 
     response = api.attach("tbn-bind", vif["id"])
@@ -153,7 +160,7 @@ def test_the_dynamic_portgroup_binds_through_every_member(
 def test_a_binding_neutron_refuses_leaves_no_group_and_no_port_moved(
     api: Metalwire, db: Database, neutron: Neutron
 ) -> None:
-    active_node(api, db, "tbn-refused", [link("Ethernet41/1"), UNKNOWN_SWITCH], 0x82)
+    active_node(api, db, neutron, "tbn-refused", [link("Ethernet41/1"), UNKNOWN_SWITCH], 0x82)
     vif = neutron.vif(NETWORK)
 
     response = api.attach("tbn-refused", vif["id"])
@@ -171,7 +178,7 @@ def test_a_binding_neutron_refuses_leaves_no_group_and_no_port_moved(
 def test_the_audit_finds_a_dynamic_portgroup_whose_vif_is_gone_and_repairs_it(
     api: Metalwire, db: Database, neutron: Neutron
 ) -> None:
-    active_node(api, db, "tbn-gone", [link("Ethernet42/1"), link("Ethernet42/2")], 0x83)
+    active_node(api, db, neutron, "tbn-gone", [link("Ethernet42/1"), link("Ethernet42/2")], 0x83)
     vif = neutron.vif(NETWORK)
     assert api.attach("tbn-gone", vif["id"]).status_code == 204
     (group,) = groups(api, "tbn-gone")

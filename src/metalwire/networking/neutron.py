@@ -16,7 +16,8 @@ A VIF is the id of a Neutron port. What the interface tells Neutron, and when:
 * **deploy**: ``add_provisioning_network`` creates a bound Neutron port on
   ``[neutron] provisioning_network`` for every PXE-enabled port (its id kept in the port's
   ``internal_info["provisioning_vif_port_id"]``), ``remove_provisioning_network`` deletes
-  them, and ``configure_tenant_networks`` binds every attached VIF. Cleaning does the same
+  them, and ``configure_tenant_networks`` binds every attached VIF (with none attached the
+  deploy fails, as Ironic's: the node would end up on no network). Cleaning does the same
   with ``cleaning_network`` and ``cleaning_vif_port_id``. An empty network option makes the
   hook a logged no-op.
 * **undeploy**: ``unconfigure_tenant_networks`` unbinds every attached VIF.
@@ -88,16 +89,19 @@ class NeutronNetwork(ServiceNetworkPorts, NetworkInterface):
     # -- tenant networks -------------------------------------------------------------------
 
     def configure_tenant_networks(self, task: Task) -> None:
-        """Bind every attached VIF to the node; all or none."""
+        """Bind every attached VIF to the node; all or none, and at least one."""
         if not self.uses_neutron():
             return
-        if not task.attachments:
-            LOG.info("Node %s has no VIFs to bind", task.node.uuid)
-            return
+        attachments = [a for a in task.attachments if not a.pending]
+        if not attachments:
+            raise NetworkError(
+                f"No VIF is attached to node {task.node.uuid}, so it cannot be put on a "
+                "tenant network; attach one (a Neutron port) before deploying."
+            )
         client = self.neutron()
         rollback = Rollback()
         try:
-            for attachment in task.attachments:
+            for attachment in attachments:
                 target = task.find_target(attachment.vif_id)
                 if target is not None:
                     self.bind(task, client, attachment.vif_id, target, rollback)
