@@ -1,6 +1,6 @@
 """A neutron node on a real ``metalwire serve`` whose deploy Neutron holds: the suite's
-HangingNeutron answers the attach's change and holds the deploy's binding of the node's VIF
-until a test lets it go (or the test kills the server there). Shared by the tests of
+HangingNeutron answers the attach's changes and holds the deploy's first change of the node's
+VIF until a test lets it go (or the test kills the server there). Shared by the tests of
 provision steps that go on after their answer and of a deploy cut short by a crash.
 """
 
@@ -88,8 +88,8 @@ class Setup:
         assert node(server)["provision_state"] == "available"
 
     def deploy_held_by_neutron(self, server: MetalwireServer) -> None:
-        """Start a deploy; it is answered while Neutron holds its binding."""
+        """Start a deploy; it is answered while Neutron holds its change of the VIF."""
         resp = provision(server, "active")
         assert resp.status_code == 202, resp.text
-        assert self.neutron.put_seen.wait(30), "the deploy never reached its Neutron binding"
+        assert self.neutron.put_seen.wait(30), "the deploy never reached its Neutron change"
         assert not self.neutron.release.is_set()

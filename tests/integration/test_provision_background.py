@@ -1,6 +1,6 @@
 """A provision verb on a node whose network interface calls an external service is answered
 once accepted, and its steps go on in the background: a real ``metalwire serve``, the node on
-the ``neutron`` interface, Neutron the suite's HangingNeutron, which holds the deploy's binding
+the ``neutron`` interface, Neutron the suite's HangingNeutron, which holds the deploy's first change
 of the node's VIF until the test lets it go.
 """
 
@@ -71,7 +71,7 @@ def test_a_step_failing_after_the_answer_leaves_deploy_failed(deploys: Setup) ->
     assert deploys.neutron.put_seen.wait(30)
     assert node(server)["provision_state"] == "deploying"
 
-    deploys.neutron.release.set()  # the binding's connection closed unanswered
+    deploys.neutron.release.set()  # the held change's connection closed unanswered
     with Client(server.url) as client, pytest.raises(ProvisionStateError) as caught:
         client.wait_for_provision_state("bg", "active", timeout=30, interval=0.1)
     assert caught.value.state == "deploy failed"
@@ -109,7 +109,7 @@ def test_baremetal_node_deploy_wait_returns_once_the_steps_are_done(
 def test_baremetal_node_deploy_wait_reports_a_deploy_that_failed_after_its_answer(
     deploys: Setup, tmp_path: Path
 ) -> None:
-    deploys.neutron.answer_on_release = False  # the binding's connection closed unanswered
+    deploys.neutron.answer_on_release = False  # the held change's connection closed unanswered
     server = deploys.server()
     deploys.available_node_with_a_vif(server)
 

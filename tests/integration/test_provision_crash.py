@@ -3,7 +3,8 @@ failed`` by the restarted service's provision check once the dead process's leas
 with no client touching the node.
 
 The node uses the ``neutron`` interface, whose deploy commits each step: Neutron (the suite's
-HangingNeutron) does not answer the binding of the node's VIF, and the process is killed there.
+HangingNeutron) does not answer the deploy's first change of the node's VIF, and the process
+is killed there.
 """
 
 from __future__ import annotations

@@ -120,6 +120,31 @@ def test_deploy_binds_the_vifs_and_undeploy_unbinds_them(
     assert_unbound(neutron.port(vif["id"]), vif["mac_address"])
 
 
+def test_a_rebuild_puts_the_node_back_on_its_tenant_network(
+    api: Metalwire, neutron: Neutron, neutron_server: NeutronServer
+) -> None:
+    """A rebuild boots the deployed node on the provisioning network again, then back on its
+    tenant network: its switch port must end on the tenant VLAN, as after the deploy."""
+    node = api.node("rebuilt")
+    api.port(node, "52:54:00:38:00:01", link("Ethernet38/1"))
+    vif = neutron.vif("mw-tenant-p1")
+    tenant_vlan = neutron.networks["mw-tenant-p1"]["provider:segmentation_id"]
+    api.provision("rebuilt", "manage", "provide")
+    assert api.attach("rebuilt", vif["id"]).status_code == 204
+    assert api.provision("rebuilt", "active")["provision_state"] == "active"
+    seen = len(neutron_server.fake_switch_commands())
+
+    assert api.provision("rebuilt", "rebuild")["provision_state"] == "active"
+
+    def last_command() -> str:
+        commands = neutron_server.fake_switch_commands()[seen:]
+        return ([""] + [c for c in commands if "Ethernet38/1" in c])[-1]
+
+    assert wait_for(lambda: last_command() == f"plug port Ethernet38/1 to network {tenant_vlan}")
+    assert neutron.wait_status(vif["id"], "ACTIVE")["binding:host_id"] == node["uuid"]
+    assert neutron.ports_on("mw-provision") == []
+
+
 def test_a_neutron_deploy_without_a_vif_fails(api: Metalwire, neutron: Neutron) -> None:
     """As Ironic's ``neutron`` interface: a deploy has to put the node on a tenant network;
     with no VIF attached it fails (``deploy failed``, saying why) rather than leaving an

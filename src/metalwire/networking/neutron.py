@@ -15,7 +15,8 @@ A VIF is the id of a Neutron port. What the interface tells Neutron, and when:
   switch port is wired; see :mod:`metalwire.networking.neutron_ports`).
 * **deploy**: ``add_provisioning_network`` creates a bound Neutron port on
   ``[neutron] provisioning_network`` for every PXE-enabled port (its id kept in the port's
-  ``internal_info["provisioning_vif_port_id"]``), ``remove_provisioning_network`` deletes
+  ``internal_info["provisioning_vif_port_id"]``) once it has unbound the attached VIFs
+  (bound on a rebuild), ``remove_provisioning_network`` deletes
   them, and ``configure_tenant_networks`` binds every attached VIF (with none attached the
   deploy fails, as Ironic's: the node would end up on no network). Cleaning does the same
   with ``cleaning_network`` and ``cleaning_vif_port_id``. An empty network option makes the
@@ -127,6 +128,10 @@ class NeutronNetwork(ServiceNetworkPorts, NetworkInterface):
     # -- provisioning and cleaning networks ------------------------------------------------
 
     def add_provisioning_network(self, task: Task) -> None:
+        """Unbind the attached VIFs first, as Ironic's deploy does (a rebuilt node's are
+        bound): their binding at the end is then a new one, which plugs the switch port the
+        provisioning port's deletion unplugged; Neutron takes an unchanged one as a no-op."""
+        self.unconfigure_tenant_networks(task)
         self._add_service_ports(task, "provisioning", self.config.neutron.provisioning_network)
 
     def remove_provisioning_network(self, task: Task) -> None:
