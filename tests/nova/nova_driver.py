@@ -26,6 +26,7 @@ from nova import objects
 from nova.compute import task_states, vm_states
 from nova.network import model as network_model
 from nova.tests.unit import fake_instance
+from nova.virt import driver as virt_driver
 from nova.virt.ironic import driver as ironic_driver
 
 CONF = nova.conf.CONF
@@ -114,6 +115,9 @@ class Session:
         instance.device_metadata = None
         instance.numa_topology = None
         instance.ec2_ids = objects_ec2_ids()
+        instance.info_cache = objects.InstanceInfoCache(
+            instance_uuid=uuid, network_info=network_model.NetworkInfo()
+        )
         # Nova's database: saves and refreshes keep the object as it is.
         instance.save = mock.Mock(name="save")
         instance.refresh = mock.Mock(name="refresh")
@@ -152,11 +156,60 @@ class Session:
         with mock.patch.object(self.driver, "_get_node", return_value=node):
             self.driver.prepare_for_spawn(self._instance(second))
 
+    def block_device_info(self, uuid: str, volumes: list[dict[str, Any]]) -> dict[str, Any]:
+        """What the compute manager hands the driver for ``volumes`` attached by Cinder: each
+        ``{"volume_id", "boot_index", "driver_volume_type", "data"}``, ``data`` being the
+        connection properties Cinder answered for the connector."""
+        mappings = [
+            objects.BlockDeviceMapping(
+                self.context,
+                id=number,
+                instance_uuid=uuid,
+                source_type="volume",
+                destination_type="volume",
+                boot_index=volume["boot_index"],
+                volume_id=volume["volume_id"],
+                device_name=f"/dev/sd{chr(ord('a') + number)}",
+                delete_on_termination=False,
+                device_type="disk",
+                disk_bus=None,
+                guest_format=None,
+                volume_size=10,
+                connection_info=json.dumps(
+                    {"driver_volume_type": volume["driver_volume_type"], "data": volume["data"]}
+                ),
+                attachment_id=None,
+                encrypted=False,
+                volume_type=None,
+                tag=None,
+                no_device=False,
+                snapshot_id=None,
+                image_id=None,
+            )
+            for number, volume in enumerate(volumes)
+        ]
+        instance = self._instance(uuid)
+        info: dict[str, Any] = virt_driver.get_block_device_info(
+            instance, objects.BlockDeviceMappingList(objects=mappings)
+        )
+        return info
+
+    def get_volume_connector(self, uuid: str) -> dict[str, Any]:
+        """What Nova hands Cinder to attach a volume to the instance's node."""
+        connector: dict[str, Any] = self.driver.get_volume_connector(self._instance(uuid))
+        return connector
+
     def spawn(
-        self, uuid: str, admin_password: str | None = None, deleted_while_deploying: bool = False
+        self,
+        uuid: str,
+        admin_password: str | None = None,
+        deleted_while_deploying: bool = False,
+        volumes: list[dict[str, Any]] | None = None,
     ) -> None:
         """``deleted_while_deploying``: the user deletes the instance once the deploy has
-        started; Nova's next look at the instance, while it waits for ``active``, sees it."""
+        started; Nova's next look at the instance, while it waits for ``active``, sees it.
+        ``volumes``: the instance boots from (or has attached) these Cinder volumes, as
+        :meth:`block_device_info` describes them."""
         instance = self._instance(uuid)
         network_info = self.network_info(uuid)
         if deleted_while_deploying:
@@ -173,6 +226,7 @@ class Session:
             admin_password=admin_password,
             allocations={},
             network_info=network_info,
+            block_device_info=self.block_device_info(uuid, volumes) if volumes else None,
         )
         instance.vm_state, instance.task_state = vm_states.ACTIVE, None
 
