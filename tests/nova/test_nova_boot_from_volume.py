@@ -169,6 +169,42 @@ def test_boot_from_volume(api: Api, nova: NovaDriver) -> None:
     assert len(targets(api, node)) == 1
 
 
+def test_a_boot_from_volume_the_storage_interface_refuses_removes_its_targets(
+    api: Api, nova: NovaDriver
+) -> None:
+    """The operator chose the cinder storage interface but did not give the node the
+    ``iscsi_boot`` capability: the node cannot boot from the iSCSI root volume. Nova's
+    validation of the node says why and the build fails, its volume targets removed; another
+    node's targets stay."""
+    elsewhere = cinder_node(api)
+    kept = {**root_volume(str(uuid.uuid4())), "boot_index": 0}
+    created = api.http.post(
+        "/v1/volume/targets",
+        json={
+            "node_uuid": elsewhere,
+            "volume_type": "iscsi",
+            "boot_index": 0,
+            "volume_id": kept["volume_id"],
+            "properties": kept["data"],
+        },
+        headers=VOLUME_HEADERS,
+    )
+    assert created.status_code == 201, created.text
+    node = cinder_node(api, capabilities="boot_mode:uefi")
+    instance, _ = reserved(nova, node)
+    with pytest.raises(NovaError) as failed:
+        nova.call("spawn", uuid=instance, volumes=[root_volume(str(uuid.uuid4()))])
+    assert failed.value.error == "ValidationError", failed.value
+    assert "storage: " in failed.value.message
+    assert "iscsi_boot" in failed.value.message
+    assert targets(api, node) == []
+    assert [t["volume_id"] for t in targets(api, elsewhere)] == [kept["volume_id"]]
+    nova.call("failed_spawn_cleanup", uuid=instance)
+    shown = api.node(node)
+    assert (shown["provision_state"], shown["instance_uuid"]) == ("available", None)
+    assert api.get(f"/v1/nodes/{node}/vifs") == {"vifs": []}
+
+
 def test_a_failed_boot_from_volume_removes_its_targets(api: Api, nova: NovaDriver) -> None:
     node = cinder_node(api)
     instance, _ = reserved(nova, node)

@@ -6,6 +6,7 @@ from typing import Any
 
 from metalwire.conductor import hardware
 from metalwire.conductor.power import store
+from metalwire.conductor.storage import check_storage
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
@@ -74,6 +75,8 @@ def validate(conductor: Conductor, context: RequestContext, ident: str) -> dict[
                 check_network(conductor, task)
             else:
                 hardware.check_interface(task.node, kind)
+            if kind == "storage":
+                check_storage(task)
         except Invalid as exc:  # NetworkInterfaceInvalid, UnsupportedDriverExtension, ...
             out[kind] = {"result": False, "reason": str(exc)}
         else:

@@ -7,7 +7,7 @@ given a :class:`VolumeKind` that names them.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -106,6 +106,13 @@ class VolumeRepository(Generic[V]):
                 session, query, model, page, set(self.kind.sortable), self.kind.missing
             )
         return rows
+
+    def on_node(self, node_id: int) -> Sequence[V]:
+        """Every row of the node, oldest first."""
+        model = self.kind.model
+        query = select(model).where(model.node_id == node_id).order_by(model.id)
+        with self._session() as session:
+            return tuple(session.scalars(query))
 
     def create(self, values: Mapping[str, Any]) -> V:
         with self._session() as session:
