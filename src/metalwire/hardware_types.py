@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from metalwire.config import DefaultOptions
+from metalwire.errors import InvalidParameterValue
 
 KINDS = (
     "bios",
@@ -55,6 +56,27 @@ DEFAULTS: Mapping[str, Mapping[str, str]] = {
     },
     "manual-management": _MANUAL_MANAGEMENT,
 }
+
+#: The storage interfaces each hardware type supports, as Ironic's: the generic ones, and
+#: ``fake`` too for ``fake-hardware``. ``validate`` checks ``cinder`` and ``external``
+#: (conductor/storage.py).
+_GENERIC_STORAGE = ("noop", "cinder", "external")
+STORAGE_INTERFACES: Mapping[str, tuple[str, ...]] = {"fake-hardware": ("fake", *_GENERIC_STORAGE)}
+
+
+def storage_interfaces(driver: str) -> tuple[str, ...]:
+    return STORAGE_INTERFACES.get(driver, _GENERIC_STORAGE)
+
+
+def check_storage_interface(driver: str, values: Mapping[str, Any]) -> None:
+    """Refuse (400) a ``storage_interface`` in ``values`` that ``driver`` does not support."""
+    name = values.get("storage_interface")
+    supported = storage_interfaces(driver)
+    if name is not None and name not in supported:
+        raise InvalidParameterValue(
+            f"storage_interface {name!r} is not supported by hardware type {driver}; "
+            f"supported: {', '.join(supported)}."
+        )
 
 
 def hardware_default(driver: str, kind: str) -> str:

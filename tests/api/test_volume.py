@@ -228,6 +228,37 @@ def test_storage_interface_of_the_node(api: Api, node: dict[str, Any]) -> None:
     assert api.get("/v1/nodes/vol").json()["storage_interface"] == "cinder"
 
 
+@pytest.mark.parametrize("name", ["noop", "cinder", "external", "fake"])
+def test_a_storage_interface_the_hardware_type_supports_is_set(
+    api: Api, node: dict[str, Any], name: str
+) -> None:
+    patch = [{"op": "replace", "path": "/storage_interface", "value": name}]
+    assert api.patch("/v1/nodes/vol", patch).status_code == 200
+    assert api.get("/v1/nodes/vol").json()["storage_interface"] == name
+
+
+def test_a_storage_interface_the_hardware_type_lacks_is_refused(
+    api: Api, node: dict[str, Any]
+) -> None:
+    """As Ironic: 400 naming the value; nothing is stored."""
+    patch = [{"op": "replace", "path": "/storage_interface", "value": "ceph"}]
+    resp = api.patch("/v1/nodes/vol", patch)
+    assert resp.status_code == 400, resp.text
+    assert "storage_interface 'ceph' is not supported by hardware type fake-hardware" in fault(resp)
+    assert api.get("/v1/nodes/vol").json()["storage_interface"] == "noop"
+    # fake is fake-hardware's own: an ipmi node refuses it, on create as on a driver change.
+    resp = api.post("/v1/nodes", {"driver": "ipmi", "name": "bmc", "storage_interface": "fake"})
+    assert resp.status_code == 400, resp.text
+    assert "supported: noop, cinder, external" in fault(resp)
+    assert api.get("/v1/nodes/bmc").status_code == 404
+    patch = [
+        {"op": "replace", "path": "/driver", "value": "ipmi"},
+        {"op": "replace", "path": "/storage_interface", "value": "fake"},
+    ]
+    assert api.patch("/v1/nodes/vol", patch).status_code == 400
+    assert api.get("/v1/nodes/vol").json()["driver"] == "fake-hardware"
+
+
 def test_v1_root_links_the_volume_resources_from_1_32(api: Api) -> None:
     assert api.get("/v1/").json()["volume"][0]["href"] == "http://testserver/v1/volume/"
     assert "volume" not in api.get("/v1/", version="1.31").json()

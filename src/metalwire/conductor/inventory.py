@@ -113,6 +113,7 @@ def create_node(conductor: Conductor, values: dict[str, Any]) -> Node:
     conductor.interfaces.check_enabled(values["network_interface"])
     values.setdefault("uuid", str(uuidlib.uuid4()))
     values = hardware_types.on_create(conductor.config.default, values)
+    hardware_types.check_storage_interface(values["driver"], values)
     with conductor.db.writing() as work:
         return work.nodes.create(values)
 
@@ -161,6 +162,7 @@ def update_node(
                     f"VIFs are attached ({', '.join(a.vif_id for a in task.attachments)})."
                 )
         changes = hardware_types.on_update(conductor.config.default, node.driver, changes)
+        hardware_types.check_storage_interface(changes.get("driver") or node.driver, changes)
         adopted = changes.get("network_interface")
         if adopted is not None and adopted != node.network_interface:
             conductor.interfaces.get(adopted).node_adopted(task)
