@@ -223,3 +223,16 @@ def test_a_failed_boot_from_volume_removes_its_targets(api: Api, nova: NovaDrive
     nova.call("failed_spawn_cleanup", uuid=instance)
     shown = api.node(node)
     assert (shown["provision_state"], shown["instance_uuid"]) == ("available", None)
+
+
+def test_a_mac_connector_fails_novas_connector_as_with_ironic(api: Api, nova: NovaDriver) -> None:
+    """With a ``mac`` connector Nova looks for the VIF on the portgroups of that address on
+    the node; Ironic 39 refuses a portgroup list filtered by node and address together (400),
+    and so does metalwire: Nova cannot build the connector. Operators give an ``ip`` one."""
+    node = enrol(api)
+    instance, _ = reserved(nova, node)
+    connect(api, node, "mac", f"52:54:00:{uuid.uuid4().hex[:2]}:{uuid.uuid4().hex[:2]}:01")
+    with pytest.raises(NovaError) as refused:
+        nova.call("get_volume_connector", uuid=instance)
+    assert refused.value.error == "BadRequestException", refused.value
+    assert "Filtering by node, address, or shard simultaneously" in refused.value.message
