@@ -90,6 +90,11 @@ def test_get_volume_connector_answers_from_the_nodes_connectors(api: Api, nova: 
     connect(api, node, "ip", ip)
     connect(api, node, "wwpn", "21:00:00:24:ff:4c:a0:01")
     connect(api, node, "wwnn", "20:00:00:24:ff:4c:a0:01")
+    # Nova takes the first iqn and ip of the list, which is in enrolment order.
+    connect(api, node, "iqn", initiator())
+    connect(api, node, "ip", storage_ip())
+    connect(api, node, "wwpn", "21:00:00:24:ff:4c:a0:02")
+    connect(api, node, "wwnn", "20:00:00:24:ff:4c:a0:02")
     other = enrol(api)  # another node's connectors are not this node's
     connect(api, other, "iqn", initiator())
     connect(api, other, "ip", "198.51.100.9")
@@ -98,8 +103,8 @@ def test_get_volume_connector_answers_from_the_nodes_connectors(api: Api, nova: 
         "ip": ip,
         "host": ip,
         "initiator": iqn,
-        "wwpns": ["21:00:00:24:ff:4c:a0:01"],
-        "wwnns": ["20:00:00:24:ff:4c:a0:01"],
+        "wwpns": ["21:00:00:24:ff:4c:a0:01", "21:00:00:24:ff:4c:a0:02"],
+        "wwnns": ["20:00:00:24:ff:4c:a0:01", "20:00:00:24:ff:4c:a0:02"],
         "platform": "x86_64",
         "os_type": "baremetal",
         "multipath": False,
