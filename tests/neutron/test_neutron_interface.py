@@ -428,6 +428,42 @@ def test_flat_binds_the_vifs_to_the_node_at_deploy(api: Metalwire, neutron: Neut
     assert_unbound(neutron.port(hot_vif["id"]), hot_vif["mac_address"])
 
 
+def test_a_flat_deploy_gives_a_bound_vif_whose_mac_drifted_the_node_port_s_mac(
+    api: Metalwire, neutron: Neutron, neutron_server: NeutronServer
+) -> None:
+    """A VIF's Neutron port whose MAC was changed behind metalwire's back, and that is bound
+    again (here with a link, which genericswitch binds; in production networking-baremetal
+    binds a flat network's seed with none): Neutron refuses a MAC change on a bound port
+    (409 PortBound), so the deploy unbinds it, sets the MAC and binds it to the node, as
+    Ironic's update_port_address does around a MAC change."""
+    node = api.node("flat-drift", "flat")
+    api.port(node, "52:54:00:33:00:21", link("Ethernet25/21"))
+    vif = neutron.vif("mw-tenant-p1")
+    api.provision("flat-drift", "manage", "provide")
+    assert api.attach("flat-drift", vif["id"]).status_code == 204
+
+    unbind = {"binding:host_id": "", "binding:profile": {}}
+    for fields in (
+        unbind,
+        {"mac_address": "52:54:00:33:00:29"},
+        {
+            "binding:host_id": node["uuid"],
+            "binding:vnic_type": "baremetal",
+            "binding:profile": {"local_link_information": [link("Ethernet25/29")]},
+        },
+    ):
+        response = neutron.http.put(f"/ports/{vif['id']}", json={"port": fields})
+        assert response.status_code == 200, response.text
+    assert neutron.wait_status(vif["id"], "ACTIVE")["binding:vif_type"] == "other"
+
+    assert api.provision("flat-drift", "active")["provision_state"] == "active"
+    port = neutron.port(vif["id"])
+    assert port["mac_address"] == "52:54:00:33:00:21"
+    assert (port["binding:host_id"], port["binding:vnic_type"]) == (node["uuid"], "baremetal")
+    assert port["binding:profile"] == {}
+    assert "delete port Ethernet25/29" in neutron_server.fake_switch_commands()
+
+
 def test_a_flat_deploy_without_a_vif_fails(api: Metalwire) -> None:
     """As Ironic's ``flat``: the node would boot on the network of its VIFs; with none
     attached the deploy fails, saying so, instead of leaving the node without a network."""

@@ -9,11 +9,12 @@ With ``[neutron] url`` set, the VIFs' Neutron ports are kept in step as well, as
 see :mod:`metalwire.networking.neutron_ports`); a detach unbinds it and gives it back its
 MAC. ``add_provisioning_network`` binds every attached VIF to the node: ``binding:host_id``
 = node UUID, ``binding:vnic_type`` = ``baremetal`` and ``mac_address`` = the MAC of the VIF's
-port or portgroup (if it has one), with no ``binding:profile``: on a flat network no switch
-port is moved, and the node boots its deploy ramdisk on the network its VIFs are on, so a
-deploy with no VIF attached fails. The binding stays until ``unconfigure_tenant_networks``
-unbinds the VIFs at undeploy. Cleaning puts the node's PXE-enabled ports on ``[neutron]
-cleaning_network`` as ``neutron`` does (see
+port or portgroup (if it has one; a port still bound with another MAC is unbound first,
+since Neutron refuses a MAC change on a bound port), with no ``binding:profile``: on a flat
+network no switch port is moved, and the node boots its deploy ramdisk on the network its
+VIFs are on, so a deploy with no VIF attached fails. The binding stays until
+``unconfigure_tenant_networks`` unbinds the VIFs at undeploy. Cleaning puts the node's
+PXE-enabled ports on ``[neutron] cleaning_network`` as ``neutron`` does (see
 :mod:`metalwire.networking.neutron_service_ports`).
 """
 
@@ -25,7 +26,15 @@ from metalwire.db.models import Port, Portgroup
 from metalwire.errors import NetworkError
 from metalwire.networking.base import NetworkInterface
 from metalwire.networking.neutron_client import NeutronClient, NeutronPort
-from metalwire.networking.neutron_ports import VNIC_BAREMETAL, Json, Rollback, rolled_back
+from metalwire.networking.neutron_ports import (
+    UNBIND,
+    VNIC_BAREMETAL,
+    Json,
+    Rollback,
+    current_binding,
+    rolled_back,
+    same_mac,
+)
 from metalwire.networking.neutron_service_ports import ServiceNetworkPorts
 from metalwire.networking.task import Task
 
@@ -56,11 +65,30 @@ class FlatNetwork(ServiceNetworkPorts, NetworkInterface):
         no wait: the flat network's mechanism driver binds it, or not, as it can."""
         fields: Json = {"binding:host_id": task.node.uuid, "binding:vnic_type": VNIC_BAREMETAL}
         if target.address:
+            self._unbind_before_mac_change(client, vif_id, target.address, rollback)
             fields["mac_address"] = target.address
         rollback.add(f"unbind VIF port {vif_id}", lambda: self._unbind(client, vif_id))
         return client.update_port(
             vif_id, fields, f"bind VIF port {vif_id} to node {task.node.uuid}"
         )
+
+    @staticmethod
+    def _unbind_before_mac_change(
+        client: NeutronClient, vif_id: str, mac: str, rollback: Rollback
+    ) -> None:
+        """Unbind the VIF's Neutron port if it is bound with another MAC than ``mac``:
+        Neutron refuses a MAC change on a bound port (409 PortBound). Its MAC drifted
+        behind metalwire's back; the binding that follows sets both, as Ironic's
+        update_port_address unbinds around a MAC change."""
+        port = client.get_port(vif_id, f"read VIF port {vif_id} before binding it")
+        if not port.bound or same_mac(port.mac_address, mac):
+            return
+        binding = current_binding(port)
+        rollback.add(
+            f"bind VIF port {vif_id} again",
+            lambda: client.update_port(vif_id, binding, f"restore the binding of {vif_id}"),
+        )
+        client.update_port(vif_id, UNBIND, f"unbind VIF port {vif_id} to change its MAC")
 
     def add_provisioning_network(self, task: Task) -> None:
         """Bind every attached VIF to the node; all or none, and at least one."""
