@@ -17,6 +17,7 @@ import pytest
 from tests.cli.conftest import Result, clean_env, run_metalwire
 from tests.neutron.clients import Metalwire, Neutron, link, neutron_with
 from tests.support.helpers import wait_for
+from tests.support.neutron import NeutronServer
 from tests.support.server import MetalwireServer
 from tests.support.worker_processes import serving_pids, workers_of
 
@@ -184,8 +185,9 @@ def test_audit_finds_each_drift_and_repair_fixes_the_safe_ones(
         "physical_network": "physnet1",
     }
     assert neutron.port(moved_mac["id"])["mac_address"] == i1["address"]
-    for port_id in (bound["id"], orphan["id"]):
-        assert neutron.port(port_id)["binding:host_id"] == ""
+    reseeded = neutron.port(bound["id"])  # as an attach to a node not deployed leaves it
+    assert (reseeded["binding:host_id"], reseeded["binding:profile"]) == (idle["uuid"], {})
+    assert neutron.port(orphan["id"])["binding:host_id"] == ""
     assert audit(api) == {gone["id"]: "vif_port_missing"}
 
     # Each fix is in its node's history.
@@ -269,6 +271,51 @@ def test_flat_vifs_are_expected_bound_to_the_node(api: Metalwire, neutron: Neutr
     rebound = neutron.port(vif["id"])
     assert rebound["binding:host_id"] == node["uuid"]
     assert audit(api, "drift-flat") == {}
+
+
+def test_a_node_not_deployed_keeps_the_seed_of_its_vifs(
+    api: Metalwire, neutron: Neutron, neutron_server: NeutronServer
+) -> None:
+    """An attach to a node that is not deployed seeds the VIF's binding (node UUID,
+    ``baremetal``, empty profile: a routed network allocates the port's address from it).
+    The seed is no drift; a binding to another host, or to the node with a profile or
+    another vnic type, is, and its repair puts the seed back rather than unbinding."""
+    node, ports = node_with_ports(api, "drift-seed", 0x4C, 4)
+    api.provision("drift-seed", "manage", "provide")
+    seeded, linked, elsewhere, profiled = (neutron.vif(NETWORK) for _ in range(4))
+    for port, vif in zip(ports, (seeded, linked, elsewhere, profiled), strict=True):
+        attach(api, "drift-seed", port, vif)
+    seed = {"binding:host_id": node["uuid"], "binding:vnic_type": "baremetal"}
+    assert {**seed, "binding:profile": {}}.items() <= neutron.port(seeded["id"]).items()
+    assert audit(api, "drift-seed") == {}, "the seed of an attach is no drift"
+
+    links = {"local_link_information": [link("Ethernet76/2")]}
+    put_port(neutron, linked["id"], **{"binding:profile": links})
+    assert neutron.wait_status(linked["id"], "ACTIVE")["binding:vif_type"] == "other"
+    put_port(neutron, elsewhere["id"], **{"binding:host_id": "compute-3"})
+    put_port(neutron, profiled["id"], **{"binding:profile": {"physical_network": "physnet1"}})
+
+    findings = {f["vif_id"]: f for f in audit_now(api, "?node=drift-seed")["findings"]}
+    assert {vif: f["kind"] for vif, f in findings.items()} == {
+        linked["id"]: "bound_while_not_deployed",
+        elsewhere["id"]: "bound_while_not_deployed",
+        profiled["id"]: "bound_while_not_deployed",
+    }
+    assert {f["repair"] for f in findings.values()} == {"seed again"}
+    assert findings[elsewhere["id"]]["expected"] == {**seed, "binding:profile": {}}
+    assert findings[elsewhere["id"]]["actual"]["binding:host_id"] == "compute-3"
+    assert "physical_network" in findings[profiled["id"]]["message"]
+
+    response = api.http.post(AUDIT + "/repair?node=drift-seed", json={})
+    assert response.status_code == 200, response.text
+    assert all(r["repaired"] for r in response.json()["repairs"]), response.json()
+    for vif in (linked, elsewhere, profiled):
+        port = neutron.port(vif["id"])
+        assert {**seed, "binding:profile": {}}.items() <= port.items(), port
+    assert "delete port Ethernet76/2" in neutron_server.fake_switch_commands()
+    assert audit(api, "drift-seed") == {}
+    events = [e["event"] for e in history(api, "drift-seed") if e["event_type"] == "audit"]
+    assert len(events) == 3 and all("seeded the binding" in e for e in events), events
 
 
 def test_a_bond_is_expected_with_every_member_link(api: Metalwire, neutron: Neutron) -> None:

@@ -11,8 +11,9 @@ interface would have made of it:
   ``binding:vnic_type`` or (``neutron`` only) ``binding:profile``'s
   ``local_link_information`` is not what the interface binds (repaired by binding again);
 * ``bound_while_not_deployed``: the node is not deployed but the port is bound otherwise
-  than by the seed of an attach (to the node, with no link to wire; unbound is fine too)
-  (repaired by unbinding it).
+  than by the seed of an attach (to the node, ``baremetal``, an empty profile; unbound is
+  fine too) (repaired by seeding it again, as an attach does: a routed network needs the
+  seed for the port's address).
 
 Then every Neutron port with ``binding:vnic_type`` ``baremetal`` bound to one of the nodes
 (``binding:host_id`` = its UUID) that no attachment has, and that is not one of the node's
@@ -49,6 +50,8 @@ from metalwire.networking.neutron_ports import (
     Rollback,
     is_seed,
     same_mac,
+    seed_difference,
+    seed_fields,
 )
 from metalwire.networking.selection import describe
 from metalwire.networking.task import Task
@@ -58,7 +61,7 @@ REPAIRS = {
     DYNAMIC_PORTGROUP_VIF_GONE: "delete the dynamic portgroup",
     MAC_MISMATCH: "reset MAC",
     BINDING_MISMATCH: "bind again",
-    BOUND_WHILE_NOT_DEPLOYED: "unbind",
+    BOUND_WHILE_NOT_DEPLOYED: "seed again",
     ORPHAN_PORT: "unbind",
 }
 
@@ -264,22 +267,7 @@ def _drift(
     }
     if state != DEPLOYED:
         if not is_seed(port, task.node.uuid):
-            message = (
-                f"Node {label} is {state}, not deployed, but Neutron port {vif_id} is bound to "
-                f"host {port.host_id}"
-                + (" with local_link_information." if port.host_id == task.node.uuid else ".")
-            )
-            found.append(
-                _finding(
-                    task,
-                    BOUND_WHILE_NOT_DEPLOYED,
-                    vif_id,
-                    target,
-                    expected=None,
-                    actual=actual,
-                    message=message,
-                )
-            )
+            found.append(_unseeded(task, vif_id, target, port))
         return found
     binding = expected_binding(task, iface, target)
     problem = _binding_problem(port, binding)
@@ -304,6 +292,31 @@ def _drift(
             )
         )
     return found
+
+
+def _unseeded(task: Task, vif_id: str, target: Port | Portgroup, port: NeutronPort) -> Finding:
+    """The finding for a VIF of a node not deployed whose port is bound, but not seeded."""
+    node = task.node
+    message = (
+        f"Node {node.label} is {node.provision_state}, not deployed, but Neutron port "
+        f"{vif_id} (attached to {describe(target)}) {seed_difference(port, node.uuid)}; "
+        f"an attach seeds it: binding:host_id {node.uuid}, binding:vnic_type "
+        f"{VNIC_BAREMETAL}, an empty binding:profile."
+    )
+    actual = {
+        "binding:host_id": port.host_id,
+        "binding:vnic_type": port.vnic_type,
+        "binding:profile": port.profile,
+    }
+    return _finding(
+        task,
+        BOUND_WHILE_NOT_DEPLOYED,
+        vif_id,
+        target,
+        expected=seed_fields(node.uuid),
+        actual=actual,
+        message=message,
+    )
 
 
 def _binding_problem(port: NeutronPort, binding: tuple[str, list[Json] | None]) -> str:
@@ -356,7 +369,7 @@ def _fix(
     rollback: Rollback,
 ) -> str:
     vif_id = finding.vif_id
-    if finding.kind in (ORPHAN_PORT, BOUND_WHILE_NOT_DEPLOYED):
+    if finding.kind == ORPHAN_PORT:
         client.update_port_if_exists(vif_id, UNBIND, f"unbind drifted port {vif_id}")
         return f"unbound Neutron port {vif_id} from node {task.node.uuid}"
     if finding.kind == DYNAMIC_PORTGROUP_VIF_GONE:
@@ -368,6 +381,9 @@ def _fix(
     if finding.kind == MAC_MISMATCH:
         iface.change_mac(client, port, target.address, rollback)
         return f"set the MAC of Neutron port {vif_id} to {target.address} ({describe(target)})"
+    if finding.kind == BOUND_WHILE_NOT_DEPLOYED:
+        iface.seed(task, client, port, rollback)
+        return f"seeded the binding of Neutron port {vif_id} to node {task.node.uuid} again"
     iface.bind(task, client, vif_id, target, rollback)
     return f"bound Neutron port {vif_id} to node {task.node.uuid} through {describe(target)}"
 

@@ -125,11 +125,20 @@ def current_binding(port: NeutronPort) -> Json:
 
 def is_seed(port: NeutronPort, node_uuid: str) -> bool:
     """Whether a port's binding is at most what a VIF of a node that is not deployed may
-    have: none, or a binding to the node with no link to wire (the seed of an attach, or
-    ``flat`` while deploying)."""
-    if not port.bound:
-        return True
-    return port.host_id == node_uuid and not port.profile.get("local_link_information")
+    have: none, or the seed of an attach (:func:`seed_fields`: the node, ``baremetal``,
+    an empty profile), which ``flat``'s binding while deploying keeps."""
+    return not port.bound or not seed_difference(port, node_uuid)
+
+
+def seed_difference(port: NeutronPort, node_uuid: str) -> str:
+    """How a bound port's binding differs from the seed to the node ('' if it does not)."""
+    if port.host_id != node_uuid:
+        return f"is bound to host {port.host_id}"
+    if port.vnic_type != VNIC_BAREMETAL:
+        return f"is bound to the node with binding:vnic_type {port.vnic_type or 'unset'}"
+    if port.profile:
+        return f"is bound to the node with binding:profile {port.profile!r}"
+    return ""
 
 
 def client_id_fields(target: Port | Portgroup) -> Json:
