@@ -318,6 +318,33 @@ def test_a_node_not_deployed_keeps_the_seed_of_its_vifs(
     assert len(events) == 3 and all("seeded the binding" in e for e in events), events
 
 
+def test_a_rescued_node_keeps_its_tenant_binding(api: Metalwire, neutron: Neutron) -> None:
+    """Rescue (and unrescue) touch no network: a rescued node's VIFs stay bound as on an
+    active node. The audit expects that binding, and a repair of a drifted one binds it
+    again instead of taking the node off its tenant network."""
+    _node, (port,) = node_with_ports(api, "drift-rescue", 0x4D, 1)
+    vif = neutron.vif(NETWORK)
+    api.provision("drift-rescue", "manage", "provide")
+    attach(api, "drift-rescue", port, vif)
+    api.provision("drift-rescue", "active")
+    response = api.http.put(
+        "/v1/nodes/drift-rescue/states/provision",
+        json={"target": "rescue", "rescue_password": "s3cret"},
+    )
+    assert response.status_code == 202, response.text
+    assert wait_for(lambda: api.get("/v1/nodes/drift-rescue")["provision_state"] == "rescue")
+    bound = neutron.wait_status(vif["id"], "ACTIVE")
+    assert bound["binding:profile"]["local_link_information"] == [link("Ethernet77/1")]
+    assert audit(api, "drift-rescue") == {}, "a rescued node's VIF is bound, as deployed"
+
+    put_port(neutron, vif["id"], **{"binding:host_id": "", "binding:profile": {}})
+    assert audit(api, "drift-rescue") == {vif["id"]: "binding_mismatch"}
+    assert api.http.post(AUDIT + "/repair?node=drift-rescue", json={}).status_code == 200
+    rebound = neutron.wait_status(vif["id"], "ACTIVE")
+    assert rebound["binding:profile"]["local_link_information"] == [link("Ethernet77/1")]
+    assert audit(api, "drift-rescue") == {}
+
+
 def test_a_bond_is_expected_with_every_member_link(api: Metalwire, neutron: Neutron) -> None:
     node = api.node("drift-bond")
     bond = api.portgroup(node, name="bond-drift", address="52:54:00:46:00:10", mode="802.3ad")

@@ -7,7 +7,8 @@ interface would have made of it:
   not recreate a tenant's port; detach the VIF);
 * ``mac_mismatch``: the port's MAC is not the chosen port's (or portgroup's) address
   (repaired by setting it again);
-* ``binding_mismatch``: on a deployed (``active``) node, ``binding:host_id`` (the node UUID),
+* ``binding_mismatch``: on a deployed node (``active``, or rescued or serviced from it:
+  neither touches the network), ``binding:host_id`` (the node UUID),
   ``binding:vnic_type`` or (``neutron`` only) ``binding:profile``'s
   ``local_link_information`` is not what the interface binds (repaired by binding again);
 * ``bound_while_not_deployed``: the node is not deployed but the port is bound otherwise
@@ -65,7 +66,20 @@ REPAIRS = {
     ORPHAN_PORT: "unbind",
 }
 
-DEPLOYED = "active"
+#: The states a node is on its tenant networks in, its VIFs bound as a deploy leaves them:
+#: ``active``, and the states rescue and service lead to from it, which touch no network.
+DEPLOYED = frozenset(
+    {
+        "active",
+        "rescuing",
+        "rescue",
+        "rescue failed",
+        "unrescuing",
+        "unrescue failed",
+        "servicing",
+        "service failed",
+    }
+)
 #: Provision steps run under the node's lock and bind or unbind as they go: a lock-free read
 #: in the middle of one would see a half-done state.
 IN_PROGRESS = frozenset({"deploying", "deleting", "cleaning", "verifying"})
@@ -265,7 +279,7 @@ def _drift(
         "binding:vnic_type": port.vnic_type,
         "local_link_information": port.profile.get("local_link_information"),
     }
-    if state != DEPLOYED:
+    if state not in DEPLOYED:
         if not is_seed(port, task.node.uuid):
             found.append(_unseeded(task, vif_id, target, port))
         return found
@@ -277,7 +291,7 @@ def _drift(
         if links is not None:
             expected["local_link_information"] = links
         message = (
-            f"Node {label} is deployed, but Neutron port {vif_id} (attached to "
+            f"Node {label} is deployed ({state}), but Neutron port {vif_id} (attached to "
             f"{describe(target)}) {problem}."
         )
         found.append(
