@@ -25,6 +25,7 @@ from tests.conftest import LATEST
 from tests.support import preforked
 from tests.support.server import (
     MetalwireServer,
+    free_port,
     noauth_https_server,
     protocol_server,
     self_signed_certificate,
@@ -461,3 +462,51 @@ def test_auth_type_none_talks_to_the_endpoint_given(server: MetalwireServer) -> 
     assert by_option.code == 0, by_option.output
     by_variable = metalwire("node", "list", OS_AUTH_TYPE="none", OS_ENDPOINT=server.url)
     assert by_variable.code == 0, by_variable.output
+
+
+# -- missing secrets ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("login", "needed"),
+    [
+        (("--os-auth-type", "password", "--os-username", "ops"), "password needs --os-password"),
+        (("--os-username", "ops"), "password needs --os-password"),
+        (("--os-auth-type", "token"), "token needs --os-token"),
+        (("--os-auth-type", "v3totp", "--os-username", "ops"), "v3totp needs --os-passcode"),
+    ],
+)
+def test_a_missing_password_or_token_is_a_usage_error_naming_it(
+    login: tuple[str, ...], needed: str
+) -> None:
+    keystone = f"http://127.0.0.1:{free_port()}/v3"  # never asked: nothing is sent
+    run = metalwire("node", "list", "--os-auth-url", keystone, *login)
+    assert run.code == 2, run.output
+    assert run.stderr.startswith(f"metalwire: error: cannot log in: auth type {needed}"), run.stderr
+    assert "Traceback" not in run.output
+
+
+def test_a_clouds_yaml_cloud_without_its_password_is_a_usage_error(tmp_path: Path) -> None:
+    keystone = f"http://127.0.0.1:{free_port()}/v3"
+    (tmp_path / "clouds.yaml").write_text(
+        f"clouds:\n  lab:\n    auth:\n      auth_url: {keystone}\n      username: ops\n"
+    )
+    run = metalwire("node", "list", "--os-cloud", "lab", cwd=tmp_path)
+    assert run.code == 2, run.output
+    assert "auth type password needs --os-password (or OS_PASSWORD)" in run.stderr
+    assert "Traceback" not in run.output
+
+
+def test_http_basic_without_its_password_is_a_usage_error(basic_metalwire: str) -> None:
+    run = metalwire(
+        *("node", "list", "--os-auth-type", "http_basic", "--os-endpoint", basic_metalwire),
+        OS_USERNAME="alice",
+    )
+    assert run.code == 2, run.output
+    assert "auth type http_basic needs --os-password (or OS_PASSWORD)" in run.stderr
+    with_variable = metalwire(
+        *("node", "list", "--os-auth-type", "http_basic", "--os-endpoint", basic_metalwire),
+        OS_USERNAME="alice",
+        OS_PASSWORD=BASIC_PASSWORD,
+    )
+    assert with_variable.code == 0, with_variable.output

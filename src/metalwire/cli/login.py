@@ -139,6 +139,30 @@ def _client_cert(cert: str | None, key: str | None) -> ClientCert | None:
     return cert
 
 
+def _require_secret(config: Mapping[str, Any]) -> None:
+    """Raise LoginError naming the password, passcode or token that the auth plugin of the
+    merged login settings ``config`` needs and they lack (options and variables are at its
+    top level before validation, clouds.yaml's under ``auth``). keystoneauth1 leaves them
+    optional, as the openstack command prompts for them on a terminal, and without one fails
+    only when it first sends, with an error that names nothing."""
+    from keystoneauth1 import exceptions as ks_exc
+    from keystoneauth1 import loading
+
+    auth_type = str(config.get("auth_type") or "")
+    try:
+        options = loading.get_plugin_loader(auth_type).get_options()
+    except ks_exc.NoMatchingPlugin:
+        return  # an unknown plugin: the loader says so when the session is made
+    given = {**config, **(config.get("auth") or {})}
+    for option in options:
+        needed = option.prompt is not None or (option.secret and option.dest == "token")
+        if needed and not given.get(option.dest):
+            raise LoginError(
+                f"cannot log in: auth type {auth_type} needs --os-{option.name} "
+                f"(or OS_{option.dest.upper()})"
+            )
+
+
 def login_client(args: argparse.Namespace, endpoint: str | None, **options: Any) -> Client:
     """A client sending through the keystoneauth1 session of the login settings, at
     ``endpoint``, at the fixed endpoint of the ``none`` and ``http_basic`` plugins, or at the
@@ -166,6 +190,8 @@ def login_client(args: argparse.Namespace, endpoint: str | None, **options: Any)
         given["endpoint"] = endpoint  # the none and http_basic plugins' option
     try:
         config = loader.OpenStackConfig(app_name="metalwire", app_version=__version__)
+        merged = config.get_one(argparse=argparse.Namespace(**given), validate=False)
+        _require_secret(merged.config)
         region = config.get_one(argparse=argparse.Namespace(**given), api_timeout=args.timeout)
         session = region.get_session()
     except (sdk_exc.ConfigException, ks_exc.ClientException) as error:
