@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal, TypedDict, TypeVar, Unpack
@@ -120,8 +121,8 @@ class Client:
     :mod:`metalwire.client.exceptions`: :class:`~exceptions.APIConnectionError` when the
     server cannot be reached, :class:`~exceptions.VersionNegotiationError` when no
     microversion can be agreed, an :class:`~exceptions.HTTPError` subclass for an error
-    status. Raises ValueError for a malformed ``api_version``, and for ``verify`` or ``cert``
-    files that cannot be read.
+    status. Raises ValueError for a malformed ``api_version``, a ``timeout`` that is not a
+    number of seconds more than 0, and for ``verify`` or ``cert`` files that cannot be read.
     """
 
     def __init__(
@@ -139,6 +140,8 @@ class Client:
         verify: bool | str = True,
         cert: ClientCert | None = None,
     ) -> None:
+        if not (math.isfinite(timeout) and timeout > 0):
+            raise ValueError(f"timeout must be a number of seconds more than 0, not {timeout!r}.")
         tls_given = verify is not True or bool(cert)
         if tls_given and (transport is not None or session is not None):
             raise ValueError(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -66,6 +67,17 @@ def boolean(text: str) -> bool:
     if lowered in ("false", "no", "0", "off"):
         return False
     raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def seconds(text: str) -> float:
+    """Argument type of a duration: a number of seconds more than 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds more than 0, got {text!r}")
+    return value
 
 
 def sort_order(text: str) -> tuple[str, str | None]:
@@ -139,7 +151,7 @@ def connection_parser() -> argparse.ArgumentParser:
         help="API microversion to use, 1.N or latest (default: negotiate the highest)",
     )
     group.add_argument(
-        "--timeout", type=float, default=60.0, help="seconds per request (default 60)"
+        "--timeout", type=seconds, default=60.0, help="seconds per request (default 60)"
     )
     group.add_argument(
         "--max-retries",
