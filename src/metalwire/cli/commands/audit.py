@@ -15,7 +15,7 @@ import argparse
 import sys
 from typing import Any
 
-from metalwire.cli.commands.common import add_command
+from metalwire.cli.commands.common import add_command, identifier
 from metalwire.cli.output import UsageError, label, print_list
 from metalwire.client import Client
 
@@ -72,7 +72,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         _audit,
         True,
     )
-    parser.add_argument("--node", metavar="NODE", help="only this node (name or UUID)")
+    parser.add_argument(
+        "--node", type=identifier, metavar="NODE", help="only this node (name or UUID)"
+    )
     parser.add_argument(
         "--repair",
         action="store_true",

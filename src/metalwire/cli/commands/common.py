@@ -80,6 +80,14 @@ def seconds(text: str) -> float:
     return value
 
 
+def identifier(text: str) -> str:
+    """Argument type of a name, UUID, MAC address or VIF id: never empty, so that an unset
+    shell variable is refused instead of naming nothing (or, as a filter, everything)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text
+
+
 def sort_order(text: str) -> tuple[str, str | None]:
     """Argument type of ``KEY[:asc|desc]``."""
     key, _, direction = text.partition(":")

@@ -17,6 +17,7 @@ from metalwire.cli.commands.common import (
     delete_each,
     dict_values,
     fail,
+    identifier,
     key_value,
     list_query,
     print_resource,
@@ -258,11 +259,11 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         )
 
     show = add_command(actions, "show", common, "Show a node", _node_show, True)
-    show.add_argument("node", metavar="NODE", help="name or UUID of the node")
+    show.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
     show.add_argument("--fields", nargs="+", metavar="FIELD", help="show only these fields")
 
     set_ = add_command(actions, "set", common, "Set node fields", _node_set)
-    set_.add_argument("node", metavar="NODE", help="name or UUID of the node")
+    set_.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
     set_.add_argument("--driver", help="hardware type")
     set_.add_argument(
         "--instance-uuid", dest="instance_uuid", metavar="UUID", help="the instance on the node"
@@ -283,7 +284,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     _add_node_field_options(set_, creating=False)
 
     unset = add_command(actions, "unset", common, "Unset node fields", _node_unset)
-    unset.add_argument("node", metavar="NODE", help="name or UUID of the node")
+    unset.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
     for name in ("instance_uuid", *NODE_SCALARS, "automated_clean", "protected_reason"):
         unset.add_argument(
             "--" + name.replace("_", "-"),
@@ -301,11 +302,13 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         )
 
     delete = add_command(actions, "delete", common, "Delete nodes", _node_delete)
-    delete.add_argument("nodes", nargs="+", metavar="NODE", help="names or UUIDs of nodes")
+    delete.add_argument(
+        "nodes", nargs="+", type=identifier, metavar="NODE", help="names or UUIDs of nodes"
+    )
 
     for command, (_, _, help_text) in PROVISION_COMMANDS.items():
         verb = add_command(actions, command, common, help_text, _provision(command))
-        verb.add_argument("node", metavar="NODE", help="name or UUID of the node")
+        verb.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
 
     maint = actions.add_parser("maintenance", help="set or unset maintenance mode")
     maint_actions = maint.add_subparsers(
@@ -314,11 +317,15 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     mset = add_command(
         maint_actions, "set", common, "Put nodes in maintenance mode", _maintenance_set
     )
-    mset.add_argument("nodes", nargs="+", metavar="NODE", help="names or UUIDs of nodes")
+    mset.add_argument(
+        "nodes", nargs="+", type=identifier, metavar="NODE", help="names or UUIDs of nodes"
+    )
     mset.add_argument("--reason", help="why the nodes are in maintenance")
     munset = add_command(
         maint_actions, "unset", common, "Take nodes out of maintenance mode", _maintenance_unset
     )
-    munset.add_argument("nodes", nargs="+", metavar="NODE", help="names or UUIDs of nodes")
+    munset.add_argument(
+        "nodes", nargs="+", type=identifier, metavar="NODE", help="names or UUIDs of nodes"
+    )
 
     vif.register(actions, common)

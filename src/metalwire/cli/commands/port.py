@@ -11,6 +11,7 @@ from metalwire.cli.commands.common import (
     boolean,
     delete_each,
     dict_values,
+    identifier,
     key_value,
     list_query,
     node_uuid,
@@ -75,7 +76,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
     create = add_command(actions, "create", common, "Create a port", _port_create, True)
     create.add_argument("address", metavar="ADDRESS", help="MAC address of the port")
-    create.add_argument("--node", required=True, help="name or UUID of the port's node")
+    create.add_argument(
+        "--node", type=identifier, required=True, help="name or UUID of the port's node"
+    )
     create.add_argument("--uuid", help="the port's UUID (default: a new one)")
     create.add_argument(
         "--extra",
@@ -128,16 +131,22 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
     listing = add_command(actions, "list", common, "List ports", _port_list, True)
     add_list_arguments(listing)
-    listing.add_argument("--node", help="only ports of this node (name or UUID)")
-    listing.add_argument("--address", help="only the port with this MAC address")
+    listing.add_argument("--node", type=identifier, help="only ports of this node (name or UUID)")
+    listing.add_argument("--address", type=identifier, help="only the port with this MAC address")
     listing.add_argument(
-        "--port-group", dest="port_group", metavar="PORTGROUP", help="only ports of this portgroup"
+        "--port-group",
+        dest="port_group",
+        type=identifier,
+        metavar="PORTGROUP",
+        help="only ports of this portgroup",
     )
 
     show = add_command(actions, "show", common, "Show a port", _port_show, True)
-    show.add_argument("port", metavar="PORT", help="UUID of the port (MAC with --address)")
+    show.add_argument(
+        "port", type=identifier, metavar="PORT", help="UUID of the port (MAC with --address)"
+    )
     show.add_argument("--address", action="store_true", help="PORT is a MAC address")
     show.add_argument("--fields", nargs="+", metavar="FIELD", help="show only these fields")
 
     delete = add_command(actions, "delete", common, "Delete ports", _port_delete)
-    delete.add_argument("ports", nargs="+", metavar="PORT", help="UUIDs of ports")
+    delete.add_argument("ports", nargs="+", type=identifier, metavar="PORT", help="UUIDs of ports")

@@ -10,6 +10,7 @@ from metalwire.cli.commands.common import (
     add_list_arguments,
     delete_each,
     dict_values,
+    identifier,
     key_value,
     list_query,
     node_uuid,
@@ -64,7 +65,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     actions = portgroup.add_subparsers(dest="portgroup_command", metavar="ACTION", required=True)
 
     create = add_command(actions, "create", common, "Create a portgroup", _portgroup_create, True)
-    create.add_argument("--node", required=True, help="name or UUID of the portgroup's node")
+    create.add_argument(
+        "--node", type=identifier, required=True, help="name or UUID of the portgroup's node"
+    )
     create.add_argument("--address", help="MAC address of the portgroup")
     create.add_argument("--name", help="name of the portgroup")
     create.add_argument("--uuid", help="the portgroup's UUID (default: a new one)")
@@ -108,17 +111,28 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
     listing = add_command(actions, "list", common, "List portgroups", _portgroup_list, True)
     add_list_arguments(listing)
-    listing.add_argument("--node", help="only portgroups of this node (name or UUID)")
-    listing.add_argument("--address", help="only the portgroup with this MAC address")
+    listing.add_argument(
+        "--node", type=identifier, help="only portgroups of this node (name or UUID)"
+    )
+    listing.add_argument(
+        "--address", type=identifier, help="only the portgroup with this MAC address"
+    )
 
     show = add_command(actions, "show", common, "Show a portgroup", _portgroup_show, True)
     show.add_argument(
-        "portgroup", metavar="PORTGROUP", help="name or UUID of the portgroup (MAC with --address)"
+        "portgroup",
+        type=identifier,
+        metavar="PORTGROUP",
+        help="name or UUID of the portgroup (MAC with --address)",
     )
     show.add_argument("--address", action="store_true", help="PORTGROUP is a MAC address")
     show.add_argument("--fields", nargs="+", metavar="FIELD", help="show only these fields")
 
     delete = add_command(actions, "delete", common, "Delete portgroups", _portgroup_delete)
     delete.add_argument(
-        "portgroups", nargs="+", metavar="PORTGROUP", help="names or UUIDs of portgroups"
+        "portgroups",
+        nargs="+",
+        type=identifier,
+        metavar="PORTGROUP",
+        help="names or UUIDs of portgroups",
     )

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from metalwire.cli.commands.common import add_command, dict_values, key_value
+from metalwire.cli.commands.common import add_command, dict_values, identifier, key_value
 from metalwire.cli.output import print_list, print_record
 from metalwire.client import Client, HTTPError, Port, Portgroup, VersionError
 
@@ -178,10 +178,12 @@ def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
     vlist = add_command(
         vif_actions, "list", common, "List the VIFs attached to a node", _vif_list, True
     )
-    vlist.add_argument("node", metavar="NODE", help="name or UUID of the node")
+    vlist.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
     attach = add_command(vif_actions, "attach", common, "Attach a VIF to a node", _vif_attach, True)
-    attach.add_argument("node", metavar="NODE", help="name or UUID of the node")
-    attach.add_argument("vif_id", metavar="VIF", help="the VIF (e.g. a Neutron port UUID)")
+    attach.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
+    attach.add_argument(
+        "vif_id", type=identifier, metavar="VIF", help="the VIF (e.g. a Neutron port UUID)"
+    )
     target = attach.add_mutually_exclusive_group()
     target.add_argument(
         "--port-uuid", dest="port_uuid", metavar="UUID", help="attach to this port of the node"
@@ -210,5 +212,5 @@ def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
     detach = add_command(
         vif_actions, "detach", common, "Detach a VIF from a node", _vif_detach, True
     )
-    detach.add_argument("node", metavar="NODE", help="name or UUID of the node")
-    detach.add_argument("vif_id", metavar="VIF", help="the VIF to detach")
+    detach.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
+    detach.add_argument("vif_id", type=identifier, metavar="VIF", help="the VIF to detach")
