@@ -26,6 +26,7 @@ def sqlite_url(tmp_path: Path) -> str:
 def test_upgrade_says_from_which_revision_to_which(tmp_path: Path) -> None:
     url = sqlite_url(tmp_path)
     head = migrations.head_revision(create_engine(url))
+    (tmp_path / "metalwire.db").touch()  # a file without a schema (db current makes none)
     none = db("current", url=url)
     assert none.code == 1
     assert none.stdout.startswith(f"no schema on {url}: run 'metalwire db upgrade'")
@@ -141,3 +142,22 @@ def test_upgrade_of_a_new_postgresql_database_starts_from_no_schema(
     assert upgraded.code == 0, upgraded.stderr
     assert upgraded.stdout.startswith("schema upgraded from no schema to revision ")
     assert db("check", url=url).code == 0
+
+
+@pytest.mark.parametrize("action", ["current", "check"])
+def test_current_and_check_create_no_database_where_there_is_none(
+    tmp_path: Path, action: str
+) -> None:
+    """A mistyped --data-dir is reported, and leaves no directory nor SQLite file behind
+    (for a later ``metalwire serve`` or ``db upgrade`` there to start from)."""
+    mistyped = tmp_path / "metalwrie-data"
+    run = run_metalwire("db", action, "--data-dir", str(mistyped), env=clean_env())
+    assert run.code == 1, run.stderr
+    assert run.stdout == ""
+    assert run.stderr.startswith(
+        f"metalwire: no database at {mistyped / 'metalwire.db'}: the file does not exist"
+    )
+    assert not mistyped.exists()
+    by_url = db(action, url=sqlite_url(mistyped))
+    assert by_url.code == 1 and "the file does not exist" in by_url.stderr
+    assert not mistyped.exists()

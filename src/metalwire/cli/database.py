@@ -4,8 +4,10 @@
     metalwire db current   the revision the database is at, and whether it is the newest
     metalwire db check     the schema and every row against the rules; exit 1 on a finding
 
-Exit status 2 when the configuration or the database cannot be used. Like the server
-commands, these import the server side only when they run.
+Exit status 2 when the configuration or the database cannot be used. ``current`` and
+``check`` only read: an SQLite file that does not exist is reported (exit status 1), never
+created, so that a mistyped ``--data-dir`` leaves nothing behind. Like the server commands,
+these import the server side only when they run.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from metalwire.cli.server import add_config_args, load
@@ -24,17 +27,22 @@ if TYPE_CHECKING:
 def register(commands: Any) -> None:
     db = commands.add_parser("db", help="database maintenance")
     actions = db.add_subparsers(dest="db_command", metavar="ACTION", required=True)
-    for name, help_text, handler in (
-        ("upgrade", "create or upgrade the schema", _upgrade),
-        ("current", "print the schema revision of the database", _current),
-        ("check", "check the schema and the rows against the rules", _check),
+    for name, help_text, handler, creates in (
+        ("upgrade", "create or upgrade the schema", _upgrade, True),
+        ("current", "print the schema revision of the database", _current, False),
+        ("check", "check the schema and the rows against the rules", _check, False),
     ):
         action = actions.add_parser(name, help=help_text, description=help_text)
         add_config_args(action)
-        action.set_defaults(handler=_with_database(handler))
+        action.set_defaults(handler=_with_database(handler, creates=creates))
 
 
-def _with_database(handler: Callable[[Database], int]) -> Callable[[argparse.Namespace], int]:
+def _with_database(
+    handler: Callable[[Database], int], *, creates: bool
+) -> Callable[[argparse.Namespace], int]:
+    """``handler`` run on the configured database; unless it ``creates`` the database, a
+    missing SQLite file is reported instead of made."""
+
     def run(args: argparse.Namespace) -> int:
         from sqlalchemy.exc import OperationalError
 
@@ -43,6 +51,14 @@ def _with_database(handler: Callable[[Database], int]) -> Callable[[argparse.Nam
 
         try:
             config = load(args)
+            missing = None if creates else _missing_sqlite_file(config.database_url())
+            if missing is not None:
+                print(
+                    f"metalwire: no database at {missing}: the file does not exist (check "
+                    "--data-dir, --database or --config; 'metalwire db upgrade' creates it)",
+                    file=sys.stderr,
+                )
+                return 1
             db = Database(
                 config.database_url(), sqlite_write_wait=config.database.sqlite_write_wait
             )
@@ -58,6 +74,22 @@ def _with_database(handler: Callable[[Database], int]) -> Callable[[argparse.Nam
             db.dispose()
 
     return run
+
+
+def _missing_sqlite_file(url: str) -> Path | None:
+    """The file an SQLite ``url`` names, when it does not exist; None for any other URL."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None  # a malformed URL: Database() says what is wrong with it
+    name = parsed.database or ""
+    if parsed.get_backend_name() != "sqlite" or name in ("", ":memory:") or "uri" in parsed.query:
+        return None
+    path = Path(name)
+    return None if path.exists() else path
 
 
 def _where(db: Database) -> str:
