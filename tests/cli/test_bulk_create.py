@@ -205,6 +205,25 @@ def test_existing_update_makes_the_node_and_its_ports_match_the_file(
     assert "1 unchanged, 0 failed" in again.stderr.splitlines()[-1]
 
 
+def test_existing_update_deletes_no_port_the_file_leaves_out(
+    tmp_path: Path, cli: Run, mw: Client
+) -> None:
+    """As the help and README say: update sets and creates, and deletes nothing, so a port
+    left out of the file keeps its VIF."""
+    name, kept, listed = unique("upd-keep"), mac(), mac()
+    assert cli("create", str(_one_node_file(tmp_path, name, 1, [kept, listed]))).code == 0
+    mw.vif_attach(name, "kept-vif", port_uuid=mw.list_ports(address=kept)[0].uuid)
+
+    updated = cli(
+        "create", str(_one_node_file(tmp_path, name, 2, [listed])), "--existing", "update"
+    )
+    assert updated.code == 0, updated.stderr
+    assert sorted(p.address for p in mw.list_ports(node=name)) == sorted([kept, listed])
+    assert mw.vif_list(name) == ["kept-vif"]
+    help_text = " ".join(cli("create", "--help").stdout.split())
+    assert "creating the missing ones and deleting none (update)" in help_text
+
+
 def test_existing_update_refuses_a_port_of_another_node(
     tmp_path: Path, cli: Run, mw: Client
 ) -> None:

@@ -109,6 +109,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         choices=["skip", "update", "fail"],
         default="skip",
         help="a node of the file (by name or UUID) that exists: leave it and report what "
-        "differs (skip, the default), make it, its portgroups and ports match the file "
-        "(update), or report it failed (fail)",
+        "differs (skip, the default), set its fields and those of the portgroups and "
+        "ports the file lists to the file's values, creating the missing ones and deleting "
+        "none (update), or report it failed (fail)",
     )
