@@ -212,6 +212,17 @@ def test_endpoint_from_url_option_and_environment(server: MetalwireServer) -> No
     assert refused.stderr.startswith(f"metalwire: Cannot reach {nowhere}/")
 
 
+def test_an_endpoint_ending_in_v1_means_the_service_root(server: MetalwireServer) -> None:
+    """As the baremetal command takes it: OS_ENDPOINT or a catalog often ends in /v1."""
+    by_option = run_metalwire("node", "list", "--url", f"{server.url}/v1", env=clean_env())
+    assert by_option.code == 0, by_option.stderr
+    by_env = run_metalwire("node", "list", env=clean_env(OS_ENDPOINT=f"{server.url}/v1/"))
+    assert by_env.code == 0, by_env.stderr
+    with Client(f"{server.url}/v1/") as client:
+        assert client.url == server.url
+        assert client.list_nodes(limit=1) is not None
+
+
 def test_port_and_portgroup_commands(cli: Run, mw: Client) -> None:
     node = mw.create_node("fake-hardware", name=unique("nics"))
     bond_name = unique("bond")

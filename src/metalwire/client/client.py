@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal, TypedDict, TypeVar, Unpack
@@ -26,6 +27,8 @@ LOG = logging.getLogger(__name__)
 DRY_RUN_HEADER = "X-Metalwire-Dry-Run"
 
 DEFAULT_URL = "http://127.0.0.1:6385"
+# The API's version at the end of an endpoint (``.../v1``, ``.../v1/``): not part of the root.
+_VERSION_SUFFIX = re.compile(r"/+v1/*$")
 
 ProvisionTarget = Literal[
     "manage", "provide", "active", "deleted", "deploy", "undeploy", "rebuild", "clean"
@@ -106,7 +109,9 @@ def _ident(value: str | Resource) -> str:
 class Client:
     """A client of the Bare Metal v1 API with microversion negotiation and safe retries.
 
-    ``url`` is the service root (``http://host:6385``). ``api_version`` pins a microversion
+    ``url`` is the service root (``http://host:6385``); an endpoint ending in ``/v1`` (as
+    some catalogs and ``OS_ENDPOINT`` settings have it) means its root, as for the
+    ``baremetal`` client. ``api_version`` pins a microversion
     ("1.N"); None or "latest" negotiates the highest one both sides support on first use.
     ``retry`` says which failures are retried (:class:`RetryPolicy`); ``transport`` replaces
     httpx's network transport, e.g. with :class:`metalwire.client.transport.ASGITransport`.
@@ -149,7 +154,8 @@ class Client:
                 "the transport or session instead"
             )
         # The URL is shown in messages and logs; credentials in it go as Basic authentication.
-        self.url, userinfo = redact.split_credentials(url.rstrip("/"))
+        root = _VERSION_SUFFIX.sub("", url.rstrip("/"))
+        self.url, userinfo = redact.split_credentials(root)
         self._pinned = (
             None
             if api_version is None or api_version.strip().lower() == "latest"
