@@ -133,3 +133,21 @@ def test_a_server_that_comes_up_during_retries_is_reached(
     finally:
         later.stop()
     assert [e.reason for e in events] == ["connect"]
+
+
+def test_every_client_exception_is_exported_and_every_export_exists() -> None:
+    """``from metalwire.client import *`` works, and gives each error of the tree."""
+    import metalwire.client
+    from metalwire.client import exceptions
+
+    missing = [name for name in metalwire.client.__all__ if not hasattr(metalwire.client, name)]
+    assert missing == []
+    errors = {
+        name
+        for name, value in vars(exceptions).items()
+        if isinstance(value, type) and issubclass(value, exceptions.MetalwireClientError)
+    }
+    assert errors - set(metalwire.client.__all__) == set()
+    namespace: dict[str, object] = {}
+    exec("from metalwire.client import *", namespace)
+    assert namespace["DryRunNotSupported"] is exceptions.DryRunNotSupported

@@ -29,6 +29,7 @@ from metalwire.client.exceptions import (
     AuthenticationError,
     BadRequest,
     Conflict,
+    DryRunNotSupported,
     EndpointNotFound,
     FeatureNotSupported,
     HTTPError,
