@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 from metalwire.api.app import create_app
 from metalwire.api.auth.basic_personas import read_personas_file
 from metalwire.api.auth.identity import ADMIN
+from metalwire.client import AuthenticationError, Client, HTTPError, patch
 from metalwire.errors import Invalid
 from tests.auth.conftest import htpasswd_line, make_config
 from tests.conftest import LATEST, fault
@@ -395,3 +396,24 @@ def test_serve_with_a_bad_personas_file_exits_2_naming_file_user_and_problem(
     assert done.returncode == 2, done.stderr
     assert "personas.yaml" in done.stderr
     assert "user 'viewer': roles must be a non-empty list of role names" in done.stderr
+
+
+@pytest.mark.server
+def test_the_client_raises_unauthorized_and_forbidden(personas: BasicPersonas) -> None:
+    """A refused login is an AuthenticationError as with Keystone, a refused rule a
+    Forbidden, both HTTPErrors with the status and the server's message."""
+    url = personas.server.url
+    for auth in (None, httpx.BasicAuth("viewer", "wrong-pw")):
+        with Client(url, auth=auth) as client, pytest.raises(HTTPError) as refused:
+            client.list_nodes()
+        assert type(refused.value).__name__ == "Unauthorized"
+        assert isinstance(refused.value, AuthenticationError)
+        assert refused.value.status_code == 401
+    with (
+        Client(url, auth=httpx.BasicAuth("viewer", "viewer-pw")) as viewer,
+        pytest.raises(HTTPError) as denied,
+    ):
+        viewer.update_node(personas.node_a, patch.set_fields({"extra/who": "viewer"}))
+    assert type(denied.value).__name__ == "Forbidden"
+    assert denied.value.status_code == 403
+    assert "baremetal:node:update_extra" in denied.value.faultstring

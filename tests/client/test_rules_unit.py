@@ -11,6 +11,7 @@ from metalwire.client import (
     APIVersion,
     BadRequest,
     Conflict,
+    Forbidden,
     HTTPError,
     NodeLocked,
     NotAcceptable,
@@ -18,6 +19,7 @@ from metalwire.client import (
     RetryPolicy,
     ServerError,
     ServiceUnavailable,
+    Unauthorized,
     VersionNegotiationError,
     VifAlreadyAttached,
     patch,
@@ -101,7 +103,9 @@ def test_choose_version() -> None:
         (500, "boom", ServerError),
         (502, "bad gateway", ServerError),
         (503, "Neutron is unreachable", ServiceUnavailable),
-        (403, "forbidden", HTTPError),
+        (401, "Invalid HTTP basic credentials.", Unauthorized),
+        (403, "Access was denied to the following resource: baremetal:node:get", Forbidden),
+        (405, "Method Not Allowed", HTTPError),
     ],
 )
 def test_error_class_by_status_and_message(

@@ -19,6 +19,9 @@ all. The tree:
     |                               did not reach the state in time
     +-- HTTPError                   the server answered with an error status (any 4xx or 5xx)
         +-- BadRequest (400)        invalid input, or a state or VIF the node cannot take
+        +-- Unauthorized (401)      no credentials, or ones the server refused; also an
+        |                           AuthenticationError
+        +-- Forbidden (403)         the policy does not allow the user this action
         +-- NotFound (404)          no such node, port, portgroup or resource path
         +-- NotAcceptable (406)     microversion or field not served at this version
         +-- Conflict (409)          clash with existing state
@@ -154,6 +157,17 @@ class BadRequest(HTTPError):
     """400: the input is invalid, or the node cannot do this in its current state."""
 
 
+class Unauthorized(HTTPError, AuthenticationError):
+    """401: the request had no credentials, or the server refused them (a wrong HTTP Basic
+    password, an expired token). Caught by ``except AuthenticationError`` as well, like a
+    refused Keystone login."""
+
+
+class Forbidden(HTTPError):
+    """403: the user may not do this (the policy rule is named in the message), or the node
+    is protected from it."""
+
+
 class NotFound(HTTPError):
     """404: the node, port, portgroup or path does not exist (at this microversion)."""
 
@@ -218,6 +232,10 @@ def error_class(status_code: int, faultstring: str) -> type[HTTPError]:
     """The exception class for an error status and the server's message."""
     if status_code == 400:
         return BadRequest
+    if status_code == 401:
+        return Unauthorized
+    if status_code == 403:
+        return Forbidden
     if status_code == 404:
         return NotFound
     if status_code == 406:
