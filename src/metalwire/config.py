@@ -146,7 +146,7 @@ class DefaultOptions:
 @dataclass
 class ApiOptions:
     host_ip: str = _opt("127.0.0.1", "Address the API listens on.")
-    port: int = _opt(6385, "TCP port the API listens on.")
+    port: int = _opt(6385, "TCP port the API listens on (1 to 65535).", minimum=1, maximum=65535)
     public_endpoint: str = _opt(
         "", "Base URL used in links; empty means the URL the request came in on."
     )
@@ -655,7 +655,7 @@ def load_config(
     for (section, name), value in (overrides or {}).items():
         if value is not None:
             setattr(conf.section(section), name, value)
-    _check_minimums(conf)
+    _check_bounds(conf)
     return conf
 
 
@@ -717,15 +717,24 @@ def _with_ironic_names(
     return result
 
 
-def _check_minimums(conf: Config) -> None:
+def _check_bounds(conf: Config) -> None:
+    """Raise Invalid for a number below its option's minimum or above its maximum."""
     for section, cls in SECTIONS.items():
         for fld in dataclasses.fields(cls):
             minimum = fld.metadata.get("minimum")
+            maximum = fld.metadata.get("maximum")
             value = getattr(conf.section(section), fld.name)
-            if minimum is not None and value is not None and value < minimum:
+            if value is None:
+                continue
+            if minimum is not None and value < minimum:
                 raise Invalid(
                     f"configuration option [{section}] {fld.name}: {value!r} is below the "
                     f"minimum {minimum}"
+                )
+            if maximum is not None and value > maximum:
+                raise Invalid(
+                    f"configuration option [{section}] {fld.name}: {value!r} is above the "
+                    f"maximum {maximum}"
                 )
 
 

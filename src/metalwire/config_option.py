@@ -6,10 +6,12 @@ from dataclasses import field
 from typing import Any
 
 
-def option(default: Any, help: str, minimum: float | None = None) -> Any:
+def option(
+    default: Any, help: str, minimum: float | None = None, maximum: float | None = None
+) -> Any:
     """A field of a section's dataclass with its ``help`` text and, for numbers, the least
-    value ``load_config`` accepts."""
-    metadata = {"help": help, "minimum": minimum}
+    and the greatest value ``load_config`` accepts."""
+    metadata = {"help": help, "minimum": minimum, "maximum": maximum}
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=metadata)
     return field(default=default, metadata=metadata)

@@ -74,3 +74,17 @@ def test_a_section_like_nothing_known_lists_metalwires_sections(tmp_path: Path) 
     config.write_text("[zzz]\nx = 1\n")
     with pytest.raises(Invalid, match=r"\[zzz\].*metalwire reads \[DEFAULT\], \[api\]"):
         load_config(str(config), environ={})
+
+
+@pytest.mark.parametrize(
+    ("port", "refusal"),
+    [("-1", "-1 is below the minimum 1"), ("65536", "65536 is above the maximum 65535")],
+)
+def test_a_port_outside_1_to_65535_refuses_to_start_naming_the_option(
+    tmp_path: Path, port: str, refusal: str
+) -> None:
+    """65536 used to be served as 'http://127.0.0.1:65536' (the socket took it modulo
+    65536), -1 refused as a host that 'cannot be resolved'."""
+    done = serve_until_exit(tmp_path / "data", "--port", port)
+    assert done.code == 2, done.stderr
+    assert done.stderr == f"metalwire: configuration option [api] port: {refusal}\n"
