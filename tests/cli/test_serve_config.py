@@ -88,3 +88,23 @@ def test_a_port_outside_1_to_65535_refuses_to_start_naming_the_option(
     done = serve_until_exit(tmp_path / "data", "--port", port)
     assert done.code == 2, done.stderr
     assert done.stderr == f"metalwire: configuration option [api] port: {refusal}\n"
+
+
+def test_a_data_dir_that_cannot_be_a_directory_refuses_to_start_naming_it(tmp_path: Path) -> None:
+    taken = tmp_path / "metalwire-data"
+    taken.write_text("not a directory\n")
+    for data_dir in (taken, taken / "below"):
+        done = serve_until_exit(data_dir, "--port", str(free_port()))
+        assert done.code == 2, done.stderr
+        assert done.stderr.startswith(
+            f"metalwire: cannot create the directory '{data_dir}' of the SQLite database: "
+        ), done.stderr
+        assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("url", ["sqlite://", "sqlite:///:memory:"])
+def test_an_in_memory_sqlite_database_refuses_to_start(tmp_path: Path, url: str) -> None:
+    done = serve_until_exit(tmp_path / "data", "--database", url, "--port", str(free_port()))
+    assert done.code == 2, done.stderr
+    assert done.stderr.startswith(f"metalwire: the database URL '{url}' names an in-memory")
+    assert "Traceback" not in done.stderr

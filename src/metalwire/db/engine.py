@@ -136,12 +136,31 @@ def make_engine(
         raise Invalid(f"the database URL needs the Python module {name!r}{advice}") from None
 
 
+def _make_directory(directory: Path) -> None:
+    """Create the directory of an SQLite file; Invalid naming it when that cannot be done (a
+    file in its place, a read-only or missing parent)."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        reason = "a file has that name" if directory.is_file() else exc.strerror or str(exc)
+        raise Invalid(
+            f"cannot create the directory {str(directory)!r} of the SQLite database: "
+            f"{reason} (see --data-dir, [DEFAULT] data_dir)"
+        ) from None
+
+
 def _make_engine(
     url: str, pool_size: int, autocommit: bool, prepared_statements: bool, sqlite_wait: float
 ) -> Engine:
     if _is_sqlite(url):
-        if url.startswith("sqlite:///") and ":memory:" not in url:
-            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        if make_url(url).database in (None, "", ":memory:"):
+            raise Invalid(
+                f"the database URL {url!r} names an in-memory SQLite database, which each "
+                "connection would see empty; name a file: sqlite:////var/lib/metalwire/"
+                "metalwire.db (or leave [database] connection empty for --data-dir)"
+            )
+        if url.startswith("sqlite:///"):
+            _make_directory(Path(url.removeprefix("sqlite:///")).parent)
         engine = create_engine(
             url,
             connect_args={"check_same_thread": False, "timeout": sqlite_wait},
