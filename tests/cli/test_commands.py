@@ -86,6 +86,12 @@ def test_node_list_table_json_yaml_and_value(cli: Run, mw: Client) -> None:
         "2",
     )
     assert value.stdout.splitlines() == names[:2]
+    for kind in ("node", "port", "portgroup"):  # 0 is no limit, as for the baremetal command
+        everything = cli(kind, "list", "-f", "value", "-c", "UUID")
+        unlimited = cli(kind, "list", "-f", "value", "-c", "UUID", "--limit", "0")
+        assert (unlimited.code, unlimited.stdout) == (0, everything.stdout), unlimited.stderr
+    unlimited_nodes = cli("node", "list", "--resource-class", group, "--limit", "0", "-f", "json")
+    assert [r["Name"] for r in json.loads(unlimited_nodes.stdout)] == sorted(names)
 
     long = cli("node", "list", "--resource-class", group, "--long", "-f", "json")
     assert {r["Resource Class"] for r in json.loads(long.stdout)} == {group}

@@ -200,7 +200,8 @@ def add_list_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="show at most N items (default: all, fetched page by page)",
+        help="show at most N items (default, or 0 as for the baremetal command: all, "
+        "fetched page by page)",
     )
     parser.add_argument("--marker", metavar="UUID", help="start after this item")
     parser.add_argument(
@@ -217,7 +218,8 @@ def list_query(args: argparse.Namespace) -> dict[str, Any]:
     if args.limit is not None:
         if args.limit < 0:
             raise UsageError("--limit must be 0 or more")
-        query["limit"] = args.limit
+        if args.limit > 0:  # 0: no limit, as the baremetal command reads it
+            query["limit"] = args.limit
     if args.marker:
         query["marker"] = args.marker
     if args.sort:
