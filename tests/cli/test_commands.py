@@ -448,3 +448,17 @@ def test_an_unknown_column_is_refused_when_the_list_is_empty_too(tmp_path: Path)
         assert run_metalwire("node", "list", env=env).stdout == ""  # nothing enrolled
         column = run_metalwire("node", "list", "-c", "Colour", env=env)
     assert column.code == 2 and "No such column: Colour" in column.stderr
+
+
+def test_an_unknown_column_is_refused_by_vif_list_and_audit_when_empty_too(
+    cli: Run, mw: Client
+) -> None:
+    """A misspelt -c passed while nothing was listed, and failed once something was."""
+    node = mw.create_node("fake-hardware", name=unique("cols"))
+    vifs = cli("node", "vif", "list", node.uuid, "-c", "Id")
+    assert vifs.code == 2, vifs.stderr
+    assert "No such column: Id. Columns are: ID." in vifs.stderr
+    latest = cli("audit", "--latest", "-c", "Node")
+    assert latest.code == 2, latest.stderr
+    assert "No such column: Node. Columns are: Kind, Node UUID," in latest.stderr
+    assert cli("node", "vif", "list", node.uuid, "-c", "ID").code == 0

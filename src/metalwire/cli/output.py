@@ -156,6 +156,21 @@ def print_list(
         _dump([dict(zip(heads, row, strict=True)) for row in picked], fmt, out)
 
 
+def print_listing(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    fmt: str,
+    out: TextIO,
+    columns: Sequence[str] | None = None,
+) -> None:
+    """:func:`print_list` for a list command: an empty table prints nothing at all, but a
+    ``columns`` name that is not in ``headers`` is a UsageError whether rows came or not."""
+    if fmt == "table" and not rows:
+        pick_columns(headers, columns)
+        return
+    print_list(headers, rows, fmt, out, columns)
+
+
 def print_record(
     record: Mapping[str, Any], fmt: str, out: TextIO, columns: Sequence[str] | None = None
 ) -> None:

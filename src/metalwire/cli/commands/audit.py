@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from metalwire.cli.commands.common import add_command, identifier
-from metalwire.cli.output import UsageError, label, print_list
+from metalwire.cli.output import UsageError, label, print_listing
 from metalwire.client import Client
 
 COLUMNS = ("kind", "node_uuid", "vif_id", "target_uuid", "repair", "message")
@@ -25,10 +25,8 @@ REPAIR_COLUMNS = ("repaired", "result")
 
 
 def _print(rows: list[dict[str, Any]], fields: tuple[str, ...], args: argparse.Namespace) -> None:
-    if args.format == "table" and not rows:
-        return
     values = [[row.get(f) for f in fields] for row in rows]
-    print_list([label(f) for f in fields], values, args.format, sys.stdout, args.columns)
+    print_listing([label(f) for f in fields], values, args.format, sys.stdout, args.columns)
 
 
 def _warn_not_checked(report: dict[str, Any]) -> None:

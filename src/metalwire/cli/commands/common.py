@@ -28,8 +28,7 @@ from metalwire.cli.output import (
     UsageError,
     add_format_arguments,
     label,
-    pick_columns,
-    print_list,
+    print_listing,
     print_record,
 )
 from metalwire.client import Client, MetalwireClientError, Resource, RetryPolicy
@@ -308,10 +307,7 @@ def print_resources(
     else:
         fields = list(default)
     rows = [[item.get(f) for f in fields] for item in items]
-    if args.format == "table" and not rows:
-        pick_columns([label(f) for f in fields], args.columns)  # a wrong -c fails even so
-        return
-    print_list([label(f) for f in fields], rows, args.format, sys.stdout, args.columns)
+    print_listing([label(f) for f in fields], rows, args.format, sys.stdout, args.columns)
 
 
 def print_resource(resource: Resource, args: argparse.Namespace) -> None:

@@ -7,15 +7,13 @@ import sys
 from typing import Any
 
 from metalwire.cli.commands.common import add_command, dict_values, identifier, key_value
-from metalwire.cli.output import print_list, print_record
+from metalwire.cli.output import print_list, print_listing, print_record
 from metalwire.client import Client, HTTPError, Port, Portgroup, VersionError
 
 
 def _vif_list(client: Client, args: argparse.Namespace) -> int:
     rows = [[vif] for vif in client.vif_list(args.node)]
-    if args.format == "table" and not rows:
-        return 0
-    print_list(["ID"], rows, args.format, sys.stdout, args.columns)
+    print_listing(["ID"], rows, args.format, sys.stdout, args.columns)
     return 0
 
 
