@@ -510,3 +510,19 @@ def test_http_basic_without_its_password_is_a_usage_error(basic_metalwire: str) 
         OS_PASSWORD=BASIC_PASSWORD,
     )
     assert with_variable.code == 0, with_variable.output
+
+
+def test_an_identity_service_that_cannot_be_reached_is_named_not_the_api(
+    basic_metalwire: str,
+) -> None:
+    """The API answers; only Keystone is down: the message must not send the operator to
+    the API server."""
+    keystone = f"http://127.0.0.1:{free_port()}/v3"
+    run = metalwire(
+        *("node", "list", "--max-retries", "0", "--os-endpoint", basic_metalwire),
+        *("--os-auth-url", keystone, "--os-username", "ops", "--os-password", "pw"),
+    )
+    assert run.code == 1, run.output
+    assert "metalwire: Cannot reach the identity service: " in run.stderr, run.stderr
+    assert keystone in run.stderr
+    assert f"Cannot reach {basic_metalwire}" not in run.stderr

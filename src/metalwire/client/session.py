@@ -35,6 +35,7 @@ class KeystoneSessionTransport(httpx.BaseTransport):
         self.session = session
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self._log_in()
         body = request.read()
         try:
             answer = self.session.request(
@@ -64,6 +65,21 @@ class KeystoneSessionTransport(httpx.BaseTransport):
             if name.lower() not in ("content-encoding", "content-length", "transfer-encoding")
         ]
         return httpx.Response(answer.status_code, headers=headers, content=answer.content)
+
+    def _log_in(self) -> None:
+        """Get the plugin's credentials (a token from Keystone, unless one is cached) before
+        sending, so that an identity service that cannot be reached is named as such, and not
+        as the API the request was for."""
+        if getattr(self.session, "auth", None) is None:
+            return  # no plugin: nothing to log in to
+        try:
+            self.session.get_auth_headers()
+        except ks_exc.ConnectionError as error:
+            raise exc.APIConnectionError(
+                f"Cannot reach the identity service: {error}", method="POST", url="", sent=False
+            ) from error
+        except ks_exc.ClientException as error:
+            raise exc.AuthenticationError(f"Authentication failed: {error}") from error
 
 
 def _timeout(request: httpx.Request) -> float | None:
