@@ -405,8 +405,14 @@ def test_vif_attach_and_detach_name_the_chosen_portgroup_or_port_in_json(
         "name": bond.name,
     }
     second = cli("node", "vif", "attach", node.uuid, v("vif-j2"), "-f", "json")
-    assert json.loads(second.stdout)["uuid"] == nic.uuid
-    assert json.loads(second.stdout)["attached"] == "port"
+    assert json.loads(second.stdout) == {  # the same keys for a port: a port has no name here
+        "node": node.uuid,
+        "vif": v("vif-j2"),
+        "attached": "port",
+        "uuid": nic.uuid,
+        "address": nic.address,
+        "name": None,
+    }
 
     detached = cli("node", "vif", "detach", node.uuid, v("vif-j1"), "-f", "value", "-c", "uuid")
     assert (detached.code, detached.stdout) == (0, f"{bond.uuid}\n")
@@ -462,3 +468,47 @@ def test_an_unknown_column_is_refused_by_vif_list_and_audit_when_empty_too(
     assert latest.code == 2, latest.stderr
     assert "No such column: Node. Columns are: Kind, Node UUID," in latest.stderr
     assert cli("node", "vif", "list", node.uuid, "-c", "ID").code == 0
+
+
+def test_a_wrong_column_on_a_command_that_changes_is_refused_before_the_change(
+    cli: Run, mw: Client, tmp_path: Path
+) -> None:
+    """A usage error (exit status 2) means nothing was done: a misspelt -c used to attach,
+    detach or enrol first and then exit 2, so that running the command again failed or
+    enrolled twice."""
+    node = mw.create_node("fake-hardware", name=unique("cols-change"))
+    mw.create_port(node.uuid, mac())
+    attach = cli("node", "vif", "attach", node.uuid, v("vif-c"), "-c", "target_uuid")
+    assert attach.code == 2, attach.stderr
+    assert mw.vif_list(node.uuid) == []  # nothing attached
+    expected = "No such column: target_uuid. Columns are: node, vif, attached, uuid, address, name."
+    assert expected in attach.stderr
+    mw.vif_attach(node.uuid, v("vif-c"))
+    detach = cli("node", "vif", "detach", node.uuid, v("vif-c"), "-c", "vif_id")
+    assert detach.code == 2, detach.stderr
+    assert mw.vif_list(node.uuid) == [v("vif-c")]
+
+    name = unique("cols-file")
+    enrol_file = tmp_path / "one.yaml"
+    enrol_file.write_text(yaml.safe_dump({"nodes": [{"name": name, "driver": "fake-hardware"}]}))
+    enrol = cli("create", str(enrol_file), "-c", "Name")
+    assert enrol.code == 2, enrol.stderr
+    assert "No such column: Name. Columns are: Node, UUID," in enrol.stderr
+    assert mw.list_nodes(fields=["name"]) and name not in {n.name for n in mw.list_nodes()}
+
+    repair = cli("audit", "--repair", "-c", "Fixed")
+    assert repair.code == 2, repair.stderr
+    assert "No such column: Fixed." in repair.stderr
+
+
+def test_a_wrong_column_after_a_create_says_the_resource_was_created(cli: Run) -> None:
+    """The fields of a created resource are the server's: the -c is checked once it exists,
+    and the answer says so instead of a usage error."""
+    name = unique("cols-node")
+    created = cli("node", "create", "--driver", "fake-hardware", "--name", name, "-c", "nom")
+    assert created.code == 1, created.stderr
+    assert "No such column: nom." in created.stderr
+    shown = cli("node", "show", name, "-f", "value", "-c", "uuid")
+    assert shown.code == 0
+    uuid = shown.stdout.strip()
+    assert f"metalwire: the node was created all the same: {uuid}" in created.stderr

@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from metalwire.cli.commands.common import add_command, identifier
-from metalwire.cli.output import UsageError, label, print_listing
+from metalwire.cli.output import UsageError, label, pick_columns, print_listing
 from metalwire.client import Client
 
 COLUMNS = ("kind", "node_uuid", "vif_id", "target_uuid", "repair", "message")
@@ -44,6 +44,8 @@ def _audit(client: Client, args: argparse.Namespace) -> int:
             "--latest shows the kept audit of every node; it takes no --node or --repair"
         )
     fields = (*LONG_COLUMNS, "repair", "message") if args.long else COLUMNS
+    shown = (*fields, *REPAIR_COLUMNS) if args.repair else fields
+    pick_columns([label(f) for f in shown], args.columns)  # before repairing anything
     if not args.repair:
         report = client.latest_audit() if args.latest else client.audit(args.node)
         _print(list(report["findings"]), fields, args)

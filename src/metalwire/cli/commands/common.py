@@ -3,7 +3,9 @@ handler with a client, and printing resources.
 
 A handler takes the client and the parsed arguments and returns the exit status (``None``
 means 0). Exit status: 0 on success, 1 when the server or the connection failed (the
-server's message is on stderr), 2 for a usage error.
+server's message is on stderr), 2 for a usage error, found before anything is changed (a
+``-c`` of a command that changes something is checked first; the fields of a resource it
+creates are known only afterwards: see :func:`print_created`).
 """
 
 from __future__ import annotations
@@ -313,6 +315,22 @@ def print_resources(
 def print_resource(resource: Resource, args: argparse.Namespace) -> None:
     fields = resource.fields()
     print_record(dict(sorted(fields.items())), args.format, sys.stdout, args.columns)
+
+
+def print_created(resource: Resource, args: argparse.Namespace) -> int:
+    """Show a resource the command has just created. Its fields are the server's, so a ``-c``
+    naming none of them is found only now: that is not a usage error (exit status 2 says
+    nothing was done) but exit status 1, saying that the resource exists."""
+    try:
+        print_resource(resource, args)
+    except UsageError as error:
+        print(f"metalwire: error: {error}", file=sys.stderr)
+        print(
+            f"metalwire: the {resource.kind} was created all the same: {resource.uuid}",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
 
 
 def show_by_id_or_address(

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from metalwire.cli.commands.common import add_command
-from metalwire.cli.output import print_list
+from metalwire.cli.output import pick_columns, print_list
 from metalwire.client import Client
 from metalwire.client.enrol import (
     EnrolFileError,
@@ -41,7 +41,11 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
+_HEADERS = ["Node", "UUID", "Status", "Ports", "Portgroups", "Error", "Changes"]
+
+
 def _bulk_create(client: Client, args: argparse.Namespace) -> int:
+    pick_columns(_HEADERS, args.columns)  # before creating anything
     specs: list[NodeSpec] = []
     problems: list[str] = []
     for name in args.files:
@@ -71,8 +75,7 @@ def _bulk_create(client: Client, args: argparse.Namespace) -> int:
             ]
         )
     if rows or args.format != "table":
-        headers = ["Node", "UUID", "Status", "Ports", "Portgroups", "Error", "Changes"]
-        print_list(headers, rows, args.format, sys.stdout, args.columns)
+        print_list(_HEADERS, rows, args.format, sys.stdout, args.columns)
     print(_summary(results), file=sys.stderr)
     return 0 if all(r.ok for r in results) else 1
 

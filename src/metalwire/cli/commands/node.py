@@ -20,6 +20,7 @@ from metalwire.cli.commands.common import (
     identifier,
     key_value,
     list_query,
+    print_created,
     print_resource,
     print_resources,
 )
@@ -69,8 +70,7 @@ def _node_create(client: Client, args: argparse.Namespace) -> int:
             fields[field] = dict_values(getattr(args, option))
     if args.automated_clean is not None:
         fields["automated_clean"] = args.automated_clean
-    print_resource(client.create_node(args.driver, **fields), args)
-    return 0
+    return print_created(client.create_node(args.driver, **fields), args)
 
 
 def _node_list(client: Client, args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ from metalwire.cli.commands.common import (
     list_query,
     node_uuid,
     portgroup_uuid,
-    print_resource,
+    print_created,
     print_resources,
     show_by_id_or_address,
 )
@@ -45,8 +45,7 @@ def _port_create(client: Client, args: argparse.Namespace) -> int:
     if args.port_group:
         fields["portgroup_uuid"] = portgroup_uuid(client, args.port_group)
     port = client.create_port(node_uuid(client, args.node), args.address, **fields)
-    print_resource(port, args)
-    return 0
+    return print_created(port, args)
 
 
 def _port_list(client: Client, args: argparse.Namespace) -> int:

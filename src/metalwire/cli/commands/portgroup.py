@@ -14,7 +14,7 @@ from metalwire.cli.commands.common import (
     key_value,
     list_query,
     node_uuid,
-    print_resource,
+    print_created,
     print_resources,
     show_by_id_or_address,
 )
@@ -35,8 +35,7 @@ def _portgroup_create(client: Client, args: argparse.Namespace) -> int:
     if args.standalone_ports is not None:
         fields["standalone_ports_supported"] = args.standalone_ports
     portgroup = client.create_portgroup(node_uuid(client, args.node), **fields)
-    print_resource(portgroup, args)
-    return 0
+    return print_created(portgroup, args)
 
 
 def _portgroup_list(client: Client, args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from metalwire.cli.commands.common import add_command, dict_values, identifier, key_value
-from metalwire.cli.output import print_list, print_listing, print_record
+from metalwire.cli.output import pick_columns, print_list, print_listing, print_record
 from metalwire.client import Client, HTTPError, Port, Portgroup, VersionError
 
 
@@ -24,6 +24,7 @@ _SWITCH_HEADERS = ["Switch", "Switch Port", "Port UUID", "From", "To", "Commands
 def _vif_attach(client: Client, args: argparse.Namespace) -> int:
     if args.dry_run:
         return _vif_attach_dry_run(client, args)
+    pick_columns(_holder_fields("attached"), args.columns)  # before attaching anything
     client.vif_attach(
         args.node,
         args.vif_id,
@@ -49,9 +50,17 @@ def vif_holder(client: Client, node: str, vif_id: str) -> Port | Portgroup | Non
     return next((item for item in candidates if item.vif_id == vif_id), None)
 
 
+def _holder_fields(verb: str) -> list[str]:
+    """The fields of what attach or detach prints, the same whatever held the VIF, so that
+    a ``-c`` is checked before anything is changed."""
+    return ["node", "vif", verb, "uuid", "address", "name"]
+
+
 def _print_holder(args: argparse.Namespace, verb: str, holder: Port | Portgroup | None) -> None:
-    """What the command did, naming the port or portgroup (``None``: not known)."""
-    record: dict[str, Any] = {"node": args.node, "vif": args.vif_id, verb: None}
+    """What the command did, naming the port or portgroup (``None``: not known; its fields
+    are then null, as the name of a port is)."""
+    record: dict[str, Any] = dict.fromkeys(_holder_fields(verb))
+    record.update(node=args.node, vif=args.vif_id)
     if holder is not None:
         record[verb] = holder.kind
         record["uuid"] = holder.uuid
@@ -163,6 +172,7 @@ def _dry_run_row(target: dict[str, Any], verdict: Any, reason: Any) -> list[Any]
 
 
 def _vif_detach(client: Client, args: argparse.Namespace) -> int:
+    pick_columns(_holder_fields("detached"), args.columns)  # before detaching anything
     holder = vif_holder(client, args.node, args.vif_id)
     client.vif_detach(args.node, args.vif_id)
     _print_holder(args, "detached", holder)
