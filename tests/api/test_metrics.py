@@ -65,6 +65,21 @@ def test_requests_are_counted_by_route_template_method_and_status(api: Api) -> N
             assert node["uuid"] not in label and "metered" not in label
 
 
+def test_the_topology_page_and_its_assets_are_counted_under_their_routes(api: Api) -> None:
+    """The assets were counted as 'unmatched' (with status 200): the static mount's prefix
+    had moved into root_path by the time the route was looked up."""
+    before = scrape(api.client)
+    assert api.client.get("/ui/static/topology.js").status_code == 200
+    assert api.client.get("/ui/static/no-such-asset.js").status_code == 404
+    assert api.client.get("/ui/nodes/compute-0").status_code == 200
+    after = scrape(api.client)
+    assert requests(after, "/ui/static", "GET", 200) - requests(before, "/ui/static", "GET", 200)
+    assert requests(after, "/ui/static", "GET", 404) - requests(before, "/ui/static", "GET", 404)
+    assert requests(after, "unmatched", "GET", 200) == requests(before, "unmatched", "GET", 200)
+    page = "/ui/nodes/{node}"
+    assert requests(after, page, "GET", 200) - requests(before, page, "GET", 200) == 1
+
+
 def test_vif_endpoints_are_counted_under_their_own_templates(api: Api) -> None:
     api.port(api.node(name="vif-metered"), "52:54:00:70:00:01")
     vif = str(uuid.uuid4())

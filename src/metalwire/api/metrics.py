@@ -227,6 +227,8 @@ class RequestMetrics:
         started = time.perf_counter()
         state: dict[str, Any] = scope.setdefault("state", {})
         status = 500
+        # A mount (the topology page's assets) moves its prefix into root_path as it routes.
+        root_path = scope.get("root_path", "")
 
         async def send_noting_status(message: Message) -> None:
             nonlocal status
@@ -240,6 +242,6 @@ class RequestMetrics:
         finally:
             if state.get(CLIENT_GONE) and not state.get(_ANSWERED):  # not the server's failure
                 status = CLIENT_GONE_STATUS
-            route = state.get(ROUTE_STATE_KEY) or route_template(scope)
+            route = state.get(ROUTE_STATE_KEY) or route_template({**scope, "root_path": root_path})
             method = scope["method"] if scope["method"] in _METHODS else "other"
             self._observe(route, method, status, time.perf_counter() - started)
