@@ -119,6 +119,27 @@ def test_an_invalid_file_creates_nothing(tmp_path: Path, cli: Run, mw: Client) -
         mw.get_node(name)
 
 
+def test_a_file_that_is_not_utf8_is_named_and_nothing_is_created(
+    tmp_path: Path, cli: Run, mw: Client
+) -> None:
+    """A description saved in Latin-1 ended the command in a UnicodeDecodeError traceback."""
+    name = unique("latin")
+    good = tmp_path / "good.yaml"
+    good.write_text(yaml.safe_dump({"nodes": [{"name": name, "driver": "fake-hardware"}]}))
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes(
+        b"nodes:\n  - name: cafe\n    driver: fake-hardware\n    description: caf\xe9\n"
+    )
+
+    result = cli("create", str(good), str(latin))
+    assert result.code == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert f"Cannot read file '{latin}': it is not UTF-8 text (byte 0xe9 at offset" in result.stderr
+    assert "nothing was created" in result.stderr
+    with pytest.raises(NotFound):
+        mw.get_node(name)
+
+
 def test_malformed_items_are_reported_per_node(tmp_path: Path, cli: Run, mw: Client) -> None:
     ok = unique("ok")
     path = tmp_path / "items.yaml"

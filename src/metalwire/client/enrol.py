@@ -119,9 +119,9 @@ class Progress:
 def load_file(path: str | Path) -> list[NodeSpec]:
     """The nodes described in a ``.yaml``/``.yml`` or ``.json`` file.
 
-    Raises EnrolFileError when the file cannot be read or parsed, has another extension, is
-    not an object with a ``nodes`` list, or has other top-level keys (``chassis`` included:
-    metalwire has none).
+    Raises EnrolFileError when the file cannot be read (or is not UTF-8) or parsed, has
+    another extension, is not an object with a ``nodes`` list, or has other top-level keys
+    (``chassis`` included: metalwire has none).
     """
     path = Path(path)
     suffix = path.suffix.lower()
@@ -131,6 +131,11 @@ def load_file(path: str | Path) -> list[NodeSpec]:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise EnrolFileError(f"Cannot read file {str(path)!r}: {error.strerror}.") from None
+    except UnicodeDecodeError as error:
+        raise EnrolFileError(
+            f"Cannot read file {str(path)!r}: it is not UTF-8 text (byte "
+            f"0x{error.object[error.start]:02x} at offset {error.start}); save it as UTF-8."
+        ) from None
     try:
         data = json.loads(text) if suffix == ".json" else yaml.load(text, Loader=_DescriptionLoader)
     except (ValueError, yaml.YAMLError) as error:
