@@ -621,7 +621,7 @@ def load_config(
     if path:
         if not Path(path).is_file():
             raise Invalid(f"configuration file {path} does not exist")
-        parser.read(path)
+        _read_ini(parser, path)
         _check_sections(parser.sections(), path)
     for section, cls in SECTIONS.items():
         target = conf.section(section)
@@ -657,6 +657,24 @@ def load_config(
             setattr(conf.section(section), name, value)
     _check_bounds(conf)
     return conf
+
+
+def _read_ini(parser: configparser.ConfigParser, path: str) -> None:
+    """Read the INI file into ``parser``; Invalid naming the file when it cannot be read (not
+    skipped, as ConfigParser.read skips a file it cannot open) or is not a valid INI file."""
+    where = f"configuration file {path}"
+    try:
+        with open(path, encoding="utf-8") as handle:
+            parser.read_file(handle)
+    except OSError as exc:
+        raise Invalid(f"{where} cannot be read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise Invalid(
+            f"{where} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})"
+        ) from None
+    except configparser.Error as exc:
+        said = " ".join(str(exc).split())  # its own lines, on one
+        raise Invalid(f"{where} is not a valid INI file: {said}") from None
 
 
 def _check_sections(sections: Sequence[str], path: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,8 @@ import pytest
 from metalwire.config import load_config
 from metalwire.errors import Invalid
 from tests.auth.conftest import htpasswd_line
-from tests.cli.conftest import serve_until_exit
+from tests.cli.conftest import Result, clean_env, run_metalwire, serve_until_exit
+from tests.support import preforked
 from tests.support.server import MetalwireServer, free_port
 
 pytestmark = pytest.mark.server
@@ -108,3 +110,49 @@ def test_an_in_memory_sqlite_database_refuses_to_start(tmp_path: Path, url: str)
     assert done.code == 2, done.stderr
     assert done.stderr.startswith(f"metalwire: the database URL '{url}' names an in-memory")
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "refusal"),
+    [
+        (b"host_ip = 127.0.0.1\n", "is not a valid INI file: File contains no section headers."),
+        (b"[api]\nport = 1\nport = 2\n", "option 'port' in section 'api' already exists"),
+        (b"[api]\nport\n", "is not a valid INI file: Source contains parsing errors"),
+        (b"[DEFAULT]\nhost = caf\xe9\n", "is not UTF-8 text (byte 0xe9 at offset 20)"),
+    ],
+)
+def test_a_malformed_configuration_file_refuses_to_start_naming_it(
+    tmp_path: Path, content: bytes, refusal: str
+) -> None:
+    """Each of these ended serve (and db) in a configparser or UnicodeDecodeError traceback."""
+    config = tmp_path / "metalwire.conf"
+    config.write_bytes(content)
+    for argv in (("--port", str(free_port())), ()):
+        command = serve_until_exit if argv else _db_current
+        done = command(tmp_path / "data", "--config", str(config), *argv)
+        assert done.code == 2, done.stderr
+        assert done.stderr.startswith(f"metalwire: configuration file {config} "), done.stderr
+        assert refusal in done.stderr
+        assert "Traceback" not in done.stderr
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_personas_file_that_is_not_utf8_refuses_to_start(tmp_path: Path) -> None:
+    users = tmp_path / "htpasswd"
+    users.write_text(htpasswd_line("ops", "pw") + "\n")
+    personas = tmp_path / "personas.yaml"
+    personas.write_bytes(b"ops:\n  roles: [caf\xe9]\n")
+    env = {
+        "METALWIRE_AUTH_STRATEGY": "http_basic",
+        "METALWIRE_HTTP_BASIC_AUTH_USER_FILE": str(users),
+        "METALWIRE_HTTP_BASIC_AUTH_PERSONAS_FILE": str(personas),
+    }
+    argv = [sys.executable, "-m", "metalwire.cli.main", "serve", "--data-dir", str(tmp_path / "d")]
+    done = preforked.run([*argv, "--port", str(free_port())], clean_env(**env), 60)
+    assert done.returncode == 2, done.stderr
+    assert f"personas_file '{personas}' is not UTF-8 text" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def _db_current(data_dir: Path, *args: str) -> Result:
+    return run_metalwire("db", "current", "--data-dir", str(data_dir), *args, env=clean_env())

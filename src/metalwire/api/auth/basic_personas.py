@@ -36,9 +36,11 @@ def read_personas_file(path: str, users: Collection[str], user_file: str) -> dic
     """The identity of each user the file names; ``users`` are those of ``user_file``."""
     where = f"{OPTION} {path!r}"
     try:
-        text = Path(path).read_text()
+        text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise Invalid(f"{where} cannot be read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise Invalid(f"{where} is not UTF-8 text (offset {exc.start})") from None
     try:
         loaded = yaml.safe_load(text)
     except yaml.YAMLError as exc:
