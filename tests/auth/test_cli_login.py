@@ -526,3 +526,29 @@ def test_an_identity_service_that_cannot_be_reached_is_named_not_the_api(
     assert "metalwire: Cannot reach the identity service: " in run.stderr, run.stderr
     assert keystone in run.stderr
     assert f"Cannot reach {basic_metalwire}" not in run.stderr
+
+
+def test_clouds_yaml_baremetal_endpoint_override_is_the_endpoint(
+    basic_metalwire: str, tmp_path: Path
+) -> None:
+    """As bifrost writes clouds.yaml for a standalone service, and as the baremetal command
+    reads it: the endpoint was looked for in a Keystone catalog there is none of."""
+    (tmp_path / "clouds.yaml").write_text(
+        "clouds:\n"
+        "  standalone:\n"
+        "    auth_type: http_basic\n"
+        f"    auth: {{username: alice, password: {BASIC_PASSWORD}}}\n"
+        f"    baremetal_endpoint_override: {basic_metalwire}\n"
+    )
+    run = metalwire(
+        "node", "list", "-f", "value", "-c", "Name", "--os-cloud", "standalone", cwd=tmp_path
+    )
+    assert run.code == 0, run.output
+    assert "basic-0" in run.stdout.split()
+    elsewhere = f"http://127.0.0.1:{free_port()}"
+    overridden = metalwire(
+        *("node", "list", "--os-cloud", "standalone", "--os-endpoint", elsewhere),
+        *("--max-retries", "0"),
+        cwd=tmp_path,
+    )
+    assert overridden.code == 1 and f"Cannot reach {elsewhere}/" in overridden.stderr

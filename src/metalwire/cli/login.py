@@ -26,6 +26,7 @@ from typing import Any
 from metalwire import __version__
 from metalwire.client import Client
 from metalwire.client.network import ClientCert, tls_context
+from metalwire.client.session import SERVICE_TYPE
 
 # (option, help): each option is stored as os_<name>, as openstacksdk's loader reads it.
 _LOGIN_OPTIONS: tuple[tuple[str, str], ...] = (
@@ -165,8 +166,9 @@ def _require_secret(config: Mapping[str, Any]) -> None:
 
 def login_client(args: argparse.Namespace, endpoint: str | None, **options: Any) -> Client:
     """A client sending through the keystoneauth1 session of the login settings, at
-    ``endpoint``, at the fixed endpoint of the ``none`` and ``http_basic`` plugins, or at the
-    catalog's ``baremetal`` endpoint (``--os-interface``, ``--os-region-name``).
+    ``endpoint``, at clouds.yaml's ``baremetal_endpoint_override``, at the fixed endpoint of
+    the ``none`` and ``http_basic`` plugins, or at the catalog's ``baremetal`` endpoint
+    (``--os-interface``, ``--os-region-name``).
     ``options`` go to :class:`~metalwire.client.Client`.
 
     Raises LoginError for settings that name no cloud or plugin, or lack a required option,
@@ -203,9 +205,11 @@ def login_client(args: argparse.Namespace, endpoint: str | None, **options: Any)
     if verify not in (True, None) or cert:
         tls_context(True if verify is None else verify, cert)  # raises ValueError
     interface = region.get_interface("baremetal")
+    # clouds.yaml's baremetal_endpoint_override (as bifrost writes it) before the catalog.
+    override = region.get_endpoint(SERVICE_TYPE)
     return Client.from_session(
         session,
-        endpoint=endpoint,
+        endpoint=endpoint or override or None,
         interface=interface if isinstance(interface, str) else "public",
         region_name=region.region_name or None,
         **options,
