@@ -619,7 +619,7 @@ def load_config(
     env = os.environ if environ is None else environ
     parser = configparser.ConfigParser(interpolation=None)
     if path:
-        if not Path(path).is_file():
+        if not Path(path).exists():
             raise Invalid(f"configuration file {path} does not exist")
         _read_ini(parser, path)
         _check_sections(parser.sections(), path)

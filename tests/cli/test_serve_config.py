@@ -137,6 +137,15 @@ def test_a_malformed_configuration_file_refuses_to_start_naming_it(
     assert not (tmp_path / "data").exists()
 
 
+def test_a_configuration_path_that_is_a_directory_is_named_as_one(tmp_path: Path) -> None:
+    """It was refused as a file that 'does not exist', while it does."""
+    done = serve_until_exit(tmp_path / "data", "--config", str(tmp_path), "--port", "1")
+    assert done.code == 2, done.stderr
+    assert (
+        done.stderr == f"metalwire: configuration file {tmp_path} cannot be read: Is a directory\n"
+    )
+
+
 def test_a_personas_file_that_is_not_utf8_refuses_to_start(tmp_path: Path) -> None:
     users = tmp_path / "htpasswd"
     users.write_text(htpasswd_line("ops", "pw") + "\n")
