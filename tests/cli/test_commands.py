@@ -512,3 +512,15 @@ def test_a_wrong_column_after_a_create_says_the_resource_was_created(cli: Run) -
     assert shown.code == 0
     uuid = shown.stdout.strip()
     assert f"metalwire: the node was created all the same: {uuid}" in created.stderr
+
+
+def test_port_show_and_delete_take_a_port_name_as_their_help_says(cli: Run, mw: Client) -> None:
+    """Their help said UUID only, while a name (API 1.88) works."""
+    node = mw.create_node("fake-hardware", name=unique("named-port"))
+    name = unique("nic")
+    mw.create_port(node.uuid, mac(), name=name)
+    helps = {a: " ".join(cli("port", a, "--help").stdout.split()) for a in ("show", "delete")}
+    assert "UUID or name (API 1.88) of the port" in helps["show"]
+    assert "UUIDs or names (API 1.88) of ports" in helps["delete"]
+    assert cli("port", "show", name, "-f", "value", "-c", "name").stdout == f"{name}\n"
+    assert cli("port", "delete", name).stdout == f"Deleted port {name}\n"

@@ -142,10 +142,19 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
     show = add_command(actions, "show", common, "Show a port", _port_show, True)
     show.add_argument(
-        "port", type=identifier, metavar="PORT", help="UUID of the port (MAC with --address)"
+        "port",
+        type=identifier,
+        metavar="PORT",
+        help="UUID or name (API 1.88) of the port (MAC with --address)",
     )
     show.add_argument("--address", action="store_true", help="PORT is a MAC address")
     show.add_argument("--fields", nargs="+", metavar="FIELD", help="show only these fields")
 
     delete = add_command(actions, "delete", common, "Delete ports", _port_delete)
-    delete.add_argument("ports", nargs="+", type=identifier, metavar="PORT", help="UUIDs of ports")
+    delete.add_argument(
+        "ports",
+        nargs="+",
+        type=identifier,
+        metavar="PORT",
+        help="UUIDs or names (API 1.88) of ports",
+    )
