@@ -380,7 +380,19 @@ def test_head_of_a_missing_node_is_404(api: Api) -> None:
     assert api.client.head("/v1/nodes/ghost", headers=api.headers()).status_code == 404
 
 
-@pytest.mark.parametrize("field", ["maintenance", "conductor_group", "network_interface"])
+@pytest.mark.parametrize("op", ["remove", "replace"])
+def test_removing_the_network_interface_gives_the_default_back(api: Api, op: str) -> None:
+    """As Ironic: removed or set to null, it becomes [DEFAULT] default_network_interface."""
+    node = api.node(network_interface="noop")
+    operation: dict[str, Any] = {"op": op, "path": "/network_interface"}
+    if op == "replace":
+        operation["value"] = None
+    resp = api.patch(f"/v1/nodes/{node['uuid']}", [operation])
+    assert resp.status_code == 200, resp.text
+    assert api.get(f"/v1/nodes/{node['uuid']}").json()["network_interface"] == "flat"
+
+
+@pytest.mark.parametrize("field", ["maintenance", "conductor_group"])
 @pytest.mark.parametrize("op", ["remove", "replace"])
 def test_removing_a_field_that_cannot_be_null_is_400_naming_it(
     api: Api, field: str, op: str

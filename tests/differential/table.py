@@ -311,6 +311,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             ),
             patch("add to a missing parent", "/v1/nodes/{n1}", op("add", "/extra/no/deeper", 1)),
             patch("remove a required field", "/v1/nodes/{n1}", op("remove", "/driver")),
+            patch("reset network_interface", "/v1/nodes/{n1}", op("remove", "/network_interface")),
             patch("no path", "/v1/nodes/{n1}", {"op": "add", "value": 1}),
             patch("empty patch", "/v1/nodes/{n1}"),
             patch(

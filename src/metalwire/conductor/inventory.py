@@ -152,6 +152,7 @@ def update_node(
         changes = _with_retirement_rules(node, changes)
         if "driver" in changes:
             _check_driver(conductor, changes["driver"])
+        changes = _with_default_network_interface(conductor, changes)
         _refuse_interface_change(node, changes)
         new_iface = changes.get("network_interface")
         if new_iface is not None and new_iface != node.network_interface:
@@ -169,6 +170,16 @@ def update_node(
         if changes.get("maintenance") is False:
             changes = {**changes, "maintenance_reason": None}
         return task.inventory.update_node(_with_display_name(node, changes))
+
+
+def _with_default_network_interface(
+    conductor: Conductor, changes: dict[str, Any]
+) -> dict[str, Any]:
+    """As Ironic: a network interface removed (``baremetal node set --reset-network-interface``)
+    becomes ``[DEFAULT] default_network_interface``, as on create."""
+    if "network_interface" in changes and changes["network_interface"] is None:
+        return {**changes, "network_interface": conductor.interfaces.default}
+    return changes
 
 
 def _refuse_another_instance(node: Node, instance_uuid: str | None) -> None:
