@@ -214,19 +214,20 @@ def test_string_booleans_are_stored_as_booleans_for_list_filters(api: Api) -> No
 
 
 def test_port_link_rules_use_the_converted_is_smartnic(api: Api) -> None:
-    """A string "false" is not a Smart NIC, so its link needs switch_id, not hostname."""
+    """A string "true" is a Smart NIC, so its link needs hostname; "false" is not one, so a
+    link naming the switch alone will do."""
     node = api.node()
-    smartnic_link = {"port_id": "p1", "hostname": "h1"}
+    switch_link = {"port_id": "p1", "switch_id": "aa:bb:cc:dd:ee:ff"}
     resp = api.post(
         "/v1/ports",
         {
             "node_uuid": node["uuid"],
             "address": next_mac(),
-            "is_smartnic": "false",
-            "local_link_connection": smartnic_link,
+            "is_smartnic": "true",
+            "local_link_connection": switch_link,
         },
     )
     assert resp.status_code == 400, resp.text
-    assert "switch_id" in fault(resp)
-    port = api.port(node, next_mac(), is_smartnic="true", local_link_connection=smartnic_link)
-    assert port["is_smartnic"] is True
+    assert "hostname" in fault(resp)
+    port = api.port(node, next_mac(), is_smartnic="false", local_link_connection=switch_link)
+    assert port["is_smartnic"] is False

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.compat.clients import Cli, unique
+from tests.compat.clients import Cli, random_mac, unique
 from tests.support.server import MetalwireServer
 
 pytestmark = pytest.mark.compat
@@ -29,4 +29,19 @@ def test_reset_network_interface_gives_the_default_back(baremetal: Cli) -> None:
     assert reset.returncode == 0, reset.describe()
     shown = baremetal.json("node", "show", node, "--fields", "network_interface")
     assert shown["network_interface"] == DEFAULT_NETWORK_INTERFACE
+    baremetal.ok("node", "delete", node)
+
+
+def test_a_link_may_name_the_host_instead_of_the_switch(baremetal: Cli) -> None:
+    node = unique("link")
+    baremetal.ok("node", "create", "--driver", "fake-hardware", "--name", node)
+    uuid = baremetal.json("node", "show", node)["uuid"]
+    port = baremetal.json("port", "create", random_mac(), "--node", uuid)["uuid"]
+    link = ("--local-link-connection", "port_id=Eth3", "--local-link-connection", "hostname=h3")
+
+    linked = baremetal.run("port", "set", port, *link)
+
+    assert linked.returncode == 0, linked.describe()
+    shown = baremetal.json("port", "show", port, "--fields", "local_link_connection")
+    assert shown["local_link_connection"] == {"port_id": "Eth3", "hostname": "h3"}
     baremetal.ok("node", "delete", node)

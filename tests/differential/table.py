@@ -445,6 +445,31 @@ SCENARIOS: tuple[Scenario, ...] = (
             ),
             Step("bad address", "POST", "/v1/ports", {"node_uuid": "{n1}", "address": "not-a-mac"}),
             Step(
+                "link naming a host, not a switch",
+                "POST",
+                "/v1/ports",
+                {
+                    "node_uuid": "{n1}",
+                    "address": "52:54:00:aa:00:06",
+                    "local_link_connection": {"port_id": "Eth2", "hostname": "h2"},
+                },
+            ),
+            Step(
+                "link naming neither switch nor host",
+                "POST",
+                "/v1/ports",
+                {
+                    "node_uuid": "{n1}",
+                    "address": "52:54:00:aa:00:07",
+                    "local_link_connection": {"port_id": "Eth3"},
+                },
+            ),
+            patch(
+                "link to a host",
+                "/v1/ports/{p1}",
+                op("add", "/local_link_connection", {"port_id": "Eth9", "hostname": "h9"}),
+            ),
+            Step(
                 "unknown field",
                 "POST",
                 "/v1/ports",

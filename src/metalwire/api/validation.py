@@ -98,13 +98,25 @@ def local_link_connection(
             f"{sorted(LOCAL_LINK_KEYS)}."
         )
     if value and value.get("network_type") != "unmanaged":
-        needed = {"port_id", "hostname"} if is_smartnic else {"port_id", "switch_id"}
-        missing = needed - set(value)
-        if missing:
-            raise InvalidParameterValue(
-                f"local_link_connection must contain {sorted(needed)}; missing {sorted(missing)}."
-            )
+        _check_link_keys(value, is_smartnic)
     return value
+
+
+def _check_link_keys(value: dict[str, Any], is_smartnic: bool) -> None:
+    """As Ironic: a link names its port and either its switch or, as a Smart NIC's does, its
+    host; a Smart NIC's link must name the host."""
+    if is_smartnic:
+        needed = {"port_id", "hostname"}
+    elif "switch_id" in value or "hostname" not in value:
+        needed = {"port_id", "switch_id"}
+    else:
+        needed = {"port_id", "hostname"}
+    missing = needed - set(value)
+    if missing:
+        also = "" if is_smartnic else " (or 'port_id' and 'hostname', as a Smart NIC's link)"
+        raise InvalidParameterValue(
+            f"local_link_connection must contain {sorted(needed)}{also}; missing {sorted(missing)}."
+        )
 
 
 def check_kinds(values: dict[str, Any], fields: tuple[Field, ...]) -> None:
