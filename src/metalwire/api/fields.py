@@ -166,6 +166,43 @@ NODE_DEFAULTS: dict[str, object] = {
 
 _PLAIN_REFUSAL = "Request not acceptable."
 
+# The values the provision_state and fault list filters take: the states of Ironic 39's
+# provision state machine and its faults. Anything else is a 400, as in Ironic, not an
+# empty list.
+PROVISION_STATES = (
+    "active",
+    "adopt failed",
+    "adopting",
+    "available",
+    "clean failed",
+    "clean hold",
+    "clean wait",
+    "cleaning",
+    "deleting",
+    "deploy failed",
+    "deploy hold",
+    "deploying",
+    "enroll",
+    "error",
+    "inspect failed",
+    "inspect wait",
+    "inspecting",
+    "manageable",
+    "rescue",
+    "rescue failed",
+    "rescue wait",
+    "rescuing",
+    "service failed",
+    "service hold",
+    "service wait",
+    "servicing",
+    "unrescue failed",
+    "unrescuing",
+    "verifying",
+    "wait call-back",
+)
+FAULTS = ("power failure", "clean failure", "rescue abort failure", "service failure")
+
 NODE_FILTERS: tuple[Filter, ...] = (
     Filter("instance_uuid", 1, doc="The node with this instance."),
     # metalwire keeps no chassis objects: a node records its chassis_uuid, which this reads.

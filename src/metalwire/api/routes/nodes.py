@@ -13,7 +13,13 @@ from metalwire.api import microversion as mv
 from metalwire.api import openapi_bodies as bodies
 from metalwire.api import secrets, validation
 from metalwire.api.auth.policy import FieldMasks
-from metalwire.api.fields import NODE_FIELDS, NODE_FILTERS, NODE_LIST_FIELDS
+from metalwire.api.fields import (
+    FAULTS,
+    NODE_FIELDS,
+    NODE_FILTERS,
+    NODE_LIST_FIELDS,
+    PROVISION_STATES,
+)
 from metalwire.api.openapi_operations import WRITE
 from metalwire.api.route_docs import FIELDS, doc, listing, lists, ref
 from metalwire.api.routes import authz
@@ -82,11 +88,24 @@ def _parent_uuid(c: Call, value: Any, owner: str | None, child: str | None) -> s
 
 def _filters(c: Call, _scoped: bool) -> dict[str, Any]:
     filters = list_filters(c, NODE_FILTERS)
-    if "chassis_uuid" in filters:
-        filters["chassis_uuid"] = validation.uuid_value(filters["chassis_uuid"], "chassis_uuid")
+    for key in ("chassis_uuid", "instance_uuid"):
+        if key in filters:
+            filters[key] = validation.uuid_value(filters[key], key)
+    _check_one_of(filters, "provision_state", PROVISION_STATES)
+    _check_one_of(filters, "fault", FAULTS)
     if filters.get("conductor") == c.services.config.default.host:
         del filters["conductor"]  # this host serves every node
     return filters
+
+
+def _check_one_of(filters: dict[str, Any], key: str, known: tuple[str, ...]) -> None:
+    """A filter on a value no node can have is a mistake (400 naming the values), not a
+    request for an empty list."""
+    value = filters.get(key)
+    if value is not None and value not in known:
+        raise InvalidParameterValue(
+            f"Invalid {key} {value!r}: expected one of {', '.join(repr(k) for k in known)}."
+        )
 
 
 def _view(
