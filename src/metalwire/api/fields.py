@@ -345,3 +345,7 @@ VOLUME_TARGET_FIELDS: tuple[Field, ...] = (
     Field("updated_at", VOLUME, RO),
 )
 VOLUME_TARGET_LIST_FIELDS = ("uuid", "node_uuid", "volume_type", "boot_index", "volume_id")
+# Under a node's path too, where Ironic takes ``node`` and lists that node's rows anyway.
+VOLUME_FILTERS: tuple[Filter, ...] = (
+    Filter("node", VOLUME, doc="The rows of this node (UUID or name).", gated=False),
+)

@@ -19,6 +19,7 @@ from metalwire.api.fields import (
     VOLUME,
     VOLUME_CONNECTOR_FIELDS,
     VOLUME_CONNECTOR_LIST_FIELDS,
+    VOLUME_FILTERS,
     VOLUME_TARGET_FIELDS,
     VOLUME_TARGET_LIST_FIELDS,
     Field,
@@ -34,6 +35,7 @@ from metalwire.api.routes.common import (
     collection,
     fields_param,
     flag,
+    list_filters,
     page,
 )
 from metalwire.api.views import as_json, links, selected_fields
@@ -158,7 +160,11 @@ def _list(
     c: Call, r: VolumeResource, node_ident: str | None, *, parent: bool = False
 ) -> dict[str, Any]:
     """The collection, of one node's rows when ``node_ident`` is given; as Ironic, a node in
-    the path (``parent``) must be visible (else 404), a ``?node=`` filter only narrows."""
+    the path (``parent``) must be visible (else 404), a ``?node=`` filter only narrows. A
+    query parameter Ironic does not take is a 400, not a list of everything."""
+    asked = list_filters(c, VOLUME_FILTERS)
+    if not parent:
+        node_ident = asked.get("node")
     # The volume resources took ``detail`` from their first version (1.32), not from 1.43.
     detail = bool(flag(c.request.query_params.get("detail"), "detail"))
     if detail and c.request.query_params.get("fields"):
@@ -242,7 +248,7 @@ def _add_routes(r: VolumeResource) -> None:
     def list_all(request: Request) -> dict[str, Any]:
         c = call(request)
         c.require(VOLUME)
-        return _list(c, r, c.request.query_params.get("node"))
+        return _list(c, r, None)
 
     def list_of_node(request: Request, ident: str) -> dict[str, Any]:
         c = call(request)
