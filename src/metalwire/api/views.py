@@ -74,6 +74,16 @@ def selected_fields(
     return chosen
 
 
+def check_sort_key(all_fields: tuple[Field, ...], version: mv.Version, sort_key: str) -> None:
+    """As Ironic: sorting by a field newer than the request is refused (406), as showing it."""
+    newer = {f.name: f for f in all_fields if f.gated and f.since > version.minor}
+    if sort_key in newer:
+        raise NotAcceptable(
+            f"Request not acceptable. Field {sort_key} requires API version "
+            f"1.{newer[sort_key].since} or later; the request used {version}."
+        )
+
+
 def node_view(
     node: Node, fields: list[str], base: str, version: mv.Version, sublinks: bool = False
 ) -> dict[str, Any]:

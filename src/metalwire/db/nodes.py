@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from metalwire import hardware_types
 from metalwire.db import integrity
 from metalwire.db.models import Node
-from metalwire.db.pagination import Page, paginate
+from metalwire.db.pagination import Page, SortExpression, paginate
 from metalwire.db.statements import Repository, Sql
 from metalwire.errors import ChassisNotFound, NodeNotFound
 from metalwire.identifiers import is_uuid
@@ -33,7 +33,48 @@ SORTABLE = {
     "resource_class",
     "conductor_group",
     "provision_updated_at",
+    "power_state",
+    "target_provision_state",
+    "maintenance_reason",
+    "network_interface",
+    "instance_name",
+    "shard",
+    "parent_node",
+    "last_error",
+    "reservation",
 }
+# Fields kept in ``attrs`` that Ironic sorts by too (it refuses only its JSON documents).
+_ATTR_TEXT_SORT_KEYS = (
+    "target_power_state",
+    "inspection_started_at",
+    "inspection_finished_at",
+    "fault",
+    "description",
+    "protected_reason",
+    "retired_reason",
+    "boot_mode",
+    "health",
+    *hardware_types.FIELDS,
+)
+_ATTR_FLAG_SORT_KEYS = ("automated_clean", "secure_boot")  # true, false or null
+_ATTR_FALSE_BY_DEFAULT_SORT_KEYS = ("console_enabled", "protected", "retired", "disable_power_off")
+
+
+def _attr_sort_keys() -> dict[str, SortExpression]:
+    """Sort keys read from ``attrs``: a missing text or flag sorts as NULL; a flag that is
+    false unless set, as false."""
+    keys: dict[str, SortExpression] = {
+        key: (Node.attrs[key].as_string(), True) for key in _ATTR_TEXT_SORT_KEYS
+    }
+    keys.update((key, (Node.attrs[key].as_boolean(), True)) for key in _ATTR_FLAG_SORT_KEYS)
+    keys.update(
+        (key, (func.coalesce(Node.attrs[key].as_boolean(), false()), False))
+        for key in _ATTR_FALSE_BY_DEFAULT_SORT_KEYS
+    )
+    return keys
+
+
+ATTR_SORT_KEYS = _attr_sort_keys()
 
 
 def _conflict(exc: IntegrityError, values: Mapping[str, Any]) -> Exception:
@@ -135,7 +176,7 @@ def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list
             query = query.where(false())
         else:
             query = query.where(getattr(Node, key) == value)
-    return paginate(session, query, Node, page, SORTABLE, NodeNotFound)
+    return paginate(session, query, Node, page, SORTABLE, NodeNotFound, ATTR_SORT_KEYS)
 
 
 def _chassis_recorded(session: Session, chassis: str) -> bool:

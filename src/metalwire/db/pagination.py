@@ -10,7 +10,7 @@ opposite) orders the same way. The marker condition follows the same rule, so a 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -30,6 +30,11 @@ class Page:
     sort_dir: str = "asc"
 
 
+# A sort key that is not a column of its own: what to order by, and whether it may be NULL.
+SortExpression = tuple[ColumnElement[Any], bool]
+SortColumn = InstrumentedAttribute[Any] | ColumnElement[Any]
+
+
 def paginate(
     session: Session,
     query: Select[Any],
@@ -37,23 +42,20 @@ def paginate(
     page: Page,
     sortable: set[str],
     missing: Callable[[str], NotFound],
+    computed: Mapping[str, SortExpression] | None = None,
 ) -> list[T]:
     """Apply sorting, the marker and the limit.
 
-    Raises InvalidParameterValue for a bad sort key or direction, and ``missing(marker)``
-    when no row has the marker's UUID.
+    ``sortable`` names the columns a list may be sorted by, ``computed`` the other sort keys
+    (a value kept inside a JSON column). Raises InvalidParameterValue for a bad sort key or
+    direction, and ``missing(marker)`` when no row has the marker's UUID.
     """
     if page.sort_dir not in ("asc", "desc"):
         raise InvalidParameterValue(
             f"Invalid sort direction: {page.sort_dir}. Acceptable values are 'asc' or 'desc'"
         )
-    if page.sort_key not in sortable:
-        raise InvalidParameterValue(
-            f"The sort_key value {page.sort_key} is an invalid field for sorting"
-        )
-    column: InstrumentedAttribute[Any] = getattr(model, page.sort_key)
+    column, nullable = _sort_column(model, page.sort_key, sortable, computed or {})
     ident: InstrumentedAttribute[int] = model.id
-    nullable = bool(model.__table__.c[page.sort_key].nullable)
     ascending = page.sort_dir == "asc"
     if page.marker is not None:
         found = session.execute(
@@ -67,8 +69,18 @@ def paginate(
     return list(session.scalars(ordered.limit(page.limit)))
 
 
+def _sort_column(
+    model: Any, key: str, sortable: set[str], computed: Mapping[str, SortExpression]
+) -> tuple[SortColumn, bool]:
+    if key in computed:
+        return computed[key]
+    if key not in sortable:
+        raise InvalidParameterValue(f"The sort_key value {key} is an invalid field for sorting")
+    return getattr(model, key), bool(model.__table__.c[key].nullable)
+
+
 def _order(
-    column: InstrumentedAttribute[Any],
+    column: SortColumn,
     ident: InstrumentedAttribute[int],
     ascending: bool,
     nullable: bool,
@@ -84,7 +96,7 @@ def _order(
 
 
 def _after(
-    column: InstrumentedAttribute[Any],
+    column: SortColumn,
     ident: InstrumentedAttribute[int],
     value: Any,
     marker_id: int,

@@ -169,7 +169,11 @@ NODES = Resource[Node](
 
 
 _LIST, _LIST_DETAIL = lists(
-    "listNodes", "nodes", "nodes", "NodeList", listing(NODE_FILTERS, node_db.SORTABLE)
+    "listNodes",
+    "nodes",
+    "nodes",
+    "NodeList",
+    listing(NODE_FILTERS, node_db.SORTABLE | set(node_db.ATTR_SORT_KEYS)),
 )
 
 

@@ -27,7 +27,7 @@ from metalwire.api.routes.common import (
     page,
     until_unchanged,
 )
-from metalwire.api.views import selected_fields
+from metalwire.api.views import check_sort_key, selected_fields
 from metalwire.db.models import Node, Port, Portgroup
 from metalwire.db.pagination import Page
 
@@ -94,6 +94,7 @@ class Resource(Generic[Row]):
             self.fields, c.version, wanted, None if detail else self.list_fields
         )
         p = page(c)
+        check_sort_key(self.fields, c.version, p.sort_key)
         filters = self.filters(c, scope is not None)
         with c.services.db.read() as session:
             if scope is not None:
