@@ -97,6 +97,13 @@ ALLOWED: tuple[Allowed, ...] = (
         ("1.78", "1.107"),
     ),
     Allowed(
+        ("ports",),
+        "by node and address: body.ports*",
+        "Ironic 39 lists all of a node's (or portgroup's) ports when address is given too, "
+        "ignoring it; metalwire applies both filters, which is what Nova's search for the "
+        "VIF of a volume connector's MAC (ports(node=..., address=...)) asks for",
+    ),
+    Allowed(
         ("states and traits",),
         "history: body.history",
         "metalwire records provision verbs and VIF changes in the history "
