@@ -45,3 +45,28 @@ def test_a_link_may_name_the_host_instead_of_the_switch(baremetal: Cli) -> None:
     shown = baremetal.json("port", "show", port, "--fields", "local_link_connection")
     assert shown["local_link_connection"] == {"port_id": "Eth3", "hostname": "h3"}
     baremetal.ok("node", "delete", node)
+
+
+@pytest.mark.parametrize(
+    ("items", "named"),
+    [(("port_id=Eth1", "network_type=bogus"), "network_type"), (("port_id=5",), "port_id")],
+)
+def test_a_link_value_ironic_refuses_is_refused(
+    baremetal: Cli, items: tuple[str, ...], named: str
+) -> None:
+    """The program sends ``port_id=5`` as the number 5, which Ironic's schema refuses."""
+    node = unique("badlink")
+    baremetal.ok("node", "create", "--driver", "fake-hardware", "--name", node)
+    uuid = baremetal.json("node", "show", node)["uuid"]
+    port = baremetal.json("port", "create", random_mac(), "--node", uuid)["uuid"]
+    link = ["--local-link-connection", "switch_id=aa:bb:cc:dd:ee:ff"]
+    for item in items:
+        link += ["--local-link-connection", item]
+
+    refused = baremetal.run("port", "set", port, *link)
+
+    assert refused.returncode != 0, refused.describe()
+    assert "HTTP 400" in refused.stderr and named in refused.stderr, refused.describe()
+    shown = baremetal.json("port", "show", port, "--fields", "local_link_connection")
+    assert shown["local_link_connection"] == {}
+    baremetal.ok("node", "delete", node)

@@ -476,6 +476,36 @@ SCENARIOS: tuple[Scenario, ...] = (
                     "local_link_connection": {"port_id": "Eth3"},
                 },
             ),
+            *(
+                Step(
+                    f"link with {name}",
+                    "POST",
+                    "/v1/ports",
+                    {
+                        "node_uuid": "{n1}",
+                        "address": "52:54:00:aa:00:08",
+                        "local_link_connection": {
+                            "port_id": "Eth4",
+                            "switch_id": "aa:bb:cc:dd:ee:ff",
+                            **extra,
+                        },
+                    },
+                )
+                for name, extra in (
+                    ("an unknown network_type", {"network_type": "bogus"}),
+                    ("a number as switch_info", {"switch_info": 7}),
+                    ("network_type managed", {"network_type": "managed"}),
+                )
+            ),
+            patch(
+                "link with a number as port_id",
+                "/v1/ports/{p1}",
+                op(
+                    "add",
+                    "/local_link_connection",
+                    {"port_id": 5, "switch_id": "aa:bb:cc:dd:ee:ff"},
+                ),
+            ),
             patch(
                 "link to a host",
                 "/v1/ports/{p1}",

@@ -26,6 +26,7 @@ LOCAL_LINK_KEYS = {"switch_id", "port_id", "switch_info", "hostname", "network_t
 # OVN VTEP switch keys: Ironic 39 takes them from 1.90 and refuses them again (406) from
 # 1.105, which removed the support; below 1.90 they are 406 too. metalwire never stores them.
 OVN_VTEP_KEYS = {"vtep-logical-switch", "vtep-physical-switch"}
+LINK_NETWORK_TYPES = ("managed", "unmanaged")
 OVN_VTEP_VERSIONS = range(90, 105)
 
 
@@ -97,9 +98,25 @@ def local_link_connection(
             f"local_link_connection has unknown keys {sorted(unknown)}; allowed keys are "
             f"{sorted(LOCAL_LINK_KEYS)}."
         )
+    _check_link_values(value)
     if value and value.get("network_type") != "unmanaged":
         _check_link_keys(value, is_smartnic)
     return value
+
+
+def _check_link_values(value: dict[str, Any]) -> None:
+    """As Ironic's schema: every value a string, network_type one of LINK_NETWORK_TYPES."""
+    for key, item in value.items():
+        if not isinstance(item, str):
+            raise InvalidParameterValue(
+                f"local_link_connection/{key} must be a string, not {type(item).__name__} {item!r}."
+            )
+    network_type = value.get("network_type")
+    if network_type is not None and network_type not in LINK_NETWORK_TYPES:
+        raise InvalidParameterValue(
+            f"local_link_connection/network_type {network_type!r} is not one of "
+            f"{', '.join(repr(t) for t in LINK_NETWORK_TYPES)}."
+        )
 
 
 def _check_link_keys(value: dict[str, Any], is_smartnic: bool) -> None:
