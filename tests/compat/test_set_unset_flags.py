@@ -70,3 +70,17 @@ def test_a_link_value_ironic_refuses_is_refused(
     shown = baremetal.json("port", "show", port, "--fields", "local_link_connection")
     assert shown["local_link_connection"] == {}
     baremetal.ok("node", "delete", node)
+
+
+def test_a_switch_mac_is_kept_in_lower_case(baremetal: Cli) -> None:
+    """As Ironic, which hands Neutron's binding the switch_id as it keeps it."""
+    node = unique("mac")
+    baremetal.ok("node", "create", "--driver", "fake-hardware", "--name", node)
+    uuid = baremetal.json("node", "show", node)["uuid"]
+    link = ["--local-link-connection", "switch_id=AA:BB:CC:DD:EE:0F"]
+    link += ["--local-link-connection", "port_id=Ethernet1/1"]
+
+    created = baremetal.json("port", "create", random_mac(), "--node", uuid, *link)
+
+    assert created["local_link_connection"]["switch_id"] == "aa:bb:cc:dd:ee:0f"
+    baremetal.ok("node", "delete", node)

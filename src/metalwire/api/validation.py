@@ -18,6 +18,7 @@ from metalwire.errors import InvalidParameterValue, MissingParameterValue, NotAc
 from metalwire.identifiers import is_uuid
 
 _MAC = re.compile(r"^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$", re.IGNORECASE)
+_DATAPATH_ID = re.compile(r"^[0-9a-f]{16}$", re.IGNORECASE)
 _UNRESERVED = re.compile(r"^[A-Za-z0-9\-._~]+$")
 _HOSTNAME_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$", re.IGNORECASE)
 _CONDUCTOR_GROUP = re.compile(r"^[A-Za-z0-9_.\-]*$")
@@ -101,6 +102,16 @@ def local_link_connection(
     _check_link_values(value)
     if value and value.get("network_type") != "unmanaged":
         _check_link_keys(value, is_smartnic)
+    return _with_normal_switch_id(value)
+
+
+def _with_normal_switch_id(value: dict[str, Any]) -> dict[str, Any]:
+    """As Ironic: a switch_id that is a MAC address (or a 16-digit OpenFlow datapath ID) is
+    kept in lower case, ``:``-separated, which is what Neutron's binding then carries. Any
+    other switch_id (a switch of ``ironic-networking``'s switch file by name) is kept."""
+    switch_id = value.get("switch_id")
+    if isinstance(switch_id, str) and (_MAC.match(switch_id) or _DATAPATH_ID.match(switch_id)):
+        return {**value, "switch_id": switch_id.lower().replace("-", ":")}
     return value
 
 
