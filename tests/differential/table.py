@@ -570,6 +570,12 @@ SCENARIOS: tuple[Scenario, ...] = (
             ),
             Step("unknown field", "POST", "/v1/portgroups", {"node_uuid": "{n1}", "colour": "red"}),
             Step(
+                "name that is a UUID",
+                "POST",
+                "/v1/portgroups",
+                {"node_uuid": "{n1}", "name": "0e0e0e0e-1111-4222-8333-4444444444e1"},
+            ),
+            Step(
                 "physical network before its version",
                 "POST",
                 "/v1/portgroups",
