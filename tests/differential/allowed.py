@@ -104,6 +104,12 @@ ALLOWED: tuple[Allowed, ...] = (
         "VIF of a volume connector's MAC (ports(node=..., address=...)) asks for",
     ),
     Allowed(
+        ("ports",),
+        "by physical_network: status",
+        "metalwire's own port list filter (docs/api-ref/ports.md), which Ironic 39 does not "
+        "have and refuses as an unexpected argument (400)",
+    ),
+    Allowed(
         ("portgroups",),
         "name that is a UUID: status",
         "Ironic 39 takes a portgroup name that is a UUID, by which GET /v1/portgroups/{name} "

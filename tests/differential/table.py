@@ -426,6 +426,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             get("detail", "/v1/ports/detail?node={n1}"),
             get("by address", "/v1/ports?address=52:54:00:aa:00:02"),
             get("by node and address", "/v1/ports?node={n1}&address=52:54:00:aa:00:02"),
+            get("by physical_network", "/v1/ports?physical_network=physnet1"),
             get("with fields", "/v1/ports?node={n1}&fields=uuid,address"),
             get("node and node_uuid", "/v1/ports?node={n1}&node_uuid={n1}"),
             get("of the node", "/v1/nodes/{n1}/ports"),
