@@ -72,6 +72,13 @@ ALLOWED: tuple[Allowed, ...] = (
         "for the node's other sub-resources (docs/api-ref/volume.md)",
     ),
     Allowed(
+        ("enrol a node",),
+        "list with created_at: status",
+        "Ironic 39 answers 400 'Field created_at is not a valid field.' to a node list or "
+        "show asking for created_at or updated_at, which 'baremetal node list --fields' "
+        "offers; metalwire shows them, as a port's or portgroup's",
+    ),
+    Allowed(
         ("node create errors",),
         "owner of another project: status",
         "Ironic's noauth caller is a project-scoped admin without a project, refused any "

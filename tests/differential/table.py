@@ -232,6 +232,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             get("list", "/v1/nodes"),
             get("list detail", "/v1/nodes/detail"),
             get("list with fields", "/v1/nodes?fields=uuid,name,extra"),
+            get("list with created_at", "/v1/nodes?fields=uuid,created_at,updated_at"),
             get("show with fields", "/v1/nodes/{n1}?fields=uuid,driver"),
             get("states", "/v1/nodes/{n1}/states"),
             get("states at 1.11", "/v1/nodes/{n1}/states", version="1.11"),
