@@ -262,6 +262,13 @@ SCENARIOS: tuple[Scenario, ...] = (
             Step("duplicate uuid", "POST", "/v1/nodes", {**NODE, "uuid": "{n1}"}),
             Step("invalid name", "POST", "/v1/nodes", {**NODE, "name": "not a hostname!"}),
             Step("invalid uuid", "POST", "/v1/nodes", {**NODE, "uuid": "not-a-uuid"}),
+            Step("description too long", "POST", "/v1/nodes", {**NODE, "description": "d" * 4097}),
+            Step(
+                "description at the limit",
+                "POST",
+                "/v1/nodes",
+                {**NODE, "name": "dt-long-description", "description": "d" * 4096},
+            ),
             Step("body not an object", "POST", "/v1/nodes", ["driver"]),
             Step("read-only field", "POST", "/v1/nodes", {**NODE, "provision_state": "active"}),
             Step("owner of another project", "POST", "/v1/nodes", {**NODE, "owner": "o1"}),
@@ -281,6 +288,9 @@ SCENARIOS: tuple[Scenario, ...] = (
             patch("replace description", "/v1/nodes/{n1}", op("replace", "/description", "d")),
             patch("remove extra", "/v1/nodes/{n1}", op("remove", "/extra/foo")),
             patch("set properties", "/v1/nodes/{n1}", op("add", "/properties/cpus", 4)),
+            patch(
+                "description too long", "/v1/nodes/{n1}", op("replace", "/description", "d" * 4097)
+            ),
             patch("rename", "/v1/nodes/{n1}", op("replace", "/name", "dt-patched")),
             patch("unknown field", "/v1/nodes/{n1}", op("replace", "/colour", "red")),
             patch("remove missing key", "/v1/nodes/{n1}", op("remove", "/extra/absent")),

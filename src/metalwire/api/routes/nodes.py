@@ -35,6 +35,9 @@ from metalwire.errors import InvalidParameterValue, NodeNotFound
 
 router = APIRouter(prefix="/v1/nodes")
 
+# Ironic's schema limit; the description is kept in the node's attrs, which have none.
+DESCRIPTION_MAX_LENGTH = 4096
+
 
 def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
     """Check formats of node fields a client sets; returns them ready to store."""
@@ -53,6 +56,12 @@ def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
             "instance_name cannot be empty: give a name of 1 to 255 characters, or null."
         )
     validation.check_lengths(out, Node.__table__)
+    description = out.get("description")
+    if isinstance(description, str) and len(description) > DESCRIPTION_MAX_LENGTH:
+        raise InvalidParameterValue(
+            f"Invalid value for description: {len(description)} characters, at most "
+            f"{DESCRIPTION_MAX_LENGTH} allowed."
+        )
     for key in ("maintenance", "console_enabled"):
         if key in out and out[key] is None:
             raise InvalidParameterValue(f"{key} cannot be null: it is either true or false.")
