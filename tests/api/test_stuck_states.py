@@ -36,15 +36,14 @@ def db(config: Config) -> Iterator[Database]:
     database.dispose()
 
 
-def _left_in(db: Database, name: str, state: str, target: str | None, **lock: Any) -> None:
-    """What a process that died half-way through a verb leaves: the transient state, its
-    target, and (``lock``) its lease."""
+def _left_in(db: Database, name: str, state: str, target: str | None, **more: Any) -> None:
+    """What a process that died half-way through a verb leaves, in one commit: the transient
+    state, its target, and (``more``) its lease or a power change under way."""
     with db.writing() as work:
         node = work.nodes.get(name)
-        values = {"provision_state": state, "target_provision_state": target}
-        work.nodes.update(node.id, values)
-        if lock:
-            work.nodes.update(node.id, lock)
+        work.nodes.update(node.id, {"provision_state": state, "target_provision_state": target})
+        if more:
+            work.nodes.update(node.id, more)
 
 
 def _shown(api: Api, name: str) -> dict[str, Any]:
@@ -231,8 +230,11 @@ def test_a_node_stuck_deploying_with_a_power_change_keeps_the_deploy_failure_as_
     api: Api, db: Database
 ) -> None:
     api.node(name="both")
-    _left_in(db, "both", "deploying", "active")
-    _power_change_left(db, "both")
+    # One commit: the check every 0.1 s must not fail the deploy before the power change is
+    # there, then clear the power change on its own and leave its error last.
+    _left_in(
+        db, "both", "deploying", "active", power_state="power off", target_power_state="power on"
+    )
 
     shown = _wait_for_state(api, "both", "deploy failed")
 
