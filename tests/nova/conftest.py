@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,12 +38,19 @@ def nova_server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[MetalwireServer]:
     """A real ``metalwire serve`` (flat network interface) on SQLite or PostgreSQL."""
-    database = None
-    if request.param == "postgresql":
-        pg = request.getfixturevalue("postgres_server")
-        database = pg.create_database(f"metalwire_nova_{os.getpid()}")
-    with MetalwireServer(tmp_path_factory.mktemp("nova"), database=database) as running:
-        yield running
+    if request.param != "postgresql":
+        with MetalwireServer(tmp_path_factory.mktemp("nova")) as running:
+            yield running
+        return
+    pg = request.getfixturevalue("postgres_server")
+    # One database per test module: a worker runs several modules in one process.
+    name = f"metalwire_nova_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    database = pg.create_database(name)
+    try:
+        with MetalwireServer(tmp_path_factory.mktemp("nova"), database=database) as running:
+            yield running
+    finally:
+        pg.drop_database(name)
 
 
 @pytest.fixture
