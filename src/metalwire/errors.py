@@ -17,6 +17,7 @@ ever deals with HTTP.
     |   +-- NoTraitMatches             no trait-based networking rule places the VIF
     |   +-- UnsupportedDriverExtension the node's hardware interface cannot do this
     |   +-- NodeConsoleNotEnabled      console information asked while it is off
+    |   +-- InstanceDeployFailure      a deploy or rebuild its deploy interface refuses
     +-- NotAuthorized (401)            no credentials, or credentials that do not verify
     +-- Forbidden (403)
     |   +-- NodeProtected              the node is protected from this action
@@ -136,6 +137,10 @@ class UnsupportedDriverExtension(Invalid):
 class NodeConsoleNotEnabled(Invalid):
     def __init__(self, node: str) -> None:
         super().__init__(f"Console access is not enabled on node {node}")
+
+
+class InstanceDeployFailure(Invalid):
+    """A deploy or rebuild that the node's deploy interface refuses (``instance_info``)."""
 
 
 class NotAuthorized(MetalwireError):

@@ -14,6 +14,7 @@ from metalwire.api_versions import MAX_MINOR
 from metalwire.config import Config
 from tests.api.test_lifecycle import hook_events, provision
 from tests.conftest import Api, fault
+from tests.support.helpers import DIRECT_IMAGE
 
 # abort from 'wait call-back' is Ironic's from API 1.110
 SERVES_DEPLOY_WAIT_ABORT = MAX_MINOR >= DEPLOY_WAIT_ABORT
@@ -30,7 +31,7 @@ def clean_timeout(config: Config, request: pytest.FixtureRequest) -> None:
 
 
 def _node(api: Api, deploy_interface: str) -> dict[str, Any]:
-    node = api.node(name="life", deploy_interface=deploy_interface)
+    node = api.node(name="life", deploy_interface=deploy_interface, instance_info=DIRECT_IMAGE)
     api.port(node, "52:54:00:20:00:01")
     assert provision(api, "manage").status_code == 202
     return node

@@ -25,7 +25,7 @@ from tests.neutron.interface_fixtures import (  # noqa: F401  (the shared module
     fixture_neutron,
     fixture_server,
 )
-from tests.support.helpers import fault, settled_node, wait_for
+from tests.support.helpers import DIRECT_IMAGE, fault, settled_node, wait_for
 from tests.support.neutron import NeutronServer
 
 
@@ -234,7 +234,7 @@ def test_an_undeploy_while_the_deploy_waits_removes_the_provisioning_port(
 ) -> None:
     """Nova deletes the instance while a direct deploy waits for its agent: the undeploy runs
     from wait call-back, deletes the provisioning port and leaves the VIF unbound, detached."""
-    node = api.node("waiting", deploy_interface="direct")
+    node = api.node("waiting", deploy_interface="direct", instance_info=DIRECT_IMAGE)
     api.port(node, "52:54:00:30:00:05", link("Ethernet21/5"))
     vif = neutron.vif("mw-tenant-p1")
     api.provision("waiting", "manage", "provide")
@@ -500,7 +500,7 @@ def test_client_id_reaches_neutron_on_the_provisioning_port_and_the_bound_vif(
 ) -> None:
     """A port's extra/client-id is the DHCP client identifier the node's firmware (InfiniBand)
     sends: every Neutron port bound for it carries it as DHCP option 61, or DHCP answers no."""
-    node = api.node("ib", deploy_interface="direct")
+    node = api.node("ib", deploy_interface="direct", instance_info=DIRECT_IMAGE)
     api.port(node, "52:54:00:34:00:01", link("Ethernet35/1"), extra={"client-id": CLIENT_ID})
     vif = neutron.vif("mw-tenant-p1")
     api.provision("ib", "manage", "provide")

@@ -27,6 +27,10 @@ def wait_for(check: Callable[[], bool], timeout: float = 10.0, interval: float =
     return True
 
 
+#: The instance_info of a node deployed with the ``direct`` deploy interface, which (as Ironic's
+#: agent deploy) refuses a deploy without an image: a Glance image, whose checksum Glance holds.
+DIRECT_IMAGE = {"image_source": "8b1f2d6c-6a3e-4c55-9a55-2f3b8d1c0a11"}
+
 #: Provision states a verb rests in with its target still set: an agent's call-back awaited.
 WAIT_STATES = ("wait call-back", "clean wait")
 

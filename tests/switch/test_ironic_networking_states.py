@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from tests.support.helpers import settled_node
+from tests.support.helpers import DIRECT_IMAGE, settled_node
 from tests.support.switch import EmulatedSwitch, PortVlan
 from tests.switch.conftest import CLEANING, IDLE, OTHER, PROVISIONING, TENANT
 
@@ -27,6 +27,7 @@ def _node(
         "driver": "fake-hardware",
         "network_interface": "ironic-networking",
         "deploy_interface": deploy,
+        "instance_info": DIRECT_IMAGE if deploy == "direct" else {},
     }
     resp = http.post("/v1/nodes", json=body)
     assert resp.status_code == 201, resp.text

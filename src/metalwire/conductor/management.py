@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from metalwire.conductor import hardware
+from metalwire.conductor.deploy import check_deploy
 from metalwire.conductor.power import store
 from metalwire.conductor.storage import check_storage
 from metalwire.conductor.tasks import Conductor
@@ -77,6 +78,8 @@ def validate(conductor: Conductor, context: RequestContext, ident: str) -> dict[
                 hardware.check_interface(task.node, kind)
             if kind == "storage":
                 check_storage(task)
+            if kind == "deploy":
+                check_deploy(task)
         except Invalid as exc:  # NetworkInterfaceInvalid, UnsupportedDriverExtension, ...
             out[kind] = {"result": False, "reason": str(exc)}
         else:

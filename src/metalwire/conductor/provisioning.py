@@ -29,12 +29,20 @@ from typing import Any
 
 from metalwire import metrics
 from metalwire.conductor import hardware, power, vifs
+from metalwire.conductor.deploy import check_deploy
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
 from metalwire.db.history import HistoryEntry
 from metalwire.db.models import utcnow
-from metalwire.errors import InvalidStateRequested, MetalwireError, NodeLockLost, NodeProtected
+from metalwire.errors import (
+    InstanceDeployFailure,
+    Invalid,
+    InvalidStateRequested,
+    MetalwireError,
+    NodeLockLost,
+    NodeProtected,
+)
 from metalwire.networking.task import Task
 
 LOG = logging.getLogger(__name__)
@@ -297,6 +305,7 @@ def do_provisioning_action(
                 f"{'rebuilt' if verb == 'rebuild' else 'undeployed'}; unset 'protected' first."
             )
         if verb in ("active", "rebuild"):
+            _check_deployable(task)
             conductor.network_interface(node).validate(task)
         if verb in ("rescue", "unrescue"):
             hardware.check_interface(node, "rescue")
@@ -315,6 +324,17 @@ def do_provisioning_action(
     # Counted once committed: a verb run again after a conflict at its commit counts once.
     if conductor.config.metrics.enabled:
         metrics.provision_ended(verb, interface, state, time.monotonic() - begun)
+
+
+def _check_deployable(task: Task) -> None:
+    """Refuse (InstanceDeployFailure, 400) a deploy or rebuild the node's deploy interface
+    cannot do, with its reason, before anything changes."""
+    try:
+        check_deploy(task)
+    except Invalid as exc:
+        raise InstanceDeployFailure(
+            f"Failed to validate deploy or power info for node {task.node.uuid}: {exc}"
+        ) from None
 
 
 def _run_steps(

@@ -70,6 +70,17 @@ def check_storage(task: Task) -> None:
         )
 
 
+def boots_from_volume(task: Task) -> bool:
+    """Whether the node's storage interface boots it from a volume, so that no image is
+    written (Ironic's ``should_write_image`` answering False): only ``cinder`` and
+    ``external`` do, for a node with a boot volume and no ``instance_info/image_source``."""
+    if interface_name(task.node, "storage") not in ("cinder", "external"):
+        return False
+    with task.reading() as work:
+        targets = work.volume_targets.on_node(task.node.id)
+    return _boots_from_volume(task.node, Volumes((), targets))
+
+
 def _boots_from_volume(node: Node, volumes: Volumes) -> bool:
     return "image_source" not in node.instance_info and any(
         t.boot_index == 0 for t in volumes.targets

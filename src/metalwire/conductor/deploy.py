@@ -1,0 +1,90 @@
+"""What a node's deploy interface checks in ``validate`` and before a deploy, as Ironic's do.
+
+``fake`` (and every deploy interface but ``direct``) checks nothing. ``direct`` (Ironic's
+agent deploy) needs to know which image to write, unless the storage interface boots the
+node from a volume (a target with boot index 0 and no ``instance_info/image_source``):
+
+- ``instance_info/image_source`` is set;
+- an image that is neither a Glance image (a UUID or ``glance://``) nor a ``file://`` or
+  ``oci://`` one comes with its checksum: ``image_checksum``, or ``image_os_hash_algo`` and
+  ``image_os_hash_value`` together;
+- ``image_download_source`` (``instance_info``, else ``driver_info``), if set, is ``swift``,
+  ``http`` or ``local``.
+
+metalwire has no image service: a Glance image is taken as named, its properties unchecked.
+``instance_info/image_type`` is not checked: Ironic replaces any value but ``partition`` by
+``whole-disk`` before its check, which so never fails.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from metalwire.conductor.hardware import interface_name
+from metalwire.conductor.storage import boots_from_volume
+from metalwire.errors import InvalidParameterValue, MissingParameterValue
+from metalwire.networking.task import Task
+
+#: The deploy interface that writes an image, and so needs to know which.
+IMAGE_WRITING_DEPLOY = "direct"
+DOWNLOAD_SOURCES = ("swift", "http", "local")
+# Image sources whose checksum Ironic finds itself (Glance's record) or computes (a file).
+_SELF_CHECKSUMMED_SCHEMES = ("glance://", "file://", "oci://")
+
+
+def check_deploy(task: Task) -> None:
+    """Raise MissingParameterValue or InvalidParameterValue naming what the node's deploy
+    interface refuses in ``instance_info``."""
+    if interface_name(task.node, "deploy") != IMAGE_WRITING_DEPLOY or boots_from_volume(task):
+        return
+    node = task.node
+    info: dict[str, Any] = node.instance_info
+    image_source = info.get("image_source")
+    if not image_source:
+        raise MissingParameterValue(
+            f"Node {node.uuid} failed to validate deploy image info: "
+            "instance_info/image_source is missing."
+        )
+    if not isinstance(image_source, str):
+        raise InvalidParameterValue(
+            f"Node {node.uuid}: instance_info/image_source must be a string, not {image_source!r}."
+        )
+    if not _checksum_found_elsewhere(image_source) and not _has_checksum(info):
+        raise MissingParameterValue(
+            f"Node {node.uuid}: the image {image_source} needs instance_info/image_checksum, "
+            "or instance_info/image_os_hash_algo and image_os_hash_value together."
+        )
+    _check_download_source(node.uuid, info, node.driver_info)
+
+
+def is_glance_image(image_source: str) -> bool:
+    """A Glance image is named by ``glance://...`` or by its UUID (hyphens optional)."""
+    if image_source.startswith("glance://"):
+        return True
+    try:
+        return uuid.UUID(image_source).hex == image_source.replace("-", "").lower()
+    except ValueError:
+        return False
+
+
+def _checksum_found_elsewhere(image_source: str) -> bool:
+    return is_glance_image(image_source) or image_source.startswith(_SELF_CHECKSUMMED_SCHEMES)
+
+
+def _has_checksum(info: dict[str, Any]) -> bool:
+    algo, value = info.get("image_os_hash_algo"), info.get("image_os_hash_value")
+    if algo or value:
+        return bool(algo and value)  # one without the other is not enough
+    return bool(info.get("image_checksum"))
+
+
+def _check_download_source(
+    node_uuid: str, info: dict[str, Any], driver_info: dict[str, Any]
+) -> None:
+    source = info.get("image_download_source") or driver_info.get("image_download_source")
+    if source and source not in DOWNLOAD_SOURCES:
+        raise InvalidParameterValue(
+            f"Node {node_uuid}: invalid image_download_source {source!r}; "
+            f"valid are {', '.join(DOWNLOAD_SOURCES)}."
+        )

@@ -1,0 +1,165 @@
+"""A deploy's ``instance_info`` checked as Ironic 39's deploy interfaces check it: in
+``GET /v1/nodes/{node}/validate`` and before the deploy and rebuild verbs (400,
+InstanceDeployFailure). ``fake`` checks nothing; ``direct`` needs an image, and a checksum for
+an image that is not Glance's, a file or an OCI artifact."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from metalwire.api.routes.states import DEPLOY_WAIT_ABORT
+from tests.api.test_lifecycle import provision
+from tests.conftest import Api, fault
+from tests.support.helpers import DIRECT_IMAGE
+
+GLANCE_UUID = DIRECT_IMAGE["image_source"]
+HTTP_IMAGE = "http://images.example.com/root.qcow2"
+ROOT_ISCSI = {"volume_type": "iscsi", "boot_index": 0, "volume_id": "vol-root"}
+
+
+def deploy_result(api: Api, **fields: Any) -> dict[str, Any]:
+    api.node(name="img", **fields)
+    resp = api.get("/v1/nodes/img/validate")
+    assert resp.status_code == 200, resp.text
+    result: dict[str, Any] = resp.json()["deploy"]
+    return result
+
+
+def available(api: Api, **fields: Any) -> dict[str, Any]:
+    node = api.node(name="life", **fields)
+    api.port(node, "52:54:00:21:00:01")
+    assert provision(api, "manage").status_code == 202
+    assert provision(api, "provide").status_code == 202
+    return node
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"deploy_interface": "fake"},
+        {"deploy_interface": "direct", "instance_info": {"image_source": GLANCE_UUID}},
+        # Ironic makes any image_type but partition whole-disk before it checks the value
+        {
+            "deploy_interface": "direct",
+            "instance_info": {"image_source": GLANCE_UUID, "image_type": "iso"},
+        },
+        {"deploy_interface": "direct", "instance_info": {"image_source": "glance://root"}},
+        {"deploy_interface": "direct", "instance_info": {"image_source": "file:///img.raw"}},
+        {"deploy_interface": "direct", "instance_info": {"image_source": "oci://q.io/img"}},
+        {
+            "deploy_interface": "direct",
+            "instance_info": {"image_source": HTTP_IMAGE, "image_checksum": "abc"},
+        },
+        {
+            "deploy_interface": "direct",
+            "instance_info": {
+                "image_source": HTTP_IMAGE,
+                "image_os_hash_algo": "sha256",
+                "image_os_hash_value": "abc",
+                "image_type": "whole-disk",
+            },
+        },
+    ],
+)
+def test_a_deploy_ironic_accepts_validates(api: Api, fields: dict[str, Any]) -> None:
+    assert deploy_result(api, **fields) == {"result": True}
+
+
+@pytest.mark.parametrize(
+    ("instance_info", "named"),
+    [
+        ({}, "instance_info/image_source is missing"),
+        ({"image_source": ""}, "instance_info/image_source is missing"),
+        ({"image_source": HTTP_IMAGE}, "needs instance_info/image_checksum"),
+        (
+            {"image_source": HTTP_IMAGE, "image_os_hash_algo": "sha256", "image_checksum": "x"},
+            "needs instance_info/image_checksum",
+        ),
+        ({"image_source": HTTP_IMAGE, "image_os_hash_value": "abc"}, "image_os_hash_algo"),
+        (
+            {"image_source": GLANCE_UUID, "image_download_source": "ftp"},
+            "invalid image_download_source 'ftp'",
+        ),
+    ],
+)
+def test_a_direct_deploy_without_what_it_needs_fails_validation(
+    api: Api, instance_info: dict[str, Any], named: str
+) -> None:
+    result = deploy_result(api, deploy_interface="direct", instance_info=instance_info)
+
+    assert result["result"] is False
+    assert named in result["reason"]
+
+
+def test_a_direct_deploy_booting_from_a_volume_needs_no_image(api: Api) -> None:
+    node = api.node(name="img", deploy_interface="direct", storage_interface="external")
+    resp = api.post("/v1/volume/targets", {"node_uuid": node["uuid"], **ROOT_ISCSI})
+    assert resp.status_code == 201, resp.text
+
+    assert api.get("/v1/nodes/img/validate").json()["deploy"] == {"result": True}
+
+
+def test_deploying_a_direct_node_without_an_image_is_refused_and_changes_nothing(
+    api: Api,
+) -> None:
+    node = available(api, deploy_interface="direct")
+
+    resp = provision(api, "active")
+
+    assert resp.status_code == 400, resp.text
+    assert fault(resp) == (
+        f"Failed to validate deploy or power info for node {node['uuid']}: Node "
+        f"{node['uuid']} failed to validate deploy image info: instance_info/image_source "
+        "is missing."
+    )
+    shown = api.get("/v1/nodes/life").json()
+    assert (shown["provision_state"], shown["target_provision_state"]) == ("available", None)
+    assert shown["last_error"] is None
+
+
+def test_deploying_an_http_image_without_checksum_is_refused(api: Api) -> None:
+    available(api, deploy_interface="direct", instance_info={"image_source": HTTP_IMAGE})
+
+    resp = provision(api, "active")
+
+    assert resp.status_code == 400, resp.text
+    assert "needs instance_info/image_checksum" in fault(resp)
+
+
+def test_a_direct_deploy_with_an_image_is_accepted(api: Api) -> None:
+    available(api, deploy_interface="direct", instance_info={"image_source": GLANCE_UUID})
+
+    assert provision(api, "active").status_code == 202
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "wait call-back"
+
+
+def test_rebuilding_once_the_image_is_gone_is_refused(api: Api) -> None:
+    available(api, deploy_interface="direct", instance_info={"image_source": GLANCE_UUID})
+    assert provision(api, "active").status_code == 202
+    assert provision(api, "abort", version=f"1.{DEPLOY_WAIT_ABORT}").status_code == 202
+    resp = api.patch("/v1/nodes/life", [{"op": "remove", "path": "/instance_info/image_source"}])
+    assert resp.status_code == 200, resp.text
+
+    resp = provision(api, "rebuild")
+
+    assert resp.status_code == 400, resp.text
+    assert "instance_info/image_source is missing" in fault(resp)
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "deploy failed"
+
+
+def test_a_fake_deploy_without_an_image_deploys(api: Api) -> None:
+    available(api, deploy_interface="fake")
+
+    assert provision(api, "active").status_code == 202
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "active"
+
+
+def test_a_direct_node_booting_from_a_volume_deploys_without_an_image(api: Api) -> None:
+    node = available(api, deploy_interface="direct", storage_interface="external")
+    resp = api.post("/v1/volume/targets", {"node_uuid": node["uuid"], **ROOT_ISCSI})
+    assert resp.status_code == 201, resp.text
+
+    assert provision(api, "active").status_code == 202
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "wait call-back"
