@@ -40,7 +40,7 @@ enabled_hardware_types = fake-hardware
 enabled_bios_interfaces = fake,no-bios
 enabled_boot_interfaces = fake
 enabled_console_interfaces = fake,no-console
-enabled_deploy_interfaces = fake
+enabled_deploy_interfaces = fake,direct
 enabled_firmware_interfaces = fake,no-firmware
 enabled_inspect_interfaces = fake,no-inspect
 enabled_management_interfaces = fake
@@ -58,6 +58,9 @@ port = {port}
 
 [database]
 connection = sqlite:///{workdir}/ironic.sqlite
+
+[deploy]
+http_url = http://{host}:8088
 
 [dhcp]
 dhcp_provider = none

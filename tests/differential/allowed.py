@@ -59,6 +59,7 @@ ALLOWED: tuple[Allowed, ...] = (
             "node list filters",
             "states and traits",
             "port connectivity by provision state",
+            "deploy image checks",
         ),
         "*: body.reservation",
         "Ironic answers a PATCH with the node as its conductor still holds the lock; "
@@ -135,6 +136,7 @@ ALLOWED: tuple[Allowed, ...] = (
             "states and traits",
             "volume connector and target changes",
             "port connectivity by provision state",
+            "deploy image checks",
         ),
         "*: body.driver_internal_info.*",
         "driver_internal_info is the driver's own record: Ironic's conductor keeps the clean "

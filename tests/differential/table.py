@@ -210,6 +210,70 @@ def _port_connectivity() -> tuple[Step, ...]:
     )
 
 
+HTTP_IMAGE = "http://images.example.com/root.qcow2"
+GLANCE_IMAGE = "8b1f2d6c-6a3e-4c55-9a55-2f3b8d1c0a11"
+
+
+def _deploy_image_checks() -> tuple[Step, ...]:
+    """What the deploy interface wants in instance_info, in validate and before a deploy:
+    fake nothing; direct (Ironic's agent deploy) an image, and a checksum for an http one.
+    A direct deploy that passes is not sent: Ironic's would fetch the image and wait for an
+    agent."""
+    validate = "/v1/nodes/{n1}/validate"
+    deploy = ("PUT", "/v1/nodes/{n1}/states/provision", {"target": "active"})
+
+    def image(name: str, **info: object) -> Step:
+        return patch(name, "/v1/nodes/{n1}", op("add", "/instance_info", info))
+
+    return (
+        # cleaned by the fake deploy interface: Ironic's direct one would wait for an agent
+        node("dt-image", "n1", deploy_interface="fake"),
+        *power("power off", "n1", "power off"),  # Ironic's manage sets no power state
+        get("validate fake without image", validate),
+        *(
+            step
+            for verb in ("manage", "provide")
+            for step in (
+                Step(verb, "PUT", "/v1/nodes/{n1}/states/provision", {"target": verb}),
+                Step(f"after {verb}", "GET", "/v1/nodes/{n1}", settle=True),
+            )
+        ),
+        patch("direct", "/v1/nodes/{n1}", op("replace", "/deploy_interface", "direct")),
+        get("validate direct without image", validate),
+        Step("deploy direct without image", *deploy),
+        get("state after refused deploy", "/v1/nodes/{n1}?fields=provision_state,last_error"),
+        image("http image without checksum", image_source=HTTP_IMAGE),
+        get("validate http image without checksum", validate),
+        Step("deploy http image without checksum", *deploy),
+        image("hash value without algorithm", image_source=HTTP_IMAGE, image_os_hash_value="a"),
+        get("validate hash value without algorithm", validate),
+        # any image_type passes: Ironic makes it whole-disk (or partition) before it checks
+        image("bad image type", image_source=GLANCE_IMAGE, image_type="iso"),
+        get("validate bad image type", validate),
+        image(
+            "bad download source",
+            image_source=HTTP_IMAGE,
+            image_checksum="a",
+            image_download_source="ftp",
+        ),
+        get("validate bad download source", validate),
+        image("http image with checksum", image_source=HTTP_IMAGE, image_checksum="a"),
+        get("validate http image with checksum", validate),
+        image(
+            "http image with hash",
+            image_source=HTTP_IMAGE,
+            image_os_hash_algo="sha256",
+            image_os_hash_value="a",
+            image_type="whole-disk",
+        ),
+        get("validate http image with hash", validate),
+        image("glance image", image_source=GLANCE_IMAGE),
+        get("validate glance image", validate),
+        image("file image", image_source="file:///images/root.img"),
+        get("validate file image", validate),
+    )
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "root and versions",
@@ -922,4 +986,5 @@ SCENARIOS: tuple[Scenario, ...] = (
     ),
     Scenario("volume connector and target changes", _volume_changes()),
     Scenario("port connectivity by provision state", _port_connectivity()),
+    Scenario("deploy image checks", _deploy_image_checks()),
 )
