@@ -93,6 +93,40 @@ def test_a_direct_deploy_without_what_it_needs_fails_validation(
     assert named in result["reason"]
 
 
+PROXIES = {
+    "image_http_proxy": "http://proxy.example.com:3128",
+    "image_https_proxy": "https://proxy.example.com:3129",
+    "image_no_proxy": "images.example.com,.example.org,10.0.0.1:8080",
+}
+
+
+def test_a_direct_deploy_takes_the_agent_proxies_ironic_takes(api: Api) -> None:
+    fields = {"deploy_interface": "direct", "instance_info": DIRECT_IMAGE, "driver_info": PROXIES}
+
+    assert deploy_result(api, **fields) == {"result": True}
+
+
+@pytest.mark.parametrize(
+    ("proxies", "named"),
+    [
+        ({"image_http_proxy": "ftp://proxy.example.com"}, "driver_info/image_http_proxy"),
+        ({"image_https_proxy": "socks5://proxy:1080"}, "driver_info/image_https_proxy"),
+        ({"image_no_proxy": "*.example.com"}, "driver_info/image_no_proxy '*.example.com'"),
+        ({"image_no_proxy": "bad_host"}, "driver_info/image_no_proxy"),
+        ({"image_no_proxy": ["a.example.com"]}, "driver_info/image_no_proxy"),
+    ],
+)
+def test_a_direct_deploy_refuses_proxies_the_agent_cannot_use(
+    api: Api, proxies: dict[str, Any], named: str
+) -> None:
+    fields = {"deploy_interface": "direct", "instance_info": DIRECT_IMAGE, "driver_info": proxies}
+
+    result = deploy_result(api, **fields)
+
+    assert result["result"] is False
+    assert named in result["reason"]
+
+
 def test_a_direct_deploy_booting_from_a_volume_needs_no_image(api: Api) -> None:
     node = api.node(name="img", deploy_interface="direct", storage_interface="external")
     resp = api.post("/v1/volume/targets", {"node_uuid": node["uuid"], **ROOT_ISCSI})

@@ -271,6 +271,24 @@ def _deploy_image_checks() -> tuple[Step, ...]:
         get("validate glance image", validate),
         image("file image", image_source="file:///images/root.img"),
         get("validate file image", validate),
+        *(
+            step
+            for name, proxies in (
+                ("ftp proxy", {"image_http_proxy": "ftp://proxy.example.com"}),
+                ("wildcard no_proxy", {"image_no_proxy": "*.example.com"}),
+                (
+                    "good proxies",
+                    {
+                        "image_https_proxy": "https://proxy.example.com:3129",
+                        "image_no_proxy": "images.example.com,.example.org,10.0.0.1:8080",
+                    },
+                ),
+            )
+            for step in (
+                patch(name, "/v1/nodes/{n1}", op("add", "/driver_info", proxies)),
+                get(f"validate {name}", validate),
+            )
+        ),
     )
 
 

@@ -9,7 +9,10 @@ node from a volume (a target with boot index 0 and no ``instance_info/image_sour
   ``oci://`` one comes with its checksum: ``image_checksum``, or ``image_os_hash_algo`` and
   ``image_os_hash_value`` together;
 - ``image_download_source`` (``instance_info``, else ``driver_info``), if set, is ``swift``,
-  ``http`` or ``local``.
+  ``http`` or ``local``;
+- the agent's proxies in ``driver_info``: ``image_http_proxy`` and ``image_https_proxy`` are
+  URLs without a scheme or with ``http`` / ``https``, ``image_no_proxy`` is a comma-separated
+  list of host names, IP addresses and domains (``.example.com``), each with an optional port.
 
 metalwire has no image service: a Glance image is taken as named, its properties unchecked.
 ``instance_info/image_type`` is not checked: Ironic replaces any value but ``partition`` by
@@ -18,8 +21,10 @@ metalwire has no image service: a Glance image is taken as named, its properties
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any
+from urllib.parse import urlparse
 
 from metalwire.conductor.hardware import interface_name
 from metalwire.conductor.storage import boots_from_volume
@@ -29,6 +34,9 @@ from metalwire.networking.task import Task
 #: The deploy interface that writes an image, and so needs to know which.
 IMAGE_WRITING_DEPLOY = "direct"
 DOWNLOAD_SOURCES = ("swift", "http", "local")
+PROXY_KEYS = ("image_http_proxy", "image_https_proxy")
+PROXY_SCHEMES = ("", "http", "https")
+_HOSTNAME_LABEL = re.compile(r"(?!-)[a-z\d-]{1,63}(?<!-)$", re.IGNORECASE)
 # Image sources whose checksum Ironic finds itself (Glance's record) or computes (a file).
 _SELF_CHECKSUMMED_SCHEMES = ("glance://", "file://", "oci://")
 
@@ -56,6 +64,7 @@ def check_deploy(task: Task) -> None:
             "or instance_info/image_os_hash_algo and image_os_hash_value together."
         )
     _check_download_source(node.uuid, info, node.driver_info)
+    _check_proxies(node.uuid, node.driver_info)
 
 
 def is_glance_image(image_source: str) -> bool:
@@ -88,3 +97,42 @@ def _check_download_source(
             f"Node {node_uuid}: invalid image_download_source {source!r}; "
             f"valid are {', '.join(DOWNLOAD_SOURCES)}."
         )
+
+
+def _check_proxies(node_uuid: str, driver_info: dict[str, Any]) -> None:
+    problems = [
+        f"driver_info/{key} {driver_info[key]!r} has a scheme other than http or https"
+        for key in PROXY_KEYS
+        if driver_info.get(key) and not _is_proxy_url(driver_info[key])
+    ]
+    no_proxy = driver_info.get("image_no_proxy")
+    if no_proxy is not None and not is_valid_no_proxy(no_proxy):
+        problems.append(
+            f"driver_info/image_no_proxy {no_proxy!r} is not a comma-separated list of host "
+            "names, IP addresses or domains (a domain starts with a dot, not '*.')"
+        )
+    if problems:
+        raise InvalidParameterValue(f"Node {node_uuid}: {'; '.join(problems)}.")
+
+
+def _is_proxy_url(value: Any) -> bool:
+    return isinstance(value, str) and urlparse(value).scheme in PROXY_SCHEMES
+
+
+def is_valid_no_proxy(value: Any) -> bool:
+    """Whether ``value`` is a list the agent can put in ``no_proxy``: comma-separated host
+    names, IP addresses and domains (``.example.com``), each with an optional ``:port``."""
+    if not isinstance(value, str):
+        return False
+    for entry in value.split(","):
+        host = entry.strip().split(":")[0]
+        if host and not _is_host_or_domain(host):
+            return False
+    return True
+
+
+def _is_host_or_domain(host: str) -> bool:
+    limit = 253
+    if host.startswith("."):
+        host, limit = host[1:], 251
+    return len(host) <= limit and all(_HOSTNAME_LABEL.match(label) for label in host.split("."))
