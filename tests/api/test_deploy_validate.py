@@ -197,3 +197,43 @@ def test_a_direct_node_booting_from_a_volume_deploys_without_an_image(api: Api) 
 
     assert provision(api, "active").status_code == 202
     assert api.get("/v1/nodes/life").json()["provision_state"] == "wait call-back"
+
+
+@pytest.mark.parametrize("deploy_interface", ["fake", "direct"])
+@pytest.mark.parametrize(
+    ("traits", "named"),
+    [
+        (["CUSTOM_GPU", "CUSTOM_FPGA"], "does not have: CUSTOM_FPGA"),
+        ("CUSTOM_GPU", "instance_info/traits must be a list of strings"),
+        ([1], "instance_info/traits must be a list of strings"),
+    ],
+)
+def test_instance_traits_the_node_lacks_fail_validation(
+    api: Api, deploy_interface: str, traits: Any, named: str
+) -> None:
+    api.node(
+        name="img",
+        deploy_interface=deploy_interface,
+        instance_info={**DIRECT_IMAGE, "traits": traits},
+    )
+    assert api.put("/v1/nodes/img/traits", {"traits": ["CUSTOM_GPU"]}).status_code == 204
+
+    result = api.get("/v1/nodes/img/validate").json()["deploy"]
+
+    assert result["result"] is False
+    assert named in result["reason"]
+
+
+def test_deploying_with_instance_traits_the_node_lacks_is_refused(api: Api) -> None:
+    node = available(api, instance_info={"traits": ["CUSTOM_GPU"]})
+
+    resp = provision(api, "active")
+
+    assert resp.status_code == 400, resp.text
+    assert fault(resp) == (
+        f"Failed to validate deploy or power info for node {node['uuid']}: Node "
+        f"{node['uuid']}: instance_info/traits names traits the node does not have: CUSTOM_GPU."
+    )
+    assert api.put("/v1/nodes/life/traits/CUSTOM_GPU").status_code == 204
+    assert provision(api, "active").status_code == 202
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "active"

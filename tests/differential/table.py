@@ -216,9 +216,9 @@ GLANCE_IMAGE = "8b1f2d6c-6a3e-4c55-9a55-2f3b8d1c0a11"
 
 def _deploy_image_checks() -> tuple[Step, ...]:
     """What the deploy interface wants in instance_info, in validate and before a deploy:
-    fake nothing; direct (Ironic's agent deploy) an image, and a checksum for an http one.
-    A direct deploy that passes is not sent: Ironic's would fetch the image and wait for an
-    agent."""
+    any, that its traits are the node's; fake nothing more; direct (Ironic's agent deploy) an
+    image, and a checksum for an http one. A direct deploy that passes is not sent: Ironic's
+    would fetch the image and wait for an agent."""
     validate = "/v1/nodes/{n1}/validate"
     deploy = ("PUT", "/v1/nodes/{n1}/states/provision", {"target": "active"})
 
@@ -238,6 +238,14 @@ def _deploy_image_checks() -> tuple[Step, ...]:
                 Step(f"after {verb}", "GET", "/v1/nodes/{n1}", settle=True),
             )
         ),
+        image("trait the node lacks", traits=["CUSTOM_GPU"]),
+        get("validate trait the node lacks", validate),
+        Step("deploy with a trait the node lacks", *deploy),
+        image("traits not a list", traits="CUSTOM_GPU"),
+        get("validate traits not a list", validate),
+        Step("add the trait", "PUT", "/v1/nodes/{n1}/traits/CUSTOM_GPU"),
+        image("trait the node has", traits=["CUSTOM_GPU"]),
+        get("validate trait the node has", validate),
         patch("direct", "/v1/nodes/{n1}", op("replace", "/deploy_interface", "direct")),
         get("validate direct without image", validate),
         Step("deploy direct without image", *deploy),

@@ -1,6 +1,7 @@
 """What a node's deploy interface checks in ``validate`` and before a deploy, as Ironic's do.
 
-``fake`` (and every deploy interface but ``direct``) checks nothing. ``direct`` (Ironic's
+Every deploy interface checks that ``instance_info/traits``, if set, lists traits of the
+node; ``fake`` (and every other one but ``direct``) checks nothing more. ``direct`` (Ironic's
 agent deploy) needs to know which image to write, unless the storage interface boots the
 node from a volume (a target with boot index 0 and no ``instance_info/image_source``):
 
@@ -28,6 +29,8 @@ from urllib.parse import urlparse
 
 from metalwire.conductor.hardware import interface_name
 from metalwire.conductor.storage import boots_from_volume
+from metalwire.db import nodes as node_db
+from metalwire.db.models import Node
 from metalwire.errors import InvalidParameterValue, MissingParameterValue
 from metalwire.networking.task import Task
 
@@ -44,9 +47,30 @@ _SELF_CHECKSUMMED_SCHEMES = ("glance://", "file://", "oci://")
 def check_deploy(task: Task) -> None:
     """Raise MissingParameterValue or InvalidParameterValue naming what the node's deploy
     interface refuses in ``instance_info``."""
-    if interface_name(task.node, "deploy") != IMAGE_WRITING_DEPLOY or boots_from_volume(task):
+    if interface_name(task.node, "deploy") == IMAGE_WRITING_DEPLOY and not boots_from_volume(task):
+        _check_image(task.node)
+    check_instance_traits(task.node)
+
+
+def check_instance_traits(node: Node) -> None:
+    """``instance_info/traits`` (Nova's flavor's required traits), if set, is a list of
+    trait names the node has: InvalidParameterValue otherwise, whatever the deploy interface."""
+    traits = node.instance_info.get("traits")
+    if not traits:
         return
-    node = task.node
+    if not isinstance(traits, list) or not all(isinstance(t, str) for t in traits):
+        raise InvalidParameterValue(
+            f"Node {node.uuid}: instance_info/traits must be a list of strings, not {traits!r}."
+        )
+    missing = sorted(set(traits) - set(node_db.field_value(node, "traits") or ()))
+    if missing:
+        raise InvalidParameterValue(
+            f"Node {node.uuid}: instance_info/traits names traits the node does not have: "
+            f"{', '.join(missing)}."
+        )
+
+
+def _check_image(node: Node) -> None:
     info: dict[str, Any] = node.instance_info
     image_source = info.get("image_source")
     if not image_source:
