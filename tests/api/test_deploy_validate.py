@@ -237,3 +237,48 @@ def test_deploying_with_instance_traits_the_node_lacks_is_refused(api: Api) -> N
     assert api.put("/v1/nodes/life/traits/CUSTOM_GPU").status_code == 204
     assert provision(api, "active").status_code == 202
     assert api.get("/v1/nodes/life").json()["provision_state"] == "active"
+
+
+@pytest.mark.parametrize("deploy_interface", ["direct", "ramdisk"])
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        (
+            {"properties": {"capabilities": "boot_mode:UEFI"}},
+            "properties/capabilities sets boot_mode to 'UEFI'",
+        ),
+        (
+            {"instance_info": {**DIRECT_IMAGE, "capabilities": {"secure_boot": "yes"}}},
+            "instance_info/capabilities sets secure_boot to 'yes'",
+        ),
+        (
+            {"instance_info": {**DIRECT_IMAGE, "capabilities": '{"disk_label": "dos"}'}},
+            "instance_info/capabilities sets disk_label to 'dos'",
+        ),
+        (
+            {"instance_info": {**DIRECT_IMAGE, "capabilities": "boot_mode:uefi"}},
+            "instance_info/capabilities must be an object or its JSON text",
+        ),
+    ],
+)
+def test_deploy_capabilities_ironic_does_not_know_fail_validation(
+    api: Api, deploy_interface: str, fields: dict[str, Any], named: str
+) -> None:
+    result = deploy_result(
+        api, deploy_interface=deploy_interface, **{"instance_info": DIRECT_IMAGE, **fields}
+    )
+
+    assert result["result"] is False
+    assert named in result["reason"]
+
+
+@pytest.mark.parametrize("deploy_interface", ["fake", "direct", "ramdisk"])
+def test_known_deploy_capabilities_validate(api: Api, deploy_interface: str) -> None:
+    result = deploy_result(
+        api,
+        deploy_interface=deploy_interface,
+        properties={"capabilities": "boot_mode:uefi,secure_boot:true,odd,a:b:c"},
+        instance_info={**DIRECT_IMAGE, "capabilities": '{"disk_label": "gpt"}'},
+    )
+
+    assert result == {"result": True}

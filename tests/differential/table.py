@@ -212,6 +212,8 @@ def _port_connectivity() -> tuple[Step, ...]:
 
 HTTP_IMAGE = "http://images.example.com/root.qcow2"
 GLANCE_IMAGE = "8b1f2d6c-6a3e-4c55-9a55-2f3b8d1c0a11"
+CAPS = {"capabilities": "boot_mode:UEFI"}
+GOOD_CAPS = {"capabilities": "boot_mode:uefi,secure_boot:true,odd,a:b:c"}
 
 
 def _deploy_image_checks() -> tuple[Step, ...]:
@@ -297,6 +299,20 @@ def _deploy_image_checks() -> tuple[Step, ...]:
                 get(f"validate {name}", validate),
             )
         ),
+        patch("upper-case boot mode", "/v1/nodes/{n1}", op("add", "/properties", CAPS)),
+        get("validate upper-case boot mode", validate),
+        patch("known capabilities", "/v1/nodes/{n1}", op("add", "/properties", GOOD_CAPS)),
+        get("validate known capabilities", validate),
+        image("unknown secure boot", image_source=GLANCE_IMAGE, capabilities={"secure_boot": "y"}),
+        get("validate unknown secure boot", validate),
+        image(
+            "capabilities as JSON",
+            image_source=GLANCE_IMAGE,
+            capabilities='{{"disk_label": "gpt"}}',
+        ),
+        get("validate capabilities as JSON", validate),
+        image("capabilities not JSON", image_source=GLANCE_IMAGE, capabilities="boot_mode:uefi"),
+        get("validate capabilities not JSON", validate),
     )
 
 

@@ -1,9 +1,12 @@
 """What a node's deploy interface checks in ``validate`` and before a deploy, as Ironic's do.
 
 Every deploy interface checks that ``instance_info/traits``, if set, lists traits of the
-node; ``fake`` (and every other one but ``direct``) checks nothing more. ``direct`` (Ironic's
-agent deploy) needs to know which image to write, unless the storage interface boots the
-node from a volume (a target with boot index 0 and no ``instance_info/image_source``):
+node; ``fake`` (and every other one but ``direct`` and ``ramdisk``) checks nothing more.
+``direct`` and ``ramdisk`` check that the ``boot_mode`` (``bios``, ``uefi``), ``secure_boot``
+(``true``, ``false``) and ``disk_label`` (``msdos``, ``gpt``) that ``properties/capabilities``
+or ``instance_info/capabilities`` set are valid. ``direct`` (Ironic's agent deploy) needs to
+know which image to write, unless the storage interface boots the node from a volume (a
+target with boot index 0 and no ``instance_info/image_source``):
 
 - ``instance_info/image_source`` is set;
 - an image that is neither a Glance image (a UUID or ``glance://``) nor a ``file://`` or
@@ -22,6 +25,7 @@ metalwire has no image service: a Glance image is taken as named, its properties
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from typing import Any
@@ -36,6 +40,13 @@ from metalwire.networking.task import Task
 
 #: The deploy interface that writes an image, and so needs to know which.
 IMAGE_WRITING_DEPLOY = "direct"
+#: The deploy interfaces that check the node's deploy capabilities, and their valid values.
+CAPABILITY_CHECKING_DEPLOYS = frozenset({"direct", "ramdisk"})
+CAPABILITY_VALUES = {
+    "boot_mode": ("bios", "uefi"),
+    "secure_boot": ("true", "false"),
+    "disk_label": ("msdos", "gpt"),
+}
 DOWNLOAD_SOURCES = ("swift", "http", "local")
 PROXY_KEYS = ("image_http_proxy", "image_https_proxy")
 PROXY_SCHEMES = ("", "http", "https")
@@ -47,9 +58,57 @@ _SELF_CHECKSUMMED_SCHEMES = ("glance://", "file://", "oci://")
 def check_deploy(task: Task) -> None:
     """Raise MissingParameterValue or InvalidParameterValue naming what the node's deploy
     interface refuses in ``instance_info``."""
-    if interface_name(task.node, "deploy") == IMAGE_WRITING_DEPLOY and not boots_from_volume(task):
+    deploy_interface = interface_name(task.node, "deploy")
+    if deploy_interface in CAPABILITY_CHECKING_DEPLOYS:
+        check_capabilities(task.node)
+    if deploy_interface == IMAGE_WRITING_DEPLOY and not boots_from_volume(task):
         _check_image(task.node)
     check_instance_traits(task.node)
+
+
+def check_capabilities(node: Node) -> None:
+    """The deploy capabilities (boot mode, secure boot, disk label) that
+    ``properties/capabilities`` or ``instance_info/capabilities`` set have a value Ironic
+    knows: InvalidParameterValue naming the first that does not."""
+    requested = _instance_capabilities(node)
+    for name, valid in CAPABILITY_VALUES.items():
+        for field, value in (
+            ("properties/capabilities", node_capability_value(node, name)),
+            ("instance_info/capabilities", requested.get(name)),
+        ):
+            if value and value not in valid:
+                raise InvalidParameterValue(
+                    f"Node {node.uuid}: {field} sets {name} to {value!r}; valid are "
+                    f"{', '.join(valid)}."
+                )
+
+
+def node_capability_value(node: Node, name: str) -> str | None:
+    """``name``'s value in ``properties/capabilities`` (``key:value,...``); an item that is
+    not one ``key:value`` pair is ignored, as by Ironic."""
+    capabilities = node.properties.get("capabilities")
+    if not capabilities or not isinstance(capabilities, str):
+        return None
+    for item in capabilities.split(","):
+        parts = item.split(":")
+        if len(parts) == 2 and parts[0] and parts[1] and parts[0].strip() == name:
+            return parts[1].strip()
+    return None
+
+
+def _instance_capabilities(node: Node) -> dict[str, Any]:
+    """``instance_info/capabilities``: an object, or its JSON text (as Nova sends it)."""
+    capabilities = node.instance_info.get("capabilities", {})
+    if isinstance(capabilities, str):
+        try:
+            capabilities = json.loads(capabilities)
+        except ValueError:
+            capabilities = None
+    if not isinstance(capabilities, dict):
+        raise InvalidParameterValue(
+            f"Node {node.uuid}: instance_info/capabilities must be an object or its JSON text."
+        )
+    return capabilities
 
 
 def check_instance_traits(node: Node) -> None:
