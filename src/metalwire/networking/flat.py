@@ -119,15 +119,3 @@ class FlatNetwork(ServiceNetworkPorts, NetworkInterface):
 
     def remove_cleaning_network(self, task: Task) -> None:
         self._remove_service_ports(task, "cleaning", self.config.neutron.cleaning_network)
-
-    def unconfigure_tenant_networks(self, task: Task) -> None:
-        if not self.uses_neutron():
-            return
-        client = self.neutron()
-        for attachment in task.attachments:
-            try:
-                self._unbind(client, attachment.vif_id)
-            except NetworkError as exc:
-                raise NetworkError(
-                    f"Unbinding the VIFs of node {task.node.uuid} failed: {exc}", exc.code
-                ) from None

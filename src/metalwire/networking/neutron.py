@@ -112,19 +112,6 @@ class NeutronNetwork(ServiceNetworkPorts, NetworkInterface):
             ) from None
         self.settle()
 
-    def unconfigure_tenant_networks(self, task: Task) -> None:
-        """Unbind every attached VIF (one that no longer exists in Neutron is skipped)."""
-        if not self.uses_neutron():
-            return
-        client = self.neutron()
-        for attachment in task.attachments:
-            try:
-                self._unbind(client, attachment.vif_id)
-            except NetworkError as exc:
-                raise NetworkError(
-                    f"Unbinding the VIFs of node {task.node.uuid} failed: {exc}", exc.code
-                ) from None
-
     # -- provisioning and cleaning networks ------------------------------------------------
 
     def add_provisioning_network(self, task: Task) -> None:

@@ -324,6 +324,19 @@ class NeutronPortsMixin(StoredVifMixin):
             f"seed the binding of VIF port {vif_id} to node {task.node.uuid}",
         )
 
+    def unconfigure_tenant_networks(self, task: Task) -> None:
+        """Unbind every attached VIF (one that no longer exists in Neutron is skipped)."""
+        if not self.uses_neutron():
+            return
+        client = self.neutron()
+        for attachment in task.attachments:
+            try:
+                self._unbind(client, attachment.vif_id)
+            except NetworkError as exc:
+                raise NetworkError(
+                    f"Unbinding the VIFs of node {task.node.uuid} failed: {exc}", exc.code
+                ) from None
+
     @staticmethod
     def _unbind(client: NeutronClient, vif_id: str) -> bool:
         """Unbind a Neutron port; False if it no longer exists."""
