@@ -100,9 +100,12 @@ def db(server: MetalwireServer, database_url: str) -> Iterator[Database]:
 def active_node(
     api: Metalwire, db: Database, neutron: Neutron, name: str, links: list[Json], prefix: int
 ) -> Json:
-    """An active node with the trait, one groupable port per link, and no VIF (its deploy's
-    VIF was on the first port)."""
+    """An active node with the trait (and asking for it), one groupable port per link, and
+    no VIF (its deploy's VIF was on the first port)."""
     node = api.node(name, instance_info={"traits": ["CUSTOM_BOND"]})
+    # A deploy asks for traits the node has (Nova's flavor asks only for those).
+    traits = api.http.put(f"/v1/nodes/{name}/traits", json={"traits": ["CUSTOM_BOND"]})
+    assert traits.status_code == 204, traits.text
     first = None
     for n, local_link in enumerate(links):
         port = api.port(
