@@ -9,6 +9,8 @@ endpoint in the session's catalog, as Nova's ironic driver and the OpenStack cli
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -72,14 +74,24 @@ class KeystoneSessionTransport(httpx.BaseTransport):
         as the API the request was for."""
         if getattr(self.session, "auth", None) is None:
             return  # no plugin: nothing to log in to
-        try:
+        with _identity_errors():
             self.session.get_auth_headers()
-        except ks_exc.ConnectionError as error:
-            raise exc.APIConnectionError(
-                f"Cannot reach the identity service: {error}", method="POST", url="", sent=False
-            ) from error
-        except ks_exc.ClientException as error:
-            raise exc.AuthenticationError(f"Authentication failed: {error}") from error
+
+
+@contextlib.contextmanager
+def _identity_errors() -> Iterator[None]:
+    """keystoneauth's errors as the client's: an identity service that cannot be reached is
+    named as such, a refused login is an AuthenticationError. EndpointNotFound passes."""
+    try:
+        yield
+    except ks_exc.EndpointNotFound:
+        raise
+    except ks_exc.ConnectionError as error:
+        raise exc.APIConnectionError(
+            f"Cannot reach the identity service: {error}", method="POST", url="", sent=False
+        ) from error
+    except ks_exc.ClientException as error:
+        raise exc.AuthenticationError(f"Authentication failed: {error}") from error
 
 
 def _timeout(request: httpx.Request) -> float | None:
@@ -99,17 +111,12 @@ def endpoint_from_session(
     endpoint.
     """
     try:
-        url = session.get_endpoint(
-            service_type=SERVICE_TYPE, interface=interface, region_name=region_name
-        )
+        with _identity_errors():
+            url = session.get_endpoint(
+                service_type=SERVICE_TYPE, interface=interface, region_name=region_name
+            )
     except ks_exc.EndpointNotFound:
         url = None
-    except ks_exc.ConnectionError as error:
-        raise exc.APIConnectionError(
-            f"Cannot reach the identity service: {error}", method="POST", url="", sent=False
-        ) from error
-    except ks_exc.ClientException as error:
-        raise exc.AuthenticationError(f"Authentication failed: {error}") from error
     if not url:
         where = f" in region {region_name}" if region_name else ""
         raise exc.EndpointNotFound(
