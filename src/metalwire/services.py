@@ -75,15 +75,17 @@ class Services:
 
     def periodic_audit(self) -> Periodic | None:
         """The periodic audit ``[conductor] audit_interval`` asks for, or None (0, or no
-        Neutron)."""
+        enabled network interface can take part: no Neutron for ``flat`` and ``neutron``, no
+        switch for ``ironic-networking``)."""
         interval = self.config.conductor.audit_interval
         if interval <= 0 or not self.runs_periodic_tasks:
             return None
-        if not self.config.neutron.configured:
+        unavailable = self.rpcapi.audit_unavailable()
+        if unavailable is not None:
             LOG.warning(
-                "[conductor] audit_interval is %g s, but no Neutron is configured: the "
-                "periodic drift audit does not run",
+                "[conductor] audit_interval is %g s, but the periodic drift audit does not run: %s",
                 interval,
+                unavailable,
             )
             return None
         return Periodic(

@@ -202,3 +202,27 @@ def test_a_switch_that_cannot_be_read_lists_its_ports_as_not_checked_through_the
     assert cli.code == 0, cli.stderr
     assert f"Not checked: node {port['node_uuid']} switch tor-1 port swp1: " in cli.stderr
     http.close()
+
+
+def test_the_periodic_audit_reads_the_switches_back_without_neutron(
+    emulated_switch: EmulatedSwitch, tmp_path: Path
+) -> None:
+    """``[conductor] audit_interval`` audits ``ironic-networking`` nodes on a server with no
+    Neutron, as ``POST /v1/metalwire/audit`` does: the latest findings show a switch port
+    changed behind metalwire's back."""
+    switch = emulated_switch
+    server = _serve(tmp_path, switch, METALWIRE_CONDUCTOR_AUDIT_INTERVAL="2")
+    with server, httpx.Client(base_url=server.url, headers=HEADERS, timeout=120) as http:
+        port = _node(http, "periodic", "ramdisk", "swp1")
+        _provision(http, "periodic", "active")  # metalwire set swp1 (idle)
+        switch.set_access_vlan("swp1", OTHER)  # behind metalwire's back
+
+        deadline = time.monotonic() + 60
+        latest = http.get("/v1/metalwire/audit/latest").json()
+        while not latest["findings"] and time.monotonic() < deadline:
+            time.sleep(0.5)
+            latest = http.get("/v1/metalwire/audit/latest").json()
+
+        assert latest["checked_at"] is not None, server.log()
+        (finding,) = latest["findings"]
+        assert (finding["kind"], finding["target_uuid"]) == ("switchport_mismatch", port["uuid"])

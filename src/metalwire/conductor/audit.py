@@ -54,13 +54,21 @@ class AuditReport:
         )
 
 
-def check_auditable(conductor: Conductor) -> None:
-    """Raise Invalid, with each enabled interface's reason, if none can be audited."""
+def audit_unavailable(conductor: Conductor) -> str | None:
+    """Why no enabled interface can take part in the drift audit (each one's reason), or
+    None if one can."""
     reasons = {name: i.audit_unavailable() for name, i in conductor.interfaces.by_name.items()}
     if any(reason is None for reason in reasons.values()):
-        return
+        return None
     why = "; ".join(f"{name}: {reason}" for name, reason in reasons.items())
-    raise Invalid(f"No enabled network interface can take part in the drift audit ({why})")
+    return f"No enabled network interface can take part in the drift audit ({why})"
+
+
+def check_auditable(conductor: Conductor) -> None:
+    """Raise Invalid, with each enabled interface's reason, if none can be audited."""
+    why = audit_unavailable(conductor)
+    if why is not None:
+        raise Invalid(why)
 
 
 def audited_interface(conductor: Conductor, task: Task) -> NetworkInterface | None:

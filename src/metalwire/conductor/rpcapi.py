@@ -209,6 +209,11 @@ class ConductorAPI(abc.ABC):
     def delete_portgroup(self, context: RequestContext, portgroup_id: str) -> None: ...
 
     @abc.abstractmethod
+    def audit_unavailable(self) -> str | None:
+        """Why no enabled network interface can take part in the drift audit (the message
+        :meth:`audit` would refuse with), or None if one can."""
+
+    @abc.abstractmethod
     def audit(self, context: RequestContext, nodes: list[str]) -> AuditReport:
         """Ask each node's network interface where its VIF attachments and the outside world
         disagree (no lock, nothing written).
@@ -420,6 +425,9 @@ class LocalConductorAPI(ConductorAPI):
 
     def delete_portgroup(self, context: RequestContext, portgroup_id: str) -> None:
         self._retried(inventory.delete_portgroup, context, portgroup_id)
+
+    def audit_unavailable(self) -> str | None:
+        return drift.audit_unavailable(self.conductor)
 
     def audit(self, context: RequestContext, nodes: list[str]) -> AuditReport:
         return drift.audit(self.conductor, context, nodes)
