@@ -18,7 +18,6 @@ from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db.models import Node
 from metalwire.networking.base import StoredVifMixin, VifInfo
-from metalwire.networking.ironic_networking import IronicNetworking
 from metalwire.networking.selection import Placement
 from metalwire.networking.switch_preview import SwitchPreview
 from metalwire.networking.task import Task
@@ -59,8 +58,7 @@ def vif_attach_dry_run(
     iface = conductor.network_interface(task.node)
     iface.validate(task)
     task.attachments.check_free(vif_info["id"])
-    if isinstance(iface, IronicNetworking):
-        iface.requested_network(vif_info)  # a network it cannot name: 400, as the attach
+    iface.check_attach_request(vif_info)  # as the attach, before it chooses a target
     physnets: set[str] = set()
     placement = None
     tbn = None
@@ -70,7 +68,7 @@ def vif_attach_dry_run(
         if tbn is None:
             placement = iface.placement(task, vif_info, physnets)
     switch_changes = None
-    if isinstance(iface, IronicNetworking) and placement is not None and placement.chosen:
+    if placement is not None and placement.chosen:
         switch_changes = iface.attach_preview(task, vif_info, placement.chosen)
     return DryRunAttach(
         node=task.node,

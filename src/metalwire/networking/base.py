@@ -25,6 +25,9 @@ from metalwire.networking.drift import Finding, NotChecked
 from metalwire.networking.task import Task
 from metalwire.networking.tbn.targets import Choice, TbnChoice, realize, tbn_choice
 
+if TYPE_CHECKING:
+    from metalwire.networking.switch_preview import SwitchPreview
+
 LOG = logging.getLogger(__name__)
 
 
@@ -93,6 +96,17 @@ class NetworkInterface(abc.ABC):
     @abc.abstractmethod
     def vif_detach(self, task: Task, vif_id: str) -> None:
         """Detach a VIF; raises VifNotAttached if the node does not have it."""
+
+    def check_attach_request(self, vif_info: VifInfo) -> None:
+        """Refuse (400) what an attach body asks that this interface cannot do, before a
+        target is chosen; a dry run asks it too. By default nothing is refused."""
+
+    def attach_preview(
+        self, task: Task, vif_info: VifInfo, target: Port | Portgroup
+    ) -> list[SwitchPreview] | None:
+        """For a dry run: what attaching ``vif_info`` to ``target`` would change on the
+        switches (nothing is sent); None for an interface that drives no switch."""
+        return None
 
     def get_current_vif(self, task: Task, target: Port | Portgroup) -> str | None:
         """The VIF recorded on a port or portgroup, or None (Ironic's hook; metalwire itself

@@ -190,6 +190,9 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
     def forget_vif(self, task: Task, vif_id: str) -> None:
         StoredVifMixin.vif_detach(self, task, vif_id)
 
+    def check_attach_request(self, vif_info: VifInfo) -> None:
+        self.requested_network(vif_info)  # a network it cannot name: 400
+
     def attach_preview(
         self, task: Task, vif_info: VifInfo, target: Port | Portgroup
     ) -> list[SwitchPreview]:
