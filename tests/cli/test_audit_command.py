@@ -27,3 +27,16 @@ def test_audit_latest_takes_no_node_or_repair(cli: Run) -> None:
     result = cli("audit", "--latest", "--repair")
     assert result.code == 2
     assert "--latest" in result.stderr and "--repair" in result.stderr
+
+
+def test_the_help_says_the_audit_reads_the_switches_too(cli: Run) -> None:
+    listing = cli("--help")
+    assert listing.code == 0, listing.stderr
+    assert "Compare the VIF attachments with Neutron and the switch ports with the" in (
+        " ".join(listing.stdout.split())
+    )
+    command = cli("audit", "--help")
+    assert command.code == 0, command.stderr
+    words = " ".join(command.stdout.split())
+    assert "without calling Neutron or a switch" in words
+    assert "what Neutron or the switch holds" in words

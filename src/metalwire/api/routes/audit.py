@@ -1,4 +1,5 @@
-"""``/v1/metalwire/audit``: where the VIF attachments and Neutron disagree (metalwire only).
+"""``/v1/metalwire/audit``: where the VIF attachments and Neutron, or the switch ports and
+the switches, disagree (metalwire only).
 
 The paths sit under ``/v1/metalwire/``, a name Ironic will never give one of its resources,
 so no Ironic client or future Ironic endpoint can meet them. Like every endpoint but the
@@ -10,7 +11,7 @@ findings on its own nodes.
 
 * ``GET /v1/metalwire/audit[?node=N]``: the latest audit (periodic, see ``[conductor]
   audit_interval``, or asked for), every node's findings or one node's, without calling
-  Neutron: a GET changes nothing. ``GET /v1/metalwire/audit/latest`` is its older name.
+  Neutron or a switch: a GET changes nothing. ``GET /v1/metalwire/audit/latest`` is its older name.
 * ``POST /v1/metalwire/audit[?node=N]``: audit now (every node, or one) and answer the
   findings; an audit of every node also becomes the latest one.
 * ``POST /v1/metalwire/audit/repair[?node=N]``: fix what is safe, under each node's lock,
@@ -79,7 +80,7 @@ def _latest(c: Call) -> dict[str, Any]:
 _LATEST = doc(
     "latestDriftAudit",
     "The latest audit (periodic or asked for), of every node or one, without calling Neutron "
-    "(metalwire only).",
+    "or a switch (metalwire only).",
     "audit",
     ok="The findings of the latest audit.",
     returns=bodies.AUDIT_REPORT,
@@ -112,7 +113,8 @@ def get_latest_audit(request: Request) -> dict[str, Any]:
     "",
     openapi_extra=doc(
         "auditDrift",
-        "Compare every VIF attachment (or one node's) with Neutron now (metalwire only).",
+        "Compare every VIF attachment (or one node's) with Neutron, and the switch ports "
+        "metalwire set with the switches, now (metalwire only).",
         "audit",
         ok="The findings.",
         returns=bodies.AUDIT_REPORT,

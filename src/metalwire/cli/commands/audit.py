@@ -1,9 +1,9 @@
-"""``metalwire audit [--node N] [--repair] [--latest]``: where VIF attachments and Neutron
-disagree, and the safe fixes.
+"""``metalwire audit [--node N] [--repair] [--latest]``: where VIF attachments and Neutron,
+or the switch ports metalwire set and the switches, disagree, and the safe fixes.
 
 One row per finding: its kind, node, VIF (the Neutron port), the port or portgroup it is
 attached to, what a repair does and why it was found; ``--long`` adds what metalwire expected
-and what Neutron holds. With ``--repair`` the rows are the findings acted on, with
+and what Neutron or the switch holds. With ``--repair`` the rows are the findings acted on, with
 ``Repaired`` and ``Result``; the findings left after a new audit are counted on stderr, and
 the exit status is 1 if a repair failed. What the audit could not compare (a switch port
 whose device type cannot be read back) is listed on stderr as not checked.
@@ -68,7 +68,8 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         commands,
         "audit",
         common,
-        "Compare the VIF attachments with Neutron (metalwire only)",
+        "Compare the VIF attachments with Neutron and the switch ports with the switches "
+        "(metalwire only)",
         _audit,
         True,
     )
@@ -85,8 +86,10 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "--latest",
         action="store_true",
         help="show the latest audit the server kept (periodic or asked for), without "
-        "calling Neutron",
+        "calling Neutron or a switch",
     )
     parser.add_argument(
-        "--long", action="store_true", help="show what was expected and what Neutron holds"
+        "--long",
+        action="store_true",
+        help="show what was expected and what Neutron or the switch holds",
     )
