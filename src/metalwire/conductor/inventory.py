@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import uuid as uuidlib
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -20,9 +20,12 @@ from metalwire.conductor.inventory_rules import (
     check_port,
     check_portgroup,
     members_to_follow,
+    refuse_address_change_in_use,
     refuse_dynamic_member_change,
     refuse_dynamic_portgroup_change,
     refuse_dynamic_portgroup_delete,
+    refuse_portgroup_move_to_deployed,
+    refuse_rewiring_deployed_port,
 )
 from metalwire.conductor.legacy_vifs import (
     clear_interrupted_elsewhere,
@@ -48,7 +51,6 @@ from metalwire.errors import (
     ResourceInUse,
     StaleUpdate,
 )
-from metalwire.networking.base import NetworkInterface
 from metalwire.networking.task import Task
 
 LOG = logging.getLogger(__name__)
@@ -66,16 +68,6 @@ _INSTANCE_NAME_MAX = 255  # the instance_name column's length, and Ironic's limi
 # The states in which a node's interfaces and resource class may change (Ironic's): before it
 # is deployed (its interfaces also in maintenance).
 UNDEPLOYED_STATES = {"enroll", "manageable", "inspecting", "inspect wait", "available"}
-# The states in which a port's connectivity may change, and a portgroup move to a node,
-# without maintenance (Ironic's allowed_update_states of a port or portgroup update), and
-# those fields of a port, by the name the API gives them.
-PORT_REWIRE_STATES = {"enroll", "manageable", "inspecting", "inspect wait"}
-PORT_CONNECTIVITY_FIELDS = {
-    "local_link_connection": "local_link_connection",
-    "pxe_enabled": "pxe_enabled",
-    "physical_network": "physical_network",
-    "portgroup_id": "portgroup_uuid",
-}
 # The states of a node with a target provision state in which a PATCH is taken (Ironic's
 # UPDATE_ALLOWED_STATES): failures an operator mends, and states no steps of ours run in.
 PATCH_IN_TRANSITION_STATES = {
@@ -219,49 +211,6 @@ def _refuse_interface_change(node: Node, changes: dict[str, Any]) -> None:
             f"{node.provision_state!r} unless it is in maintenance; without maintenance only "
             f"in {', '.join(sorted(UNDEPLOYED_STATES))}."
         )
-
-
-def _refuse_port_change_in_use(node: Node, port_uuid: str, changed: Collection[str]) -> None:
-    """As Ironic: a port's MAC is fixed while its node is deployed or has an instance, unless
-    the node is in maintenance (409); the deployed instance's VIF depends on it."""
-    if node.maintenance or "address" not in changed:
-        return
-    if node.provision_state == "active" or node.instance_uuid:
-        raise InvalidState(
-            f"Cannot change the address of port {port_uuid}: node {node.label} is active or "
-            "has an instance; put the node in maintenance first."
-        )
-
-
-def _refuse_rewiring_deployed_port(
-    node: Node, iface: NetworkInterface | None, port_uuid: str, changed: Collection[str]
-) -> None:
-    """As Ironic: a port's connectivity (link, PXE, physical network, portgroup) changes only
-    while its node is not yet deployed nor being deployed, or in maintenance (409), unless
-    its network interface sets the network up anew for the change."""
-    touched = sorted(PORT_CONNECTIVITY_FIELDS.keys() & set(changed))
-    if not touched or node.maintenance or node.provision_state in PORT_REWIRE_STATES:
-        return
-    if iface is not None and iface.rewires_deployed_ports():
-        return
-    fields = ", ".join(PORT_CONNECTIVITY_FIELDS[f] for f in touched)
-    raise InvalidState(
-        f"Port {port_uuid} cannot change its {fields}: node {node.label} is in provision "
-        f"state {node.provision_state!r}; only in {', '.join(sorted(PORT_REWIRE_STATES))} "
-        "or in maintenance."
-    )
-
-
-def _refuse_portgroup_move_to_deployed(node: Node, portgroup_uuid: str) -> None:
-    """As Ironic: a portgroup moves only to a node in enroll, manageable, inspecting or
-    inspect wait, or in maintenance (409)."""
-    if node.maintenance or node.provision_state in PORT_REWIRE_STATES:
-        return
-    raise InvalidState(
-        f"Portgroup {portgroup_uuid} cannot move to node {node.label} in provision state "
-        f"{node.provision_state!r}; only to a node in "
-        f"{', '.join(sorted(PORT_REWIRE_STATES))} or in maintenance."
-    )
 
 
 def _refuse_resource_class_change(node: Node, changes: dict[str, Any]) -> None:
@@ -517,9 +466,9 @@ def update_port(
             change.task.node.id: change.task.node,
             change.owner.node.id: change.owner.node,
         }.values():
-            _refuse_port_change_in_use(node, uuid, change.changed)
+            refuse_address_change_in_use(node, uuid, change.changed)
         owner = change.owner.node
-        _refuse_rewiring_deployed_port(
+        refuse_rewiring_deployed_port(
             owner, conductor.enabled_interface(owner), uuid, change.changed
         )
         _check_address_free(change.task, uuid, change.changes)
@@ -550,7 +499,7 @@ def update_portgroup(
     def check(change: _Change[Portgroup]) -> _Follow:
         refuse_dynamic_portgroup_change(change.current, change.changed, change.inventory)
         if "node_id" in change.changed:
-            _refuse_portgroup_move_to_deployed(change.owner.node, change.current.uuid)
+            refuse_portgroup_move_to_deployed(change.owner.node, change.current.uuid)
         check_portgroup(change.proposed, change.current, change.inventory)
         iface = conductor.network_interface(change.owner.node)
         iface.portgroup_changed(change.owner, change.proposed, change.changed)

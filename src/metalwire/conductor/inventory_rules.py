@@ -8,11 +8,15 @@ request says otherwise, so its portgroup is checked against the node it moves to
 
 The schema holds the node rules as well (composite foreign keys, see ``db/models.py``); these
 checks come first so that the client gets a message naming what is wrong.
+
+The last rules depend on the provision state of the node a port or portgroup is on after the
+change only: what may change on a deployed node's port (its MAC, its connectivity) and to
+which nodes a portgroup may move.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from metalwire.db.models import Node, Port, Portgroup, VifAttachment
@@ -20,12 +24,15 @@ from metalwire.errors import (
     Conflict,
     Invalid,
     InvalidParameterValue,
+    InvalidState,
     InvalidStateRequested,
     PortgroupPhysnetInconsistent,
 )
+from metalwire.networking.base import NetworkInterface
 from metalwire.networking.task import Task
 
-# Provision states in which a node's ports may move to another node without maintenance.
+# The provision state of a deployed node: its ports do not move off it, nor change their MAC,
+# unless it is in maintenance.
 _ACTIVE = "active"
 
 
@@ -271,3 +278,67 @@ def check_member_physnet(proposed: Port, current: Port | None, inv: Inventory) -
             f"{needed or '(none)'}."
         )
     return None
+
+
+# -- what a node's provision state allows its ports and portgroups --------------------------
+
+# The states in which a port's connectivity may change, and a portgroup move to a node,
+# without maintenance (Ironic's allowed_update_states of a port or portgroup update), and
+# those fields of a port, by the name the API gives them.
+PORT_REWIRE_STATES = frozenset({"enroll", "manageable", "inspecting", "inspect wait"})
+PORT_CONNECTIVITY_FIELDS = {
+    "local_link_connection": "local_link_connection",
+    "pxe_enabled": "pxe_enabled",
+    "physical_network": "physical_network",
+    "portgroup_id": "portgroup_uuid",
+}
+
+
+def _rewirable(node: Node) -> bool:
+    """Whether the node's ports may be wired anew: it is in maintenance or not yet deployed."""
+    return node.maintenance or node.provision_state in PORT_REWIRE_STATES
+
+
+def _rewire_states() -> str:
+    return ", ".join(sorted(PORT_REWIRE_STATES))
+
+
+def refuse_address_change_in_use(node: Node, port_uuid: str, changed: Collection[str]) -> None:
+    """As Ironic: a port's MAC is fixed while its node is deployed or has an instance, unless
+    the node is in maintenance (409); the deployed instance's VIF depends on it."""
+    if node.maintenance or "address" not in changed:
+        return
+    if node.provision_state == _ACTIVE or node.instance_uuid:
+        raise InvalidState(
+            f"Cannot change the address of port {port_uuid}: node {node.label} is active or "
+            "has an instance; put the node in maintenance first."
+        )
+
+
+def refuse_rewiring_deployed_port(
+    node: Node, iface: NetworkInterface | None, port_uuid: str, changed: Collection[str]
+) -> None:
+    """As Ironic: a port's connectivity (link, PXE, physical network, portgroup) changes only
+    while its node is not yet deployed nor being deployed, or in maintenance (409), unless
+    its network interface sets the network up anew for the change."""
+    touched = sorted(PORT_CONNECTIVITY_FIELDS.keys() & set(changed))
+    if not touched or _rewirable(node):
+        return
+    if iface is not None and iface.rewires_deployed_ports():
+        return
+    fields = ", ".join(PORT_CONNECTIVITY_FIELDS[f] for f in touched)
+    raise InvalidState(
+        f"Port {port_uuid} cannot change its {fields}: node {node.label} is in provision "
+        f"state {node.provision_state!r}; only in {_rewire_states()} or in maintenance."
+    )
+
+
+def refuse_portgroup_move_to_deployed(node: Node, portgroup_uuid: str) -> None:
+    """As Ironic: a portgroup moves only to a node in enroll, manageable, inspecting or
+    inspect wait, or in maintenance (409)."""
+    if _rewirable(node):
+        return
+    raise InvalidState(
+        f"Portgroup {portgroup_uuid} cannot move to node {node.label} in provision state "
+        f"{node.provision_state!r}; only to a node in {_rewire_states()} or in maintenance."
+    )
