@@ -16,7 +16,7 @@ import difflib
 import logging
 import os
 import socket
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -617,7 +617,9 @@ def load_config(
     """
     conf = Config()
     env = os.environ if environ is None else environ
-    parser = configparser.ConfigParser(interpolation=None)
+    # Not strict: as oslo.config, an option given twice in a section (or a section given
+    # twice) is taken, the last value winning; _read_ini warns about it.
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
     if path:
         if not Path(path).exists():
             raise Invalid(f"configuration file {path} does not exist")
@@ -665,7 +667,8 @@ def _read_ini(parser: configparser.ConfigParser, path: str) -> None:
     where = f"configuration file {path}"
     try:
         with open(path, encoding="utf-8") as handle:
-            parser.read_file(handle)
+            lines = handle.readlines()
+        parser.read_file(lines, source=path)
     except OSError as exc:
         raise Invalid(f"{where} cannot be read: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
@@ -675,6 +678,39 @@ def _read_ini(parser: configparser.ConfigParser, path: str) -> None:
     except configparser.Error as exc:
         said = " ".join(str(exc).split())  # its own lines, on one
         raise Invalid(f"{where} is not a valid INI file: {said}") from None
+    for section, name, numbers in _repeated_options(lines, parser.optionxform):
+        LOG.warning(
+            "%s: [%s] %s is set more than once (lines %s); the last value is used, as "
+            "oslo.config does",
+            path,
+            section,
+            name,
+            ", ".join(map(str, numbers)),
+        )
+
+
+def _repeated_options(
+    lines: Sequence[str], optionxform: Callable[[str], str]
+) -> list[tuple[str, str, list[int]]]:
+    """Each option a section sets on more than one line: section, option, line numbers.
+
+    Reads the lines as ConfigParser does where it matters here: a section header, or an
+    option at the start of its line (an indented line may continue the value before it)."""
+    lines_of: dict[tuple[str, str], list[int]] = {}
+    section: str | None = None
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text[0] in "#;" or line[0].isspace():
+            continue
+        header = configparser.ConfigParser.SECTCRE.match(text)
+        if header is not None:
+            section = header["header"]
+            continue
+        given = configparser.ConfigParser.OPTCRE.match(text)
+        if given is not None and section is not None:
+            name = optionxform(given["option"].rstrip())
+            lines_of.setdefault((section, name), []).append(number)
+    return [(s, n, numbers) for (s, n), numbers in lines_of.items() if len(numbers) > 1]
 
 
 def _check_sections(sections: Sequence[str], path: str) -> None:

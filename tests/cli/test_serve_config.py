@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
 from metalwire.config import load_config
@@ -116,7 +117,6 @@ def test_an_in_memory_sqlite_database_refuses_to_start(tmp_path: Path, url: str)
     ("content", "refusal"),
     [
         (b"host_ip = 127.0.0.1\n", "is not a valid INI file: File contains no section headers."),
-        (b"[api]\nport = 1\nport = 2\n", "option 'port' in section 'api' already exists"),
         (b"[api]\nport\n", "is not a valid INI file: Source contains parsing errors"),
         (b"[DEFAULT]\nhost = caf\xe9\n", "is not UTF-8 text (byte 0xe9 at offset 20)"),
     ],
@@ -135,6 +135,37 @@ def test_a_malformed_configuration_file_refuses_to_start_naming_it(
         assert refusal in done.stderr
         assert "Traceback" not in done.stderr
     assert not (tmp_path / "data").exists()
+
+
+def test_an_option_given_twice_in_a_section_takes_the_last_value_as_oslo_config(
+    tmp_path: Path,
+) -> None:
+    """An ironic.conf that oslo.config reads (the last value of a repeated option wins, a
+    repeated section adds to the first) refused to start: 'option ... already exists'."""
+    config = tmp_path / "ironic.conf"
+    config.write_text(
+        "[DEFAULT]\n"
+        "auth_strategy = http_basic\n"
+        "auth_strategy = noauth\n"
+        "[api]\n"
+        "max_request_body_size = 1\n"
+        "[DEFAULT]\n"
+        "debug = false\n"
+        "[api]\n"
+        "max_request_body_size = 1048576\n"
+    )
+    with MetalwireServer(tmp_path / "data", config=config) as server:
+        nodes = httpx.get(server.url + "/v1/nodes", timeout=10)
+        created = httpx.post(server.url + "/v1/nodes", json={"driver": "fake-hardware"}, timeout=10)
+        log = server.log()
+    assert nodes.status_code == 200, nodes.text  # noauth, the last value: no credentials
+    assert created.status_code == 201, created.text  # a 1-byte body limit would refuse it
+    assert (
+        f"{config}: [DEFAULT] auth_strategy is set more than once (lines 2, 3); the last "
+        "value is used, as oslo.config does"
+    ) in log
+    assert f"{config}: [api] max_request_body_size is set more than once (lines 5, 9)" in log
+    assert "[DEFAULT] debug is set more than once" not in log
 
 
 def test_a_configuration_path_that_is_a_directory_is_named_as_one(tmp_path: Path) -> None:
