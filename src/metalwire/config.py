@@ -601,6 +601,11 @@ def _convert(section: str, name: str, kind: Any, raw: str) -> Any:
     return text
 
 
+# The name ConfigParser would give the section every other one inherits from: one no file
+# can have (a section header is one line), so that none is inherited.
+_NO_INHERITED_SECTION = "\n"
+
+
 def env_name(section: str, option: str) -> str:
     prefix = "METALWIRE_" if section == "DEFAULT" else f"METALWIRE_{section.upper()}_"
     return prefix + option.upper()
@@ -618,8 +623,11 @@ def load_config(
     conf = Config()
     env = os.environ if environ is None else environ
     # Not strict: as oslo.config, an option given twice in a section (or a section given
-    # twice) is taken, the last value winning; _read_ini warns about it.
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    # twice) is taken, the last value winning; _read_ini warns about it. [DEFAULT] is a
+    # section like the others, as in oslo.config: its options are not every section's.
+    parser = configparser.ConfigParser(
+        interpolation=None, strict=False, default_section=_NO_INHERITED_SECTION
+    )
     if path:
         if not Path(path).exists():
             raise Invalid(f"configuration file {path} does not exist")
@@ -629,16 +637,7 @@ def load_config(
         target = conf.section(section)
         known = {f.name: f for f in dataclasses.fields(cls)}
         if path:
-            items = (
-                parser.defaults()
-                if section == "DEFAULT"
-                else (parser[section] if parser.has_section(section) else {})
-            )
-            given = {
-                name: raw
-                for name, raw in items.items()
-                if section == "DEFAULT" or name not in parser.defaults()
-            }
+            given = dict(parser[section]) if parser.has_section(section) else {}
             for name, raw in _with_ironic_names(section, given, known, path).items():
                 if name not in known:
                     raise Invalid(f"configuration file {path}: unknown option [{section}] {name}")

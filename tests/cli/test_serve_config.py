@@ -168,6 +168,29 @@ def test_an_option_given_twice_in_a_section_takes_the_last_value_as_oslo_config(
     assert "[DEFAULT] debug is set more than once" not in log
 
 
+def test_an_option_of_default_set_in_another_section_is_refused_there(tmp_path: Path) -> None:
+    """[api] auth_strategy was dropped without a word when [DEFAULT] set auth_strategy too
+    (ConfigParser gives every section [DEFAULT]'s options, and those were skipped): the
+    server served noauth to an operator who asked for http_basic."""
+    config = tmp_path / "ironic.conf"
+    config.write_text("[DEFAULT]\nauth_strategy = noauth\n[api]\nauth_strategy = http_basic\n")
+    done = serve_until_exit(tmp_path / "data", "--config", str(config), "--port", str(free_port()))
+    assert done.code == 2, done.stderr
+    assert done.stderr == (
+        f"metalwire: configuration file {config}: unknown option [api] auth_strategy\n"
+    )
+
+
+def test_a_sections_option_named_as_one_of_default_is_read(tmp_path: Path) -> None:
+    """[neutron] auth_strategy (the old name of auth_type) was ignored whenever [DEFAULT]
+    set auth_strategy, as an ironic.conf does: Neutron was called without credentials."""
+    config = tmp_path / "ironic.conf"
+    config.write_text("[DEFAULT]\nauth_strategy = noauth\n[neutron]\nauth_strategy = keystone\n")
+    loaded = load_config(str(config), environ={})
+    assert loaded.default.auth_strategy == "noauth"
+    assert loaded.neutron.auth_type == "password"
+
+
 def test_a_configuration_path_that_is_a_directory_is_named_as_one(tmp_path: Path) -> None:
     """It was refused as a file that 'does not exist', while it does."""
     done = serve_until_exit(tmp_path / "data", "--config", str(tmp_path), "--port", "1")
