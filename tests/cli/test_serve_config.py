@@ -217,5 +217,41 @@ def test_a_personas_file_that_is_not_utf8_refuses_to_start(tmp_path: Path) -> No
     assert "Traceback" not in done.stderr
 
 
+def _serve_with_env(data_dir: Path, **env: str) -> Result:
+    argv = [sys.executable, "-m", "metalwire.cli.main", "serve", "--data-dir", str(data_dir)]
+    done = preforked.run([*argv, "--port", str(free_port())], clean_env(**env), 60)
+    return Result(done.returncode, done.stdout, done.stderr)
+
+
+def test_http_basic_with_an_empty_user_file_option_names_it_at_start(tmp_path: Path) -> None:
+    """It was refused as "'' cannot be read: Is a directory" (the empty path is the
+    current directory)."""
+    done = _serve_with_env(
+        tmp_path / "data",
+        METALWIRE_AUTH_STRATEGY="http_basic",
+        METALWIRE_HTTP_BASIC_AUTH_USER_FILE="",
+    )
+    assert done.code == 2, done.stderr
+    assert done.stderr == (
+        "metalwire: [DEFAULT] http_basic_auth_user_file is empty: auth_strategy http_basic "
+        "reads its users from an htpasswd file; make one with 'htpasswd -c -B FILE USER' and "
+        "name it\n"
+    )
+
+
+def test_http_basic_without_a_user_file_names_the_option_and_why_at_start(
+    tmp_path: Path,
+) -> None:
+    default = Path("/etc/metalwire/htpasswd")
+    if default.exists():
+        pytest.skip(f"{default} exists on this machine")
+    done = _serve_with_env(tmp_path / "data", METALWIRE_AUTH_STRATEGY="http_basic")
+    assert done.code == 2, done.stderr
+    assert done.stderr == (
+        f"metalwire: [DEFAULT] http_basic_auth_user_file '{default}' cannot be read: No such "
+        "file or directory; auth_strategy http_basic reads its users from it\n"
+    )
+
+
 def _db_current(data_dir: Path, *args: str) -> Result:
     return run_metalwire("db", "current", "--data-dir", str(data_dir), *args, env=clean_env())

@@ -31,11 +31,17 @@ _VERIFIED_CACHE_SIZE = 1024
 
 def read_user_file(path: str) -> dict[str, bytes]:
     """The users and their bcrypt hashes; raises :class:`Invalid` naming what is wrong."""
+    if not path.strip():
+        raise Invalid(
+            "[DEFAULT] http_basic_auth_user_file is empty: auth_strategy http_basic reads its "
+            "users from an htpasswd file; make one with 'htpasswd -c -B FILE USER' and name it"
+        )
     try:
         text = Path(path).read_bytes()
     except OSError as exc:
         raise Invalid(
-            f"[DEFAULT] http_basic_auth_user_file {path!r} cannot be read: {exc.strerror}"
+            f"[DEFAULT] http_basic_auth_user_file {path!r} cannot be read: {exc.strerror}; "
+            "auth_strategy http_basic reads its users from it"
         ) from None
     users: dict[str, bytes] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
