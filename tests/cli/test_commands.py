@@ -200,6 +200,18 @@ def test_errors_exit_1_with_the_server_message(cli: Run) -> None:
     assert served in version.stderr
 
 
+def test_a_call_newer_than_the_pinned_version_names_the_version_it_needs(cli: Run) -> None:
+    """It read "VIFs requires API version 1.28" (and "Portgroups requires ...")."""
+    vifs = cli("node", "vif", "list", unique("pinned"), "--api-version", "1.20")
+    assert vifs.code == 1
+    assert vifs.stderr == (
+        "metalwire: API version 1.28 or later is needed for VIFs; this connection uses 1.20.\n"
+    )
+    portgroups = cli("portgroup", "list", "--api-version", "1.20")
+    assert portgroups.code == 1
+    assert "API version 1.23 or later is needed for portgroups;" in portgroups.stderr
+
+
 def test_endpoint_from_url_option_and_environment(server: MetalwireServer) -> None:
     nowhere = f"http://127.0.0.1:{free_port()}"
     by_env = run_metalwire("node", "list", env=clean_env(METALWIRE_URL=server.url))

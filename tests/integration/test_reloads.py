@@ -60,7 +60,7 @@ def test_sighup_reloads_the_htpasswd_file_on_open_connections(tmp_path: Path) ->
         users.write_text(htpasswd_line("bob", "b-pass") + "\n")
         _sighup(server)
         assert wait_for(lambda: _log_count(server, "reloaded [DEFAULT]") == 1), server.log()
-        assert "(on SIGHUP): 1 users, 0 with a persona" in server.log()
+        assert "(on SIGHUP): 1 user, 0 with a persona" in server.log()
         assert _status(server, "bob", "b-pass") == 200
         assert _status(server, "alice", "a-pass") == 401  # the verified credential is forgotten
 
@@ -111,6 +111,7 @@ def test_the_policy_and_personas_files_are_reloaded_and_kept_when_wrong(tmp_path
         policy.write_text('"baremetal:node:get": "role:admin"\n')
         _sighup(server)
         assert wait_for(lambda: _log_count(server, "reloaded [oslo_policy] policy_file") == 1)
+        assert "(on SIGHUP): 1 rule overridden" in server.log()
         assert _status(server, "viewer", "v", node) == 404  # no longer visible to a reader
 
         policy.write_text('"baremetal:node:get": "role:admin" and (\n')

@@ -119,6 +119,9 @@ def test_neutron_error_text_without_a_neutron_body_describes_it_without_quoting(
     assert neutron_error_text(httpx.Response(500, text="boom\n  bang")) == (
         "HTTP 500 Internal Server Error (not a Neutron error answer: 11 bytes of text/plain)"
     )
+    assert neutron_error_text(httpx.Response(502, text="x")) == (
+        "HTTP 502 Bad Gateway (not a Neutron error answer: 1 byte of text/plain)"
+    )
 
 
 def test_port_from_json_reads_the_binding() -> None:

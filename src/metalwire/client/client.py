@@ -478,7 +478,7 @@ class Client:
 
     def set_node_traits(self, node: str | Resource, traits: Sequence[str]) -> None:
         """Replace the node's traits (API 1.37). Raises FeatureNotSupported, HTTPError."""
-        self.require(versions.TRAITS, "Node traits")
+        self.require(versions.TRAITS, "node traits")
         path = f"/v1/nodes/{_segment(_ident(node))}/traits"
         self._request("PUT", path, json={"traits": list(traits)})
 
@@ -495,7 +495,7 @@ class Client:
         """
         since = _TARGET_SINCE.get(target)
         if since is not None:
-            self.require(since, f"Provision target {target!r}")
+            self.require(since, f"provision target {target!r}")
         path = f"/v1/nodes/{_segment(_ident(node))}/states/provision"
         self._request("PUT", path, json={"target": target})
 
@@ -616,7 +616,7 @@ class Client:
         if port_uuid and portgroup_uuid:
             raise ValueError("Give port_uuid or portgroup_uuid, not both.")
         if port_uuid or portgroup_uuid:
-            self.require(versions.VIF_ATTACH_TARGET, "Attaching a VIF to a given port")
+            self.require(versions.VIF_ATTACH_TARGET, "attaching a VIF to a given port")
         body: dict[str, Any] = {**(vif_info or {}), "id": vif_id}
         if port_uuid:
             body["port_uuid"] = port_uuid
@@ -718,7 +718,7 @@ class Client:
 
         Raises FeatureNotSupported, BadRequest, Conflict (duplicate name or MAC), NotFound.
         """
-        self.require(versions.PORTGROUPS, "Portgroups")
+        self.require(versions.PORTGROUPS, "portgroups")
         body = {"node_uuid": node_uuid, **fields}
         return Portgroup(self._object("POST", "/v1/portgroups", body))
 
@@ -726,7 +726,7 @@ class Client:
         self, portgroup: str | Resource, fields: Sequence[str] | None = None
     ) -> Portgroup:
         """The portgroup by UUID or name (API 1.23). Raises FeatureNotSupported, NotFound."""
-        self.require(versions.PORTGROUPS, "Portgroups")
+        self.require(versions.PORTGROUPS, "portgroups")
         params = {"fields": ",".join(fields)} if fields else None
         path = f"/v1/portgroups/{_segment(_ident(portgroup))}"
         body = self._request("GET", path, params=params)
@@ -740,7 +740,7 @@ class Client:
         Filters: ``node`` (UUID or name), ``address``. Raises FeatureNotSupported (API
         1.23), NotFound for an unknown ``node``, BadRequest, ValueError, TypeError.
         """
-        self.require(versions.PORTGROUPS, "Portgroups")
+        self.require(versions.PORTGROUPS, "portgroups")
         return self._list(Portgroup, "/v1/portgroups", "portgroups", query)
 
     def list_portgroups(self, **query: Unpack[PortgroupQuery]) -> list[Portgroup]:
@@ -749,13 +749,13 @@ class Client:
 
     def update_portgroup(self, portgroup: str | Resource, patch: Sequence[PatchOp]) -> Portgroup:
         """Apply a JSON patch to the portgroup. Raises BadRequest, NotFound, Conflict."""
-        self.require(versions.PORTGROUPS, "Portgroups")
+        self.require(versions.PORTGROUPS, "portgroups")
         path = f"/v1/portgroups/{_segment(_ident(portgroup))}"
         return Portgroup(self._object("PATCH", path, list(patch)))
 
     def delete_portgroup(self, portgroup: str | Resource) -> None:
         """Delete the portgroup. Raises NotFound, Conflict/BadRequest when in use."""
-        self.require(versions.PORTGROUPS, "Portgroups")
+        self.require(versions.PORTGROUPS, "portgroups")
         self._request("DELETE", f"/v1/portgroups/{_segment(_ident(portgroup))}")
 
     # -- drift audit (metalwire only) -----------------------------------------------------

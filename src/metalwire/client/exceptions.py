@@ -98,7 +98,7 @@ class FeatureNotSupported(VersionError):
 
     def __init__(self, feature: str, required: str, negotiated: str) -> None:
         super().__init__(
-            f"{feature} requires API version {required} or later; this connection uses "
+            f"API version {required} or later is needed for {feature}; this connection uses "
             f"{negotiated}."
         )
         self.feature = feature

@@ -49,6 +49,7 @@ from metalwire.errors import Invalid, NetworkError
 from metalwire.identifiers import is_uuid
 from metalwire.networking.keystone import HeadersAuth, KeystoneTokenAuth, KeystoneTokens
 from metalwire.networking.retries import RetryPolicy, send_with_retries
+from metalwire.wording import counted
 
 LOG = logging.getLogger(__name__)
 
@@ -161,7 +162,7 @@ def neutron_error_text(response: httpx.Response) -> str:
         kind = response.headers.get("Content-Type", "").partition(";")[0].strip()
         detail = (
             f"{response.reason_phrase} (not a Neutron error answer: "
-            f"{len(response.content)} bytes of {kind or 'unknown type'})"
+            f"{counted(len(response.content), 'byte')} of {kind or 'unknown type'})"
         )
     return f"HTTP {response.status_code} {detail}"
 

@@ -18,6 +18,7 @@ from metalwire.api.auth.basic_personas import read_personas_file
 from metalwire.api.auth.identity import ADMIN, Identity
 from metalwire.api.auth.strategy import Unauthenticated
 from metalwire.errors import Invalid
+from metalwire.wording import counted
 
 LOG = logging.getLogger(__name__)
 _BCRYPT_PREFIXES = (b"$2a$", b"$2b$", b"$2y$")
@@ -94,7 +95,7 @@ class HttpBasic:
         users, personas = self._read()
         self._users, self._personas = users, personas
         self._verified = OrderedDict()
-        return f"{len(users)} users, {len(personas)} with a persona"
+        return f"{counted(len(users), 'user')}, {len(personas)} with a persona"
 
     def challenge(self) -> bytes:
         return b'Basic realm="metalwire"'

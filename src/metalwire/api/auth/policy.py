@@ -39,6 +39,7 @@ from metalwire.api.auth.identity import Identity
 from metalwire.api.auth.policy_rules import defaults
 from metalwire.config import Config
 from metalwire.errors import Invalid, NotFound, PolicyForbidden
+from metalwire.wording import counted
 
 LOG = logging.getLogger(__name__)
 _DECISIONS_KEPT = 16384
@@ -126,7 +127,7 @@ class Policy:
         self._enforcer = enforcer
         if self._decisions is not None:
             self._decisions = {}
-        return f"{len(enforcer.file_rules)} rules overridden"
+        return f"{counted(len(enforcer.file_rules), 'rule')} overridden"
 
     # -- the checks --------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from metalwire.client.enrol import (
     enrol,
     load_file,
 )
+from metalwire.wording import counted
 
 
 def _progress(event: Progress) -> None:
@@ -26,8 +27,8 @@ def _progress(event: Progress) -> None:
         sys.stderr.write(f"{prefix} ... ")
     elif result.status == "created":
         sys.stderr.write(
-            f"created {result.node_uuid} ({_count(len(result.ports), 'port')}, "
-            f"{_count(len(result.portgroups), 'portgroup')})\n"
+            f"created {result.node_uuid} ({counted(len(result.ports), 'port')}, "
+            f"{counted(len(result.portgroups), 'portgroup')})\n"
         )
     elif result.ok:
         details = f": {'; '.join(result.changes)}" if result.changes else ""
@@ -35,10 +36,6 @@ def _progress(event: Progress) -> None:
     else:
         sys.stderr.write(f"{result.status.upper()}: {result.error}\n")
     sys.stderr.flush()
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 _HEADERS = ["Node", "UUID", "Status", "Ports", "Portgroups", "Error", "Changes"]
@@ -90,9 +87,9 @@ def _summary(results: list[NodeResult]) -> str:
     failed = sum(r.status == "failed" for r in results)
     rolled = sum(r.status in ("rolled back", "rollback failed") for r in results)
     return (
-        f"{_count(len(created), 'node')} created "
-        f"({_count(sum(len(r.ports) for r in created), 'port')}, "
-        f"{_count(sum(len(r.portgroups) for r in created), 'portgroup')}){others}, "
+        f"{counted(len(created), 'node')} created "
+        f"({counted(sum(len(r.ports) for r in created), 'port')}, "
+        f"{counted(sum(len(r.portgroups) for r in created), 'portgroup')}){others}, "
         f"{failed} failed, {rolled} rolled back, of {len(results)}."
     )
 
