@@ -37,8 +37,10 @@ REQUEST_SECONDS = Histogram(
 )
 VIF_OPERATIONS = Counter(
     "metalwire_vif_operations",
-    "VIF operations (attach, detach, list, attach_dry_run) by node network interface and "
-    "result (success, or the error's class).",
+    "VIF requests (attach, detach, list, attach_dry_run), each counted once, by node network "
+    "interface and result (success, or the error's class; requests refused for their "
+    "authorization, headers or body included): a client's retry is another request, the "
+    "server's own retries after a database conflict are not.",
     ("operation", "network_interface", "result"),
 )
 LOCK_WAIT_SECONDS = Histogram(

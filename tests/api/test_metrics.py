@@ -11,13 +11,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.auth.conftest import htpasswd_line, make_config, open_client
+from tests.client.util import mac
 from tests.conftest import LATEST, Api
+from tests.support.server import MetalwireServer
 
 Labels = dict[str, str]
 
@@ -117,6 +120,78 @@ def test_vif_operations_are_counted_by_interface_and_result(api: Api) -> None:
     assert moved("attach", "success") == 1
     assert moved("attach", "NoFreePhysicalPort") == 2
     assert moved("detach", "success") == 1
+
+
+def vif_count(samples: Any, operation: str, result: str) -> float:
+    """The VIF operations counted with ``operation`` and ``result``, whatever the interface."""
+    return sum(
+        count
+        for (name, labels), count in samples.items()
+        if name == "metalwire_vif_operations_total"
+        and ("operation", operation) in labels
+        and ("result", result) in labels
+    )
+
+
+@pytest.mark.server
+def test_vif_requests_refused_before_their_call_are_counted_by_outcome(
+    server: MetalwireServer,
+) -> None:
+    """A request the endpoint refused itself (its body, its dry-run header, its VIF id)
+    was not counted, while a refusal by the conductor was: an attach without an id
+    vanished from the metric."""
+    headers = {"X-OpenStack-Ironic-API-Version": LATEST}
+    with httpx.Client(base_url=server.url, headers=headers, timeout=30) as http:
+        created = http.post("/v1/nodes", json={"driver": "fake-hardware"})
+        node = created.json()["uuid"]
+        vifs = f"/v1/nodes/{node}/vifs"
+        assert http.get(vifs).status_code == 200
+        before = scrape(http)  # type: ignore[arg-type]
+        refused = [
+            http.post(vifs, json={"port_uuid": str(uuid.uuid4())}),
+            http.post(vifs, content=b"{", headers={"Content-Type": "application/json"}),
+            http.post(vifs, json={}, headers={"X-Metalwire-Dry-Run": "true"}),
+            http.post(vifs, json={"id": "v"}, headers={"X-Metalwire-Dry-Run": "maybe"}),
+            http.delete(f"{vifs}/not!a-vif"),
+        ]
+        after = scrape(http)  # type: ignore[arg-type]
+    assert [r.status_code for r in refused] == [400] * 5, [r.text for r in refused]
+
+    def moved(operation: str, result: str = "InvalidParameterValue") -> float:
+        return vif_count(after, operation, result) - vif_count(before, operation, result)
+
+    assert moved("attach") == 3  # no id, not JSON, a dry-run header neither true nor false
+    assert moved("attach_dry_run") == 1
+    assert moved("detach") == 1
+
+
+@pytest.mark.server
+def test_each_vif_request_is_counted_once_and_a_retry_again_as_the_help_says(
+    server: MetalwireServer,
+) -> None:
+    headers = {"X-OpenStack-Ironic-API-Version": LATEST}
+    with httpx.Client(base_url=server.url, headers=headers, timeout=30) as http:
+        node = http.post("/v1/nodes", json={"driver": "fake-hardware"}).json()["uuid"]
+        port = {"node_uuid": node, "address": mac()}
+        assert http.post("/v1/ports", json=port).status_code == 201
+        vif = str(uuid.uuid4())
+        assert http.post(f"/v1/nodes/{node}/vifs", json={"id": vif}).status_code == 204
+        before = scrape(http)  # type: ignore[arg-type]
+        detached = http.delete(f"/v1/nodes/{node}/vifs/{vif}")
+        retried = http.delete(f"/v1/nodes/{node}/vifs/{vif}")  # a client sending it again
+        response = http.get("/metrics")
+        after = scrape(http)  # type: ignore[arg-type]
+    assert (detached.status_code, retried.status_code) == (204, 400), retried.text
+    assert vif_count(after, "detach", "success") - vif_count(before, "detach", "success") == 1
+    not_attached = vif_count(after, "detach", "VifNotAttached")
+    assert not_attached - vif_count(before, "detach", "VifNotAttached") == 1
+    (family,) = [
+        f
+        for f in text_string_to_metric_families(response.text)
+        if f.name == "metalwire_vif_operations"
+    ]
+    assert "each counted once" in family.documentation
+    assert "a client's retry is another request" in family.documentation
 
 
 def test_node_lock_waits_are_observed(api: Api) -> None:

@@ -21,6 +21,7 @@ from metalwire.api.auth.basic_personas import read_personas_file
 from metalwire.api.auth.identity import ADMIN
 from metalwire.client import AuthenticationError, Client, HTTPError, patch
 from metalwire.errors import Invalid
+from tests.api.test_metrics import scrape, vif_count
 from tests.auth.conftest import htpasswd_line, make_config
 from tests.conftest import LATEST, fault
 from tests.support.server import MetalwireServer, free_port
@@ -235,6 +236,30 @@ def test_a_project_member_persona_attaches_a_vif_to_its_node_and_history_names_i
     refused = personas.call("tenant", "POST", f"/v1/nodes/{personas.node_b}/vifs", json={"id": "x"})
     assert refused.status_code == 404
     assert ("tenant", "project-a", "vif") in personas.history(personas.node_a)
+
+
+@pytest.mark.server
+def test_vif_requests_the_policy_refuses_are_counted_by_outcome(personas: BasicPersonas) -> None:
+    def samples() -> Any:
+        return scrape(_AsUser(personas, "ops"))  # type: ignore[arg-type]
+
+    before = samples()
+    hidden = personas.call("tenant", "POST", f"/v1/nodes/{personas.node_b}/vifs", json={})
+    forbidden = personas.call("viewer", "POST", f"/v1/nodes/{personas.node_a}/vifs", json={})
+    after = samples()
+    assert (hidden.status_code, forbidden.status_code) == (404, 403)
+    for result in ("NodeNotFound", "PolicyForbidden"):
+        assert vif_count(after, "attach", result) - vif_count(before, "attach", result) == 1
+
+
+class _AsUser:
+    """``get(path)`` as one user of ``personas``: what ``scrape`` reads /metrics with."""
+
+    def __init__(self, personas: BasicPersonas, user: str) -> None:
+        self.personas, self.user = personas, user
+
+    def get(self, path: str) -> httpx.Response:
+        return self.personas.call(self.user, "GET", path)
 
 
 @pytest.mark.server

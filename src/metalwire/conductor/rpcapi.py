@@ -72,6 +72,11 @@ class ConductorAPI(abc.ABC):
         """The node's VIFs as ``[{"id": ...}]``, ports first, then portgroups."""
 
     @abc.abstractmethod
+    def vif_refused(self, operation: str, node_id: str, error: MetalwireError) -> None:
+        """Count a VIF request the API refused before making its call (authorization,
+        headers, body) as the calls count theirs: each request once, by its outcome."""
+
+    @abc.abstractmethod
     async def vif_attach_dry_run(
         self, context: RequestContext, node_id: str, vif: VifInfo
     ) -> DryRunAttach:
@@ -228,6 +233,11 @@ class ConductorAPI(abc.ABC):
         history) and audit them again; raises as :meth:`audit`."""
 
 
+def _outcome(error: Exception) -> str:
+    """A failed VIF request's label: the catalog's class, so the label's values stay few."""
+    return type(error).__name__ if isinstance(error, MetalwireError) else "unexpected"
+
+
 def _run_all(steps: list[Callable[[], None]]) -> None:
     for step in steps:
         step()
@@ -297,12 +307,15 @@ class LocalConductorAPI(ConductorAPI):
             return await call
         try:
             result = await call
-        except Exception as exc:  # the catalog's class, so the label's values stay few
-            name = type(exc).__name__ if isinstance(exc, MetalwireError) else "unexpected"
-            self._count(operation, node_id, name)
+        except Exception as exc:
+            self._count(operation, node_id, _outcome(exc))
             raise
         self._count(operation, node_id, "success")
         return result
+
+    def vif_refused(self, operation: str, node_id: str, error: MetalwireError) -> None:
+        if self._metrics:
+            self._count(operation, node_id, _outcome(error))
 
     def _count(self, operation: str, node_id: str, result: str) -> None:
         # The interface as remembered by the node lookups: no query on the busy path.

@@ -179,32 +179,64 @@ class VifEndpoints:
     async def _answer(
         scope: Scope, receive: Receive, method: str, node: str, vif: str | None
     ) -> tuple[int, bytes]:
-        state = scope["state"]
         services: Services = scope["app"].state.services
-        context: RequestContext = state["context"]
+        context: RequestContext = scope["state"]["context"]
+        request = _VifRequest(method, node, vif)
+        try:
+            await request.check(scope, receive, services)
+        except MetalwireError as exc:  # counted as the calls count their refusals
+            services.rpcapi.vif_refused(request.operation, node, exc)
+            raise
+        return await request.call(services, context)
+
+
+class _VifRequest:
+    """One request to the VIF endpoints: its checks, then the call they lead to.
+
+    ``operation`` is the metrics' name for it (``list``, ``attach``, ``attach_dry_run``,
+    ``detach``), known before the checks, which may refuse it."""
+
+    def __init__(self, method: str, node: str, vif: str | None) -> None:
+        self.node = node
+        self.vif = vif
+        self.operation = {"GET": "list", "POST": "attach"}.get(method, "detach")
+        self.info: VifInfo | None = None
+
+    async def check(self, scope: Scope, receive: Receive, services: Services) -> None:
+        """Authorization (404, 403), then the dry-run header and the body (400)."""
         policy: Policy = scope["app"].state.policy
         if policy.enabled:
-            await _authorize(services, policy, scope, _VIF_RULES[method], node)
-        if method == "GET":
-            vifs = await services.rpcapi.vif_list(context, node)
-            return 200, json.dumps({"vifs": vifs}).encode()
-        if method == "POST":
-            body = json_body.parse(await _read_body(receive), _content_type(scope))
-            info = check_attach_body(body, state["api_version"])
+            await _authorize(services, policy, scope, _VIF_RULES[self.operation], self.node)
+        if self.operation == "detach":
+            assert self.vif is not None
+            self.vif = check_vif_id(self.vif)
+        elif self.operation == "attach":
             if dry_run.requested(scope):
-                result = await services.rpcapi.vif_attach_dry_run(context, node, info)
-                return 200, json.dumps(dry_run.document(result)).encode()
-            await services.rpcapi.vif_attach(context, node, info)
-        else:
-            assert vif is not None
-            await services.rpcapi.vif_detach(context, node, check_vif_id(vif))
+                self.operation = "attach_dry_run"
+            body = json_body.parse(await _read_body(receive), _content_type(scope))
+            self.info = check_attach_body(body, scope["state"]["api_version"])
+
+    async def call(self, services: Services, context: RequestContext) -> tuple[int, bytes]:
+        rpcapi = services.rpcapi
+        if self.operation == "list":
+            vifs = await rpcapi.vif_list(context, self.node)
+            return 200, json.dumps({"vifs": vifs}).encode()
+        if self.operation == "detach":
+            assert self.vif is not None
+            await rpcapi.vif_detach(context, self.node, self.vif)
+            return 204, b""
+        assert self.info is not None
+        if self.operation == "attach_dry_run":
+            result = await rpcapi.vif_attach_dry_run(context, self.node, self.info)
+            return 200, json.dumps(dry_run.document(result)).encode()
+        await rpcapi.vif_attach(context, self.node, self.info)
         return 204, b""
 
 
 _VIF_RULES = {
-    "GET": "baremetal:node:vif:list",
-    "POST": "baremetal:node:vif:attach",
-    "DELETE": "baremetal:node:vif:detach",
+    "list": "baremetal:node:vif:list",
+    "attach": "baremetal:node:vif:attach",
+    "detach": "baremetal:node:vif:detach",
 }
 
 
