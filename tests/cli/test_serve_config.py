@@ -18,12 +18,20 @@ from tests.support.server import MetalwireServer, free_port
 pytestmark = pytest.mark.server
 
 
-def test_a_misspelled_section_refuses_to_start_with_a_did_you_mean(tmp_path: Path) -> None:
-    config = tmp_path / "metalwire.conf"
-    config.write_text("[databse]\nconnection = postgresql://db.example/metalwire\n")
+def _refused_start(tmp_path: Path, text: str) -> tuple[Path, str]:
+    """``metalwire serve`` with a configuration file of ``text``, which it must refuse
+    (exit status 2): the file and what the server wrote on stderr."""
+    config = tmp_path / "ironic.conf"
+    config.write_text(text)
     done = serve_until_exit(tmp_path / "data", "--config", str(config), "--port", str(free_port()))
     assert done.code == 2, done.stderr
-    assert done.stderr == (
+    return config, done.stderr
+
+
+def test_a_misspelled_section_refuses_to_start_with_a_did_you_mean(tmp_path: Path) -> None:
+    text = "[databse]\nconnection = postgresql://db.example/metalwire\n"
+    config, stderr = _refused_start(tmp_path, text)
+    assert stderr == (
         f"metalwire: configuration file {config}: unknown section [databse], neither "
         "metalwire's nor Ironic's; did you mean [database]?\n"
     )
@@ -172,13 +180,9 @@ def test_an_option_of_default_set_in_another_section_is_refused_there(tmp_path: 
     """[api] auth_strategy was dropped without a word when [DEFAULT] set auth_strategy too
     (ConfigParser gives every section [DEFAULT]'s options, and those were skipped): the
     server served noauth to an operator who asked for http_basic."""
-    config = tmp_path / "ironic.conf"
-    config.write_text("[DEFAULT]\nauth_strategy = noauth\n[api]\nauth_strategy = http_basic\n")
-    done = serve_until_exit(tmp_path / "data", "--config", str(config), "--port", str(free_port()))
-    assert done.code == 2, done.stderr
-    assert done.stderr == (
-        f"metalwire: configuration file {config}: unknown option [api] auth_strategy\n"
-    )
+    text = "[DEFAULT]\nauth_strategy = noauth\n[api]\nauth_strategy = http_basic\n"
+    config, stderr = _refused_start(tmp_path, text)
+    assert stderr == f"metalwire: configuration file {config}: unknown option [api] auth_strategy\n"
 
 
 def test_a_sections_option_named_as_one_of_default_is_read(tmp_path: Path) -> None:
