@@ -184,11 +184,13 @@ def test_a_portgroup_without_standalone_ports_takes_no_pxe_member(api: Api) -> N
     node = api.node(name="node-s")
     bond = api.portgroup(node, name="bond-s", standalone_ports_supported=False)
     body = {"node_uuid": node["uuid"], "address": "52:54:00:ac:00:01"}
-    resp = api.post("/v1/ports", {**body, "portgroup_uuid": bond["uuid"]})
+    resp = api.post("/v1/ports", {**body, "portgroup_uuid": bond["uuid"], "pxe_enabled": True})
     assert resp.status_code == 409, resp.text
     assert bond["uuid"] in fault(resp) and "pxe_enabled" in fault(resp)
     assert api.get("/v1/ports?address=52:54:00:ac:00:01").json()["ports"] == []
-    port = api.port(node, "52:54:00:ac:00:01", portgroup_uuid=bond["uuid"], pxe_enabled=False)
+    # without pxe_enabled, a member of such a portgroup does not boot by PXE
+    port = api.port(node, "52:54:00:ac:00:01", portgroup_uuid=bond["uuid"])
+    assert port["pxe_enabled"] is False
     resp = api.patch(
         f"/v1/ports/{port['uuid']}", [{"op": "replace", "path": "/pxe_enabled", "value": True}]
     )

@@ -297,3 +297,85 @@ def make_list(http: httpx.Client, node: dict[str, Any]) -> list[dict[str, Any]]:
     resp = http.get("/v1/ports/detail", params={"node": node["uuid"]})
     assert resp.status_code == 200, resp.text
     return list(resp.json()["ports"])
+
+
+def pxe_on_ports_of_a_bond_without_standalone_ports(cli: Cli, http: httpx.Client) -> None:
+    """On a noop node, as Ironic's noop interface, a member port of a portgroup without
+    standalone ports may be PXE-enabled: ``port set --pxe-enabled``, a PXE-enabled port
+    joining it, ``port group set --unsupport-standalone-ports`` under one, and a port created
+    in it without ``--pxe-enabled`` (PXE-enabled, as Ironic stores it). (Each was answered
+    409, which the client tried five times more, 2 s apart, before failing.)"""
+    node = make_node(http, network_interface="noop")
+    group = cli.json(
+        "port", "group", "create", "--node", node["uuid"], "--unsupport-standalone-ports"
+    )
+    member = cli.json(
+        "port", "create", random_mac(), "--node", node["uuid"], "--port-group", group["uuid"],
+        "--pxe-enabled", "false",
+    )  # fmt: skip
+    alone = make_port(http, node)
+    created = cli.json(
+        "port", "create", random_mac(), "--node", node["uuid"], "--port-group", group["uuid"]
+    )
+    cli.ok("port", "set", member["uuid"], "--pxe-enabled")
+    cli.ok("port", "set", alone["uuid"], "--port-group", group["uuid"])
+    members = {p["uuid"]: (p["portgroup_uuid"], p["pxe_enabled"]) for p in make_list(http, node)}
+    assert members == {port["uuid"]: (group["uuid"], True) for port in (member, alone, created)}, (
+        members
+    )
+    cli.ok("port", "group", "set", group["uuid"], "--support-standalone-ports")
+    cli.ok("port", "group", "set", group["uuid"], "--unsupport-standalone-ports")
+    shown = http.get(f"/v1/portgroups/{group['uuid']}").json()
+    assert shown["standalone_ports_supported"] is False
+
+
+def test_a_noop_nodes_bonded_ports_may_be_pxe_enabled_as_in_ironic(
+    clis: list[Cli], http: httpx.Client
+) -> None:
+    for_each_program(clis, lambda cli: pxe_on_ports_of_a_bond_without_standalone_ports(cli, http))
+
+
+def test_a_flat_nodes_bonded_ports_stay_pxe_disabled_as_in_ironic(
+    baremetal_once: Cli, http: httpx.Client
+) -> None:
+    """flat keeps the rule, as Ironic's flat: 409 naming the port or portgroup, nothing
+    stored. A port created in such a portgroup without --pxe-enabled does not boot by PXE
+    (Ironic stores it PXE-enabled); one created with --pxe-enabled true is refused on any
+    interface, as Ironic's API refuses it."""
+    node = make_node(http, network_interface="flat")
+    noop = make_node(http, network_interface="noop")
+    group = baremetal_once.json(
+        "port", "group", "create", "--node", node["uuid"], "--unsupport-standalone-ports"
+    )
+    noop_group = http.post(
+        "/v1/portgroups", json={"node_uuid": noop["uuid"], "standalone_ports_supported": False}
+    ).json()
+    member = make_port(http, node, portgroup_uuid=group["uuid"], pxe_enabled=False)
+    alone = make_port(http, node)
+    enabled, joined, *created = baremetal_once.run_all(
+        ["port", "set", member["uuid"], "--pxe-enabled"],
+        ["port", "set", alone["uuid"], "--port-group", group["uuid"]],
+        *(
+            ["port", "create", random_mac(), "--node", bond["node_uuid"],
+             "--port-group", bond["uuid"], "--pxe-enabled", "true"]
+            for bond in (group, noop_group)
+        ),
+        ["port", "create", random_mac(), "--node", node["uuid"], "--port-group", group["uuid"],
+         "-f", "json"],
+    )  # fmt: skip
+    failed_with(enabled, 409, member["uuid"], "standalone ports")
+    failed_with(joined, 409, alone["uuid"], "standalone ports")
+    failed_with(created[0], 409, group["uuid"], "standalone ports")
+    failed_with(created[1], 409, noop_group["uuid"], "standalone ports")
+    quiet = created[2].json()
+    baremetal_once.ok("port", "group", "set", group["uuid"], "--support-standalone-ports")
+    baremetal_once.ok("port", "set", alone["uuid"], "--port-group", group["uuid"])
+    refused = baremetal_once.run(
+        "port", "group", "set", group["uuid"], "--unsupport-standalone-ports"
+    )
+    failed_with(refused, 409, alone["uuid"], "pxe_enabled true")
+    assert {(p["uuid"], p["pxe_enabled"]) for p in make_list(http, node)} == {
+        (member["uuid"], False),
+        (alone["uuid"], True),
+        (quiet["uuid"], False),
+    }

@@ -700,6 +700,26 @@ SCENARIOS: tuple[Scenario, ...] = (
                 {"node_uuid": "{n1}", "physical_network": "physnet1"},
             ),
             Step("delete with ports", "DELETE", "/v1/portgroups/{g1}"),
+            Step(
+                "create without standalone ports",
+                "POST",
+                "/v1/portgroups",
+                {"node_uuid": "{n1}", "standalone_ports_supported": False},
+                "g2",
+            ),
+            Step(
+                "PXE-enabled member of a portgroup without standalone ports",
+                "POST",
+                "/v1/ports",
+                {"node_uuid": "{n1}", "address": "52:54:00:bb:00:03", "portgroup_uuid": "{g2}"},
+            ),
+            port("p2", "n1", "52:54:00:bb:00:04", portgroup_uuid="{g2}", pxe_enabled=False),
+            patch(
+                "member made PXE-enabled on a noop node",
+                "/v1/ports/{p2}",
+                op("replace", "/pxe_enabled", True),
+            ),
+            get("member after", "/v1/ports/{p2}"),
         ),
     ),
     Scenario(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import uuid as uuidlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -51,6 +51,7 @@ from metalwire.errors import (
     ResourceInUse,
     StaleUpdate,
 )
+from metalwire.networking.base import NetworkInterface
 from metalwire.networking.task import Task
 
 LOG = logging.getLogger(__name__)
@@ -379,10 +380,16 @@ def create_port(conductor: Conductor, context: RequestContext, values: dict[str,
         values["node_id"] = task.node.id
         values["portgroup_id"] = portgroup.id if portgroup else None
         values.setdefault("uuid", str(uuidlib.uuid4()))
-        values.setdefault("pxe_enabled", True)
         inventory = Inventory.of([task])
+        pxe_given = "pxe_enabled" in values
+        if not pxe_given:
+            values["pxe_enabled"] = _default_pxe_enabled(
+                conductor.enabled_interface(task.node), inventory, values["portgroup_id"]
+            )
         proposed = Port(**values)  # the row as it will be stored
-        check_port(proposed, None, inventory, portgroup, legacy_vif=new_vif)
+        check_port(
+            proposed, None, inventory, portgroup, legacy_vif=new_vif, refuse_pxe_member=pxe_given
+        )
         conductor.network_interface(task.node).port_created(task, proposed)
         follow = _adopted_physnet(task, proposed, None, inventory)
 
@@ -396,6 +403,19 @@ def create_port(conductor: Conductor, context: RequestContext, values: dict[str,
             task.inventory.delete_port(port.uuid)
 
         return store_with_legacy_vif(conductor, (task, task), None, write, undo, new_vif)
+
+
+def _default_pxe_enabled(
+    iface: NetworkInterface | None, inv: Inventory, portgroup_id: int | None
+) -> bool:
+    """A new port boots by PXE unless the request says otherwise; in a portgroup without
+    standalone ports on a node whose interface keeps PXE off such members it does not (Ironic
+    refuses only a port created with ``pxe_enabled`` true there, and stores the default
+    true)."""
+    group = inv.portgroups.get(portgroup_id) if portgroup_id is not None else None
+    if group is None or group.standalone_ports_supported:
+        return True
+    return not _keeps_pxe_off_bonded_ports(iface)
 
 
 @dataclass(frozen=True)
@@ -437,6 +457,20 @@ def _members_follow(task: Task, proposed: Portgroup, inv: Inventory) -> _Follow:
     return _Follow(do, undo)
 
 
+def _keeps_pxe_off_bonded_ports(iface: NetworkInterface | None) -> bool:
+    """Whether the node's interface keeps PXE-enabled ports out of portgroups without
+    standalone ports; one no longer enabled is held to the rule."""
+    return iface is None or iface.keeps_pxe_off_bonded_ports()
+
+
+def _refuses_pxe_member(iface: NetworkInterface | None, changed: Collection[str]) -> bool:
+    """As Ironic's ``flat`` and ``neutron``: a PXE-enabled member of a portgroup without
+    standalone ports is refused when the update sets ``pxe_enabled`` or the portgroup, on a
+    node whose interface keeps PXE off bonded ports."""
+    touched = bool({"pxe_enabled", "portgroup_id"} & set(changed))
+    return touched and _keeps_pxe_off_bonded_ports(iface)
+
+
 def update_port(
     conductor: Conductor,
     context: RequestContext,
@@ -461,6 +495,9 @@ def update_port(
             change.inventory,
             portgroup,
             legacy_vif=new_vif if new_vif != old_vif else None,
+            refuse_pxe_member=_refuses_pxe_member(
+                conductor.enabled_interface(change.owner.node), change.changed
+            ),
         )
         for node in {
             change.task.node.id: change.task.node,
@@ -500,7 +537,14 @@ def update_portgroup(
         refuse_dynamic_portgroup_change(change.current, change.changed, change.inventory)
         if "node_id" in change.changed:
             refuse_portgroup_move_to_deployed(change.owner.node, change.current.uuid)
-        check_portgroup(change.proposed, change.current, change.inventory)
+        check_portgroup(
+            change.proposed,
+            change.current,
+            change.inventory,
+            refuse_pxe_members=_keeps_pxe_off_bonded_ports(
+                conductor.enabled_interface(change.owner.node)
+            ),
+        )
         iface = conductor.network_interface(change.owner.node)
         iface.portgroup_changed(change.owner, change.proposed, change.changed)
         if "physical_network" not in change.changed:

@@ -149,12 +149,14 @@ def check_port(
     inv: Inventory,
     portgroup_elsewhere: Portgroup | None = None,
     legacy_vif: str | None = None,
+    refuse_pxe_member: bool = True,
 ) -> None:
     """Refuse a port that would break a rule; ``proposed.node_id`` must be in ``inv``.
 
     ``portgroup_elsewhere`` is the proposed portgroup when it is on none of the locked nodes
     (read without a lock, for the message only); ``legacy_vif`` the VIF the request sets in
-    ``extra/vif_port_id``.
+    ``extra/vif_port_id``; ``refuse_pxe_member`` whether a PXE-enabled member of a portgroup
+    without standalone ports is refused (the node's network interface says, for an update).
     """
     moving = current is not None and current.node_id != proposed.node_id
     if moving:
@@ -178,7 +180,7 @@ def check_port(
             f"{inv.label(proposed.node_id)}: the portgroup is {where}.{hint}"
         )
     if not portgroup.standalone_ports_supported:
-        if proposed.pxe_enabled:
+        if proposed.pxe_enabled and refuse_pxe_member:
             raise Conflict(
                 f"Port {proposed.uuid} cannot be a member of portgroup {portgroup.uuid} with "
                 "pxe_enabled true: the portgroup does not support standalone ports."
@@ -191,8 +193,16 @@ def check_port(
             )
 
 
-def check_portgroup(proposed: Portgroup, current: Portgroup | None, inv: Inventory) -> None:
-    """Refuse a portgroup that would break a rule; ``proposed.node_id`` must be in ``inv``."""
+def check_portgroup(
+    proposed: Portgroup,
+    current: Portgroup | None,
+    inv: Inventory,
+    refuse_pxe_members: bool = True,
+) -> None:
+    """Refuse a portgroup that would break a rule; ``proposed.node_id`` must be in ``inv``.
+
+    ``refuse_pxe_members``: whether ``standalone_ports_supported`` may not become false
+    under a PXE-enabled member (the node's network interface says)."""
     if current is None:
         return
     members = inv.members(current)
@@ -206,7 +216,7 @@ def check_portgroup(proposed: Portgroup, current: Portgroup | None, inv: Invento
     if not proposed.standalone_ports_supported and current.standalone_ports_supported:
         for port in members:
             vif = inv.vif_on(port)
-            if port.pxe_enabled or vif is not None:
+            if (port.pxe_enabled and refuse_pxe_members) or vif is not None:
                 why = f"carries VIF {vif}" if vif is not None else "has pxe_enabled true"
                 raise Conflict(
                     f"Cannot set standalone_ports_supported false on portgroup "

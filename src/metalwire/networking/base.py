@@ -75,6 +75,18 @@ class NetworkInterface(abc.ABC):
         """
         return False
 
+    def keeps_pxe_off_bonded_ports(self) -> bool:
+        """Whether a change may not leave a PXE-enabled port in a portgroup whose
+        ``standalone_ports_supported`` is false on this interface's nodes.
+
+        If so (the default; Ironic's ``flat`` and ``neutron``), the conductor refuses such a
+        port or portgroup update (409). An interface that sets nothing up for PXE answers
+        False (``noop``, as Ironic's takes the change). A port created with ``pxe_enabled``
+        true in such a portgroup is refused whatever the interface, as by Ironic's API; one
+        created without it there is PXE-enabled only if this answers False.
+        """
+        return True
+
     @abc.abstractmethod
     def validate(self, task: Task) -> None:
         """Check the interface can work for this node; raise NetworkInterfaceInvalid if not."""

@@ -10,6 +10,9 @@ from metalwire.networking.task import Task
 class NoopNetwork(NetworkInterface):
     name = "noop"
 
+    def keeps_pxe_off_bonded_ports(self) -> bool:
+        return False  # nothing PXE boots through it: Ironic's noop takes the change too
+
     def validate(self, task: Task) -> None:
         return None
 
