@@ -1,8 +1,13 @@
-"""The one test of whether a text is a UUID, shared by every layer and the command line."""
+"""The one test of whether a text is a UUID, and of whether a switch_id is a switch's
+address, shared by every layer and the command line."""
 
 from __future__ import annotations
 
+import re
 import uuid
+
+_MAC = re.compile(r"^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$", re.IGNORECASE)
+_DATAPATH_ID = re.compile(r"^[0-9a-f]{16}$", re.IGNORECASE)
 
 
 def is_uuid(value: str) -> bool:
@@ -11,3 +16,9 @@ def is_uuid(value: str) -> bool:
         return str(uuid.UUID(value)) == value.lower()
     except ValueError:
         return False
+
+
+def is_switch_address(value: str) -> bool:
+    """Whether a ``local_link_connection.switch_id`` is a MAC address (``:`` or ``-``
+    separated) or a 16-digit OpenFlow datapath ID, the switch identities Ironic takes."""
+    return bool(_MAC.match(value) or _DATAPATH_ID.match(value))

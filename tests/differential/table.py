@@ -630,6 +630,21 @@ SCENARIOS: tuple[Scenario, ...] = (
                 op("add", "/local_link_connection", {"port_id": "Eth9", "hostname": "h9"}),
             ),
             Step(
+                "link naming its switch by a name",
+                "POST",
+                "/v1/ports",
+                {
+                    "node_uuid": "{n1}",
+                    "address": "52:54:00:aa:00:0a",
+                    "local_link_connection": {"port_id": "Eth5", "switch_id": "tor-1"},
+                },
+            ),
+            patch(
+                "link to a switch by a name",
+                "/v1/ports/{p1}",
+                op("add", "/local_link_connection", {"port_id": "Eth9", "switch_id": "tor-1"}),
+            ),
+            Step(
                 "unknown field",
                 "POST",
                 "/v1/ports",

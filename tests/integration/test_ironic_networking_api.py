@@ -227,3 +227,61 @@ def test_a_stored_port_id_a_switch_would_run_fails_the_node_validation(tmp_path:
     assert network["result"] is False
     assert f"Port {port['uuid']} local_link_connection port_id 'swp1;reboot'" in network["reason"]
     assert "letters, digits and _.:/- only" in network["reason"]
+
+
+@pytest.mark.server
+def test_a_switch_is_named_by_name_only_on_an_ironic_networking_node(
+    client: httpx.Client,
+) -> None:
+    """Elsewhere a switch_id is a MAC address or an OpenFlow datapath ID, as Ironic's schema
+    has it (400 naming the switch_id, the port and the node's interface; nothing stored)."""
+    by_name = {"switch_id": "tor-1", "port_id": "swp1"}
+    wired, port = _node_with_port(client, local_link_connection=by_name)
+    resp = client.post("/v1/nodes", json={"name": "n2", "driver": "fake-hardware"})
+    assert resp.status_code == 201, resp.text
+    plain = resp.json()
+    assert plain["network_interface"] == "flat"
+    by_mac = {"switch_id": "00:00:5e:00:53:01", "port_id": "swp2"}
+    created = client.post(
+        "/v1/ports",
+        json={
+            "node_uuid": plain["uuid"],
+            "address": "52:54:00:12:34:57",
+            "local_link_connection": by_mac,
+        },
+    )
+    assert created.status_code == 201, created.text
+    other = created.json()
+
+    refused = [
+        client.post(
+            "/v1/ports",
+            json={
+                "node_uuid": plain["uuid"],
+                "address": "52:54:00:12:34:58",
+                "local_link_connection": by_name,
+            },
+        ),
+        client.patch(
+            f"/v1/ports/{other['uuid']}",
+            json=[{"op": "replace", "path": "/local_link_connection", "value": by_name}],
+        ),
+        client.patch(
+            f"/v1/ports/{port['uuid']}",
+            json=[{"op": "replace", "path": "/node_uuid", "value": plain["uuid"]}],
+        ),
+        client.patch(
+            f"/v1/nodes/{wired['uuid']}",
+            json=[{"op": "replace", "path": "/network_interface", "value": "noop"}],
+        ),
+    ]
+    for resp in refused:
+        assert resp.status_code == 400, resp.text
+        assert "Expected a MAC address or OpenFlow datapath ID but received 'tor-1'" in fault(resp)
+    assert "'flat'" in fault(refused[0]) and "'noop'" in fault(refused[3])
+    assert port["uuid"] in fault(refused[2]) and port["uuid"] in fault(refused[3])
+    assert client.get("/v1/ports", params={"address": "52:54:00:12:34:58"}).json()["ports"] == []
+    assert client.get(f"/v1/ports/{other['uuid']}").json()["local_link_connection"] == by_mac
+    assert client.get(f"/v1/ports/{port['uuid']}").json()["node_uuid"] == wired["uuid"]
+    shown = client.get(f"/v1/nodes/{wired['uuid']}").json()
+    assert shown["network_interface"] == "ironic-networking"

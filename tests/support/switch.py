@@ -189,7 +189,9 @@ class EmulatedSwitch:
         self._check_server(number)
         return f"{SERVER_SUBNET}.{number}"
 
-    def switch_file_section(self, name: str = "emulated", allowed_vlans: str = "") -> str:
+    def switch_file_section(
+        self, name: str = "emulated", allowed_vlans: str = "", mac_address: str = ""
+    ) -> str:
         """A ``[switch:<name>]`` section of a switch file that logs in to this switch."""
         lines = [
             f"[switch:{name}]",
@@ -202,6 +204,8 @@ class EmulatedSwitch:
         ]
         if allowed_vlans:
             lines.append(f"allowed_vlans = {allowed_vlans}")
+        if mac_address:
+            lines.append(f"mac_address = {mac_address}")
         return "\n".join(lines) + "\n"
 
     def vsctl(self, *args: str) -> str:

@@ -22,6 +22,9 @@ from tests.support.server import MetalwireServer
 from tests.support.switch import INSTALL_SCRIPT, EmulatedSwitch, missing_requirements
 
 PROVISIONING, TENANT, OTHER, CLEANING, IDLE = 100, 200, 300, 400, 999
+# the emulated switch's MAC address in the switch file: a port of another interface's node names
+# it so (only an ironic-networking node takes its name)
+TOR_1_MAC = "00:00:5e:00:53:01"
 HEADERS = {"X-OpenStack-Ironic-API-Version": "1.78"}
 
 _HERE = Path(__file__).resolve().parent
@@ -47,7 +50,7 @@ def _serve(tmp_path: Path, switch: EmulatedSwitch, **extra: str) -> MetalwireSer
     if runner.missing:
         skip_or_fail(runner.missing)
     switch_file = tmp_path / "switches.ini"
-    switch_file.write_text(switch.switch_file_section("tor-1"))
+    switch_file.write_text(switch.switch_file_section("tor-1", mac_address=TOR_1_MAC))
     env = {
         "METALWIRE_ENABLED_NETWORK_INTERFACES": "noop,flat,ironic-networking",
         "METALWIRE_IRONIC_NETWORKING_SWITCH_CONFIG_FILE": str(switch_file),

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.support.switch import EmulatedSwitch, PortVlan
-from tests.switch.conftest import OTHER, PROVISIONING, TENANT
+from tests.switch.conftest import OTHER, PROVISIONING, TENANT, TOR_1_MAC
 from tests.switch.test_ironic_networking_states import _node, _provision
 
 # another port's VLAN changed with ovs-vsctl's own "--" separator (no shell metacharacter)
@@ -109,9 +109,12 @@ def test_a_port_enters_an_ironic_networking_node_only_with_a_switch_interface_na
     http = http_for(switch)
     switch.set_access_vlan("swp2", OTHER)
     marker = tmp_path / "injected"
-    # metalwire programs no switch for a flat or noop node: Ironic takes any name there
+    # metalwire programs no switch for a flat or noop node: Ironic takes any name there (and
+    # only a MAC address or a datapath ID as the switch)
     flat = _new_node(http, "flat", "noop")
-    resp = http.post("/v1/ports", json=_port_body(flat, _shell_injection(marker)))
+    body = _port_body(flat, _shell_injection(marker))
+    body["local_link_connection"]["switch_id"] = TOR_1_MAC
+    resp = http.post("/v1/ports", json=body)
     assert resp.status_code == 201, resp.text
     port = resp.json()["uuid"]
     target = _new_node(http, "target")

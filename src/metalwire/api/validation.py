@@ -15,10 +15,9 @@ from sqlalchemy import FromClause, String
 from metalwire.api.fields import Access, Field, by_name
 from metalwire.api.microversion import Version
 from metalwire.errors import InvalidParameterValue, MissingParameterValue, NotAcceptable
-from metalwire.identifiers import is_uuid
+from metalwire.identifiers import is_switch_address, is_uuid
 
 _MAC = re.compile(r"^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$", re.IGNORECASE)
-_DATAPATH_ID = re.compile(r"^[0-9a-f]{16}$", re.IGNORECASE)
 _UNRESERVED = re.compile(r"^[A-Za-z0-9\-._~]+$")
 _HOSTNAME_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$", re.IGNORECASE)
 _CONDUCTOR_GROUP = re.compile(r"^[A-Za-z0-9_.\-]*$")
@@ -110,7 +109,7 @@ def _with_normal_switch_id(value: dict[str, Any]) -> dict[str, Any]:
     kept in lower case, ``:``-separated, which is what Neutron's binding then carries. Any
     other switch_id (a switch of ``ironic-networking``'s switch file by name) is kept."""
     switch_id = value.get("switch_id")
-    if isinstance(switch_id, str) and (_MAC.match(switch_id) or _DATAPATH_ID.match(switch_id)):
+    if isinstance(switch_id, str) and is_switch_address(switch_id):
         return {**value, "switch_id": switch_id.lower().replace("-", ":")}
     return value
 

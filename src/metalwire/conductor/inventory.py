@@ -26,6 +26,7 @@ from metalwire.conductor.inventory_rules import (
     refuse_dynamic_portgroup_delete,
     refuse_portgroup_move_to_deployed,
     refuse_rewiring_deployed_port,
+    refuse_switch_name,
 )
 from metalwire.conductor.legacy_vifs import (
     clear_interrupted_elsewhere,
@@ -159,7 +160,10 @@ def update_node(
         hardware_types.check_storage_interface(changes.get("driver") or node.driver, changes)
         adopted = changes.get("network_interface")
         if adopted is not None and adopted != node.network_interface:
-            conductor.interfaces.get(adopted).node_adopted(task)
+            new_interface = conductor.interfaces.get(adopted)
+            for port in task.ports:
+                refuse_switch_name(new_interface, node, port, adopted)
+            new_interface.node_adopted(task)
         if changes.get("maintenance") is False:
             changes = {**changes, "maintenance_reason": None}
         return task.inventory.update_node(_with_display_name(node, changes))
@@ -390,6 +394,7 @@ def create_port(conductor: Conductor, context: RequestContext, values: dict[str,
         check_port(
             proposed, None, inventory, portgroup, legacy_vif=new_vif, refuse_pxe_member=pxe_given
         )
+        refuse_switch_name(conductor.enabled_interface(task.node), task.node, proposed)
         conductor.network_interface(task.node).port_created(task, proposed)
         follow = _adopted_physnet(task, proposed, None, inventory)
 
@@ -509,6 +514,8 @@ def update_port(
             owner, conductor.enabled_interface(owner), uuid, change.changed
         )
         _check_address_free(change.task, uuid, change.changes)
+        if {"local_link_connection", "node_id"} & change.changed:
+            refuse_switch_name(conductor.enabled_interface(owner), owner, proposed)
         iface = conductor.network_interface(change.owner.node)
         iface.port_changed(change.owner, proposed, change.changed)
         return _adopted_physnet(change.owner, proposed, current, change.inventory)

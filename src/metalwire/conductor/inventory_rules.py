@@ -28,6 +28,7 @@ from metalwire.errors import (
     InvalidStateRequested,
     PortgroupPhysnetInconsistent,
 )
+from metalwire.identifiers import is_switch_address
 from metalwire.networking.base import NetworkInterface
 from metalwire.networking.task import Task
 
@@ -351,4 +352,23 @@ def refuse_portgroup_move_to_deployed(node: Node, portgroup_uuid: str) -> None:
     raise InvalidState(
         f"Portgroup {portgroup_uuid} cannot move to node {node.label} in provision state "
         f"{node.provision_state!r}; only to a node in {_rewire_states()} or in maintenance."
+    )
+
+
+def refuse_switch_name(
+    iface: NetworkInterface | None, node: Node, port: Port, interface: str | None = None
+) -> None:
+    """As Ironic: a port's switch_id is a MAC address or an OpenFlow datapath ID (400), unless
+    the node's network interface names switches (``ironic-networking``: by the switch file's
+    section names). ``interface``: the one the node changes to."""
+    switch_id = (port.local_link_connection or {}).get("switch_id")
+    if not isinstance(switch_id, str) or is_switch_address(switch_id):
+        return
+    if iface is not None and iface.names_switches():
+        return
+    raise InvalidParameterValue(
+        f"Expected a MAC address or OpenFlow datapath ID but received {switch_id!r} as "
+        f"local_link_connection/switch_id of port {port.uuid}: a switch is named otherwise "
+        f"only on a node whose network interface names switches (ironic-networking), and "
+        f"node {node.label} would use {interface or node.network_interface!r}."
     )

@@ -75,6 +75,13 @@ class NetworkInterface(abc.ABC):
         """
         return False
 
+    def names_switches(self) -> bool:
+        """Whether a port's ``local_link_connection.switch_id`` may name its switch by a
+        name of this interface's own on its nodes. If not (the default; Ironic's rule for
+        every interface), the conductor takes only a MAC address or an OpenFlow datapath ID
+        there (400 otherwise)."""
+        return False
+
     def keeps_pxe_off_bonded_ports(self) -> bool:
         """Whether a change may not leave a PXE-enabled port in a portgroup whose
         ``standalone_ports_supported`` is false on this interface's nodes.

@@ -152,6 +152,10 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
     def calls_external_service(self) -> bool:
         return True
 
+    def names_switches(self) -> bool:
+        """A port names its switch by the switch file's section name too."""
+        return True
+
     def rewires_deployed_ports(self) -> bool:
         """A port's new link or switchport is programmed on its switch in any provision
         state, an active node's too (a link moved to another switch port included)."""
