@@ -112,6 +112,37 @@ ALLOWED: tuple[Allowed, ...] = (
         "VIF of a volume connector's MAC (ports(node=..., address=...)) asks for",
     ),
     Allowed(
+        ("ports", "portgroups"),
+        "by a dashed address: status",
+        "metalwire takes a MAC address with '-' as well as ':' between its bytes, in a list "
+        "filter as in a body, and stores and shows it with ':' (docs/api-ref/ports.md); "
+        "Ironic 39 refuses any but ':' (400)",
+    ),
+    Allowed(
+        ("ports",),
+        "dashed address on create: status",
+        "metalwire takes a MAC address with '-' between its bytes and stores it with ':' "
+        "(docs/api-ref/ports.md); Ironic 39 refuses it (400)",
+    ),
+    Allowed(
+        ("portgroups",),
+        "write *: status",
+        "below a node, port or portgroup metalwire serves reads only: a write there is 405 "
+        "where a read is served (with Allow), 404 where nothing is; Ironic 39 answers 400 "
+        "'Malformed request URI.' to writes through a node or portgroup, a 400 schema error "
+        "to a PATCH of a port or portgroup with a path below it (its handler takes the path's "
+        "rest as the patch), and a 500 to such a DELETE of a port",
+    ),
+    Allowed(
+        ("versions 1.102 to 1.107",),
+        "member's unchanged physical_network: status",
+        "from 1.102 Ironic 39 refuses (400) a member port's PATCH whose first operation "
+        "names /physical_network, even one setting the value it has (its "
+        "is_path_updated looks at the first operation only); metalwire refuses a change of "
+        "it (400, whatever the order) and takes a PATCH that leaves it as it is",
+        NEWER,
+    ),
+    Allowed(
         ("ports",),
         "by physical_network: status",
         "metalwire's own port list filter (docs/api-ref/ports.md), which Ironic 39 does not "

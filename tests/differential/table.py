@@ -73,6 +73,26 @@ def _below_their_version() -> tuple[Step, ...]:
     )
 
 
+def _writes_below_a_resource() -> tuple[Step, ...]:
+    """Writes to paths below a node, port or portgroup that serve reads only, or nothing."""
+    new_port = {"node_uuid": "{n1}", "address": "52:54:00:bb:00:05"}
+    extra = [op("add", "/extra/a", 1)]
+    writes: tuple[tuple[str, str, object], ...] = (
+        ("POST", "/v1/nodes/{n1}/ports", new_port),
+        ("POST", "/v1/portgroups/{g1}/ports", new_port),
+        ("POST", "/v1/nodes/{n1}/portgroups", {"node_uuid": "{n1}"}),
+        ("PATCH", "/v1/nodes/{n1}/ports/{p1}", extra),
+        ("PATCH", "/v1/portgroups/{g1}/ports/{p1}", extra),
+        ("DELETE", "/v1/nodes/{n1}/ports/{p1}", None),
+        ("PATCH", "/v1/ports/{p1}/something", extra),
+        ("PATCH", "/v1/portgroups/{g1}/something", extra),
+        ("DELETE", "/v1/ports/{p1}/something", None),
+    )
+    return tuple(
+        Step(f"write {method} {path}", method, path, body) for method, path, body in writes
+    )
+
+
 def connector(label: str, node_label: str, kind: str, connector_id: str) -> Step:
     body = {"node_uuid": f"{{{node_label}}}", "type": kind, "connector_id": connector_id}
     return Step(f"create connector {label}", "POST", "/v1/volume/connectors", body, label)
@@ -543,6 +563,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             get("detail", "/v1/ports/detail?node={n1}"),
             get("by address", "/v1/ports?address=52:54:00:aa:00:02"),
             get("by node and address", "/v1/ports?node={n1}&address=52:54:00:aa:00:02"),
+            get("by a dashed address", "/v1/ports?address=52-54-00-aa-00-02"),
             get("by physical_network", "/v1/ports?physical_network=physnet1"),
             get("with fields", "/v1/ports?node={n1}&fields=uuid,address"),
             get("node and node_uuid", "/v1/ports?node={n1}&node_uuid={n1}"),
@@ -659,6 +680,12 @@ SCENARIOS: tuple[Scenario, ...] = (
             ),
             Step("delete", "DELETE", "/v1/ports/{p2}"),
             get("list after delete", "/v1/ports?node={n1}"),
+            Step(
+                "dashed address on create",
+                "POST",
+                "/v1/ports",
+                {"node_uuid": "{n1}", "address": "52-54-00-aa-00-0b"},
+            ),
         ),
     ),
     Scenario(
@@ -684,6 +711,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             get("list", "/v1/portgroups?node={n1}"),
             get("detail", "/v1/portgroups/detail?node={n1}"),
             get("by address", "/v1/portgroups?address=52:54:00:bb:00:01"),
+            get("by a dashed address", "/v1/portgroups?address=52-54-00-bb-00-01"),
             get("ports of the group", "/v1/portgroups/{g1}/ports"),
             get("ports by portgroup filter", "/v1/ports?portgroup={g1}"),
             get("groups of the node", "/v1/nodes/{n1}/portgroups"),
@@ -714,6 +742,7 @@ SCENARIOS: tuple[Scenario, ...] = (
                 "/v1/portgroups",
                 {"node_uuid": "{n1}", "physical_network": "physnet1"},
             ),
+            *_writes_below_a_resource(),
             Step("delete with ports", "DELETE", "/v1/portgroups/{g1}"),
             Step(
                 "create without standalone ports",
@@ -1012,6 +1041,12 @@ SCENARIOS: tuple[Scenario, ...] = (
                 version="1.102",
             ),
             get("member after the portgroup's change", "/v1/ports/{p3}", version="1.102"),
+            patch(
+                "member's unchanged physical_network",
+                "/v1/ports/{p3}",
+                op("replace", "/physical_network", "physnet4"),
+                version="1.102",
+            ),
             Step("portgroup without one", "POST", "/v1/portgroups", {"node_uuid": "{n1}"}, "g2"),
             port(
                 "p4",
