@@ -205,6 +205,27 @@ def test_a_portgroup_without_standalone_ports_takes_no_pxe_member(api: Api) -> N
     assert api.vifs("node-s") == []
 
 
+def test_a_pxe_member_left_by_noop_is_refused_only_what_makes_it_one(api: Api) -> None:
+    """A noop node may have a PXE-enabled member of a portgroup without standalone ports
+    (as Ironic's noop); on flat, as Ironic's, only an update setting pxe_enabled or the
+    portgroup is then refused for it, not one of its other fields."""
+    node = api.node(name="node-n", network_interface="noop")
+    bond = api.portgroup(node, name="bond-n", standalone_ports_supported=False)
+    port = api.port(node, "52:54:00:ac:00:09", portgroup_uuid=bond["uuid"])
+    assert port["pxe_enabled"] is True
+    flat = [{"op": "replace", "path": "/network_interface", "value": "flat"}]
+    assert api.patch(f"/v1/nodes/{node['uuid']}", flat).status_code == 200
+    url = f"/v1/ports/{port['uuid']}"
+    resp = api.patch(url, [{"op": "add", "path": "/extra/rack", "value": "7"}])
+    assert resp.status_code == 200, resp.text
+    assert api.patch(url, [{"op": "remove", "path": "/portgroup_uuid"}]).status_code == 200
+    rejoin = [{"op": "add", "path": "/portgroup_uuid", "value": bond["uuid"]}]
+    resp = api.patch(url, rejoin)
+    assert resp.status_code == 409, resp.text
+    assert "standalone ports" in fault(resp)
+    assert api.get(url).json()["portgroup_uuid"] is None
+
+
 def test_standalone_ports_cannot_be_turned_off_under_a_pxe_member(api: Api) -> None:
     node = api.node(name="node-t")
     bond = api.portgroup(node, name="bond-t")
