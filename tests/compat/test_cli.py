@@ -379,3 +379,30 @@ def test_a_flat_nodes_bonded_ports_stay_pxe_disabled_as_in_ironic(
         (alone["uuid"], True),
         (quiet["uuid"], False),
     }
+
+
+def test_a_switch_named_by_name_is_refused_off_ironic_networking_as_in_ironic(
+    baremetal_once: Cli, http: httpx.Client
+) -> None:
+    """A flat node's port names its switch by MAC address or datapath ID (400 otherwise,
+    with Ironic's words; nothing stored); a MAC in any case or a datapath ID is taken."""
+    node = make_node(http)
+    link = ("--local-link-connection", "port_id=swp1")
+    by_name, by_mac, by_datapath = baremetal_once.run_all(
+        ["port", "create", random_mac(), "--node", node["uuid"], *link,
+         "--local-link-connection", "switch_id=tor-1"],
+        ["port", "create", random_mac(), "--node", node["uuid"], *link,
+         "--local-link-connection", "switch_id=00:00:5E:00:53:01", "-f", "json"],
+        ["port", "create", random_mac(), "--node", node["uuid"], *link,
+         "--local-link-connection", "switch_id=0000AABBCCDDEEFF", "-f", "json"],
+    )  # fmt: skip
+    failed_with(by_name, 400, "Expected a MAC address or OpenFlow datapath ID", "'tor-1'")
+    assert by_mac.json()["local_link_connection"]["switch_id"] == "00:00:5e:00:53:01"
+    assert by_datapath.json()["local_link_connection"]["switch_id"] == "0000aabbccddeeff"
+    port = by_mac.json()["uuid"]
+    relinked = baremetal_once.run("port", "set", port, "--local-link-connection", "switch_id=tor-1")
+    failed_with(relinked, 400, "'tor-1'", port)
+    assert len(make_list(http, node)) == 2
+    assert http.get(f"/v1/ports/{port}").json()["local_link_connection"]["switch_id"] == (
+        "00:00:5e:00:53:01"
+    )
