@@ -328,7 +328,9 @@ class ConductorOptions:
     trait_based_networking_raise_when_no_match: bool = _opt(
         True,
         "When no trait-based networking rule places a VIF, refuse the attach with a 400 that "
-        "names the node's traits, each trait tried and why each port was refused.",
+        "names the node's traits, each trait tried and why each port was refused. When "
+        "false, the VIF goes where it would without trait-based networking, with a warning "
+        "in the log (Ironic 39 answers 204 and attaches nothing).",
     )
     trait_based_networking_enable_default_trait: bool = _opt(
         True,

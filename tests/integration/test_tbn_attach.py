@@ -11,6 +11,7 @@ import os
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from textwrap import dedent
@@ -137,14 +138,41 @@ def cli_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 def deployment(
     database: str, tmp_path: Path, cli_env: dict[str, str], request: pytest.FixtureRequest
 ) -> Iterator[Deployment]:
+    count = getattr(request, "param", 1)
+    with _deployed(database, tmp_path, cli_env, request, count) as deployed:
+        yield deployed
+
+
+@pytest.fixture
+def lenient(
+    database: str, tmp_path: Path, cli_env: dict[str, str], request: pytest.FixtureRequest
+) -> Iterator[Deployment]:
+    """Neither an error nor the default trait when no rule places a VIF."""
+    options = {
+        "METALWIRE_CONDUCTOR_TRAIT_BASED_NETWORKING_RAISE_WHEN_NO_MATCH": "false",
+        "METALWIRE_CONDUCTOR_TRAIT_BASED_NETWORKING_ENABLE_DEFAULT_TRAIT": "false",
+    }
+    with _deployed(database, tmp_path, cli_env, request, 1, options) as deployed:
+        yield deployed
+
+
+@contextmanager
+def _deployed(
+    database: str,
+    tmp_path: Path,
+    cli_env: dict[str, str],
+    request: pytest.FixtureRequest,
+    count: int,
+    options: dict[str, str] | None = None,
+) -> Iterator[Deployment]:
     rules = tmp_path / "tbn.yaml"
     rules.write_text(RULES)
     url = _database_url(database, tmp_path, request)
     env = {
         "METALWIRE_CONDUCTOR_ENABLE_TRAIT_BASED_NETWORKING": "true",
         "METALWIRE_CONDUCTOR_TRAIT_BASED_NETWORKING_CONFIG_FILE": str(rules),
+        **(options or {}),
     }
-    count = getattr(request, "param", 1)
     servers = [MetalwireServer(tmp_path / f"s{i}", database=url, env=env) for i in range(count)]
     for server in servers:
         server.start()
@@ -465,3 +493,45 @@ def test_a_portgroup_without_a_member_that_can_carry_the_vif_never_takes_it(
     }
     assert refused[empty] == "has no member ports"
     assert refused[broken] == "has no member port the network interface can use"
+
+
+def test_without_raising_a_vif_no_rule_places_goes_where_it_would_without_the_rules(
+    lenient: Deployment,
+) -> None:
+    """Ironic 39 answers 204 and attaches nothing; the VIF is recorded on the port or
+    portgroup the ordinary choice picks, or refused when there is none."""
+    d = lenient
+    node = d.node("tbn-lenient", ["CUSTOM_STORAGE"])
+    pxe = d.port(node, "52:54:00:79:00:01", category="network")
+    other = d.port(node, "52:54:00:79:00:02", category="network", pxe_enabled=False)
+
+    resp = d.attach(node, {"id": "vif-l1"})  # no storage tag: CUSTOM_STORAGE matches nothing
+
+    assert resp.status_code == 204, resp.text
+    vifs = d.http.get(f"/v1/nodes/{node}/vifs").json()["vifs"]
+    assert vifs == [{"id": "vif-l1"}]
+    assert (d.vif_of("port", pxe), d.vif_of("port", other)) == ("vif-l1", None)
+    log = d.servers[0].log()
+    assert "No trait-based networking rule places VIF vif-l1 on node" in log
+    assert "instance_info['traits']): CUSTOM_STORAGE" in log
+
+    # The dry run shows the plan that placed nothing and the target chosen instead.
+    dry = {**HEADERS, "X-Metalwire-Dry-Run": "true"}
+    url = f"{d.servers[0].url}/v1/nodes/{node}/vifs"
+    answer = httpx.post(url, json={"id": "vif-l2"}, headers=dry, timeout=60).json()
+    assert answer["trait_based_networking"]["trait"] is None
+    assert (answer["target"]["uuid"], answer["error"]) == (other, None)
+    assert [r["uuid"] for r in answer["refused"]] == [pxe]
+
+    assert d.attach(node, {"id": "vif-l2"}).status_code == 204
+    assert d.vif_of("port", other) == "vif-l2"
+
+    # No trait at all (and no default trait), then no free port: the ordinary choice's 400.
+    bare = d.node("tbn-lenient-bare", [])
+    busy = d.port(bare, "52:54:00:79:01:01")
+    assert d.attach(bare, {"id": "vif-l3"}).status_code == 204
+    assert d.vif_of("port", busy) == "vif-l3"
+    refused = d.attach(bare, {"id": "vif-l4"})
+    assert refused.status_code == 400, refused.text
+    assert "No free port or portgroup on node" in refused.json()["error_message"]
+    assert d.http.get(f"/v1/nodes/{bare}/vifs").json()["vifs"] == [{"id": "vif-l3"}]

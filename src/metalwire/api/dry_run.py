@@ -97,7 +97,7 @@ def document(result: DryRunAttach) -> dict[str, Any]:
         if result.switch_changes is None
         else [switch.as_json() for switch in result.switch_changes],
     }
-    if result.tbn is not None:
+    if result.tbn is not None and not result.tbn.places_nothing:
         return {**head, **_tbn_document(result, result.tbn)}
     task = result.task
     placement = result.placement
@@ -119,5 +119,6 @@ def document(result: DryRunAttach) -> dict[str, Any]:
         if error is None
         else {"code": error.code, "type": type(error).__name__, "message": str(error)},
         "refused": refused,
-        "trait_based_networking": None,
+        # A plan that placed nothing without refusing: the target is the ordinary choice.
+        "trait_based_networking": None if result.tbn is None else result.tbn.plan.as_dict(),
     }

@@ -365,7 +365,10 @@ DRY_RUN_ATTACH: Schema = {
             "decides the target: trait (the one applied, or null), node_traits, reason (why "
             "nothing applies), tried (each trait with its actions: action, filter, "
             "min_count, max_count, applies, carried_out, problem, targets, refused with "
-            "each reason, dynamic_portgroup). null otherwise.",
+            "each reason, dynamic_portgroup). When trait is null and "
+            "trait_based_networking_raise_when_no_match is off, the attach places the VIF as "
+            "without trait-based networking: target, error and refused are that choice's. "
+            "null otherwise.",
         },
         "chooses_target": {
             "type": "boolean",

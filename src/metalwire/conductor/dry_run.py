@@ -37,7 +37,9 @@ class DryRunAttach:
     #: :class:`StoredVifMixin`): its attach would succeed without choosing.
     placement: Placement | None
     task: Task  # the read-only view the placement was computed on (members of portgroups)
-    #: The trait-based networking plan when it decides the target (placement is None then).
+    #: The trait-based networking plan when the feature is on and the request names no
+    #: target. It decides the target (placement is None then) unless it places nothing
+    #: without an error: the placement then says where the attach puts the VIF instead.
     tbn: TbnChoice | None = None
     #: What the attach would change on the switches, per switch (``ironic-networking``;
     #: None for an interface that drives no switch, or when no target would be chosen).
@@ -65,7 +67,7 @@ def vif_attach_dry_run(
     if isinstance(iface, StoredVifMixin):
         physnets = iface.vif_physnets(task, vif_info)
         tbn = iface.tbn_plan(task, vif_info, explain=True)
-        if tbn is None:
+        if tbn is None or tbn.places_nothing:
             placement = iface.placement(task, vif_info, physnets)
     switch_changes = None
     if placement is not None and placement.chosen:

@@ -265,21 +265,25 @@ class StoredVifMixin:
 
     def choose_target(
         self, task: Task, vif_info: VifInfo, physnets: set[str] | None = None
-    ) -> Choice | None:
+    ) -> Choice:
         """What the VIF goes on; ``physnets`` (if given) spares the lookup.
 
         A requested ``port_uuid`` / ``portgroup_uuid`` is taken as asked. Otherwise, with
         trait-based networking on (``task.tbn_rules``), the plan decides (:meth:`tbn_plan`):
         a port, a portgroup or a dynamic portgroup to build (:func:`realize` it in the
-        transaction that records the VIF), or None when no rule applies and
-        ``trait_based_networking_raise_when_no_match`` is off. Else ``selection.py`` picks.
+        transaction that records the VIF). Else, and when no rule applies while
+        ``trait_based_networking_raise_when_no_match`` is off, ``selection.py`` picks.
 
         Raises NoFreePhysicalPort, NoTraitMatches, or Invalid for a requested target that
         cannot take it.
         """
         tbn = self.tbn_plan(task, vif_info)
         if tbn is not None:
-            return tbn.target
+            if tbn.error is not None:
+                raise tbn.error
+            if tbn.target is not None:
+                return tbn.target
+            _warn_no_rule_places(task, vif_info, tbn)
         placement = self.placement(task, vif_info, physnets, explain=False)
         if placement.chosen is None:
             assert placement.error is not None
@@ -331,8 +335,6 @@ class StoredVifMixin:
 
     def vif_attach(self, task: Task, vif_info: VifInfo) -> VifAttachment | None:
         choice = self.choose_target(task, vif_info)
-        if choice is None:
-            return None
         info = {k: v for k, v in vif_info.items() if k != "id"}
         with task.atomic():
             target = realize(task, choice)
@@ -386,3 +388,15 @@ def _requested_target(task: Task, vif_info: VifInfo) -> Port | Portgroup | None:
             f"Portgroup {portgroup_uuid} is not a portgroup of node {task.node.uuid}."
         )
     return None
+
+
+def _warn_no_rule_places(task: Task, vif_info: VifInfo, tbn: TbnChoice) -> None:
+    """Say in the log that the ordinary choice places a VIF no trait-based rule placed."""
+    LOG.warning(
+        "No trait-based networking rule places VIF %s on node %s, and "
+        "[conductor] trait_based_networking_raise_when_no_match is off: choosing its port or "
+        "portgroup as without trait-based networking. %s",
+        vif_info["id"],
+        task.node.label,
+        tbn.plan.reason or "",
+    )

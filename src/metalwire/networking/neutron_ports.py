@@ -400,8 +400,6 @@ class NeutronPortsMixin(StoredVifMixin):
                 exc.code,
             ) from None
         choice = self.choose_target(task, vif_info, physnets)
-        if choice is None:
-            return None
         info = {k: v for k, v in vif_info.items() if k != "id"}
         info[ORIGINAL_MAC_KEY] = port.mac_address
         # The record comes first: its keys reserve the VIF and the target, so a racing

@@ -93,7 +93,7 @@ class SwitchVifMixin:
         def forget_vif(self, task: Task, vif_id: str) -> None: ...
         def choose_target(
             self, task: Task, vif_info: VifInfo, physnets: set[str] | None = None
-        ) -> Choice | None: ...
+        ) -> Choice: ...
 
     def vif_attach(self, task: Task, vif_info: VifInfo) -> VifAttachment | None:
         network = self.requested_network(vif_info)  # a network it cannot name: 400 first
@@ -102,8 +102,6 @@ class SwitchVifMixin:
             return self.record_vif(task, vif_info)
         vif_id = vif_info["id"]
         choice = self.choose_target(task, vif_info)
-        if choice is None:
-            return None
         info: dict[str, Any] = {k: v for k, v in vif_info.items() if k != "id"}
         with task.atomic():
             target = realize(task, choice)

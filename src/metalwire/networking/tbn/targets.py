@@ -65,11 +65,17 @@ def realize(task: Task, choice: Choice) -> Port | Portgroup:
 @dataclass(frozen=True)
 class TbnChoice:
     """The plan and what it puts the VIF on (None: no rule applies; ``error`` is what the
-    attach raises then, None when the options say to attach nothing)."""
+    attach raises then, None when the options say not to raise: the attach then places the
+    VIF as it would without trait-based networking)."""
 
     plan: TbnPlan
     target: Choice | None
     error: NoTraitMatches | None = None
+
+    @property
+    def places_nothing(self) -> bool:
+        """No rule applies and the attach is not refused: the ordinary choice decides."""
+        return self.target is None and self.error is None
 
 
 def tbn_choice(
