@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from textwrap import dedent
 from typing import Any
 
@@ -61,6 +62,16 @@ def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
     return str(postgres.create_database(f"tbn_neutron_{uuid.uuid4().hex[:8]}"))
 
 
+def server_env(neutron_endpoint: str, rules: Path) -> dict[str, str]:
+    rules.write_text(RULES)
+    return {
+        "METALWIRE_NEUTRON_URL": neutron_endpoint,
+        "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
+        "METALWIRE_CONDUCTOR_ENABLE_TRAIT_BASED_NETWORKING": "true",
+        "METALWIRE_CONDUCTOR_TRAIT_BASED_NETWORKING_CONFIG_FILE": str(rules),
+    }
+
+
 @pytest.fixture(scope="module")
 def server(
     neutron: Neutron,
@@ -68,14 +79,7 @@ def server(
     database_url: str,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[MetalwireServer]:
-    rules = tmp_path_factory.mktemp("tbn-rules") / "tbn.yaml"
-    rules.write_text(RULES)
-    env = {
-        "METALWIRE_NEUTRON_URL": neutron_endpoint,
-        "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
-        "METALWIRE_CONDUCTOR_ENABLE_TRAIT_BASED_NETWORKING": "true",
-        "METALWIRE_CONDUCTOR_TRAIT_BASED_NETWORKING_CONFIG_FILE": str(rules),
-    }
+    env = server_env(neutron_endpoint, tmp_path_factory.mktemp("tbn-rules") / "tbn.yaml")
     data_dir = tmp_path_factory.mktemp("tbn-neutron")
     with MetalwireServer(data_dir, database=database_url, env=env) as running:
         yield running
@@ -98,13 +102,19 @@ def db(server: MetalwireServer, database_url: str) -> Iterator[Database]:
 
 
 def active_node(
-    api: Metalwire, db: Database, neutron: Neutron, name: str, links: list[Json], prefix: int
+    api: Metalwire,
+    db: Database,
+    neutron: Neutron,
+    name: str,
+    links: list[Json],
+    prefix: int,
+    trait: str = "CUSTOM_BOND",
 ) -> Json:
     """An active node with the trait (and asking for it), one groupable port per link, and
     no VIF (its deploy's VIF was on the first port)."""
-    node = api.node(name, instance_info={"traits": ["CUSTOM_BOND"]})
+    node = api.node(name, instance_info={"traits": [trait]})
     # A deploy asks for traits the node has (Nova's flavor asks only for those).
-    traits = api.http.put(f"/v1/nodes/{name}/traits", json={"traits": ["CUSTOM_BOND"]})
+    traits = api.http.put(f"/v1/nodes/{name}/traits", json={"traits": [trait]})
     assert traits.status_code == 204, traits.text
     first = None
     for n, local_link in enumerate(links):
@@ -201,3 +211,40 @@ def test_the_audit_finds_a_dynamic_portgroup_whose_vif_is_gone_and_repairs_it(
     assert api.vifs("tbn-gone") == []
     again = api.http.post("/v1/metalwire/audit?node=tbn-gone", json={})
     assert again.json()["findings"] == [], again.text
+
+
+def test_without_raising_a_vif_no_rule_places_is_bound_where_it_would_be_without_rules(
+    neutron: Neutron, neutron_endpoint: str, tmp_path: Path
+) -> None:
+    """Ironic 39 answers 204 and binds nothing; the VIF is recorded and bound on the port
+    the ordinary choice picks (the PXE port)."""
+    env = {
+        **server_env(neutron_endpoint, tmp_path / "tbn.yaml"),
+        "METALWIRE_CONDUCTOR_TRAIT_BASED_NETWORKING_RAISE_WHEN_NO_MATCH": "false",
+        "METALWIRE_CONDUCTOR_TRAIT_BASED_NETWORKING_ENABLE_DEFAULT_TRAIT": "false",
+    }
+    database = f"sqlite:///{tmp_path / 'metalwire.db'}"
+    with MetalwireServer(tmp_path / "data", database=database, env=env) as running:
+        api = Metalwire(running.url)
+        api.http.headers["X-OpenStack-Ironic-API-Version"] = "1.107"
+        db = Database(database)
+        try:
+            links = [link("Ethernet43/1"), link("Ethernet43/2")]
+            node = active_node(api, db, neutron, "tbn-none", links, 0x84, "CUSTOM_NO_RULES")
+            vif = neutron.vif(NETWORK)
+
+            response = api.attach("tbn-none", vif["id"])
+
+            assert response.status_code == 204, response.text
+            assert api.vifs("tbn-none") == [vif["id"]]
+            assert groups(api, "tbn-none") == []
+            port = neutron.wait_status(vif["id"], "ACTIVE")
+            assert port["binding:host_id"] == node["uuid"]
+            assert port["binding:profile"]["local_link_information"] == [links[0]]
+            assert api.detach("tbn-none", vif["id"]).status_code == 204
+            assert_unbound(neutron.port(vif["id"]), vif["mac_address"])
+        finally:
+            db.dispose()
+            api.close()
+    assert "No trait-based networking rule places VIF" in running.log()
+    assert "Traceback" not in running.log(), running.log()
