@@ -522,6 +522,13 @@ def test_without_raising_a_vif_no_rule_places_goes_where_it_would_without_the_ru
     assert answer["trait_based_networking"]["trait"] is None
     assert (answer["target"]["uuid"], answer["error"]) == (other, None)
     assert [r["uuid"] for r in answer["refused"]] == [pxe]
+    done = run_metalwire(
+        "node", "vif", "attach", "tbn-lenient", "vif-l2", "--dry-run",
+        env=clean_env(METALWIRE_URL=d.servers[0].url),
+    )  # fmt: skip
+    assert done.code == 0, done.stdout + done.stderr
+    (chosen,) = [line for line in done.stdout.splitlines() if " chosen " in line]
+    assert other in chosen and "no trait-based networking rule places it" in chosen, chosen
 
     assert d.attach(node, {"id": "vif-l2"}).status_code == 204
     assert d.vif_of("port", other) == "vif-l2"

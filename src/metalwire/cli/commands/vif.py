@@ -97,8 +97,7 @@ def _vif_attach_dry_run(client: Client, args: argparse.Namespace) -> int:
         target = answer.get("target")
         plan = answer.get("trait_based_networking")
         if target:
-            why = f"trait {plan['trait']}" if plan else ""
-            rows.append(_dry_run_row(target, "chosen", why))
+            rows.append(_dry_run_row(target, "chosen", _chosen_because(plan)))
         for entry in answer.get("refused") or []:
             rows.append(_dry_run_row(entry, entry.get("reason"), entry.get("message")))
         if plan:
@@ -112,6 +111,16 @@ def _vif_attach_dry_run(client: Client, args: argparse.Namespace) -> int:
         print(f"Would not attach: {error.get('message')}", file=sys.stderr)
         return 1
     return 0
+
+
+def _chosen_because(plan: dict[str, Any] | None) -> str:
+    """The chosen row's reason: the trait-based networking trait that placed the VIF, or
+    that none did and the ordinary choice placed it."""
+    if not plan:
+        return ""
+    if plan.get("trait"):
+        return f"trait {plan['trait']}"
+    return "no trait-based networking rule places it: chosen as without the rules"
 
 
 def _switchport_text(config: dict[str, Any] | None) -> str:
