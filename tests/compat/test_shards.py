@@ -47,3 +47,12 @@ def test_openstacksdk_lists_one_shards_nodes(sdk: Any, http: httpx.Client) -> No
     sdk.create_node(driver="fake-hardware", name=unique("sdk"))
     assert inside.shard == shard
     assert [n.id for n in sdk.nodes(shard=shard)] == [inside.id]
+
+
+def test_an_empty_shard_lists_no_node(baremetal: Cli) -> None:
+    """``--shards ""`` sends ``?shard=``: Ironic 39 lists no node; metalwire listed every one."""
+    baremetal.ok("node", "create", "--driver", "fake-hardware", "--name", unique("sh"))
+
+    listed = baremetal.json("node", "list", "--shards", "")
+
+    assert listed == []

@@ -58,6 +58,9 @@ class Filter:
     # ungated filter (Ironic reads it at every version) is taken at every version.
     refusal: str | None = None
     gated: bool = True
+    # A list filter given no value (``?shard=``) lists nothing when true, as Ironic's node
+    # list; otherwise it narrows nothing, as Ironic's port and portgroup lists.
+    empty_lists_none: bool = False
 
     def refusal_message(self) -> str:
         if self.refusal is not None:
@@ -222,7 +225,13 @@ NODE_FILTERS: tuple[Filter, ...] = (
     # Read by Ironic at every version; a requester who may not list every node may name
     # only its own project (403 otherwise).
     Filter("project", 1, doc="Nodes this project owns or leases.", gated=False),
-    Filter("shard", 82, "list", "Nodes in any of these shards (comma-separated)."),
+    Filter(
+        "shard",
+        82,
+        "list",
+        "Nodes in any of these shards (comma-separated); no shard named lists no node.",
+        empty_lists_none=True,
+    ),
     Filter("sharded", 82, "bool", "Nodes with (true) or without (false) a shard."),
     Filter("include_children", 83, "bool", "Child nodes too (hidden otherwise)."),
     Filter("parent_node", 83, doc="The children of this node (its UUID)."),

@@ -87,7 +87,7 @@ def list_filters(c: Call, declared: tuple[Filter, ...]) -> dict[str, Any]:
             out[declared_filter.name] = flag(raw, declared_filter.name)
         elif declared_filter.kind == "list":
             values = [value.strip() for value in raw.split(",") if value.strip()]
-            if values:  # an empty list filters nothing, as Ironic reads it
+            if values or declared_filter.empty_lists_none:
                 out[declared_filter.name] = values
         else:
             out[declared_filter.name] = raw
