@@ -277,7 +277,7 @@ def test_node_has_no_sub_links_when_fields_are_chosen(api: Api) -> None:
     node = api.node()
     shown = api.get(f"/v1/nodes/{node['uuid']}?fields=uuid,name").json()
     assert set(shown) == {"uuid", "name", "links"}
-    listed = api.get("/v1/nodes/detail?fields=uuid").json()["nodes"][0]
+    listed = api.get("/v1/nodes?fields=uuid").json()["nodes"][0]
     assert set(listed) == {"uuid", "links"}
     assert {"ports", "states", "portgroups"} <= set(api.get("/v1/nodes/detail").json()["nodes"][0])
 
@@ -286,7 +286,7 @@ def test_portgroup_has_no_ports_link_when_fields_are_chosen(api: Api) -> None:
     portgroup = api.portgroup(api.node())
     shown = api.get(f"/v1/portgroups/{portgroup['uuid']}?fields=uuid,mode").json()
     assert set(shown) == {"uuid", "mode", "links"}
-    listed = api.get("/v1/portgroups/detail?fields=uuid").json()["portgroups"][0]
+    listed = api.get("/v1/portgroups?fields=uuid").json()["portgroups"][0]
     assert set(listed) == {"uuid", "links"}
     assert "ports" in api.get(f"/v1/portgroups/{portgroup['uuid']}").json()
 

@@ -140,7 +140,8 @@ def alias(declared: dict[str, Any], op_id: str, summary: str) -> dict[str, Any]:
 def lists(
     op_id: str, noun: str, tag: str, listing: str, params: Iterable[Schema]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A list's documentation (``?detail=`` allowed) and that of its ``/detail`` twin."""
+    """A list's documentation (``?detail=`` allowed) and that of its ``/detail`` twin, which
+    takes no ``?fields=`` (a 400, as Ironic 39)."""
     params = tuple(params)
     body = ref(listing)
     plain = doc(
@@ -153,7 +154,7 @@ def lists(
         ok=noun,
         returns=body,
         errors=LIST,
-        query=params,
+        query=tuple(param for param in params if param is not FIELDS),
     )
     return plain, detail
 

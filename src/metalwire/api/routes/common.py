@@ -131,9 +131,15 @@ def collection(
 
 def detail_requested(c: Call, detail_path: bool) -> bool:
     if detail_path:
-        if "detail" in c.request.query_params:  # Ironic 39's /detail lists take no detail=
+        # Ironic 39's /detail lists take neither detail= nor fields=
+        if "detail" in c.request.query_params:
             raise InvalidParameterValue(
                 "The detail query parameter is not taken by a /detail list: it is detailed."
+            )
+        if "fields" in c.request.query_params:
+            raise InvalidParameterValue(
+                "The fields query parameter is not taken by a /detail list, which shows every "
+                "field; ask the list without /detail for some fields."
             )
         return True
     value = flag(c.request.query_params.get("detail"), "detail")
