@@ -10,8 +10,8 @@ from fastapi import APIRouter, Request, Response
 from sqlalchemy.orm import Session
 
 from metalwire.api import microversion as mv
+from metalwire.api import network_data, secrets, validation
 from metalwire.api import openapi_bodies as bodies
-from metalwire.api import secrets, validation
 from metalwire.api.auth.policy import FieldMasks
 from metalwire.api.fields import (
     FAULTS,
@@ -65,6 +65,10 @@ def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
     for key in ("maintenance", "console_enabled"):
         if key in out and out[key] is None:
             raise InvalidParameterValue(f"{key} cannot be null: it is either true or false.")
+    if "network_data" in out:
+        network_data.check_document(out["network_data"], empty_allowed=True)
+        if out["network_data"] is None:
+            out["network_data"] = {}  # as Ironic shows a node created with null
     if "protected" in out and out["protected"] is None:
         out["protected"] = False  # as Ironic: removing protection leaves the node unprotected
     return out
@@ -172,6 +176,7 @@ NODES = Resource[Node](
         c.context, uuid, changes, expected, patched=True
     ),
     prepare=_prepare,
+    check_patch=lambda _c, patch: network_data.check_patch_values(patch),
     unmasked=secrets.keep_stored_secrets,
     project_filter="project",
 )

@@ -51,6 +51,10 @@ def _no_checks(_c: Call, _found: Any, _current: Document, _changes: Document) ->
     return None
 
 
+def _no_patch_checks(_c: Call, _patch: Any) -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class Resource(Generic[Row]):
     """One resource of the API, as its list, show, get and patch flows need it."""
@@ -79,6 +83,9 @@ class Resource(Generic[Row]):
     unmasked: Callable[[Document, Document], Document] = _unchanged
     # Checks of the checked changes against the current document (a port's move).
     check_changes: Callable[[Call, Row, Document, Document], None] = _no_checks
+    # Checks of the patch's own operations, where a value set whole has rules of its own
+    # (a node's network_data).
+    check_patch: Callable[[Call, Any], None] = _no_patch_checks
     # Whether the patch rules depend on the patch (a node's, by field): then only visibility
     # is decided before the body is read (:meth:`authorize_before_body`), else the patch rule.
     patch_rules_read_body: bool = False
@@ -146,6 +153,7 @@ class Resource(Generic[Row]):
                 # Who may see it (404) and change it (403) before what the patch says (400, 406).
                 self.authorize_patch(c, session, row, ident, body)
                 current = self.current(c, session, row)
+            self.check_patch(c, body)
             changes = apply_patch(current, body, self.fields, c.version, mandatory=self.mandatory)
             changes = validation.checked_patch(self.unmasked(changes, current), self.fields)
             if not changes:  # nothing to store (an empty patch): the row as it is, as Ironic
