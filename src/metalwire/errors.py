@@ -183,6 +183,14 @@ class ChassisNotFound(NotFound):
         super().__init__(f"Chassis {chassis} could not be found.")
 
 
+class RaidNotSupported(NotFound):
+    """The node's RAID interface takes no RAID configuration: a 404, as Ironic answers for
+    RAID, an interface a hardware type may lack."""
+
+    def __init__(self, driver: str) -> None:
+        super().__init__(f"Driver {driver} does not support raid (disabled or not implemented).")
+
+
 class NodeNotFound(NotFound):
     def __init__(self, node: str | int) -> None:
         """``node`` as the request named it, or the database id it was looked up by."""

@@ -34,6 +34,7 @@ from metalwire.conductor import (
     management,
     power,
     provisioning,
+    raid,
     stuck_states,
     vifs,
     volumes,
@@ -142,6 +143,14 @@ class ConductorAPI(abc.ABC):
     @abc.abstractmethod
     def inject_nmi(self, context: RequestContext, node_id: str) -> None:
         """Inject an NMI; UnsupportedDriverExtension (400) where the management cannot."""
+
+    @abc.abstractmethod
+    def set_target_raid_config(
+        self, context: RequestContext, node_id: str, config: dict[str, Any]
+    ) -> None:
+        """Record the node's target RAID configuration (``{}`` clears it); InvalidParameterValue
+        (400) for one its RAID interface refuses, RaidNotSupported (404) without one,
+        NodeLocked (409)."""
 
     @abc.abstractmethod
     def create_volume(
@@ -378,6 +387,11 @@ class LocalConductorAPI(ConductorAPI):
 
     def inject_nmi(self, context: RequestContext, node_id: str) -> None:
         self._retried(management.inject_nmi, context, node_id)
+
+    def set_target_raid_config(
+        self, context: RequestContext, node_id: str, config: dict[str, Any]
+    ) -> None:
+        self._retried(raid.set_target_raid_config, context, node_id, config)
 
     def create_volume(
         self, context: RequestContext, resource: Resource, values: dict[str, Any]

@@ -353,6 +353,13 @@ NODE_RULES = [
         ("baremetal:node:set_console_state", _ADMIN),
     ),
     _rule(
+        "baremetal:node:set_raid_state",
+        SYSTEM_MEMBER_OR_OWNER_MEMBER,
+        "Set or clear a node's target RAID configuration.",
+        [("PUT", f"{NODE}/states/raid")],
+        ("baremetal:node:set_raid_state", _ADMIN),
+    ),
+    _rule(
         "baremetal:node:inject_nmi",
         SYSTEM_MEMBER_OR_OWNER_ADMIN,
         "Inject a non-maskable interrupt into a node.",

@@ -26,6 +26,7 @@ _VERSIONED_STATES = {
     if f.name in ("raid_config", "target_raid_config", "boot_mode", "secure_boot")
 }
 
+RAID_CONFIG = 12  # PUT /states/raid
 CONFIGDRIVE_ON_REBUILD = 35
 CONFIGDRIVE_AS_JSON = 56
 # disable_ramdisk: taken by clean from 1.70 and by service from 1.108, by no other verb
@@ -130,12 +131,43 @@ def get_states(request: Request, ident: str) -> dict[str, Any]:
         "provision_updated_at": as_json(node.provision_updated_at),
         "last_error": node.last_error,
         "console_enabled": bool(node_db.field_value(node, "console_enabled", False)),
-        "raid_config": {},
-        "target_raid_config": {},
+        "raid_config": node_db.field_value(node, "raid_config") or {},
+        "target_raid_config": node_db.field_value(node, "target_raid_config") or {},
         "boot_mode": node_db.field_value(node, "boot_mode"),
         "secure_boot": node_db.field_value(node, "secure_boot"),
     }
     return {k: v for k, v in states.items() if c.version.at_least(_VERSIONED_STATES.get(k, 1))}
+
+
+@router.put(
+    "/states/raid",
+    status_code=204,
+    openapi_extra=doc(
+        "setTargetRaidConfig",
+        "Set a node's target RAID configuration; an empty object clears it.",
+        "nodes",
+        ok="Recorded.",
+        errors=WRITE,
+        body=bodies.ANYTHING,
+        body_required=False,
+        since=RAID_CONFIG,
+    ),
+)
+def set_target_raid_config(request: Request, ident: str, body: JsonBody = None) -> Response:
+    """As Ironic: the node first (404), then the version (406), then the body (400)."""
+    c = call(request)
+    authz.node_by_ident(c, "baremetal:node:set_raid_state", ident)
+    if not c.version.at_least(RAID_CONFIG):
+        with c.services.db.read() as session:
+            node_db.get(session, ident)  # NodeNotFound before the version, as Ironic
+        raise NotAcceptable("Request not acceptable.")
+    config = {} if body is None else body
+    if not isinstance(config, dict):
+        raise InvalidParameterValue(
+            f"Invalid target_raid_config: expected an object, got {type(config).__name__}."
+        )
+    c.services.rpcapi.set_target_raid_config(c.context, ident, config)
+    return Response(status_code=204)
 
 
 @router.put(
