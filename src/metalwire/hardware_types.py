@@ -64,6 +64,58 @@ _GENERIC_STORAGE = ("noop", "cinder", "external")
 STORAGE_INTERFACES: Mapping[str, tuple[str, ...]] = {"fake-hardware": ("fake", *_GENERIC_STORAGE)}
 
 
+#: Every implementation of each kind Ironic 39 has (its ``ironic.hardware.interfaces.<kind>``
+#: entry points). A name outside these is a mistake, refused (400) as Ironic refuses it. Which
+#: of them a hardware type supports, and which Ironic's ``enabled_<kind>_interfaces`` enable,
+#: metalwire does not check: it drives none of them, and takes those options without using
+#: them (config_compat.py).
+IMPLEMENTATIONS: Mapping[str, tuple[str, ...]] = {
+    "bios": ("fake", "idrac-redfish", "no-bios", "redfish"),
+    "boot": (
+        "fake",
+        "http",
+        "http-ipxe",
+        "idrac-redfish-virtual-media",
+        "ipxe",
+        "pxe",
+        "redfish-https",
+        "redfish-virtual-media",
+    ),
+    "console": ("fake", "fake-graphical", "ipmitool-socat", "no-console", "redfish-graphical"),
+    "deploy": (
+        "anaconda",
+        "ansible",
+        "autodetect",
+        "bootc",
+        "custom-agent",
+        "direct",
+        "fake",
+        "noop",
+        "ramdisk",
+    ),
+    "firmware": ("fake", "no-firmware", "redfish"),
+    "inspect": ("agent", "fake", "idrac-redfish", "no-inspect", "redfish"),
+    "management": ("fake", "idrac-redfish", "intel-ipmitool", "ipmitool", "noop", "redfish"),
+    "power": ("agent", "fake", "idrac-redfish", "ipmitool", "redfish"),
+    "raid": ("agent", "fake", "idrac-redfish", "no-raid", "redfish"),
+    "rescue": ("agent", "fake", "no-rescue"),
+    "storage": ("cinder", "external", "fake", "noop"),
+    "vendor": ("fake", "idrac-redfish", "ipmitool", "no-vendor", "redfish"),
+}
+
+
+def check_interface_names(values: Mapping[str, Any]) -> None:
+    """Refuse (400) a hardware interface in ``values`` that Ironic 39 has no implementation
+    of, naming the ones it has."""
+    for kind, field in zip(KINDS, FIELDS, strict=True):
+        name = values.get(field)
+        if name is not None and name not in IMPLEMENTATIONS[kind]:
+            raise InvalidParameterValue(
+                f"Could not find the {kind} interface {name!r} ({field}): Ironic 39's {kind} "
+                f"interfaces are {', '.join(IMPLEMENTATIONS[kind])}."
+            )
+
+
 def storage_interfaces(driver: str) -> tuple[str, ...]:
     return STORAGE_INTERFACES.get(driver, _GENERIC_STORAGE)
 

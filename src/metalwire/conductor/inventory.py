@@ -106,6 +106,7 @@ def create_node(conductor: Conductor, values: dict[str, Any]) -> Node:
     values.setdefault("network_interface", conductor.interfaces.default)
     conductor.interfaces.check_enabled(values["network_interface"])
     values.setdefault("uuid", str(uuidlib.uuid4()))
+    hardware_types.check_interface_names(values)
     values = hardware_types.on_create(conductor.config.default, values)
     hardware_types.check_storage_interface(values["driver"], values)
     with conductor.db.writing() as work:
@@ -156,6 +157,7 @@ def update_node(
                     f"Cannot change the network interface of node {node.label} while "
                     f"VIFs are attached ({', '.join(a.vif_id for a in task.attachments)})."
                 )
+        hardware_types.check_interface_names(changes)
         changes = hardware_types.on_update(conductor.config.default, node.driver, changes)
         hardware_types.check_storage_interface(changes.get("driver") or node.driver, changes)
         adopted = changes.get("network_interface")
