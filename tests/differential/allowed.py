@@ -60,6 +60,7 @@ ALLOWED: tuple[Allowed, ...] = (
             "states and traits",
             "port connectivity by provision state",
             "deploy image checks",
+            "network data",
         ),
         "*: body.reservation",
         "Ironic answers a PATCH with the node as its conductor still holds the lock; "
@@ -90,6 +91,31 @@ ALLOWED: tuple[Allowed, ...] = (
         "conductor group no conductor serves: status",
         "metalwire is one conductor serving every conductor group; Ironic refuses a group "
         "no registered conductor belongs to",
+    ),
+    Allowed(
+        ("list and field checks",),
+        "links field of a list: status",
+        "Ironic 39 answers ?fields=links (or ports, states, portgroups, volume) on a node list "
+        "with a 500 (AttributeError), and a show with a 400; metalwire answers both with a 400 "
+        "naming the valid fields: the links are not fields, and come with every field chosen",
+    ),
+    *(
+        Allowed(
+            ("list and field checks",),
+            f"{kind}_interface of another hardware type: status",
+            "Ironic 39 refuses an implementation its hardware type does not support or its "
+            f"enabled_{kind}_interfaces does not enable (400); metalwire drives no hardware "
+            "interface and records any of Ironic 39's implementations, refusing only a name "
+            "Ironic has none of (docs/api-ref/nodes.md: Hardware interfaces)",
+        )
+        for kind in ("bios", "console")
+    ),
+    Allowed(
+        ("list and field checks",),
+        "unknown chassis*: status",
+        "Ironic 39 refuses a chassis_uuid naming no chassis (400); metalwire keeps no chassis "
+        "objects (docs/api-ref/index.md), so a node records the chassis_uuid it is given, which "
+        "the node list's chassis_uuid filter reads",
     ),
     Allowed(
         ("node list filters",),

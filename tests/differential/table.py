@@ -336,6 +336,128 @@ def _deploy_image_checks() -> tuple[Step, ...]:
     )
 
 
+# a node's network_data as the network_data.json format has it (Ironic 39 checks it)
+NETWORK_DATA = {
+    "links": [{"id": "eth0", "type": "phy", "ethernet_mac_address": "52:54:00:ee:00:01"}],
+    "networks": [
+        {
+            "id": "n4",
+            "type": "ipv4",
+            "link": "eth0",
+            "network_id": "net",
+            "ip_address": "192.0.2.5",
+            "netmask": "255.255.255.0",
+        }
+    ],
+    "services": [{"type": "dns", "address": "192.0.2.53"}],
+}
+
+
+def _network_data_checks() -> tuple[Step, ...]:
+    """A node's network_data at create and PATCH: a whole document or empty."""
+    bad_mac = {**NETWORK_DATA, "links": [{**NETWORK_DATA["links"][0], "ethernet_mac_address": "z"}]}
+    vlan = {"id": "v5", "type": "vlan", "vlan_mac_address": "52:54:00:ee:00:02"}
+    return (
+        node("dt-nd-a", "n1", network_data=NETWORK_DATA),
+        get("kept", "/v1/nodes/{n1}?fields=network_data"),
+        Step("bad MAC", "POST", "/v1/nodes", {**NODE, "name": "dt-nd-b", "network_data": bad_mac}),
+        Step(
+            "no networks",
+            "POST",
+            "/v1/nodes",
+            {**NODE, "name": "dt-nd-c", "network_data": {"links": []}},
+        ),
+        Step("null", "POST", "/v1/nodes", {**NODE, "name": "dt-nd-d", "network_data": None}, "n2"),
+        get("null shown", "/v1/nodes/{n2}?fields=network_data"),
+        patch("set whole to {}", "/v1/nodes/{n1}", op("replace", "/network_data", {})),
+        patch("set whole to null", "/v1/nodes/{n1}", op("replace", "/network_data", None)),
+        patch(
+            "bad netmask inside",
+            "/v1/nodes/{n1}",
+            op("replace", "/network_data/networks/0/netmask", "255.0.255.0"),
+        ),
+        patch("vlan without its link", "/v1/nodes/{n1}", op("add", "/network_data/links/-", vlan)),
+        patch(
+            "vlan with its link",
+            "/v1/nodes/{n1}",
+            op("add", "/network_data/links/-", {**vlan, "vlan_link": "eth0", "vlan_id": 5}),
+        ),
+        get("after the changes", "/v1/nodes/{n1}?fields=network_data"),
+        patch("removed", "/v1/nodes/{n1}", op("remove", "/network_data")),
+        get("after remove", "/v1/nodes/{n1}?fields=network_data"),
+    )
+
+
+def _raid_checks() -> tuple[Step, ...]:
+    """PUT /states/raid, what 'baremetal node set|unset --target-raid-config' sends."""
+    raid, no_raid = "/v1/nodes/{n1}/states/raid", "/v1/nodes/{n2}/states/raid"
+    disk = {"size_gb": 10, "raid_level": "1"}
+    root = {**disk, "is_root_volume": True}
+    return (
+        node("dt-raid-a", "n1"),
+        node("dt-raid-b", "n2", raid_interface="no-raid"),
+        Step("set", "PUT", raid, {"logical_disks": [disk, {**disk, "size_gb": "MAX"}]}),
+        get("shown", "/v1/nodes/{n1}?fields=target_raid_config"),
+        Step("unknown level", "PUT", raid, {"logical_disks": [{**disk, "raid_level": "7"}]}),
+        Step("two roots", "PUT", raid, {"logical_disks": [root, root]}),
+        Step("no disks", "PUT", raid, {"logical_disks": []}),
+        Step("not an object", "PUT", raid, ["x"]),
+        get("kept", "/v1/nodes/{n1}?fields=target_raid_config"),
+        Step("unset", "PUT", raid, {}),
+        get("unset shown", "/v1/nodes/{n1}?fields=target_raid_config"),
+        Step("no-raid", "PUT", no_raid, {"logical_disks": [disk]}),
+        Step("no-raid unset", "PUT", no_raid, {}),
+        Step("below 1.12", "PUT", raid, {}, version="1.11"),
+        Step("missing node", "PUT", "/v1/nodes/{missing}/states/raid", {}),
+        Step(
+            "missing node below 1.12", "PUT", "/v1/nodes/{missing}/states/raid", {}, version="1.11"
+        ),
+    )
+
+
+def _list_and_field_checks() -> tuple[Step, ...]:
+    """?shard=, ?fields= on /detail lists and fields that are links, hardware interface names;
+    then what metalwire records and Ironic refuses (allowed.py), last."""
+    nodes = "/v1/nodes"
+    return (
+        node("dt-lists-a", "n1"),
+        get("empty shard", "/v1/nodes?shard="),
+        get("fields on the node /detail list", "/v1/nodes/detail?fields=name"),
+        get("fields on the port /detail list", "/v1/ports/detail?fields=uuid"),
+        get("links field of a list", "/v1/nodes?fields=links"),
+        get("ports field of a node", "/v1/nodes/{n1}?fields=ports"),
+        Step(
+            "bios_interface Ironic lacks",
+            "POST",
+            nodes,
+            {**NODE, "name": "dt-lists-b", "bios_interface": "dt-bogus"},
+        ),
+        patch(
+            "console_interface Ironic lacks",
+            "/v1/nodes/{n1}",
+            op("replace", "/console_interface", "dt-bogus"),
+        ),
+        Step(
+            "bios_interface of another hardware type",
+            "POST",
+            nodes,
+            {**NODE, "name": "dt-lists-c", "bios_interface": "redfish"},
+        ),
+        patch(
+            "console_interface of another hardware type",
+            "/v1/nodes/{n1}",
+            op("replace", "/console_interface", "ipmitool-socat"),
+        ),
+        Step(
+            "unknown chassis",
+            "POST",
+            nodes,
+            {**NODE, "name": "dt-lists-d", "chassis_uuid": "{missing}"},
+        ),
+        patch("unknown chassis patched", "/v1/nodes/{n1}", op("add", "/chassis_uuid", "{missing}")),
+    )
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "root and versions",
@@ -1099,4 +1221,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("volume connector and target changes", _volume_changes()),
     Scenario("port connectivity by provision state", _port_connectivity()),
     Scenario("deploy image checks", _deploy_image_checks()),
+    Scenario("network data", _network_data_checks()),
+    Scenario("target RAID configuration", _raid_checks()),
+    Scenario("list and field checks", _list_and_field_checks()),
 )
