@@ -282,3 +282,77 @@ def test_known_deploy_capabilities_validate(api: Api, deploy_interface: str) -> 
     )
 
     assert result == {"result": True}
+
+
+def available_then_without(api: Api, key: str, **fields: Any) -> dict[str, Any]:
+    """An available node whose BMC address ``driver_info/<key>`` was removed afterwards
+    (a node without it cannot be managed)."""
+    node = available(api, driver_info={key: "192.0.2.10"}, **fields)
+    resp = api.patch("/v1/nodes/life", [{"op": "remove", "path": f"/driver_info/{key}"}])
+    assert resp.status_code == 200, resp.text
+    return node
+
+
+@pytest.mark.parametrize(
+    ("fields", "key"),
+    [
+        ({"driver": "ipmi"}, "ipmi_address"),
+        ({"driver": "redfish"}, "redfish_address"),
+        ({"power_interface": "ipmitool"}, "ipmi_address"),
+    ],
+)
+def test_deploying_a_node_whose_power_interface_cannot_work_is_refused(
+    api: Api, fields: dict[str, Any], key: str
+) -> None:
+    node = available_then_without(api, key, deploy_interface="fake", **fields)
+
+    resp = provision(api, "active")
+
+    assert resp.status_code == 400, resp.text
+    assert fault(resp).startswith(
+        f"Failed to validate deploy or power info for node {node['uuid']}: "
+    )
+    assert f"driver_info/{key}" in fault(resp)
+    shown = api.get("/v1/nodes/life").json()
+    assert (shown["provision_state"], shown["target_provision_state"]) == ("available", None)
+    assert (shown["power_state"], shown["last_error"]) == ("power off", None)
+    assert api.get("/v1/nodes/life/validate").json()["power"]["result"] is False
+
+
+def test_a_node_whose_power_interface_cannot_work_is_refused_before_its_image(
+    api: Api,
+) -> None:
+    # Ironic validates the power interface first: its reason is the one given.
+    available_then_without(api, "ipmi_address", driver="ipmi", deploy_interface="direct")
+
+    resp = provision(api, "active")
+
+    assert resp.status_code == 400, resp.text
+    assert "driver_info/ipmi_address" in fault(resp)
+    assert "image_source" not in fault(resp)
+
+
+def test_deploying_once_the_bmc_address_is_set_again_is_accepted(api: Api) -> None:
+    available_then_without(api, "ipmi_address", driver="ipmi", deploy_interface="fake")
+    assert provision(api, "active").status_code == 400
+    resp = api.patch(
+        "/v1/nodes/life",
+        [{"op": "add", "path": "/driver_info/ipmi_address", "value": "192.0.2.11"}],
+    )
+    assert resp.status_code == 200, resp.text
+
+    assert provision(api, "active").status_code == 202
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "active"
+
+
+def test_rebuilding_a_node_whose_power_interface_cannot_work_is_refused(api: Api) -> None:
+    available(api, driver="ipmi", deploy_interface="fake", driver_info={"ipmi_address": "h1"})
+    assert provision(api, "active").status_code == 202
+    resp = api.patch("/v1/nodes/life", [{"op": "remove", "path": "/driver_info/ipmi_address"}])
+    assert resp.status_code == 200, resp.text
+
+    resp = provision(api, "rebuild")
+
+    assert resp.status_code == 400, resp.text
+    assert "driver_info/ipmi_address" in fault(resp)
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "active"

@@ -327,9 +327,11 @@ def do_provisioning_action(
 
 
 def _check_deployable(task: Task) -> None:
-    """Refuse (InstanceDeployFailure, 400) a deploy or rebuild the node's deploy interface
-    cannot do, with its reason, before anything changes."""
+    """Refuse (InstanceDeployFailure, 400) a deploy or rebuild the node's power or deploy
+    interface cannot do, with its reason, before anything changes. The power interface is
+    asked first, as by Ironic: its reason is the one given when both refuse."""
     try:
+        hardware.check_interface(task.node, "power")
         check_deploy(task)
     except Invalid as exc:
         raise InstanceDeployFailure(
