@@ -356,3 +356,47 @@ def test_rebuilding_a_node_whose_power_interface_cannot_work_is_refused(api: Api
     assert resp.status_code == 400, resp.text
     assert "driver_info/ipmi_address" in fault(resp)
     assert api.get("/v1/nodes/life").json()["provision_state"] == "active"
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        ({"driver": "ipmi"}, "driver_info/ipmi_address"),
+        ({"driver": "redfish"}, "driver_info/redfish_address"),
+        ({"power_interface": "ipmitool"}, "driver_info/ipmi_address"),
+        ({"driver": "manual-management"}, "fast track"),
+    ],
+)
+def test_managing_a_node_whose_power_interface_cannot_work_leaves_it_enrolled(
+    api: Api, fields: dict[str, Any], named: str
+) -> None:
+    node = api.node(name="life", **fields)
+
+    assert provision(api, "manage").status_code == 202
+
+    shown = api.get("/v1/nodes/life").json()
+    assert (shown["provision_state"], shown["target_provision_state"]) == ("enroll", None)
+    assert shown["last_error"].startswith(
+        f"Failed to validate power driver interface for node {node['uuid']}: "
+    )
+    assert named in shown["last_error"]
+    assert shown["power_state"] is None
+    history = api.get("/v1/nodes/life/history?detail=true").json()["history"]
+    assert history[-1]["severity"] == "ERROR"
+    assert named in history[-1]["event"]
+
+
+def test_a_node_is_managed_once_its_bmc_address_is_set(api: Api) -> None:
+    api.node(name="life", driver="ipmi")
+    assert provision(api, "manage").status_code == 202
+    resp = api.patch(
+        "/v1/nodes/life",
+        [{"op": "add", "path": "/driver_info/ipmi_address", "value": "bmc-1.example.com"}],
+    )
+    assert resp.status_code == 200, resp.text
+
+    assert provision(api, "manage").status_code == 202
+
+    shown = api.get("/v1/nodes/life").json()
+    assert (shown["provision_state"], shown["last_error"]) == ("manageable", None)
+    assert shown["power_state"] == "power off"

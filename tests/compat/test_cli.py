@@ -406,3 +406,25 @@ def test_a_switch_named_by_name_is_refused_off_ironic_networking_as_in_ironic(
     assert http.get(f"/v1/ports/{port}").json()["local_link_connection"]["switch_id"] == (
         "00:00:5e:00:53:01"
     )
+
+
+def test_managing_an_ipmi_node_without_its_bmc_address_fails_and_says_why(
+    clis: list[Cli], http: httpx.Client
+) -> None:
+    """Ironic's verification: the node stays in enroll, and last_error names the key."""
+
+    def scenario(cli: Cli) -> None:
+        node = make_node(http, driver="ipmi")
+        failed = cli.run("node", "manage", "--wait", "60", node["uuid"])
+        assert failed.returncode != 0, failed.describe()
+        assert "unexpected stable state enroll" in failed.stderr, failed.describe()
+        shown = cli.json("node", "show", node["uuid"])
+        assert shown["provision_state"] == "enroll"
+        assert "driver_info/ipmi_address" in shown["last_error"]
+
+        cli.ok("node", "set", node["uuid"], "--driver-info", "ipmi_address=192.0.2.40")
+        cli.ok("node", "manage", "--wait", "60", node["uuid"])
+        shown = cli.json("node", "show", node["uuid"])
+        assert (shown["provision_state"], shown["last_error"]) == ("manageable", None)
+
+    for_each_program(clis, scenario)

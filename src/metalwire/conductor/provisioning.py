@@ -38,6 +38,7 @@ from metalwire.db.models import utcnow
 from metalwire.errors import (
     InstanceDeployFailure,
     Invalid,
+    InvalidParameterValue,
     InvalidStateRequested,
     MetalwireError,
     NodeLockLost,
@@ -215,6 +216,8 @@ def _steps(
     to store."""
     clean = conductor.config.conductor.automated_clean
     if verb == "manage":
+        if source == "enroll":
+            _verify_power(task)
         return power.synced_power_state(task)
     if verb in ("rescue", "unrescue"):
         return _rescue_steps(task, verb, options)
@@ -324,6 +327,18 @@ def do_provisioning_action(
     # Counted once committed: a verb run again after a conflict at its commit counts once.
     if conductor.config.metrics.enabled:
         metrics.provision_ended(verb, interface, state, time.monotonic() - begun)
+
+
+def _verify_power(task: Task) -> None:
+    """A node leaves ``enroll`` only if its power interface can work, as Ironic's verify
+    step decides (InvalidParameterValue naming the reason: the node goes back to ``enroll``
+    with it as ``last_error``)."""
+    try:
+        hardware.check_interface(task.node, "power")
+    except Invalid as exc:
+        raise InvalidParameterValue(
+            f"Failed to validate power driver interface for node {task.node.uuid}: {exc}"
+        ) from None
 
 
 def _check_deployable(task: Task) -> None:
