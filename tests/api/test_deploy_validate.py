@@ -400,3 +400,109 @@ def test_a_node_is_managed_once_its_bmc_address_is_set(api: Api) -> None:
     shown = api.get("/v1/nodes/life").json()
     assert (shown["provision_state"], shown["last_error"]) == ("manageable", None)
     assert shown["power_state"] == "power off"
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        (
+            {"properties": {"root_device": {"size": "abc"}}},
+            "invalid root device hints in properties/root_device: 'size' must be a positive "
+            "integer, not 'abc'.",
+        ),
+        (
+            {"properties": {"root_device": {"colour": "red", "size": 10}}},
+            "invalid root device hints in properties/root_device: unknown hint 'colour'; "
+            "valid hints are by_path, hctl, model,",
+        ),
+        (
+            {"instance_info": {**DIRECT_IMAGE, "root_device": {"rotational": "maybe"}}},
+            "invalid root device hints in instance_info/root_device: 'rotational' must be a "
+            "Boolean, not 'maybe'.",
+        ),
+        (
+            # the instance's hints are the ones a deploy uses, so the ones checked
+            {
+                "properties": {"root_device": {"size": 10}},
+                "instance_info": {**DIRECT_IMAGE, "root_device": {"model": 5}},
+            },
+            "instance_info/root_device: 'model' must be a string, not 5.",
+        ),
+        (
+            {"properties": {"root_device": "sda"}},
+            "properties/root_device must be an object of root device hints, not 'sda'.",
+        ),
+        (
+            {"properties": {"root_device": {"size": ">="}}},
+            "'size' is not an expression the hint matcher can read: '>='",
+        ),
+    ],
+)
+def test_root_device_hints_ironic_refuses_fail_validation(
+    api: Api, fields: dict[str, Any], named: str
+) -> None:
+    result = deploy_result(
+        api, deploy_interface="direct", **{"instance_info": DIRECT_IMAGE, **fields}
+    )
+
+    assert result["result"] is False
+    assert named in result["reason"]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"properties": {"root_device": {"size": ">= 100", "rotational": False}}},
+        {"properties": {"root_device": {"name": "/dev/sda", "model": "<in> SSD"}}},
+        {"instance_info": {**DIRECT_IMAGE, "root_device": {"wwn": "0x4000cca77fc4dba1"}}},
+        # empty instance hints: the node's are used, and checked
+        {
+            "properties": {"root_device": {"size": 10}},
+            "instance_info": {**DIRECT_IMAGE, "root_device": {}},
+        },
+    ],
+)
+def test_root_device_hints_ironic_accepts_validate(api: Api, fields: dict[str, Any]) -> None:
+    result = deploy_result(
+        api, deploy_interface="direct", **{"instance_info": DIRECT_IMAGE, **fields}
+    )
+
+    assert result == {"result": True}
+
+
+@pytest.mark.parametrize("deploy_interface", ["fake", "ramdisk"])
+def test_only_the_agent_deploy_reads_root_device_hints(api: Api, deploy_interface: str) -> None:
+    result = deploy_result(
+        api, deploy_interface=deploy_interface, properties={"root_device": {"size": "abc"}}
+    )
+
+    assert result == {"result": True}
+
+
+def test_deploying_with_root_device_hints_ironic_refuses_is_refused(api: Api) -> None:
+    node = available(
+        api,
+        deploy_interface="direct",
+        storage_interface="external",
+        properties={"root_device": {"size": 0}},
+    )
+    # a node booting from a volume writes no image, but its hints are checked all the same
+    resp = api.post("/v1/volume/targets", {"node_uuid": node["uuid"], **ROOT_ISCSI})
+    assert resp.status_code == 201, resp.text
+
+    resp = provision(api, "active")
+
+    assert resp.status_code == 400, resp.text
+    assert fault(resp) == (
+        f"Failed to validate deploy or power info for node {node['uuid']}: Node "
+        f"{node['uuid']}: invalid root device hints in properties/root_device: 'size' must "
+        "be a positive integer, not 0."
+    )
+    shown = api.get("/v1/nodes/life").json()
+    assert (shown["provision_state"], shown["last_error"]) == ("available", None)
+    resp = api.patch(
+        "/v1/nodes/life", [{"op": "replace", "path": "/properties/root_device/size", "value": 8}]
+    )
+    assert resp.status_code == 200, resp.text
+    assert provision(api, "active").status_code == 202
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "wait call-back"

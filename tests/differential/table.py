@@ -239,8 +239,8 @@ GOOD_CAPS = {"capabilities": "boot_mode:uefi,secure_boot:true,odd,a:b:c"}
 def _deploy_image_checks() -> tuple[Step, ...]:
     """What the deploy interface wants in instance_info, in validate and before a deploy:
     any, that its traits are the node's; fake nothing more; direct (Ironic's agent deploy) an
-    image, and a checksum for an http one. A direct deploy that passes is not sent: Ironic's
-    would fetch the image and wait for an agent."""
+    image, a checksum for an http one, and root device hints its parser reads. A direct
+    deploy that passes is not sent: Ironic's would fetch the image and wait for an agent."""
     validate = "/v1/nodes/{n1}/validate"
     deploy = ("PUT", "/v1/nodes/{n1}/states/provision", {"target": "active"})
 
@@ -319,6 +319,23 @@ def _deploy_image_checks() -> tuple[Step, ...]:
                 get(f"validate {name}", validate),
             )
         ),
+        *(
+            step
+            for name, hints in (
+                ("size not a number", {"size": "abc"}),
+                ("unknown hint", {"colour": "red"}),
+                ("rotational not a Boolean", {"rotational": "maybe"}),
+                ("size at least", {"size": ">= 10", "model": "<in> SSD"}),
+            )
+            for step in (
+                patch(name, "/v1/nodes/{n1}", op("add", "/properties", {"root_device": hints})),
+                get(f"validate {name}", validate),
+            )
+        ),
+        patch("hint size zero", "/v1/nodes/{n1}", op("add", "/properties/root_device/size", 0)),
+        Step("deploy with root device size zero", *deploy),
+        # Ironic's refused deploy stored the image_type it inferred: set the image again
+        image("file image again", image_source="file:///images/root.img"),
         patch("upper-case boot mode", "/v1/nodes/{n1}", op("add", "/properties", CAPS)),
         get("validate upper-case boot mode", validate),
         patch("known capabilities", "/v1/nodes/{n1}", op("add", "/properties", GOOD_CAPS)),

@@ -4,9 +4,10 @@ Every deploy interface checks that ``instance_info/traits``, if set, lists trait
 node; ``fake`` (and every other one but ``direct`` and ``ramdisk``) checks nothing more.
 ``direct`` and ``ramdisk`` check that the ``boot_mode`` (``bios``, ``uefi``), ``secure_boot``
 (``true``, ``false``) and ``disk_label`` (``msdos``, ``gpt``) that ``properties/capabilities``
-or ``instance_info/capabilities`` set are valid. ``direct`` (Ironic's agent deploy) needs to
-know which image to write, unless the storage interface boots the node from a volume (a
-target with boot index 0 and no ``instance_info/image_source``):
+or ``instance_info/capabilities`` set are valid. ``direct`` (Ironic's agent deploy) checks
+the root device hints (``root_device.py``), and needs to know which image to write, unless
+the storage interface boots the node from a volume (a target with boot index 0 and no
+``instance_info/image_source``):
 
 - ``instance_info/image_source`` is set;
 - an image that is neither a Glance image (a UUID or ``glance://``) nor a ``file://`` or
@@ -32,6 +33,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from metalwire.conductor.hardware import interface_name
+from metalwire.conductor.root_device import check_root_device_hints
 from metalwire.conductor.storage import boots_from_volume
 from metalwire.db import nodes as node_db
 from metalwire.db.models import Node
@@ -61,8 +63,10 @@ def check_deploy(task: Task) -> None:
     deploy_interface = interface_name(task.node, "deploy")
     if deploy_interface in CAPABILITY_CHECKING_DEPLOYS:
         check_capabilities(task.node)
-    if deploy_interface == IMAGE_WRITING_DEPLOY and not boots_from_volume(task):
-        _check_image(task.node)
+    if deploy_interface == IMAGE_WRITING_DEPLOY:
+        check_root_device_hints(task.node)
+        if not boots_from_volume(task):
+            _check_image(task.node)
     check_instance_traits(task.node)
 
 
