@@ -31,7 +31,12 @@ def clean_timeout(config: Config, request: pytest.FixtureRequest) -> None:
 
 
 def _node(api: Api, deploy_interface: str) -> dict[str, Any]:
-    node = api.node(name="life", deploy_interface=deploy_interface, instance_info=DIRECT_IMAGE)
+    node = api.node(
+        name="life",
+        deploy_interface=deploy_interface,
+        boot_interface="ipxe",  # one that can boot a ramdisk, for the ramdisk deploy
+        instance_info=DIRECT_IMAGE,
+    )
     api.port(node, "52:54:00:20:00:01")
     assert provision(api, "manage").status_code == 202
     return node

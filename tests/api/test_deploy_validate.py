@@ -265,7 +265,10 @@ def test_deploy_capabilities_ironic_does_not_know_fail_validation(
     api: Api, deploy_interface: str, fields: dict[str, Any], named: str
 ) -> None:
     result = deploy_result(
-        api, deploy_interface=deploy_interface, **{"instance_info": DIRECT_IMAGE, **fields}
+        api,
+        deploy_interface=deploy_interface,
+        boot_interface="ipxe",
+        **{"instance_info": DIRECT_IMAGE, **fields},
     )
 
     assert result["result"] is False
@@ -277,6 +280,7 @@ def test_known_deploy_capabilities_validate(api: Api, deploy_interface: str) -> 
     result = deploy_result(
         api,
         deploy_interface=deploy_interface,
+        boot_interface="ipxe",
         properties={"capabilities": "boot_mode:uefi,secure_boot:true,odd,a:b:c"},
         instance_info={**DIRECT_IMAGE, "capabilities": '{"disk_label": "gpt"}'},
     )
@@ -473,7 +477,10 @@ def test_root_device_hints_ironic_accepts_validate(api: Api, fields: dict[str, A
 @pytest.mark.parametrize("deploy_interface", ["fake", "ramdisk"])
 def test_only_the_agent_deploy_reads_root_device_hints(api: Api, deploy_interface: str) -> None:
     result = deploy_result(
-        api, deploy_interface=deploy_interface, properties={"root_device": {"size": "abc"}}
+        api,
+        deploy_interface=deploy_interface,
+        boot_interface="ipxe",
+        properties={"root_device": {"size": "abc"}},
     )
 
     assert result == {"result": True}
@@ -506,3 +513,45 @@ def test_deploying_with_root_device_hints_ironic_refuses_is_refused(api: Api) ->
     assert resp.status_code == 200, resp.text
     assert provision(api, "active").status_code == 202
     assert api.get("/v1/nodes/life").json()["provision_state"] == "wait call-back"
+
+
+@pytest.mark.parametrize("boot_interface", ["ipxe", "http-ipxe", "pxe", "http", "redfish-https"])
+def test_a_ramdisk_deploy_validates_with_a_boot_interface_that_boots_a_ramdisk(
+    api: Api, boot_interface: str
+) -> None:
+    result = deploy_result(api, deploy_interface="ramdisk", boot_interface=boot_interface)
+
+    assert result == {"result": True}
+
+
+def test_a_ramdisk_deploy_with_the_fake_boot_interface_fails_validation(api: Api) -> None:
+    # Ironic's fake boot interface cannot boot a ramdisk
+    result = deploy_result(api, deploy_interface="ramdisk")
+
+    assert result["result"] is False
+    assert (
+        "the ramdisk deploy interface needs a boot interface that can boot a ramdisk"
+        in (result["reason"])
+    )
+    assert result["reason"].endswith("not 'fake'.")
+
+
+def test_deploying_a_ramdisk_node_that_cannot_boot_a_ramdisk_is_refused(api: Api) -> None:
+    node = available(api, deploy_interface="ramdisk", boot_interface="fake")
+
+    resp = provision(api, "active")
+
+    assert resp.status_code == 400, resp.text
+    assert fault(resp) == (
+        f"Failed to validate deploy or power info for node {node['uuid']}: Node "
+        f"{node['uuid']}: the ramdisk deploy interface needs a boot interface that can boot a "
+        "ramdisk (http, http-ipxe, idrac-redfish-virtual-media, ipxe, pxe, redfish-https, "
+        "redfish-virtual-media), not 'fake'."
+    )
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "available"
+    resp = api.patch(
+        "/v1/nodes/life", [{"op": "replace", "path": "/boot_interface", "value": "pxe"}]
+    )
+    assert resp.status_code == 200, resp.text
+    assert provision(api, "active").status_code == 202
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "active"

@@ -51,6 +51,7 @@ def _node_in(http: httpx.Client, name: str, interface: str, verbs: list[str]) ->
         "driver": "fake-hardware",
         "network_interface": interface,
         "deploy_interface": "ramdisk",
+        "boot_interface": "ipxe",  # can boot the ramdisk
     }
     resp = http.post("/v1/nodes", json=body)
     assert resp.status_code == 201, resp.text

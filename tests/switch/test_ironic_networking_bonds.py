@@ -33,6 +33,7 @@ def _bonded_node(http: httpx.Client, name: str, ports: list[str | None]) -> dict
             "driver": "fake-hardware",
             "network_interface": "ironic-networking",
             "deploy_interface": "ramdisk",
+            "boot_interface": "ipxe",  # can boot the ramdisk
         },
     )
     assert resp.status_code == 201, resp.text

@@ -28,6 +28,7 @@ def _new_node(http: Any, name: str, interface: str = "ironic-networking") -> str
         "driver": "fake-hardware",
         "network_interface": interface,
         "deploy_interface": "ramdisk",
+        "boot_interface": "ipxe",  # can boot the ramdisk
     }
     resp = http.post("/v1/nodes", json=body)
     assert resp.status_code == 201, resp.text

@@ -27,6 +27,7 @@ def _node(
         "driver": "fake-hardware",
         "network_interface": "ironic-networking",
         "deploy_interface": deploy,
+        "boot_interface": "ipxe",  # one that can boot a ramdisk, for the ramdisk deploy
         "instance_info": DIRECT_IMAGE if deploy == "direct" else {},
     }
     resp = http.post("/v1/nodes", json=body)

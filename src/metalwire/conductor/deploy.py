@@ -2,6 +2,8 @@
 
 Every deploy interface checks that ``instance_info/traits``, if set, lists traits of the
 node; ``fake`` (and every other one but ``direct`` and ``ramdisk``) checks nothing more.
+``ramdisk`` needs a boot interface that can boot a ramdisk (not ``fake``; the boot
+interface's own checks, such as PXE's kernel and ramdisk images, are not made).
 ``direct`` and ``ramdisk`` check that the ``boot_mode`` (``bios``, ``uefi``), ``secure_boot``
 (``true``, ``false``) and ``disk_label`` (``msdos``, ``gpt``) that ``properties/capabilities``
 or ``instance_info/capabilities`` set are valid. ``direct`` (Ironic's agent deploy) checks
@@ -42,6 +44,18 @@ from metalwire.networking.task import Task
 
 #: The deploy interface that writes an image, and so needs to know which.
 IMAGE_WRITING_DEPLOY = "direct"
+#: The deploy interface that boots the instance's ramdisk, and the boot interfaces that can
+#: (Ironic's with the ``ramdisk_boot`` capability; its ``fake`` one cannot).
+RAMDISK_DEPLOY = "ramdisk"
+RAMDISK_BOOTS = (
+    "http",
+    "http-ipxe",
+    "idrac-redfish-virtual-media",
+    "ipxe",
+    "pxe",
+    "redfish-https",
+    "redfish-virtual-media",
+)
 #: The deploy interfaces that check the node's deploy capabilities, and their valid values.
 CAPABILITY_CHECKING_DEPLOYS = frozenset({"direct", "ramdisk"})
 CAPABILITY_VALUES = {
@@ -61,6 +75,8 @@ def check_deploy(task: Task) -> None:
     """Raise MissingParameterValue or InvalidParameterValue naming what the node's deploy
     interface refuses in ``instance_info``."""
     deploy_interface = interface_name(task.node, "deploy")
+    if deploy_interface == RAMDISK_DEPLOY:
+        check_ramdisk_boot(task.node)
     if deploy_interface in CAPABILITY_CHECKING_DEPLOYS:
         check_capabilities(task.node)
     if deploy_interface == IMAGE_WRITING_DEPLOY:
@@ -68,6 +84,16 @@ def check_deploy(task: Task) -> None:
         if not boots_from_volume(task):
             _check_image(task.node)
     check_instance_traits(task.node)
+
+
+def check_ramdisk_boot(node: Node) -> None:
+    """The node's boot interface can boot a ramdisk: InvalidParameterValue naming it if not."""
+    boot_interface = interface_name(node, "boot")
+    if boot_interface not in RAMDISK_BOOTS:
+        raise InvalidParameterValue(
+            f"Node {node.uuid}: the ramdisk deploy interface needs a boot interface that can "
+            f"boot a ramdisk ({', '.join(RAMDISK_BOOTS)}), not {boot_interface!r}."
+        )
 
 
 def check_capabilities(node: Node) -> None:
