@@ -555,3 +555,57 @@ def test_deploying_a_ramdisk_node_that_cannot_boot_a_ramdisk_is_refused(api: Api
     assert resp.status_code == 200, resp.text
     assert provision(api, "active").status_code == 202
     assert api.get("/v1/nodes/life").json()["provision_state"] == "active"
+
+
+RAMDISK_INSTANCE = {"ironic_ramdisk_deploy": True, "kernel": "http://i/k", "ramdisk": "http://i/r"}
+
+
+@pytest.mark.parametrize(
+    ("instance_info", "named"),
+    [
+        # checked as the direct deploy it becomes
+        ({}, "instance_info/image_source is missing"),
+        ({"image_source": HTTP_IMAGE}, "needs instance_info/image_checksum"),
+        ({**DIRECT_IMAGE, "root_device": {"size": "abc"}}, "'size' must be a positive integer"),
+        # kernel and ramdisk without the instance asking for a ramdisk deploy: direct too
+        ({"kernel": "http://i/k", "ramdisk": "http://i/r"}, "image_source is missing"),
+        # checked as the ramdisk deploy it becomes: the fake boot interface cannot boot one
+        (RAMDISK_INSTANCE, "needs a boot interface that can boot a ramdisk"),
+        (
+            {"ironic_ramdisk_deploy": True, "boot_iso": "http://i/boot.iso"},
+            "needs a boot interface that can boot a ramdisk",
+        ),
+    ],
+)
+def test_an_autodetect_deploy_is_validated_as_the_interface_it_becomes(
+    api: Api, instance_info: dict[str, Any], named: str
+) -> None:
+    result = deploy_result(api, deploy_interface="autodetect", instance_info=instance_info)
+
+    assert result["result"] is False
+    assert named in result["reason"]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"instance_info": DIRECT_IMAGE},
+        {"instance_info": {"image_source": HTTP_IMAGE, "image_checksum": "abc"}},
+        # a ramdisk deploy needs no image_source
+        {"instance_info": RAMDISK_INSTANCE, "boot_interface": "ipxe"},
+    ],
+)
+def test_an_autodetect_deploy_ironic_accepts_validates(api: Api, fields: dict[str, Any]) -> None:
+    assert deploy_result(api, deploy_interface="autodetect", **fields) == {"result": True}
+
+
+def test_deploying_an_ipmi_node_without_an_image_is_refused(api: Api) -> None:
+    # ipmi's default deploy interface is autodetect, which becomes direct without a ramdisk
+    node = available(api, driver="ipmi", driver_info={"ipmi_address": "192.0.2.10"})
+    assert node["deploy_interface"] == "autodetect"
+
+    resp = provision(api, "active")
+
+    assert resp.status_code == 400, resp.text
+    assert "instance_info/image_source is missing" in fault(resp)
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "available"

@@ -1,8 +1,10 @@
-"""The boot interfaces a ramdisk deploy accepts are Ironic 39's that can boot a ramdisk.
+"""The ramdisk deploy as Ironic 39 sees it: the boot interfaces it accepts, and when its
+autodetect deploy interface would switch to it.
 
 Ironic's ramdisk deploy interface refuses a boot interface without the ``ramdisk_boot``
 capability; this reads each boot interface Ironic registers (its entry points, in Ironic's
-venv) and compares the ones that have it with ``metalwire.conductor.deploy.RAMDISK_BOOTS``.
+venv) and compares the ones that have it with ``metalwire.conductor.deploy.RAMDISK_BOOTS``;
+then asks Ironic's ramdisk deploy whether it supports the deploy of each ``instance_info``.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-from metalwire.conductor.deploy import RAMDISK_BOOTS
+from metalwire.conductor.deploy import RAMDISK_BOOTS, asks_for_ramdisk_deploy
 from tests.support.helpers import skip_or_fail
 from tests.support.ironic import INSTALL_SCRIPT, VENV_ENV_VAR, default_venv, ironic_installed
 
@@ -43,3 +45,51 @@ def test_the_ramdisk_deploy_accepts_the_boot_interfaces_ironic_does() -> None:
 
     assert json.loads(done.stdout) == sorted(RAMDISK_BOOTS)
     assert "fake" not in RAMDISK_BOOTS
+
+
+# instance_info without a Glance image: Ironic's detection reads nothing else
+DETECTION_CASES = [
+    {},
+    {"image_source": "http://i/root.img"},
+    {"kernel": "k", "ramdisk": "r"},
+    {"ironic_ramdisk_deploy": True},
+    {"ironic_ramdisk_deploy": True, "kernel": "k"},
+    {"ironic_ramdisk_deploy": True, "kernel": "k", "ramdisk": "r"},
+    {"ironic_ramdisk_deploy": "false", "kernel": "k", "ramdisk": "r"},  # a true string
+    {"ironic_ramdisk_deploy": False, "boot_iso": "http://i/b.iso"},
+    {"ironic_ramdisk_deploy": 1, "boot_iso": "http://i/b.iso"},
+    {"ironic_ramdisk_deploy": True, "boot_iso": "", "kernel": "k", "ramdisk": ""},
+    {"ironic_ramdisk_deploy": True, "image_source": "http://i/root.img", "boot_iso": "b"},
+]
+
+_IRONIC_DETECTS_RAMDISK = """
+import json, sys
+from types import SimpleNamespace
+from ironic.drivers.modules.ramdisk import RamdiskDeploy
+out = []
+for info in json.load(sys.stdin):
+    task = SimpleNamespace(node=SimpleNamespace(instance_info=info), context=None)
+    out.append(RamdiskDeploy.supports_deploy(None, task))
+print(json.dumps(out))
+"""
+
+
+def test_autodetect_is_checked_as_a_ramdisk_deploy_when_ironic_would_detect_one() -> None:
+    venv = default_venv()
+    if not ironic_installed(venv):
+        skip_or_fail(
+            f"Ironic is not installed in {venv}: run {INSTALL_SCRIPT} first "
+            f"(or point {VENV_ENV_VAR} at a venv it made)"
+        )
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", _IRONIC_DETECTS_RAMDISK],
+        input=json.dumps(DETECTION_CASES),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    ironic = json.loads(done.stdout)
+
+    assert [asks_for_ramdisk_deploy(info) for info in DETECTION_CASES] == ironic
+    assert True in ironic and False in ironic

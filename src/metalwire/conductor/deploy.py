@@ -4,6 +4,8 @@ Every deploy interface checks that ``instance_info/traits``, if set, lists trait
 node; ``fake`` (and every other one but ``direct`` and ``ramdisk``) checks nothing more.
 ``ramdisk`` needs a boot interface that can boot a ramdisk (not ``fake``; the boot
 interface's own checks, such as PXE's kernel and ramdisk images, are not made).
+``autodetect`` is checked as the interface it would become (``checked_deploy_interface``):
+``ramdisk`` for an instance that asks for one, else ``direct``.
 ``direct`` and ``ramdisk`` check that the ``boot_mode`` (``bios``, ``uefi``), ``secure_boot``
 (``true``, ``false``) and ``disk_label`` (``msdos``, ``gpt``) that ``properties/capabilities``
 or ``instance_info/capabilities`` set are valid. ``direct`` (Ironic's agent deploy) checks
@@ -47,6 +49,8 @@ IMAGE_WRITING_DEPLOY = "direct"
 #: The deploy interface that boots the instance's ramdisk, and the boot interfaces that can
 #: (Ironic's with the ``ramdisk_boot`` capability; its ``fake`` one cannot).
 RAMDISK_DEPLOY = "ramdisk"
+#: The deploy interface that is checked (and, in Ironic, run) as the one it detects.
+AUTODETECT_DEPLOY = "autodetect"
 RAMDISK_BOOTS = (
     "http",
     "http-ipxe",
@@ -74,7 +78,7 @@ _SELF_CHECKSUMMED_SCHEMES = ("glance://", "file://", "oci://")
 def check_deploy(task: Task) -> None:
     """Raise MissingParameterValue or InvalidParameterValue naming what the node's deploy
     interface refuses in ``instance_info``."""
-    deploy_interface = interface_name(task.node, "deploy")
+    deploy_interface = checked_deploy_interface(task.node)
     if deploy_interface == RAMDISK_DEPLOY:
         check_ramdisk_boot(task.node)
     if deploy_interface in CAPABILITY_CHECKING_DEPLOYS:
@@ -84,6 +88,28 @@ def check_deploy(task: Task) -> None:
         if not boots_from_volume(task):
             _check_image(task.node)
     check_instance_traits(task.node)
+
+
+def checked_deploy_interface(node: Node) -> str:
+    """The deploy interface whose checks the node's deploy makes: ``autodetect`` is checked
+    as the interface Ironic's would switch to with its default
+    ``[DEFAULT] autodetect_deploy_interfaces``."""
+    name = interface_name(node, "deploy")
+    if name != AUTODETECT_DEPLOY:
+        return name
+    return RAMDISK_DEPLOY if asks_for_ramdisk_deploy(node.instance_info) else IMAGE_WRITING_DEPLOY
+
+
+def asks_for_ramdisk_deploy(instance_info: dict[str, Any]) -> bool:
+    """Whether the instance asks for a ramdisk deploy, as Ironic's autodetection reads
+    ``instance_info``: ``ironic_ramdisk_deploy`` with a ``boot_iso``, or with a ``kernel``
+    and a ``ramdisk``. (Ironic also finds the request in a Glance image's properties, which
+    metalwire does not read.)"""
+    if not instance_info.get("ironic_ramdisk_deploy"):
+        return False
+    if instance_info.get("boot_iso"):
+        return True
+    return bool(instance_info.get("kernel") and instance_info.get("ramdisk"))
 
 
 def check_ramdisk_boot(node: Node) -> None:
