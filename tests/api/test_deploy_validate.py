@@ -609,3 +609,72 @@ def test_deploying_an_ipmi_node_without_an_image_is_refused(api: Api) -> None:
     assert resp.status_code == 400, resp.text
     assert "instance_info/image_source is missing" in fault(resp)
     assert api.get("/v1/nodes/life").json()["provision_state"] == "available"
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        (
+            {"driver": "ipmi", "driver_info": {"ipmi_address": "192.0.2.9", "ipmi_port": "abc"}},
+            "driver_info/ipmi_port 'abc' is not a port number (0-65535).",
+        ),
+        (
+            {"driver": "ipmi", "driver_info": {"ipmi_address": "BMC 1"}},
+            "driver_info/ipmi_address 'BMC 1' is neither an IP address nor a host name",
+        ),
+        (
+            {
+                "driver": "ipmi",
+                "driver_info": {"ipmi_address": "192.0.2.9", "ipmi_priv_level": "root"},
+            },
+            "driver_info/ipmi_priv_level 'root' is not one of ADMINISTRATOR, CALLBACK, ",
+        ),
+        (
+            {
+                "driver": "ipmi",
+                "driver_info": {"ipmi_address": "192.0.2.9", "ipmi_bridging": "single"},
+            },
+            "single IPMI bridging needs driver_info/ipmi_target_channel, "
+            "driver_info/ipmi_target_address.",
+        ),
+        (
+            {
+                "driver": "redfish",
+                "driver_info": {"redfish_address": "https://bmc", "redfish_auth_type": "x"},
+            },
+            "driver_info/redfish_auth_type 'x' is not one of basic, session, auto.",
+        ),
+    ],
+)
+def test_bmc_options_ironic_refuses_fail_power_validation_and_power_changes(
+    api: Api, fields: dict[str, Any], named: str
+) -> None:
+    node = api.node(name="bmc", **fields)
+
+    power = api.get("/v1/nodes/bmc/validate").json()["power"]
+    changed = api.put("/v1/nodes/bmc/states/power", {"target": "power on"})
+
+    assert power["result"] is False
+    assert power["reason"].startswith(f"Node {node['uuid']}: ")
+    assert named in power["reason"]
+    assert changed.status_code == 400, changed.text
+    assert named in fault(changed)
+    assert api.get("/v1/nodes/bmc").json()["power_state"] is None
+
+
+def test_valid_bmc_options_validate(api: Api) -> None:
+    bmc = {
+        "ipmi_address": "bmc-7.example.com",
+        "ipmi_port": 623,
+        "ipmi_terminal_port": "8023",
+        "ipmi_priv_level": "OPERATOR",
+        "ipmi_protocol_version": "2.0",
+        "ipmi_cipher_suite": 17,
+        "ipmi_hex_kg_key": "0a1b",
+    }
+    api.node(name="bmc", driver="ipmi", driver_info=bmc)
+
+    body = api.get("/v1/nodes/bmc/validate").json()
+
+    assert body["power"] == {"result": True}
+    assert body["management"] == {"result": True}

@@ -3,12 +3,14 @@
 metalwire drives no BMC: an interface that works "records" the result (the fake power
 interface stores the power state it was asked for). What differs between implementations is
 what they accept, and that is what a client sees: ``no-*`` interfaces refuse every operation
-(UnsupportedDriverExtension, 400); ``ipmitool`` and ``redfish`` need their BMC address in
-``driver_info``; ``agent`` power works only with fast track, which metalwire does not run.
+(UnsupportedDriverExtension, 400); ``ipmitool`` and ``redfish`` need their BMC address, and
+valid BMC options, in ``driver_info`` (``bmc.py``); ``agent`` power works only with fast
+track, which metalwire does not run.
 """
 
 from __future__ import annotations
 
+from metalwire.conductor.bmc import BMC_ADDRESS, check_bmc_driver_info
 from metalwire.db import nodes as node_db
 from metalwire.db.models import Node
 from metalwire.errors import InvalidParameterValue, UnsupportedDriverExtension
@@ -22,10 +24,8 @@ POWER_ON, POWER_OFF = "power on", "power off"
 REBOOT, SOFT_REBOOT, SOFT_POWER_OFF = "rebooting", "soft rebooting", "soft power off"
 POWER_TARGETS = (POWER_ON, POWER_OFF, REBOOT, SOFT_REBOOT, SOFT_POWER_OFF)
 
-# The driver_info key a BMC-driving implementation cannot work without.
-_BMC_ADDRESS = {"ipmitool": "ipmi_address", "redfish": "redfish_address"}
 # Management implementations that can inject an NMI (the fake one cannot, as in Ironic).
-_NMI_CAPABLE = frozenset(_BMC_ADDRESS)
+_NMI_CAPABLE = frozenset(BMC_ADDRESS)
 
 
 def interface_name(node: Node, kind: str) -> str:
@@ -35,19 +35,14 @@ def interface_name(node: Node, kind: str) -> str:
 def check_interface(node: Node, kind: str) -> None:
     """Raise what the node's ``kind`` interface's ``validate`` raises in Ironic, if anything.
 
-    UnsupportedDriverExtension for a ``no-*`` interface, InvalidParameterValue for missing
-    ``driver_info``.
+    UnsupportedDriverExtension for a ``no-*`` interface, MissingParameterValue or
+    InvalidParameterValue for ``driver_info`` a BMC interface cannot work with.
     """
     name = interface_name(node, kind)
     if name.startswith("no-"):
         raise UnsupportedDriverExtension(node.driver, kind)
-    if kind in ("power", "management") and name in _BMC_ADDRESS:
-        key = _BMC_ADDRESS[name]
-        if not node.driver_info.get(key):
-            raise InvalidParameterValue(
-                f"Node {node.uuid}: the {name} {kind} interface needs driver_info/{key}, "
-                "which is not set."
-            )
+    if kind in ("power", "management"):
+        check_bmc_driver_info(node, name, kind)
     if kind == "power" and name == "agent":
         raise InvalidParameterValue(
             f"Node {node.uuid}: the agent power interface works only in fast track mode, "
