@@ -400,8 +400,7 @@ def test_flat_binds_the_vifs_to_the_node_at_deploy(api: Metalwire, neutron: Neut
     a flat network); the compute host Nova records in instance_info plays no part."""
     node = api.node("flatn", "flat", instance_info={"nova_host_id": "compute-7"})
     api.port(node, "52:54:00:33:00:01", link("Ethernet25/1"))
-    api.port(node, "52:54:00:33:00:02", link("Ethernet25/2"), pxe_enabled=False)
-    vif, hot_vif = neutron.vif("mw-tenant-p1"), neutron.vif("mw-tenant-p1")
+    vif = neutron.vif("mw-tenant-p1")
     api.provision("flatn", "manage", "provide")
 
     assert api.attach("flatn", vif["id"]).status_code == 204
@@ -416,15 +415,62 @@ def test_flat_binds_the_vifs_to_the_node_at_deploy(api: Metalwire, neutron: Neut
     assert port["binding:profile"] == {}
     assert port["mac_address"] == "52:54:00:33:00:01"
 
-    # A VIF attached to the deployed node is bound at once, the same way.
-    assert api.attach("flatn", hot_vif["id"]).status_code == 204
-    port = neutron.port(hot_vif["id"])
-    assert (port["binding:host_id"], port["binding:profile"]) == (node["uuid"], {})
-    assert port["mac_address"] == "52:54:00:33:00:02"
-
     assert api.provision("flatn", "deleted")["provision_state"] == "available"
     assert api.vifs("flatn") == []
     assert_unbound(neutron.port(vif["id"]), vif["mac_address"])
+
+
+def test_flat_hot_plug_binds_with_the_links_and_a_rebuild_binds_without(
+    api: Metalwire, neutron: Neutron, neutron_server: NeutronServer
+) -> None:
+    """As Ironic's ``flat`` (its hot-plug is the ``neutron`` interface's): a VIF attached
+    to an active node is bound with the port's links, physical network and client-id, so
+    that networking-generic-switch wires the switch port, but the attach neither waits for
+    ACTIVE nor fails when Neutron cannot bind. A rebuild unbinds the VIFs before its flat
+    binding, which has no profile, as Ironic's deploy does."""
+    node = api.node("flathot", "flat")
+    api.port(node, "52:54:00:33:00:41", link("Ethernet25/41"))
+    api.port(
+        node,
+        "52:54:00:33:00:42",
+        link("Ethernet25/42"),
+        pxe_enabled=False,
+        physical_network="physnet1",
+        extra={"client-id": CLIENT_ID},
+    )
+    api.port(node, "52:54:00:33:00:43", UNKNOWN_SWITCH, pxe_enabled=False)
+    api.provision("flathot", "manage", "provide")
+    api.deploy_with("flathot", neutron.vif("mw-tenant-p1")["id"])
+    by_mac = ports_of(api, "flathot")
+
+    hot_vif = neutron.vif("mw-tenant-p1")
+    target = by_mac["52:54:00:33:00:42"]["uuid"]
+    response = api.attach("flathot", hot_vif["id"], port_uuid=target)
+    assert response.status_code == 204, response.text
+    port = neutron.wait_status(hot_vif["id"], "ACTIVE")
+    assert (port["binding:host_id"], port["binding:vnic_type"]) == (node["uuid"], "baremetal")
+    assert port["binding:profile"] == {
+        "local_link_information": [link("Ethernet25/42")],
+        "physical_network": "physnet1",
+    }
+    assert port["mac_address"] == "52:54:00:33:00:42"
+    assert client_id_options(port) == [{"opt_name": "61", "opt_value": CLIENT_ID}]
+    assert any("plug port Ethernet25/42" in c for c in neutron_server.fake_switch_commands())
+
+    # No switch Neutron knows: the binding fails, and the VIF is attached all the same.
+    failing_vif = neutron.vif("mw-tenant-p1")
+    target = by_mac["52:54:00:33:00:43"]["uuid"]
+    response = api.attach("flathot", failing_vif["id"], port_uuid=target)
+    assert response.status_code == 204, response.text
+    assert failing_vif["id"] in api.vifs("flathot")
+    assert neutron.port(failing_vif["id"])["binding:vif_type"] == "binding_failed"
+
+    assert api.provision("flathot", "rebuild")["provision_state"] == "active"
+    port = neutron.port(hot_vif["id"])
+    assert (port["binding:host_id"], port["binding:profile"]) == (node["uuid"], {})
+    assert "delete port Ethernet25/42" in neutron_server.fake_switch_commands()
+
+    assert api.provision("flathot", "deleted")["provision_state"] == "available"
     assert_unbound(neutron.port(hot_vif["id"]), hot_vif["mac_address"])
 
 

@@ -5,14 +5,18 @@ record, and nothing else is called.
 
 With ``[neutron] url`` set, the VIFs' Neutron ports are kept in step as well, as Ironic's
 ``flat`` interface keeps them: an attach sets the Neutron port's MAC to the chosen port's
-(undone if anything fails) and binds it (seeds the binding on a node that is not deployed,
-see :mod:`metalwire.networking.neutron_ports`); a detach unbinds it and gives it back its
-MAC. ``add_provisioning_network`` binds every attached VIF to the node: ``binding:host_id``
-= node UUID, ``binding:vnic_type`` = ``baremetal`` and ``mac_address`` = the MAC of the VIF's
+(undone if anything fails) and seeds its binding on a node that is not deployed (see
+:mod:`metalwire.networking.neutron_ports`); on an ``active`` node it binds it at once with
+the ``binding:profile`` (links, bond, physical network) and DHCP client-id that ``neutron``
+sends, so that a mechanism driver that wires switch ports can bind it, but without waiting
+for the port to become ACTIVE. A detach unbinds it and gives it back its MAC.
+``add_provisioning_network`` binds every attached VIF to the node: ``binding:host_id`` =
+node UUID, ``binding:vnic_type`` = ``baremetal`` and ``mac_address`` = the MAC of the VIF's
 port or portgroup (if it has one; a port still bound with another MAC is unbound first,
 since Neutron refuses a MAC change on a bound port), with no ``binding:profile``: on a flat
 network no switch port is moved, and the node boots its deploy ramdisk on the network its
-VIFs are on, so a deploy with no VIF attached fails. The binding stays until
+VIFs are on, so a deploy with no VIF attached fails. It unbinds them first, as Ironic's
+deploy does (a rebuilt node's VIFs are bound). The binding stays until
 ``unconfigure_tenant_networks`` unbinds the VIFs at undeploy. Cleaning puts the node's
 PXE-enabled ports on ``[neutron] cleaning_network`` as ``neutron`` does (see
 :mod:`metalwire.networking.neutron_service_ports`).
@@ -25,12 +29,18 @@ import logging
 from metalwire.db.models import Port, Portgroup
 from metalwire.errors import NetworkError
 from metalwire.networking.base import NetworkInterface
-from metalwire.networking.neutron_client import NeutronClient, NeutronPort
+from metalwire.networking.neutron_client import (
+    VIF_TYPE_BINDING_FAILED,
+    NeutronClient,
+    NeutronPort,
+)
 from metalwire.networking.neutron_ports import (
     UNBIND,
     VNIC_BAREMETAL,
     Json,
     Rollback,
+    binding_fields,
+    client_id_fields,
     current_binding,
     rolled_back,
     same_mac,
@@ -51,7 +61,37 @@ class FlatNetwork(ServiceNetworkPorts, NetworkInterface):
         return None
 
     def expected_links(self, task: Task, target: Port | Portgroup) -> list[Json] | None:
-        return None  # flat binds with no binding:profile
+        return None  # a deploy binds with no binding:profile, a hot-plug with one
+
+    def hot_plug(
+        self,
+        task: Task,
+        client: NeutronClient,
+        vif_id: str,
+        target: Port | Portgroup,
+        rollback: Rollback,
+    ) -> None:
+        """Bind a VIF attached to an ``active`` node with the target's links, as Ironic's
+        ``flat`` does (unlike its deploy binding): the ``binding:profile`` and DHCP
+        client-id ``neutron`` sends, so that a mechanism driver that wires switch ports
+        (networking-generic-switch) can bind it. No wait: a binding that fails is logged,
+        not an error, as at deploy."""
+        fields = {
+            **binding_fields(task.node.uuid, self.profile_for(task, target)),
+            **client_id_fields(target),
+        }
+        rollback.add(f"unbind VIF port {vif_id}", lambda: self._unbind(client, vif_id))
+        port = client.update_port(
+            vif_id, fields, f"bind VIF port {vif_id} to active node {task.node.uuid}"
+        )
+        if port.vif_type == VIF_TYPE_BINDING_FAILED:
+            LOG.warning(
+                "Neutron could not bind VIF port %s to node %s (binding:vif_type %s); the "
+                "VIF stays attached, as with Ironic's flat interface",
+                vif_id,
+                task.node.uuid,
+                port.vif_type,
+            )
 
     def bind(
         self,
@@ -91,7 +131,9 @@ class FlatNetwork(ServiceNetworkPorts, NetworkInterface):
         client.update_port(vif_id, UNBIND, f"unbind VIF port {vif_id} to change its MAC")
 
     def add_provisioning_network(self, task: Task) -> None:
-        """Bind every attached VIF to the node; all or none, and at least one."""
+        """Bind every attached VIF to the node; all or none, and at least one. They are
+        unbound first, as Ironic's deploy does: on a rebuild, a VIF hot-plugged with its
+        links would otherwise keep them (and its switch port) under the flat binding."""
         if not self.uses_neutron():
             return
         attachments = [a for a in task.attachments if not a.pending]
@@ -101,6 +143,7 @@ class FlatNetwork(ServiceNetworkPorts, NetworkInterface):
                 "attached to it. Attach one before deploying: the node boots on the network "
                 "of its VIFs."
             )
+        self.unconfigure_tenant_networks(task)
         client = self.neutron()
         rollback = Rollback()
         try:

@@ -8,7 +8,8 @@ also makes an attached VIF's Neutron port follow a MAC change of its port or por
 undoes what an attach interrupted by the death of its process left in Neutron.
 
 A binding is ``binding:host_id`` = node UUID, ``binding:vnic_type`` = ``baremetal`` and
-``binding:profile`` as built by :func:`binding_profile` (``flat`` sends no profile). An
+``binding:profile`` as built by :func:`binding_profile` (``flat`` sends no profile when
+the node deploys, but does when a VIF is attached to an ``active`` node). An
 attach to a node that is not ``active`` seeds the binding instead, as Ironic does: the node
 UUID as host, the ``baremetal`` vnic type and an empty profile, so that Neutron can place
 the port on a segment of a routed network and allocate its address (deferred IP
@@ -208,8 +209,9 @@ class NeutronPortsMixin(StoredVifMixin):
 
     Without a Neutron (``[neutron] endpoint_override`` or the Keystone catalog) every method
     behaves as :class:`StoredVifMixin`'s.
-    An attach to an ``active`` node binds at once (:meth:`bind`, which subclasses may
-    change); to any other node it seeds the binding (:meth:`seed`).
+    An attach to an ``active`` node binds at once (:meth:`hot_plug`, by default
+    :meth:`bind`; subclasses may change either); to any other node it seeds the binding
+    (:meth:`seed`).
     """
 
     config: Config
@@ -298,6 +300,17 @@ class NeutronPortsMixin(StoredVifMixin):
         if port.vif_type == VIF_TYPE_BINDING_FAILED:
             raise binding_failed_error("PUT", client.path(f"/ports/{vif_id}"), port, purpose)
         return client.wait_for_port_status(vif_id, "ACTIVE")
+
+    def hot_plug(
+        self,
+        task: Task,
+        client: NeutronClient,
+        vif_id: str,
+        target: Port | Portgroup,
+        rollback: Rollback,
+    ) -> None:
+        """Bind a VIF attached to an ``active`` node at once; by default as a deploy binds."""
+        self.bind(task, client, vif_id, target, rollback)
 
     def expected_links(self, task: Task, target: Port | Portgroup) -> list[Json] | None:
         """The ``local_link_information`` a deployed node's VIF is bound with, or None when
@@ -415,7 +428,7 @@ class NeutronPortsMixin(StoredVifMixin):
             if target.address and not same_mac(target.address, port.mac_address):
                 self.change_mac(client, port, target.address, rollback)
             if self.binds_on_attach(task):
-                self.bind(task, client, vif_id, target, rollback)
+                self.hot_plug(task, client, vif_id, target, rollback)
                 self.settle()
             else:
                 self.seed(task, client, port, rollback)
