@@ -278,8 +278,10 @@ def test_a_node_not_deployed_keeps_the_seed_of_its_vifs(
 ) -> None:
     """An attach to a node that is not deployed seeds the VIF's binding (node UUID,
     ``baremetal``, empty profile: a routed network allocates the port's address from it).
-    The seed is no drift; a binding to another host, or to the node with a profile or
-    another vnic type, is, and its repair puts the seed back rather than unbinding."""
+    The seed is no drift, nor is no binding (what a neutron deploy leaves while the node is
+    on the provisioning network; the address stays); a binding to another host, or to the
+    node with a profile or another vnic type, is, and its repair puts the seed back rather
+    than unbinding."""
     node, ports = node_with_ports(api, "drift-seed", 0x4C, 4)
     api.provision("drift-seed", "manage", "provide")
     seeded, linked, elsewhere, profiled = (neutron.vif(NETWORK) for _ in range(4))
@@ -294,6 +296,7 @@ def test_a_node_not_deployed_keeps_the_seed_of_its_vifs(
     assert neutron.wait_status(linked["id"], "ACTIVE")["binding:vif_type"] == "other"
     put_port(neutron, elsewhere["id"], **{"binding:host_id": "compute-3"})
     put_port(neutron, profiled["id"], **{"binding:profile": {"physical_network": "physnet1"}})
+    put_port(neutron, seeded["id"], **{"binding:host_id": "", "binding:profile": {}})
 
     findings = {f["vif_id"]: f for f in audit_now(api, "?node=drift-seed")["findings"]}
     assert {vif: f["kind"] for vif, f in findings.items()} == {

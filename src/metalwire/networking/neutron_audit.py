@@ -12,9 +12,13 @@ interface would have made of it:
   ``binding:vnic_type`` or (``neutron`` only) ``binding:profile``'s
   ``local_link_information`` is not what the interface binds (repaired by binding again);
 * ``bound_while_not_deployed``: the node is not deployed but the port is bound otherwise
-  than by the seed of an attach (to the node, ``baremetal``, an empty profile; unbound is
-  fine too) (repaired by seeding it again, as an attach does: a routed network needs the
-  seed for the port's address).
+  than by the seed of an attach (to the node, ``baremetal``, an empty profile) (repaired
+  by seeding it again, as an attach does: a routed network needs the seed for the port's
+  address). Unbound is no finding, though an attach seeds: a ``neutron`` deploy unbinds
+  the VIFs while the node is on the provisioning network, and ``wait call-back``, ``deploy
+  failed`` or ``error`` may leave them so (as Ironic's deploy and tear-down do); VIFs
+  attached before metalwire seeded were never bound; and an unbound port keeps the address
+  the seed gave it, while the deploy binds it anyway.
 
 Then every Neutron port with ``binding:vnic_type`` ``baremetal`` bound to one of the nodes
 (``binding:host_id`` = its UUID) that no attachment has, and that is not one of the node's

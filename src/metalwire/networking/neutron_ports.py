@@ -13,7 +13,11 @@ the node deploys, but does when a VIF is attached to an ``active`` node). An
 attach to a node that is not ``active`` seeds the binding instead, as Ironic does: the node
 UUID as host, the ``baremetal`` vnic type and an empty profile, so that Neutron can place
 the port on a segment of a routed network and allocate its address (deferred IP
-allocation) while no mechanism driver has a link to wire yet. Status
+allocation) while no mechanism driver has a link to wire yet; a port bound to another
+host is unbound first and keeps the node port's MAC (Ironic resets it then, until the
+deploy sets it again). A detach unbinds the port and gives it back its MAC in every
+provision state (Ironic only in ``active``, ``deleting`` and ``available``, leaving the
+VIF bound to the node otherwise): a detached VIF keeps nothing of the node. Status
 codes are those of :mod:`metalwire.networking.neutron_client`: 502 when Neutron answered
 with an error, 503 when it could not be reached.
 """
