@@ -235,13 +235,13 @@ def test_a_vif_bound_elsewhere_gets_the_seed_and_the_node_mac_and_a_detach_unbin
     A detach from a node that is not deployed unbinds it and gives it back its MAC, in
     every provision state (Ironic 39 unbinds only in active, deleting and available)."""
     node = api.node("prebound")
-    api.port(node, "52:54:00:38:00:01", link("Ethernet38/1"), physical_network="physnet1")
+    api.port(node, "52:54:00:3a:00:01", link("Ethernet41/1"), physical_network="physnet1")
     api.provision("prebound", "manage")
     vif = neutron.vif("mw-tenant-p1")
     elsewhere = {
         "binding:host_id": "compute-9",
         "binding:vnic_type": "baremetal",
-        "binding:profile": {"local_link_information": [link("Ethernet38/9")]},
+        "binding:profile": {"local_link_information": [link("Ethernet41/9")]},
     }
     response = neutron.http.put(f"/ports/{vif['id']}", json={"port": elsewhere})
     assert response.status_code == 200, response.text
@@ -252,8 +252,8 @@ def test_a_vif_bound_elsewhere_gets_the_seed_and_the_node_mac_and_a_detach_unbin
     assert response.status_code == 204, response.text
     port = neutron.port(vif["id"])
     assert (port["binding:host_id"], port["binding:profile"]) == (node["uuid"], {})
-    assert port["mac_address"] == "52:54:00:38:00:01"
-    assert "delete port Ethernet38/9" in neutron_server.fake_switch_commands()
+    assert port["mac_address"] == "52:54:00:3a:00:01"
+    assert "delete port Ethernet41/9" in neutron_server.fake_switch_commands()
 
     assert api.get("/v1/nodes/prebound")["provision_state"] == "manageable"
     assert api.detach("prebound", vif["id"]).status_code == 204
