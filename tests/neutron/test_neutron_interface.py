@@ -145,6 +145,30 @@ def test_a_rebuild_puts_the_node_back_on_its_tenant_network(
     assert neutron.ports_on("mw-provision") == []
 
 
+def test_a_deploy_gives_a_vif_whose_mac_drifted_the_node_port_s_mac(
+    api: Metalwire, neutron: Neutron
+) -> None:
+    """A VIF's Neutron port whose MAC was changed behind metalwire's back after the attach:
+    as Ironic's, the deploy binds it with the port's MAC again, or the instance's NIC
+    would not be the port Neutron's DHCP and security groups know."""
+    node = api.node("mac-drift")
+    api.port(node, "52:54:00:39:00:01", link("Ethernet39/1"))
+    api.provision("mac-drift", "manage", "provide")
+    vif = neutron.vif("mw-tenant-p1")
+    assert api.attach("mac-drift", vif["id"]).status_code == 204
+    drifted = {"mac_address": "52:54:00:39:00:09"}
+    response = neutron.http.put(f"/ports/{vif['id']}", json={"port": drifted})
+    assert response.status_code == 200, response.text
+
+    assert api.provision("mac-drift", "active")["provision_state"] == "active"
+
+    port = neutron.wait_status(vif["id"], "ACTIVE")
+    assert port["mac_address"] == "52:54:00:39:00:01"
+    assert port["binding:profile"]["local_link_information"] == [link("Ethernet39/1")]
+    assert api.provision("mac-drift", "deleted")["provision_state"] == "available"
+    assert_unbound(neutron.port(vif["id"]), vif["mac_address"])
+
+
 def test_a_neutron_deploy_without_a_vif_fails(api: Metalwire, neutron: Neutron) -> None:
     """As Ironic's ``neutron`` interface: a deploy has to put the node on a tenant network;
     with no VIF attached it fails (``deploy failed``, saying why) rather than leaving an

@@ -35,15 +35,12 @@ from metalwire.networking.neutron_client import (
     NeutronPort,
 )
 from metalwire.networking.neutron_ports import (
-    UNBIND,
     VNIC_BAREMETAL,
     Json,
     Rollback,
     binding_fields,
     client_id_fields,
-    current_binding,
     rolled_back,
-    same_mac,
 )
 from metalwire.networking.neutron_service_ports import ServiceNetworkPorts
 from metalwire.networking.task import Task
@@ -101,34 +98,18 @@ class FlatNetwork(ServiceNetworkPorts, NetworkInterface):
         target: Port | Portgroup,
         rollback: Rollback,
     ) -> NeutronPort:
-        """Bind the VIF's Neutron port to the node with the target's MAC; no profile, and
-        no wait: the flat network's mechanism driver binds it, or not, as it can."""
-        fields: Json = {"binding:host_id": task.node.uuid, "binding:vnic_type": VNIC_BAREMETAL}
-        if target.address:
-            self._unbind_before_mac_change(client, vif_id, target.address, rollback)
-            fields["mac_address"] = target.address
+        """Bind the VIF's Neutron port to the node with the target's MAC
+        (:meth:`mac_for_binding`); no profile, and no wait: the flat network's mechanism
+        driver binds it, or not, as it can."""
+        fields: Json = {
+            "binding:host_id": task.node.uuid,
+            "binding:vnic_type": VNIC_BAREMETAL,
+            **self.mac_for_binding(client, vif_id, target, rollback),
+        }
         rollback.add(f"unbind VIF port {vif_id}", lambda: self._unbind(client, vif_id))
         return client.update_port(
             vif_id, fields, f"bind VIF port {vif_id} to node {task.node.uuid}"
         )
-
-    @staticmethod
-    def _unbind_before_mac_change(
-        client: NeutronClient, vif_id: str, mac: str, rollback: Rollback
-    ) -> None:
-        """Unbind the VIF's Neutron port if it is bound with another MAC than ``mac``:
-        Neutron refuses a MAC change on a bound port (409 PortBound). Its MAC drifted
-        behind metalwire's back; the binding that follows sets both, as Ironic's
-        update_port_address unbinds around a MAC change."""
-        port = client.get_port(vif_id, f"read VIF port {vif_id} before binding it")
-        if not port.bound or same_mac(port.mac_address, mac):
-            return
-        binding = current_binding(port)
-        rollback.add(
-            f"bind VIF port {vif_id} again",
-            lambda: client.update_port(vif_id, binding, f"restore the binding of {vif_id}"),
-        )
-        client.update_port(vif_id, UNBIND, f"unbind VIF port {vif_id} to change its MAC")
 
     def add_provisioning_network(self, task: Task) -> None:
         """Bind every attached VIF to the node; all or none, and at least one. They are

@@ -17,8 +17,10 @@ A VIF is the id of a Neutron port. What the interface tells Neutron, and when:
   ``[neutron] provisioning_network`` for every PXE-enabled port (its id kept in the port's
   ``internal_info["provisioning_vif_port_id"]``) once it has unbound the attached VIFs
   (bound on a rebuild), ``remove_provisioning_network`` deletes
-  them, and ``configure_tenant_networks`` binds every attached VIF (with none attached the
-  deploy fails, as Ironic's: the node would end up on no network). Cleaning does the same
+  them, and ``configure_tenant_networks`` binds every attached VIF, with its port's (or
+  portgroup's) MAC as Ironic's binding sends it, so a MAC changed behind metalwire's back
+  is set again (with none attached the deploy fails, as Ironic's: the node would end up on
+  no network). Cleaning does the same
   with ``cleaning_network`` and ``cleaning_vif_port_id``. An empty network option makes the
   hook a logged no-op.
 * **undeploy**: ``unconfigure_tenant_networks`` unbinds every attached VIF.

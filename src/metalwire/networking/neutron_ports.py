@@ -213,7 +213,7 @@ class NeutronPortsMixin(StoredVifMixin):
 
     Without a Neutron (``[neutron] endpoint_override`` or the Keystone catalog) every method
     behaves as :class:`StoredVifMixin`'s.
-    An attach to an ``active`` node binds at once (:meth:`hot_plug`, by default
+    An attach to an ``active`` node binds at once (:meth:`hot_plug`, by default as
     :meth:`bind`; subclasses may change either); to any other node it seeds the binding
     (:meth:`seed`).
     """
@@ -293,17 +293,51 @@ class NeutronPortsMixin(StoredVifMixin):
         target: Port | Portgroup,
         rollback: Rollback,
     ) -> NeutronPort:
-        """Bind the VIF's Neutron port to the node through ``target``; wait for ACTIVE."""
+        """Bind the VIF's Neutron port to the node through ``target``, with the target's
+        MAC (:meth:`mac_for_binding`); wait for ACTIVE."""
+        mac = self.mac_for_binding(client, vif_id, target, rollback)
+        return self._bind_and_wait(task, client, vif_id, target, rollback, mac)
+
+    def _bind_and_wait(
+        self,
+        task: Task,
+        client: NeutronClient,
+        vif_id: str,
+        target: Port | Portgroup,
+        rollback: Rollback,
+        extra: Json,
+    ) -> NeutronPort:
+        """Send the binding through ``target`` (and the ``extra`` fields); wait for ACTIVE."""
         purpose = f"bind VIF port {vif_id} to node {task.node.uuid}"
         fields = {
             **binding_fields(task.node.uuid, self.profile_for(task, target)),
             **client_id_fields(target),
+            **extra,
         }
         rollback.add(f"unbind VIF port {vif_id}", lambda: self._unbind(client, vif_id))
         port = client.update_port(vif_id, fields, purpose)
         if port.vif_type == VIF_TYPE_BINDING_FAILED:
             raise binding_failed_error("PUT", client.path(f"/ports/{vif_id}"), port, purpose)
         return client.wait_for_port_status(vif_id, "ACTIVE")
+
+    def mac_for_binding(
+        self, client: NeutronClient, vif_id: str, target: Port | Portgroup, rollback: Rollback
+    ) -> Json:
+        """The ``mac_address`` a binding sends with it: the target's, as Ironic's bindings
+        send it, so that a deploy heals a MAC changed behind metalwire's back (none for a
+        portgroup without an address). A port still bound with another MAC is unbound
+        first: Neutron refuses a MAC change on a bound port (409 PortBound)."""
+        if not target.address:
+            return {}
+        port = client.get_port(vif_id, f"read VIF port {vif_id} before binding it")
+        if port.bound and not same_mac(port.mac_address, target.address):
+            binding = current_binding(port)
+            rollback.add(
+                f"bind VIF port {vif_id} again",
+                lambda: client.update_port(vif_id, binding, f"restore the binding of {vif_id}"),
+            )
+            client.update_port(vif_id, UNBIND, f"unbind VIF port {vif_id} to change its MAC")
+        return {"mac_address": target.address}
 
     def hot_plug(
         self,
@@ -313,8 +347,9 @@ class NeutronPortsMixin(StoredVifMixin):
         target: Port | Portgroup,
         rollback: Rollback,
     ) -> None:
-        """Bind a VIF attached to an ``active`` node at once; by default as a deploy binds."""
-        self.bind(task, client, vif_id, target, rollback)
+        """Bind a VIF attached to an ``active`` node at once; by default as a deploy binds,
+        but without reading the port's MAC again: the attach has just set it."""
+        self._bind_and_wait(task, client, vif_id, target, rollback, {})
 
     def expected_links(self, task: Task, target: Port | Portgroup) -> list[Json] | None:
         """The ``local_link_information`` a deployed node's VIF is bound with, or None when
