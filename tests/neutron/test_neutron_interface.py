@@ -387,6 +387,27 @@ def test_failed_binding_is_a_clear_error_and_leaves_nothing(
 # -- physical networks and MAC changes -------------------------------------------------------
 
 
+def test_a_node_whose_driver_info_allows_binding_failures_takes_a_vif_neutron_cannot_bind(
+    api: Metalwire, neutron: Neutron
+) -> None:
+    """As in Ironic, ``driver_info["fail_on_binding_failure"]`` false (here the string an
+    operator's CLI sends) tells the neutron interface not to wait for a binding: a VIF on a
+    switch Neutron does not know is attached, its binding failed in Neutron."""
+    node = api.node("lenient", driver_info={"fail_on_binding_failure": "false"})
+    api.port(node, "52:54:00:31:00:51", link("Ethernet22/51"))
+    unknown = api.port(node, "52:54:00:31:00:52", UNKNOWN_SWITCH, pxe_enabled=False)
+    api.provision("lenient", "manage", "provide")
+    api.deploy_with("lenient", neutron.vif("mw-tenant-p1")["id"])
+    vif = neutron.vif("mw-tenant-p1")
+
+    response = api.attach("lenient", vif["id"], port_uuid=unknown["uuid"])
+
+    assert response.status_code == 204, response.text
+    assert api.vifs("lenient") == [vif["id"]]
+    port = neutron.port(vif["id"])
+    assert (port["binding:vif_type"], port["binding:host_id"]) == ("binding_failed", node["uuid"])
+
+
 def test_physical_networks_choose_the_port(api: Metalwire, neutron: Neutron) -> None:
     node = api.node("phys")
     q1 = api.port(node, "52:54:00:32:00:01", link("Ethernet24/1"), physical_network="physnet1")
@@ -522,6 +543,15 @@ def test_flat_hot_plug_binds_with_the_links_and_a_rebuild_binds_without(
     assert response.status_code == 204, response.text
     assert failing_vif["id"] in api.vifs("flathot")
     assert neutron.port(failing_vif["id"])["binding:vif_type"] == "binding_failed"
+    # Unless the node's driver_info says a binding failure is fatal, as in Ironic.
+    assert api.detach("flathot", failing_vif["id"]).status_code == 204
+    patch = [{"op": "add", "path": "/driver_info/fail_on_binding_failure", "value": True}]
+    assert api.http.patch("/v1/nodes/flathot", json=patch).status_code == 200
+    response = api.attach("flathot", failing_vif["id"], port_uuid=target)
+    assert response.status_code == 502, response.text
+    assert "binding_failed" in fault(response)
+    assert failing_vif["id"] not in api.vifs("flathot")
+    assert_unbound(neutron.port(failing_vif["id"]), failing_vif["mac_address"])
 
     assert api.provision("flathot", "rebuild")["provision_state"] == "active"
     port = neutron.port(hot_vif["id"])

@@ -33,6 +33,7 @@ def ironic_conf_server(
         "status_code_retries = 1\n"
         "status_code_retry_delay = 0.5\n"
         "port_setup_delay = 0\n"
+        "fail_on_port_binding_failure = true\n"
         "provisioning_network = mw-provision\n"
         f"cleaning_network = {neutron.networks['mw-clean']['id']}\n"
         "add_all_ports = false\n"

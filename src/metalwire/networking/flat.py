@@ -9,7 +9,8 @@ With ``[neutron] url`` set, the VIFs' Neutron ports are kept in step as well, as
 :mod:`metalwire.networking.neutron_ports`); on an ``active`` node it binds it at once with
 the ``binding:profile`` (links, bond, physical network) and DHCP client-id that ``neutron``
 sends, so that a mechanism driver that wires switch ports can bind it, but without waiting
-for the port to become ACTIVE. A detach unbinds it and gives it back its MAC.
+for the port to become ACTIVE unless the node's ``driver_info["fail_on_binding_failure"]``
+asks for it. A detach unbinds it and gives it back its MAC.
 ``add_provisioning_network`` binds every attached VIF to the node: ``binding:host_id`` =
 node UUID, ``binding:vnic_type`` = ``baremetal`` and ``mac_address`` = the MAC of the VIF's
 port or portgroup (if it has one; a port still bound with another MAC is unbound first,
@@ -30,7 +31,6 @@ from metalwire.db.models import Port, Portgroup
 from metalwire.errors import NetworkError
 from metalwire.networking.base import NetworkInterface
 from metalwire.networking.neutron_client import (
-    VIF_TYPE_BINDING_FAILED,
     NeutronClient,
     NeutronPort,
 )
@@ -38,8 +38,6 @@ from metalwire.networking.neutron_ports import (
     VNIC_BAREMETAL,
     Json,
     Rollback,
-    binding_fields,
-    client_id_fields,
     rolled_back,
 )
 from metalwire.networking.neutron_service_ports import ServiceNetworkPorts
@@ -60,35 +58,9 @@ class FlatNetwork(ServiceNetworkPorts, NetworkInterface):
     def expected_links(self, task: Task, target: Port | Portgroup) -> list[Json] | None:
         return None  # a deploy binds with no binding:profile, a hot-plug with one
 
-    def hot_plug(
-        self,
-        task: Task,
-        client: NeutronClient,
-        vif_id: str,
-        target: Port | Portgroup,
-        rollback: Rollback,
-    ) -> None:
-        """Bind a VIF attached to an ``active`` node with the target's links, as Ironic's
-        ``flat`` does (unlike its deploy binding): the ``binding:profile`` and DHCP
-        client-id ``neutron`` sends, so that a mechanism driver that wires switch ports
-        (networking-generic-switch) can bind it. No wait: a binding that fails is logged,
-        not an error, as at deploy."""
-        fields = {
-            **binding_fields(task.node.uuid, self.profile_for(task, target)),
-            **client_id_fields(target),
-        }
-        rollback.add(f"unbind VIF port {vif_id}", lambda: self._unbind(client, vif_id))
-        port = client.update_port(
-            vif_id, fields, f"bind VIF port {vif_id} to active node {task.node.uuid}"
-        )
-        if port.vif_type == VIF_TYPE_BINDING_FAILED:
-            LOG.warning(
-                "Neutron could not bind VIF port %s to node %s (binding:vif_type %s); the "
-                "VIF stays attached, as with Ironic's flat interface",
-                vif_id,
-                task.node.uuid,
-                port.vif_type,
-            )
+    # A VIF attached to an active node is bound as neutron binds it (NeutronPortsMixin's
+    # hot_plug), as Ironic's flat does; a binding failure is fatal only if the node's
+    # driver_info fail_on_binding_failure says so (binding_failure_default: false).
 
     def bind(
         self,

@@ -10,7 +10,9 @@ A VIF is the id of a Neutron port. What the interface tells Neutron, and when:
 * **attach**: the VIF's physical networks (those of its Neutron network's segments) restrict
   the choice of port or portgroup; the attachment is recorded, the Neutron port's
   ``mac_address`` becomes the chosen port's (or portgroup's) MAC, and on an ``active`` node
-  the port is bound at once (hot-plug) and must become ACTIVE; on any other node its
+  the port is bound at once (hot-plug) and must become ACTIVE (unless ``[neutron]
+  fail_on_port_binding_failure`` or the node's ``driver_info["fail_on_binding_failure"]``
+  is false: then a binding Neutron fails is logged, not waited for); on any other node its
   binding is seeded (node UUID, no profile: a routed network's address is allocated, no
   switch port is wired; see :mod:`metalwire.networking.neutron_ports`).
 * **deploy**: ``add_provisioning_network`` creates a bound Neutron port on
@@ -88,6 +90,11 @@ class NeutronNetwork(ServiceNetworkPorts, NetworkInterface):
                 "(unless extra/client-id names an InfiniBand port)"
             )
         return super().port_unusable_reason(task, port)
+
+    def binding_failure_default(self) -> bool:
+        """A binding failure is fatal unless ``[neutron] fail_on_port_binding_failure`` is
+        false (a node's driver_info may say otherwise), as in Ironic."""
+        return self.config.neutron.fail_on_port_binding_failure
 
     # -- tenant networks -------------------------------------------------------------------
 

@@ -59,6 +59,8 @@ ORIGINAL_MAC_KEY = "neutron_original_mac"
 PROVISIONING_KEY = "provisioning_vif_port_id"
 CLEANING_KEY = "cleaning_vif_port_id"
 UNBIND: Json = {"binding:host_id": "", "binding:profile": {}}
+#: The driver_info key that decides whether a VIF binding must succeed, as in Ironic.
+FAIL_ON_BINDING_FAILURE = "fail_on_binding_failure"
 #: DHCP option 61 (RFC 2132), the client identifier an InfiniBand port's firmware sends.
 DHCP_CLIENT_ID_OPTION = "61"
 _CLIENT_LOCK = threading.Lock()
@@ -165,6 +167,14 @@ def _client_id_of(port: NeutronPort) -> str | None:
         if str(option.get("opt_name")) == DHCP_CLIENT_ID_OPTION:
             return str(option.get("opt_value"))
     return None
+
+
+def truthy(value: object) -> bool:
+    """A driver_info flag as a boolean: a string is read as a word ("false", "no", "off" and
+    "0" are false, in any case), anything else by its truth value."""
+    if isinstance(value, str):
+        return value.strip().lower() not in {"false", "no", "off", "0", ""}
+    return bool(value)
 
 
 def same_mac(a: str | None, b: str | None) -> bool:
@@ -307,7 +317,8 @@ class NeutronPortsMixin(StoredVifMixin):
         rollback: Rollback,
         extra: Json,
     ) -> NeutronPort:
-        """Send the binding through ``target`` (and the ``extra`` fields); wait for ACTIVE."""
+        """Send the binding through ``target`` (and the ``extra`` fields); wait for ACTIVE
+        if a binding failure is fatal for the node (:meth:`binding_failure_fatal`)."""
         purpose = f"bind VIF port {vif_id} to node {task.node.uuid}"
         fields = {
             **binding_fields(task.node.uuid, self.profile_for(task, target)),
@@ -316,9 +327,33 @@ class NeutronPortsMixin(StoredVifMixin):
         }
         rollback.add(f"unbind VIF port {vif_id}", lambda: self._unbind(client, vif_id))
         port = client.update_port(vif_id, fields, purpose)
-        if port.vif_type == VIF_TYPE_BINDING_FAILED:
+        failed = port.vif_type == VIF_TYPE_BINDING_FAILED
+        if not self.binding_failure_fatal(task):
+            if failed:
+                LOG.warning(
+                    "Neutron could not bind VIF port %s to node %s (binding:vif_type %s); "
+                    "going on, as binding failures are not fatal for the node",
+                    vif_id,
+                    task.node.uuid,
+                    port.vif_type,
+                )
+            return port
+        if failed:
             raise binding_failed_error("PUT", client.path(f"/ports/{vif_id}"), port, purpose)
         return client.wait_for_port_status(vif_id, "ACTIVE")
+
+    def binding_failure_fatal(self, task: Task) -> bool:
+        """Whether a VIF binding waits for ACTIVE and fails when Neutron cannot bind, as
+        Ironic decides it: the node's ``driver_info["fail_on_binding_failure"]``, else the
+        interface's default (:meth:`binding_failure_default`)."""
+        value = (task.node.driver_info or {}).get(FAIL_ON_BINDING_FAILURE)
+        if value is None:
+            return self.binding_failure_default()
+        return truthy(value)
+
+    def binding_failure_default(self) -> bool:
+        """Without the node saying so, a binding failure is not fatal (Ironic's ``flat``)."""
+        return False
 
     def mac_for_binding(
         self, client: NeutronClient, vif_id: str, target: Port | Portgroup, rollback: Rollback
@@ -347,8 +382,9 @@ class NeutronPortsMixin(StoredVifMixin):
         target: Port | Portgroup,
         rollback: Rollback,
     ) -> None:
-        """Bind a VIF attached to an ``active`` node at once; by default as a deploy binds,
-        but without reading the port's MAC again: the attach has just set it."""
+        """Bind a VIF attached to an ``active`` node at once, with its links, as the deploy
+        of ``neutron`` binds, but without reading the port's MAC again: the attach has just
+        set it."""
         self._bind_and_wait(task, client, vif_id, target, rollback, {})
 
     def expected_links(self, task: Task, target: Port | Portgroup) -> list[Json] | None:
