@@ -414,10 +414,11 @@ class NeutronOptions:
     port_setup_delay: float = _opt(0.0, "Seconds to wait after binding ports.", minimum=0)
     fail_on_port_binding_failure: bool = _opt(
         True,
-        "Whether a VIF binding of the neutron interface (deploy, attach to an active node) "
-        "fails when Neutron cannot bind the port or it does not become ACTIVE; when false "
-        "it is not waited for. A node's driver_info fail_on_binding_failure overrides it "
-        "(flat nodes too, which neither wait nor fail unless it says so).",
+        "Whether a binding of the neutron interface (a VIF at deploy or at an attach to an "
+        "active node, a provisioning or cleaning port) fails when Neutron cannot bind the "
+        "port or it does not become ACTIVE; when false it is not waited for. A node's "
+        "driver_info fail_on_binding_failure overrides it (flat nodes too, which neither "
+        "wait nor fail unless it says so).",
     )
     status_wait_timeout: float = _opt(
         30.0, "Seconds to wait for a bound Neutron port to become ACTIVE."

@@ -687,6 +687,30 @@ def test_flat_cleans_on_the_cleaning_network(
     assert "cleaning_vif_port_id" not in info
 
 
+def test_flat_cleans_on_a_cleaning_port_neutron_cannot_bind_unless_the_node_forbids_it(
+    api: Metalwire, neutron: Neutron
+) -> None:
+    """As in Ironic, a ``flat`` node's cleaning port need not be bound (a flat network's
+    mechanism driver may not know the node's link): cleaning goes on. With
+    ``driver_info["fail_on_binding_failure"]`` true it must be, and cleaning fails,
+    leaving no port on the cleaning network."""
+    node = api.node("flatclean-nolink", "flat")
+    api.port(node, "52:54:00:33:00:06", UNKNOWN_SWITCH)
+
+    shown = api.provision("flatclean-nolink", "manage", "clean")
+    assert shown["provision_state"] == "manageable"
+    assert neutron.ports_on("mw-clean") == []
+
+    patch = [{"op": "add", "path": "/driver_info/fail_on_binding_failure", "value": True}]
+    assert api.http.patch("/v1/nodes/flatclean-nolink", json=patch).status_code == 200
+    response = api.http.put("/v1/nodes/flatclean-nolink/states/provision", json={"target": "clean"})
+    assert response.status_code == 202, response.text
+    shown = settled_node(lambda: api.get("/v1/nodes/flatclean-nolink"))
+    assert shown["provision_state"] == "clean failed"
+    assert "binding_failed" in shown["last_error"]
+    assert neutron.ports_on("mw-clean") == []
+
+
 def test_a_deployed_nodes_port_keeps_its_mac_unless_in_maintenance(
     api: Metalwire, neutron: Neutron, hot: Json
 ) -> None:

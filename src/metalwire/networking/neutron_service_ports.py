@@ -5,9 +5,13 @@
 the network with the port's MAC, bound to the node (``binding:host_id`` = node UUID,
 ``binding:vnic_type`` = ``baremetal``, ``binding:profile`` with the port's link, and the DHCP
 client identifier of an InfiniBand port), and its id is kept in the port's
-``internal_info["<process>_vif_port_id"]`` until removal deletes it. Ports a failed earlier
-run left behind (recorded, or found on the network by MAC) are deleted first. An empty
-network option makes both steps a logged no-op; so does a Neutron that is not configured.
+``internal_info["<process>_vif_port_id"]`` until removal deletes it. As in Ironic, the
+ports must become ACTIVE only where a binding failure is fatal for the node (``neutron``
+unless ``[neutron] fail_on_port_binding_failure`` is false; ``flat`` only if the node's
+``driver_info["fail_on_binding_failure"]`` says so); elsewhere a failed binding is
+logged. Ports a failed earlier run left behind (recorded, or found on the network by MAC)
+are deleted first. An empty network option makes both steps a logged no-op; so does a
+Neutron that is not configured.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from metalwire.networking.neutron_audit import AuditedNeutronPorts
 from metalwire.networking.neutron_client import (
     VIF_TYPE_BINDING_FAILED,
     NeutronClient,
+    NeutronPort,
     binding_failed_error,
 )
 from metalwire.networking.neutron_ports import (
@@ -84,10 +89,10 @@ class ServiceNetworkPorts(AuditedNeutronPorts):
                     ),
                 )
                 created[port.uuid] = neutron_port.id
-                if neutron_port.vif_type == VIF_TYPE_BINDING_FAILED:
-                    raise binding_failed_error("POST", client.path("/ports"), neutron_port, purpose)
-            for neutron_port_id in created.values():
-                client.wait_for_port_status(neutron_port_id, "ACTIVE")
+                self._check_binding(task, client, neutron_port, purpose)
+            if self.binding_failure_fatal(task):
+                for neutron_port_id in created.values():
+                    client.wait_for_port_status(neutron_port_id, "ACTIVE")
             self._set_internal_info(task, {uuid: (key, pid) for uuid, pid in created.items()})
         except Exception as exc:
             failures = rollback.run()
@@ -96,6 +101,23 @@ class ServiceNetworkPorts(AuditedNeutronPorts):
             raise
         self.settle()
         LOG.info("Node %s is on the %s network %s: %s", node.uuid, process, network.id, created)
+
+    def _check_binding(
+        self, task: Task, client: NeutronClient, port: NeutronPort, purpose: str
+    ) -> None:
+        """Raise if Neutron could not bind a created port and that is fatal for the node
+        (:meth:`binding_failure_fatal`, as Ironic decides it); else log it."""
+        if port.vif_type != VIF_TYPE_BINDING_FAILED:
+            return
+        if self.binding_failure_fatal(task):
+            raise binding_failed_error("POST", client.path("/ports"), port, purpose)
+        LOG.warning(
+            "Neutron could not bind port %s of node %s (binding:vif_type %s); going on, as "
+            "binding failures are not fatal for the node",
+            port.id,
+            task.node.uuid,
+            port.vif_type,
+        )
 
     def _delete_leftovers(
         self, task: Task, client: NeutronClient, key: str, network_id: str, ports: list[Port]
