@@ -42,6 +42,7 @@ from metalwire.conductor.storage import boots_from_volume
 from metalwire.db import nodes as node_db
 from metalwire.db.models import Node
 from metalwire.errors import InvalidParameterValue, MissingParameterValue
+from metalwire.hardware_types import IMPLEMENTATIONS
 from metalwire.networking.task import Task
 
 #: The deploy interface that writes an image, and so needs to know which.
@@ -49,17 +50,9 @@ IMAGE_WRITING_DEPLOY = "direct"
 #: The deploy interface that boots the instance's ramdisk, and the boot interfaces that can
 #: (Ironic's with the ``ramdisk_boot`` capability; its ``fake`` one cannot).
 RAMDISK_DEPLOY = "ramdisk"
+RAMDISK_BOOTS = tuple(name for name in IMPLEMENTATIONS["boot"] if name != "fake")
 #: The deploy interface that is checked (and, in Ironic, run) as the one it detects.
 AUTODETECT_DEPLOY = "autodetect"
-RAMDISK_BOOTS = (
-    "http",
-    "http-ipxe",
-    "idrac-redfish-virtual-media",
-    "ipxe",
-    "pxe",
-    "redfish-https",
-    "redfish-virtual-media",
-)
 #: The deploy interfaces that check the node's deploy capabilities, and their valid values.
 CAPABILITY_CHECKING_DEPLOYS = frozenset({"direct", "ramdisk"})
 CAPABILITY_VALUES = {
