@@ -231,3 +231,23 @@ def test_port_link_rules_use_the_converted_is_smartnic(api: Api) -> None:
     assert "hostname" in fault(resp)
     port = api.port(node, next_mac(), is_smartnic="false", local_link_connection=switch_link)
     assert port["is_smartnic"] is False
+
+
+def test_port_pxe_enabled_cannot_be_null_or_removed(api: Api) -> None:
+    """Null is not the default: a port created or patched with pxe_enabled null, even in a
+    portgroup without standalone ports, is a 400 naming the field, and nothing is stored."""
+    node = api.node()
+    bond = api.portgroup(node, name="bond-null", standalone_ports_supported=False)
+    for group in (None, bond["uuid"]):
+        body = {"node_uuid": node["uuid"], "address": next_mac(), "portgroup_uuid": group}
+        resp = api.post("/v1/ports", {**body, "pxe_enabled": None})
+        assert resp.status_code == 400, resp.text
+        assert fault(resp) == "pxe_enabled cannot be null: it is either true or false."
+    assert api.get(f"/v1/ports?node={node['uuid']}").json()["ports"] == []
+    port = api.port(node, next_mac(), pxe_enabled=False)
+    url = f"/v1/ports/{port['uuid']}"
+    for op in ({"op": "replace", "value": None}, {"op": "add", "value": None}, {"op": "remove"}):
+        resp = api.patch(url, [{**op, "path": "/pxe_enabled"}])
+        assert resp.status_code == 400, resp.text
+        assert "pxe_enabled cannot be null" in fault(resp)
+    assert api.get(url).json()["pxe_enabled"] is False

@@ -52,6 +52,7 @@ def normalize(values: dict[str, Any], version: mv.Version) -> dict[str, Any]:
     if out.get("portgroup_uuid") is not None:
         out["portgroup_uuid"] = validation.uuid_value(out["portgroup_uuid"], "portgroup_uuid")
     refuse_empty_physical_network(out)
+    refuse_null_pxe_enabled(out)
     if out.get("local_link_connection") is not None:
         out["local_link_connection"] = validation.local_link_connection(
             out["local_link_connection"], version, bool(out.get("is_smartnic"))
@@ -59,7 +60,6 @@ def normalize(values: dict[str, Any], version: mv.Version) -> dict[str, Any]:
     for key, default in (
         ("local_link_connection", {}),
         ("extra", {}),
-        ("pxe_enabled", True),
         ("is_smartnic", False),
         ("available_for_dynamic_portgroup", True),  # a PATCH's remove; a null is refused first
     ):
@@ -79,6 +79,13 @@ def refuse_null_dynamic_portgroup(values: Any) -> None:
         raise InvalidParameterValue(
             "Invalid value for field available_for_dynamic_portgroup: null; use true or false."
         )
+
+
+def refuse_null_pxe_enabled(values: dict[str, Any]) -> None:
+    """A port boots by PXE or it does not: pxe_enabled null, or removed by a PATCH, is a 400
+    on create and PATCH alike (Ironic's schema takes null, then fails to store it: a 500)."""
+    if "pxe_enabled" in values and values["pxe_enabled"] is None:
+        raise InvalidParameterValue("pxe_enabled cannot be null: it is either true or false.")
 
 
 def refuse_empty_physical_network(values: dict[str, Any]) -> None:
