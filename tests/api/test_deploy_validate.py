@@ -644,6 +644,10 @@ def test_deploying_an_ipmi_node_without_an_image_is_refused(api: Api) -> None:
             },
             "driver_info/redfish_auth_type 'x' is not one of basic, session, auto.",
         ),
+        (
+            {"driver": "redfish", "driver_info": {"redfish_address": "bmc example"}},
+            "driver_info/redfish_address 'bmc example' is not a URL with a host",
+        ),
     ],
 )
 def test_bmc_options_ironic_refuses_fail_power_validation_and_power_changes(
@@ -673,6 +677,18 @@ def test_valid_bmc_options_validate(api: Api) -> None:
         "ipmi_hex_kg_key": "0a1b",
     }
     api.node(name="bmc", driver="ipmi", driver_info=bmc)
+
+    body = api.get("/v1/nodes/bmc/validate").json()
+
+    assert body["power"] == {"result": True}
+    assert body["management"] == {"result": True}
+
+
+@pytest.mark.parametrize(
+    "address", ["bmc.example.com", "192.0.2.9:8443/redfish/v1", "2001:db8::1", "http://[::1]:8000"]
+)
+def test_redfish_addresses_ironic_takes_validate(api: Api, address: str) -> None:
+    api.node(name="bmc", driver="redfish", driver_info={"redfish_address": address})
 
     body = api.get("/v1/nodes/bmc/validate").json()
 

@@ -9,10 +9,11 @@ of lower-case letters, digits and hyphens); ``ipmi_protocol_version`` is ``2.0``
 ``ADMINISTRATOR``, ``CALLBACK``, ``OPERATOR`` or ``USER``; ``ipmi_hex_kg_key`` has an even
 number of characters; ``ipmi_cipher_suite`` is a number, and not with IPMI 1.5.
 
-``redfish``: ``redfish_address`` is set; ``redfish_system_id`` is a string;
-``redfish_verify_ca`` a Boolean (or its text) or a file or directory on this host;
-``redfish_auth_type`` ``basic``, ``session`` or ``auto``. The address's URL syntax is not
-checked.
+``redfish``: ``redfish_address`` is set, and is a URL with a host (``https://`` is assumed
+when it has no scheme and authority; an IPv6 address alone is taken in brackets) whose scheme,
+user information, host, path, query and fragment are valid as RFC 3986 reads them;
+``redfish_system_id`` is a string; ``redfish_verify_ca`` a Boolean (or its text) or a file or
+directory on this host; ``redfish_auth_type`` ``basic``, ``session`` or ``auto``.
 
 metalwire runs no ``ipmitool``: bridging is taken as supported.
 """
@@ -24,6 +25,10 @@ import os
 import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
+
+import rfc3986
+import rfc3986.exceptions
+import rfc3986.validators
 
 from metalwire.db.models import Node
 from metalwire.errors import Invalid, InvalidParameterValue, MissingParameterValue
@@ -157,6 +162,11 @@ def _ipmi_address_problem(address: Any) -> Problem | None:
 
 def _redfish_problem(node: Node, kind: str) -> Problem | None:
     info = node.driver_info
+    if not _is_redfish_url(info["redfish_address"]):
+        return Problem(
+            f"driver_info/redfish_address {info['redfish_address']!r} is not a URL with a "
+            "host, such as https://bmc.example.com"
+        )
     system_id = info.get("redfish_system_id")
     if system_id is not None and not isinstance(system_id, str):
         return Problem(
@@ -173,6 +183,37 @@ def _redfish_problem(node: Node, kind: str) -> Problem | None:
     if auth_type not in REDFISH_AUTH_TYPES:
         return _not_one_of("redfish_auth_type", auth_type, REDFISH_AUTH_TYPES)
     return None
+
+
+def _is_redfish_url(address: Any) -> bool:
+    """As Ironic's Redfish driver reads the address: ``https://`` is assumed when the text
+    has no scheme and authority; the result needs a scheme and a host, and its parts must
+    be valid RFC 3986."""
+    if not isinstance(address, str):
+        return False
+    if _is_ipv6(address):
+        address = f"[{address}]"
+    parsed = rfc3986.uri_reference(address)
+    if not parsed.scheme or not parsed.authority:
+        parsed = rfc3986.uri_reference(f"https://{address}")
+    validator = (
+        rfc3986.validators.Validator()
+        .require_presence_of("scheme", "host")
+        .check_validity_of("scheme", "userinfo", "host", "path", "query", "fragment")
+    )
+    try:
+        validator.validate(parsed)
+    except rfc3986.exceptions.RFC3986Exception:
+        return False
+    return True
+
+
+def _is_ipv6(text: str) -> bool:
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _is_verify_ca(value: Any) -> bool:
