@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from schemathesis.specs.openapi.definitions import OPENAPI_31
 
 from metalwire.api.routes.vifs import DOORS, vif_route
+from tests.conftest import Api
 
 COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "api-ref" / "openapi.json"
 
@@ -79,3 +80,28 @@ def test_the_vif_doors_are_the_paths_vif_endpoints_answers() -> None:
         concrete = door.path.replace("{ident}", "node-1").replace("{vif}", "vif-1")
         assert vif_route(concrete) == door.path
     assert {door.method for door in DOORS} == {"GET", "POST", "DELETE"}
+
+
+def test_port_create_schema_takes_every_switch_id_the_api_takes(client: TestClient) -> None:
+    """A MAC address and an OpenFlow datapath ID on any node, and a switch name (accepted on
+    an ironic-networking node) fit the document's local_link_connection; a network_type
+    the API refuses does not."""
+    api = Api(client)
+    document = client.get("/openapi.json").json()
+    link = document["components"]["schemas"]["PortCreate"]["properties"]["local_link_connection"]
+    validator = jsonschema.Draft202012Validator(link)
+    node = api.node()
+    for n, switch_id in enumerate(("AA:bb:cc:dd:ee:0f", "aa-bb-cc-dd-ee-0f", "00000A0B0C0D0E0F")):
+        value = {"switch_id": switch_id, "port_id": "Ethernet1/1"}
+        resp = api.post(
+            "/v1/ports",
+            {
+                "node_uuid": node["uuid"],
+                "address": f"52:54:00:00:0a:{n:02x}",
+                **{"local_link_connection": value},
+            },
+        )
+        assert resp.status_code == 201, resp.text
+        validator.validate(value)
+    validator.validate({"switch_id": "leaf-1", "port_id": "Ethernet1/1"})
+    assert not validator.is_valid({"switch_id": "leaf-1", "network_type": "bogus"})

@@ -20,6 +20,7 @@ from metalwire.api.fields import (
     Access,
     Field,
 )
+from metalwire.api.validation import LINK_NETWORK_TYPES
 from metalwire.config import DefaultOptions
 from metalwire.db.models import Node, Port, Portgroup
 
@@ -32,6 +33,7 @@ def ref(kind: str, name: str) -> Schema:
 
 _UUID: Schema = {"type": "string", "format": "uuid"}
 _MAC = r"^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$"
+_DATAPATH_ID = r"^[0-9a-fA-F]{16}$"
 _TIMESTAMP: Schema = {"type": ["string", "null"], "format": "date-time"}
 _TIMESTAMPS = {
     "created_at",
@@ -68,16 +70,35 @@ def _shown(field: Field) -> Schema:
 
 
 _NAME = r"^[A-Za-z0-9\-._~]+$"
+# What refuse_switch_name lets through: the switch identities Ironic takes, and on an
+# ironic-networking node any other text, a switch of the switch file by its section name.
+_SWITCH_ID: Schema = {
+    "anyOf": [
+        {"type": "string", "pattern": _MAC, "description": "The switch's MAC address."},
+        {
+            "type": "string",
+            "pattern": _DATAPATH_ID,
+            "description": "The switch's OpenFlow datapath ID, 16 hexadecimal digits.",
+        },
+        {
+            "type": "string",
+            "description": "Only on a node whose network_interface is ironic-networking: "
+            "a switch of its switch file, by section name. Elsewhere a 400.",
+        },
+    ],
+    "description": "A MAC address or an OpenFlow datapath ID (kept in lower case, ':' "
+    "separated), or on an ironic-networking node a switch name.",
+}
 _LOCAL_LINK: Schema = {
     "type": "object",
     "description": "switch_id and port_id (hostname and port_id for a smart NIC), unless "
     "network_type is unmanaged.",
     "properties": {
-        "switch_id": {"type": "string", "pattern": _MAC},
+        "switch_id": _SWITCH_ID,
         "port_id": {"type": "string"},
         "switch_info": {"type": "string"},
         "hostname": {"type": "string"},
-        "network_type": {"type": "string"},
+        "network_type": {"type": "string", "enum": list(LINK_NETWORK_TYPES)},
     },
     "additionalProperties": False,
 }
