@@ -31,6 +31,7 @@ KINDS = (
     "vendor",
 )
 FIELDS = tuple(f"{kind}_interface" for kind in KINDS)
+FAKE_HARDWARE = "fake-hardware"
 
 _GENERIC = {
     "bios": "no-bios",
@@ -57,18 +58,65 @@ DEFAULTS: Mapping[str, Mapping[str, str]] = {
     "manual-management": _MANUAL_MANAGEMENT,
 }
 
-#: The storage interfaces each hardware type supports, as Ironic's: the generic ones, and
-#: ``fake`` too for ``fake-hardware``. ``validate`` checks ``cinder`` and ``external``
-#: (conductor/storage.py).
-_GENERIC_STORAGE = ("noop", "cinder", "external")
-STORAGE_INTERFACES: Mapping[str, tuple[str, ...]] = {"fake-hardware": ("fake", *_GENERIC_STORAGE)}
+#: The implementations of each kind each hardware type supports, as Ironic 39's hardware types
+#: list them (``supported_<kind>_interfaces``). Ironic lets ``fake-hardware`` take any
+#: implementation: only the names are checked (``check_interface_names``).
+_GENERIC_SUPPORTED: Mapping[str, tuple[str, ...]] = {
+    "bios": ("no-bios",),
+    "boot": ("ipxe", "pxe", "http-ipxe", "http"),
+    "console": ("no-console", "fake-graphical"),
+    "deploy": ("autodetect", "direct", "ansible", "ramdisk", "anaconda", "bootc", "custom-agent"),
+    "firmware": ("no-firmware",),
+    "inspect": ("agent", "no-inspect"),
+    "management": ("noop",),
+    "power": (),
+    "raid": ("no-raid", "agent"),
+    "rescue": ("no-rescue", "agent"),
+    "storage": ("noop", "cinder", "external"),
+    "vendor": ("no-vendor",),
+}
+SUPPORTED: Mapping[str, Mapping[str, tuple[str, ...]]] = {
+    "ipmi": {
+        **_GENERIC_SUPPORTED,
+        "console": ("ipmitool-socat", "no-console", "fake-graphical"),
+        "management": ("ipmitool", "noop"),
+        "power": ("ipmitool",),
+        "vendor": ("ipmitool", "no-vendor"),
+    },
+    "redfish": {
+        **_GENERIC_SUPPORTED,
+        "bios": ("redfish", "no-bios"),
+        "boot": (
+            *_GENERIC_SUPPORTED["boot"],
+            "redfish-virtual-media",
+            "redfish-https",
+        ),
+        "console": ("redfish-graphical", "ipmitool-socat", "no-console", "fake-graphical"),
+        "firmware": ("redfish", "no-firmware"),
+        "inspect": ("redfish", "agent", "no-inspect"),
+        "management": ("redfish", "noop"),
+        "power": ("redfish",),
+        "raid": ("redfish", "no-raid", "agent"),
+        "vendor": ("redfish", "no-vendor"),
+    },
+    "manual-management": {
+        **_GENERIC_SUPPORTED,
+        "deploy": (*_GENERIC_SUPPORTED["deploy"], "noop"),
+        "management": ("noop", "fake"),
+        "power": ("agent", "fake"),
+    },
+}
+
+#: A hardware type metalwire has no lists for: every Ironic hardware type but ``fake-hardware``
+#: takes the generic storage interfaces only.
+_OTHER_SUPPORTED: Mapping[str, tuple[str, ...]] = {"storage": _GENERIC_SUPPORTED["storage"]}
 
 
 #: Every implementation of each kind Ironic 39 has (its ``ironic.hardware.interfaces.<kind>``
 #: entry points). A name outside these is a mistake, refused (400) as Ironic refuses it. Which
-#: of them a hardware type supports, and which Ironic's ``enabled_<kind>_interfaces`` enable,
-#: metalwire does not check: it drives none of them, and takes those options without using
-#: them (config_compat.py).
+#: of them a hardware type supports is ``SUPPORTED``'s; which Ironic's
+#: ``enabled_<kind>_interfaces`` enable metalwire does not check: it drives none of them, and
+#: takes those options without using them (config_compat.py).
 IMPLEMENTATIONS: Mapping[str, tuple[str, ...]] = {
     "bios": ("fake", "idrac-redfish", "no-bios", "redfish"),
     "boot": (
@@ -116,19 +164,24 @@ def check_interface_names(values: Mapping[str, Any]) -> None:
             )
 
 
-def storage_interfaces(driver: str) -> tuple[str, ...]:
-    return STORAGE_INTERFACES.get(driver, _GENERIC_STORAGE)
+def check_supported_interfaces(driver: str, values: Mapping[str, Any]) -> None:
+    """Refuse (400) a hardware interface in ``values`` that hardware type ``driver`` does not
+    support, naming the ones it does, as Ironic refuses it."""
+    for kind, names in supported_interfaces(driver).items():
+        field = f"{kind}_interface"
+        name = values.get(field)
+        if name is not None and name not in names:
+            raise InvalidParameterValue(
+                f"{field} {name!r} is not supported by hardware type {driver}; supported: "
+                f"{', '.join(names)}."
+            )
 
 
-def check_storage_interface(driver: str, values: Mapping[str, Any]) -> None:
-    """Refuse (400) a ``storage_interface`` in ``values`` that ``driver`` does not support."""
-    name = values.get("storage_interface")
-    supported = storage_interfaces(driver)
-    if name is not None and name not in supported:
-        raise InvalidParameterValue(
-            f"storage_interface {name!r} is not supported by hardware type {driver}; "
-            f"supported: {', '.join(supported)}."
-        )
+def supported_interfaces(driver: str) -> Mapping[str, tuple[str, ...]]:
+    """The implementations ``driver`` supports, by kind; a kind it does not name: any."""
+    if driver == FAKE_HARDWARE:
+        return {}
+    return SUPPORTED.get(driver, _OTHER_SUPPORTED)
 
 
 def hardware_default(driver: str, kind: str) -> str:

@@ -308,7 +308,7 @@ def available_then_without(api: Api, key: str, **fields: Any) -> dict[str, Any]:
 def test_deploying_a_node_whose_power_interface_cannot_work_is_refused(
     api: Api, fields: dict[str, Any], key: str
 ) -> None:
-    node = available_then_without(api, key, deploy_interface="fake", **fields)
+    node = available_then_without(api, key, deploy_interface="custom-agent", **fields)
 
     resp = provision(api, "active")
 
@@ -337,7 +337,7 @@ def test_a_node_whose_power_interface_cannot_work_is_refused_before_its_image(
 
 
 def test_deploying_once_the_bmc_address_is_set_again_is_accepted(api: Api) -> None:
-    available_then_without(api, "ipmi_address", driver="ipmi", deploy_interface="fake")
+    available_then_without(api, "ipmi_address", driver="ipmi", deploy_interface="custom-agent")
     assert provision(api, "active").status_code == 400
     resp = api.patch(
         "/v1/nodes/life",
@@ -350,7 +350,9 @@ def test_deploying_once_the_bmc_address_is_set_again_is_accepted(api: Api) -> No
 
 
 def test_rebuilding_a_node_whose_power_interface_cannot_work_is_refused(api: Api) -> None:
-    available(api, driver="ipmi", deploy_interface="fake", driver_info={"ipmi_address": "h1"})
+    available(
+        api, driver="ipmi", deploy_interface="custom-agent", driver_info={"ipmi_address": "h1"}
+    )
     assert provision(api, "active").status_code == 202
     resp = api.patch("/v1/nodes/life", [{"op": "remove", "path": "/driver_info/ipmi_address"}])
     assert resp.status_code == 200, resp.text

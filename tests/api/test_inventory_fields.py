@@ -176,6 +176,48 @@ def test_configured_default_interface_wins_over_the_hardware_type(
     assert node["power_interface"] == "redfish"
 
 
+@pytest.mark.parametrize(
+    ("driver", "field", "value", "supported"),
+    [
+        ("ipmi", "power_interface", "redfish", "ipmitool"),
+        ("ipmi", "management_interface", "redfish", "ipmitool, noop"),
+        ("redfish", "power_interface", "ipmitool", "redfish"),
+        ("redfish", "deploy_interface", "noop", "autodetect, direct, ansible, ramdisk"),
+        ("manual-management", "power_interface", "ipmitool", "agent, fake"),
+        ("manual-management", "bios_interface", "redfish", "no-bios"),
+    ],
+)
+def test_an_interface_the_hardware_type_does_not_support_is_400(
+    api: Api, driver: str, field: str, value: str, supported: str
+) -> None:
+    """As Ironic: on create, on a change of the interface and on a change of the driver."""
+    message = f"{field} {value!r} is not supported by hardware type {driver}; supported: "
+    resp = api.post("/v1/nodes", {"driver": driver, "name": "hw", field: value})
+    assert resp.status_code == 400, resp.text
+    assert message + supported in fault(resp)
+    assert api.get("/v1/nodes/hw").status_code == 404
+    node = api.node(driver=driver)
+    url = f"/v1/nodes/{node['uuid']}"
+    resp = api.patch(url, [{"op": "replace", "path": f"/{field}", "value": value}])
+    assert resp.status_code == 400, resp.text
+    assert message in fault(resp)
+    other = api.node()  # fake-hardware
+    moved = [
+        {"op": "replace", "path": "/driver", "value": driver},
+        {"op": "replace", "path": f"/{field}", "value": value},
+    ]
+    resp = api.patch(f"/v1/nodes/{other['uuid']}", moved)
+    assert resp.status_code == 400, resp.text
+    assert message in fault(resp)
+    assert api.get(url).json()[field] == node[field]
+    assert api.get(f"/v1/nodes/{other['uuid']}").json()["driver"] == "fake-hardware"
+
+
+def test_fake_hardware_takes_any_implementation_as_ironic(api: Api) -> None:
+    node = api.node(power_interface="ipmitool", management_interface="redfish")
+    assert (node["power_interface"], node["management_interface"]) == ("ipmitool", "redfish")
+
+
 def test_changing_the_driver_gives_the_new_hardware_types_defaults(api: Api) -> None:
     node = api.node()
     resp = api.patch(

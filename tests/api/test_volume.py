@@ -244,7 +244,7 @@ def test_a_storage_interface_the_hardware_type_lacks_is_refused(
     patch = [{"op": "replace", "path": "/storage_interface", "value": "ceph"}]
     resp = api.patch("/v1/nodes/vol", patch)
     assert resp.status_code == 400, resp.text
-    assert "storage_interface 'ceph' is not supported by hardware type fake-hardware" in fault(resp)
+    assert "Could not find the storage interface 'ceph' (storage_interface)" in fault(resp)
     assert api.get("/v1/nodes/vol").json()["storage_interface"] == "noop"
     # fake is fake-hardware's own: an ipmi node refuses it, on create as on a driver change.
     resp = api.post("/v1/nodes", {"driver": "ipmi", "name": "bmc", "storage_interface": "fake"})

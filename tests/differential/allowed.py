@@ -103,10 +103,10 @@ ALLOWED: tuple[Allowed, ...] = (
         Allowed(
             ("list and field checks",),
             f"{kind}_interface of another hardware type: status",
-            "Ironic 39 refuses an implementation its hardware type does not support or its "
-            f"enabled_{kind}_interfaces does not enable (400); metalwire drives no hardware "
-            "interface and records any of Ironic 39's implementations, refusing only a name "
-            "Ironic has none of (docs/api-ref/nodes.md: Hardware interfaces)",
+            f"Ironic 39 refuses an implementation its enabled_{kind}_interfaces does not "
+            "enable (400); metalwire drives no hardware interface and does not read those "
+            "options: a fake-hardware node, which takes any implementation in Ironic too, "
+            "records any of Ironic 39's (docs/api-ref/nodes.md: Hardware interfaces)",
         )
         for kind in ("bios", "console")
     ),

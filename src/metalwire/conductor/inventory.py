@@ -108,7 +108,7 @@ def create_node(conductor: Conductor, values: dict[str, Any]) -> Node:
     values.setdefault("uuid", str(uuidlib.uuid4()))
     hardware_types.check_interface_names(values)
     values = hardware_types.on_create(conductor.config.default, values)
-    hardware_types.check_storage_interface(values["driver"], values)
+    hardware_types.check_supported_interfaces(values["driver"], values)
     with conductor.db.writing() as work:
         return work.nodes.create(values)
 
@@ -159,7 +159,7 @@ def update_node(
                 )
         hardware_types.check_interface_names(changes)
         changes = hardware_types.on_update(conductor.config.default, node.driver, changes)
-        hardware_types.check_storage_interface(changes.get("driver") or node.driver, changes)
+        hardware_types.check_supported_interfaces(changes.get("driver") or node.driver, changes)
         adopted = changes.get("network_interface")
         if adopted is not None and adopted != node.network_interface:
             new_interface = conductor.interfaces.get(adopted)
