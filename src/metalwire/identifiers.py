@@ -18,6 +18,16 @@ def is_uuid(value: str) -> bool:
         return False
 
 
+def is_uuid_like(value: str) -> bool:
+    """Whether ``value`` reads as a UUID in any of the spellings Ironic takes for one in a path
+    (upper case, without hyphens, in braces, ``urn:uuid:``)."""
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
+
+
 def is_switch_address(value: str) -> bool:
     """Whether a ``local_link_connection.switch_id`` is a MAC address (``:`` or ``-``
     separated) or a 16-digit OpenFlow datapath ID, the switch identities Ironic takes."""

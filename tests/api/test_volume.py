@@ -334,3 +334,24 @@ def test_a_delete_follows_a_row_moved_to_another_node_before_the_lock(
     assert resp.status_code == 400, resp.text
     assert f'on node "{OTHER_NODE_ID}" while it is in state "power on"' in fault(resp)
     assert api.get(f"/v1/volume/connectors/{created['uuid']}").status_code == 200
+
+
+@pytest.mark.parametrize("collection", ["connectors", "targets"])
+def test_a_connector_or_target_named_by_anything_but_a_uuid_is_400(
+    api: Api, collection: str
+) -> None:
+    """As Ironic: /detail is no list of these (clients ask ?detail=True), and a name is no
+    ident of theirs."""
+    kind = collection.removesuffix("s")
+    for path, method, body in (
+        ("detail", "GET", None),
+        ("c-1", "PATCH", []),
+        ("c-1", "DELETE", None),
+    ):
+        url = f"/v1/volume/{collection}/{path}"
+        resp = api.client.request(method, url, json=body, headers=api.headers())
+        assert resp.status_code == 400, resp.text
+        assert fault(resp) == f"Expected UUID for {kind}_uuid: {path}"
+    missing = "5c2b3a5e-0d8e-4f3e-9a47-3a1f1c9b2d10"
+    assert api.get(f"/v1/volume/{collection}/{missing.upper()}").status_code == 404
+    assert api.get(f"/v1/volume/{collection}/detail", version="1.31").status_code == 404

@@ -45,6 +45,7 @@ from metalwire.db import nodes as node_db
 from metalwire.db import volumes as volume_db
 from metalwire.db.models import Node, VolumeConnector, VolumeTarget
 from metalwire.errors import InvalidParameterValue, NodeNotFound
+from metalwire.identifiers import is_uuid_like
 
 router = APIRouter()
 
@@ -72,6 +73,14 @@ class VolumeResource:
     @property
     def noun(self) -> str:
         return f"volume {self.name.removesuffix('s')}"
+
+    def check_ident(self, ident: str) -> None:
+        """A connector or target is named by its UUID alone: anything else in its path
+        (``/v1/volume/connectors/detail`` too) is a 400, as Ironic answers."""
+        if not is_uuid_like(ident):
+            raise InvalidParameterValue(
+                f"Expected UUID for {self.name.removesuffix('s')}_uuid: {ident}"
+            )
 
 
 CONNECTORS = VolumeResource(
@@ -258,6 +267,7 @@ def _add_routes(r: VolumeResource) -> None:
     def show(request: Request, uuid: str) -> dict[str, Any]:
         c = call(request)
         c.require(VOLUME)
+        r.check_ident(uuid)
         with c.services.db.read() as session:
             row = volume_db.VolumeRepository.reading(session, r.kind).get(uuid)
             _authorize(c, session, "baremetal:volume:get", row)
@@ -282,6 +292,7 @@ def _add_routes(r: VolumeResource) -> None:
     def patch(request: Request, uuid: str, body: JsonBody = None) -> dict[str, Any]:
         c = call(request)
         c.require(VOLUME)
+        r.check_ident(uuid)
         with c.services.db.read() as session:
             row = volume_db.VolumeRepository.reading(session, r.kind).get(uuid)
             _authorize(c, session, "baremetal:volume:update", row)
@@ -299,6 +310,7 @@ def _add_routes(r: VolumeResource) -> None:
     def delete(request: Request, uuid: str) -> Response:
         c = call(request)
         c.require(VOLUME)
+        r.check_ident(uuid)
         with c.services.db.read() as session:
             row = volume_db.VolumeRepository.reading(session, r.kind).get(uuid)
             _authorize(c, session, "baremetal:volume:delete", row)
