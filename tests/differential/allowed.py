@@ -170,6 +170,13 @@ ALLOWED: tuple[Allowed, ...] = (
     ),
     Allowed(
         ("ports",),
+        "pxe_enabled null*: status",
+        "Ironic 39's schema takes pxe_enabled null, which its port object then refuses to "
+        "store (500 'Field `pxe_enabled' cannot be None'); metalwire answers 400 naming the "
+        "field (docs/api-ref/ports.md)",
+    ),
+    Allowed(
+        ("ports",),
         "by physical_network: status",
         "metalwire's own port list filter (docs/api-ref/ports.md), which Ironic 39 does not "
         "have and refuses as an unexpected argument (400)",

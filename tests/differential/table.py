@@ -739,6 +739,14 @@ SCENARIOS: tuple[Scenario, ...] = (
             ),
             Step("bad address", "POST", "/v1/ports", {"node_uuid": "{n1}", "address": "not-a-mac"}),
             Step(
+                "pxe_enabled null on create",
+                "POST",
+                "/v1/ports",
+                {"node_uuid": "{n1}", "address": "52:54:00:aa:00:0a", "pxe_enabled": None},
+            ),
+            patch("pxe_enabled null", "/v1/ports/{p1}", op("replace", "/pxe_enabled", None)),
+            get("no port made by a null pxe_enabled", "/v1/ports?address=52:54:00:aa:00:0a"),
+            Step(
                 "link naming a host, not a switch",
                 "POST",
                 "/v1/ports",
