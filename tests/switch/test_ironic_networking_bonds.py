@@ -286,7 +286,10 @@ def test_a_bond_member_deleted_or_moved_away_leaves_the_bond_for_the_idle_networ
     assert {tuple(r["bond"]["members"]) for r in left.values()} == {("swp1", "swp2")}, left
     _audit_finds_nothing(http)
 
-    resp = http.post("/v1/nodes", json={"name": "e", "driver": "fake-hardware"})
+    resp = http.post(
+        "/v1/nodes",
+        json={"name": "e", "driver": "fake-hardware", "network_interface": "ironic-networking"},
+    )
     assert resp.status_code == 201, resp.text
     assert http.put("/v1/nodes/d/maintenance", json={}).status_code == 202
     moved = [
