@@ -6,6 +6,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -128,3 +129,36 @@ def test_without_waiting_a_failure_record_is_handed_back_not_written(
     assert history_of(conductor, node) == []
     deferred[0]()
     assert history_of(conductor, node) == ["it failed"]
+
+
+@pytest.mark.parametrize("stop", ["release_all", "stop_renewing"])
+def test_a_renewal_under_way_at_shutdown_ends_before_the_database_is_closed(
+    conductor: Conductor, new_node: NewNode, monkeypatch: pytest.MonkeyPatch, stop: str
+) -> None:
+    """A renewal that began just before the shutdown and wrote after the database was
+    closed would open a connection there that nothing closes any more (psycopg warns when it
+    is collected, in whatever runs then)."""
+    node = new_node("renewed")
+    db = conductor.db
+    locks = NodeLocks(db, "renewing-host:1:abcd", lease=3.0, wait=0.5)
+    renewing, go_on = threading.Event(), threading.Event()
+    writing = db.writing
+
+    def renewal_held_back(wait: bool = True) -> contextlib.AbstractContextManager[Any]:
+        """The renewer's write transaction starts only once the test lets it (or 0.5 s)."""
+        if threading.current_thread().name == "node-lock-renewer":
+            renewing.set()
+            go_on.wait(0.5)
+        return writing(wait)
+
+    monkeypatch.setattr(db, "writing", renewal_held_back)
+    with locks.lease(node.id, node.label, Deadline(5)):
+        assert renewing.wait(10)
+    getattr(locks, stop)()
+    db.dispose()
+    go_on.set()
+    for thread in threading.enumerate():
+        if thread.name == "node-lock-renewer":
+            thread.join(10)
+    opened_after_dispose = db.engine.pool.checkedin() + db.engine.pool.checkedout()
+    assert opened_after_dispose == 0

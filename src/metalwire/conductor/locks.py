@@ -238,6 +238,15 @@ class NodeLocks:
             )
             self._renewer.start()
 
+    def _stop_renewer(self) -> None:
+        """Stop the renewer, waiting (at most one renewal interval, a third of the lease) for
+        a renewal under way: one that wrote after the caller closed the database would open
+        a connection there that nothing closes any more."""
+        self._stop.set()
+        renewer = self._renewer
+        if renewer is not None and renewer is not threading.current_thread():
+            renewer.join(self.lease_seconds / 3)
+
     def _renew_forever(self) -> None:
         while not self._stop.wait(self.lease_seconds / 3):
             with self._guard:
@@ -256,11 +265,11 @@ class NodeLocks:
         """Stop renewing the leases this process holds and leave them to run out, so that
         no other process takes their nodes while an operation cut short by a shutdown may
         still write (until the process ends)."""
-        self._stop.set()
+        self._stop_renewer()
 
     def release_all(self) -> None:
         """Stop renewing and free every lease this process holds (at shutdown)."""
-        self._stop.set()
+        self._stop_renewer()
         with self._guard:
             held = sorted(self._held)
             self._held.clear()
