@@ -1,9 +1,13 @@
-"""The Prometheus metrics every layer records, in this process's default registry.
+"""The Prometheus metrics every layer records, in prometheus_client's default registry.
 
 Shared by every layer, like :mod:`metalwire.errors`: the API counts requests, the RPC API VIF
 operations, the conductor node-lock waits and provision verbs, the Neutron client its calls.
 ``/metrics`` (:mod:`metalwire.api.metrics`) serves them together with the database pool
-gauges, read at scrape time. Each process has its own: several processes are scraped one by one.
+gauges, read at scrape time. A server of one process counts in memory. The worker processes
+of one server (``[api] api_workers``) share their counts: prometheus_client's multiprocess
+mode keeps them in files of the directory the supervisor names in ``PROMETHEUS_MULTIPROC_DIR``,
+and whichever worker answers a scrape sums them all (the pool gauges are that worker's
+alone). Separate servers have separate counts and are scraped one by one.
 
 Labels are bounded: routes are path templates (``/v1/nodes/{node_ident}``), never raw paths;
 results are ``success`` or an error class of the catalog; Neutron operations are a method and

@@ -1,4 +1,4 @@
-"""``GET /metrics``: this process's Prometheus metrics, and the request metrics themselves.
+"""``GET /metrics``: the server's Prometheus metrics, and the request metrics themselves.
 
 Three pure ASGI components, wired by :func:`metalwire.api.app.create_app` when
 ``[metrics] enabled``:
