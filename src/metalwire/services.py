@@ -131,6 +131,20 @@ def build_services(
         prepared_statements=config.database.prepared_statements,
         sqlite_write_wait=config.database.sqlite_write_wait,
     )
+    try:
+        return _services_on(db, config, tbn, upgrade_schema, worker)
+    except BaseException:
+        db.dispose()  # what the schema upgrade opened, when a later step refuses the start
+        raise
+
+
+def _services_on(
+    db: Database,
+    config: Config,
+    tbn: RulesInForce,
+    upgrade_schema: bool,
+    worker: WorkerPlace | None,
+) -> tuple[Services, NodeLocks]:
     if upgrade_schema:
         migrations.upgrade(db.engine)
     locks = NodeLocks(
