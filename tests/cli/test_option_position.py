@@ -1,15 +1,21 @@
 """The endpoint, login and TLS options go before the command, as the openstack command takes
 them (``metalwire --os-cloud C node list``), or after it; given both ways, the one after the
-command wins. The real program against the session's real server."""
+command wins. The output options go either way too, with the same meaning; given both ways,
+with the same value. The real program against the session's real server."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import clean_env, run_metalwire
+from metalwire.client import Client
+from tests.cli.conftest import Run, clean_env, run_metalwire
+from tests.client.util import mac, unique, vif_namer
 from tests.support.server import MetalwireServer, free_port
+
+v = vif_namer()
 
 
 def _clouds_yaml(directory: Path, url: str) -> dict[str, str]:
@@ -90,7 +96,8 @@ def test_help_lists_the_options_once_and_the_commands_still_list_them() -> None:
     top = run_metalwire("--help", env=clean_env())
     assert top.code == 0, top.stderr
     assert top.stdout.startswith(
-        "usage: metalwire [-h] [--version] [ENDPOINT AND LOGIN OPTIONS] COMMAND ...\n"
+        "usage: metalwire [-h] [--version] [ENDPOINT AND LOGIN OPTIONS] [-f FORMAT] [-c COLUMN] "
+        "COMMAND ...\n"
     )
     assert "endpoint and login of the client commands:" in top.stdout
     for option in ("--os-endpoint", "--os-cloud", "--os-cacert", "--os-cert", "--insecure"):
@@ -99,3 +106,71 @@ def test_help_lists_the_options_once_and_the_commands_still_list_them() -> None:
     assert command.code == 0, command.stderr
     assert command.stdout.startswith("usage: metalwire node list [-h] [--url URL]")
     assert "--os-cloud VALUE" in command.stdout and "--insecure" in command.stdout
+
+
+def test_the_output_options_may_come_before_the_command(cli: Run, mw: Client) -> None:
+    node = mw.create_node("fake-hardware", name=unique("before"))
+    port = mw.create_port(node.uuid, mac())
+    mw.vif_attach(node.uuid, v("vif-before"))
+    name = node.name or ""
+    before = cli("-f", "yaml", "node", "vif", "list", name)
+    assert (before.code, before.stderr) == (0, "")
+    assert before.stdout == f"- ID: {v('vif-before')}\n"
+    assert before.stdout == cli("node", "vif", "list", name, "-f", "yaml").stdout
+    uuid = cli("--format", "value", "--column", "uuid", "node", "show", name)
+    assert (uuid.code, uuid.stderr, uuid.stdout) == (0, "", f"{node.uuid}\n")
+    listed = cli("-f", "json", "-c", "UUID", "-c", "Address", "port", "list", "--node", name)
+    assert (listed.code, listed.stderr) == (0, "")
+    assert json.loads(listed.stdout) == [{"UUID": port.uuid, "Address": port.address}]
+    split = cli("-f", "value", "port", "list", "--node", name, "-c", "Address")
+    assert (split.code, split.stderr, split.stdout) == (0, "", f"{port.address}\n")
+    same = cli("-f", "json", "node", "vif", "list", name, "--format", "json")
+    assert (same.code, same.stderr) == (0, "")
+    assert json.loads(same.stdout) == [{"ID": v("vif-before")}]
+
+
+def test_an_unknown_column_before_the_command_is_the_same_usage_error(cli: Run) -> None:
+    before = cli("-c", "Nope", "node", "list")
+    after = cli("node", "list", "-c", "Nope")
+    assert before.code == after.code == 2, before.stderr
+    assert before.stderr == after.stderr
+    assert before.stderr.startswith("metalwire: error: No such column: Nope.")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["-f", "yaml", "node", "list", "-f", "json"],
+            "-f/--format is given before the command (yaml) and after it (json): "
+            "give it once, or the same both ways",
+        ),
+        (
+            ["-c", "UUID", "node", "list", "-c", "Name"],
+            "-c/--column is given before the command (-c UUID) and after it (-c Name): "
+            "give it once, or the same both ways",
+        ),
+        (
+            ["-f", "json", "node", "delete", "nothing-is-deleted"],
+            "-f/--format is an option of the commands that print results only",
+        ),
+        (
+            ["-c", "UUID", "version"],
+            "-c/--column is an option of the commands that print results only",
+        ),
+        (
+            ["-f", "yaml", "serve"],
+            "-f/--format is an option of the commands that print results only",
+        ),
+        (["-f", "xml", "node", "list"], "argument -f/--format: invalid choice: 'xml'"),
+    ],
+    ids=" ".join,
+)
+def test_output_options_before_the_command_that_cannot_apply_are_refused(
+    cli: Run, argv: list[str], message: str
+) -> None:
+    run = cli(*argv)
+    assert run.code == 2, run.stderr
+    assert run.stderr.startswith("usage: metalwire ")
+    assert f"\nmetalwire: error: {message}" in run.stderr
+    assert run.stdout == ""

@@ -16,7 +16,10 @@ from metalwire.cli.commands.common import add_program_arguments, check_program_a
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="metalwire",
-        usage="%(prog)s [-h] [--version] [ENDPOINT AND LOGIN OPTIONS] COMMAND ...",
+        usage=(
+            "%(prog)s [-h] [--version] [ENDPOINT AND LOGIN OPTIONS] [-f FORMAT] [-c COLUMN] "
+            "COMMAND ..."
+        ),
         description="Wires bare-metal machines to networks (Ironic-compatible API).",
     )
     parser.add_argument("--version", action="version", version=f"metalwire {__version__}")

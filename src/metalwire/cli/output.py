@@ -63,24 +63,82 @@ def label(field: str) -> str:
 
 
 def add_format_arguments(parser: argparse.ArgumentParser) -> None:
-    """``-f/--format`` and ``-c/--column``, as cliff offers them."""
+    """``-f/--format`` and ``-c/--column``, as cliff offers them, after the command.
+
+    Both default to None, so that :func:`settle_output_options` can tell an option given
+    here from one given before the command (:func:`add_program_format_arguments`)."""
     group = parser.add_argument_group("output formatters")
+    _add_format_options(group, format_dest="format", columns_dest="columns")
+
+
+def add_program_format_arguments(parser: argparse.ArgumentParser) -> None:
+    """``-f/--format`` and ``-c/--column`` on the program's own parser, before the command
+    (``metalwire -f yaml node list``), with the same meaning as after it."""
+    group = parser.add_argument_group(
+        "output of the commands that print results",
+        "also accepted after the command; given both ways, the values must be the same",
+    )
+    _add_format_options(group, format_dest=FORMAT_BEFORE, columns_dest=COLUMNS_BEFORE)
+
+
+# Where the program's parser keeps the output options given before the command.
+FORMAT_BEFORE = "format_before_command"
+COLUMNS_BEFORE = "columns_before_command"
+
+
+def _add_format_options(group: Any, format_dest: str, columns_dest: str) -> None:
     group.add_argument(
         "-f",
         "--format",
-        dest="format",
+        dest=format_dest,
         choices=FORMATS,
-        default="table",
+        default=None,
         help="the output format (default table)",
     )
     group.add_argument(
         "-c",
         "--column",
-        dest="columns",
+        dest=columns_dest,
         action="append",
         metavar="COLUMN",
         help="show only this column (repeat for more); a label for lists, a field otherwise",
     )
+
+
+def settle_output_options(args: argparse.Namespace) -> None:
+    """Put the output options given before the command where the command reads them
+    (``args.format``, ``args.columns``), the format defaulting to ``table``.
+
+    Raises UsageError when one was given before a command that prints no results, or both
+    before and after the command with different values.
+    """
+    for option, dest, before_dest, default in _OUTPUT_OPTIONS:
+        before = getattr(args, before_dest, None)
+        if not hasattr(args, dest):
+            if before is not None:
+                raise UsageError(f"{option} is an option of the commands that print results only")
+            continue
+        after = getattr(args, dest)
+        if before is not None and after is not None and before != after:
+            raise UsageError(
+                f"{option} is given before the command ({_shown(before)}) and after it "
+                f"({_shown(after)}): give it once, or the same both ways"
+            )
+        setattr(args, dest, _first_given(after, before, default))
+
+
+_OUTPUT_OPTIONS: tuple[tuple[str, str, str, str | None], ...] = (
+    ("-f/--format", "format", FORMAT_BEFORE, "table"),
+    ("-c/--column", "columns", COLUMNS_BEFORE, None),
+)
+
+
+def _first_given(*values: Any) -> Any:
+    return next((value for value in values if value is not None), None)
+
+
+def _shown(value: str | list[str]) -> str:
+    return value if isinstance(value, str) else " ".join(f"-c {column}" for column in value)
 
 
 def cell(value: Any) -> str:

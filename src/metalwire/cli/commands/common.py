@@ -29,9 +29,11 @@ from metalwire.cli.login import (
 from metalwire.cli.output import (
     UsageError,
     add_format_arguments,
+    add_program_format_arguments,
     label,
     print_listing,
     print_record,
+    settle_output_options,
 )
 from metalwire.client import Client, MetalwireClientError, Resource, RetryPolicy
 from metalwire.client.client import DEFAULT_URL
@@ -117,7 +119,8 @@ def _add_endpoint_argument(group: Any, default: Any) -> None:
 
 def add_program_arguments(parser: argparse.ArgumentParser) -> None:
     """The endpoint, login and TLS options on the program's own parser, before the command,
-    as the openstack command takes them: ``metalwire --os-cloud C node list``.
+    as the openstack command takes them: ``metalwire --os-cloud C node list``; and the
+    output options (``metalwire -f yaml node list``).
 
     They default to None here, while a command's parser (:func:`connection_parser`) sets
     them only when given after the command: so one given before the command is kept, and
@@ -130,11 +133,18 @@ def add_program_arguments(parser: argparse.ArgumentParser) -> None:
     )
     _add_endpoint_argument(group, None)
     add_login_arguments(group, default=None)
+    add_program_format_arguments(parser)
 
 
 def check_program_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Exit with a usage error when an option of :func:`add_program_arguments` was given
-    before a command that is not a client command (it would be ignored)."""
+    before a command that does not take it (it would be ignored), or an output option was
+    given before and after the command with different values; otherwise put the output
+    options given before the command where the command reads them."""
+    try:
+        settle_output_options(args)
+    except UsageError as error:
+        parser.error(str(error))
     if getattr(args, "client_command", False):
         return
     for option, dest in [("--url/--os-endpoint", "url"), *login_options()]:
