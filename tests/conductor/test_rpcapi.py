@@ -90,11 +90,14 @@ def test_a_node_held_by_another_thread_is_handed_to_a_worker_that_waits_its_turn
     holder = threading.Thread(target=hold)
     holder.start()
     assert held.wait(10)
-    threading.Timer(0.1, release.set).start()
+    releaser = threading.Timer(0.1, release.set)
+    releaser.start()
     try:
         anyio.run(api.vif_attach, CONTEXT, node.uuid, {"id": "vif-2"})
     finally:
+        releaser.cancel()
         release.set()
+        releaser.join()
         holder.join()
     assert ran_on == ["loop", "loop", "worker"]  # the list; the attach refused, then run
 
@@ -157,10 +160,13 @@ def test_a_node_row_another_transaction_holds_is_waited_for_by_a_worker_not_the_
             group.cancel_scope.cancel()
 
     started = time.monotonic()  # before the timer, which may fire 0.3 s after it started
-    threading.Timer(0.3, holder.rollback).start()
+    rollback = threading.Timer(0.3, holder.rollback)
+    rollback.start()
     try:
         anyio.run(attach_while_the_loop_ticks)
-    finally:
+    finally:  # a test ended early: no rollback of a connection closed meanwhile
+        rollback.cancel()
+        rollback.join()
         holder.close()
     assert time.monotonic() - started >= 0.3  # it waited for the other transaction
     assert ran_on == ["loop", "loop", "worker"]  # the list; the attach refused, then run
