@@ -23,8 +23,9 @@ def test_a_periodic_run_cut_short_at_shutdown_leaves_the_leases_to_run_out(
 ) -> None:
     monkeypatch.setattr(app_module, "STOP_WAIT", 0.3)
     config.conductor.check_provision_state_interval = 0.05
-    in_run, go_on, ended = threading.Event(), threading.Event(), threading.Event()
+    in_run, go_on = threading.Event(), threading.Event()
     node_id: list[int] = []
+    run_threads: list[threading.Thread] = []
 
     def hold_a_node(services: Services) -> None:
         """A provision check that took a node's lease and is still at work."""
@@ -32,12 +33,10 @@ def test_a_periodic_run_cut_short_at_shutdown_leaves_the_leases_to_run_out(
             return
         assert isinstance(services.rpcapi, LocalConductorAPI)
         locks = services.rpcapi.conductor.locks
-        try:
-            with locks.lease(node_id[0], "n1", Deadline(5)):
-                in_run.set()
-                go_on.wait(0 if not outlasts else 10)
-        finally:
-            ended.set()
+        with locks.lease(node_id[0], "n1", Deadline(5)):
+            run_threads.append(threading.current_thread())
+            in_run.set()
+            go_on.wait(0 if not outlasts else 10)
 
     monkeypatch.setattr(Services, "_check_provision_states", hold_a_node)
     app = create_app(config)
@@ -56,10 +55,21 @@ def test_a_periodic_run_cut_short_at_shutdown_leaves_the_leases_to_run_out(
     with app.state.services.db.reading() as work:
         node = work.nodes.find("n1")
     go_on.set()
-    assert ended.wait(10)
+    _wait_for_the_writers(app.state.services, run_threads)
     app.state.services.db.dispose()  # what the run's end opened after the shutdown
     assert node is not None
     if outlasts:  # the run's thread may still write: no other process may take the node
         assert node.reservation is not None
     else:
         assert node.reservation is None
+
+
+def _wait_for_the_writers(services: Services, run_threads: list[threading.Thread]) -> None:
+    """Wait until nothing the test started can write any more (the run's thread, which
+    releases its lease, then ends as the periodic job was asked to stop; the lease renewer),
+    so that no connection is opened after the final dispose."""
+    [run_thread] = run_threads
+    run_thread.join(10)
+    assert not run_thread.is_alive()
+    assert isinstance(services.rpcapi, LocalConductorAPI)
+    services.rpcapi.conductor.locks.stop_renewing()  # waits for a renewal under way
