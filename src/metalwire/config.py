@@ -418,7 +418,8 @@ class NeutronOptions:
         "active node, a provisioning or cleaning port) fails when Neutron cannot bind the "
         "port or it does not become ACTIVE; when false it is not waited for. A node's "
         "driver_info fail_on_binding_failure overrides it (flat nodes too, which neither "
-        "wait nor fail unless it says so).",
+        "wait nor fail unless it says so); a binding through a Smart NIC port waits and "
+        "fails on every interface unless that driver_info key is false.",
     )
     status_wait_timeout: float = _opt(
         30.0, "Seconds to wait for a bound Neutron port to become ACTIVE."

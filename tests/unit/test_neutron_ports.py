@@ -11,6 +11,7 @@ from metalwire.networking.neutron_client import NeutronPort, network_physnets, n
 from metalwire.networking.neutron_ports import (
     Rollback,
     binding_fields,
+    binding_host,
     binding_profile,
     local_group_information,
     rolled_back,
@@ -172,3 +173,14 @@ def test_rolled_back_error_keeps_the_status_and_says_what_was_undone() -> None:
     )
     partial = rolled_back("Attaching VIF p failed", cause, ["unbind VIF port p: gone"])
     assert "Undoing the steps already done failed too: unbind VIF port p: gone" in str(partial)
+
+
+def test_a_smart_nic_port_binds_to_its_link_s_host_as_smart_nic() -> None:
+    smart = port({"port_id": "rep0-0", "hostname": "nic-host"})
+    smart.is_smartnic = True
+    assert binding_host("node-1", smart) == ("nic-host", "smart-nic")
+
+
+def test_other_ports_and_portgroups_bind_to_the_node_as_baremetal() -> None:
+    assert binding_host("node-1", port(SW1)) == ("node-1", "baremetal")
+    assert binding_host("node-1", bond()) == ("node-1", "baremetal")

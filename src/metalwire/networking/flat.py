@@ -55,6 +55,13 @@ class FlatNetwork(ServiceNetworkPorts, NetworkInterface):
     def validate(self, task: Task) -> None:
         return None
 
+    def expected_hosts(self, task: Task, target: Port | Portgroup) -> list[tuple[str, str]]:
+        """A Smart NIC port's VIF is bound to its host when hot-plugged, but to the node
+        by a deploy (as Ironic's ``flat`` binds): either is right."""
+        hosts = super().expected_hosts(task, target)
+        deployed = (task.node.uuid, VNIC_BAREMETAL)
+        return hosts if deployed in hosts else [*hosts, deployed]
+
     def expected_links(self, task: Task, target: Port | Portgroup) -> list[Json] | None:
         return None  # a deploy binds with no binding:profile, a hot-plug with one
 

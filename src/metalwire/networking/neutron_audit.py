@@ -8,8 +8,10 @@ interface would have made of it:
 * ``mac_mismatch``: the port's MAC is not the chosen port's (or portgroup's) address
   (repaired by setting it again);
 * ``binding_mismatch``: on a deployed node (``active``, or rescued or serviced from it:
-  neither touches the network), ``binding:host_id`` (the node UUID),
-  ``binding:vnic_type`` or (``neutron`` only) ``binding:profile``'s
+  neither touches the network), ``binding:host_id`` (the node UUID; a Smart NIC port's
+  link ``hostname``), ``binding:vnic_type`` (``baremetal``; ``smart-nic`` for a Smart NIC,
+  whose VIF ``flat`` may also have bound to the node at deploy) or (``neutron`` only)
+  ``binding:profile``'s
   ``local_link_information`` is not what the interface binds (repaired by binding again);
 * ``bound_while_not_deployed``: the node is not deployed but the port is bound otherwise
   than by the seed of an attach (to the node, ``baremetal``, an empty profile) (repaired
@@ -223,11 +225,16 @@ def _finding(
     )
 
 
+#: (``binding:host_id``, ``binding:vnic_type``) pairs a deployed node's VIF may have, and
+#: its ``local_link_information`` (None when not compared).
+ExpectedBinding = tuple[list[tuple[str, str]], list[Json] | None]
+
+
 def expected_binding(
     task: Task, iface: NeutronPortsMixin, target: Port | Portgroup
-) -> tuple[str, list[Json] | None]:
-    """(host, local_link_information or None if not compared) of a deployed node's VIF."""
-    return task.node.uuid, iface.expected_links(task, target)
+) -> ExpectedBinding:
+    """What a deployed node's VIF attached to ``target`` is bound with."""
+    return iface.expected_hosts(task, target), iface.expected_links(task, target)
 
 
 def _drift(
@@ -290,8 +297,8 @@ def _drift(
     binding = expected_binding(task, iface, target)
     problem = _binding_problem(port, binding)
     if problem:
-        host, links = binding
-        expected: Json = {"binding:host_id": host, "binding:vnic_type": VNIC_BAREMETAL}
+        (host, vnic_type), links = binding[0][0], binding[1]
+        expected: Json = {"binding:host_id": host, "binding:vnic_type": vnic_type}
         if links is not None:
             expected["local_link_information"] = links
         message = (
@@ -337,13 +344,14 @@ def _unseeded(task: Task, vif_id: str, target: Port | Portgroup, port: NeutronPo
     )
 
 
-def _binding_problem(port: NeutronPort, binding: tuple[str, list[Json] | None]) -> str:
+def _binding_problem(port: NeutronPort, binding: ExpectedBinding) -> str:
     """How the port's binding differs from the expected one ('' if it does not)."""
-    host, links = binding
-    if port.host_id != host:
-        return f"has binding:host_id {port.host_id or 'unset'}, expected {host}"
-    if port.vnic_type != VNIC_BAREMETAL:
-        return f"has binding:vnic_type {port.vnic_type or 'unset'}, expected {VNIC_BAREMETAL}"
+    hosts, links = binding
+    if (port.host_id, port.vnic_type) not in hosts:
+        host, vnic_type = hosts[0]
+        if port.host_id not in {h for h, _ in hosts}:
+            return f"has binding:host_id {port.host_id or 'unset'}, expected {host}"
+        return f"has binding:vnic_type {port.vnic_type or 'unset'}, expected {vnic_type}"
     actual = port.profile.get("local_link_information")
     if links is not None and actual != links:
         return f"has local_link_information {actual!r}, expected {links!r}"

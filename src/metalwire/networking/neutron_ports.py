@@ -9,7 +9,11 @@ undoes what an attach interrupted by the death of its process left in Neutron.
 
 A binding is ``binding:host_id`` = node UUID, ``binding:vnic_type`` = ``baremetal`` and
 ``binding:profile`` as built by :func:`binding_profile` (``flat`` sends no profile when
-the node deploys, but does when a VIF is attached to an ``active`` node). An
+the node deploys, but does when a VIF is attached to an ``active`` node). Through a Smart
+NIC port (``is_smartnic``) the binding is, as in Ironic, ``binding:host_id`` = the
+``hostname`` of the port's ``local_link_connection`` and ``binding:vnic_type`` =
+``smart-nic``, and its failure is fatal unless the node's
+``driver_info["fail_on_binding_failure"]`` is false (:func:`binding_host`). An
 attach to a node that is not ``active`` seeds the binding instead, as Ironic does: the node
 UUID as host, the ``baremetal`` vnic type and an empty profile, so that Neutron can place
 the port on a segment of a routed network and allocate its address (deferred IP
@@ -54,6 +58,8 @@ LOG = logging.getLogger(__name__)
 Json = dict[str, Any]
 
 VNIC_BAREMETAL = "baremetal"
+#: The vnic type of a Smart NIC port's binding: the NIC's own host runs the agent that binds it.
+VNIC_SMARTNIC = "smart-nic"
 #: The MAC the Neutron port had before the attach, kept in the attachment's info.
 ORIGINAL_MAC_KEY = "neutron_original_mac"
 PROVISIONING_KEY = "provisioning_vif_port_id"
@@ -108,12 +114,36 @@ def binding_profile(
     return profile
 
 
-def binding_fields(host_id: str, profile: Json) -> Json:
+def is_smart_nic(target: Port | Portgroup) -> bool:
+    """Whether ``target`` is a Smart NIC port (a portgroup never is, as in Ironic)."""
+    return isinstance(target, Port) and bool(target.is_smartnic)
+
+
+def binding_host(node_uuid: str, target: Port | Portgroup) -> tuple[str, str]:
+    """(``binding:host_id``, ``binding:vnic_type``) of a binding through ``target``.
+
+    A Smart NIC port is bound to the host its ``local_link_connection`` names
+    (``hostname``: the NIC's own operating system, whose agent wires it) with the
+    ``smart-nic`` vnic type; any other port or portgroup to the node, as ``baremetal``.
+    """
+    if is_smart_nic(target):
+        assert isinstance(target, Port)
+        return str((target.local_link_connection or {}).get("hostname") or ""), VNIC_SMARTNIC
+    return node_uuid, VNIC_BAREMETAL
+
+
+def binding_fields(host_id: str, profile: Json, vnic_type: str = VNIC_BAREMETAL) -> Json:
     return {
-        "binding:vnic_type": VNIC_BAREMETAL,
+        "binding:vnic_type": vnic_type,
         "binding:host_id": host_id,
         "binding:profile": profile,
     }
+
+
+def target_binding_fields(node_uuid: str, target: Port | Portgroup, profile: Json) -> Json:
+    """The binding fields through ``target`` (:func:`binding_host`) with ``profile``."""
+    host_id, vnic_type = binding_host(node_uuid, target)
+    return binding_fields(host_id, profile, vnic_type)
 
 
 def seed_fields(node_uuid: str) -> Json:
@@ -321,14 +351,14 @@ class NeutronPortsMixin(StoredVifMixin):
         if a binding failure is fatal for the node (:meth:`binding_failure_fatal`)."""
         purpose = f"bind VIF port {vif_id} to node {task.node.uuid}"
         fields = {
-            **binding_fields(task.node.uuid, self.profile_for(task, target)),
+            **target_binding_fields(task.node.uuid, target, self.profile_for(task, target)),
             **client_id_fields(target),
             **extra,
         }
         rollback.add(f"unbind VIF port {vif_id}", lambda: self._unbind(client, vif_id))
         port = client.update_port(vif_id, fields, purpose)
         failed = port.vif_type == VIF_TYPE_BINDING_FAILED
-        if not self.binding_failure_fatal(task):
+        if not self.binding_failure_fatal(task, target):
             if failed:
                 LOG.warning(
                     "Neutron could not bind VIF port %s to node %s (binding:vif_type %s); "
@@ -342,13 +372,15 @@ class NeutronPortsMixin(StoredVifMixin):
             raise binding_failed_error("PUT", client.path(f"/ports/{vif_id}"), port, purpose)
         return client.wait_for_port_status(vif_id, "ACTIVE")
 
-    def binding_failure_fatal(self, task: Task) -> bool:
-        """Whether a VIF binding waits for ACTIVE and fails when Neutron cannot bind, as
-        Ironic decides it: the node's ``driver_info["fail_on_binding_failure"]``, else the
-        interface's default (:meth:`binding_failure_default`)."""
+    def binding_failure_fatal(self, task: Task, target: Port | Portgroup | None = None) -> bool:
+        """Whether a binding through ``target`` waits for ACTIVE and fails when Neutron
+        cannot bind, as Ironic decides it: the node's
+        ``driver_info["fail_on_binding_failure"]``, else true for a Smart NIC port, else
+        the interface's default (:meth:`binding_failure_default`)."""
         value = (task.node.driver_info or {}).get(FAIL_ON_BINDING_FAILURE)
         if value is None:
-            return self.binding_failure_default()
+            smart_nic = target is not None and is_smart_nic(target)
+            return smart_nic or self.binding_failure_default()
         return truthy(value)
 
     def binding_failure_default(self) -> bool:
@@ -391,6 +423,12 @@ class NeutronPortsMixin(StoredVifMixin):
         """The ``local_link_information`` a deployed node's VIF is bound with, or None when
         the interface sends none (the drift audit compares it)."""
         return list(self.profile_for(task, target).get("local_link_information") or [])
+
+    def expected_hosts(self, task: Task, target: Port | Portgroup) -> list[tuple[str, str]]:
+        """The (``binding:host_id``, ``binding:vnic_type``) pairs a deployed node's VIF
+        through ``target`` may be bound with (the drift audit compares them): the one
+        :func:`binding_host` gives."""
+        return [binding_host(task.node.uuid, target)]
 
     def seed(
         self, task: Task, client: NeutronClient, port: NeutronPort, rollback: Rollback

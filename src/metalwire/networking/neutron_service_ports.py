@@ -4,14 +4,16 @@
 ``flat`` on ``cleaning_network``: for every PXE-enabled port a Neutron port is created on
 the network with the port's MAC, bound to the node (``binding:host_id`` = node UUID,
 ``binding:vnic_type`` = ``baremetal``, ``binding:profile`` with the port's link, and the DHCP
-client identifier of an InfiniBand port), and its id is kept in the port's
+client identifier of an InfiniBand port; a Smart NIC port's is bound to its link's
+``hostname`` with the ``smart-nic`` vnic type instead), and its id is kept in the port's
 ``internal_info["<process>_vif_port_id"]`` until removal deletes it. As in Ironic, the
-ports must become ACTIVE only where a binding failure is fatal for the node (``neutron``
+ports must become ACTIVE only where a binding failure is fatal (``neutron``
 unless ``[neutron] fail_on_port_binding_failure`` is false; ``flat`` only if the node's
-``driver_info["fail_on_binding_failure"]`` says so); elsewhere a failed binding is
-logged. Ports a failed earlier run left behind (recorded, or found on the network by MAC)
-are deleted first. An empty network option makes both steps a logged no-op; so does a
-Neutron that is not configured.
+``driver_info["fail_on_binding_failure"]`` says so; a Smart NIC port's unless that
+driver_info key says it is not); elsewhere a failed binding is logged. Ports a failed
+earlier run left behind (recorded, or found on the network by MAC) are deleted first. An
+empty network option makes both steps a logged no-op; so does a Neutron that is not
+configured.
 """
 
 from __future__ import annotations
@@ -31,10 +33,10 @@ from metalwire.networking.neutron_client import (
 )
 from metalwire.networking.neutron_ports import (
     Rollback,
-    binding_fields,
     binding_profile,
     client_id_fields,
     rolled_back,
+    target_binding_fields,
 )
 from metalwire.networking.task import Task
 
@@ -77,7 +79,7 @@ class ServiceNetworkPorts(AuditedNeutronPorts):
                     "mac_address": port.address,
                     "device_owner": "baremetal:none",
                     "device_id": node.instance_uuid or node.uuid,
-                    **binding_fields(node.uuid, profile),
+                    **target_binding_fields(node.uuid, port, profile),
                     **client_id_fields(port),
                 }
                 purpose = f"create the {process} port of port {port.uuid} of node {node.uuid}"
@@ -89,10 +91,10 @@ class ServiceNetworkPorts(AuditedNeutronPorts):
                     ),
                 )
                 created[port.uuid] = neutron_port.id
-                self._check_binding(task, client, neutron_port, purpose)
-            if self.binding_failure_fatal(task):
-                for neutron_port_id in created.values():
-                    client.wait_for_port_status(neutron_port_id, "ACTIVE")
+                self._check_binding(task, client, neutron_port, port, purpose)
+            for port in pxe_ports:
+                if self.binding_failure_fatal(task, port):
+                    client.wait_for_port_status(created[port.uuid], "ACTIVE")
             self._set_internal_info(task, {uuid: (key, pid) for uuid, pid in created.items()})
         except Exception as exc:
             failures = rollback.run()
@@ -103,13 +105,13 @@ class ServiceNetworkPorts(AuditedNeutronPorts):
         LOG.info("Node %s is on the %s network %s: %s", node.uuid, process, network.id, created)
 
     def _check_binding(
-        self, task: Task, client: NeutronClient, port: NeutronPort, purpose: str
+        self, task: Task, client: NeutronClient, port: NeutronPort, owner: Port, purpose: str
     ) -> None:
         """Raise if Neutron could not bind a created port and that is fatal for the node
         (:meth:`binding_failure_fatal`, as Ironic decides it); else log it."""
         if port.vif_type != VIF_TYPE_BINDING_FAILED:
             return
-        if self.binding_failure_fatal(task):
+        if self.binding_failure_fatal(task, owner):
             raise binding_failed_error("POST", client.path("/ports"), port, purpose)
         LOG.warning(
             "Neutron could not bind port %s of node %s (binding:vif_type %s); going on, as "

@@ -1,0 +1,144 @@
+"""Smart NIC ports (``is_smartnic``, API 1.53) against a real Neutron, bound as Ironic binds
+them: ``binding:host_id`` = the ``hostname`` of the port's ``local_link_connection``,
+``binding:vnic_type`` = ``smart-nic``, and a binding failure fatal unless the node's
+``driver_info["fail_on_binding_failure"]`` says otherwise.
+
+The test Neutron has no mechanism driver for the ``smart-nic`` vnic type and no agent on the
+Smart NIC's host, so it records the binding fields and marks the binding failed
+(``binding:vif_type`` ``binding_failed``); the tests check both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.neutron.clients import Json, Metalwire, Neutron, assert_unbound
+from tests.neutron.interface_fixtures import (  # noqa: F401  (the shared module fixtures)
+    fixture_api,
+    fixture_neutron,
+    fixture_server,
+)
+from tests.support.helpers import fault, settled_node
+
+SMART_LINK = {"port_id": "rep0-0", "hostname": "smartnic-host-1"}
+AUDIT = "/v1/metalwire/audit"
+
+
+def smart_nic_node(api: Metalwire, neutron: Neutron, name: str, mac: str, **fields: Any) -> Json:
+    """An active node whose only port is a Smart NIC. It deploys only with binding failures
+    allowed (the test Neutron cannot bind the Smart NIC), so ``fields`` must allow them."""
+    node = api.node(name, **fields)
+    api.port(node, mac, SMART_LINK, is_smartnic=True)
+    api.provision(name, "manage", "provide")
+    return node
+
+
+def smart_port(api: Metalwire, node: str) -> Json:
+    ports: list[Json] = api.get(f"/v1/nodes/{node}/ports/detail")["ports"]
+    return next(p for p in ports if p["is_smartnic"])
+
+
+def assert_smart_nic_binding(port: Json, mac: str) -> None:
+    assert port["binding:host_id"] == "smartnic-host-1"
+    assert port["binding:vnic_type"] == "smart-nic"
+    assert port["binding:profile"] == {"local_link_information": [SMART_LINK]}
+    assert port["mac_address"] == mac
+    # No mechanism driver of the test Neutron binds a smart-nic vnic.
+    assert (port["binding:vif_type"], port["status"]) == ("binding_failed", "DOWN")
+
+
+def drift(api: Metalwire, node: str) -> list[Json]:
+    response = api.http.post(f"{AUDIT}?node={node}", json={})
+    assert response.status_code == 200, response.text
+    findings: list[Json] = response.json()["findings"]
+    return findings
+
+
+def test_deploy_and_hot_plug_bind_a_smart_nic_vif_to_the_nic_s_host(
+    api: Metalwire, neutron: Neutron
+) -> None:
+    lenient = {"fail_on_binding_failure": "false"}
+    node = smart_nic_node(api, neutron, "smart-lenient", "52:54:00:35:00:01", driver_info=lenient)
+    vif = neutron.vif("mw-tenant-p1")
+    assert api.attach("smart-lenient", vif["id"]).status_code == 204
+    port = neutron.port(vif["id"])
+    assert (port["binding:host_id"], port["binding:vnic_type"]) == (node["uuid"], "baremetal")
+
+    # The deploy binds the VIF to the Smart NIC's host.
+    assert api.provision("smart-lenient", "active")["provision_state"] == "active"
+    assert_smart_nic_binding(neutron.port(vif["id"]), "52:54:00:35:00:01")
+    assert drift(api, "smart-lenient") == [], "the Smart NIC binding is no drift"
+
+    # So does an attach to the active node.
+    assert api.detach("smart-lenient", vif["id"]).status_code == 204
+    assert_unbound(neutron.port(vif["id"]), vif["mac_address"])
+    assert api.attach("smart-lenient", vif["id"]).status_code == 204
+    assert_smart_nic_binding(neutron.port(vif["id"]), "52:54:00:35:00:01")
+    assert drift(api, "smart-lenient") == []
+
+    # Bound to the node instead, as before, the audit calls it drift.
+    neutron.http.put(
+        f"/ports/{vif['id']}",
+        json={"port": {"binding:host_id": "", "binding:profile": {}}},
+    ).raise_for_status()
+    neutron.http.put(
+        f"/ports/{vif['id']}",
+        json={"port": {"binding:host_id": node["uuid"], "binding:vnic_type": "baremetal"}},
+    ).raise_for_status()
+    findings = drift(api, "smart-lenient")
+    assert [f["kind"] for f in findings] == ["binding_mismatch"], findings
+    assert findings[0]["expected"]["binding:host_id"] == "smartnic-host-1"
+    assert findings[0]["expected"]["binding:vnic_type"] == "smart-nic"
+
+    assert api.detach("smart-lenient", vif["id"]).status_code == 204
+
+
+@pytest.mark.parametrize("interface", ["neutron", "flat"])
+def test_a_smart_nic_binding_failure_is_fatal_by_default(
+    api: Metalwire, neutron: Neutron, interface: str
+) -> None:
+    """Without ``fail_on_binding_failure`` in driver_info, even ``flat`` (whose bindings
+    may fail otherwise) refuses a hot-plug Neutron cannot bind through a Smart NIC."""
+    name = f"smart-strict-{interface}"
+    mac = "52:54:00:35:00:02" if interface == "neutron" else "52:54:00:35:00:03"
+    lenient = {"fail_on_binding_failure": "false"}
+    smart_nic_node(api, neutron, name, mac, interface=interface, driver_info=lenient)
+    deploy_vif = neutron.vif("mw-tenant-p1")
+    api.deploy_with(name, deploy_vif["id"])
+    response = api.http.patch(
+        f"/v1/nodes/{name}",
+        json=[{"op": "remove", "path": "/driver_info/fail_on_binding_failure"}],
+    )
+    assert response.status_code == 200, response.text
+    vif = neutron.vif("mw-tenant-p1")
+
+    response = api.attach(name, vif["id"])
+
+    assert response.status_code == 502, response.text
+    message = fault(response)
+    assert "binding:vif_type is binding_failed" in message
+    assert "Everything already done was undone." in message
+    assert api.vifs(name) == []
+    assert "tenant_vif_port_id" not in smart_port(api, name)["internal_info"]
+    assert_unbound(neutron.port(vif["id"]), vif["mac_address"])
+
+
+def test_a_smart_nic_is_on_the_cleaning_network_through_the_nic_s_host(
+    api: Metalwire, neutron: Neutron
+) -> None:
+    """Cleaning's port for a Smart NIC is bound to the NIC's host; Neutron cannot bind it,
+    which fails the cleaning unless the node allows binding failures."""
+    name = "smart-clean"
+    node = api.node(name, interface="flat")
+    api.port(node, "52:54:00:35:00:04", SMART_LINK, is_smartnic=True)
+    response = api.http.put(f"/v1/nodes/{name}/states/provision", json={"target": "manage"})
+    assert response.status_code == 202, response.text
+    response = api.http.put(f"/v1/nodes/{name}/states/provision", json={"target": "clean"})
+    assert response.status_code == 202, response.text
+    shown = settled_node(lambda: api.get(f"/v1/nodes/{name}"))
+    assert shown["provision_state"] == "clean failed", shown
+    assert "binding:vif_type is binding_failed" in shown["last_error"]
+    assert "to host smartnic-host-1" in shown["last_error"]
+    assert neutron.ports_on("mw-clean") == []
