@@ -119,6 +119,7 @@ def test_a_smart_nic_binding_failure_is_fatal_by_default(
     assert response.status_code == 502, response.text
     message = fault(response)
     assert "binding:vif_type is binding_failed" in message
+    assert "bound by the Neutron agent on host smartnic-host-1" in message
     assert "Everything already done was undone." in message
     assert api.vifs(name) == []
     assert "tenant_vif_port_id" not in smart_port(api, name)["internal_info"]
@@ -141,4 +142,5 @@ def test_a_smart_nic_is_on_the_cleaning_network_through_the_nic_s_host(
     assert shown["provision_state"] == "clean failed", shown
     assert "binding:vif_type is binding_failed" in shown["last_error"]
     assert "to host smartnic-host-1" in shown["last_error"]
+    assert "check that an agent is alive there" in shown["last_error"]
     assert neutron.ports_on("mw-clean") == []

@@ -60,6 +60,8 @@ AUTH_STRATEGIES = AUTH_TYPES
 IDEMPOTENT = frozenset({"GET", "PUT", "DELETE"})
 BAD_GATEWAY = 502
 UNAVAILABLE = 503
+#: The vnic type of a Smart NIC port's binding.
+VNIC_TYPE_SMART_NIC = "smart-nic"
 VIF_TYPE_BINDING_FAILED = "binding_failed"
 PHYSNET_KEY = "provider:physical_network"
 _POLL_INTERVAL = 0.2
@@ -567,11 +569,25 @@ def _describe_transport_error(exc: httpx.TransportError, options: NeutronOptions
 
 def binding_failed_error(method: str, path: str, port: NeutronPort, purpose: str) -> NetworkError:
     """The error for a port Neutron could not bind: no mechanism driver took the link."""
-    links = port.profile.get("local_link_information")
     return NetworkError(
         f"Neutron {method} {path} ({purpose}) failed: Neutron could not bind port {port.id} "
         f"to host {port.host_id or 'unset'}: binding:vif_type is {VIF_TYPE_BINDING_FAILED} "
-        f"(no mechanism driver accepted local_link_information {links!r}; check the "
-        "local_link_connection of the node's ports against the switches Neutron knows).",
+        f"({_binding_failure_hint(port)}).",
         BAD_GATEWAY,
+    )
+
+
+def _binding_failure_hint(port: NeutronPort) -> str:
+    """What an operator checks when Neutron could not bind ``port``."""
+    if port.vnic_type == VNIC_TYPE_SMART_NIC:
+        return (
+            f"binding:vnic_type is {VNIC_TYPE_SMART_NIC}: a Smart NIC's port is bound by the "
+            f"Neutron agent on host {port.host_id or 'unset'}; check that an agent is alive "
+            "there (GET /v2.0/agents?host=...) and that a mechanism driver takes smart-nic "
+            "ports"
+        )
+    links = port.profile.get("local_link_information")
+    return (
+        f"no mechanism driver accepted local_link_information {links!r}; check the "
+        "local_link_connection of the node's ports against the switches Neutron knows"
     )

@@ -46,6 +46,7 @@ from metalwire.networking import selection
 from metalwire.networking.base import StoredVifMixin, VifInfo
 from metalwire.networking.neutron_client import (
     VIF_TYPE_BINDING_FAILED,
+    VNIC_TYPE_SMART_NIC,
     NeutronClient,
     NeutronPort,
     binding_failed_error,
@@ -59,7 +60,7 @@ Json = dict[str, Any]
 
 VNIC_BAREMETAL = "baremetal"
 #: The vnic type of a Smart NIC port's binding: the NIC's own host runs the agent that binds it.
-VNIC_SMARTNIC = "smart-nic"
+VNIC_SMARTNIC = VNIC_TYPE_SMART_NIC
 #: The MAC the Neutron port had before the attach, kept in the attachment's info.
 ORIGINAL_MAC_KEY = "neutron_original_mac"
 PROVISIONING_KEY = "provisioning_vif_port_id"
