@@ -510,6 +510,22 @@ class OsloPolicyOptions:
 
 
 @dataclass
+class AgentOptions:
+    """The options of Ironic's ``[agent]`` that metalwire uses: the wait for the Neutron agent
+    of a Smart NIC's host before a port is bound through the Smart NIC."""
+
+    neutron_agent_max_attempts: int = _opt(
+        100,
+        "Times the Neutron agent of a Smart NIC port's host is checked for being alive before "
+        "a binding through that port fails.",
+        minimum=1,
+    )
+    neutron_agent_status_retry_interval: float = _opt(
+        10.0, "Seconds between two checks of that agent.", minimum=0
+    )
+
+
+@dataclass
 class MetricsOptions:
     enabled: bool = _opt(
         True,
@@ -554,6 +570,7 @@ SECTIONS: dict[str, type[Any]] = {
     "database": DatabaseOptions,
     "conductor": ConductorOptions,
     "neutron": NeutronOptions,
+    "agent": AgentOptions,
     "keystone_authtoken": KeystoneAuthtokenOptions,
     "oslo_policy": OsloPolicyOptions,
     "metrics": MetricsOptions,
@@ -570,6 +587,7 @@ class Config:
     database: DatabaseOptions = field(default_factory=DatabaseOptions)
     conductor: ConductorOptions = field(default_factory=ConductorOptions)
     neutron: NeutronOptions = field(default_factory=NeutronOptions)
+    agent: AgentOptions = field(default_factory=AgentOptions)
     keystone_authtoken: KeystoneAuthtokenOptions = field(default_factory=KeystoneAuthtokenOptions)
     oslo_policy: OsloPolicyOptions = field(default_factory=OsloPolicyOptions)
     metrics: MetricsOptions = field(default_factory=MetricsOptions)

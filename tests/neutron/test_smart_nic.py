@@ -10,20 +10,51 @@ Smart NIC's host, so it records the binding fields and marks the binding failed
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.neutron.clients import Json, Metalwire, Neutron, assert_unbound
+from tests.neutron.clients import Json, Metalwire, Neutron, assert_unbound, link
 from tests.neutron.interface_fixtures import (  # noqa: F401  (the shared module fixtures)
     fixture_api,
     fixture_neutron,
-    fixture_server,
 )
 from tests.support.helpers import fault, settled_node
+from tests.support.neutron import NeutronServer
+from tests.support.server import MetalwireServer
 
 SMART_LINK = {"port_id": "rep0-0", "hostname": "smartnic-host-1"}
+#: A Smart NIC host where no Neutron agent runs.
+NO_AGENT_LINK = {"port_id": "rep0-0", "hostname": "smartnic-host-2"}
 AUDIT = "/v1/metalwire/audit"
+
+
+@pytest.fixture(scope="module", name="server")
+def fixture_server(
+    neutron: Neutron,
+    neutron_endpoint: str,
+    neutron_server: NeutronServer,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[MetalwireServer]:
+    """The shared fixture's server, checking a Smart NIC host's agent 3 times, 0.2 s apart;
+    an agent is alive on smartnic-host-1 only."""
+    env = {
+        "METALWIRE_NEUTRON_URL": neutron_endpoint,
+        "METALWIRE_NEUTRON_PROVISIONING_NETWORK": "mw-provision",
+        "METALWIRE_NEUTRON_CLEANING_NETWORK": "mw-clean",
+        "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
+        "METALWIRE_AGENT_NEUTRON_AGENT_MAX_ATTEMPTS": "3",
+        "METALWIRE_AGENT_NEUTRON_AGENT_STATUS_RETRY_INTERVAL": "0.2",
+    }
+    with MetalwireServer(tmp_path_factory.mktemp("smart-nic"), env=env) as running:
+        yield running
+
+
+@pytest.fixture(autouse=True)
+def agent_alive(neutron_server: NeutronServer) -> None:
+    """The agent of smartnic-host-1 reports alive before each test."""
+    neutron_server.report_agent_alive(SMART_LINK["hostname"])
 
 
 def smart_nic_node(api: Metalwire, neutron: Neutron, name: str, mac: str, **fields: Any) -> Json:
@@ -144,3 +175,27 @@ def test_a_smart_nic_is_on_the_cleaning_network_through_the_nic_s_host(
     assert "to host smartnic-host-1" in shown["last_error"]
     assert "check that an agent is alive there" in shown["last_error"]
     assert neutron.ports_on("mw-clean") == []
+
+
+def test_no_binding_through_a_smart_nic_whose_host_has_no_live_agent(
+    api: Metalwire, neutron: Neutron
+) -> None:
+    """As Ironic, the binding waits for the Neutron agent of the Smart NIC's host, and fails
+    when none is alive after the checks, whatever ``fail_on_binding_failure`` says."""
+    name = "smart-no-agent"
+    lenient = {"fail_on_binding_failure": "false"}
+    node = api.node(name, driver_info=lenient)
+    api.port(node, "52:54:00:35:00:05", link("Ethernet22/55"))
+    smart = api.port(node, "52:54:00:35:00:06", NO_AGENT_LINK, is_smartnic=True, pxe_enabled=False)
+    api.provision(name, "manage", "provide")
+    api.deploy_with(name, neutron.vif("mw-tenant-p1")["id"])
+    vif = neutron.vif("mw-tenant-p1")
+
+    response = api.attach(name, vif["id"], port_uuid=smart["uuid"])
+
+    assert response.status_code == 503, response.text
+    message = fault(response)
+    assert "No Neutron agent on host smartnic-host-2" in message
+    assert "after 3 checks" in message
+    assert api.vifs(name) == []
+    assert_unbound(neutron.port(vif["id"]), vif["mac_address"])

@@ -234,6 +234,28 @@ class NeutronServer:
                 (segment_id, host),
             )
 
+    def report_agent_alive(self, host: str) -> None:
+        """Make Neutron list an alive Open vSwitch agent on ``host``, as the agent's heartbeat
+        would (for about 75 s, Neutron's ``agent_down_time``; a second call renews it).
+        Without a message broker no agent reports here, so the row goes straight into
+        Neutron's ``agents`` table."""
+        import psycopg
+
+        if self.database_url is None:
+            raise NeutronError("the Neutron server is not started")
+        url = self.database_url.replace("postgresql+psycopg2://", "postgresql://", 1)
+        with psycopg.connect(url) as connection:
+            connection.execute(
+                'INSERT INTO agents (id, agent_type, "binary", topic, host, admin_state_up,'
+                " created_at, started_at, heartbeat_timestamp, configurations, load)"
+                " VALUES (gen_random_uuid()::text, 'Open vSwitch agent',"
+                " 'neutron-openvswitch-agent', 'N/A', %s, true, now() at time zone 'utc',"
+                " now() at time zone 'utc', now() at time zone 'utc', '{}', 0)"
+                " ON CONFLICT (agent_type, host) DO UPDATE"
+                " SET heartbeat_timestamp = excluded.heartbeat_timestamp",
+                (host,),
+            )
+
     # -- configuration -----------------------------------------------------------------
 
     def _config_files(self) -> dict[str, dict[str, dict[str, str]]]:

@@ -325,6 +325,14 @@ class NeutronClient:
         """Delete a port; False if it was already gone (404)."""
         return self._call("DELETE", f"/ports/{port_id}", purpose, missing_ok=True) is not None
 
+    def agent_alive(self, host: str, purpose: str) -> bool:
+        """Whether a Neutron agent on ``host`` is alive (``GET /agents?host=``)."""
+        body = self._call("GET", "/agents", purpose, params=[("host", host)])
+        agents = body.get("agents") if body is not None else None
+        if not isinstance(agents, list):
+            raise self._unusable("GET", "/agents", purpose, "no 'agents' list in the answer")
+        return any(isinstance(agent, dict) and agent.get("alive") is True for agent in agents)
+
     def list_ports(self, purpose: str, **filters: str | Collection[str]) -> list[NeutronPort]:
         params: list[tuple[str, str]] = []
         for key, value in filters.items():

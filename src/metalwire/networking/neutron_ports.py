@@ -351,6 +351,7 @@ class NeutronPortsMixin(StoredVifMixin):
         """Send the binding through ``target`` (and the ``extra`` fields); wait for ACTIVE
         if a binding failure is fatal for the node (:meth:`binding_failure_fatal`)."""
         purpose = f"bind VIF port {vif_id} to node {task.node.uuid}"
+        self.wait_for_host_agent(task, client, target)
         fields = {
             **target_binding_fields(task.node.uuid, target, self.profile_for(task, target)),
             **client_id_fields(target),
@@ -372,6 +373,29 @@ class NeutronPortsMixin(StoredVifMixin):
         if failed:
             raise binding_failed_error("PUT", client.path(f"/ports/{vif_id}"), port, purpose)
         return client.wait_for_port_status(vif_id, "ACTIVE")
+
+    def wait_for_host_agent(
+        self, task: Task, client: NeutronClient, target: Port | Portgroup
+    ) -> None:
+        """Before a binding through a Smart NIC port, wait until a Neutron agent on the
+        NIC's host is alive, as Ironic does: ``[agent] neutron_agent_max_attempts`` checks,
+        ``neutron_agent_status_retry_interval`` seconds apart; then fail (503)."""
+        if not is_smart_nic(target):
+            return
+        host, _ = binding_host(task.node.uuid, target)
+        options = self.config.agent
+        purpose = f"check the Neutron agent of host {host}"
+        for attempt in range(options.neutron_agent_max_attempts):
+            if attempt:
+                time.sleep(options.neutron_agent_status_retry_interval)
+            if client.agent_alive(host, purpose):
+                return
+        raise NetworkError(
+            f"No Neutron agent on host {host} (the hostname of Smart NIC port {target.uuid} "
+            f"of node {task.node.uuid}) is alive after {options.neutron_agent_max_attempts} "
+            "checks ([agent] neutron_agent_max_attempts); the port is not bound. Start the "
+            "agent on the Smart NIC, or check that it reports to Neutron."
+        )
 
     def binding_failure_fatal(self, task: Task, target: Port | Portgroup | None = None) -> bool:
         """Whether a binding through ``target`` waits for ACTIVE and fails when Neutron

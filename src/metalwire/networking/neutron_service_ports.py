@@ -83,6 +83,7 @@ class ServiceNetworkPorts(AuditedNeutronPorts):
                     **client_id_fields(port),
                 }
                 purpose = f"create the {process} port of port {port.uuid} of node {node.uuid}"
+                self.wait_for_host_agent(task, client, port)
                 neutron_port = client.create_port(fields, purpose)
                 rollback.add(
                     f"delete {process} port {neutron_port.id}",
