@@ -199,3 +199,30 @@ def test_no_binding_through_a_smart_nic_whose_host_has_no_live_agent(
     assert "after 3 checks" in message
     assert api.vifs(name) == []
     assert_unbound(neutron.port(vif["id"]), vif["mac_address"])
+
+
+def test_an_undeploy_waits_for_the_smart_nic_host_s_agent_before_unbinding(
+    api: Metalwire, neutron: Neutron, neutron_server: NeutronServer
+) -> None:
+    """As Ironic's ``neutron``, the undeploy unbinds a Smart NIC's VIF only once the agent
+    of the NIC's host is alive: with it gone, the tear-down fails and the VIF stays bound."""
+    name = "smart-undeploy"
+    host_link = {"port_id": "rep0-0", "hostname": "smartnic-host-3"}
+    neutron_server.report_agent_alive("smartnic-host-3")
+    node = api.node(name, driver_info={"fail_on_binding_failure": "false"})
+    api.port(node, "52:54:00:35:00:07", host_link, is_smartnic=True)
+    api.provision(name, "manage", "provide")
+    vif = neutron.vif("mw-tenant-p1")
+    assert api.attach(name, vif["id"]).status_code == 204
+    assert api.provision(name, "active")["provision_state"] == "active"
+    assert neutron.port(vif["id"])["binding:host_id"] == "smartnic-host-3"
+
+    neutron_server.report_agent_dead("smartnic-host-3")
+    response = api.http.put(f"/v1/nodes/{name}/states/provision", json={"target": "deleted"})
+    assert response.status_code == 202, response.text
+    shown = settled_node(lambda: api.get(f"/v1/nodes/{name}"))
+
+    assert shown["provision_state"] == "error", shown
+    assert "No Neutron agent on host smartnic-host-3" in shown["last_error"]
+    port = neutron.port(vif["id"])
+    assert (port["binding:host_id"], port["binding:vnic_type"]) == ("smartnic-host-3", "smart-nic")

@@ -256,6 +256,20 @@ class NeutronServer:
                 (host,),
             )
 
+    def report_agent_dead(self, host: str) -> None:
+        """Make the agents on ``host`` miss their heartbeats: Neutron lists them not alive."""
+        import psycopg
+
+        if self.database_url is None:
+            raise NeutronError("the Neutron server is not started")
+        url = self.database_url.replace("postgresql+psycopg2://", "postgresql://", 1)
+        with psycopg.connect(url) as connection:
+            connection.execute(
+                "UPDATE agents SET heartbeat_timestamp = heartbeat_timestamp - interval '1 hour'"
+                " WHERE host = %s",
+                (host,),
+            )
+
     # -- configuration -----------------------------------------------------------------
 
     def _config_files(self) -> dict[str, dict[str, dict[str, str]]]:

@@ -25,7 +25,8 @@ A VIF is the id of a Neutron port. What the interface tells Neutron, and when:
   no network). Cleaning does the same
   with ``cleaning_network`` and ``cleaning_vif_port_id``. An empty network option makes the
   hook a logged no-op.
-* **undeploy**: ``unconfigure_tenant_networks`` unbinds every attached VIF.
+* **undeploy**: ``unconfigure_tenant_networks`` unbinds every attached VIF (first waiting,
+  as Ironic, for the Neutron agent of a Smart NIC port's host).
 * **detach**: the Neutron port is unbound if it is bound (Neutron refuses a MAC change on a
   bound port, and a detached VIF must not keep the node's switch ports), its MAC goes back
   to the one it had before the attach (recorded with the attachment; a port attached
@@ -120,6 +121,18 @@ class NeutronNetwork(ServiceNetworkPorts, NetworkInterface):
                 f"Binding the VIFs of node {task.node.uuid} failed", exc, rollback.run()
             ) from None
         self.settle()
+
+    def unconfigure_tenant_networks(self, task: Task) -> None:
+        """Unbind every attached VIF, after waiting for the Neutron agent of each Smart NIC
+        port's host that carries one (:meth:`wait_for_host_agent`), as Ironic's
+        ``neutron`` does; when one is not alive nothing is unbound."""
+        if self.uses_neutron():
+            client = self.neutron()
+            for attachment in task.attachments:
+                target = task.find_target(attachment.vif_id)
+                if target is not None:
+                    self.wait_for_host_agent(task, client, target)
+        super().unconfigure_tenant_networks(task)
 
     # -- provisioning and cleaning networks ------------------------------------------------
 
