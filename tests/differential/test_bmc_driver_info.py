@@ -9,7 +9,6 @@ through ``metalwire.conductor.bmc.check_bmc_driver_info``.
 from __future__ import annotations
 
 import json
-import subprocess
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,8 +16,7 @@ import pytest
 
 from metalwire.conductor.bmc import check_bmc_driver_info
 from metalwire.errors import Invalid
-from tests.support.helpers import skip_or_fail
-from tests.support.ironic import INSTALL_SCRIPT, VENV_ENV_VAR, default_venv, ironic_installed
+from tests.support.ironic import run_in_ironic
 
 IPMI = {"ipmi_address": "192.0.2.9"}
 REDFISH = {"redfish_address": "https://bmc.example.com"}
@@ -151,21 +149,7 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def ironic_verdicts() -> list[str]:
-    venv = default_venv()
-    if not ironic_installed(venv):
-        skip_or_fail(
-            f"Ironic is not installed in {venv}: run {INSTALL_SCRIPT} first "
-            f"(or point {VENV_ENV_VAR} at a venv it made)"
-        )
-    done = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", _IRONIC_CHECKS],
-        input=json.dumps(CASES),
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    )
-    verdicts: list[str] = json.loads(done.stdout)
+    verdicts: list[str] = run_in_ironic(_IRONIC_CHECKS, CASES)
     return verdicts
 
 

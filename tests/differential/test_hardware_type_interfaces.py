@@ -8,14 +8,10 @@ names a refusal lists).
 
 from __future__ import annotations
 
-import json
-import subprocess
-
 import pytest
 
 from metalwire.hardware_types import KINDS, SUPPORTED
-from tests.support.helpers import skip_or_fail
-from tests.support.ironic import INSTALL_SCRIPT, VENV_ENV_VAR, default_venv, ironic_installed
+from tests.support.ironic import run_in_ironic
 
 _IRONIC_LISTS = """
 import json, logging, sys, warnings
@@ -45,21 +41,9 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def ironic_lists() -> dict[str, dict[str, list[str]]]:
-    venv = default_venv()
-    if not ironic_installed(venv):
-        skip_or_fail(
-            f"Ironic is not installed in {venv}: run {INSTALL_SCRIPT} first "
-            f"(or point {VENV_ENV_VAR} at a venv it made)"
-        )
-    done = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", _IRONIC_LISTS],
-        input=json.dumps([list(KINDS), sorted(SUPPORTED)]),
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
+    lists: dict[str, dict[str, list[str]]] = run_in_ironic(
+        _IRONIC_LISTS, [list(KINDS), sorted(SUPPORTED)]
     )
-    lists: dict[str, dict[str, list[str]]] = json.loads(done.stdout)
     return lists
 
 

@@ -9,12 +9,8 @@ then asks Ironic's ramdisk deploy whether it supports the deploy of each ``insta
 
 from __future__ import annotations
 
-import json
-import subprocess
-
 from metalwire.conductor.deploy import RAMDISK_BOOTS, asks_for_ramdisk_deploy
-from tests.support.helpers import skip_or_fail
-from tests.support.ironic import INSTALL_SCRIPT, VENV_ENV_VAR, default_venv, ironic_installed
+from tests.support.ironic import run_in_ironic
 
 _IRONIC_RAMDISK_BOOTS = """
 import json
@@ -29,21 +25,8 @@ print(json.dumps(names))
 
 
 def test_the_ramdisk_deploy_accepts_the_boot_interfaces_ironic_does() -> None:
-    venv = default_venv()
-    if not ironic_installed(venv):
-        skip_or_fail(
-            f"Ironic is not installed in {venv}: run {INSTALL_SCRIPT} first "
-            f"(or point {VENV_ENV_VAR} at a venv it made)"
-        )
-    done = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", _IRONIC_RAMDISK_BOOTS],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    )
 
-    assert json.loads(done.stdout) == sorted(RAMDISK_BOOTS)
+    assert run_in_ironic(_IRONIC_RAMDISK_BOOTS) == sorted(RAMDISK_BOOTS)
     assert "fake" not in RAMDISK_BOOTS
 
 
@@ -75,21 +58,7 @@ print(json.dumps(out))
 
 
 def test_autodetect_is_checked_as_a_ramdisk_deploy_when_ironic_would_detect_one() -> None:
-    venv = default_venv()
-    if not ironic_installed(venv):
-        skip_or_fail(
-            f"Ironic is not installed in {venv}: run {INSTALL_SCRIPT} first "
-            f"(or point {VENV_ENV_VAR} at a venv it made)"
-        )
-    done = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", _IRONIC_DETECTS_RAMDISK],
-        input=json.dumps(DETECTION_CASES),
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    )
-    ironic = json.loads(done.stdout)
+    ironic = run_in_ironic(_IRONIC_DETECTS_RAMDISK, DETECTION_CASES)
 
     assert [asks_for_ramdisk_deploy(info) for info in DETECTION_CASES] == ironic
     assert True in ironic and False in ironic

@@ -9,14 +9,12 @@ error (a 500 in Ironic) for an expression its matcher cannot read, which metalwi
 from __future__ import annotations
 
 import json
-import subprocess
 from typing import Any
 
 import pytest
 
 from metalwire.conductor.root_device import hints_problem
-from tests.support.helpers import skip_or_fail
-from tests.support.ironic import INSTALL_SCRIPT, VENV_ENV_VAR, default_venv, ironic_installed
+from tests.support.ironic import run_in_ironic
 
 ACCEPTED: list[dict[str, Any]] = [
     {"size": 100},
@@ -85,22 +83,8 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def ironic_verdicts() -> dict[str, str]:
-    venv = default_venv()
-    if not ironic_installed(venv):
-        skip_or_fail(
-            f"Ironic is not installed in {venv}: run {INSTALL_SCRIPT} first "
-            f"(or point {VENV_ENV_VAR} at a venv it made)"
-        )
     cases = ACCEPTED + REFUSED
-    done = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", _IRONIC_PARSE],
-        input=json.dumps(cases),
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    )
-    verdicts: list[str] = json.loads(done.stdout)
+    verdicts: list[str] = run_in_ironic(_IRONIC_PARSE, cases)
     return {json.dumps(case): verdict for case, verdict in zip(cases, verdicts, strict=True)}
 
 

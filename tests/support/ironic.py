@@ -8,9 +8,12 @@ and the tests run the same configuration. Ironic comes from the venv made by
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 INSTALL_SCRIPT = "scripts/install-ironic"
@@ -21,7 +24,13 @@ if str(REPO / "bench") not in sys.path:
 
 from upstream_ironic import IRONIC_VERSION, IronicServer, installed_version  # noqa: E402
 
-__all__ = ["IRONIC_VERSION", "IronicServer", "default_venv", "ironic_installed"]
+__all__ = [
+    "IRONIC_VERSION",
+    "IronicServer",
+    "default_venv",
+    "ironic_installed",
+    "run_in_ironic",
+]
 
 
 def default_venv() -> Path:
@@ -30,3 +39,26 @@ def default_venv() -> Path:
 
 def ironic_installed(venv: Path) -> bool:
     return installed_version(venv) == IRONIC_VERSION
+
+
+def run_in_ironic(script: str, given: Any = None) -> Any:
+    """What ``script`` prints as JSON, run by the Ironic venv's Python with ``given`` as JSON
+    on its standard input: Ironic's own code as the reference of a rule. Skips (fails in CI)
+    when Ironic is not installed."""
+    from tests.support.helpers import skip_or_fail
+
+    venv = default_venv()
+    if not ironic_installed(venv):
+        skip_or_fail(
+            f"Ironic is not installed in {venv}: run {INSTALL_SCRIPT} first "
+            f"(or point {VENV_ENV_VAR} at a venv it made)"
+        )
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", script],
+        input=json.dumps(given),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    return json.loads(done.stdout)
