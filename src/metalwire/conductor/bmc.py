@@ -145,14 +145,20 @@ def _is_integer(value: Any) -> bool:
     return True
 
 
-def _ipmi_address_problem(address: Any) -> Problem | None:
+def _is_ip_address(value: Any) -> bool:
     try:
-        ipaddress.ip_address(address)
+        ipaddress.ip_address(value)
     except ValueError:
-        pass
-    else:
-        return None
-    if isinstance(address, str) and len(address) <= _MAX_HOST_NAME and _HOST_NAME.match(address):
+        return False
+    return True
+
+
+def _is_host_name(value: Any) -> bool:
+    return isinstance(value, str) and len(value) <= _MAX_HOST_NAME and bool(_HOST_NAME.match(value))
+
+
+def _ipmi_address_problem(address: Any) -> Problem | None:
+    if _is_ip_address(address) or _is_host_name(address):
         return None
     return Problem(
         f"driver_info/ipmi_address {address!r} is neither an IP address nor a host name "
