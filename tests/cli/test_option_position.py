@@ -129,6 +129,29 @@ def test_the_output_options_may_come_before_the_command(cli: Run, mw: Client) ->
     assert json.loads(same.stdout) == [{"ID": v("vif-before")}]
 
 
+def test_the_output_options_may_come_between_a_group_and_its_verb(cli: Run, mw: Client) -> None:
+    node = mw.create_node("fake-hardware", name=unique("between"))
+    port = mw.create_port(node.uuid, mac())
+    mw.vif_attach(node.uuid, v("vif-between"))
+    name = node.name or ""
+    after = cli("node", "vif", "list", name, "-f", "yaml")
+    assert (after.code, after.stdout) == (0, f"- ID: {v('vif-between')}\n"), after.stderr
+    for argv in (
+        ["node", "-f", "yaml", "vif", "list", name],
+        ["node", "vif", "-f", "yaml", "list", name],
+        ["-f", "yaml", "node", "vif", "--format", "yaml", "list", name, "-f", "yaml"],
+    ):
+        run = cli(*argv)
+        assert (run.code, run.stderr, run.stdout) == (0, "", after.stdout), argv
+    uuid = cli("node", "-f", "value", "-c", "uuid", "show", name)
+    assert (uuid.code, uuid.stderr, uuid.stdout) == (0, "", f"{node.uuid}\n")
+    listed = cli("port", "-f", "json", "-c", "UUID", "list", "--node", name, "-c", "UUID")
+    assert (listed.code, listed.stderr) == (0, "")
+    assert json.loads(listed.stdout) == [{"UUID": port.uuid}]
+    group_help = cli("node", "--help")
+    assert group_help.stdout.startswith("usage: metalwire node [-h] [-f ")
+
+
 def test_an_unknown_column_before_the_command_is_the_same_usage_error(cli: Run) -> None:
     before = cli("-c", "Nope", "node", "list")
     after = cli("node", "list", "-c", "Nope")
@@ -163,6 +186,37 @@ def test_an_unknown_column_before_the_command_is_the_same_usage_error(cli: Run) 
             "-f/--format is an option of the commands that print results only",
         ),
         (["-f", "xml", "node", "list"], "argument -f/--format: invalid choice: 'xml'"),
+        (
+            ["node", "-f", "yaml", "list", "-f", "json"],
+            "-f/--format is given before the command (yaml) and after it (json): "
+            "give it once, or the same both ways",
+        ),
+        (
+            ["-f", "json", "node", "-f", "yaml", "list"],
+            "-f/--format is given twice before the command (json and yaml): "
+            "give it once, or the same each time",
+        ),
+        (
+            ["node", "-c", "UUID", "vif", "-c", "Name", "list", "x"],
+            "-c/--column is given twice before the command (-c UUID and -c Name): "
+            "give it once, or the same each time",
+        ),
+        (
+            ["node", "-f", "json", "delete", "nothing-is-deleted"],
+            "-f/--format is an option of the commands that print results only",
+        ),
+        (
+            ["node", "delete", "nothing-is-deleted", "-f", "json"],
+            "-f/--format is an option of the commands that print results only",
+        ),
+        (
+            ["node", "maintenance", "-c", "UUID", "set", "nothing-is-changed"],
+            "-c/--column is an option of the commands that print results only",
+        ),
+        (
+            ["db", "-f", "yaml", "current"],
+            "-f/--format is an option of the commands that print results only",
+        ),
     ],
     ids=" ".join,
 )

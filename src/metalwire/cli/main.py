@@ -11,6 +11,7 @@ from metalwire import __version__
 from metalwire.cli import commands as client_commands
 from metalwire.cli import database, server, tbn
 from metalwire.cli.commands.common import add_program_arguments, check_program_arguments
+from metalwire.cli.output import add_output_options_everywhere
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     client_commands.register(commands)
     version = commands.add_parser("version", help="print the metalwire version")
     version.set_defaults(handler=lambda _args: print(f"metalwire {__version__}") or 0)
+    add_output_options_everywhere(parser)
     return parser
 
 

@@ -10,6 +10,7 @@ one row per line.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
@@ -81,43 +82,119 @@ def add_program_format_arguments(parser: argparse.ArgumentParser) -> None:
     _add_format_options(group, format_dest=FORMAT_BEFORE, columns_dest=COLUMNS_BEFORE)
 
 
-# Where the program's parser keeps the output options given before the command.
+# Where the parsers keep the output options given before the command: the program's parser
+# under these names, a command group's (``node``, ``node vif``) under these names followed
+# by ``_`` and its depth, so that the values given at each place are all seen.
 FORMAT_BEFORE = "format_before_command"
 COLUMNS_BEFORE = "columns_before_command"
+# Where a command that prints no results keeps the output options given after it.
+FORMAT_NOT_TAKEN = "format_not_taken"
+COLUMNS_NOT_TAKEN = "columns_not_taken"
 
 
-def _add_format_options(group: Any, format_dest: str, columns_dest: str) -> None:
+def _add_format_options(
+    group: Any,
+    format_dest: str,
+    columns_dest: str,
+    default: Any = None,
+    help_shown: bool = True,
+) -> None:
     group.add_argument(
         "-f",
         "--format",
         dest=format_dest,
         choices=FORMATS,
-        default=None,
-        help="the output format (default table)",
+        default=default,
+        help="the output format (default table)" if help_shown else argparse.SUPPRESS,
     )
     group.add_argument(
         "-c",
         "--column",
         dest=columns_dest,
         action="append",
+        default=default,
         metavar="COLUMN",
-        help="show only this column (repeat for more); a label for lists, a field otherwise",
+        help=(
+            "show only this column (repeat for more); a label for lists, a field otherwise"
+            if help_shown
+            else argparse.SUPPRESS
+        ),
     )
+
+
+def add_output_options_everywhere(parser: argparse.ArgumentParser) -> None:
+    """Let ``-f/--format`` and ``-c/--column`` come at every level of the command line, with
+    one meaning: between a command group and its verb (``metalwire node -f yaml list``,
+    ``metalwire node vif -f json list N``) as before the command, and after a command that
+    prints no results (``metalwire node delete N -f json``) as before it, which
+    :func:`settle_output_options` refuses with the same message whatever the place (the
+    ``baremetal`` command refuses them there too).
+
+    Call it on the program's parser once every command is added. A group's parser keeps
+    them only when given (``argparse.SUPPRESS``): a subcommand's parser writes every value
+    it has into the one namespace, which would hide a value given before the group."""
+    for depth, command in _command_parsers(parser, depth=1):
+        if _subcommands(command):
+            group = command.add_argument_group(
+                "output of the commands that print results",
+                "also accepted before the group and after the command; given at several "
+                "places, the values must be the same",
+            )
+            _add_format_options(
+                group,
+                format_dest=f"{FORMAT_BEFORE}_{depth}",
+                columns_dest=f"{COLUMNS_BEFORE}_{depth}",
+                default=argparse.SUPPRESS,
+            )
+        elif not _prints_results(command):
+            _add_format_options(
+                command,
+                format_dest=FORMAT_NOT_TAKEN,
+                columns_dest=COLUMNS_NOT_TAKEN,
+                default=argparse.SUPPRESS,
+                help_shown=False,
+            )
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """The parsers of ``parser``'s subcommands, each once (an alias names the same one)."""
+    found: dict[int, argparse.ArgumentParser] = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found.setdefault(id(sub), sub)
+    return list(found.values())
+
+
+def _command_parsers(
+    parser: argparse.ArgumentParser, depth: int
+) -> list[tuple[int, argparse.ArgumentParser]]:
+    """Every parser below ``parser``, with its depth (a top-level command's is ``depth``)."""
+    found: list[tuple[int, argparse.ArgumentParser]] = []
+    for sub in _subcommands(parser):
+        found.append((depth, sub))
+        found.extend(_command_parsers(sub, depth + 1))
+    return found
+
+
+def _prints_results(parser: argparse.ArgumentParser) -> bool:
+    return any(action.dest == "format" for action in parser._actions)
 
 
 def settle_output_options(args: argparse.Namespace) -> None:
     """Put the output options given before the command where the command reads them
     (``args.format``, ``args.columns``), the format defaulting to ``table``.
 
-    Raises UsageError when one was given before a command that prints no results, or both
-    before and after the command with different values.
+    Raises UsageError when one was given to a command that prints no results (before or
+    after it), or at two places with different values.
     """
-    for option, dest, before_dest, default in _OUTPUT_OPTIONS:
-        before = getattr(args, before_dest, None)
+    for option, dest, before_dest, not_taken_dest, default in _OUTPUT_OPTIONS:
+        befores = _given_before(args, before_dest)
         if not hasattr(args, dest):
-            if before is not None:
+            if befores or getattr(args, not_taken_dest, None) is not None:
                 raise UsageError(f"{option} is an option of the commands that print results only")
             continue
+        before = _agreed(option, befores)
         after = getattr(args, dest)
         if before is not None and after is not None and before != after:
             raise UsageError(
@@ -127,9 +204,27 @@ def settle_output_options(args: argparse.Namespace) -> None:
         setattr(args, dest, _first_given(after, before, default))
 
 
-_OUTPUT_OPTIONS: tuple[tuple[str, str, str, str | None], ...] = (
-    ("-f/--format", "format", FORMAT_BEFORE, "table"),
-    ("-c/--column", "columns", COLUMNS_BEFORE, None),
+def _agreed(option: str, befores: list[Any]) -> Any:
+    """The one value given before the command, at one place or more (None if none);
+    UsageError when two places give different values."""
+    for earlier, later in itertools.pairwise(befores):
+        if earlier != later:
+            raise UsageError(
+                f"{option} is given twice before the command ({_shown(earlier)} and "
+                f"{_shown(later)}): give it once, or the same each time"
+            )
+    return befores[0] if befores else None
+
+
+def _given_before(args: argparse.Namespace, before_dest: str) -> list[Any]:
+    """The values given before the command, the program's first, then each group's."""
+    places = sorted(name for name in vars(args) if name.startswith(before_dest))
+    return [value for name in places if (value := getattr(args, name)) is not None]
+
+
+_OUTPUT_OPTIONS: tuple[tuple[str, str, str, str, str | None], ...] = (
+    ("-f/--format", "format", FORMAT_BEFORE, FORMAT_NOT_TAKEN, "table"),
+    ("-c/--column", "columns", COLUMNS_BEFORE, COLUMNS_NOT_TAKEN, None),
 )
 
 
