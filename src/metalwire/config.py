@@ -512,7 +512,8 @@ class OsloPolicyOptions:
 @dataclass
 class AgentOptions:
     """The options of Ironic's ``[agent]`` that metalwire uses: the wait for the Neutron agent
-    of a Smart NIC's host before a port is bound through the Smart NIC."""
+    of a Smart NIC's host before a port is bound through the Smart NIC, and the time that
+    agent is given before the node powered on for it is powered off again."""
 
     neutron_agent_max_attempts: int = _opt(
         100,
@@ -522,6 +523,14 @@ class AgentOptions:
     )
     neutron_agent_status_retry_interval: float = _opt(
         10.0, "Seconds between two checks of that agent.", minimum=0
+    )
+    neutron_agent_poll_interval: float = _opt(
+        2.0,
+        "Seconds the Neutron agent waits between two polls for device changes (Neutron's "
+        "[AGENT] polling_interval). A node powered on for its Smart NIC ports to be bound or "
+        "unbound is powered off again twice this long after the last change, so that the "
+        "agent on the NIC has applied it.",
+        minimum=0,
     )
 
 

@@ -7,7 +7,9 @@ change. Ironic lets a node in maintenance change its power state, and so does me
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import time
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from metalwire.conductor import hardware
@@ -61,13 +63,49 @@ def set_power_state(
             raise InvalidParameterValue(
                 f"The driver {node.driver} does not support the power state, {target}"
             )
-        after = hardware.power_after(target)
-        store(task, {"target_power_state": after, "last_error": None})
         waited = "" if timeout is None else f" (timeout {timeout} s)"
-        conductor.record_history(
-            task, HistoryEntry("power", f"{target}{waited} on {node.label}: now {after}")
-        )
-        store(task, {"power_state": after, "target_power_state": None})
+        event = f"{target}{waited} on {node.label}"
+        change_power(conductor, task, target, event, also={"last_error": None})
+
+
+def change_power(
+    conductor: Conductor,
+    task: Task,
+    target: str,
+    event: str,
+    also: Mapping[str, Any] | None = None,
+) -> None:
+    """Move the node's power to ``target`` under the task's lock: ``target_power_state``
+    (and the fields ``also``) while it changes (a fake power interface's change is
+    immediate), the history entry ``event`` with where the power is now."""
+    after = hardware.power_after(target)
+    store(task, {"target_power_state": after, **(also or {})})
+    conductor.record_history(task, HistoryEntry("power", f"{event}: now {after}"))
+    store(task, {"power_state": after, "target_power_state": None})
+
+
+@contextlib.contextmanager
+def powered_for_network(conductor: Conductor, task: Task) -> Iterator[None]:
+    """Around network steps (deploy, undeploy, cleaning) of a node whose network interface
+    needs it powered on (``need_power_on``: a Smart NIC port, whose Neutron agent runs on
+    the NIC), power the node on if it is off, and power it off again once the steps are
+    done, ``[agent] neutron_agent_poll_interval`` twice over after the last of them, so that
+    the agent has applied it. As Ironic's conductor: a step that fails leaves the node on."""
+    node = task.node
+    if (
+        not conductor.network_interface(node).need_power_on(task)
+        or node.power_state != hardware.POWER_OFF
+    ):
+        yield
+        return
+    hardware.check_interface(node, "power")
+    why = "for the network of its Smart NIC ports"
+    change_power(conductor, task, hardware.POWER_ON, f"power on {node.label} {why}")
+    yield
+    time.sleep(2 * conductor.config.agent.neutron_agent_poll_interval)
+    change_power(
+        conductor, task, hardware.POWER_OFF, f"power off {node.label} again, its network set"
+    )
 
 
 def synced_power_state(task: Task) -> dict[str, Any]:

@@ -10,6 +10,11 @@ service (a lease held across short transactions) the request is answered then, a
 steps go on in the background (``conductor/background.py``); on any other node the verb is
 one transaction, answered when it is done.
 
+A node whose network interface needs it powered on for its network steps (``neutron`` with
+a Smart NIC port, whose Neutron agent runs on the NIC) is powered on around them if it is
+off and powered off again after them, as Ironic's deploy, tear-down and cleaning do
+(:func:`metalwire.conductor.power.powered_for_network`).
+
 Most verbs run to completion. A node whose deploy interface is ``direct`` waits for an agent
 as Ironic's does: a deploy stops in ``wait call-back`` once its provisioning network is set
 up, a manual cleaning in ``clean wait`` once its cleaning network is. No agent comes here:
@@ -186,10 +191,12 @@ def waits_for_agent(task: Task) -> bool:
 def _clean(conductor: Conductor, task: Task, manual: bool = False) -> None:
     if task.node.provision_state != "cleaning":  # an undeploy's cleaning
         _set_state(task, provision_state="cleaning")
-    _run_hook(conductor, task, "add_cleaning_network")
+    with power.powered_for_network(conductor, task):
+        _run_hook(conductor, task, "add_cleaning_network")
     if manual and waits_for_agent(task):
         raise _Waiting(CLEAN_WAIT)
-    _run_hook(conductor, task, "remove_cleaning_network")
+    with power.powered_for_network(conductor, task):
+        _run_hook(conductor, task, "remove_cleaning_network")
 
 
 def _without_rescue(instance_info: dict[str, Any]) -> dict[str, Any]:
@@ -232,11 +239,13 @@ def _steps(
         # The fake service steps touch no network: the node stays on its tenant networks.
         return {}
     if verb in ("active", "rebuild"):
-        _run_hook(conductor, task, "add_provisioning_network")
+        with power.powered_for_network(conductor, task):
+            _run_hook(conductor, task, "add_provisioning_network")
         if waits_for_agent(task):
             raise _Waiting(DEPLOY_WAIT)
-        _run_hook(conductor, task, "remove_provisioning_network")
-        _run_hook(conductor, task, "configure_tenant_networks")
+        with power.powered_for_network(conductor, task):
+            _run_hook(conductor, task, "remove_provisioning_network")
+            _run_hook(conductor, task, "configure_tenant_networks")
         if options.configdrive is None:
             return {"power_state": hardware.POWER_ON}
         # Stored as given, as Ironic stores a configdrive that needs no Swift upload.
@@ -246,9 +255,10 @@ def _steps(
 
 
 def _undeploy(conductor: Conductor, task: Task, source: str) -> dict[str, Any]:
-    _run_hook(conductor, task, "unconfigure_tenant_networks")
-    if source == DEPLOY_WAIT:  # the deploy stopped on its provisioning network
-        _run_hook(conductor, task, "remove_provisioning_network")
+    with power.powered_for_network(conductor, task):
+        _run_hook(conductor, task, "unconfigure_tenant_networks")
+        if source == DEPLOY_WAIT:  # the deploy stopped on its provisioning network
+            _run_hook(conductor, task, "remove_provisioning_network")
     vifs.detach_all(conductor, task)
     torn_down: dict[str, Any] = {"power_state": "power off", **_NO_INSTANCE}
     if not conductor.config.conductor.automated_clean:
@@ -450,7 +460,7 @@ def abort_wait(
         started = f"abort started from {node.provision_state}" if reason is None else reason
         conductor.record_history(task, HistoryEntry("provisioning", started))
         try:
-            with task.savepoint():
+            with task.savepoint(), power.powered_for_network(conductor, task):
                 _run_hook(conductor, task, abort.hook)
         except MetalwireError as exc:
             error = f"{error}; undoing its network failed: {exc}"

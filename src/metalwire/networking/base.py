@@ -94,6 +94,12 @@ class NetworkInterface(abc.ABC):
         """
         return True
 
+    def need_power_on(self, task: Task) -> bool:
+        """Whether the node must be powered on while its network is set up or taken down
+        (deploy, undeploy, cleaning): the conductor then powers it on around those steps and
+        back off after them. Ironic's answer for every interface but ``neutron``: no."""
+        return False
+
     @abc.abstractmethod
     def validate(self, task: Task) -> None:
         """Check the interface can work for this node; raise NetworkInterfaceInvalid if not."""

@@ -27,6 +27,9 @@ A VIF is the id of a Neutron port. What the interface tells Neutron, and when:
   hook a logged no-op.
 * **undeploy**: ``unconfigure_tenant_networks`` unbinds every attached VIF (first waiting,
   as Ironic, for the Neutron agent of a Smart NIC port's host).
+* **Smart NIC power**: a node with a Smart NIC port answers :meth:`need_power_on`, so the
+  conductor powers it on around these steps (the agent that wires the port runs on the NIC)
+  and back off after them, as Ironic's conductor does.
 * **detach**: the Neutron port is unbound if it is bound (Neutron refuses a MAC change on a
   bound port, and a detached VIF must not keep the node's switch ports), its MAC goes back
   to the one it had before the attach (recorded with the attachment; a port attached
@@ -61,6 +64,7 @@ from metalwire.networking.base import NetworkInterface
 from metalwire.networking.neutron_client import configuration_problem
 from metalwire.networking.neutron_ports import (
     Rollback,
+    is_smart_nic,
     rolled_back,
 )
 from metalwire.networking.neutron_service_ports import ServiceNetworkPorts
@@ -91,6 +95,12 @@ class NeutronNetwork(ServiceNetworkPorts, NetworkInterface):
                 "(unless extra/client-id names an InfiniBand port)"
             )
         return super().port_unusable_reason(task, port)
+
+    def need_power_on(self, task: Task) -> bool:
+        """A node with a Smart NIC port, as Ironic's ``neutron`` decides: the Neutron agent
+        that wires such a port runs on the NIC, inside the server, so it is alive only while
+        the server is powered on."""
+        return any(is_smart_nic(port) for port in task.ports)
 
     def binding_failure_default(self) -> bool:
         """A binding failure is fatal unless ``[neutron] fail_on_port_binding_failure`` is
