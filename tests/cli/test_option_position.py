@@ -150,6 +150,8 @@ def test_the_output_options_may_come_between_a_group_and_its_verb(cli: Run, mw: 
     assert json.loads(listed.stdout) == [{"UUID": port.uuid}]
     group_help = cli("node", "--help")
     assert group_help.stdout.startswith("usage: metalwire node [-h] [-f ")
+    # A group none of whose commands prints results does not offer them.
+    assert "--format" not in cli("db", "--help").stdout
 
 
 def test_an_unknown_column_before_the_command_is_the_same_usage_error(cli: Run) -> None:

@@ -135,17 +135,7 @@ def add_output_options_everywhere(parser: argparse.ArgumentParser) -> None:
     it has into the one namespace, which would hide a value given before the group."""
     for depth, command in _command_parsers(parser, depth=1):
         if _subcommands(command):
-            group = command.add_argument_group(
-                "output of the commands that print results",
-                "also accepted before the group and after the command; given at several "
-                "places, the values must be the same",
-            )
-            _add_format_options(
-                group,
-                format_dest=f"{FORMAT_BEFORE}_{depth}",
-                columns_dest=f"{COLUMNS_BEFORE}_{depth}",
-                default=argparse.SUPPRESS,
-            )
+            _add_group_format_options(command, depth)
         elif not _prints_results(command):
             _add_format_options(
                 command,
@@ -154,6 +144,26 @@ def add_output_options_everywhere(parser: argparse.ArgumentParser) -> None:
                 default=argparse.SUPPRESS,
                 help_shown=False,
             )
+
+
+def _add_group_format_options(group_parser: argparse.ArgumentParser, depth: int) -> None:
+    """The output options of the command group ``group_parser`` at ``depth``: in its help
+    if one of its commands prints results (``node``), hidden otherwise (``db``)."""
+    shown = any(_prints_results(command) for _, command in _command_parsers(group_parser, 0))
+    where: Any = group_parser
+    if shown:
+        where = group_parser.add_argument_group(
+            "output of the commands that print results",
+            "also accepted before the group and after the command; given at several "
+            "places, the values must be the same",
+        )
+    _add_format_options(
+        where,
+        format_dest=f"{FORMAT_BEFORE}_{depth}",
+        columns_dest=f"{COLUMNS_BEFORE}_{depth}",
+        default=argparse.SUPPRESS,
+        help_shown=shown,
+    )
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
