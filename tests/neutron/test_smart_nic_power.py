@@ -22,6 +22,7 @@ from tests.neutron.interface_fixtures import (  # noqa: F401  (the shared module
     fixture_api,
     fixture_neutron,
 )
+from tests.support.helpers import DIRECT_IMAGE, settled_node
 from tests.support.neutron import NeutronServer
 from tests.support.server import MetalwireServer
 
@@ -181,6 +182,32 @@ def test_a_cleaning_powers_a_smart_nic_node_on_and_off_again(
         cleaned = api.provision(name, "clean")
 
     assert (cleaned["provision_state"], cleaned["power_state"]) == ("manageable", POWER_OFF)
+    on, off = powered_for_network(node)
+    assert power_events(api, name) == [on, off, on, off]
+
+
+def test_an_abort_of_a_clean_wait_powers_a_smart_nic_node_on_to_leave_the_network(
+    api: Metalwire, neutron: Neutron, neutron_server: NeutronServer, server: MetalwireServer
+) -> None:
+    """A direct node's manual cleaning waits for its agent on the cleaning network, the node
+    off again; the abort powers it on to take the cleaning port away, and off after it."""
+    name, host = "smart-power-abort", "smartnic-power-5"
+    node = api.node(
+        name, driver_info=LENIENT, deploy_interface="direct", instance_info=DIRECT_IMAGE
+    )
+    api.port(node, "52:54:00:36:00:05", {"port_id": "rep0-0", "hostname": host}, is_smartnic=True)
+    api.provision(name, "manage")
+    with SmartNicAgent(server, neutron_server, name, host):
+        waiting = api.provision(name, "clean")
+        assert (waiting["provision_state"], waiting["power_state"]) == ("clean wait", POWER_OFF)
+        assert len(neutron.ports_on("mw-clean", "52:54:00:36:00:05")) == 1
+        response = api.http.put(f"/v1/nodes/{name}/states/provision", json={"target": "abort"})
+        assert response.status_code == 202, response.text
+        aborted = settled_node(lambda: api.get(f"/v1/nodes/{name}"))
+
+    assert (aborted["provision_state"], aborted["power_state"]) == ("clean failed", POWER_OFF)
+    assert aborted["last_error"] == "By request, the cleaning operation was aborted"
+    assert neutron.ports_on("mw-clean", "52:54:00:36:00:05") == []
     on, off = powered_for_network(node)
     assert power_events(api, name) == [on, off, on, off]
 
