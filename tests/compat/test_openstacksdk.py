@@ -48,10 +48,9 @@ def test_requests_carry_the_negotiated_version(sdk: Any) -> None:
     assert node.network_interface == "flat"
 
 
-def test_firmware_components_are_not_served_at_any_version(sdk: Any) -> None:
-    node = new_node(sdk)  # the SDK asks at 1.86 now that the server serves it: a 404
-    with pytest.raises(exceptions.NotFoundException):
-        sdk.list_node_firmware(node)
+def test_a_node_lists_no_firmware_components(sdk: Any) -> None:
+    node = new_node(sdk)
+    assert sdk.list_node_firmware(node) == {"firmware": []}
 
 
 # Nodes

@@ -214,10 +214,7 @@ ALLOWED: tuple[Allowed, ...] = (
         "that the node Nova sees available has one (docs/api-ref/states.md); Ironic 39 leaves "
         "it null until its periodic power sync runs",
     ),
-    *(
-        Allowed(("versions 1.108 to 1.115",), f"{step}: status", NOT_SERVED)
-        for step in ("runbooks at 1.112", "firmware at 1.114")
-    ),
+    Allowed(("versions 1.108 to 1.115",), "runbooks at 1.112: status", NOT_SERVED),
     Allowed(
         ("versions 1.108 to 1.115",),
         "history at *: body.history",

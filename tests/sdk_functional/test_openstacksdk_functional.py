@@ -49,9 +49,6 @@ KNOWN_FAILURES: dict[str, str] = {
     "test_node.TestBareMetalVirtualMedia.test_node_vmedia_attach_detach": (
         "POST /v1/nodes/{node}/vmedia (1.89) is not served"
     ),
-    "test_node.TestBareMetalNodeListFirmware.test_list_firmware": (
-        "GET /v1/nodes/{node}/firmware (1.86) is not served"
-    ),
 }
 
 #: What the upstream tests import beyond openstacksdk (the project's ``test`` extra has them).

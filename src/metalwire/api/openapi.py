@@ -32,7 +32,12 @@ router = APIRouter()
 
 def _volume_and_lifecycle_schemas() -> dict[str, s.Schema]:
     """The component schemas the field tables of nodes, ports and portgroups leave out."""
-    out: dict[str, s.Schema] = {"NodeValidation": bodies.VALIDATION, "NodeConsole": bodies.CONSOLE}
+    out: dict[str, s.Schema] = {
+        "NodeValidation": bodies.VALIDATION,
+        "NodeConsole": bodies.CONSOLE,
+        "FirmwareComponent": bodies.FIRMWARE_COMPONENT,
+        "FirmwareComponentList": s.collection("firmware", "FirmwareComponent"),
+    }
     for r in RESOURCES:
         out[r.schema] = s.resource(r.fields, ())
         out[f"{r.schema}Create"] = s.create_body(r.fields, r.kind.model.__table__, list(r.required))

@@ -333,3 +333,24 @@ AUDIT_REPAIRS: Schema = {
     },
     "required": [*AUDIT_REPORT["required"], "repairs"],
 }
+
+
+_NULLABLE_TEXT: Schema = {"type": ["string", "null"]}
+FIRMWARE_COMPONENT: Schema = {
+    "type": "object",
+    "description": "A firmware component as Ironic's redfish firmware interface records it; "
+    "metalwire, which drives no BMC, lists none.",
+    "properties": {
+        "component": {"type": "string"},
+        "initial_version": _NULLABLE_TEXT,
+        "current_version": _NULLABLE_TEXT,
+        "last_version_flashed": _NULLABLE_TEXT,
+        "created_at": {"type": "string", "format": "date-time"},
+        "updated_at": {"type": ["string", "null"], "format": "date-time"},
+        "vendor": {**_NULLABLE_TEXT, "description": "From 1.114."},
+        "model": {**_NULLABLE_TEXT, "description": "From 1.114."},
+        "serial_number": {**_NULLABLE_TEXT, "description": "From 1.114."},
+    },
+    "required": ["created_at", "updated_at"],
+    "additionalProperties": False,
+}

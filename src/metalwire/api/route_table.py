@@ -13,6 +13,7 @@ from metalwire.api import openapi
 from metalwire.api.routes import (
     audit,
     console,
+    firmware,
     history,
     nodes,
     portgroups,
@@ -42,6 +43,7 @@ def api_routes() -> list[BaseRoute]:
         validate,
         volume,
         history,
+        firmware,
         traits,
         shards,
         root,

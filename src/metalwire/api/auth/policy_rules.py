@@ -409,6 +409,12 @@ NODE_RULES = [
         ("baremetal:node:traits:delete", _ADMIN),
     ),
     _rule(
+        "baremetal:node:firmware:get",
+        SYSTEM_OR_PROJECT_READER,
+        "List a node's firmware components.",
+        [("GET", f"{NODE}/firmware")],
+    ),
+    _rule(
         "baremetal:node:history:get",
         SYSTEM_OR_OWNER_READER,
         "See a node's history.",
