@@ -214,6 +214,10 @@ BELOW_THEIR_VERSION = [
     ("GET", f"/v1/nodes/n1/history/{MISSING}", "1.77", "1.78", ROUTER),
     ("GET", "/v1/shards", "1.81", "1.82", HANDLER),
     ("GET", "/v1/nodes/n1/firmware", "1.85", "1.86", ROUTER),
+    ("POST", "/v1/nodes/n1/vmedia", "1.88", "1.89", ROUTER),
+    ("DELETE", "/v1/nodes/n1/vmedia", "1.88", "1.89", ROUTER),
+    ("GET", "/v1/nodes/n1/vmedia", "1.92", "1.93", ROUTER),
+    ("GET", "/v1/nodes/n1/vmedia", "1.88", "1.93", ROUTER),
     # Ironic 39 fails with a 500 here (an allowed difference of the differential tier)
     ("GET", "/v1/nodes/n1/children", "1.82", "1.83", ROUTER),
 ]

@@ -45,11 +45,7 @@ UPSTREAM_MODULES = (
 
 #: Upstream tests that fail against metalwire, each with why: expected to fail (strictly: one
 #: that passes fails its case, so the entry goes once the cause is fixed).
-KNOWN_FAILURES: dict[str, str] = {
-    "test_node.TestBareMetalVirtualMedia.test_node_vmedia_attach_detach": (
-        "POST /v1/nodes/{node}/vmedia (1.89) is not served"
-    ),
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 #: What the upstream tests import beyond openstacksdk (the project's ``test`` extra has them).
 TEST_DEPENDENCIES = ("fixtures", "testtools", "oslotest")

@@ -37,6 +37,8 @@ def _volume_and_lifecycle_schemas() -> dict[str, s.Schema]:
         "NodeConsole": bodies.CONSOLE,
         "FirmwareComponent": bodies.FIRMWARE_COMPONENT,
         "FirmwareComponentList": s.collection("firmware", "FirmwareComponent"),
+        "VirtualMedia": bodies.VIRTUAL_MEDIA,
+        "VirtualMediaList": {"type": "array", "items": s.ref("schemas", "VirtualMedia")},
     }
     for r in RESOURCES:
         out[r.schema] = s.resource(r.fields, ())

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from metalwire.api import dry_run
 from metalwire.api import openapi_schemas as s
 from metalwire.api.openapi_operations import Schema, query
-from metalwire.conductor import audit, hardware
+from metalwire.conductor import audit, hardware, vmedia
 from metalwire.db import node_summaries
 
 LOCATION: Schema = {
@@ -352,5 +352,33 @@ FIRMWARE_COMPONENT: Schema = {
         "serial_number": {**_NULLABLE_TEXT, "description": "From 1.114."},
     },
     "required": ["created_at", "updated_at"],
+    "additionalProperties": False,
+}
+
+VMEDIA_ATTACH: Schema = {
+    "type": "object",
+    "properties": {
+        "device_type": {"enum": list(vmedia.DEVICES)},
+        "image_url": {
+            "type": "string",
+            "description": "An http, https, nfs, cifs or smb URL.",
+        },
+        "image_download_source": {
+            "enum": ["http", "local", "swift"],
+            "description": "How Ironic would serve the image to the BMC (default local; an "
+            "nfs, cifs or smb image cannot be served locally: that is recorded as a failure).",
+        },
+    },
+    "required": ["device_type", "image_url"],
+    "additionalProperties": False,
+}
+VIRTUAL_MEDIA: Schema = {
+    "type": "object",
+    "properties": {
+        "media_types": {"type": "array", "items": {"type": "string"}},
+        "inserted": {"type": "boolean"},
+        "image": {"type": "string"},
+    },
+    "required": ["media_types", "inserted", "image"],
     "additionalProperties": False,
 }

@@ -24,6 +24,7 @@ from metalwire.api.routes import (
     states,
     traits,
     validate,
+    vmedia,
     volume,
 )
 from metalwire.api.routes import lookup as node_lookup
@@ -44,6 +45,7 @@ def api_routes() -> list[BaseRoute]:
         volume,
         history,
         firmware,
+        vmedia,
         traits,
         shards,
         root,

@@ -37,6 +37,7 @@ from metalwire.conductor import (
     raid,
     stuck_states,
     vifs,
+    vmedia,
     volumes,
 )
 from metalwire.conductor.audit import AuditReport
@@ -143,6 +144,32 @@ class ConductorAPI(abc.ABC):
     @abc.abstractmethod
     def inject_nmi(self, context: RequestContext, node_id: str) -> None:
         """Inject an NMI; UnsupportedDriverExtension (400) where the management cannot."""
+
+    @abc.abstractmethod
+    def attach_virtual_media(
+        self,
+        context: RequestContext,
+        node_id: str,
+        device_type: str,
+        image_url: str,
+        download_source: str = "local",
+    ) -> None:
+        """Attach an image as a virtual device (``download_source``: how Ironic would serve
+        it to the BMC, ``http``, ``local`` or ``swift``); a management interface without virtual
+        media records its refusal in the node's history and ``last_error`` (as Ironic does
+        after answering), UnsupportedDriverExtension (400) for ``no-management``,
+        NodeLocked (409)."""
+
+    @abc.abstractmethod
+    def detach_virtual_media(
+        self, context: RequestContext, node_id: str, device_types: list[str] | None
+    ) -> None:
+        """Detach these virtual devices (None: all); refusals as for the attach."""
+
+    @abc.abstractmethod
+    def get_virtual_media(self, context: RequestContext, node_id: str) -> list[dict[str, Any]]:
+        """The node's virtual devices; UnsupportedDriverExtension (400) for a management
+        interface without virtual media."""
 
     @abc.abstractmethod
     def set_target_raid_config(
@@ -387,6 +414,24 @@ class LocalConductorAPI(ConductorAPI):
 
     def inject_nmi(self, context: RequestContext, node_id: str) -> None:
         self._retried(management.inject_nmi, context, node_id)
+
+    def attach_virtual_media(
+        self,
+        context: RequestContext,
+        node_id: str,
+        device_type: str,
+        image_url: str,
+        download_source: str = "local",
+    ) -> None:
+        self._retried(vmedia.attach, context, node_id, device_type, image_url, download_source)
+
+    def detach_virtual_media(
+        self, context: RequestContext, node_id: str, device_types: list[str] | None
+    ) -> None:
+        self._retried(vmedia.detach, context, node_id, device_types)
+
+    def get_virtual_media(self, context: RequestContext, node_id: str) -> list[dict[str, Any]]:
+        return self._retried(vmedia.listed, context, node_id)
 
     def set_target_raid_config(
         self, context: RequestContext, node_id: str, config: dict[str, Any]

@@ -415,6 +415,24 @@ NODE_RULES = [
         [("GET", f"{NODE}/firmware")],
     ),
     _rule(
+        "baremetal:node:vmedia:attach",
+        SYSTEM_OR_PROJECT_MEMBER,
+        "Attach a virtual media device to a node.",
+        [("POST", f"{NODE}/vmedia")],
+    ),
+    _rule(
+        "baremetal:node:vmedia:detach",
+        SYSTEM_OR_PROJECT_MEMBER,
+        "Detach a virtual media device from a node.",
+        [("DELETE", f"{NODE}/vmedia")],
+    ),
+    _rule(
+        "baremetal:node:vmedia:get",
+        SYSTEM_OR_PROJECT_READER,
+        "See a node's virtual media devices.",
+        [("GET", f"{NODE}/vmedia")],
+    ),
+    _rule(
         "baremetal:node:history:get",
         SYSTEM_OR_OWNER_READER,
         "See a node's history.",
