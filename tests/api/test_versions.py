@@ -216,8 +216,8 @@ BELOW_THEIR_VERSION = [
     ("GET", "/v1/nodes/n1/firmware", "1.85", "1.86", ROUTER),
     ("POST", "/v1/nodes/n1/vmedia", "1.88", "1.89", ROUTER),
     ("DELETE", "/v1/nodes/n1/vmedia", "1.88", "1.89", ROUTER),
-    ("GET", "/v1/nodes/n1/vmedia", "1.92", "1.93", ROUTER),
-    ("GET", "/v1/nodes/n1/vmedia", "1.88", "1.93", ROUTER),
+    ("GET", "/v1/nodes/n1/vmedia", "1.92", "1.93", HANDLER),
+    ("GET", "/v1/nodes/n1/vmedia", "1.88", "1.89", ROUTER),
     # Ironic 39 fails with a 500 here (an allowed difference of the differential tier)
     ("GET", "/v1/nodes/n1/children", "1.82", "1.83", ROUTER),
 ]

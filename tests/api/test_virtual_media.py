@@ -165,7 +165,7 @@ def test_an_unknown_node_is_404(api: Api) -> None:
 
 @pytest.mark.parametrize(
     ("method", "version", "since"),
-    [("POST", "1.88", "1.89"), ("DELETE", "1.88", "1.89"), ("GET", "1.92", "1.93")],
+    [("POST", "1.88", "1.89"), ("DELETE", "1.88", "1.89"), ("GET", "1.88", "1.89")],
 )
 def test_below_its_version_there_is_no_such_resource(
     api: Api, method: str, version: str, since: str
@@ -177,3 +177,15 @@ def test_below_its_version_there_is_no_such_resource(
     assert resp.status_code == 404
     assert f"it exists from {since}" in routing_error(resp)["description"]
     assert last_error(api, "vm-old") is None
+
+
+def test_the_list_below_1_93_is_refused_by_its_handler(api: Api) -> None:
+    """From 1.89 Ironic routes the path, and the list's handler refuses a version below 1.93:
+    the fault body, with the version headers."""
+    api.node(name="vm-old-get")
+    resp = api.get("/v1/nodes/vm-old-get/vmedia", version="1.92")
+    assert resp.status_code == 404
+    assert fault(resp) == (
+        "The resource could not be found at API version 1.92; it exists from 1.93."
+    )
+    assert resp.headers["X-OpenStack-Ironic-API-Version"] == "1.92"

@@ -23,6 +23,71 @@ def _shown_from(kind: str, path: str, name: str, since: int) -> tuple[Step, ...]
     )
 
 
+MISSING_NODE = "0e0e0e0e-1111-4222-8333-444444444444"
+VMEDIA = "/v1/nodes/{n1}/vmedia"
+# "http": Ironic passes the URL to the BMC as it is, instead of downloading it first
+CDROM = {"device_type": "cdrom", "image_url": "http://image", "image_download_source": "http"}
+
+
+def _vmedia() -> tuple[Step, ...]:
+    """Attach, detach and list on fake-hardware (whose management has no virtual media: Ironic
+    answers 204 and records the refusal after), and the bodies and queries Ironic refuses."""
+    refused_bodies: tuple[tuple[str, object], ...] = (
+        ("device type dvd", {**CDROM, "device_type": "dvd"}),
+        ("ftp image", {**CDROM, "image_url": "ftp://image"}),
+        ("image without a scheme", {**CDROM, "image_url": "image"}),
+        ("image_url a number", {**CDROM, "image_url": 7}),
+        ("no image_url", {"device_type": "cdrom"}),
+        ("no device_type", {"image_url": "http://image"}),
+        ("download source glance", {**CDROM, "image_download_source": "glance"}),
+        ("unknown key", {**CDROM, "insecure": True}),
+        ("a list", ["cdrom"]),
+    )
+    return (
+        Step("vmedia attach at 1.88", "POST", VMEDIA, CDROM, version="1.88"),
+        Step("vmedia attach", "POST", VMEDIA, CDROM, version="1.89"),
+        Step("after vmedia attach", "GET", SETTLED, settle=True),
+        # the refusal recorded: a text in both (their words differ)
+        get("last_error after vmedia attach", "/v1/nodes/{n1}?fields=uuid,last_error"),
+        *(
+            Step(f"vmedia attach {name}", "POST", VMEDIA, body, version="1.89")
+            for name, body in refused_bodies
+        ),
+        Step(
+            "vmedia attach of a missing node",
+            "POST",
+            f"/v1/nodes/{MISSING_NODE}/vmedia",
+            CDROM,
+            version="1.89",
+        ),
+        Step("vmedia detach at 1.88", "DELETE", VMEDIA, version="1.88"),
+        Step("vmedia detach", "DELETE", f"{VMEDIA}?device_types=cdrom,floppy", version="1.89"),
+        Step("after vmedia detach", "GET", SETTLED, settle=True),
+        Step("vmedia detach all", "DELETE", VMEDIA, version="1.89"),
+        Step("after vmedia detach all", "GET", SETTLED, settle=True),
+        Step("vmedia detach dvd", "DELETE", f"{VMEDIA}?device_types=dvd", version="1.89"),
+        get("vmedia list at 1.92", VMEDIA, version="1.92"),
+        get("vmedia list at 1.93", VMEDIA, version="1.93"),
+    )
+
+
+def _firmware() -> tuple[Step, ...]:
+    path = "/v1/nodes/{n1}/firmware"
+    return (
+        get("firmware at 1.85", path, version="1.85"),
+        get("firmware at 1.86", path, version="1.86"),
+        get("firmware fields", f"{path}?fields=component,current_version", version="1.86"),
+        get("firmware identity at 1.113", f"{path}?fields=vendor", version="1.113"),
+        get("firmware identity at 1.114", f"{path}?fields=vendor", version="1.114"),
+        get("firmware unknown field", f"{path}?fields=colour", version="1.86"),
+        get("firmware fields and detail", f"{path}?fields=component&detail=true", version="1.86"),
+        get("firmware detail", f"{path}?detail=true", version="1.86"),
+        get("firmware detail maybe", f"{path}?detail=maybe", version="1.86"),
+        get("firmware limit", f"{path}?limit=1", version="1.86"),
+        get("firmware of a missing node", f"/v1/nodes/{MISSING_NODE}/firmware", version="1.86"),
+    )
+
+
 NEWER_SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "versions 1.108 to 1.115",
@@ -141,5 +206,8 @@ NEWER_SCENARIOS: tuple[Scenario, ...] = (
             get("runbooks at 1.112", "/v1/runbooks", version="1.112"),
             get("firmware at 1.114", "/v1/nodes/{n1}/firmware", version="1.114"),
         ),
+    ),
+    Scenario(
+        "virtual media and firmware components", (node("dt-vmedia", "n1"), *_vmedia(), *_firmware())
     ),
 )

@@ -160,6 +160,7 @@ def detach(request: Request, ident: str) -> Response:
 )
 def get_virtual_media(request: Request, ident: str) -> list[dict[str, Any]]:
     c = call(request)
-    c.require(mv.VMEDIA_GET)
+    c.require(mv.VMEDIA)
+    c.require(mv.VMEDIA_GET, by_handler=True)  # from 1.89 the path is there, as in Ironic
     authz.node_by_ident(c, "baremetal:node:vmedia:get", ident)
     return c.services.rpcapi.get_virtual_media(c.context, ident)
