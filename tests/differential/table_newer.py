@@ -66,6 +66,9 @@ def _vmedia() -> tuple[Step, ...]:
         Step("vmedia detach all", "DELETE", VMEDIA, version="1.89"),
         Step("after vmedia detach all", "GET", SETTLED, settle=True),
         Step("vmedia detach dvd", "DELETE", f"{VMEDIA}?device_types=dvd", version="1.89"),
+        Step("vmedia detach colour", "DELETE", f"{VMEDIA}?colour=red", version="1.89"),
+        Step("vmedia detach no types", "DELETE", f"{VMEDIA}?device_types=", version="1.89"),
+        Step("after vmedia detach no types", "GET", SETTLED, settle=True),
         get("vmedia list at 1.92", VMEDIA, version="1.92"),
         get("vmedia list at 1.93", VMEDIA, version="1.93"),
     )
