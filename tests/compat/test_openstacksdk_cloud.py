@@ -320,6 +320,24 @@ def test_a_configdrive_with_a_verb_that_takes_none_is_refused_by_the_sdk(cloud: 
         cloud.node_set_provision_state(node.id, "provide", configdrive="H4sI")
 
 
+def test_manual_cleaning_needs_its_steps(cloud: Any, http: httpx.Client) -> None:
+    """The cloud layer's ``node_set_provision_state`` cannot pass clean steps: a ``clean``
+    through it is a 400 before anything runs, as Ironic's. The proxy passes them."""
+    node, _ = register(cloud, "manageable")
+    with pytest.raises(exceptions.BadRequestException, match='"clean_steps" is required'):
+        cloud.node_set_provision_state(node.id, "clean", wait=True, timeout=WAIT)
+    history = shown(http, f"/v1/nodes/{node.id}/history")["history"]
+    assert not [e for e in history if "clean" in e["event"]]
+
+    steps = [{"interface": "deploy", "step": "erase_devices_metadata"}]
+    cleaned = cloud.baremetal.set_node_provision_state(
+        node.id, "clean", clean_steps=steps, wait=True, timeout=WAIT
+    )
+    assert cleaned.provision_state == "manageable"
+    stored = shown(http, f"/v1/nodes/{node.id}")
+    assert (stored["provision_state"], stored["last_error"]) == ("manageable", None)
+
+
 def test_nic_lookups_by_mac(cloud: Any, http: httpx.Client) -> None:
     """``baremetal_node_info`` / ``baremetal_port_info`` by MAC, ``list_nics*``."""
     node, mac = register(cloud)

@@ -432,6 +432,42 @@ def _raid_checks() -> tuple[Step, ...]:
     )
 
 
+def _clean_step_checks() -> tuple[Step, ...]:
+    """A manual cleaning's steps, refused before anything runs: missing, malformed, or given
+    with another verb; the node stays manageable."""
+    provision = "/v1/nodes/{n1}/states/provision"
+    settled = "/v1/nodes/{n1}?fields=uuid,provision_state,target_provision_state,last_error"
+    step = {"interface": "deploy", "step": "erase_devices_metadata"}
+    return (
+        node("dt-clean", "n1"),
+        Step("manage", "PUT", provision, {"target": "manage"}),
+        Step("after manage", "GET", settled, settle=True),
+        Step("clean without steps", "PUT", provision, {"target": "clean"}),
+        Step("clean with no steps", "PUT", provision, {"target": "clean", "clean_steps": []}),
+        Step("steps not a list", "PUT", provision, {"target": "clean", "clean_steps": step}),
+        Step(
+            "step without interface",
+            "PUT",
+            provision,
+            {"target": "clean", "clean_steps": [{"step": "erase_devices_metadata"}]},
+        ),
+        Step(
+            "unknown interface",
+            "PUT",
+            provision,
+            {"target": "clean", "clean_steps": [{**step, "interface": "disk"}]},
+        ),
+        Step(
+            "unknown key",
+            "PUT",
+            provision,
+            {"target": "clean", "clean_steps": [{**step, "priority": 10}]},
+        ),
+        Step("steps with provide", "PUT", provision, {"target": "provide", "clean_steps": [step]}),
+        Step("still manageable", "GET", settled, settle=True),
+    )
+
+
 def _list_and_field_checks() -> tuple[Step, ...]:
     """?shard=, ?fields= on /detail lists and fields that are links, hardware interface names;
     then what metalwire records and Ironic refuses (allowed.py), last."""
@@ -1252,5 +1288,6 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("deploy image checks", _deploy_image_checks()),
     Scenario("network data", _network_data_checks()),
     Scenario("target RAID configuration", _raid_checks()),
+    Scenario("manual cleaning steps", _clean_step_checks()),
     Scenario("list and field checks", _list_and_field_checks()),
 )

@@ -26,6 +26,13 @@ def link(switch_port: str, switch: str = SW1.name, switch_mac: str = SW1.mac_add
 
 
 UNKNOWN_SWITCH = link("Ethernet9/9", "nosuch", "00:00:5e:00:53:99")
+#: The steps a manual cleaning here runs (a ``clean`` needs some, as in Ironic).
+CLEAN_STEPS = [{"interface": "deploy", "step": "erase_devices_metadata"}]
+
+
+def provision(verb: str) -> Json:
+    """The body of a provision state change to ``verb``, with clean steps for ``clean``."""
+    return {"target": verb, "clean_steps": CLEAN_STEPS} if verb == "clean" else {"target": verb}
 
 
 class Neutron:
@@ -190,7 +197,7 @@ class Metalwire:
     def provision(self, node: str, *verbs: str) -> Json:
         """Run provision verbs in turn; the node afterwards."""
         for verb in verbs:
-            response = self.http.put(f"/v1/nodes/{node}/states/provision", json={"target": verb})
+            response = self.http.put(f"/v1/nodes/{node}/states/provision", json=provision(verb))
             assert response.status_code == 202, response.text
             shown = settled_node(lambda: self.get(f"/v1/nodes/{node}"))
             assert shown["last_error"] is None, shown["last_error"]

@@ -19,6 +19,7 @@ from tests.neutron.clients import (
     Neutron,
     assert_unbound,
     link,
+    provision,
 )
 from tests.neutron.interface_fixtures import (  # noqa: F401  (the shared module fixtures)
     fixture_api,
@@ -703,7 +704,7 @@ def test_flat_cleans_on_a_cleaning_port_neutron_cannot_bind_unless_the_node_forb
 
     patch = [{"op": "add", "path": "/driver_info/fail_on_binding_failure", "value": True}]
     assert api.http.patch("/v1/nodes/flatclean-nolink", json=patch).status_code == 200
-    response = api.http.put("/v1/nodes/flatclean-nolink/states/provision", json={"target": "clean"})
+    response = api.http.put("/v1/nodes/flatclean-nolink/states/provision", json=provision("clean"))
     assert response.status_code == 202, response.text
     shown = settled_node(lambda: api.get("/v1/nodes/flatclean-nolink"))
     assert shown["provision_state"] == "clean failed"

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.neutron.clients import Json, Metalwire, Neutron, assert_unbound, link
+from tests.neutron.clients import Json, Metalwire, Neutron, assert_unbound, link, provision
 from tests.neutron.interface_fixtures import (  # noqa: F401  (the shared module fixtures)
     fixture_api,
     fixture_neutron,
@@ -167,7 +167,7 @@ def test_a_smart_nic_is_on_the_cleaning_network_through_the_nic_s_host(
     api.port(node, "52:54:00:35:00:04", SMART_LINK, is_smartnic=True)
     response = api.http.put(f"/v1/nodes/{name}/states/provision", json={"target": "manage"})
     assert response.status_code == 202, response.text
-    response = api.http.put(f"/v1/nodes/{name}/states/provision", json={"target": "clean"})
+    response = api.http.put(f"/v1/nodes/{name}/states/provision", json=provision("clean"))
     assert response.status_code == 202, response.text
     shown = settled_node(lambda: api.get(f"/v1/nodes/{name}"))
     assert shown["provision_state"] == "clean failed", shown

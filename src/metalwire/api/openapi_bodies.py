@@ -69,11 +69,35 @@ PORTGROUP_LINKS: Schema = {
 }
 
 
-def provision_target(verbs: Iterable[str]) -> Schema:
-    """The body of ``PUT .../states/provision``."""
+def provision_target(verbs: Iterable[str], step_interfaces: Iterable[str]) -> Schema:
+    """The body of ``PUT .../states/provision``: the verb and, for ``clean`` and ``service``,
+    the steps to run."""
+    step: Schema = {
+        "type": "object",
+        "properties": {
+            "interface": {"enum": list(step_interfaces)},
+            "step": {"type": "string", "minLength": 1},
+            "args": {"type": "object"},
+            "order": {
+                "anyOf": [
+                    {"type": "integer", "minimum": 0},
+                    {"type": "string", "pattern": "^[0-9]+$"},
+                ]
+            },
+            "execute_on_child_nodes": {"type": "boolean"},
+            "limit_child_node_execution": {"type": "array"},
+        },
+        "required": ["interface", "step"],
+        "additionalProperties": False,
+    }
+    steps: Schema = {"type": "array", "items": step, "minItems": 1}
     return {
         "type": "object",
-        "properties": {"target": {"anyOf": [{"enum": sorted(verbs)}, {"type": "string"}]}},
+        "properties": {
+            "target": {"anyOf": [{"enum": sorted(verbs)}, {"type": "string"}]},
+            "clean_steps": {**steps, "description": "Required with, and only with, clean."},
+            "service_steps": {**steps, "description": "Required with, and only with, service."},
+        },
         "required": ["target"],
     }
 

@@ -484,20 +484,30 @@ class Client:
 
     # -- provision state and maintenance --------------------------------------------------
 
-    def set_provision_state(self, node: str | Resource, target: ProvisionTarget) -> None:
+    def set_provision_state(
+        self,
+        node: str | Resource,
+        target: ProvisionTarget,
+        clean_steps: Sequence[Mapping[str, Any]] | None = None,
+    ) -> None:
         """Ask for a provision state change (``PUT /v1/nodes/{node}/states/provision``).
 
         ``target`` is a verb: manage, provide, active (deploy), deleted (undeploy), rebuild or
-        clean. Returns once the verb is accepted: on a node whose network interface calls
+        clean, which needs its ``clean_steps`` (``{"interface": ..., "step": ...}`` each).
+        Returns once the verb is accepted: on a node whose network interface calls
         an external service its steps go on (:meth:`wait_for_provision_state` waits for
         them). Raises FeatureNotSupported for a verb newer than the microversion, BadRequest
-        when the node's state does not allow it, NotFound, NodeLocked.
+        when the node's state does not allow it or the steps are missing or malformed,
+        NotFound, NodeLocked.
         """
         since = _TARGET_SINCE.get(target)
         if since is not None:
             self.require(since, f"provision target {target!r}")
         path = f"/v1/nodes/{_segment(_ident(node))}/states/provision"
-        self._request("PUT", path, json={"target": target})
+        body: dict[str, Any] = {"target": target}
+        if clean_steps is not None:
+            body["clean_steps"] = [dict(step) for step in clean_steps]
+        self._request("PUT", path, json=body)
 
     def manage(self, node: str | Resource) -> None:
         """Move the node to ``manageable``; raises as :meth:`set_provision_state`."""

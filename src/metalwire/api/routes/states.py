@@ -12,6 +12,7 @@ from metalwire.api.openapi_operations import WRITE
 from metalwire.api.route_docs import doc, ref
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import Call, JsonBody, accepted, body_target, call
+from metalwire.api.steps import STEP_INTERFACES, check_steps
 from metalwire.api.validation import boolean
 from metalwire.api.views import as_json
 from metalwire.conductor.provisioning import DEPLOY_WAIT, ProvisionOptions
@@ -63,30 +64,6 @@ def provision_rules(body: Any) -> list[str]:
             if body.get(steps)
         ]
     return rules
-
-
-def check_service_steps(body: dict[str, Any]) -> None:
-    """``service`` needs its steps, and only it takes them (Ironic's 400s)."""
-    steps = body.get("service_steps")
-    if body["target"] != "service":
-        if steps:
-            raise InvalidParameterValue(
-                '"service_steps" is only valid when setting target provision state to service'
-            )
-        return
-    if not steps:
-        raise InvalidParameterValue(
-            '"service_steps" is required when setting target provision state to service'
-        )
-    if not isinstance(steps, list) or not all(
-        isinstance(step, dict)
-        and isinstance(step.get("interface"), str)
-        and isinstance(step.get("step"), str)
-        for step in steps
-    ):
-        raise InvalidParameterValue(
-            "Invalid service_steps: a list of objects, each with an 'interface' and a 'step'."
-        )
 
 
 def check_disable_ramdisk(c: Call, target: str, value: Any) -> None:
@@ -179,7 +156,7 @@ def set_target_raid_config(request: Request, ident: str, body: JsonBody = None) 
         "nodes",
         ok="Accepted.",
         errors=WRITE,
-        body=bodies.provision_target(VERBS),
+        body=bodies.provision_target(VERBS, STEP_INTERFACES),
         headers=bodies.STATES_LOCATION,
     ),
 )
@@ -196,7 +173,7 @@ def set_provision_state(request: Request, ident: str, body: JsonBody = None) -> 
     if not c.version.at_least(since):
         raise NotAcceptable(f"Provision verb {target!r} requires API version 1.{since}.")
     check_disable_ramdisk(c, target, body.get("disable_ramdisk"))
-    check_service_steps(body)
+    check_steps(body)
     if verb == "abort":
         _check_abort_version(c, ident)
     options = ProvisionOptions(
