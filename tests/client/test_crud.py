@@ -168,6 +168,13 @@ def test_provision_verbs_and_maintenance(mw: Client) -> None:
         mw.set_provision_state(node, "active")
     assert "manageable" in caught.value.faultstring
 
+    with pytest.raises(BadRequest, match='"clean_steps" is required'):
+        mw.set_provision_state(node, "clean")
+    mw.set_provision_state(
+        node, "clean", clean_steps=[{"interface": "raid", "step": "delete_configuration"}]
+    )
+    assert mw.get_node(node).provision_state == "manageable"
+
     mw.set_maintenance(node, reason="disk swap")
     shown = mw.get_node(node)
     assert shown.maintenance is True
