@@ -111,3 +111,67 @@ def test_bad_service_steps_are_refused_as_clean_steps_are(api: Api) -> None:
     )
     shown = api.get(f"/v1/nodes/{uuid}").json()
     assert shown["provision_state"] == "active"
+
+
+DEPLOY_STEP = {"interface": "deploy", "step": "deploy", "args": {}, "priority": 100}
+
+
+@pytest.mark.parametrize(
+    ("body", "version", "status", "words"),
+    [
+        (
+            {"target": "active", "deploy_steps": [DEPLOY_STEP]},
+            "1.68",
+            406,
+            "The minimal required API version should be 1.69",
+        ),
+        (
+            {"target": "manage", "deploy_steps": [DEPLOY_STEP]},
+            "1.69",
+            400,
+            '"deploy_steps" is only valid when setting target provision state to active or rebuild',
+        ),
+        (
+            {"target": "active", "deploy_steps": [{"interface": "deploy", "step": "deploy"}]},
+            "1.69",
+            400,
+            "Invalid deploy_steps: step 1: 'args', 'priority' are missing.",
+        ),
+        (
+            {"target": "deploy", "deploy_steps": [{**DEPLOY_STEP, "order": 1}]},
+            "1.73",
+            400,
+            "step 1: unknown key 'order'",
+        ),
+        (
+            {"target": "active", "deploy_steps": [{**DEPLOY_STEP, "priority": "high"}]},
+            "1.69",
+            400,
+            "'priority' must be a non-negative integer, not 'high'",
+        ),
+        (
+            {"target": "active", "deploy_steps": "deploy"},
+            "1.69",
+            400,
+            "Invalid deploy_steps: expected a list of steps, got a string.",
+        ),
+    ],
+)
+def test_bad_deploy_steps_are_refused_and_nothing_runs(
+    api: Api, body: dict[str, Any], version: str, status: int, words: str
+) -> None:
+    uuid = _node(api, "manage", "provide")
+    response = api.put(f"/v1/nodes/{uuid}/states/provision", body, version=version)
+    assert response.status_code == status, response.text
+    assert words in fault(response)
+    shown = api.get(f"/v1/nodes/{uuid}?fields=provision_state,last_error").json()
+    assert (shown["provision_state"], shown["last_error"]) == ("available", None)
+
+
+@pytest.mark.parametrize("target", ["active", "deploy"])
+def test_well_formed_deploy_steps_deploy_the_node(api: Api, target: str) -> None:
+    uuid = _node(api, "manage", "provide")
+    steps = [DEPLOY_STEP, {"interface": "bios", "step": "apply", "args": {}, "priority": "90"}]
+    response = _put(api, uuid, {"target": target, "deploy_steps": steps})
+    assert response.status_code == 202, response.text
+    assert api.get(f"/v1/nodes/{uuid}").json()["provision_state"] == "active"

@@ -468,6 +468,52 @@ def _clean_step_checks() -> tuple[Step, ...]:
     )
 
 
+def _deploy_step_checks() -> tuple[Step, ...]:
+    """Deploy steps refused before anything runs: below 1.69, with another verb, malformed;
+    the node stays available."""
+    provision = "/v1/nodes/{n1}/states/provision"
+    settled = "/v1/nodes/{n1}?fields=uuid,provision_state,target_provision_state,last_error"
+    step = {"interface": "deploy", "step": "deploy", "args": {}, "priority": 100}
+    return (
+        node("dt-deploy-steps", "n1"),
+        *(
+            s
+            for verb in ("manage", "provide")
+            for s in (
+                Step(verb, "PUT", provision, {"target": verb}),
+                Step(f"after {verb}", "GET", settled, settle=True),
+            )
+        ),
+        Step(
+            "below 1.69",
+            "PUT",
+            provision,
+            {"target": "active", "deploy_steps": [step]},
+            version="1.68",
+        ),
+        Step("with manage", "PUT", provision, {"target": "manage", "deploy_steps": [step]}),
+        Step(
+            "without args and priority",
+            "PUT",
+            provision,
+            {"target": "active", "deploy_steps": [{"interface": "deploy", "step": "deploy"}]},
+        ),
+        Step(
+            "unknown interface",
+            "PUT",
+            provision,
+            {"target": "active", "deploy_steps": [{**step, "interface": "network"}]},
+        ),
+        Step(
+            "priority not a number",
+            "PUT",
+            provision,
+            {"target": "active", "deploy_steps": [{**step, "priority": "high"}]},
+        ),
+        Step("still available", "GET", settled, settle=True),
+    )
+
+
 def _list_and_field_checks() -> tuple[Step, ...]:
     """?shard=, ?fields= on /detail lists and fields that are links, hardware interface names;
     then what metalwire records and Ironic refuses (allowed.py), last."""
@@ -1289,5 +1335,6 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("network data", _network_data_checks()),
     Scenario("target RAID configuration", _raid_checks()),
     Scenario("manual cleaning steps", _clean_step_checks()),
+    Scenario("deploy steps", _deploy_step_checks()),
     Scenario("list and field checks", _list_and_field_checks()),
 )

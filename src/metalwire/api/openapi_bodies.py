@@ -69,34 +69,54 @@ PORTGROUP_LINKS: Schema = {
 }
 
 
-def provision_target(verbs: Iterable[str], step_interfaces: Iterable[str]) -> Schema:
-    """The body of ``PUT .../states/provision``: the verb and, for ``clean`` and ``service``,
-    the steps to run."""
+_POSITION: Schema = {
+    "anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "pattern": "^[0-9]+$"}]
+}
+
+
+def _steps(interfaces: list[str], required: list[str], optional: Schema) -> Schema:
     step: Schema = {
         "type": "object",
         "properties": {
-            "interface": {"enum": list(step_interfaces)},
+            "interface": {"enum": interfaces},
             "step": {"type": "string", "minLength": 1},
             "args": {"type": "object"},
-            "order": {
-                "anyOf": [
-                    {"type": "integer", "minimum": 0},
-                    {"type": "string", "pattern": "^[0-9]+$"},
-                ]
-            },
+            **optional,
+        },
+        "required": ["interface", "step", *required],
+        "additionalProperties": False,
+    }
+    return {"type": "array", "items": step, "minItems": 1}
+
+
+def provision_target(verbs: Iterable[str], step_interfaces: Iterable[str]) -> Schema:
+    """The body of ``PUT .../states/provision``: the verb and the steps a verb takes."""
+    interfaces = list(step_interfaces)
+    clean_or_service = _steps(
+        interfaces,
+        [],
+        {
+            "order": _POSITION,
             "execute_on_child_nodes": {"type": "boolean"},
             "limit_child_node_execution": {"type": "array"},
         },
-        "required": ["interface", "step"],
-        "additionalProperties": False,
-    }
-    steps: Schema = {"type": "array", "items": step, "minItems": 1}
+    )
     return {
         "type": "object",
         "properties": {
             "target": {"anyOf": [{"enum": sorted(verbs)}, {"type": "string"}]},
-            "clean_steps": {**steps, "description": "Required with, and only with, clean."},
-            "service_steps": {**steps, "description": "Required with, and only with, service."},
+            "clean_steps": {
+                **clean_or_service,
+                "description": "Required with, and only with, clean.",
+            },
+            "service_steps": {
+                **clean_or_service,
+                "description": "Required with, and only with, service.",
+            },
+            "deploy_steps": {
+                **_steps(interfaces, ["args", "priority"], {"priority": _POSITION}),
+                "description": "Only with active, deploy or rebuild (1.69).",
+            },
         },
         "required": ["target"],
     }

@@ -1,105 +1,161 @@
-"""The steps a provision verb takes (``clean_steps``, ``service_steps``), refused with a 400
-where Ironic 39's API refuses them, before anything runs.
+"""The steps a provision verb takes (``clean_steps``, ``deploy_steps``, ``service_steps``),
+refused where Ironic 39's API refuses them, before anything runs.
 
-A verb's steps are required with it and only with it, and each step is an object with an
-``interface`` that has steps and a ``step`` name; ``args``, ``order``,
-``execute_on_child_nodes`` and ``limit_child_node_execution`` may come with them, nothing
-else. metalwire runs fake steps: it does not check that the node's interfaces have the
-steps named.
+``clean`` needs its clean steps and ``service`` its service steps; ``active`` and ``rebuild``
+may take deploy steps (from 1.69); no other verb takes any. A step is an object with an
+``interface`` that has steps and a ``step`` name, and the keys its kind allows: ``args``,
+``order``, ``execute_on_child_nodes`` and ``limit_child_node_execution`` for a clean or
+service step, ``args`` and ``priority`` (both required) for a deploy step. metalwire runs
+fake steps: it does not check that the node's interfaces have the steps named.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from metalwire.errors import InvalidParameterValue
+from metalwire.errors import InvalidParameterValue, NotAcceptable
 
-#: Provision verb -> the body key of its steps.
-STEPS_OF_VERB = {"clean": "clean_steps", "service": "service_steps"}
-#: The interfaces a clean or service step may name (Ironic 39's cleaning interfaces).
+#: The interfaces a step may name (Ironic 39's cleaning and deploying interfaces).
 STEP_INTERFACES = ("bios", "deploy", "firmware", "management", "power", "raid", "vendor")
-_OPTIONAL_KEYS = ("args", "order", "execute_on_child_nodes", "limit_child_node_execution")
+#: The first API version that takes deploy steps.
+DEPLOY_STEPS_SINCE = 69
 
 
-def check_steps(body: dict[str, Any]) -> None:
-    """Steps given with another verb first (both kinds), then the verb's own steps."""
-    target = body["target"]
-    for verb, key in STEPS_OF_VERB.items():
-        if body.get(key) and target != verb:
-            raise InvalidParameterValue(
-                f'"{key}" is only valid when setting target provision state to {verb}'
-            )
-    own = STEPS_OF_VERB.get(target)
-    if own is None:
-        return
-    steps = body.get(own)
-    if not steps:
-        raise InvalidParameterValue(
-            f'"{own}" is required when setting target provision state to {target}'
+@dataclass(frozen=True)
+class StepKind:
+    """One kind of steps: its body key, the verbs that take it, the keys of its steps."""
+
+    key: str
+    verbs: tuple[str, ...]
+    required: bool  # whether its verbs need steps
+    step_keys: tuple[str, ...]  # besides interface and step, required
+    optional_keys: tuple[str, ...]
+
+    def only_valid(self) -> InvalidParameterValue:
+        return InvalidParameterValue(
+            f'"{self.key}" is only valid when setting target provision state to '
+            f"{' or '.join(self.verbs)}"
         )
-    problem = steps_problem(steps)
+
+
+CLEAN = StepKind(
+    "clean_steps",
+    ("clean",),
+    True,
+    (),
+    ("args", "order", "execute_on_child_nodes", "limit_child_node_execution"),
+)
+SERVICE = StepKind("service_steps", ("service",), True, (), CLEAN.optional_keys)
+DEPLOY = StepKind("deploy_steps", ("active", "rebuild"), False, ("args", "priority"), ())
+#: In the order Ironic 39 checks that steps came with their verb.
+KINDS = (CLEAN, DEPLOY, SERVICE)
+
+
+def check_steps(body: dict[str, Any], verb: str, deploy_steps_served: bool) -> None:
+    """Steps given with another verb first (each kind), then the verb's own steps."""
+    for kind in KINDS:
+        if not body.get(kind.key):
+            continue
+        if kind is DEPLOY and not deploy_steps_served:
+            raise NotAcceptable(
+                "Request not acceptable. The minimal required API version should be "
+                f"1.{DEPLOY_STEPS_SINCE}"
+            )
+        if verb not in kind.verbs:
+            raise kind.only_valid()
+    for kind in KINDS:
+        if verb in kind.verbs:
+            _check_own_steps(kind, body.get(kind.key), verb)
+
+
+def _check_own_steps(kind: StepKind, steps: Any, verb: str) -> None:
+    if not steps:
+        if kind.required:
+            raise InvalidParameterValue(
+                f'"{kind.key}" is required when setting target provision state to {verb}'
+            )
+        return
+    problem = steps_problem(kind, steps)
     if problem is not None:
-        raise InvalidParameterValue(f"Invalid {own}: {problem}.")
+        raise InvalidParameterValue(f"Invalid {kind.key}: {problem}.")
 
 
-def steps_problem(steps: Any) -> str | None:
-    """What is wrong with a list of steps, or None."""
+def steps_problem(kind: StepKind, steps: Any) -> str | None:
+    """What is wrong with a list of steps of ``kind``, or None."""
     if not isinstance(steps, list):
         return f"expected a list of steps, got {_kind(steps)}"
     for number, step in enumerate(steps, start=1):
-        problem = _step_problem(step)
+        problem = _step_problem(kind, step)
         if problem is not None:
             return f"step {number}: {problem}"
     return None
 
 
-def _step_problem(step: Any) -> str | None:
+def _step_problem(kind: StepKind, step: Any) -> str | None:
     if not isinstance(step, dict):
         return f"expected an object, got {_kind(step)}"
-    unknown = sorted(set(step) - {"interface", "step", *_OPTIONAL_KEYS})
+    known = {"interface", "step", *kind.step_keys, *kind.optional_keys}
+    unknown = sorted(set(step) - known)
     if unknown:
         return f"unknown key {', '.join(map(repr, unknown))}"
-    for problem in (
-        _interface_problem(step),
-        _name_problem(step),
-        _optional_problem(step),
-    ):
+    missing = [key for key in ("interface", "step", *kind.step_keys) if key not in step]
+    if missing:
+        return f"{', '.join(map(repr, missing))} {'is' if len(missing) == 1 else 'are'} missing"
+    for key, value in step.items():
+        problem = _VALUE_CHECKS[key](value)
         if problem is not None:
             return problem
     return None
 
 
-def _interface_problem(step: dict[str, Any]) -> str | None:
-    if "interface" not in step:
-        return "'interface' is missing"
-    if step["interface"] not in STEP_INTERFACES:
-        return f"interface {step['interface']!r} is not one of {', '.join(STEP_INTERFACES)}"
-    return None
+def _interface(value: Any) -> str | None:
+    if value in STEP_INTERFACES:
+        return None
+    return f"interface {value!r} is not one of {', '.join(STEP_INTERFACES)}"
 
 
-def _name_problem(step: dict[str, Any]) -> str | None:
-    if "step" not in step:
-        return "'step' is missing"
-    if not isinstance(step["step"], str) or not step["step"]:
-        return f"'step' must be a non-empty string, not {step['step']!r}"
-    return None
+def _name(value: Any) -> str | None:
+    if isinstance(value, str) and value:
+        return None
+    return f"'step' must be a non-empty string, not {value!r}"
 
 
-def _optional_problem(step: dict[str, Any]) -> str | None:
-    if "args" in step and not isinstance(step["args"], dict):
-        return f"'args' must be an object, not {_kind(step['args'])}"
-    if "order" in step and not _is_order(step["order"]):
-        return f"'order' must be a non-negative integer, not {step['order']!r}"
-    if "execute_on_child_nodes" in step and not isinstance(step["execute_on_child_nodes"], bool):
-        return "'execute_on_child_nodes' must be a boolean"
-    if "limit_child_node_execution" in step and not isinstance(
-        step["limit_child_node_execution"], list
-    ):
-        return "'limit_child_node_execution' must be a list"
-    return None
+def _args(value: Any) -> str | None:
+    return None if isinstance(value, dict) else f"'args' must be an object, not {_kind(value)}"
 
 
-def _is_order(value: Any) -> bool:
+def _position(key: str) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        if _is_non_negative_integer(value):
+            return None
+        return f"{key!r} must be a non-negative integer, not {value!r}"
+
+    return check
+
+
+def _child_nodes(value: Any) -> str | None:
+    return None if isinstance(value, bool) else "'execute_on_child_nodes' must be a boolean"
+
+
+def _child_node_list(value: Any) -> str | None:
+    return None if isinstance(value, list) else "'limit_child_node_execution' must be a list"
+
+
+_VALUE_CHECKS: dict[str, Callable[[Any], str | None]] = {
+    "interface": _interface,
+    "step": _name,
+    "args": _args,
+    "order": _position("order"),
+    "priority": _position("priority"),
+    "execute_on_child_nodes": _child_nodes,
+    "limit_child_node_execution": _child_node_list,
+}
+
+
+def _is_non_negative_integer(value: Any) -> bool:
+    """An integer of at least 0, or its digits as a string (as Ironic's step schemas)."""
     if isinstance(value, bool):
         return False
     if isinstance(value, int):

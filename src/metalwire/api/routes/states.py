@@ -12,7 +12,7 @@ from metalwire.api.openapi_operations import WRITE
 from metalwire.api.route_docs import doc, ref
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import Call, JsonBody, accepted, body_target, call
-from metalwire.api.steps import STEP_INTERFACES, check_steps
+from metalwire.api.steps import DEPLOY_STEPS_SINCE, STEP_INTERFACES, check_steps
 from metalwire.api.validation import boolean
 from metalwire.api.views import as_json
 from metalwire.conductor.provisioning import DEPLOY_WAIT, ProvisionOptions
@@ -173,7 +173,7 @@ def set_provision_state(request: Request, ident: str, body: JsonBody = None) -> 
     if not c.version.at_least(since):
         raise NotAcceptable(f"Provision verb {target!r} requires API version 1.{since}.")
     check_disable_ramdisk(c, target, body.get("disable_ramdisk"))
-    check_steps(body)
+    check_steps(body, verb, c.version.at_least(DEPLOY_STEPS_SINCE))
     if verb == "abort":
         _check_abort_version(c, ident)
     options = ProvisionOptions(
