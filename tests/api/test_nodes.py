@@ -120,6 +120,27 @@ def test_invalid_name_is_400(api: Api) -> None:
     assert "has space" in fault(resp)
 
 
+@pytest.mark.parametrize(
+    "name", ["detail", "validate", "states", "maintenance", "management", "vendor_passthru"]
+)
+def test_a_word_the_node_routes_use_is_no_node_name(api: Api, name: str) -> None:
+    """As in Ironic 39: a node named "detail" could never be shown by its name."""
+    resp = api.post("/v1/nodes", {"driver": "fake-hardware", "name": name})
+    assert resp.status_code == 400, resp.text
+    assert f"Cannot use '{name}' as node name: the API uses it" in fault(resp)
+    assert api.get("/v1/nodes/detail").json()["nodes"] == []
+
+    node = api.node(name="renamed-later")
+    resp = api.patch(
+        f"/v1/nodes/{node['uuid']}", [{"op": "replace", "path": "/name", "value": name}]
+    )
+    assert resp.status_code == 400, resp.text
+    assert "reserved: maintenance, management, states" in fault(resp)
+    assert api.get(f"/v1/nodes/{node['uuid']}").json()["name"] == "renamed-later"
+    # A name that only contains a reserved word is a name like any other.
+    assert api.node(name=f"{name}-1")["name"] == f"{name}-1"
+
+
 def test_patch_replace_add_remove(api: Api) -> None:
     node = api.node(name="patchme", extra={"a": 1})
     resp = api.patch(

@@ -608,6 +608,11 @@ SCENARIOS: tuple[Scenario, ...] = (
             Step("duplicate name", "POST", "/v1/nodes", {**NODE, "name": "dt-errors"}),
             Step("duplicate uuid", "POST", "/v1/nodes", {**NODE, "uuid": "{n1}"}),
             Step("invalid name", "POST", "/v1/nodes", {**NODE, "name": "not a hostname!"}),
+            *(
+                Step(f"reserved name {name}", "POST", "/v1/nodes", {**NODE, "name": name})
+                for name in ("detail", "validate", "maintenance")
+            ),
+            patch("renamed to a reserved name", "/v1/nodes/{n1}", op("replace", "/name", "states")),
             Step("invalid uuid", "POST", "/v1/nodes", {**NODE, "uuid": "not-a-uuid"}),
             Step("description too long", "POST", "/v1/nodes", {**NODE, "description": "d" * 4097}),
             Step(

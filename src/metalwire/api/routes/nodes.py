@@ -37,6 +37,16 @@ router = APIRouter(prefix="/v1/nodes")
 
 # Ironic's schema limit; the description is kept in the node's attrs, which have none.
 DESCRIPTION_MAX_LENGTH = 4096
+#: Words Ironic 39's node routes take for themselves (GET /v1/nodes/detail, ...): no node may
+#: be named one, or it could not be reached by its name.
+RESERVED_NODE_NAMES = (
+    "maintenance",
+    "management",
+    "states",
+    "vendor_passthru",
+    "detail",
+    "validate",
+)
 
 
 def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
@@ -44,6 +54,7 @@ def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
     out = dict(values)
     if out.get("name") is not None:
         out["name"] = validation.logical_name(out["name"], "node name", c.version)
+        _check_not_reserved(out["name"])
     for key in ("uuid", "instance_uuid", "chassis_uuid"):
         if out.get(key) is not None:
             out[key] = validation.uuid_value(out[key], key)
@@ -72,6 +83,14 @@ def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
     if "protected" in out and out["protected"] is None:
         out["protected"] = False  # as Ironic: removing protection leaves the node unprotected
     return out
+
+
+def _check_not_reserved(name: str) -> None:
+    if name in RESERVED_NODE_NAMES:
+        raise InvalidParameterValue(
+            f"Cannot use {name!r} as node name: the API uses it as a path of its own; "
+            f"reserved: {', '.join(RESERVED_NODE_NAMES)}."
+        )
 
 
 def _parent_uuid(c: Call, value: Any, owner: str | None, child: str | None) -> str | None:
