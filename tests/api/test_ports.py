@@ -114,6 +114,12 @@ def test_list_ports_filters(api: Api) -> None:
     assert set(by_node[0]) == {"uuid", "address", "links"}
     by_uuid = api.get(f"/v1/ports?node_uuid={n2['uuid']}").json()["ports"]
     assert [p["address"] for p in by_uuid] == ["52:54:00:00:02:02"]
+    # node_uuid is a UUID (what openstacksdk sends for node_id), and wins over node.
+    by_name = api.get("/v1/ports?node_uuid=pn2")
+    assert by_name.status_code == 400, by_name.text
+    assert fault(by_name) == "Expected a UUID for node_uuid but received 'pn2'."
+    both = api.get(f"/v1/ports?node=pn1&node_uuid={n2['uuid']}").json()["ports"]
+    assert [p["address"] for p in both] == ["52:54:00:00:02:02"]
     by_mac = api.get("/v1/ports/detail?address=52:54:00:00:02:02").json()["ports"]
     assert by_mac[0]["node_uuid"] == n2["uuid"]
     assert [p["address"] for p in api.get("/v1/nodes/pn2/ports").json()["ports"]] == [

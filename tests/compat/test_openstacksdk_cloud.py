@@ -345,6 +345,9 @@ def test_nic_lookups_by_mac(cloud: Any, http: httpx.Client) -> None:
     cloud.baremetal.create_port(node_id=node.id, address=second, is_pxe_enabled=False)
 
     assert {p.address for p in cloud.list_nics_for_machine(node.id)} == {mac, second}
+    # The SDK sends node_uuid, which is a UUID: a name is a 400, as in Ironic.
+    with pytest.raises(exceptions.BadRequestException, match="Expected a UUID for node_uuid"):
+        cloud.list_nics_for_machine(node.name)
     assert {mac, second} <= {p.address for p in cloud.list_nics()}
 
     nic = cloud.get_nic_by_mac(mac)

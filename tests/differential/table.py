@@ -790,6 +790,8 @@ SCENARIOS: tuple[Scenario, ...] = (
             get("show", "/v1/ports/{p1}"),
             get("list", "/v1/ports?node={n1}"),
             get("list by node uuid", "/v1/ports?node_uuid={n1}"),
+            get("list by node uuid given a name", "/v1/ports?node_uuid=dt-ports"),
+            get("node_uuid before node", "/v1/ports?node={missing}&node_uuid={n1}"),
             get("detail", "/v1/ports/detail?node={n1}"),
             get("by address", "/v1/ports?address=52:54:00:aa:00:02"),
             get("by node and address", "/v1/ports?node={n1}&address=52:54:00:aa:00:02"),

@@ -154,7 +154,10 @@ def warn_if_legacy_vif(response: Response, extra: Any, kind: str, uuid: str) -> 
 
 def _filters(c: Call, scoped: bool) -> dict[str, Any]:
     given = list_filters(c, PORT_FILTERS)
-    node_ident = given.get("node") or given.get("node_uuid")
+    if given.get("node_uuid"):
+        # As Ironic: a UUID, not a name, and it wins over ``node``.
+        validation.uuid_value(given["node_uuid"], "node_uuid")
+    node_ident = given.get("node_uuid") or given.get("node")
     owners = [bool(node_ident) or scoped, bool(given.get("portgroup")), "shard" in given]
     if sum(owners) > 1:
         # Ironic's answer when more than one of node, portgroup and shard narrows the list.
