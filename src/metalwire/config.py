@@ -33,8 +33,21 @@ def _interface_opt(kind: str, default: str = "") -> Any:
     return _opt(
         default,
         f"The {kind}_interface a node gets when it has none (on create, after a driver "
-        "change, or when the field is reset). Empty means the hardware type's own default, "
-        "as Ironic computes it; metalwire records the value and attaches no behaviour to it.",
+        "change, or when the field is reset); it must be in enabled_"
+        f"{kind}_interfaces and supported by every enabled hardware type. Empty: as Ironic "
+        "chooses, the first implementation the node's hardware type supports that "
+        f"enabled_{kind}_interfaces enables (with that list empty, the one Ironic's own "
+        "defaults give). metalwire records the value and attaches no behaviour to it.",
+    )
+
+
+def _enabled_opt(kind: str) -> Any:
+    return _opt(
+        [],
+        f"The {kind} interfaces a node may name (Ironic 39's implementation names); a node "
+        "create or change naming another is refused (400). Every enabled hardware type must "
+        "support at least one of them, or the service refuses to start. Empty (metalwire's "
+        f"default, where Ironic has a short list): every {kind} interface Ironic 39 has.",
     )
 
 
@@ -50,12 +63,17 @@ class DefaultOptions:
         "'metalwire.network_interfaces' entry-point group.",
     )
     default_network_interface: str = _opt(
-        "flat", "Network interface given to a node created without one."
+        "flat",
+        "Network interface given to a node created without one (or whose network interface "
+        "is reset); it must be enabled. Empty: as Ironic, the first of flat, neutron, "
+        "ironic-networking and noop that is enabled.",
     )
     enabled_hardware_types: list[str] = _opt(
         ["fake-hardware", "ipmi", "redfish", "manual-management"],
-        "Driver names a node may be created with. metalwire does not manage power; the "
-        "driver is recorded for the clients that expect it.",
+        "Hardware types (drivers) a node may be created with or changed to, the ones "
+        "GET /v1/drivers lists. Ironic's default is ipmi and redfish; metalwire's also "
+        "serves fake-hardware and manual-management nodes. metalwire does not manage power; "
+        "the driver is recorded for the clients that expect it.",
     )
     host: str = _opt(
         socket.gethostname(),
@@ -68,17 +86,29 @@ class DefaultOptions:
         "Bonding mode given to a portgroup created without one (the Linux bonding driver's "
         "mode names); Neutron receives it in the binding profile.",
     )
+    enabled_bios_interfaces: list[str] = _enabled_opt("bios")
     default_bios_interface: str = _interface_opt("bios")
+    enabled_boot_interfaces: list[str] = _enabled_opt("boot")
     default_boot_interface: str = _interface_opt("boot")
+    enabled_console_interfaces: list[str] = _enabled_opt("console")
     default_console_interface: str = _interface_opt("console")
+    enabled_deploy_interfaces: list[str] = _enabled_opt("deploy")
     default_deploy_interface: str = _interface_opt("deploy")
+    enabled_firmware_interfaces: list[str] = _enabled_opt("firmware")
     default_firmware_interface: str = _interface_opt("firmware")
+    enabled_inspect_interfaces: list[str] = _enabled_opt("inspect")
     default_inspect_interface: str = _interface_opt("inspect")
+    enabled_management_interfaces: list[str] = _enabled_opt("management")
     default_management_interface: str = _interface_opt("management")
+    enabled_power_interfaces: list[str] = _enabled_opt("power")
     default_power_interface: str = _interface_opt("power")
+    enabled_raid_interfaces: list[str] = _enabled_opt("raid")
     default_raid_interface: str = _interface_opt("raid")
+    enabled_rescue_interfaces: list[str] = _enabled_opt("rescue")
     default_rescue_interface: str = _interface_opt("rescue")
+    enabled_storage_interfaces: list[str] = _enabled_opt("storage")
     default_storage_interface: str = _interface_opt("storage", "noop")
+    enabled_vendor_interfaces: list[str] = _enabled_opt("vendor")
     default_vendor_interface: str = _interface_opt("vendor")
     auth_strategy: str = _opt(
         "noauth",

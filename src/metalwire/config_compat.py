@@ -59,12 +59,6 @@ _MESSAGING_AND_SERVICE = (
     "executor_thread_pool_size rpc_ping_enabled run_external_periodic_tasks backdoor_port "
     "backdoor_socket log_options rpc_transport"
 )
-_HARDWARE_KINDS = (
-    "bios boot console deploy firmware inspect management power raid rescue storage vendor"
-)
-_HARDWARE_INTERFACES = " ".join(
-    f"enabled_{kind}_interfaces default_{kind}_interface" for kind in _HARDWARE_KINDS.split()
-)
 _IRONIC_DEFAULT = (
     "auth_strategy debug_tracebacks_in_api pecan_debug default_resource_class "
     "default_portgroup_mode bindir pybasedir state_path tempdir my_ip my_ipv6 "
@@ -88,9 +82,7 @@ _IRONIC_NEUTRON = (
 )
 
 IRONIC_UNUSED: dict[str, frozenset[str]] = {
-    "DEFAULT": frozenset(
-        f"{_LOGGING} {_MESSAGING_AND_SERVICE} {_HARDWARE_INTERFACES} {_IRONIC_DEFAULT}".split()
-    ),
+    "DEFAULT": frozenset(f"{_LOGGING} {_MESSAGING_AND_SERVICE} {_IRONIC_DEFAULT}".split()),
     "neutron": frozenset(_IRONIC_NEUTRON.split()),
     # oslo.middleware's healthcheck options that metalwire's health check has no use for
     "healthcheck": frozenset(

@@ -1,11 +1,17 @@
-"""The hardware interfaces a node records, and which each hardware type defaults to.
+"""The hardware interfaces a node records: which exist, which are enabled, which each
+hardware type supports and which it defaults to.
 
 metalwire attaches no behaviour to a node's hardware interfaces (``boot_interface``,
-``power_interface``, ...), but clients read them and Ironic never leaves one empty: a node
-without a value gets ``[DEFAULT] default_<kind>_interface`` if set, else its hardware type's
-default. The defaults below are the ones Ironic computes with its own default configuration
-(the first implementation the hardware type supports that Ironic enables out of the box);
-``fake-hardware`` has its fake implementations, as in any Ironic that enables that type.
+``power_interface``, ...), but clients read them and Ironic never leaves one empty. As Ironic:
+a node may name only an implementation ``[DEFAULT] enabled_<kind>_interfaces`` enables and its
+hardware type supports (``fake-hardware`` supports any), and a node without a value gets
+``[DEFAULT] default_<kind>_interface`` if set, else the first implementation its hardware type
+supports that is enabled. metalwire's one difference is its default for the enabled lists:
+empty, which enables every implementation Ironic 39 has (Ironic enables a short list), and
+then a node without a value gets what Ironic's own default configuration gives it
+(``DEFAULTS``), so that setting nothing behaves as metalwire always did. The network interface
+is one more kind (``NETWORK``), enabled by ``enabled_network_interfaces`` (which
+``networking/loader.py`` loads) and chosen by the same rules.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from metalwire.config import DefaultOptions
-from metalwire.errors import InvalidParameterValue
+from metalwire.errors import Invalid, InvalidParameterValue
 
 KINDS = (
     "bios",
@@ -31,6 +37,9 @@ KINDS = (
     "vendor",
 )
 FIELDS = tuple(f"{kind}_interface" for kind in KINDS)
+NETWORK = "network"
+#: Every kind, in the order Ironic's ``/v1/drivers`` documents them.
+ALL_KINDS = tuple(sorted((*KINDS, NETWORK)))
 FAKE_HARDWARE = "fake-hardware"
 
 _GENERIC = {
@@ -107,6 +116,16 @@ SUPPORTED: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     },
 }
 
+#: What ``fake-hardware`` lists as supported, only to choose its defaults from (Ironic checks
+#: no name against it): its fake implementation first, then the generic ones.
+FAKE_SUPPORTED: Mapping[str, tuple[str, ...]] = {
+    **{kind: ("fake", *_GENERIC_SUPPORTED[kind]) for kind in KINDS},
+    "management": ("fake",),
+    "power": ("fake",),
+}
+#: The network interfaces every Ironic 39 hardware type supports, in its order.
+NETWORK_SUPPORTED = ("flat", "neutron", "ironic-networking", "noop")
+
 #: A hardware type metalwire has no lists for: every Ironic hardware type but ``fake-hardware``
 #: takes the generic storage interfaces only.
 _OTHER_SUPPORTED: Mapping[str, tuple[str, ...]] = {"storage": _GENERIC_SUPPORTED["storage"]}
@@ -114,9 +133,8 @@ _OTHER_SUPPORTED: Mapping[str, tuple[str, ...]] = {"storage": _GENERIC_SUPPORTED
 
 #: Every implementation of each kind Ironic 39 has (its ``ironic.hardware.interfaces.<kind>``
 #: entry points). A name outside these is a mistake, refused (400) as Ironic refuses it. Which
-#: of them a hardware type supports is ``SUPPORTED``'s; which Ironic's
-#: ``enabled_<kind>_interfaces`` enable metalwire does not check: it drives none of them, and
-#: takes those options without using them (config_compat.py).
+#: of them a hardware type supports is ``SUPPORTED``'s; which are enabled,
+#: ``[DEFAULT] enabled_<kind>_interfaces``' (``enabled_names``).
 IMPLEMENTATIONS: Mapping[str, tuple[str, ...]] = {
     "bios": ("fake", "idrac-redfish", "no-bios", "redfish"),
     "boot": (
@@ -152,9 +170,55 @@ IMPLEMENTATIONS: Mapping[str, tuple[str, ...]] = {
 }
 
 
-def check_interface_names(values: Mapping[str, Any]) -> None:
-    """Refuse (400) a hardware interface in ``values`` that Ironic 39 has no implementation
-    of, naming the ones it has."""
+def enabled_names(options: DefaultOptions, kind: str) -> tuple[str, ...]:
+    """The implementations of ``kind`` that ``[DEFAULT] enabled_<kind>_interfaces`` enables,
+    in its order; an empty list (metalwire's default) enables every one Ironic 39 has."""
+    configured: list[str] = getattr(options, f"enabled_{kind}_interfaces")
+    named = tuple(dict.fromkeys(name for name in configured if name))
+    if kind == NETWORK or named:
+        return named
+    return IMPLEMENTATIONS[kind]
+
+
+def _in_choosing_order(driver: str, kind: str) -> tuple[str, ...]:
+    """The hardware type's supported implementations, in the order Ironic picks a default
+    from; a type metalwire does not know is treated as ``manual-management``."""
+    if kind == NETWORK:
+        return NETWORK_SUPPORTED
+    if driver == FAKE_HARDWARE:
+        return FAKE_SUPPORTED[kind]
+    return SUPPORTED.get(driver, SUPPORTED["manual-management"])[kind]
+
+
+def usable_interfaces(options: DefaultOptions, driver: str, kind: str) -> tuple[str, ...]:
+    """What a node of hardware type ``driver`` may use of ``kind``: enabled and supported, in
+    the hardware type's order (network: every enabled one, supported first)."""
+    enabled = enabled_names(options, kind)
+    supported = _in_choosing_order(driver, kind)
+    usable = tuple(name for name in supported if name in enabled)
+    if kind == NETWORK:
+        return usable + tuple(name for name in enabled if name not in supported)
+    return usable
+
+
+def _refuse_not_enabled(options: DefaultOptions, kind: str, name: str) -> InvalidParameterValue:
+    enabled = ", ".join(enabled_names(options, kind)) or "none"
+    return InvalidParameterValue(
+        f"{kind.capitalize()} interface {name!r} is not enabled; enabled {kind} interfaces are "
+        f"{enabled} ([DEFAULT] enabled_{kind}_interfaces)."
+    )
+
+
+def check_enabled(options: DefaultOptions, kind: str, name: str) -> None:
+    """Refuse (400) ``name`` unless ``[DEFAULT] enabled_<kind>_interfaces`` enables it."""
+    if name not in enabled_names(options, kind):
+        raise _refuse_not_enabled(options, kind, name)
+
+
+def check_interface_names(options: DefaultOptions, values: Mapping[str, Any]) -> None:
+    """Refuse (400) a hardware or network interface in ``values`` that Ironic 39 has no
+    implementation of, naming the ones it has, or that is not enabled, naming the enabled
+    ones."""
     for kind, field in zip(KINDS, FIELDS, strict=True):
         name = values.get(field)
         if name is not None and name not in IMPLEMENTATIONS[kind]:
@@ -162,6 +226,10 @@ def check_interface_names(values: Mapping[str, Any]) -> None:
                 f"Could not find the {kind} interface {name!r} ({field}): Ironic 39's {kind} "
                 f"interfaces are {', '.join(IMPLEMENTATIONS[kind])}."
             )
+    for kind in ALL_KINDS:
+        name = values.get(f"{kind}_interface")
+        if name is not None:
+            check_enabled(options, kind, name)
 
 
 def check_supported_interfaces(driver: str, values: Mapping[str, Any]) -> None:
@@ -185,43 +253,101 @@ def supported_interfaces(driver: str) -> Mapping[str, tuple[str, ...]]:
 
 
 def hardware_default(driver: str, kind: str) -> str:
-    """The hardware type's own default; a type metalwire does not know is treated as
-    ``manual-management``, the type that manages nothing itself."""
+    """The hardware type's default under Ironic's own default configuration; a type
+    metalwire does not know is treated as ``manual-management``, the type that manages
+    nothing itself."""
     return DEFAULTS.get(driver, _MANUAL_MANAGEMENT)[kind]
 
 
 def default_interface(options: DefaultOptions, driver: str, kind: str) -> str:
+    """The implementation of ``kind`` a node of hardware type ``driver`` gets when it names
+    none, as Ironic chooses it; InvalidParameterValue if there is none to choose."""
     configured: str = getattr(options, f"default_{kind}_interface")
-    return configured or hardware_default(driver, kind)
+    if configured:
+        return configured
+    if kind != NETWORK and not any(getattr(options, f"enabled_{kind}_interfaces")):
+        return hardware_default(driver, kind)
+    usable = usable_interfaces(options, driver, kind)
+    if not usable:
+        raise InvalidParameterValue(
+            f"For hardware type {driver!r}, no default {kind} interface could be chosen: "
+            f"[DEFAULT] enabled_{kind}_interfaces enables none of the ones it supports "
+            f"({', '.join(_in_choosing_order(driver, kind))})."
+        )
+    return usable[0]
+
+
+def default_network_interface(options: DefaultOptions) -> str:
+    """The network interface a node gets when it names none: the same for every hardware
+    type, since every hardware type supports the same ones."""
+    return default_interface(options, FAKE_HARDWARE, NETWORK)
+
+
+def check_configuration(options: DefaultOptions) -> None:
+    """Refuse to start (Invalid), as Ironic's conductor refuses, when an enabled list names
+    an implementation Ironic 39 does not have, or when some enabled hardware type gets no
+    default for some kind: the configured default is not enabled or not supported by it, or
+    no implementation it supports is enabled."""
+    for kind in KINDS:
+        unknown = [
+            name for name in enabled_names(options, kind) if name not in IMPLEMENTATIONS[kind]
+        ]
+        if unknown:
+            raise Invalid(
+                f"[DEFAULT] enabled_{kind}_interfaces names {', '.join(unknown)}, which Ironic "
+                f"39 has no {kind} interface of; its {kind} interfaces are "
+                f"{', '.join(IMPLEMENTATIONS[kind])}."
+            )
+    for driver in options.enabled_hardware_types:
+        for kind in ALL_KINDS:
+            _check_default(options, driver, kind)
+
+
+def _check_default(options: DefaultOptions, driver: str, kind: str) -> None:
+    try:
+        chosen = default_interface(options, driver, kind)
+    except InvalidParameterValue as e:
+        raise Invalid(f"{e} Enable one, or set [DEFAULT] default_{kind}_interface.") from None
+    option = f"[DEFAULT] default_{kind}_interface"
+    if chosen not in enabled_names(options, kind):
+        enabled = ", ".join(enabled_names(options, kind)) or "none"
+        raise Invalid(
+            f"{option} {chosen!r} is not enabled: enabled_{kind}_interfaces enables {enabled}."
+        )
+    supported = supported_interfaces(driver).get(kind) if kind != NETWORK else None
+    if supported is not None and chosen not in supported:
+        raise Invalid(
+            f"{option} {chosen!r} is not supported by the enabled hardware type {driver} "
+            f"(it supports {', '.join(supported)}): no default {kind} interface for its nodes."
+        )
 
 
 def with_defaults(
     options: DefaultOptions,
     driver: str,
     values: Mapping[str, Any],
-    reset_all: bool = False,
+    reset: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """``values`` with every hardware interface that is missing or null set to its default.
-
-    For a change, ``values`` holds the changed fields only: an interface it does not name is
-    left alone unless ``reset_all`` (a driver change), which gives every interface the
-    request does not set the new hardware type's default.
-    """
+    """``values`` with every interface that is null, or missing and of a kind in ``reset``,
+    set to its default (for a change, ``values`` holds the changed fields only)."""
     out = dict(values)
-    for kind, name in zip(KINDS, FIELDS, strict=True):
-        if out.get(name) is None and (name in out or reset_all):
+    for kind in ALL_KINDS:
+        name = f"{kind}_interface"
+        if out.get(name) is None and (name in out or kind in reset):
             out[name] = default_interface(options, driver, kind)
     return out
 
 
 def on_create(options: DefaultOptions, values: Mapping[str, Any]) -> dict[str, Any]:
-    """A new node's values with every hardware interface filled."""
-    return with_defaults(options, values["driver"], values, reset_all=True)
+    """A new node's values with every interface filled."""
+    return with_defaults(options, values["driver"], values, reset=ALL_KINDS)
 
 
 def on_update(options: DefaultOptions, driver: str, changes: Mapping[str, Any]) -> dict[str, Any]:
-    """A node's changes with reset interfaces filled; a new driver resets all unset ones."""
+    """A node's changes with reset interfaces filled. A new driver gives every hardware
+    interface the change does not set the new hardware type's default; the node keeps its
+    network interface, which every hardware type supports alike."""
     new_driver = changes.get("driver")
     if new_driver is not None and new_driver != driver:
-        return with_defaults(options, new_driver, changes, reset_all=True)
+        return with_defaults(options, new_driver, changes, reset=KINDS)
     return with_defaults(options, driver, changes)

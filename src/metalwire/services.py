@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from metalwire import metrics
+from metalwire import hardware_types, metrics
 from metalwire.conductor.audit import AuditReport
 from metalwire.conductor.audit_runner import LatestAudit
 from metalwire.conductor.locks import NodeLocks, make_holder_name
@@ -124,6 +124,7 @@ def build_services(
     database. ``upgrade_schema`` first creates or upgrades the schema (Alembic). A
     ``worker`` of several shares the latest audit with the others.
     """
+    hardware_types.check_configuration(config.default)  # as Ironic's conductor refuses
     tbn = RulesInForce(configured_rules(config.conductor))  # an invalid file stops the start
     db = Database(
         config.database_url(),

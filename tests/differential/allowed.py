@@ -99,17 +99,6 @@ ALLOWED: tuple[Allowed, ...] = (
         "with a 500 (AttributeError), and a show with a 400; metalwire answers both with a 400 "
         "naming the valid fields: the links are not fields, and come with every field chosen",
     ),
-    *(
-        Allowed(
-            ("list and field checks",),
-            f"{kind}_interface of another hardware type: status",
-            f"Ironic 39 refuses an implementation its enabled_{kind}_interfaces does not "
-            "enable (400); metalwire drives no hardware interface and does not read those "
-            "options: a fake-hardware node, which takes any implementation in Ironic too, "
-            "records any of Ironic 39's (docs/api-ref/nodes.md: Hardware interfaces)",
-        )
-        for kind in ("bios", "console")
-    ),
     Allowed(
         ("list and field checks",),
         "unknown chassis*: status",

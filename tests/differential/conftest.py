@@ -17,6 +17,7 @@ import pytest
 from tests.support.helpers import mark_tests_below, skip_or_fail
 from tests.support.ironic import (
     INSTALL_SCRIPT,
+    IRONIC_CONFIG,
     VENV_ENV_VAR,
     IronicServer,
     default_venv,
@@ -47,7 +48,19 @@ def upstream_ironic(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ironic
         server.stop()
 
 
+def ironic_enabled_lists() -> dict[str, str]:
+    """The hardware types and hardware interfaces the compared Ironic enables, as metalwire's
+    environment: both serve the same (the network interfaces are left as they are)."""
+    out = {}
+    for line in IRONIC_CONFIG.splitlines():
+        name, _, value = (part.strip() for part in line.partition("="))
+        if name.startswith("enabled_") and name != "enabled_network_interfaces":
+            out[f"METALWIRE_{name.upper()}"] = value
+    return out
+
+
 @pytest.fixture(scope="session")
 def differential_metalwire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MetalwireServer]:
-    with MetalwireServer(tmp_path_factory.mktemp("differential-metalwire")) as running:
+    data_dir = tmp_path_factory.mktemp("differential-metalwire")
+    with MetalwireServer(data_dir, env=ironic_enabled_lists()) as running:
         yield running

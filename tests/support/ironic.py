@@ -22,9 +22,11 @@ VENV_ENV_VAR = "METALWIRE_IRONIC_VENV"
 if str(REPO / "bench") not in sys.path:
     sys.path.insert(0, str(REPO / "bench"))
 
+from upstream_ironic import CONFIG as IRONIC_CONFIG  # noqa: E402
 from upstream_ironic import IRONIC_VERSION, IronicServer, installed_version  # noqa: E402
 
 __all__ = [
+    "IRONIC_CONFIG",
     "IRONIC_VERSION",
     "IronicServer",
     "default_venv",

@@ -162,12 +162,12 @@ def test_ironic_options_metalwire_does_not_use_start_with_a_warning(
     path = write(
         tmp_path,
         "[DEFAULT]\ntransport_url = rabbit://ironic:rabbit-secret@mq\n"
-        "enabled_deploy_interfaces = direct\n"
+        "hash_partition_exponent = 6\n"
         "[neutron]\nendpoint_override = http://n:9696\nrescuing_network = rescue\n",
     )
     assert load_config(path, environ={}).neutron.endpoint_override == "http://n:9696"
     assert sorted(warnings_of(caplog)) == [
-        f"{path}: [DEFAULT] enabled_deploy_interfaces is an Ironic option metalwire does not "
+        f"{path}: [DEFAULT] hash_partition_exponent is an Ironic option metalwire does not "
         "use; ignored",
         f"{path}: [DEFAULT] transport_url is an Ironic option metalwire does not use; ignored",
         f"{path}: [neutron] rescuing_network is an Ironic option metalwire does not use; ignored",

@@ -103,10 +103,8 @@ def _check_driver(conductor: Conductor, driver: str) -> None:
 def create_node(conductor: Conductor, values: dict[str, Any]) -> Node:
     values = dict(values)
     _check_driver(conductor, values["driver"])
-    values.setdefault("network_interface", conductor.interfaces.default)
-    conductor.interfaces.check_enabled(values["network_interface"])
     values.setdefault("uuid", str(uuidlib.uuid4()))
-    hardware_types.check_interface_names(values)
+    hardware_types.check_interface_names(conductor.config.default, values)
     values = hardware_types.on_create(conductor.config.default, values)
     hardware_types.check_supported_interfaces(values["driver"], values)
     with conductor.db.writing() as work:
@@ -149,17 +147,14 @@ def update_node(
             _check_driver(conductor, changes["driver"])
         changes = _with_default_network_interface(conductor, changes)
         _refuse_interface_change(node, changes)
-        new_iface = changes.get("network_interface")
-        if new_iface is not None and new_iface != node.network_interface:
-            conductor.interfaces.check_enabled(new_iface)
-            if task.attachments:
-                raise Conflict(
-                    f"Cannot change the network interface of node {node.label} while "
-                    f"VIFs are attached ({', '.join(a.vif_id for a in task.attachments)})."
-                )
-        hardware_types.check_interface_names(changes)
         changes = hardware_types.on_update(conductor.config.default, node.driver, changes)
-        hardware_types.check_supported_interfaces(changes.get("driver") or node.driver, changes)
+        _check_interfaces(conductor, node, changes)
+        new_iface = changes.get("network_interface")
+        if new_iface is not None and new_iface != node.network_interface and task.attachments:
+            raise Conflict(
+                f"Cannot change the network interface of node {node.label} while "
+                f"VIFs are attached ({', '.join(a.vif_id for a in task.attachments)})."
+            )
         adopted = changes.get("network_interface")
         if adopted is not None and adopted != node.network_interface:
             new_interface = conductor.interfaces.get(adopted)
@@ -179,6 +174,23 @@ def _with_default_network_interface(
     if "network_interface" in changes and changes["network_interface"] is None:
         return {**changes, "network_interface": conductor.interfaces.default}
     return changes
+
+
+_DRIVER_FIELDS = ("driver", "network_interface", *hardware_types.FIELDS)
+
+
+def _check_interfaces(conductor: Conductor, node: Node, changes: dict[str, Any]) -> None:
+    """As Ironic: a change of the driver or of any interface has every interface the node
+    will have checked, the unchanged ones too: each must be enabled and supported by the
+    node's hardware type (400)."""
+    if not any(field in changes for field in _DRIVER_FIELDS):
+        return
+    proposed = {
+        field: changes[field] if field in changes else node_db.field_value(node, field)
+        for field in _DRIVER_FIELDS
+    }
+    hardware_types.check_interface_names(conductor.config.default, proposed)
+    hardware_types.check_supported_interfaces(proposed["driver"], proposed)
 
 
 def _refuse_another_instance(node: Node, instance_uuid: str | None) -> None:

@@ -7,6 +7,7 @@ import os
 import sys
 from importlib.metadata import EntryPoint, entry_points
 
+from metalwire import hardware_types
 from metalwire.config import Config
 from metalwire.errors import Invalid, InvalidParameterValue
 from metalwire.networking.base import NetworkInterface
@@ -18,7 +19,8 @@ class NetworkInterfaces:
     """The enabled interfaces by name, and the default one."""
 
     def __init__(self, config: Config) -> None:
-        enabled = config.default.enabled_network_interfaces
+        self.options = config.default
+        enabled = hardware_types.enabled_names(config.default, hardware_types.NETWORK)
         available = installed(GROUP)
         self.by_name: dict[str, NetworkInterface] = {}
         for name in enabled:
@@ -32,30 +34,21 @@ class NetworkInterfaces:
             if not (isinstance(cls, type) and issubclass(cls, NetworkInterface)):
                 raise Invalid(f"network interface {name!r} is not a NetworkInterface subclass")
             self.by_name[name] = cls(config)
-        self.default = config.default.default_network_interface
-        if self.default not in self.by_name:
-            raise Invalid(
-                f"default_network_interface {self.default!r} is not one of the enabled "
-                f"network interfaces ({', '.join(enabled)})"
-            )
+        # hardware_types.check_configuration refused a start without a default enabled
+        self.default = hardware_types.default_network_interface(config.default)
 
     def get(self, name: str) -> NetworkInterface:
         """The interface ``name``; InvalidParameterValue if it is not enabled."""
         found = self.enabled(name)
         if found is None:
-            raise InvalidParameterValue(
-                f"Network interface {name!r} is not enabled; enabled interfaces are "
-                f"{', '.join(self.by_name)}."
-            )
+            hardware_types.check_enabled(self.options, hardware_types.NETWORK, name)
+            raise InvalidParameterValue(f"Network interface {name!r} is not loaded.")
         return found
 
     def enabled(self, name: str) -> NetworkInterface | None:
         """The interface ``name``, None if it is not enabled (a node may still name one
         that was enabled when it was set)."""
         return self.by_name.get(name)
-
-    def check_enabled(self, name: str) -> None:
-        self.get(name)
 
 
 def installed(group: str) -> dict[str, EntryPoint]:
