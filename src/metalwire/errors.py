@@ -183,6 +183,13 @@ class ChassisNotFound(NotFound):
         super().__init__(f"Chassis {chassis} could not be found.")
 
 
+class DriverNotFound(NotFound):
+    """No enabled hardware type has this name."""
+
+    def __init__(self, driver: str) -> None:
+        super().__init__(f"Could not find the following driver(s) or hardware type(s): {driver}.")
+
+
 class RaidNotSupported(NotFound):
     """The node's RAID interface takes no RAID configuration: a 404, as Ironic answers for
     RAID, an interface a hardware type may lack."""

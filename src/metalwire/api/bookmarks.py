@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-COLLECTIONS = ("nodes", "ports", "portgroups")
+COLLECTIONS = ("nodes", "ports", "portgroups", "drivers")
 
 
 def versioned(path: str) -> str | None:

@@ -149,6 +149,36 @@ VIF_LIST: Schema = {
     "additionalProperties": False,
 }
 
+_LINKS: Schema = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {"href": {"type": "string"}, "rel": {"type": "string"}},
+    },
+}
+DRIVER: Schema = {
+    "type": "object",
+    "description": "From 1.30 with ?detail=true (and always on a show), default_<kind>_interface "
+    "and enabled_<kind>_interfaces for each kind: bios (1.40), boot, console, deploy, "
+    "firmware (1.86), inspect, management, network, power, raid, rescue (1.38), storage "
+    "(1.33), vendor.",
+    "properties": {
+        "name": {"type": "string"},
+        "hosts": {"type": "array", "items": {"type": "string"}},
+        "links": _LINKS,
+        "properties": {**_LINKS, "description": "From 1.14."},
+        "type": {"type": "string", "enum": ["dynamic"], "description": "From 1.30."},
+    },
+    "additionalProperties": True,
+    "required": ["name", "hosts", "links"],
+}
+DRIVERS: Schema = {
+    "type": "object",
+    "properties": {"drivers": {"type": "array", "items": DRIVER}},
+    "required": ["drivers"],
+}
+DESCRIPTIONS: Schema = {"type": "object", "additionalProperties": {"type": "string"}}
+
 SHARDS: Schema = {
     "type": "object",
     "properties": {

@@ -55,6 +55,7 @@ _PATH_PARAMETERS = {
     ("targets", "uuid"): "The object's UUID.",
     ("traits", "trait"): "An upper-case trait name (CUSTOM_...).",
     ("vifs", "vif"): "The VIF's id.",
+    ("drivers", "driver_name"): "The hardware type's name.",
 }
 _PARAMETER = re.compile(r"\{([^}]+)\}")
 _FILTER_SCHEMAS: dict[str, Schema] = {

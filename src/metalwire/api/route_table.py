@@ -13,6 +13,7 @@ from metalwire.api import openapi
 from metalwire.api.routes import (
     audit,
     console,
+    drivers,
     firmware,
     history,
     nodes,
@@ -48,6 +49,7 @@ def api_routes() -> list[BaseRoute]:
         vmedia,
         traits,
         shards,
+        drivers,
         root,
         audit,
         openapi,

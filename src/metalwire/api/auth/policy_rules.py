@@ -511,6 +511,34 @@ SHARD_RULES = [
     ),
 ]
 
+_DRIVER = "/drivers/{driver_name}"
+DRIVER_RULES = [
+    _rule(
+        "baremetal:driver:get",
+        SYSTEM_READER,
+        "List the enabled hardware types (drivers), or see one.",
+        [("GET", "/drivers"), ("GET", _DRIVER)],
+        ("baremetal:driver:get", _ADMIN_OR_OBSERVER),
+        scopes=("system",),
+    ),
+    _rule(
+        "baremetal:driver:get_properties",
+        SYSTEM_READER,
+        "See the driver_info keys a hardware type reads.",
+        [("GET", _DRIVER + "/properties")],
+        ("baremetal:driver:get_properties", _ADMIN_OR_OBSERVER),
+        scopes=("system",),
+    ),
+    _rule(
+        "baremetal:driver:get_raid_logical_disk_properties",
+        SYSTEM_READER,
+        "See what a logical disk of a hardware type's target RAID configuration takes.",
+        [("GET", _DRIVER + "/raid/logical_disk_properties")],
+        ("baremetal:driver:get_raid_logical_disk_properties", _ADMIN_OR_OBSERVER),
+        scopes=("system",),
+    ),
+]
+
 # metalwire's own endpoints (Ironic has none of them): operators' tools, system scoped.
 METALWIRE_RULES = [
     _rule(
@@ -614,5 +642,6 @@ def defaults() -> list[policy.RuleDefault]:
         *PORTGROUP_RULES,
         *VOLUME_RULES,
         *SHARD_RULES,
+        *DRIVER_RULES,
         *METALWIRE_RULES,
     ]
