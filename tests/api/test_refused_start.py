@@ -35,6 +35,7 @@ def test_an_interface_that_is_not_installed_closes_what_the_upgrade_opened(
         overrides={("DEFAULT", "data_dir"): str(tmp_path), ("database", "connection"): url},
     )
     config.default.enabled_network_interfaces = ["noop", "not-installed"]
+    config.default.default_network_interface = "noop"  # a configuration that passes its checks
     try:
         with pytest.raises(Invalid, match="'not-installed', which is not installed"):
             build_services(config)  # upgrades the schema first, then loads the interfaces
