@@ -201,18 +201,14 @@ def usable_interfaces(options: DefaultOptions, driver: str, kind: str) -> tuple[
     return usable
 
 
-def _refuse_not_enabled(options: DefaultOptions, kind: str, name: str) -> InvalidParameterValue:
-    enabled = ", ".join(enabled_names(options, kind)) or "none"
-    return InvalidParameterValue(
-        f"{kind.capitalize()} interface {name!r} is not enabled; enabled {kind} interfaces are "
-        f"{enabled} ([DEFAULT] enabled_{kind}_interfaces)."
-    )
-
-
 def check_enabled(options: DefaultOptions, kind: str, name: str) -> None:
     """Refuse (400) ``name`` unless ``[DEFAULT] enabled_<kind>_interfaces`` enables it."""
-    if name not in enabled_names(options, kind):
-        raise _refuse_not_enabled(options, kind, name)
+    enabled = enabled_names(options, kind)
+    if name not in enabled:
+        raise InvalidParameterValue(
+            f"{kind.capitalize()} interface {name!r} is not enabled; enabled {kind} interfaces "
+            f"are {', '.join(enabled) or 'none'} ([DEFAULT] enabled_{kind}_interfaces)."
+        )
 
 
 def check_interface_names(options: DefaultOptions, values: Mapping[str, Any]) -> None:
