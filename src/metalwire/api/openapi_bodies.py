@@ -161,7 +161,7 @@ DRIVER: Schema = {
     "description": "From 1.30 with ?detail=true (and always on a show), default_<kind>_interface "
     "and enabled_<kind>_interfaces for each kind: bios (1.40), boot, console, deploy, "
     "firmware (1.86), inspect, management, network, power, raid, rescue (1.38), storage "
-    "(1.33), vendor.",
+    "(1.33), vendor. With ?fields= only those fields and the links.",
     "properties": {
         "name": {"type": "string"},
         "hosts": {"type": "array", "items": {"type": "string"}},
@@ -170,7 +170,7 @@ DRIVER: Schema = {
         "type": {"type": "string", "enum": ["dynamic"], "description": "From 1.30."},
     },
     "additionalProperties": True,
-    "required": ["name", "hosts", "links"],
+    "required": ["links"],
 }
 DRIVERS: Schema = {
     "type": "object",
