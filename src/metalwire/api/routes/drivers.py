@@ -27,13 +27,10 @@ router = APIRouter(prefix="/v1/drivers")
 
 DYNAMIC = "dynamic"
 CLASSIC = "classic"
-#: The interface kinds a detailed driver shows from 1.30, and those that came later.
+#: The version from which a detailed driver shows each interface kind: the kinds of 1.30, then
+#: those whose node field came later.
 _KIND_SINCE = {
-    **dict.fromkeys(
-        ("boot", "console", "deploy", "inspect", "management", "network", "power", "raid"),
-        mv.DYNAMIC_DRIVERS,
-    ),
-    "vendor": mv.DYNAMIC_DRIVERS,
+    **dict.fromkeys(hardware_types.ALL_KINDS, mv.DYNAMIC_DRIVERS),
     "storage": 33,
     "rescue": 38,
     "bios": 40,
