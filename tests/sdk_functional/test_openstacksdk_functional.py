@@ -36,6 +36,7 @@ PACKAGE = "openstack.tests.functional.baremetal.v1"
 #: The upstream modules of the tier: those of the resources metalwire serves (chassis,
 #: drivers, conductors, allocations, deploy templates, runbooks and inspection rules are not).
 UPSTREAM_MODULES = (
+    "test_driver",
     "test_node",
     "test_port",
     "test_port_group",
