@@ -126,6 +126,11 @@ FAKE_SUPPORTED: Mapping[str, tuple[str, ...]] = {
 #: The network interfaces every Ironic 39 hardware type supports, in its order.
 NETWORK_SUPPORTED = ("flat", "neutron", "ironic-networking", "noop")
 
+#: The hardware types Ironic 39 has (its ``ironic.hardware.types`` entry points). metalwire
+#: has lists for those in ``DEFAULTS``; ``idrac`` and ``intel-ipmi`` it records as it records
+#: any type it has no lists for.
+HARDWARE_TYPES = ("fake-hardware", "idrac", "intel-ipmi", "ipmi", "manual-management", "redfish")
+
 #: A hardware type metalwire has no lists for: every Ironic hardware type but ``fake-hardware``
 #: takes the generic storage interfaces only.
 _OTHER_SUPPORTED: Mapping[str, tuple[str, ...]] = {"storage": _GENERIC_SUPPORTED["storage"]}
@@ -280,10 +285,17 @@ def default_network_interface(options: DefaultOptions) -> str:
 
 
 def check_configuration(options: DefaultOptions) -> None:
-    """Refuse to start (Invalid), as Ironic's conductor refuses, when an enabled list names
-    an implementation Ironic 39 does not have, or when some enabled hardware type gets no
-    default for some kind: the configured default is not enabled or not supported by it, or
-    no implementation it supports is enabled."""
+    """Refuse to start (Invalid), as Ironic's conductor refuses, when ``enabled_hardware_types``
+    names a hardware type Ironic 39 does not have or an enabled list an implementation it
+    does not have, or when some enabled hardware type gets no default for some kind: the
+    configured default is not enabled or not supported by it, or no implementation it
+    supports is enabled."""
+    unknown_types = [name for name in options.enabled_hardware_types if name not in HARDWARE_TYPES]
+    if unknown_types:
+        raise Invalid(
+            f"[DEFAULT] enabled_hardware_types names {', '.join(unknown_types)}, which Ironic 39 "
+            f"has no hardware type of; its hardware types are {', '.join(HARDWARE_TYPES)}."
+        )
     for kind in KINDS:
         unknown = [
             name for name in enabled_names(options, kind) if name not in IMPLEMENTATIONS[kind]

@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from metalwire import hardware_types
 from metalwire.api.app import create_app
 from metalwire.config import Config
 from metalwire.errors import Invalid
+from metalwire.hardware_types import HARDWARE_TYPES
 from metalwire.services import build_services
 from tests.conftest import Api, fault
 from tests.support.app_client import AppClient
@@ -140,6 +142,21 @@ def test_an_unknown_name_in_an_enabled_list_refuses_the_start(config: Config) ->
     assert message.startswith(
         "[DEFAULT] enabled_boot_interfaces names pxe-typo, which Ironic 39 has no boot interface of"
     )
+
+
+def test_an_unknown_hardware_type_refuses_the_start(config: Config) -> None:
+    message = _refused_start(config, enabled_hardware_types=["fake-hardware", "ipmii"])
+    assert message == (
+        "[DEFAULT] enabled_hardware_types names ipmii, which Ironic 39 has no hardware type "
+        "of; its hardware types are fake-hardware, idrac, intel-ipmi, ipmi, manual-management, "
+        "redfish."
+    )
+
+
+def test_every_ironic_hardware_type_may_be_enabled(config: Config) -> None:
+    everything = copy.deepcopy(config)
+    everything.default.enabled_hardware_types = list(HARDWARE_TYPES)
+    hardware_types.check_configuration(everything.default)
 
 
 def test_a_network_default_that_is_not_enabled_refuses_the_start(config: Config) -> None:

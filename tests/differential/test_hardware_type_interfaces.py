@@ -3,14 +3,14 @@
 Ironic's ``ipmi``, ``redfish`` and ``manual-management`` hardware types are asked, in Ironic's
 venv, for their ``supported_<kind>_interfaces``, each class named by its entry point; the
 answer must be ``metalwire.hardware_types.SUPPORTED``, in the same order (the order of the
-names a refusal lists).
+names a refusal lists). The hardware types ``enabled_hardware_types`` may name are Ironic's.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from metalwire.hardware_types import KINDS, SUPPORTED
+from metalwire.hardware_types import HARDWARE_TYPES, KINDS, SUPPORTED
 from tests.support.ironic import run_in_ironic
 
 _IRONIC_LISTS = """
@@ -53,3 +53,11 @@ def test_supported_interfaces_are_ironics(
 ) -> None:
     ours = {kind: list(names) for kind, names in SUPPORTED[hardware_type].items()}
     assert ours == ironic_lists[hardware_type]
+
+
+def test_the_hardware_types_are_ironics() -> None:
+    script = (
+        "import json; from importlib.metadata import entry_points; "
+        "print(json.dumps(sorted(p.name for p in entry_points(group='ironic.hardware.types'))))"
+    )
+    assert list(HARDWARE_TYPES) == run_in_ironic(script)
