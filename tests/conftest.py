@@ -18,7 +18,7 @@ from metalwire.services import build_services
 from tests.support import mariadb
 from tests.support.app_client import AppClient
 from tests.support.distribution import assign_groups, order_for_workers
-from tests.support.helpers import fault
+from tests.support.helpers import HTTP_SERVER, fault
 from tests.support.postgres import (
     PostgresServer,
     find_pg_bindir,
@@ -219,7 +219,10 @@ def config(
 ) -> Config:
     data_dir = tmp_path / "data"
     data_dir.mkdir()
-    overrides: dict[tuple[str, str], Any] = {("DEFAULT", "data_dir"): str(data_dir)}
+    overrides: dict[tuple[str, str], Any] = {
+        ("DEFAULT", "data_dir"): str(data_dir),
+        ("deploy", "http_url"): HTTP_SERVER,
+    }
     if database == "sqlite":
         shutil.copyfile(migrated_template, data_dir / SQLITE_FILE)
     else:

@@ -362,6 +362,25 @@ class ConductorOptions:
         "false, the VIF goes where it would without trait-based networking, with a warning "
         "in the log (Ironic 39 answers 204 and attaches nothing).",
     )
+    deploy_kernel: str = _opt(
+        "",
+        "The deploy ramdisk's kernel (a URL, a file or a Glance image) for a node whose "
+        "driver_info names no deploy_kernel and deploy_ramdisk (Ironic's option). The pxe, "
+        "ipxe, http, http-ipxe and redfish virtual media boot interfaces refuse a deploy "
+        "without one.",
+    )
+    deploy_ramdisk: str = _opt(
+        "", "The deploy ramdisk for a node whose driver_info names none (Ironic's option)."
+    )
+    rescue_kernel: str = _opt(
+        "",
+        "The rescue ramdisk's kernel for a node whose driver_info names no rescue_kernel and "
+        "rescue_ramdisk (Ironic's option); the agent rescue interface refuses a rescue "
+        "without one.",
+    )
+    rescue_ramdisk: str = _opt(
+        "", "The rescue ramdisk for a node whose driver_info names none (Ironic's option)."
+    )
     trait_based_networking_enable_default_trait: bool = _opt(
         True,
         "When none of the node's traits has rules, apply CUSTOM_DEFAULT_TBN_TRAIT: the file's, "
@@ -540,10 +559,37 @@ class OsloPolicyOptions:
 
 
 @dataclass
+class DeployOptions:
+    """The options of Ironic's ``[deploy]`` that metalwire uses: the conductor's HTTP server,
+    which the ipxe and http-ipxe boot interfaces (and the anaconda deploy) cannot work
+    without."""
+
+    http_url: str = _opt(
+        "",
+        "URL of the conductor's HTTP server from which iPXE loads its scripts and images, "
+        "such as http://192.0.2.3:8080 (Ironic's option). Unset, the ipxe and http-ipxe boot "
+        "interfaces fail validation, and a deploy of a node using them is refused.",
+    )
+    http_root: str = _opt(
+        "/httpboot",
+        "The HTTP server's root directory (Ironic's option). Empty, the ipxe and http-ipxe "
+        "boot interfaces fail validation.",
+    )
+
+
+@dataclass
 class AgentOptions:
     """The options of Ironic's ``[agent]`` that metalwire uses: the wait for the Neutron agent
-    of a Smart NIC's host before a port is bound through the Smart NIC, and the time that
-    agent is given before the node powered on for it is powered off again."""
+    of a Smart NIC's host before a port is bound through the Smart NIC, the time that agent
+    is given before the node powered on for it is powered off again, and whether the agent
+    ramdisk's boot is managed."""
+
+    manage_agent_boot: bool = _opt(
+        True,
+        "Whether the agent ramdisk's boot is managed (Ironic's option, deprecated there). "
+        "When false, the direct, custom-agent and bootc deploys and the agent rescue do not "
+        "check the boot interface (its deploy_kernel, deploy_ramdisk, ...).",
+    )
 
     neutron_agent_max_attempts: int = _opt(
         100,
@@ -609,6 +655,7 @@ SECTIONS: dict[str, type[Any]] = {
     "database": DatabaseOptions,
     "conductor": ConductorOptions,
     "neutron": NeutronOptions,
+    "deploy": DeployOptions,
     "agent": AgentOptions,
     "keystone_authtoken": KeystoneAuthtokenOptions,
     "oslo_policy": OsloPolicyOptions,
@@ -626,6 +673,7 @@ class Config:
     database: DatabaseOptions = field(default_factory=DatabaseOptions)
     conductor: ConductorOptions = field(default_factory=ConductorOptions)
     neutron: NeutronOptions = field(default_factory=NeutronOptions)
+    deploy: DeployOptions = field(default_factory=DeployOptions)
     agent: AgentOptions = field(default_factory=AgentOptions)
     keystone_authtoken: KeystoneAuthtokenOptions = field(default_factory=KeystoneAuthtokenOptions)
     oslo_policy: OsloPolicyOptions = field(default_factory=OsloPolicyOptions)

@@ -80,6 +80,18 @@ _IRONIC_NEUTRON = (
     "project_id trust_id default_domain_id default_domain_name user_id user_domain_id "
     "project_domain_id application_credential_name interface version min_version max_version"
 )
+_IRONIC_DEPLOY = (
+    "image_server_auth_strategy image_server_user image_server_password "
+    "image_server_auth_hosts image_server_auth_permit_unknown_hosts external_http_url "
+    "external_callback_url enable_ata_secure_erase enable_nvme_secure_erase "
+    "erase_devices_priority erase_devices_metadata_priority delete_configuration_priority "
+    "create_configuration_priority shred_random_overwrite_iterations "
+    "shred_final_overwrite_with_zeros continue_if_disk_secure_erase_fails "
+    "disk_erasure_concurrency power_off_after_deploy_failure default_boot_mode "
+    "configdrive_use_object_store http_image_subdir fast_track fast_track_timeout "
+    "erase_skip_read_only ramdisk_image_download_source iso_master_path iso_cache_size "
+    "iso_cache_ttl"
+)
 
 IRONIC_UNUSED: dict[str, frozenset[str]] = {
     "DEFAULT": frozenset(f"{_LOGGING} {_MESSAGING_AND_SERVICE} {_IRONIC_DEFAULT}".split()),
@@ -95,6 +107,8 @@ IRONIC_UNUSED: dict[str, frozenset[str]] = {
             "enable_by_file_paths",
         ]
     ),
+    # Ironic's [deploy] options but the HTTP server's URL and root, which the iPXE boot checks
+    "deploy": frozenset(_IRONIC_DEPLOY.split()),
     # metalwire calls the switch drivers in-process and writes no driver files
     "ironic_networking": frozenset({"rpc_transport", "driver_config_dir"}),
 }
@@ -104,7 +118,7 @@ IRONIC_UNUSED: dict[str, frozenset[str]] = {
 # osprofiler that Ironic's sample configuration includes.
 _IRONIC_SECTIONS = (
     "agent agent_containers anaconda ansible audit auto_discovery cifs cinder console "
-    "deploy dhcp disk_utils dnsmasq drac errors fake glance inspection_rules "
+    "dhcp disk_utils dnsmasq drac errors fake glance inspection_rules "
     "inspector inventory ipmi ironic_lib ironic_networking_json_rpc "
     "json_rpc mdns metrics_statsd nfs nova oci pxe pxe_filter redfish sensor_data "
     "service_catalog swift vnc "

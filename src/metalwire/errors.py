@@ -18,6 +18,7 @@ ever deals with HTTP.
     |   +-- UnsupportedDriverExtension the node's hardware interface cannot do this
     |   +-- NodeConsoleNotEnabled      console information asked while it is off
     |   +-- InstanceDeployFailure      a deploy or rebuild its deploy interface refuses
+    |   +-- InstanceRescueFailure      a rescue its power, rescue or boot interface refuses
     +-- NotAuthorized (401)            no credentials, or credentials that do not verify
     +-- Forbidden (403)
     |   +-- NodeProtected              the node is protected from this action
@@ -141,6 +142,11 @@ class NodeConsoleNotEnabled(Invalid):
 
 class InstanceDeployFailure(Invalid):
     """A deploy or rebuild that the node's deploy interface refuses (``instance_info``)."""
+
+
+class InstanceRescueFailure(Invalid):
+    """A rescue that the node's power, rescue or boot interface refuses. (Ironic answers
+    500 for it, although the request, not the service, is at fault.)"""
 
 
 class NotAuthorized(MetalwireError):

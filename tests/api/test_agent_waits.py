@@ -14,7 +14,7 @@ from metalwire.api_versions import MAX_MINOR
 from metalwire.config import Config
 from tests.api.test_lifecycle import hook_events, provision
 from tests.conftest import Api, fault
-from tests.support.helpers import DIRECT_IMAGE
+from tests.support.helpers import AGENT_RAMDISK, DIRECT_IMAGE
 
 # abort from 'wait call-back' is Ironic's from API 1.110
 SERVES_DEPLOY_WAIT_ABORT = MAX_MINOR >= DEPLOY_WAIT_ABORT
@@ -35,6 +35,7 @@ def _node(api: Api, deploy_interface: str) -> dict[str, Any]:
         name="life",
         deploy_interface=deploy_interface,
         boot_interface="ipxe",  # one that can boot a ramdisk, for the ramdisk deploy
+        driver_info=AGENT_RAMDISK,
         instance_info=DIRECT_IMAGE,
     )
     api.port(node, "52:54:00:20:00:01")

@@ -12,15 +12,25 @@ import pytest
 from metalwire.api.routes.states import DEPLOY_WAIT_ABORT
 from tests.api.test_lifecycle import provision
 from tests.conftest import Api, fault
-from tests.support.helpers import DIRECT_IMAGE
+from tests.support.helpers import AGENT_RAMDISK, DIRECT_IMAGE
 
 GLANCE_UUID = DIRECT_IMAGE["image_source"]
 HTTP_IMAGE = "http://images.example.com/root.qcow2"
 ROOT_ISCSI = {"volume_type": "iscsi", "boot_index": 0, "volume_id": "vol-root"}
+#: An instance a ramdisk deploy boots: its kernel and ramdisk.
+RAMDISK_IMAGES = {"kernel": "http://i/k", "ramdisk": "http://i/r"}
+RAMDISK_INSTANCE = {"ironic_ramdisk_deploy": True, **RAMDISK_IMAGES}
+
+
+def bootable(fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` with the agent ramdisk a boot interface such as ipxe boots, as a
+    deployment's nodes have it."""
+    return {**fields, "driver_info": {**AGENT_RAMDISK, **fields.get("driver_info", {})}}
 
 
 def deploy_result(api: Api, **fields: Any) -> dict[str, Any]:
-    api.node(name="img", **fields)
+    node = api.node(name="img", **bootable(fields))
+    api.port(node, "52:54:00:21:00:09")
     resp = api.get("/v1/nodes/img/validate")
     assert resp.status_code == 200, resp.text
     result: dict[str, Any] = resp.json()["deploy"]
@@ -28,7 +38,7 @@ def deploy_result(api: Api, **fields: Any) -> dict[str, Any]:
 
 
 def available(api: Api, **fields: Any) -> dict[str, Any]:
-    node = api.node(name="life", **fields)
+    node = api.node(name="life", **bootable(fields))
     api.port(node, "52:54:00:21:00:01")
     assert provision(api, "manage").status_code == 202
     assert provision(api, "provide").status_code == 202
@@ -483,6 +493,7 @@ def test_only_the_agent_deploy_reads_root_device_hints(api: Api, deploy_interfac
         deploy_interface=deploy_interface,
         boot_interface="ipxe",
         properties={"root_device": {"size": "abc"}},
+        instance_info=RAMDISK_IMAGES,
     )
 
     assert result == {"result": True}
@@ -521,7 +532,13 @@ def test_deploying_with_root_device_hints_ironic_refuses_is_refused(api: Api) ->
 def test_a_ramdisk_deploy_validates_with_a_boot_interface_that_boots_a_ramdisk(
     api: Api, boot_interface: str
 ) -> None:
-    result = deploy_result(api, deploy_interface="ramdisk", boot_interface=boot_interface)
+    result = deploy_result(
+        api,
+        deploy_interface="ramdisk",
+        boot_interface=boot_interface,
+        instance_info=RAMDISK_IMAGES,
+        driver_info={"redfish_address": "https://bmc.example.com"},
+    )
 
     assert result == {"result": True}
 
@@ -539,7 +556,9 @@ def test_a_ramdisk_deploy_with_the_fake_boot_interface_fails_validation(api: Api
 
 
 def test_deploying_a_ramdisk_node_that_cannot_boot_a_ramdisk_is_refused(api: Api) -> None:
-    node = available(api, deploy_interface="ramdisk", boot_interface="fake")
+    node = available(
+        api, deploy_interface="ramdisk", boot_interface="fake", instance_info=RAMDISK_IMAGES
+    )
 
     resp = provision(api, "active")
 
@@ -557,9 +576,6 @@ def test_deploying_a_ramdisk_node_that_cannot_boot_a_ramdisk_is_refused(api: Api
     assert resp.status_code == 200, resp.text
     assert provision(api, "active").status_code == 202
     assert api.get("/v1/nodes/life").json()["provision_state"] == "active"
-
-
-RAMDISK_INSTANCE = {"ironic_ramdisk_deploy": True, "kernel": "http://i/k", "ramdisk": "http://i/r"}
 
 
 @pytest.mark.parametrize(

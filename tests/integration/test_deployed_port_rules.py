@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.helpers import fault, settled_node
+from tests.support.helpers import RAMDISK_NODE, fault, settled_node
 from tests.support.server import MetalwireServer
 
 HEADERS = {"X-OpenStack-Ironic-API-Version": "1.78"}
@@ -50,8 +50,7 @@ def _node_in(http: httpx.Client, name: str, interface: str, verbs: list[str]) ->
         "name": name,
         "driver": "fake-hardware",
         "network_interface": interface,
-        "deploy_interface": "ramdisk",
-        "boot_interface": "ipxe",  # can boot the ramdisk
+        **RAMDISK_NODE,
     }
     resp = http.post("/v1/nodes", json=body)
     assert resp.status_code == 201, resp.text

@@ -30,6 +30,31 @@ def wait_for(check: Callable[[], bool], timeout: float = 10.0, interval: float =
 #: The instance_info of a node deployed with the ``direct`` deploy interface, which (as Ironic's
 #: agent deploy) refuses a deploy without an image: a Glance image, whose checksum Glance holds.
 DIRECT_IMAGE = {"image_source": "8b1f2d6c-6a3e-4c55-9a55-2f3b8d1c0a11"}
+#: What a node booting the agent over its network or by virtual media has in driver_info: the
+#: deploy ramdisk's kernel and image (and, for a rescue, the rescue ones).
+AGENT_RAMDISK = {
+    "deploy_kernel": "http://images.example.com/ipa.kernel",
+    "deploy_ramdisk": "http://images.example.com/ipa.initramfs",
+}
+RESCUE_RAMDISK = {
+    "rescue_kernel": "http://images.example.com/rescue.kernel",
+    "rescue_ramdisk": "http://images.example.com/rescue.initramfs",
+}
+#: A node deployed with the ``ramdisk`` deploy interface, booted over its network by iPXE, as
+#: a deployment has it: the agent ramdisk (for the cleaning after it) and the instance's kernel
+#: and ramdisk.
+RAMDISK_NODE: dict[str, Any] = {
+    "deploy_interface": "ramdisk",
+    "boot_interface": "ipxe",
+    "driver_info": AGENT_RAMDISK,
+    "instance_info": {
+        "kernel": "http://images.example.com/instance.kernel",
+        "ramdisk": "http://images.example.com/instance.initramfs",
+    },
+}
+#: The conductor's HTTP server ([deploy] http_url), which the iPXE boot interfaces need: the
+#: test servers have one, as a deployment booting nodes with iPXE has.
+HTTP_SERVER = "http://192.0.2.1:8080"
 
 #: Provision states a verb rests in with its target still set: an agent's call-back awaited.
 WAIT_STATES = ("wait call-back", "clean wait")

@@ -27,6 +27,7 @@ from metalwire.config import SQLITE_FILE, load_config
 from metalwire.db import migrations
 from metalwire.db.engine import Database
 from tests.support import preforked
+from tests.support.helpers import HTTP_SERVER
 
 
 def self_signed_certificate(directory: Path) -> tuple[Path, Path]:
@@ -133,6 +134,7 @@ class MetalwireServer:
             args += ["--config", str(self.config)]
         args += self.args
         env = {k: v for k, v in os.environ.items() if not k.startswith("METALWIRE_")}
+        env["METALWIRE_DEPLOY_HTTP_URL"] = HTTP_SERVER  # as a deployment booting with iPXE
         env.update(self.env)
         if self.tls:
             env["METALWIRE_API_ENABLE_SSL_API"] = "true"

@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from tests.support.helpers import settled_node
+from tests.support.helpers import RAMDISK_NODE, settled_node
 from tests.support.switch import EmulatedSwitch, PortVlan
 from tests.switch.conftest import IDLE, OTHER, TENANT
 from tests.switch.test_ironic_networking_states import _provision
@@ -32,8 +32,7 @@ def _bonded_node(http: httpx.Client, name: str, ports: list[str | None]) -> dict
             "name": name,
             "driver": "fake-hardware",
             "network_interface": "ironic-networking",
-            "deploy_interface": "ramdisk",
-            "boot_interface": "ipxe",  # can boot the ramdisk
+            **RAMDISK_NODE,
         },
     )
     assert resp.status_code == 201, resp.text

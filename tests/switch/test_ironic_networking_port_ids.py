@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.helpers import RAMDISK_NODE
 from tests.support.switch import EmulatedSwitch, PortVlan
 from tests.switch.conftest import OTHER, PROVISIONING, TENANT, TOR_1_MAC
 from tests.switch.test_ironic_networking_states import _node, _provision
@@ -22,13 +23,13 @@ def _shell_injection(marker: Path) -> str:
     return f"swp1;touch {marker};echo"
 
 
-def _new_node(http: Any, name: str, interface: str = "ironic-networking") -> str:
+def _new_node(http: Any, name: str, interface: str = "ironic-networking", **fields: Any) -> str:
     body = {
         "name": name,
         "driver": "fake-hardware",
         "network_interface": interface,
-        "deploy_interface": "ramdisk",
-        "boot_interface": "ipxe",  # can boot the ramdisk
+        **RAMDISK_NODE,
+        **fields,
     }
     resp = http.post("/v1/nodes", json=body)
     assert resp.status_code == 201, resp.text
@@ -64,7 +65,8 @@ def test_a_port_create_naming_more_than_a_switch_interface_is_refused(
     http = http_for(switch)
     switch.set_access_vlan("swp2", OTHER)  # another tenant's node, on its VLAN
     marker = tmp_path / "injected"
-    node = _new_node(http, "evil")
+    # deployed without a port, which no network boot can boot: by the fake interfaces
+    node = _new_node(http, "evil", deploy_interface="fake", boot_interface="fake")
     port_id = OVS_INJECTION if kind == "ovs" else _shell_injection(marker)
 
     _refused(http.post("/v1/ports", json=_port_body(node, port_id)))

@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from tests.support.helpers import DIRECT_IMAGE, settled_node
+from tests.support.helpers import DIRECT_IMAGE, RAMDISK_NODE, settled_node
 from tests.support.switch import EmulatedSwitch, PortVlan
 from tests.switch.conftest import CLEANING, IDLE, OTHER, PROVISIONING, TENANT
 
@@ -26,9 +26,9 @@ def _node(
         "name": name,
         "driver": "fake-hardware",
         "network_interface": "ironic-networking",
+        **RAMDISK_NODE,
         "deploy_interface": deploy,
-        "boot_interface": "ipxe",  # one that can boot a ramdisk, for the ramdisk deploy
-        "instance_info": DIRECT_IMAGE if deploy == "direct" else {},
+        **({"instance_info": DIRECT_IMAGE} if deploy == "direct" else {}),
     }
     resp = http.post("/v1/nodes", json=body)
     assert resp.status_code == 201, resp.text

@@ -196,3 +196,37 @@ def test_ironic_api_workers_is_read_and_checked(
     assert opts.api_workers == 4 and warnings_of(caplog) == []
     with pytest.raises(Invalid, match="api_workers"):
         load_config(write(tmp_path, "[api]\napi_workers = 0\n"), environ={})
+
+
+IRONIC_BOOT = """\
+[deploy]
+http_url = http://192.0.2.3:8080
+http_root = /srv/httpboot
+fast_track = true
+[conductor]
+deploy_kernel = http://images.example.com/ipa.kernel
+deploy_ramdisk = http://images.example.com/ipa.initramfs
+[agent]
+manage_agent_boot = false
+"""
+
+
+def test_ironic_boot_options_are_read_and_the_other_deploy_options_ignored(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING):
+        conf = load_config(write(tmp_path, IRONIC_BOOT), environ={})
+
+    assert (conf.deploy.http_url, conf.deploy.http_root) == (
+        "http://192.0.2.3:8080",
+        "/srv/httpboot",
+    )
+    assert conf.conductor.deploy_kernel == "http://images.example.com/ipa.kernel"
+    assert conf.conductor.deploy_ramdisk == "http://images.example.com/ipa.initramfs"
+    assert conf.agent.manage_agent_boot is False
+    assert any("[deploy] fast_track" in w and "ignored" in w for w in warnings_of(caplog))
+
+
+def test_an_unknown_deploy_option_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(Invalid, match=r"unknown option \[deploy\] http_ur"):
+        load_config(write(tmp_path, "[deploy]\nhttp_ur = http://x\n"), environ={})

@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from metalwire.conductor import hardware
-from metalwire.conductor.deploy import check_deploy
+from metalwire.conductor.boot import (
+    check_boot,
+    check_deploy_and_boot,
+    check_rescue_boot,
+    rescue_checks_boot,
+)
 from metalwire.conductor.power import store
 from metalwire.conductor.storage import check_storage
 from metalwire.conductor.tasks import Conductor
@@ -76,12 +81,22 @@ def validate(conductor: Conductor, context: RequestContext, ident: str) -> dict[
                 check_network(conductor, task)
             else:
                 hardware.check_interface(task.node, kind)
-            if kind == "storage":
-                check_storage(task)
-            if kind == "deploy":
-                check_deploy(task)
+            _check_beyond_name(conductor, task, kind)
         except Invalid as exc:  # NetworkInterfaceInvalid, UnsupportedDriverExtension, ...
             out[kind] = {"result": False, "reason": str(exc)}
         else:
             out[kind] = {"result": True}
     return out
+
+
+def _check_beyond_name(conductor: Conductor, task: Task, kind: str) -> None:
+    """What the ``kind`` interface checks once its name is one that can work."""
+    config = conductor.config
+    if kind == "storage":
+        check_storage(task)
+    elif kind == "boot":
+        check_boot(task, config)
+    elif kind == "deploy":
+        check_deploy_and_boot(task, config)
+    elif kind == "rescue" and rescue_checks_boot(task.node, config):
+        check_rescue_boot(task, config)

@@ -34,7 +34,7 @@ from typing import Any
 
 from metalwire import metrics
 from metalwire.conductor import hardware, power, vifs
-from metalwire.conductor.deploy import check_deploy
+from metalwire.conductor.boot import check_deploy_and_boot, check_rescue_boot, rescue_checks_boot
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
@@ -42,6 +42,7 @@ from metalwire.db.history import HistoryEntry
 from metalwire.db.models import utcnow
 from metalwire.errors import (
     InstanceDeployFailure,
+    InstanceRescueFailure,
     Invalid,
     InvalidParameterValue,
     InvalidStateRequested,
@@ -318,10 +319,12 @@ def do_provisioning_action(
                 f"{'rebuilt' if verb == 'rebuild' else 'undeployed'}; unset 'protected' first."
             )
         if verb in ("active", "rebuild"):
-            _check_deployable(task)
+            _check_deployable(conductor, task)
             conductor.network_interface(node).validate(task)
         if verb in ("rescue", "unrescue"):
             hardware.check_interface(node, "rescue")
+        if verb == "rescue":
+            _check_rescuable(conductor, task)
         source = node.provision_state
         started = f"{verb} started from {source}"
         conductor.record_history(task, HistoryEntry("provisioning", started))
@@ -351,16 +354,32 @@ def _verify_power(task: Task) -> None:
         ) from None
 
 
-def _check_deployable(task: Task) -> None:
+def _check_deployable(conductor: Conductor, task: Task) -> None:
     """Refuse (InstanceDeployFailure, 400) a deploy or rebuild the node's power or deploy
     interface cannot do, with its reason, before anything changes. The power interface is
-    asked first, as by Ironic: its reason is the one given when both refuse."""
+    asked first, as by Ironic: its reason is the one given when both refuse. The deploy
+    interface's checks include the boot interface's (``boot.py``)."""
     try:
         hardware.check_interface(task.node, "power")
-        check_deploy(task)
+        check_deploy_and_boot(task, conductor.config)
     except Invalid as exc:
         raise InstanceDeployFailure(
             f"Failed to validate deploy or power info for node {task.node.uuid}: {exc}"
+        ) from None
+
+
+def _check_rescuable(conductor: Conductor, task: Task) -> None:
+    """Refuse (InstanceRescueFailure, 400) a rescue the node's power interface, or its
+    ``agent`` rescue interface, cannot do, before anything changes: the boot interface must
+    boot the deploy and the rescue ramdisk (``boot.py``)."""
+    try:
+        hardware.check_interface(task.node, "power")
+        if rescue_checks_boot(task.node, conductor.config):
+            check_rescue_boot(task, conductor.config)
+    except Invalid as exc:
+        raise InstanceRescueFailure(
+            f"Failed to rescue instance {task.node.instance_uuid} for node "
+            f"{task.node.uuid}: validation failed: {exc}"
         ) from None
 
 

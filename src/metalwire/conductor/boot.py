@@ -1,0 +1,286 @@
+"""What a node's boot interface checks in ``validate``, before a deploy and before a rescue,
+as Ironic 39's do.
+
+The network-booting interfaces (``pxe``, ``ipxe``, ``http``, ``http-ipxe``) need:
+
+- a port (the MAC addresses the DHCP server answers);
+- for ``ipxe`` and ``http-ipxe`` (and for any of them under the ``anaconda`` deploy):
+  ``[deploy] http_url`` and ``[deploy] http_root``;
+- valid deploy capabilities (``boot_mode``, ``secure_boot``, ``disk_label``), and not both
+  ``instance_info/image_source`` and ``instance_info/boot_iso``;
+- the agent ramdisk: ``driver_info/deploy_kernel`` and ``deploy_ramdisk``, else ``[conductor]
+  deploy_kernel`` and ``deploy_ramdisk``. A ``ramdisk`` deploy boots no agent, and needs none
+  unless the node is cleaned after its undeploy.
+
+The virtual media interfaces (``redfish-virtual-media``, ``redfish-https``,
+``idrac-redfish-virtual-media``) need the agent ramdisk too (``driver_info/deploy_iso`` will
+do instead of a kernel and a ramdisk; the rescue ones while the node is being rescued), and
+the Redfish BMC's ``driver_info`` (``bmc.py``). ``redfish-https`` also asks the BMC whether it
+can boot over UEFI HTTP, which metalwire, driving no BMC, does not.
+
+Both check the instance's images only when the boot interface boots the instance itself (a
+``ramdisk`` or ``anaconda`` deploy, which boot no local disk) and no volume is booted: a
+``boot_iso``, else the instance's ``kernel`` and ``ramdisk`` (for ``anaconda`` with its
+``image_source``; for ``ramdisk`` an ``image_source`` will do). metalwire has no image service:
+a Glance image is taken as named, its properties unchecked, and a ``boot_iso`` is not read.
+
+A rescue (the ``agent`` rescue interface) checks the boot as a deploy does, then the rescue
+ramdisk: ``driver_info/rescue_kernel`` and ``rescue_ramdisk``, else ``[conductor]
+rescue_kernel`` and ``rescue_ramdisk`` (virtual media: or ``driver_info/rescue_iso``);
+``fake`` and ``redfish-https`` cannot boot one. ``fake`` boots check nothing else.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from metalwire.conductor.bmc import check_bmc_driver_info
+from metalwire.conductor.deploy import (
+    RAMDISK_DEPLOY,
+    check_capabilities,
+    check_deploy,
+    check_ramdisk_boot,
+    checked_deploy_interface,
+    is_glance_image,
+)
+from metalwire.conductor.hardware import interface_name
+from metalwire.conductor.storage import boots_from_volume
+from metalwire.config import Config
+from metalwire.db import nodes as node_db
+from metalwire.db.models import Node
+from metalwire.errors import (
+    InvalidParameterValue,
+    MissingParameterValue,
+    UnsupportedDriverExtension,
+)
+from metalwire.networking.task import Task
+
+LOG = logging.getLogger(__name__)
+
+#: The boot interfaces that boot the node over its network, and those of them that use iPXE.
+NETWORK_BOOTS = ("pxe", "ipxe", "http", "http-ipxe")
+IPXE_BOOTS = ("ipxe", "http-ipxe")
+#: The boot interfaces that insert an ISO through the Redfish BMC.
+VIRTUAL_MEDIA_BOOTS = ("redfish-virtual-media", "redfish-https", "idrac-redfish-virtual-media")
+#: Those of them that can boot the rescue ramdisk (``redfish-https`` cannot, nor can ``fake``).
+RESCUE_VIRTUAL_MEDIA_BOOTS = ("redfish-virtual-media", "idrac-redfish-virtual-media")
+#: The deploy interfaces whose ``validate`` starts with the boot interface's, and those of them
+#: that skip it when ``[agent] manage_agent_boot`` is off.
+BOOT_VALIDATING_DEPLOYS = (
+    "anaconda",
+    "ansible",
+    "bootc",
+    "custom-agent",
+    "direct",
+    "ramdisk",
+)
+AGENT_BOOT_DEPLOYS = ("bootc", "custom-agent", "direct")
+#: The deploy interfaces that make the boot interface boot the instance (Ironic's boot
+#: option: ``kickstart`` and ``ramdisk``; any other boots the node's disk, ``local``).
+KICKSTART_DEPLOY = "anaconda"
+#: The provision states in which the virtual media boot boots the rescue ramdisk.
+RESCUE_STATES = ("rescuing", "rescue wait", "rescue failed", "unrescuing", "unrescue failed")
+
+
+def check_boot(task: Task, config: Config) -> None:
+    """Raise MissingParameterValue or InvalidParameterValue naming what the node's boot
+    interface lacks to boot the deploy ramdisk and the instance."""
+    name = interface_name(task.node, "boot")
+    if name in NETWORK_BOOTS:
+        _check_network_boot(task, name, config)
+    elif name in VIRTUAL_MEDIA_BOOTS:
+        _check_virtual_media_boot(task, name, config)
+
+
+def check_deploy_and_boot(task: Task, config: Config) -> None:
+    """The deploy interface's whole ``validate``: a ramdisk deploy's boot interface can boot
+    a ramdisk, then the boot interface's checks (if the deploy interface makes them), then
+    the deploy interface's own (``deploy.py``)."""
+    if checked_deploy_interface(task.node) == RAMDISK_DEPLOY:
+        check_ramdisk_boot(task.node)
+    if deploy_checks_boot(task.node, config):
+        check_boot(task, config)
+    check_deploy(task)
+
+
+def check_rescue_boot(task: Task, config: Config) -> None:
+    """The boot interface's checks for a rescue: its deploy checks, then the rescue ramdisk;
+    UnsupportedDriverExtension for a boot interface that cannot boot one."""
+    check_boot(task, config)
+    node = task.node
+    name = interface_name(node, "boot")
+    if name in NETWORK_BOOTS:
+        _check_agent_ramdisk(node, name, "rescue", config)
+    elif name in RESCUE_VIRTUAL_MEDIA_BOOTS:
+        _check_virtual_media_ramdisk(node, name, _virtual_media_mode(node), config)
+    else:
+        raise UnsupportedDriverExtension(node.driver, "validate_rescue")
+
+
+def deploy_checks_boot(node: Node, config: Config) -> bool:
+    """Whether the node's deploy interface (``autodetect``: the one it would switch to)
+    validates its boot interface first."""
+    deploy = checked_deploy_interface(node)
+    if deploy in AGENT_BOOT_DEPLOYS:
+        return config.agent.manage_agent_boot
+    return deploy in BOOT_VALIDATING_DEPLOYS
+
+
+def rescue_checks_boot(node: Node, config: Config) -> bool:
+    """Whether the node's rescue interface validates its boot interface (``agent`` does)."""
+    return interface_name(node, "rescue") == "agent" and config.agent.manage_agent_boot
+
+
+def _check_network_boot(task: Task, name: str, config: Config) -> None:
+    node = task.node
+    if not task.ports:
+        raise MissingParameterValue(
+            f"Node {node.uuid}: the {name} boot interface needs a port to boot from; "
+            "the node has none."
+        )
+    if name in IPXE_BOOTS or _boot_option(node) == "kickstart":
+        _check_http_server(node, name, config)
+    check_capabilities(node)
+    info = node.instance_info
+    if info.get("image_source") and info.get("boot_iso"):
+        raise _image_source_and_boot_iso(node)
+    _check_agent_ramdisk(node, name, "deploy", config)
+    _check_instance_images(task)
+
+
+def _check_virtual_media_boot(task: Task, name: str, config: Config) -> None:
+    node = task.node
+    _check_virtual_media_ramdisk(node, name, _virtual_media_mode(node), config)
+    _check_instance_images(task)
+
+
+def _check_http_server(node: Node, name: str, config: Config) -> None:
+    missing = [
+        f"[deploy] {option}"
+        for option in ("http_url", "http_root")
+        if not getattr(config.deploy, option)
+    ]
+    if missing:
+        why = "the anaconda deploy" if name not in IPXE_BOOTS else f"the {name} boot interface"
+        raise MissingParameterValue(
+            f"Node {node.uuid}: {why} needs the conductor's HTTP server, and "
+            f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not set."
+        )
+
+
+def _check_virtual_media_ramdisk(node: Node, name: str, mode: str, config: Config) -> None:
+    """An ISO (``<mode>_iso``, or its old ``redfish_<mode>_iso``) or a kernel and a ramdisk,
+    then the Redfish BMC's ``driver_info``."""
+    if _needs_agent_ramdisk(node, mode, config) and not _agent_iso(node, mode):
+        _check_agent_ramdisk(node, name, mode, config, iso_instead=True)
+    check_bmc_driver_info(node, "redfish", "boot")
+
+
+def _agent_iso(node: Node, mode: str) -> Any:
+    info = node.driver_info
+    return info.get(f"{mode}_iso") or info.get(f"redfish_{mode}_iso")
+
+
+def _virtual_media_mode(node: Node) -> str:
+    return "rescue" if node.provision_state in RESCUE_STATES else "deploy"
+
+
+def _check_agent_ramdisk(
+    node: Node, name: str, mode: str, config: Config, iso_instead: bool = False
+) -> None:
+    """The ``mode`` (``deploy`` or ``rescue``) ramdisk's kernel and ramdisk, from the node's
+    ``driver_info`` (both, or neither counts) or else from ``[conductor]``."""
+    if not _needs_agent_ramdisk(node, mode, config):
+        return
+    keys = (f"{mode}_kernel", f"{mode}_ramdisk")
+    if all(node.driver_info.get(key) for key in keys):
+        return
+    if any(node.driver_info.get(key) for key in keys):
+        LOG.warning(
+            "Node %s: driver_info sets only one of %s and %s; both are taken from [conductor]",
+            node.uuid,
+            *keys,
+        )
+    missing = [key for key in keys if not getattr(config.conductor, key)]
+    if missing:
+        iso = f" (or driver_info/{mode}_iso)" if iso_instead else ""
+        raise MissingParameterValue(
+            f"Node {node.uuid}: the {name} boot interface needs the {mode} ramdisk: "
+            f"driver_info/{keys[0]} and driver_info/{keys[1]}{iso}, or [conductor] "
+            f"{keys[0]} and {keys[1]}; missing: {', '.join(missing)}."
+        )
+
+
+def _needs_agent_ramdisk(node: Node, mode: str, config: Config) -> bool:
+    """A rescue and a deploy boot the agent; a ramdisk deploy only if cleaning follows it."""
+    if mode != "deploy" or _boot_option(node) != "ramdisk":
+        return True
+    automated_clean = node_db.field_value(node, "automated_clean")
+    if automated_clean is None:
+        return config.conductor.automated_clean
+    return bool(automated_clean)
+
+
+def _boot_option(node: Node) -> str:
+    deploy = interface_name(node, "deploy")
+    if deploy == KICKSTART_DEPLOY:
+        return "kickstart"
+    return "ramdisk" if deploy == RAMDISK_DEPLOY else "local"
+
+
+def _check_instance_images(task: Task) -> None:
+    """The images the boot interface boots the instance from, when it boots it itself."""
+    node = task.node
+    option = _boot_option(node)
+    if option == "local" or boots_from_volume(task):
+        return
+    info = node.instance_info
+    if info.get("boot_iso"):
+        if info.get("image_source"):
+            raise _image_source_and_boot_iso(node)
+        return
+    wanted = _wanted_images(node, option)
+    missing = [key for key, value in wanted.items() if not value]
+    if missing:
+        raise MissingParameterValue(
+            f"Node {node.uuid}: the instance's images are missing from instance_info: "
+            f"{', '.join(missing)} (or a volume to boot from)."
+        )
+    image_source = wanted.get("image_source")
+    if _boots_whole_disk(node) or is_glance_image(image_source or ""):
+        return
+    unnamed = [key for key in ("kernel", "ramdisk") if not wanted.get(key)]
+    if unnamed:
+        raise MissingParameterValue(
+            f"Node {node.uuid}: the image {image_source} is not a Glance image, so "
+            f"instance_info must name its {' and '.join(unnamed)}."
+        )
+
+
+def _wanted_images(node: Node, option: str) -> dict[str, Any]:
+    info = node.instance_info
+    kernel, ramdisk, image_source = (
+        info.get("kernel"),
+        info.get("ramdisk"),
+        info.get("image_source"),
+    )
+    if option == "ramdisk":
+        if kernel or ramdisk or not image_source:
+            return {"kernel": kernel, "ramdisk": ramdisk}
+        return {"image_source": image_source}
+    wanted: dict[str, Any] = {"image_source": image_source}
+    if not _boots_whole_disk(node) and not is_glance_image(str(image_source or "")):
+        wanted.update(kernel=kernel, ramdisk=ramdisk)
+    return wanted
+
+
+def _boots_whole_disk(node: Node) -> bool:
+    return bool(node.driver_internal_info.get("is_whole_disk_image"))
+
+
+def _image_source_and_boot_iso(node: Node) -> InvalidParameterValue:
+    return InvalidParameterValue(
+        f"Node {node.uuid}: instance_info sets both image_source and boot_iso; "
+        "an instance boots from one of them."
+    )
