@@ -19,7 +19,7 @@ from typing import Any, cast
 
 import pytest
 
-from metalwire.conductor.boot import check_boot, check_rescue_boot
+from metalwire.conductor.boot import check_boot, check_rescue_boot, deploy_checks_boot
 from metalwire.config import load_config
 from metalwire.db.models import Node
 from metalwire.errors import Invalid
@@ -243,3 +243,58 @@ def test_metalwire_refuses_a_boot_exactly_when_ironic_does(
 
 def test_the_cases_cover_both_answers(ironic_answers: list[str]) -> None:
     assert {"accepted", "MissingParameterValue", "InvalidParameterValue"} <= set(ironic_answers)
+
+
+_IRONIC_DEPLOYS_VALIDATING_BOOT = """
+import json, logging, sys
+from importlib.metadata import entry_points
+from types import SimpleNamespace
+logging.disable(logging.CRITICAL)
+from ironic.conf import CONF
+
+class BootValidated(Exception):
+    pass
+
+def validate(task):
+    raise BootValidated()
+
+out = {}
+for manage_agent_boot in (True, False):
+    CONF.set_override("manage_agent_boot", manage_agent_boot, "agent")
+    for point in entry_points(group="ironic.hardware.interfaces.deploy"):
+        if point.name == "autodetect":  # validates as the interface it detects
+            continue
+        deploy = object.__new__(point.load())
+        boot = SimpleNamespace(validate=validate, capabilities=["ramdisk_boot"])
+        node = SimpleNamespace(
+            uuid="u", driver_info={}, instance_info={}, properties={},
+            driver_internal_info={}, get_interface=lambda kind: point.name,
+        )
+        task = SimpleNamespace(node=node, context=None, driver=SimpleNamespace(boot=boot))
+        try:
+            deploy.validate(task)
+            validated = False
+        except BootValidated:
+            validated = True
+        except Exception:
+            validated = False
+        out.setdefault(point.name, []).append(validated)
+print(json.dumps(out))
+"""
+
+
+def test_the_deploy_interfaces_that_validate_the_boot_are_ironics() -> None:
+    ironic = run_in_ironic(_IRONIC_DEPLOYS_VALIDATING_BOOT)
+    ours: dict[str, list[bool]] = {}
+    for manage_agent_boot in (True, False):
+        config = load_config(
+            environ={}, overrides={("agent", "manage_agent_boot"): manage_agent_boot}
+        )
+        for name in ironic:
+            node = Node(
+                uuid=str(uuid.uuid4()), driver="fake-hardware", attrs={"deploy_interface": name}
+            )
+            ours.setdefault(name, []).append(deploy_checks_boot(node, config))
+
+    assert ours == ironic
+    assert [True, False] in ironic.values() and [True, True] in ironic.values()
