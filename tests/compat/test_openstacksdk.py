@@ -401,3 +401,32 @@ def test_maintenance_set_and_unset(sdk: Any, http: httpx.Client) -> None:
 
     node = sdk.update_node(node, is_maintenance=True, maintenance_reason="firmware")
     assert sdk.get_node(node.id).maintenance_reason == "firmware"
+
+
+# Validation
+
+
+def test_validate_reports_a_boot_interface_without_its_deploy_ramdisk(sdk: Any) -> None:
+    node = new_node(sdk, boot_interface="ipxe", deploy_interface="direct")
+    sdk.create_port(node_id=node.id, address=random_mac())
+
+    result = sdk.validate_node(node, required=None)
+
+    assert result["boot"].result is False
+    assert "missing: deploy_kernel, deploy_ramdisk" in result["boot"].reason
+    assert result["deploy"].result is False  # the direct deploy validates the boot first
+    with pytest.raises(exceptions.ValidationException, match="deploy_kernel"):
+        sdk.validate_node(node, required=("boot", "deploy"))
+    sdk.set_node_provision_state(node, "manage", wait=True)
+    sdk.set_node_provision_state(node, "provide", wait=True)
+    with pytest.raises(exceptions.BadRequestException, match="Failed to validate deploy"):
+        sdk.set_node_provision_state(node, "active", config_drive=None)
+    assert sdk.get_node(node.id).provision_state == "available"
+    sdk.patch_node(
+        node,
+        [
+            {"op": "add", "path": "/driver_info/deploy_kernel", "value": "http://i/k"},
+            {"op": "add", "path": "/driver_info/deploy_ramdisk", "value": "http://i/r"},
+        ],
+    )
+    assert sdk.validate_node(node, required=None)["boot"].result is True
