@@ -171,6 +171,8 @@ def test_a_network_boot_checks_capabilities_and_the_instance_image_kind(
         {"boot_iso": "http://i/boot.iso"},
         {"image_source": DIRECT_IMAGE["image_source"]},  # Glance holds its kernel and ramdisk
         {"image_source": "http://i/root.img", **RAMDISK_IMAGES},
+        # without a kernel and a ramdisk, a whole disk image, as Ironic infers it
+        {"image_source": "http://i/root.img"},
     ],
 )
 @pytest.mark.parametrize("boot_interface", ["pxe", "redfish-virtual-media"])
@@ -194,7 +196,7 @@ def test_a_ramdisk_deploy_boots_the_instance_images_it_names(
         ({}, "missing from instance_info: kernel, ramdisk"),
         ({"kernel": "http://i/k"}, "missing from instance_info: ramdisk"),
         (
-            {"image_source": "http://i/root.img"},
+            {"image_source": "http://i/root.img", "image_type": "partition"},
             "the image http://i/root.img is not a Glance image, so instance_info must name its "
             "kernel and ramdisk",
         ),

@@ -4,7 +4,9 @@ Each case goes through the boot interface's ``validate`` in Ironic's venv (for a
 ``validate`` then its ``validate_rescue``, as Ironic's agent rescue calls them; one process for
 all of them, each case with its own configuration) and through
 ``metalwire.conductor.boot.check_boot`` / ``check_rescue_boot``: both must accept it, or both
-refuse it with the same kind of error. ``redfish-https`` also asks the BMC whether it boots
+refuse it with the same kind of error. Ironic first infers whether the image is a whole
+disk one (``update_image_type``, as its validation and deploy do), reading the image's URL:
+there the URL answers with a file. ``redfish-https`` also asks the BMC whether it boots
 over UEFI HTTP, and a Glance image's properties are read from Glance: on Ironic's side the
 BMC's answer is left out and every Glance image has a kernel, a ramdisk and a stage2 image,
 as metalwire, driving no BMC and reading no image service, takes them.
@@ -46,7 +48,6 @@ class Case:
     automated_clean: bool | None = None
     provision_state: str = "available"
     rescue: bool = False
-    whole_disk: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return {**self.__dict__, "conf": [list(item) for item in self.conf]}
@@ -79,6 +80,15 @@ def _cases() -> list[Case]:
                 deploy="anaconda",
                 instance_info={"image_source": "http://i/a", "kernel": "k", "ramdisk": "r"},
             ),
+            Case(
+                boot,
+                deploy="anaconda",
+                instance_info={"image_source": "http://i/a", "image_type": "partition"},
+            ),
+            Case(
+                boot, deploy="anaconda", instance_info={"image_source": "http://i/a", "kernel": "k"}
+            ),
+            Case(boot, deploy="anaconda", instance_info={"image_source": "oci://q.io/a"}),
             Case(boot, rescue=True),
             Case(boot, rescue=True, driver_info={**AGENT, **RESCUE}),
             Case(boot, rescue=True, driver_info={**AGENT, "rescue_kernel": "k"}),
@@ -95,8 +105,22 @@ def _cases() -> list[Case]:
             Case(
                 **ramdisk,
                 driver_info=with_bmc,
-                instance_info={"image_source": "http://i/r"},
-                whole_disk=True,
+                instance_info={"image_source": "http://i/r", "image_type": "partition"},
+            ),
+            Case(
+                **ramdisk,
+                driver_info=with_bmc,
+                instance_info={"image_source": "http://i/r", "image_type": "whole-disk"},
+            ),
+            Case(
+                **ramdisk,
+                driver_info=with_bmc,
+                instance_info={"image_source": "http://i/r", "kernel": "k"},
+            ),
+            Case(
+                **ramdisk,
+                driver_info=with_bmc,
+                instance_info={"image_source": GLANCE, "image_type": "partition"},
             ),
             Case(**ramdisk, driver_info=with_bmc, instance_info={"boot_iso": "http://i/b.iso"}),
             Case(
@@ -163,19 +187,34 @@ BOOTS = {
     "redfish-https": redfish_boot.RedfishHttpsBoot,
     "idrac-redfish-virtual-media": drac_boot.DracRedfishVirtualMediaBoot,
 }
+from ironic.common import images
+from ironic.conductor import utils as conductor_utils
+# the image's URL answers, with a file: Ironic then infers its type from instance_info
+images.is_source_a_path = lambda context, image_source: False
+
+
+class Node(SimpleNamespace):
+    def set_driver_internal_info(self, key, value):
+        self.driver_internal_info[key] = value
+
+    def set_instance_info(self, key, value):
+        self.instance_info[key] = value
+
+
 out = []
 for case in json.load(sys.stdin):
     CONF.clear_override("http_url", "deploy")
     for group, name, value in case["conf"]:
         CONF.set_override(name, value, group)
     interfaces = {"boot": case["boot"], "deploy": case["deploy"], "rescue": "agent"}
-    node = SimpleNamespace(
+    node = Node(
         uuid="1be26c0b-03f2-4d2e-ae87-c02d7f33c781", driver="redfish",
-        driver_info=case["driver_info"], instance_info=case["instance_info"],
+        driver_info=case["driver_info"], instance_info=dict(case["instance_info"]),
         properties=case["properties"], automated_clean=case["automated_clean"],
-        driver_internal_info={"is_whole_disk_image": case["whole_disk"]},
-        provision_state=case["provision_state"], get_interface=interfaces.get,
+        driver_internal_info={}, provision_state=case["provision_state"],
+        get_interface=interfaces.get,
     )
+    conductor_utils.update_image_type(None, node)  # as the validation and the deploy do
     task = SimpleNamespace(
         node=node, context=None,
         ports=[SimpleNamespace(address="52:54:00:00:00:%02x" % i) for i in range(case["ports"])],
@@ -213,7 +252,7 @@ def metalwire_answer(case: Case) -> str:
         driver_info=case.driver_info,
         instance_info=case.instance_info,
         properties=case.properties,
-        driver_internal_info={"is_whole_disk_image": case.whole_disk},
+        driver_internal_info={},
         attrs=attrs,
     )
     ports = [SimpleNamespace(address=f"52:54:00:00:00:{i:02x}") for i in range(case.ports)]

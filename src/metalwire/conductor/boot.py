@@ -21,8 +21,9 @@ can boot over UEFI HTTP, which metalwire, driving no BMC, does not.
 Both check the instance's images only when the boot interface boots the instance itself (a
 ``ramdisk`` or ``anaconda`` deploy, which boot no local disk) and no volume is booted: a
 ``boot_iso``, else the instance's ``kernel`` and ``ramdisk`` (for ``anaconda`` with its
-``image_source``; for ``ramdisk`` an ``image_source`` will do). metalwire has no image service:
-a Glance image is taken as named, its properties unchecked, and a ``boot_iso`` is not read.
+``image_source``; for ``ramdisk`` an ``image_source`` will do), unless the image is a whole disk
+one (``_boots_whole_disk``). metalwire has no image service: a Glance image is taken as named,
+its properties unchecked, and a ``boot_iso`` is not read.
 
 A rescue (the ``agent`` rescue interface) checks the boot as a deploy does, then the rescue
 ramdisk: ``driver_info/rescue_kernel`` and ``rescue_ramdisk``, else ``[conductor]
@@ -79,6 +80,8 @@ AGENT_BOOT_DEPLOYS = ("bootc", "custom-agent", "direct")
 #: The deploy interfaces that make the boot interface boot the instance (Ironic's boot
 #: option: ``kickstart`` and ``ramdisk``; any other boots the node's disk, ``local``).
 KICKSTART_DEPLOY = "anaconda"
+#: The ``instance_info/image_type`` of an image that is not a whole disk.
+PARTITION_IMAGE = "partition"
 #: The provision states in which the virtual media boot boots the rescue ramdisk.
 RESCUE_STATES = ("rescuing", "rescue wait", "rescue failed", "unrescuing", "unrescue failed")
 
@@ -276,7 +279,22 @@ def _wanted_images(node: Node, option: str) -> dict[str, Any]:
 
 
 def _boots_whole_disk(node: Node) -> bool:
-    return bool(node.driver_internal_info.get("is_whole_disk_image"))
+    """Whether the instance's image is a whole disk image, as Ironic infers it before it
+    validates: ``instance_info/image_type`` if set (anything but ``partition``); else a
+    Glance image is not (metalwire takes it as having a kernel and a ramdisk), an OCI one is,
+    and any other one is unless ``instance_info`` names a kernel or a ramdisk (Ironic infers
+    that only once the image's URL answered; metalwire reads no URL and assumes it did)."""
+    info = node.instance_info
+    image_source = info.get("image_source")
+    if not image_source:
+        return bool(node.driver_internal_info.get("is_whole_disk_image"))
+    if info.get("image_type"):
+        return bool(info["image_type"] != PARTITION_IMAGE)
+    if is_glance_image(str(image_source)):
+        return False
+    if str(image_source).startswith("oci://"):
+        return True
+    return not info.get("kernel") and not info.get("ramdisk")
 
 
 def _image_source_and_boot_iso(node: Node) -> InvalidParameterValue:
