@@ -413,3 +413,22 @@ def test_rescuing_with_the_rescue_ramdisk_is_accepted(api: Api) -> None:
     assert rescue(api).status_code == 202
     assert api.get("/v1/nodes/life").json()["provision_state"] == "rescue"
     assert api.get("/v1/nodes/life/validate").json()["rescue"] == {"result": True}
+
+
+def test_an_autodetect_deploy_boots_as_the_ramdisk_deploy_it_switches_to(api: Api) -> None:
+    # Ironic's autodetect switches to the ramdisk deploy before a deploy's checks, so the
+    # boot interface boots the instance itself, and no agent when no cleaning follows; in
+    # validate, before any switch, the boot still reads as booting the node's disk
+    node = available(
+        api,
+        driver="ipmi",
+        driver_info={"ipmi_address": "192.0.2.10"},
+        automated_clean=False,
+        instance_info={"ironic_ramdisk_deploy": True, **RAMDISK_IMAGES},
+    )
+    assert (node["deploy_interface"], node["boot_interface"]) == ("autodetect", "ipxe")
+    result = api.get("/v1/nodes/life/validate").json()
+    assert "deploy_kernel" in refused_because(result["boot"])
+
+    assert provision(api, "active").status_code == 202
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "active"

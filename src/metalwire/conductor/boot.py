@@ -34,7 +34,7 @@ rescue_kernel`` and ``rescue_ramdisk`` (virtual media: or ``driver_info/rescue_i
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, NamedTuple
 
 from metalwire.conductor.bmc import check_bmc_driver_info
 from metalwire.conductor.deploy import (
@@ -86,39 +86,54 @@ PARTITION_IMAGE = "partition"
 RESCUE_STATES = ("rescuing", "rescue wait", "rescue failed", "unrescuing", "unrescue failed")
 
 
-def check_boot(task: Task, config: Config) -> None:
+class _Boot(NamedTuple):
+    """What one check of a node's boot reads: the node, its boot interface's name, the
+    configuration and Ironic's boot option (``local``, ``ramdisk`` or ``kickstart``: whether
+    the boot interface boots the instance itself, and how)."""
+
+    node: Node
+    name: str
+    config: Config
+    option: str
+
+
+def check_boot(task: Task, config: Config, deploy_interface: str | None = None) -> None:
     """Raise MissingParameterValue or InvalidParameterValue naming what the node's boot
-    interface lacks to boot the deploy ramdisk and the instance."""
-    name = interface_name(task.node, "boot")
-    if name in NETWORK_BOOTS:
-        _check_network_boot(task, name, config)
-    elif name in VIRTUAL_MEDIA_BOOTS:
-        _check_virtual_media_boot(task, name, config)
+    interface lacks to boot the deploy ramdisk and the instance. ``deploy_interface`` is the
+    one the deploy runs with, when it is not the node's (``autodetect`` switched)."""
+    boot = _boot(task.node, config, deploy_interface)
+    if boot.name in NETWORK_BOOTS:
+        _check_network_boot(task, boot)
+    elif boot.name in VIRTUAL_MEDIA_BOOTS:
+        _check_virtual_media_boot(task, boot)
 
 
-def check_deploy_and_boot(task: Task, config: Config) -> None:
+def check_deploy_and_boot(task: Task, config: Config, switched: bool = False) -> None:
     """The deploy interface's whole ``validate``: a ramdisk deploy's boot interface can boot
     a ramdisk, then the boot interface's checks (if the deploy interface makes them), then
-    the deploy interface's own (``deploy.py``)."""
-    if checked_deploy_interface(task.node) == RAMDISK_DEPLOY:
+    the deploy interface's own (``deploy.py``). ``switched``: as a deploy checks them, once
+    ``autodetect`` switched to the interface it detects (``validate`` checks them before)."""
+    detected = checked_deploy_interface(task.node)
+    if detected == RAMDISK_DEPLOY:
         check_ramdisk_boot(task.node)
     if deploy_checks_boot(task.node, config):
-        check_boot(task, config)
+        check_boot(task, config, detected if switched else None)
     check_deploy(task)
 
 
 def check_rescue_boot(task: Task, config: Config) -> None:
-    """The boot interface's checks for a rescue: its deploy checks, then the rescue ramdisk;
+    """The boot interface's checks for a rescue of a deployed node (deployed with the
+    interface ``autodetect`` switched to): its deploy checks, then the rescue ramdisk;
     UnsupportedDriverExtension for a boot interface that cannot boot one."""
-    check_boot(task, config)
-    node = task.node
-    name = interface_name(node, "boot")
-    if name in NETWORK_BOOTS:
-        _check_agent_ramdisk(node, name, "rescue", config)
-    elif name in RESCUE_VIRTUAL_MEDIA_BOOTS:
-        _check_virtual_media_ramdisk(node, name, _virtual_media_mode(node), config)
+    detected = checked_deploy_interface(task.node)
+    check_boot(task, config, detected)
+    boot = _boot(task.node, config, detected)
+    if boot.name in NETWORK_BOOTS:
+        _check_agent_ramdisk(boot, "rescue")
+    elif boot.name in RESCUE_VIRTUAL_MEDIA_BOOTS:
+        _check_virtual_media_ramdisk(boot, _virtual_media_mode(boot.node))
     else:
-        raise UnsupportedDriverExtension(node.driver, "validate_rescue")
+        raise UnsupportedDriverExtension(boot.node.driver, "validate_rescue")
 
 
 def deploy_checks_boot(node: Node, config: Config) -> bool:
@@ -135,49 +150,56 @@ def rescue_checks_boot(node: Node, config: Config) -> bool:
     return interface_name(node, "rescue") == "agent" and config.agent.manage_agent_boot
 
 
-def _check_network_boot(task: Task, name: str, config: Config) -> None:
-    node = task.node
+def _boot(node: Node, config: Config, deploy_interface: str | None) -> _Boot:
+    deploy = deploy_interface or interface_name(node, "deploy")
+    option = {KICKSTART_DEPLOY: "kickstart", RAMDISK_DEPLOY: "ramdisk"}.get(deploy, "local")
+    return _Boot(node, interface_name(node, "boot"), config, option)
+
+
+def _check_network_boot(task: Task, boot: _Boot) -> None:
+    node = boot.node
     if not task.ports:
         raise MissingParameterValue(
-            f"Node {node.uuid}: the {name} boot interface needs a port to boot from; "
+            f"Node {node.uuid}: the {boot.name} boot interface needs a port to boot from; "
             "the node has none."
         )
-    if name in IPXE_BOOTS or _boot_option(node) == "kickstart":
-        _check_http_server(node, name, config)
+    if boot.name in IPXE_BOOTS or boot.option == "kickstart":
+        _check_http_server(boot)
     check_capabilities(node)
     info = node.instance_info
     if info.get("image_source") and info.get("boot_iso"):
         raise _image_source_and_boot_iso(node)
-    _check_agent_ramdisk(node, name, "deploy", config)
-    _check_instance_images(task)
+    _check_agent_ramdisk(boot, "deploy")
+    _check_instance_images(task, boot)
 
 
-def _check_virtual_media_boot(task: Task, name: str, config: Config) -> None:
-    node = task.node
-    _check_virtual_media_ramdisk(node, name, _virtual_media_mode(node), config)
-    _check_instance_images(task)
+def _check_virtual_media_boot(task: Task, boot: _Boot) -> None:
+    _check_virtual_media_ramdisk(boot, _virtual_media_mode(boot.node))
+    _check_instance_images(task, boot)
 
 
-def _check_http_server(node: Node, name: str, config: Config) -> None:
+def _check_http_server(boot: _Boot) -> None:
     missing = [
         f"[deploy] {option}"
         for option in ("http_url", "http_root")
-        if not getattr(config.deploy, option)
+        if not getattr(boot.config.deploy, option)
     ]
     if missing:
-        why = "the anaconda deploy" if name not in IPXE_BOOTS else f"the {name} boot interface"
+        why = (
+            f"the {boot.name} boot interface" if boot.name in IPXE_BOOTS else "the anaconda deploy"
+        )
         raise MissingParameterValue(
-            f"Node {node.uuid}: {why} needs the conductor's HTTP server, and "
+            f"Node {boot.node.uuid}: {why} needs the conductor's HTTP server, and "
             f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not set."
         )
 
 
-def _check_virtual_media_ramdisk(node: Node, name: str, mode: str, config: Config) -> None:
+def _check_virtual_media_ramdisk(boot: _Boot, mode: str) -> None:
     """An ISO (``<mode>_iso``, or its old ``redfish_<mode>_iso``) or a kernel and a ramdisk,
     then the Redfish BMC's ``driver_info``."""
-    if _needs_agent_ramdisk(node, mode, config) and not _agent_iso(node, mode):
-        _check_agent_ramdisk(node, name, mode, config, iso_instead=True)
-    check_bmc_driver_info(node, "redfish", "boot")
+    if not _agent_iso(boot.node, mode):
+        _check_agent_ramdisk(boot, mode, iso_instead=True)
+    check_bmc_driver_info(boot.node, "redfish", "boot")
 
 
 def _agent_iso(node: Node, mode: str) -> Any:
@@ -189,12 +211,11 @@ def _virtual_media_mode(node: Node) -> str:
     return "rescue" if node.provision_state in RESCUE_STATES else "deploy"
 
 
-def _check_agent_ramdisk(
-    node: Node, name: str, mode: str, config: Config, iso_instead: bool = False
-) -> None:
+def _check_agent_ramdisk(boot: _Boot, mode: str, iso_instead: bool = False) -> None:
     """The ``mode`` (``deploy`` or ``rescue``) ramdisk's kernel and ramdisk, from the node's
     ``driver_info`` (both, or neither counts) or else from ``[conductor]``."""
-    if not _needs_agent_ramdisk(node, mode, config):
+    node = boot.node
+    if not _needs_agent_ramdisk(boot, mode):
         return
     keys = (f"{mode}_kernel", f"{mode}_ramdisk")
     if all(node.driver_info.get(key) for key in keys):
@@ -205,45 +226,37 @@ def _check_agent_ramdisk(
             node.uuid,
             *keys,
         )
-    missing = [key for key in keys if not getattr(config.conductor, key)]
+    missing = [key for key in keys if not getattr(boot.config.conductor, key)]
     if missing:
         iso = f" (or driver_info/{mode}_iso)" if iso_instead else ""
         raise MissingParameterValue(
-            f"Node {node.uuid}: the {name} boot interface needs the {mode} ramdisk: "
+            f"Node {node.uuid}: the {boot.name} boot interface needs the {mode} ramdisk: "
             f"driver_info/{keys[0]} and driver_info/{keys[1]}{iso}, or [conductor] "
             f"{keys[0]} and {keys[1]}; missing: {', '.join(missing)}."
         )
 
 
-def _needs_agent_ramdisk(node: Node, mode: str, config: Config) -> bool:
+def _needs_agent_ramdisk(boot: _Boot, mode: str) -> bool:
     """A rescue and a deploy boot the agent; a ramdisk deploy only if cleaning follows it."""
-    if mode != "deploy" or _boot_option(node) != "ramdisk":
+    if mode != "deploy" or boot.option != "ramdisk":
         return True
-    automated_clean = node_db.field_value(node, "automated_clean")
+    automated_clean = node_db.field_value(boot.node, "automated_clean")
     if automated_clean is None:
-        return config.conductor.automated_clean
+        return boot.config.conductor.automated_clean
     return bool(automated_clean)
 
 
-def _boot_option(node: Node) -> str:
-    deploy = interface_name(node, "deploy")
-    if deploy == KICKSTART_DEPLOY:
-        return "kickstart"
-    return "ramdisk" if deploy == RAMDISK_DEPLOY else "local"
-
-
-def _check_instance_images(task: Task) -> None:
+def _check_instance_images(task: Task, boot: _Boot) -> None:
     """The images the boot interface boots the instance from, when it boots it itself."""
-    node = task.node
-    option = _boot_option(node)
-    if option == "local" or boots_from_volume(task):
+    node = boot.node
+    if boot.option == "local" or boots_from_volume(task):
         return
     info = node.instance_info
     if info.get("boot_iso"):
         if info.get("image_source"):
             raise _image_source_and_boot_iso(node)
         return
-    wanted = _wanted_images(node, option)
+    wanted = _wanted_images(node, boot.option)
     missing = [key for key, value in wanted.items() if not value]
     if missing:
         raise MissingParameterValue(

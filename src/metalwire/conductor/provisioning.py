@@ -361,7 +361,7 @@ def _check_deployable(conductor: Conductor, task: Task) -> None:
     interface's checks include the boot interface's (``boot.py``)."""
     try:
         hardware.check_interface(task.node, "power")
-        check_deploy_and_boot(task, conductor.config)
+        check_deploy_and_boot(task, conductor.config, switched=True)
     except Invalid as exc:
         raise InstanceDeployFailure(
             f"Failed to validate deploy or power info for node {task.node.uuid}: {exc}"
