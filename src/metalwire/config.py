@@ -21,6 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import rfc3986
+import rfc3986.exceptions
+import rfc3986.validators
+
 from metalwire import config_compat
 from metalwire.config_option import option as _opt
 from metalwire.config_switch import IronicNetworkingOptions
@@ -569,6 +573,7 @@ class DeployOptions:
         "URL of the conductor's HTTP server from which iPXE loads its scripts and images, "
         "such as http://192.0.2.3:8080 (Ironic's option). Unset, the ipxe and http-ipxe boot "
         "interfaces fail validation, and a deploy of a node using them is refused.",
+        url_schemes=("http", "https"),
     )
     http_root: str = _opt(
         "/httpboot",
@@ -773,6 +778,7 @@ def load_config(
         if value is not None:
             setattr(conf.section(section), name, value)
     _check_bounds(conf)
+    _check_urls(conf)
     return conf
 
 
@@ -905,6 +911,34 @@ def _check_bounds(conf: Config) -> None:
                     f"configuration option [{section}] {fld.name}: {value!r} is above the "
                     f"maximum {maximum}"
                 )
+
+
+def _check_urls(conf: Config) -> None:
+    """Raise Invalid for a URL option set to something that is not a URL with a host and one
+    of its schemes (as oslo.config's URI options are checked)."""
+    for section, cls in SECTIONS.items():
+        for fld in dataclasses.fields(cls):
+            schemes = fld.metadata.get("url_schemes")
+            value = getattr(conf.section(section), fld.name)
+            if schemes and value and not _is_url(value, schemes):
+                raise Invalid(
+                    f"configuration option [{section}] {fld.name}: {value!r} is not a URL "
+                    f"with a host and the scheme {' or '.join(schemes)}"
+                )
+
+
+def _is_url(value: str, schemes: tuple[str, ...]) -> bool:
+    validator = (
+        rfc3986.validators.Validator()
+        .allow_schemes(*schemes)
+        .require_presence_of("scheme", "host")
+        .check_validity_of("scheme", "userinfo", "host", "path", "query", "fragment")
+    )
+    try:
+        validator.validate(rfc3986.uri_reference(value))
+    except rfc3986.exceptions.RFC3986Exception:
+        return False
+    return True
 
 
 def reference() -> str:

@@ -230,3 +230,21 @@ def test_ironic_boot_options_are_read_and_the_other_deploy_options_ignored(
 def test_an_unknown_deploy_option_is_refused(tmp_path: Path) -> None:
     with pytest.raises(Invalid, match=r"unknown option \[deploy\] http_ur"):
         load_config(write(tmp_path, "[deploy]\nhttp_ur = http://x\n"), environ={})
+
+
+@pytest.mark.parametrize(
+    "url", ["ftp://192.0.2.3", "192.0.2.3:8080", "http://", "http:///httpboot", "HTTP://x"]
+)
+def test_an_http_url_that_is_not_an_http_url_with_a_host_is_refused(
+    tmp_path: Path, url: str
+) -> None:
+    # what oslo.config's URI option with the http and https schemes refuses in Ironic
+    with pytest.raises(Invalid, match=r"\[deploy\] http_url: .* is not a URL with a host"):
+        load_config(write(tmp_path, f"[deploy]\nhttp_url = {url}\n"), environ={})
+
+
+@pytest.mark.parametrize("url", ["", "http://192.0.2.3:8080", "https://boot.example.com/"])
+def test_an_http_url_is_taken(tmp_path: Path, url: str) -> None:
+    conf = load_config(write(tmp_path, f"[deploy]\nhttp_url = {url}\n"), environ={})
+
+    assert conf.deploy.http_url == url
