@@ -407,6 +407,18 @@ def test_rescuing_without_the_rescue_ramdisk_is_refused(api: Api) -> None:
     assert refused_because(api.get("/v1/nodes/life/validate").json()["rescue"]) in fault(resp)
 
 
+def test_the_agent_rescue_validates_once_a_rescue_set_its_password(api: Api) -> None:
+    # as Ironic's agent rescue: its validate wants the password only a rescue request sets
+    node = active_agent_rescue(api, {**AGENT_RAMDISK, **RESCUE_RAMDISK})
+
+    result = api.get("/v1/nodes/life/validate").json()["rescue"]
+
+    assert refused_because(result) == (
+        f"Node {node['uuid']}: the agent rescue interface needs "
+        "instance_info/rescue_password, which a rescue request sets."
+    )
+
+
 def test_rescuing_with_the_rescue_ramdisk_is_accepted(api: Api) -> None:
     active_agent_rescue(api, {**AGENT_RAMDISK, **RESCUE_RAMDISK})
 

@@ -1,4 +1,5 @@
-"""The boot interfaces' validation: metalwire refuses what Ironic 39's own refuse.
+"""The boot interfaces' validation (and the agent rescue's password): metalwire refuses what
+Ironic 39's own refuse.
 
 Each case goes through the boot interface's ``validate`` in Ironic's venv (for a rescue, its
 ``validate`` then its ``validate_rescue``, as Ironic's agent rescue calls them; one process for
@@ -22,6 +23,7 @@ from typing import Any, cast
 import pytest
 
 from metalwire.conductor.boot import check_boot, check_rescue_boot, deploy_checks_boot
+from metalwire.conductor.management import check_rescue_password
 from metalwire.config import load_config
 from metalwire.db.models import Node
 from metalwire.errors import Invalid
@@ -337,3 +339,46 @@ def test_the_deploy_interfaces_that_validate_the_boot_are_ironics() -> None:
 
     assert ours == ironic
     assert [True, False] in ironic.values() and [True, True] in ironic.values()
+
+
+_IRONIC_RESCUE_PASSWORD = """
+import json, logging, sys
+from types import SimpleNamespace
+logging.disable(logging.CRITICAL)
+from ironic.conf import CONF
+from ironic.drivers.modules.agent import AgentRescue
+
+CONF.set_override("manage_agent_boot", False, "agent")  # the password alone
+out = []
+for info in json.load(sys.stdin):
+    node = SimpleNamespace(uuid="u", instance_info=info)
+    network = SimpleNamespace(validate_rescue=lambda task: None)
+    task = SimpleNamespace(node=node, driver=SimpleNamespace(network=network))
+    try:
+        AgentRescue().validate(task)
+        out.append("accepted")
+    except Exception as exc:
+        out.append(type(exc).__name__)
+print(json.dumps(out))
+"""
+
+PASSWORDS: list[dict[str, Any]] = [
+    {},
+    {"rescue_password": "s3cret"},
+    {"rescue_password": ""},
+    {"rescue_password": "   "},
+    {"rescue_password": None},
+]
+
+
+def test_the_agent_rescue_wants_the_password_ironics_wants() -> None:
+    ironic = run_in_ironic(_IRONIC_RESCUE_PASSWORD, PASSWORDS)
+    ours = []
+    for info in PASSWORDS:
+        try:
+            check_rescue_password(Node(uuid="u", instance_info=info))
+            ours.append("accepted")
+        except Invalid as exc:
+            ours.append(type(exc).__name__)
+
+    assert ours == ironic

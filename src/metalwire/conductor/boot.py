@@ -82,6 +82,8 @@ AGENT_BOOT_DEPLOYS = ("bootc", "custom-agent", "direct")
 KICKSTART_DEPLOY = "anaconda"
 #: The ``instance_info/image_type`` of an image that is not a whole disk.
 PARTITION_IMAGE = "partition"
+#: The rescue interface that boots the rescue ramdisk through the boot interface.
+AGENT_RESCUE = "agent"
 #: The provision states in which the virtual media boot boots the rescue ramdisk.
 RESCUE_STATES = ("rescuing", "rescue wait", "rescue failed", "unrescuing", "unrescue failed")
 
@@ -147,7 +149,7 @@ def deploy_checks_boot(node: Node, config: Config) -> bool:
 
 def rescue_checks_boot(node: Node, config: Config) -> bool:
     """Whether the node's rescue interface validates its boot interface (``agent`` does)."""
-    return interface_name(node, "rescue") == "agent" and config.agent.manage_agent_boot
+    return interface_name(node, "rescue") == AGENT_RESCUE and config.agent.manage_agent_boot
 
 
 def _boot(node: Node, config: Config, deploy_interface: str | None) -> _Boot:

@@ -6,18 +6,27 @@ from typing import Any
 
 from metalwire.conductor import hardware
 from metalwire.conductor.boot import (
+    AGENT_RESCUE,
     check_boot,
     check_deploy_and_boot,
     check_rescue_boot,
     rescue_checks_boot,
 )
+from metalwire.conductor.hardware import interface_name
 from metalwire.conductor.power import store
 from metalwire.conductor.storage import check_storage
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
 from metalwire.db.history import HistoryEntry
-from metalwire.errors import Invalid, NetworkInterfaceInvalid, NodeConsoleNotEnabled
+from metalwire.db.models import Node
+from metalwire.errors import (
+    Invalid,
+    InvalidParameterValue,
+    MissingParameterValue,
+    NetworkInterfaceInvalid,
+    NodeConsoleNotEnabled,
+)
 from metalwire.networking.task import Task
 
 
@@ -98,5 +107,22 @@ def _check_beyond_name(conductor: Conductor, task: Task, kind: str) -> None:
         check_boot(task, config)
     elif kind == "deploy":
         check_deploy_and_boot(task, config)
-    elif kind == "rescue" and rescue_checks_boot(task.node, config):
-        check_rescue_boot(task, config)
+    elif kind == "rescue" and interface_name(task.node, "rescue") == AGENT_RESCUE:
+        if rescue_checks_boot(task.node, config):
+            check_rescue_boot(task, config)
+        check_rescue_password(task.node)
+
+
+def check_rescue_password(node: Node) -> None:
+    """The agent rescue's last check, as Ironic's validate makes it: the password a rescue
+    stores. (A rescue request stores it before its checks; until then, validate refuses.)"""
+    password = node.instance_info.get("rescue_password")
+    if password is None:
+        raise MissingParameterValue(
+            f"Node {node.uuid}: the agent rescue interface needs instance_info/rescue_password, "
+            "which a rescue request sets."
+        )
+    if not isinstance(password, str) or not password.strip():
+        raise InvalidParameterValue(
+            f"Node {node.uuid}: instance_info/rescue_password must be a non-empty string."
+        )
