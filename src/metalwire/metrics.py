@@ -77,7 +77,8 @@ DATABASE_ERRORS = Counter(
 )
 PROVISION_OPERATIONS = Counter(
     "metalwire_provision_operations",
-    "Provision verbs that ran their steps, by verb, node network interface and the state "
+    "Provision verbs that ran their steps (abort of a wait state included; a call-back "
+    "timeout is no verb and is not counted), by verb, node network interface and the state "
     "they left the node in (the target, a wait state, or the failed state).",
     ("verb", "network_interface", "state"),
 )

@@ -13,6 +13,7 @@ from metalwire.api.routes.states import DEPLOY_WAIT_ABORT
 from metalwire.api_versions import MAX_MINOR
 from metalwire.config import Config
 from tests.api.test_lifecycle import hook_events, provision
+from tests.api.test_metrics import scrape, value
 from tests.conftest import Api, fault
 from tests.support.helpers import AGENT_RAMDISK, DIRECT_IMAGE
 
@@ -120,6 +121,27 @@ def test_manual_cleaning_waits_in_clean_wait_until_aborted(api: Api) -> None:
         "flat.remove_cleaning_network done",
         "By request, the cleaning operation was aborted: clean failed",
     ]
+
+
+def test_a_requested_abort_is_counted_with_the_provision_verbs(api: Api) -> None:
+    """An abort changed the node's state and network but was missing from
+    metalwire_provision_operations_total, where every other verb is."""
+    _node(api, "direct")
+    steps = [{"interface": "deploy", "step": "erase_devices"}]
+    api.put("/v1/nodes/life/states/provision", {"target": "clean", "clean_steps": steps})
+    assert _shown(api)["provision_state"] == "clean wait"
+    labels = {"verb": "abort", "network_interface": "flat"}
+    before = scrape(api.client)
+
+    assert provision(api, "abort", version="1.13").status_code == 202
+    assert provision(api, "abort", version="1.13").status_code == 400  # no longer waiting
+
+    after = scrape(api.client)
+    name = "metalwire_provision_operations_total"
+    ended = value(after, name, state="clean failed", **labels)
+    assert ended - value(before, name, state="clean failed", **labels) == 1
+    seconds = "metalwire_provision_duration_seconds_count"
+    assert value(after, seconds, **labels) - value(before, seconds, **labels) == 1
 
 
 def test_a_clean_wait_past_clean_callback_timeout_fails(api: Api) -> None:

@@ -466,7 +466,10 @@ def abort_wait(
     conductor: Conductor, context: RequestContext, ident: str, reason: str | None = None
 ) -> None:
     """Leave a wait state of :data:`ABORTS`, undoing its network: by request, or on a
-    call-back timeout (``reason``). Raises InvalidStateRequested from any other state."""
+    call-back timeout (``reason``). Raises InvalidStateRequested from any other state.
+
+    A requested abort is counted with the provision verbs once committed; a timeout is no
+    verb anybody asked for and is not."""
     with conductor.exclusive_task(ident, context) as task:
         node = task.node
         abort = ABORTS.get(node.provision_state)
@@ -475,6 +478,8 @@ def abort_wait(
                 f'The requested action "abort" can not be performed on node {node.label} '
                 f'while it is in state "{node.provision_state}".'
             )
+        begun = time.monotonic()
+        interface = node.network_interface
         error = reason or f"By request, the {abort.operation} operation was aborted"
         started = f"abort started from {node.provision_state}" if reason is None else reason
         conductor.record_history(task, HistoryEntry("provisioning", started))
@@ -491,3 +496,5 @@ def abort_wait(
         _set_state(
             task, provision_state=abort.failed, target_provision_state=None, last_error=error
         )
+    if reason is None and conductor.config.metrics.enabled:
+        metrics.provision_ended("abort", interface, abort.failed, time.monotonic() - begun)
