@@ -41,10 +41,12 @@ REQUEST_SECONDS = Histogram(
 )
 VIF_OPERATIONS = Counter(
     "metalwire_vif_operations",
-    "VIF requests (attach, detach, list, attach_dry_run), each counted once, by node network "
-    "interface and result (success, or the error's class; requests refused for their "
-    "authorization, headers or body included): a client's retry is another request, the "
-    "server's own retries after a database conflict are not.",
+    "VIF requests (attach, detach, list, attach_dry_run; other for a method the VIF paths "
+    "do not serve), each counted once, by node network interface and result (success, or "
+    "the error's class; requests refused for their API version, method, authorization, "
+    "headers or body included), and the attach and detach a port's or portgroup's "
+    "extra/vif_port_id change asks for, by the outcome of that change: a client's retry is "
+    "another request, the server's own retries after a database conflict are not.",
     ("operation", "network_interface", "result"),
 )
 LOCK_WAIT_SECONDS = Histogram(

@@ -166,6 +166,73 @@ def test_vif_requests_refused_before_their_call_are_counted_by_outcome(
 
 
 @pytest.mark.server
+def test_vif_requests_below_1_28_and_with_an_unserved_method_are_counted(
+    server: MetalwireServer,
+) -> None:
+    """The version gate's 404 and the method's 405 on the VIF paths were answered without a
+    count: an operator saw fewer VIF requests than clients had sent."""
+    headers = {"X-OpenStack-Ironic-API-Version": LATEST}
+    with httpx.Client(base_url=server.url, headers=headers, timeout=30) as http:
+        node = http.post("/v1/nodes", json={"driver": "fake-hardware"}).json()["uuid"]
+        vifs = f"/v1/nodes/{node}/vifs"
+        old = {"X-OpenStack-Ironic-API-Version": "1.27"}
+        before = scrape(http)  # type: ignore[arg-type]
+        answers = [
+            http.get(vifs, headers=old),
+            http.post(vifs, json={"id": "v"}, headers=old),
+            http.delete(f"{vifs}/v", headers=old),
+            http.put(vifs, json={"id": "v"}),
+            http.get(f"{vifs}/v"),
+            http.delete(vifs),
+        ]
+        after = scrape(http)  # type: ignore[arg-type]
+    assert [r.status_code for r in answers] == [404] * 3 + [405] * 3, [r.text for r in answers]
+
+    def moved(operation: str, result: str) -> float:
+        return vif_count(after, operation, result) - vif_count(before, operation, result)
+
+    for operation in ("list", "attach", "detach"):
+        assert moved(operation, "RouteNotFound") == 1, operation
+    assert moved("other", "MethodNotAllowed") == 3
+
+
+@pytest.mark.server
+def test_vif_changes_through_extra_vif_port_id_are_counted_as_attach_and_detach(
+    server: MetalwireServer,
+) -> None:
+    """A port's or portgroup's extra/vif_port_id attaches and detaches VIFs through the
+    node's network interface, but was never counted as a VIF operation."""
+    headers = {"X-OpenStack-Ironic-API-Version": LATEST}
+    first, second = str(uuid.uuid4()), str(uuid.uuid4())
+    with httpx.Client(base_url=server.url, headers=headers, timeout=30) as http:
+        node = http.post("/v1/nodes", json={"driver": "fake-hardware"}).json()["uuid"]
+        interface = http.get(f"/v1/nodes/{node}").json()["network_interface"]
+        before = scrape(http)  # type: ignore[arg-type]
+        port = {"node_uuid": node, "address": mac(), "extra": {"vif_port_id": first}}
+        created = http.post("/v1/ports", json=port)
+        assert created.status_code == 201, created.text
+        path = f"/v1/ports/{created.json()['uuid']}"
+        replace = [{"op": "replace", "path": "/extra/vif_port_id", "value": second}]
+        assert http.patch(path, json=replace).status_code == 200
+        other = {"node_uuid": node, "address": mac(), "extra": {"vif_port_id": second}}
+        refused = http.post("/v1/ports", json=other)  # the VIF is on the first port
+        remove = [{"op": "remove", "path": "/extra/vif_port_id"}]
+        assert http.patch(path, json=remove).status_code == 200
+        assert http.get(f"/v1/nodes/{node}/vifs").json() == {"vifs": []}
+        after = scrape(http)  # type: ignore[arg-type]
+    assert refused.status_code == 409, refused.text
+
+    def moved(operation: str, result: str) -> float:
+        name = "metalwire_vif_operations_total"
+        labels = {"operation": operation, "network_interface": interface, "result": result}
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert moved("attach", "success") == 2  # the create, the replace
+    assert moved("detach", "success") == 2  # the replace, the remove
+    assert moved("attach", "VifAlreadyAttached") == 1
+
+
+@pytest.mark.server
 def test_each_vif_request_is_counted_once_and_a_retry_again_as_the_help_says(
     server: MetalwireServer,
 ) -> None:

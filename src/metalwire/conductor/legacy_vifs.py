@@ -3,12 +3,19 @@
 A create or update that sets, replaces or removes the key goes through the node's network
 interface as ``POST`` and ``DELETE /vifs`` do, and the attachment is recorded with
 ``source = "legacy"``. The interface may refuse; then the row change is not stored.
+
+For the VIF operation metrics such a change is a detach of the VIF the key named and an
+attach of the one it names: :func:`noting_vif_changes` collects what a create or update
+asked for, which the RPC API counts once, by the outcome of the whole change.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from metalwire.conductor.tasks import Conductor
@@ -23,6 +30,38 @@ LOG = logging.getLogger(__name__)
 
 R = TypeVar("R", Port, Portgroup)
 Attach = Callable[[Task, VifInfo], VifAttachment | None]
+
+
+@dataclass
+class LegacyVifChanges:
+    """The VIF operations (``detach``, ``attach``) a change of extra/vif_port_id asked for,
+    and the network interface of the node they were asked of; empty if it asked none."""
+
+    operations: tuple[str, ...] = ()
+    network_interface: str = "unknown"
+
+
+_NOTED: ContextVar[LegacyVifChanges | None] = ContextVar("legacy_vif_changes", default=None)
+
+
+@contextmanager
+def noting_vif_changes() -> Iterator[LegacyVifChanges]:
+    """What the create or update run inside asks of extra/vif_port_id. An attempt run again
+    after a database conflict notes its changes anew, so they are counted once."""
+    noted = LegacyVifChanges()
+    token = _NOTED.set(noted)
+    try:
+        yield noted
+    finally:
+        _NOTED.reset(token)
+
+
+def _note(network_interface: str, old: str | None, new: str | None) -> None:
+    noted = _NOTED.get()
+    if noted is not None:
+        asked = ("detach",) if old is not None else ()
+        noted.operations = asked + (("attach",) if new is not None else ())
+        noted.network_interface = network_interface
 
 
 def legacy_vif(extra: dict[str, Any] | None) -> str | None:
@@ -73,6 +112,7 @@ def store_with_legacy_vif(
     if old == new:
         with first.atomic(owner):
             return write()
+    _note(owner.node.network_interface, old, new)
     if new is not None:
         _check_legacy_vif(conductor, owner, current, old, new)
     if not conductor.network_interface(owner.node).calls_external_service():

@@ -31,6 +31,7 @@ from metalwire.conductor import (
     callback_timeouts,
     dry_run,
     inventory,
+    legacy_vifs,
     management,
     power,
     provisioning,
@@ -468,8 +469,27 @@ class LocalConductorAPI(ConductorAPI):
     def delete_node(self, context: RequestContext, node_id: str) -> None:
         self._retried(inventory.delete_node, context, node_id)
 
+    def _legacy_vifs_counted(self, operation: Callable[..., T], *args: Any) -> T:
+        """``_retried(operation, *args)``, a create or update of a port or portgroup, with
+        the VIF changes its extra/vif_port_id asked for counted as the VIF calls are."""
+        if not self._metrics:
+            return self._retried(operation, *args)
+        with legacy_vifs.noting_vif_changes() as noted:
+            try:
+                result = self._retried(operation, *args)
+            except Exception as exc:
+                self._count_legacy(noted, _outcome(exc))
+                raise
+            self._count_legacy(noted, "success")
+            return result
+
+    @staticmethod
+    def _count_legacy(noted: legacy_vifs.LegacyVifChanges, result: str) -> None:
+        for vif_operation in noted.operations:
+            metrics.vif_operation(vif_operation, noted.network_interface, result).inc()
+
     def create_port(self, context: RequestContext, values: dict[str, Any]) -> Port:
-        return self._retried(inventory.create_port, context, values)
+        return self._legacy_vifs_counted(inventory.create_port, context, values)
 
     def update_port(
         self,
@@ -478,13 +498,13 @@ class LocalConductorAPI(ConductorAPI):
         changes: dict[str, Any],
         expected: dict[str, Any] | None = None,
     ) -> Port:
-        return self._retried(inventory.update_port, context, port_id, changes, expected)
+        return self._legacy_vifs_counted(inventory.update_port, context, port_id, changes, expected)
 
     def delete_port(self, context: RequestContext, port_id: str) -> None:
         self._retried(inventory.delete_port, context, port_id)
 
     def create_portgroup(self, context: RequestContext, values: dict[str, Any]) -> Portgroup:
-        return self._retried(inventory.create_portgroup, context, values)
+        return self._legacy_vifs_counted(inventory.create_portgroup, context, values)
 
     def update_portgroup(
         self,
@@ -493,7 +513,9 @@ class LocalConductorAPI(ConductorAPI):
         changes: dict[str, Any],
         expected: dict[str, Any] | None = None,
     ) -> Portgroup:
-        return self._retried(inventory.update_portgroup, context, portgroup_id, changes, expected)
+        return self._legacy_vifs_counted(
+            inventory.update_portgroup, context, portgroup_id, changes, expected
+        )
 
     def delete_portgroup(self, context: RequestContext, portgroup_id: str) -> None:
         self._retried(inventory.delete_portgroup, context, portgroup_id)

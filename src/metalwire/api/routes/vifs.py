@@ -158,11 +158,7 @@ class VifEndpoints:
         method = scope["method"]
         state = scope["state"]
         try:
-            # As Ironic's router: the version gate first, then the method.
-            mv.require(state["api_version"], mv.VIFS)
-            allowed = ("DELETE",) if vif is not None else ("GET", "POST")
-            if method not in allowed:
-                raise MethodNotAllowed(method, allowed)
+            _check_routed(scope, method, node, vif)
             status, body = await self._answer(scope, receive, method, node, vif)
         except MetalwireError as exc:
             answer = errors.render(exc, state["request_id"], method, scope["path"])
@@ -188,6 +184,27 @@ class VifEndpoints:
             services.rpcapi.vif_refused(request.operation, node, exc)
             raise
         return await request.call(services, context)
+
+
+def _check_routed(scope: Scope, method: str, node: str, vif: str | None) -> None:
+    """As Ironic's router: the version gate (404 below 1.28), then the method (405). A
+    refusal is counted as the calls count theirs, under the operation the method and path
+    name, or ``other`` for a method the path does not serve."""
+    try:
+        mv.require(scope["state"]["api_version"], mv.VIFS)
+        allowed = ("DELETE",) if vif is not None else ("GET", "POST")
+        if method not in allowed:
+            raise MethodNotAllowed(method, allowed)
+    except MetalwireError as exc:
+        services: Services = scope["app"].state.services
+        services.rpcapi.vif_refused(_routed_operation(method, vif), node, exc)
+        raise
+
+
+def _routed_operation(method: str, vif: str | None) -> str:
+    if vif is None:
+        return {"GET": "list", "POST": "attach"}.get(method, "other")
+    return "detach" if method == "DELETE" else "other"
 
 
 class _VifRequest:
