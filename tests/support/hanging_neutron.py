@@ -21,6 +21,8 @@ class HangingNeutron:
         unanswered)."""
         self.release = threading.Event()
         self.put_seen = threading.Event()
+        # every change answered, in order: (port id, the change's body)
+        self.changes: list[tuple[str, dict[str, object]]] = []
         self.answer_on_release = answer_on_release
         outer = self
         release, put_seen = self.release, self.put_seen
@@ -74,6 +76,7 @@ class HangingNeutron:
                 ident = self.path.removeprefix("/v2.0/ports/")
                 port = {"id": ident, "network_id": "net-1", "status": "DOWN",
                         "mac_address": "fa:16:3e:00:00:01", **change}  # fmt: skip
+                outer.changes.append((ident, change))
                 self._answer({"port": port})
 
         self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)

@@ -330,7 +330,7 @@ class Conductor:
             task.attachments.remove(attachment.vif_id)
             event = (
                 f"{operation} of VIF {attachment.vif_id} was interrupted (its process "
-                "stopped); its record was removed"
+                "stopped, or lost the node's lock); its record was removed"
             )
             self.record_history(task, HistoryEntry.failed("vif", event, attachment.vif_id))
 

@@ -570,6 +570,10 @@ class NeutronPortsMixin(StoredVifMixin):
                 self.settle()
             else:
                 self.seed(task, client, port, rollback)
+            # Inside: a confirmation that cannot be stored (the node's lease was taken
+            # meanwhile, NodeLockLost) undoes Neutron's changes too. The record then stays
+            # pending, for the operation that holds the node next to drop.
+            task.attachments.confirm(vif_id)
         except Exception as exc:
             failures = rollback.run()
             if isinstance(exc, NetworkError):
@@ -577,7 +581,6 @@ class NeutronPortsMixin(StoredVifMixin):
                     f"Attaching VIF {vif_id} to {where} failed", exc, failures
                 ) from None
             raise
-        task.attachments.confirm(vif_id)
         LOG.info("VIF %s attached to %s", vif_id, where)
         return attachment
 
