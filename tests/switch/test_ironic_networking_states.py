@@ -201,3 +201,33 @@ def test_an_undeploy_while_the_deploy_waits_takes_the_port_off_the_provisioning_
 
     assert _state(http, "w")["provision_state"] == "available"
     assert switch.port_vlan("swp1") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
+
+
+def _switch_events(http: httpx.Client, node: str) -> list[str]:
+    history = http.get(f"/v1/nodes/{node}/history", params={"detail": "true"}).json()["history"]
+    return [e["event"] for e in history if e["event_type"] == "network"]
+
+
+def test_every_switch_port_change_is_in_the_node_history_the_idle_reset_too(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    """A deploy's switchport was recorded nowhere in the history, and neither was the
+    reset of the trunk to the idle network at undeploy: an operator reading the history
+    could not tell what the switch port had been set to, or when."""
+    switch = emulated_switch
+    http = http_for(switch)
+    trunk = {"mode": "trunk", "native_vlan": TENANT, "allowed_vlans": [TENANT, 210]}
+    _node(http, "t", "ramdisk", "swp1", extra={"switchport": trunk}, pxe_enabled=False)
+    assert _switch_events(http, "t") == []  # enrol, manage and provide leave the port alone
+
+    _provision(http, "t", "active")
+    _provision(http, "t", "deleted")
+
+    assert switch.port_vlan("swp1") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
+    tenant = f"trunk, native VLAN {TENANT}, VLANs {TENANT},210"
+    assert _switch_events(http, "t") == [
+        f"Switch tor-1 port swp1 set to access VLAN {PROVISIONING} (was no VLAN configuration)",
+        f"Switch tor-1 port swp1 set to access VLAN {IDLE} (was access VLAN {PROVISIONING})",
+        f"Switch tor-1 port swp1 set to {tenant} (was access VLAN {IDLE})",
+        f"Switch tor-1 port swp1 set to access VLAN {IDLE} (was {tenant})",  # the undeploy
+    ]

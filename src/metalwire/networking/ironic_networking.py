@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from metalwire.config import Config
+from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import (
     Conflict,
@@ -91,6 +92,8 @@ GENERIC_SWITCH_PACKAGE = "networking_generic_switch"
 SWITCH_EXTRA = "switch"
 #: Fields of a port whose change reconfigures (and so revalidates) its switch port.
 SWITCH_FIELDS = frozenset({"extra", "local_link_connection"})
+#: The node history's event type of a switch port change (one entry per port or bond set).
+SWITCH_EVENT = "network"
 # Ironic lets a port without local_link_connection through while LLDP may still fill it in
 _INSPECTION_STATES = frozenset({"inspecting", "inspect wait"})
 
@@ -293,8 +296,9 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         others: Sequence[Task] = (),
     ) -> None:
         """Make ``changes`` on the switches (all or nothing), then store each port's new
-        ``internal_info`` and run ``also`` in one transaction (of ``task`` and ``others``);
-        if that fails, the switch ports are put back."""
+        ``internal_info``, one history entry per change on ``task``'s node (the switch, the
+        port or bond, the VLANs set and those replaced) and run ``also`` in one transaction
+        (of ``task`` and ``others``); if that fails, the switch ports are put back."""
         if changes and self.driver_problem is not None:
             raise NetworkInterfaceInvalid(self.driver_problem)
         apply_changes(changes, self.device_factory, self.lock_dir)
@@ -302,6 +306,8 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
             with task.atomic(*others):
                 for port, info in infos:
                     task.inventory.update_port(port.uuid, {"internal_info": info})
+                for change in changes:
+                    task.history.add(HistoryEntry(SWITCH_EVENT, change.describe()))
                 if also is not None:
                     also()
         except BaseException:

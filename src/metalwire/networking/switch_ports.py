@@ -26,7 +26,7 @@ from typing import Protocol
 from metalwire.errors import NetworkError
 from metalwire.networking.bonds import Bond
 from metalwire.networking.switch_file import SwitchDefinition
-from metalwire.networking.switchport import SwitchportConfig
+from metalwire.networking.switchport import SwitchportConfig, describe_switchport
 from metalwire.redact import MASK
 
 __all__ = [
@@ -104,6 +104,20 @@ class SwitchChange:
                 for member in self.bond.members
             ]
         return [SwitchChange(self.switch, self.port_id, self.previous, self.config, self.bond)]
+
+    def describe(self) -> str:
+        """What the change set, for the node's history: the switch, the port (or the bond
+        and its members), the VLANs set and those it replaced."""
+        where = f"port {self.port_id}"
+        if self.bond is not None:
+            where = f"bond {self.bond.name} ({', '.join(self.bond.members)})"
+        left = ""
+        if self.previous_bond is not None and self.previous_bond != self.bond:
+            left = f", bond {self.previous_bond.name} taken apart"
+        return (
+            f"Switch {self.switch.name} {where} set to {describe_switchport(self.config)} "
+            f"(was {describe_switchport(self.previous)}{left})"
+        )
 
     def send(self, device: SwitchDevice) -> None:
         device.set_port(self.port_id, self.config, self.previous, self.bond, self.previous_bond)

@@ -202,6 +202,17 @@ def parse_network_value(value: str, network_type: str) -> SwitchportConfig:
     return SwitchportConfig(mode=mode, native_vlan=native, allowed_vlans=tuple(allowed))
 
 
+def describe_switchport(config: SwitchportConfig | None) -> str:
+    """A configuration as the node's history says it: ``access VLAN 100``, ``trunk, native
+    VLAN 200, VLANs 200,210``, or ``no VLAN configuration``."""
+    if config is None:
+        return "no VLAN configuration"
+    if not config.allowed_vlans:
+        return f"{config.mode} VLAN {config.native_vlan}"
+    vlans = ",".join(str(vlan) for vlan in config.allowed_vlans)
+    return f"{config.mode}, native VLAN {config.native_vlan}, VLANs {vlans}"
+
+
 def switchport_record(config: SwitchportConfig | None) -> dict[str, Any] | None:
     """What a port is set to, as metalwire records and shows it (None: no VLAN)."""
     if config is None:
