@@ -66,7 +66,7 @@ def record_states(r: Recorder) -> None:
         "states-unknown-target",
         "PUT",
         "/v1/nodes/node-5/states/provision",
-        {"target": "inspect"},
+        {"target": "adopt"},
         expect=400,
     )
     r.call(

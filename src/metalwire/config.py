@@ -308,10 +308,17 @@ class ConductorOptions:
         "option); 0 waits for ever.",
         minimum=0,
     )
+    inspect_wait_timeout: float = _opt(
+        1800.0,
+        "Seconds a node inspected by the agent inspect interface waits in 'inspect wait' for "
+        "its ramdisk before the inspection fails (Ironic's option); 0 waits for ever.",
+        minimum=0,
+    )
     check_provision_state_interval: float = _opt(
         60.0,
         "Seconds between two checks of the provision states: nodes waiting for an agent's "
-        "call-back against deploy_callback_timeout and clean_callback_timeout, and nodes an "
+        "call-back against deploy_callback_timeout, clean_callback_timeout and "
+        "inspect_wait_timeout, and nodes an "
         "interrupted operation left in a transient state (deploying, cleaning, ...) or with "
         "a power change under way, which are failed or cleared once their lock is free.",
         minimum=0.1,

@@ -23,6 +23,7 @@ from metalwire.db.models import Node, Port, Portgroup, VifAttachment
 from metalwire.errors import InvalidParameterValue, NotAcceptable
 
 TENANT_VIF_KEY = "tenant_vif_port_id"
+INSPECT_WAIT, INSPECT_WAIT_SINCE = "inspect wait", 39
 
 
 def self_link(base: str, collection: str, ident: str) -> dict[str, str]:
@@ -84,17 +85,24 @@ def check_sort_key(all_fields: tuple[Field, ...], version: mv.Version, sort_key:
         )
 
 
+def shown_provision_state(node: Node, version: mv.Version) -> str | None:
+    """The node's provision state under the names of ``version``: before 1.2 ``available``
+    was NOSTATE (null), before 1.39 ``inspect wait`` was shown as ``inspecting``."""
+    state = node.provision_state
+    if state == "available" and not version.at_least(2):
+        return None
+    if state == INSPECT_WAIT and not version.at_least(INSPECT_WAIT_SINCE):
+        return "inspecting"
+    return state
+
+
 def node_view(
     node: Node, fields: list[str], base: str, version: mv.Version, sublinks: bool = False
 ) -> dict[str, Any]:
     body: dict[str, Any] = {}
     for name in fields:
-        if (
-            name == "provision_state"
-            and node.provision_state == "available"
-            and (not version.at_least(2))
-        ):
-            body[name] = None  # before 1.2, "available" was called NOSTATE
+        if name == "provision_state":
+            body[name] = shown_provision_state(node, version)
             continue
         value = node_db.field_value(node, name, NODE_DEFAULTS.get(name))
         body[name] = as_json(secrets.shown(name, value))

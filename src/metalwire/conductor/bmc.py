@@ -63,8 +63,8 @@ class Problem(NamedTuple):
 
 def check_bmc_driver_info(node: Node, implementation: str, kind: str) -> None:
     """Raise MissingParameterValue or InvalidParameterValue naming what the ``kind``
-    (``power`` or ``management``) interface ``implementation`` refuses in ``driver_info``;
-    nothing for an implementation that drives no BMC."""
+    (``power``, ``management`` or ``inspect``) interface ``implementation`` refuses in
+    ``driver_info``; nothing for an implementation that drives no BMC."""
     if implementation not in BMC_ADDRESS:
         return
     key = BMC_ADDRESS[implementation]

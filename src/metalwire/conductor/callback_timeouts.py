@@ -1,9 +1,11 @@
 """Fails the nodes that waited too long for an agent's call-back (Ironic's periodic check).
 
-A ``direct`` deploy waits in ``wait call-back`` and a manual cleaning in ``clean wait``
-(:mod:`metalwire.conductor.provisioning`). Past ``[conductor] deploy_callback_timeout`` or
-``clean_callback_timeout`` (0: never) the wait ends as an abort does, with Ironic's
-"Timeout reached while waiting for callback for node ..." as ``last_error``.
+A ``direct`` deploy waits in ``wait call-back``, a manual cleaning in ``clean wait`` and an
+``agent`` inspection in ``inspect wait`` (:mod:`metalwire.conductor.provisioning`). Past
+``[conductor] deploy_callback_timeout``, ``clean_callback_timeout`` or
+``inspect_wait_timeout`` (0: never) the wait ends as an abort does, with Ironic's
+``last_error`` for it ("Timeout reached while waiting for callback for node ...", or for an
+inspection "Timeout reached while inspecting the node. ...").
 """
 
 from __future__ import annotations
@@ -25,7 +27,17 @@ def _timeouts(conductor: Conductor) -> dict[str, float]:
     return {
         provisioning.DEPLOY_WAIT: options.deploy_callback_timeout,
         provisioning.CLEAN_WAIT: options.clean_callback_timeout,
+        provisioning.INSPECT_WAIT: options.inspect_wait_timeout,
     }
+
+
+def _reason(state: str, uuid: str) -> str:
+    if state == provisioning.INSPECT_WAIT:
+        return (
+            "Timeout reached while inspecting the node. Please check if the ramdisk "
+            "responsible for the inspection is running on the node."
+        )
+    return f"Timeout reached while waiting for callback for node {uuid}"
 
 
 def fail_expired_waits(
@@ -40,7 +52,7 @@ def fail_expired_waits(
         with conductor.db.reading() as work:
             expired = work.nodes.in_state_before(state, now - dt.timedelta(seconds=timeout))
         for uuid in expired:
-            reason = f"Timeout reached while waiting for callback for node {uuid}"
+            reason = _reason(state, uuid)
             try:
                 provisioning.abort_wait(conductor, context, uuid, reason)
             except (InvalidStateRequested, NodeLocked, NodeNotFound) as exc:

@@ -41,7 +41,7 @@ def check_interface(node: Node, kind: str) -> None:
     name = interface_name(node, kind)
     if name.startswith("no-"):
         raise UnsupportedDriverExtension(node.driver, kind)
-    if kind in ("power", "management"):
+    if kind in ("power", "management", "inspect"):
         check_bmc_driver_info(node, name, kind)
     if kind == "power" and name == "agent":
         raise InvalidParameterValue(

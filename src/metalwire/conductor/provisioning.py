@@ -17,14 +17,19 @@ off and powered off again after them, as Ironic's deploy, tear-down and cleaning
 
 Most verbs run to completion. A node whose deploy interface is ``direct`` waits for an agent
 as Ironic's does: a deploy stops in ``wait call-back`` once its provisioning network is set
-up, a manual cleaning in ``clean wait`` once its cleaning network is. No agent comes here:
-the node stays until ``abort`` (see :data:`ABORTS`) or until ``[conductor]
-deploy_callback_timeout`` / ``clean_callback_timeout`` fail it
-(:func:`fail_expired_waits`).
+up, a manual cleaning in ``clean wait`` once its cleaning network is. An inspection by the
+``agent`` inspect interface stops in ``inspect wait`` (the ramdisk is booted the way Ironic
+boots it when it does not manage the boot: on the node's current network, no inspection
+network is added). No agent comes here: the node stays until ``abort`` (see :data:`ABORTS`)
+or until ``[conductor] deploy_callback_timeout`` / ``clean_callback_timeout`` /
+``inspect_wait_timeout`` fail it (``callback_timeouts.py``). The other inspect interfaces
+(``fake``, and ``redfish`` / ``idrac-redfish``, which have no BMC to read here) finish the
+inspection at once, reading nothing, as Ironic's ``fake`` does.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import logging
 import time
@@ -90,6 +95,9 @@ TRANSITIONS: dict[str, Transition] = {
         "error",
     ),
     "clean": Transition(frozenset({"manageable"}), "manageable", "clean failed"),
+    "inspect": Transition(
+        frozenset({"manageable", "inspect failed"}), "manageable", "inspect failed"
+    ),
     "rescue": Transition(
         frozenset({"active", "rescue", "rescue failed", "unrescue failed", "service failed"}),
         "rescue",
@@ -108,22 +116,33 @@ TRANSITIONS: dict[str, Transition] = {
 }
 #: The deploy interface whose deploy and manual cleaning wait for an agent's call-back.
 AGENT_DEPLOY = "direct"
-DEPLOY_WAIT, CLEAN_WAIT = "wait call-back", "clean wait"
+DEPLOY_WAIT, CLEAN_WAIT, INSPECT_WAIT = "wait call-back", "clean wait", "inspect wait"
+#: The inspect interface whose inspection waits for the ramdisk's inventory.
+AGENT_INSPECT = "agent"
 
 
 @dataclass(frozen=True)
 class Abort:
     """What leaving a wait state by abort or by timeout does."""
 
-    operation: str  # "deploy" or "cleaning", as the node's last_error names it
-    hook: str  # the network interface hook that undoes the wait's network
+    by_request: str  # the last_error of an abort by request
+    hook: str | None  # the network interface hook that undoes the wait's network, if any
     failed: str  # the state the node lands in
 
 
-#: The wait states ``abort`` leaves (Ironic: from ``wait call-back`` at API 1.110 only).
+#: The wait states ``abort`` leaves (Ironic: from ``wait call-back`` at API 1.110 only, from
+#: ``inspect wait`` at 1.41).
 ABORTS: dict[str, Abort] = {
-    DEPLOY_WAIT: Abort("deploy", "remove_provisioning_network", "deploy failed"),
-    CLEAN_WAIT: Abort("cleaning", "remove_cleaning_network", "clean failed"),
+    DEPLOY_WAIT: Abort(
+        "By request, the deploy operation was aborted",
+        "remove_provisioning_network",
+        "deploy failed",
+    ),
+    CLEAN_WAIT: Abort(
+        "By request, the cleaning operation was aborted", "remove_cleaning_network", "clean failed"
+    ),
+    # An inspection waiting here added no network (metalwire boots no managed inspection).
+    INSPECT_WAIT: Abort("Inspection was aborted by request.", None, "inspect failed"),
 }
 # Verbs a node in maintenance refuses (Ironic's NodeInMaintenance, 400). An undeploy is not
 # among them: the instance of a node taken out of service must still be deletable. Nor is
@@ -141,6 +160,7 @@ _TRANSIENT = {
     "rebuild": "deploying",
     "deleted": "deleting",
     "clean": "cleaning",
+    "inspect": "inspecting",
     "rescue": "rescuing",
     "unrescue": "unrescuing",
     "service": "servicing",
@@ -156,8 +176,23 @@ class ProvisionOptions:
 
 
 def _set_state(task: Task, **values: Any) -> None:
+    if "provision_state" in values:
+        values.update(_inspection_times(task.node.provision_state, values["provision_state"]))
     task.inventory.update_node({"provision_updated_at": utcnow(), **values})
     task.reload()
+
+
+def _inspection_times(before: str, after: str) -> dict[str, Any]:
+    """The inspection timestamps a move from ``before`` to ``after`` sets, as Ironic's: an
+    inspection starting clears the last finish, one ending well records its finish."""
+    now = utcnow().replace(tzinfo=dt.UTC).isoformat()
+    if after == "inspecting":
+        return {"inspection_started_at": now, "inspection_finished_at": None}
+    if before in ("inspecting", INSPECT_WAIT) and after == "manageable":
+        return {"inspection_started_at": None, "inspection_finished_at": now}
+    if before in ("inspecting", INSPECT_WAIT) and after == "inspect failed":
+        return {"inspection_started_at": None}
+    return {}
 
 
 def _run_hook(conductor: Conductor, task: Task, hook: str) -> None:
@@ -235,6 +270,10 @@ def _steps(
         return {}
     if verb == "clean":
         _clean(conductor, task, manual=True)
+        return {}
+    if verb == "inspect":
+        if hardware.interface_name(task.node, "inspect") == AGENT_INSPECT:
+            raise _Waiting(INSPECT_WAIT)
         return {}
     if verb == "service":
         # The fake service steps touch no network: the node stays on its tenant networks.
@@ -325,6 +364,11 @@ def do_provisioning_action(
             hardware.check_interface(node, "rescue")
         if verb == "rescue":
             _check_rescuable(conductor, task)
+        if verb == "inspect":
+            # As Ironic's: the power interface, then the inspect interface, each raising
+            # what its validate raises.
+            hardware.check_interface(node, "power")
+            hardware.check_interface(node, "inspect")
         source = node.provision_state
         started = f"{verb} started from {source}"
         conductor.record_history(task, HistoryEntry("provisioning", started))
@@ -480,12 +524,11 @@ def abort_wait(
             )
         begun = time.monotonic()
         interface = node.network_interface
-        error = reason or f"By request, the {abort.operation} operation was aborted"
+        error = reason or abort.by_request
         started = f"abort started from {node.provision_state}" if reason is None else reason
         conductor.record_history(task, HistoryEntry("provisioning", started))
         try:
-            with task.savepoint(), power.powered_for_network(conductor, task):
-                _run_hook(conductor, task, abort.hook)
+            _undo_wait_network(conductor, task, abort)
         except MetalwireError as exc:
             error = f"{error}; undoing its network failed: {exc}"
             conductor.record_history(task, HistoryEntry.failed("provisioning", error))
@@ -498,3 +541,10 @@ def abort_wait(
         )
     if reason is None and conductor.config.metrics.enabled:
         metrics.provision_ended("abort", interface, abort.failed, time.monotonic() - begun)
+
+
+def _undo_wait_network(conductor: Conductor, task: Task, abort: Abort) -> None:
+    if abort.hook is None:
+        return
+    with task.savepoint(), power.powered_for_network(conductor, task):
+        _run_hook(conductor, task, abort.hook)

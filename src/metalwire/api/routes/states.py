@@ -14,8 +14,8 @@ from metalwire.api.routes import authz
 from metalwire.api.routes.common import Call, JsonBody, accepted, body_target, call
 from metalwire.api.steps import DEPLOY_STEPS_SINCE, STEP_INTERFACES, check_steps
 from metalwire.api.validation import boolean
-from metalwire.api.views import as_json
-from metalwire.conductor.provisioning import DEPLOY_WAIT, ProvisionOptions
+from metalwire.api.views import as_json, shown_provision_state
+from metalwire.conductor.provisioning import DEPLOY_WAIT, INSPECT_WAIT, ProvisionOptions
 from metalwire.db import nodes as node_db
 from metalwire.errors import InvalidParameterValue, NotAcceptable
 
@@ -40,6 +40,7 @@ VERBS: dict[str, tuple[str, int]] = {
     "rebuild": ("rebuild", 1),
     "manage": ("manage", 4),
     "provide": ("provide", 4),
+    "inspect": ("inspect", 6),
     "clean": ("clean", 15),
     "rescue": ("rescue", 38),
     "unrescue": ("unrescue", 38),
@@ -51,6 +52,13 @@ VERBS: dict[str, tuple[str, int]] = {
 }
 #: Ironic's abort of a deploy waiting in ``wait call-back`` (406 below it).
 DEPLOY_WAIT_ABORT = 110
+#: Ironic's abort of an inspection waiting in ``inspect wait`` (406 below it).
+INSPECT_WAIT_ABORT = 41
+#: The wait states an abort leaves only from a version on: what waits there, and the version.
+_ABORT_SINCE = {
+    DEPLOY_WAIT: ("a deploy", DEPLOY_WAIT_ABORT),
+    INSPECT_WAIT: ("an inspection", INSPECT_WAIT_ABORT),
+}
 
 
 def provision_rules(body: Any) -> list[str]:
@@ -103,7 +111,7 @@ def get_states(request: Request, ident: str) -> dict[str, Any]:
     states: dict[str, Any] = {
         "power_state": node.power_state,
         "target_power_state": node_db.field_value(node, "target_power_state"),
-        "provision_state": node.provision_state,
+        "provision_state": shown_provision_state(node, c.version),
         "target_provision_state": node.target_provision_state,
         "provision_updated_at": as_json(node.provision_updated_at),
         "last_error": node.last_error,
@@ -187,10 +195,11 @@ def set_provision_state(request: Request, ident: str, body: JsonBody = None) -> 
 def _check_abort_version(c: Call, ident: str) -> None:
     with c.services.db.read() as session:
         state = node_db.get(session, ident).provision_state
-    if state == DEPLOY_WAIT and not c.version.at_least(DEPLOY_WAIT_ABORT):
-        raise NotAcceptable(
-            f"Aborting a deploy in '{DEPLOY_WAIT}' requires API version 1.{DEPLOY_WAIT_ABORT}."
-        )
+    if state not in _ABORT_SINCE:
+        return
+    what, since = _ABORT_SINCE[state]
+    if not c.version.at_least(since):
+        raise NotAcceptable(f"Aborting {what} in '{state}' requires API version 1.{since}.")
 
 
 def _configdrive(c: Call, verb: str, value: Any) -> str | dict[str, Any] | None:

@@ -1,0 +1,167 @@
+"""Hardware inspection (``inspect``) as Ironic 39 answers it: the ``fake`` inspect interface
+finishes at once, ``no-inspect`` refuses, ``agent`` waits in ``inspect wait`` until an abort or
+``[conductor] inspect_wait_timeout``."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from metalwire.config import Config
+from tests.api.test_lifecycle import provision
+from tests.conftest import Api, fault
+
+
+@pytest.fixture(autouse=True)
+def inspect_timeout(config: Config, request: pytest.FixtureRequest) -> None:
+    """Set before the app starts: the provision check runs every 0.1 s; an inspection
+    waits 0.3 s in the test about its timeout, an hour in the others."""
+    short = request.node.name.startswith("test_an_inspect_wait_past_inspect_wait_timeout")
+    config.conductor.inspect_wait_timeout = 0.3 if short else 3600
+    config.conductor.check_provision_state_interval = 0.1
+
+
+def _manageable(api: Api, **fields: Any) -> dict[str, Any]:
+    node = api.node(name="life", **fields)
+    assert provision(api, "manage").status_code == 202
+    return node
+
+
+def _shown(api: Api, version: str | None = None) -> dict[str, Any]:
+    return dict(api.get("/v1/nodes/life", version=version).json())
+
+
+def _events(api: Api) -> list[str]:
+    history = api.get("/v1/nodes/life/history?detail=true").json()["history"]
+    return [e["event"] for e in history]
+
+
+def test_fake_inspection_of_a_manageable_node_ends_in_manageable(api: Api) -> None:
+    _manageable(api)
+
+    resp = provision(api, "inspect")
+
+    assert resp.status_code == 202, resp.text
+    shown = _shown(api)
+    assert (shown["provision_state"], shown["target_provision_state"]) == ("manageable", None)
+    assert shown["last_error"] is None
+    assert shown["inspection_finished_at"] is not None
+    assert shown["inspection_started_at"] is None
+    assert _events(api)[-2:] == ["inspect started from manageable", "inspect done: manageable"]
+
+
+def test_inspect_is_refused_outside_manageable_and_inspect_failed(api: Api) -> None:
+    api.node(name="life")  # enroll
+
+    resp = provision(api, "inspect")
+
+    assert resp.status_code == 400, resp.text
+    assert 'The requested action "inspect" can not be performed' in fault(resp)
+    assert 'while it is in state "enroll"' in fault(resp)
+    assert _shown(api)["provision_state"] == "enroll"
+
+
+def test_inspect_needs_api_1_6(api: Api) -> None:
+    _manageable(api)
+
+    resp = provision(api, "inspect", version="1.5")
+
+    assert resp.status_code == 406, resp.text
+    assert "requires API version 1.6" in fault(resp)
+    assert _shown(api)["provision_state"] == "manageable"
+
+
+def test_no_inspect_is_refused_as_ironic_refuses_it(api: Api) -> None:
+    _manageable(api, inspect_interface="no-inspect")
+
+    resp = provision(api, "inspect")
+
+    assert resp.status_code == 400, resp.text
+    assert fault(resp) == (
+        "Driver fake-hardware does not support inspect (disabled or not implemented)."
+    )
+    shown = _shown(api)
+    assert (shown["provision_state"], shown["target_provision_state"]) == ("manageable", None)
+    assert shown["inspection_started_at"] is None
+
+
+def test_redfish_inspection_needs_the_bmc_address(api: Api) -> None:
+    _manageable(api, inspect_interface="redfish")
+
+    resp = provision(api, "inspect")
+
+    assert resp.status_code == 400, resp.text
+    assert "redfish inspect interface needs driver_info/redfish_address" in fault(resp)
+    assert _shown(api)["provision_state"] == "manageable"
+
+
+def test_a_node_in_maintenance_is_inspected_as_ironic_does(api: Api) -> None:
+    _manageable(api)
+    assert api.put("/v1/nodes/life/maintenance", {"reason": "x"}).status_code == 202
+
+    assert provision(api, "inspect").status_code == 202
+
+    assert _shown(api)["provision_state"] == "manageable"
+
+
+def test_agent_inspection_waits_in_inspect_wait_until_aborted(api: Api) -> None:
+    _manageable(api, inspect_interface="agent")
+
+    assert provision(api, "inspect").status_code == 202
+
+    shown = _shown(api)
+    assert (shown["provision_state"], shown["target_provision_state"]) == (
+        "inspect wait",
+        "manageable",
+    )
+    assert shown["inspection_started_at"] is not None
+    # before 1.39 the wait was called inspecting, as in Ironic
+    assert _shown(api, version="1.38")["provision_state"] == "inspecting"
+    states = api.get("/v1/nodes/life/states", version="1.38").json()
+    assert states["provision_state"] == "inspecting"
+    refused = provision(api, "abort", version="1.40")
+    assert refused.status_code == 406, refused.text
+    assert "requires API version 1.41" in fault(refused)
+    assert _shown(api)["provision_state"] == "inspect wait"
+
+    assert provision(api, "abort", version="1.41").status_code == 202
+
+    shown = _shown(api)
+    assert (shown["provision_state"], shown["target_provision_state"]) == (
+        "inspect failed",
+        None,
+    )
+    assert shown["last_error"] == "Inspection was aborted by request."
+    assert shown["inspection_started_at"] is None
+    assert _events(api)[-2:] == [
+        "abort started from inspect wait",
+        "Inspection was aborted by request.: inspect failed",
+    ]
+
+
+def test_inspect_failed_is_inspected_again_or_managed(api: Api) -> None:
+    _manageable(api, inspect_interface="agent")
+    assert provision(api, "inspect").status_code == 202
+    assert provision(api, "abort").status_code == 202
+
+    assert provision(api, "inspect").status_code == 202
+    assert _shown(api)["provision_state"] == "inspect wait"
+    assert provision(api, "abort").status_code == 202
+    assert provision(api, "manage").status_code == 202
+
+    assert _shown(api)["provision_state"] == "manageable"
+
+
+def test_an_inspect_wait_past_inspect_wait_timeout_fails(api: Api) -> None:
+    _manageable(api, inspect_interface="agent")
+    assert provision(api, "inspect").status_code == 202
+
+    deadline = time.monotonic() + 10
+    while _shown(api)["provision_state"] == "inspect wait" and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+    shown = _shown(api)
+    assert shown["provision_state"] == "inspect failed"
+    assert shown["last_error"].startswith("Timeout reached while inspecting the node.")
