@@ -211,6 +211,13 @@ class NodeNotFound(NotFound):
         super().__init__(f"Node {node} could not be found." if known else f"The node {_GONE}")
 
 
+class NodeInventoryNotFound(NotFound):
+    """No inspection stored an inventory for the node (metalwire's inspections read none)."""
+
+    def __init__(self, node: str) -> None:
+        super().__init__(f"Node inventory record for node {node} could not be found.")
+
+
 class PortNotFound(NotFound):
     def __init__(self, port: str) -> None:
         super().__init__(f"Port {port} could not be found.")

@@ -1,6 +1,6 @@
 """Hardware inspection (``inspect``) as Ironic 39 answers it: the ``fake`` inspect interface
 finishes at once, ``no-inspect`` refuses, ``agent`` waits in ``inspect wait`` until an abort or
-``[conductor] inspect_wait_timeout``."""
+``[conductor] inspect_wait_timeout``; and ``GET /v1/nodes/{node}/inventory``."""
 
 from __future__ import annotations
 
@@ -165,3 +165,31 @@ def test_an_inspect_wait_past_inspect_wait_timeout_fails(api: Api) -> None:
     shown = _shown(api)
     assert shown["provision_state"] == "inspect failed"
     assert shown["last_error"].startswith("Timeout reached while inspecting the node.")
+
+
+def test_inventory_of_a_node_never_inspected_is_not_found(api: Api) -> None:
+    node = _manageable(api)
+
+    resp = api.get("/v1/nodes/life/inventory")
+
+    assert resp.status_code == 404, resp.text
+    assert fault(resp) == f"Node inventory record for node {node['uuid']} could not be found."
+
+
+def test_inventory_after_a_fake_inspection_is_not_found(api: Api) -> None:
+    node = _manageable(api)
+    assert provision(api, "inspect").status_code == 202
+
+    resp = api.get("/v1/nodes/life/inventory")
+
+    assert resp.status_code == 404, resp.text
+    assert node["uuid"] in fault(resp)
+
+
+def test_inventory_needs_api_1_81_and_a_node(api: Api) -> None:
+    _manageable(api)
+
+    assert api.get("/v1/nodes/life/inventory", version="1.80").status_code == 404
+    missing = api.get("/v1/nodes/nothing-here/inventory")
+    assert missing.status_code == 404
+    assert fault(missing) == "Node nothing-here could not be found."

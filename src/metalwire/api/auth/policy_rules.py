@@ -439,6 +439,13 @@ NODE_RULES = [
         [("GET", f"{NODE}/history"), ("GET", f"{NODE}/history/{{event_ident}}")],
         ("baremetal:node:get", _ADMIN_OR_OBSERVER),
     ),
+    _rule(
+        "baremetal:node:inventory:get",
+        SYSTEM_OR_OWNER_READER,
+        "See the inventory a node's inspection stored.",
+        [("GET", f"{NODE}/inventory")],
+        ("baremetal:node:get", _ADMIN_OR_OBSERVER),
+    ),
 ]
 
 
