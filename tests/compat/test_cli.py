@@ -428,3 +428,48 @@ def test_managing_an_ipmi_node_without_its_bmc_address_fails_and_says_why(
         assert (shown["provision_state"], shown["last_error"]) == ("manageable", None)
 
     for_each_program(clis, scenario)
+
+
+def test_node_inspect_waits_for_manageable_and_an_agent_inspection_is_aborted(
+    clis: list[Cli], http: httpx.Client
+) -> None:
+    """``node inspect --wait``: fake-hardware's ``fake`` inspect interface finishes at once,
+    as in Ironic 39; an ``agent`` one waits in ``inspect wait`` until ``node abort``."""
+
+    def scenario(cli: Cli) -> None:
+        node = make_node(http)
+        cli.ok("node", "manage", "--wait", "60", node["uuid"])
+
+        cli.ok("node", "inspect", "--wait", "60", node["uuid"])
+
+        shown = cli.json("node", "show", node["uuid"])
+        assert (shown["provision_state"], shown["last_error"]) == ("manageable", None)
+        assert shown["inspection_finished_at"] is not None
+
+        cli.ok("node", "set", node["uuid"], "--inspect-interface", "agent")
+        cli.ok("node", "inspect", node["uuid"])
+        assert cli.json("node", "show", node["uuid"])["provision_state"] == "inspect wait"
+        cli.ok("node", "abort", node["uuid"])
+        shown = cli.json("node", "show", node["uuid"])
+        assert (shown["provision_state"], shown["last_error"]) == (
+            "inspect failed",
+            "Inspection was aborted by request.",
+        )
+
+    for_each_program(clis, scenario)
+
+
+def test_node_inspect_of_a_no_inspect_node_fails_and_says_why(
+    clis: list[Cli], http: httpx.Client
+) -> None:
+    def scenario(cli: Cli) -> None:
+        node = make_node(http, inspect_interface="no-inspect")
+        cli.ok("node", "manage", "--wait", "60", node["uuid"])
+
+        failed = cli.run("node", "inspect", "--wait", "60", node["uuid"])
+
+        assert failed.returncode != 0, failed.describe()
+        assert "does not support inspect" in failed.stderr, failed.describe()
+        assert cli.json("node", "show", node["uuid"])["provision_state"] == "manageable"
+
+    for_each_program(clis, scenario)

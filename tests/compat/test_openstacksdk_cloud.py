@@ -463,13 +463,30 @@ def test_wait_for_baremetal_node_lock_returns_for_an_unlocked_node(
     assert cloud.baremetal.wait_for_node_reservation(node.id, timeout=1).reservation is None
 
 
-def test_inspect_machine_is_not_served(cloud: Any, http: httpx.Client) -> None:
-    """``baremetal_inspect``: metalwire does not serve inspection, so the ``inspect`` verb is
-    a 400 naming the verbs it serves. The SDK has already moved an ``available`` node to
-    ``manageable`` and does not move it back. (Ironic 39's ``fake`` inspect interface,
-    ``fake-hardware``'s default, would inspect and return the node to ``available``.)"""
+def test_inspect_machine_inspects_an_available_node_and_provides_it_again(
+    cloud: Any, http: httpx.Client
+) -> None:
+    """``baremetal_inspect``: the cloud layer moves an ``available`` node to ``manageable``,
+    inspects it (``fake-hardware``'s ``fake`` inspect interface finishes at once, as in
+    Ironic 39) and provides it again."""
     node, _ = register(cloud)
-    with pytest.raises(exceptions.BadRequestException, match="target 'inspect'"):
+
+    cloud.inspect_machine(node.id, wait=True, timeout=WAIT)
+
+    stored = shown(http, f"/v1/nodes/{node.id}")
+    assert (stored["provision_state"], stored["last_error"]) == ("available", None)
+    assert stored["inspection_finished_at"] is not None
+    events = [e["event"] for e in shown(http, f"/v1/nodes/{node.id}/history")["history"]]
+    assert "inspect done: manageable" in events
+
+
+def test_inspect_machine_of_a_no_inspect_node_is_refused(cloud: Any, http: httpx.Client) -> None:
+    """As Ironic 39: a node whose inspect interface is ``no-inspect`` refuses with a 400 naming
+    the driver, and stays ``manageable``."""
+    node, _ = register(cloud, "manageable", inspect_interface="no-inspect")
+
+    with pytest.raises(exceptions.BadRequestException, match="does not support inspect"):
         cloud.inspect_machine(node.id, wait=True, timeout=WAIT)
+
     stored = shown(http, f"/v1/nodes/{node.id}")
     assert (stored["provision_state"], stored["last_error"]) == ("manageable", None)
