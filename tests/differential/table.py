@@ -405,6 +405,39 @@ def _network_data_checks() -> tuple[Step, ...]:
     )
 
 
+def _inspection_checks() -> tuple[Step, ...]:
+    """The inspect verb on fake-hardware: the fake inspect interface back in manageable, its
+    refusals (state, version, no-inspect, abort outside a wait) and the inventory answer."""
+    provision, no_inspect = "/v1/nodes/{n1}/states/provision", "/v1/nodes/{n2}/states/provision"
+    settled = (
+        "/v1/nodes/{n1}?fields=uuid,provision_state,target_provision_state,last_error,reservation,"
+        "inspection_finished_at,inspection_started_at"
+    )
+    return (
+        node("dt-inspect-a", "n1"),
+        node("dt-inspect-b", "n2", inspect_interface="no-inspect"),
+        Step("from enroll", "PUT", provision, {"target": "inspect"}),
+        Step("manage", "PUT", provision, {"target": "manage"}),
+        Step("after manage", "GET", settled, settle=True),
+        Step("below 1.6", "PUT", provision, {"target": "inspect"}, version="1.5"),
+        Step("inspect", "PUT", provision, {"target": "inspect"}),
+        Step("after inspect", "GET", settled, settle=True),
+        Step("abort outside a wait", "PUT", provision, {"target": "abort"}),
+        Step("inventory", "GET", "/v1/nodes/{n1}/inventory", version="1.81"),
+        Step("inventory below 1.81", "GET", "/v1/nodes/{n1}/inventory", version="1.80"),
+        Step("inventory of a missing node", "GET", "/v1/nodes/{missing}/inventory", version="1.81"),
+        Step("manage no-inspect", "PUT", no_inspect, {"target": "manage"}),
+        Step(
+            "after manage no-inspect", "GET", "/v1/nodes/{n2}?fields=uuid,reservation", settle=True
+        ),
+        Step("inspect no-inspect", "PUT", no_inspect, {"target": "inspect"}),
+        get("no-inspect kept", "/v1/nodes/{n2}?fields=provision_state,last_error"),
+        Step("provide", "PUT", provision, {"target": "provide"}),
+        Step("after provide", "GET", settled, settle=True),
+        Step("from available", "PUT", provision, {"target": "inspect"}),
+    )
+
+
 def _raid_checks() -> tuple[Step, ...]:
     """PUT /states/raid, what 'baremetal node set|unset --target-raid-config' sends."""
     raid, no_raid = "/v1/nodes/{n1}/states/raid", "/v1/nodes/{n2}/states/raid"
@@ -1341,6 +1374,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("deploy image checks", _deploy_image_checks()),
     Scenario("network data", _network_data_checks()),
     Scenario("target RAID configuration", _raid_checks()),
+    Scenario("inspection", _inspection_checks()),
     Scenario("manual cleaning steps", _clean_step_checks()),
     Scenario("deploy steps", _deploy_step_checks()),
     Scenario("list and field checks", _list_and_field_checks()),
