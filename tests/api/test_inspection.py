@@ -29,6 +29,17 @@ def _manageable(api: Api, **fields: Any) -> dict[str, Any]:
     return node
 
 
+def _agent_node(api: Api) -> dict[str, Any]:
+    """A node an agent inspection can boot: a PXE boot interface, a port, nothing to set up
+    on the network (noop)."""
+    node = api.node(
+        name="life", inspect_interface="agent", boot_interface="ipxe", network_interface="noop"
+    )
+    api.port(node, "52:54:00:30:00:01")
+    assert provision(api, "manage").status_code == 202
+    return node
+
+
 def _shown(api: Api, version: str | None = None) -> dict[str, Any]:
     return dict(api.get("/v1/nodes/life", version=version).json())
 
@@ -107,7 +118,7 @@ def test_a_node_in_maintenance_is_inspected_as_ironic_does(api: Api) -> None:
 
 
 def test_agent_inspection_waits_in_inspect_wait_until_aborted(api: Api) -> None:
-    _manageable(api, inspect_interface="agent")
+    _agent_node(api)
 
     assert provision(api, "inspect").status_code == 202
 
@@ -141,8 +152,52 @@ def test_agent_inspection_waits_in_inspect_wait_until_aborted(api: Api) -> None:
     ]
 
 
+def test_agent_inspection_needs_a_boot_interface_that_boots_its_ramdisk(api: Api) -> None:
+    """As Ironic 39 with its default [inspector] require_managed_boot."""
+    _manageable(api, inspect_interface="agent", boot_interface="fake", network_interface="noop")
+
+    resp = provision(api, "inspect")
+
+    assert resp.status_code == 400, resp.text
+    assert fault(resp) == (
+        "Driver fake-hardware does not support validate_inspection (disabled or not implemented)."
+    )
+    assert _shown(api)["provision_state"] == "manageable"
+
+
+def test_agent_inspection_over_pxe_needs_a_port(api: Api) -> None:
+    node = _manageable(
+        api, inspect_interface="agent", boot_interface="ipxe", network_interface="noop"
+    )
+
+    resp = provision(api, "inspect")
+
+    assert resp.status_code == 400, resp.text
+    assert fault(resp) == (
+        "Insufficient information provided for managed inspection: Node "
+        f"{node['uuid']} does not have any port associated with it"
+    )
+    assert _shown(api)["provision_state"] == "manageable"
+
+
+def test_agent_inspection_is_refused_where_an_inspection_network_is_needed(api: Api) -> None:
+    """metalwire sets up no inspection network: a flat node's agent inspection is refused
+    with the reason, before anything changes."""
+    node = _manageable(api, inspect_interface="agent", boot_interface="ipxe")
+    api.port(node, "52:54:00:30:00:02")
+
+    resp = provision(api, "inspect")
+
+    assert resp.status_code == 400, resp.text
+    assert "needs an inspection network, which metalwire does not set up on the flat" in (
+        fault(resp)
+    )
+    shown = _shown(api)
+    assert (shown["provision_state"], shown["last_error"]) == ("manageable", None)
+
+
 def test_inspect_failed_is_inspected_again_or_managed(api: Api) -> None:
-    _manageable(api, inspect_interface="agent")
+    _agent_node(api)
     assert provision(api, "inspect").status_code == 202
     assert provision(api, "abort").status_code == 202
 
@@ -155,7 +210,7 @@ def test_inspect_failed_is_inspected_again_or_managed(api: Api) -> None:
 
 
 def test_an_inspect_wait_past_inspect_wait_timeout_fails(api: Api) -> None:
-    _manageable(api, inspect_interface="agent")
+    _agent_node(api)
     assert provision(api, "inspect").status_code == 202
 
     deadline = time.monotonic() + 10

@@ -434,7 +434,8 @@ def test_node_inspect_waits_for_manageable_and_an_agent_inspection_is_aborted(
     clis: list[Cli], http: httpx.Client
 ) -> None:
     """``node inspect --wait``: fake-hardware's ``fake`` inspect interface finishes at once,
-    as in Ironic 39; an ``agent`` one waits in ``inspect wait`` until ``node abort``."""
+    as in Ironic 39; an ``agent`` one (on a PXE boot interface and the noop network
+    interface) waits in ``inspect wait`` until ``node abort``."""
 
     def scenario(cli: Cli) -> None:
         node = make_node(http)
@@ -446,7 +447,11 @@ def test_node_inspect_waits_for_manageable_and_an_agent_inspection_is_aborted(
         assert (shown["provision_state"], shown["last_error"]) == ("manageable", None)
         assert shown["inspection_finished_at"] is not None
 
-        cli.ok("node", "set", node["uuid"], "--inspect-interface", "agent")
+        # an agent inspection boots its ramdisk from a port, with nothing to set up on the
+        # network (metalwire sets up no inspection network)
+        make_port(http, node)
+        agent = ("--inspect-interface", "agent", "--boot-interface", "ipxe")
+        cli.ok("node", "set", node["uuid"], *agent, "--network-interface", "noop")
         cli.ok("node", "inspect", node["uuid"])
         assert cli.json("node", "show", node["uuid"])["provision_state"] == "inspect wait"
         cli.ok("node", "abort", node["uuid"])

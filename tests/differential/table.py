@@ -438,6 +438,22 @@ def _inspection_checks() -> tuple[Step, ...]:
     )
 
 
+def _agent_inspection_checks() -> tuple[Step, ...]:
+    """An agent inspection on fake-hardware's fake boot interface: refused before anything
+    changes, as Ironic's default [inspector] require_managed_boot refuses a boot interface
+    that cannot boot the inspection ramdisk."""
+    provision = "/v1/nodes/{n1}/states/provision"
+    state = "/v1/nodes/{n1}?fields=uuid,provision_state,target_provision_state,reservation"
+    return (
+        node("dt-agent-inspect", "n1", inspect_interface="agent"),
+        Step("manage", "PUT", provision, {"target": "manage"}),
+        Step("after manage", "GET", state, settle=True),
+        Step("inspect", "PUT", provision, {"target": "inspect"}),
+        Step("after inspect", "GET", f"{state},last_error", settle=True),
+        Step("abort", "PUT", provision, {"target": "abort"}, version="1.41"),
+    )
+
+
 def _raid_checks() -> tuple[Step, ...]:
     """PUT /states/raid, what 'baremetal node set|unset --target-raid-config' sends."""
     raid, no_raid = "/v1/nodes/{n1}/states/raid", "/v1/nodes/{n2}/states/raid"
@@ -1375,6 +1391,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("network data", _network_data_checks()),
     Scenario("target RAID configuration", _raid_checks()),
     Scenario("inspection", _inspection_checks()),
+    Scenario("agent inspection", _agent_inspection_checks()),
     Scenario("manual cleaning steps", _clean_step_checks()),
     Scenario("deploy steps", _deploy_step_checks()),
     Scenario("list and field checks", _list_and_field_checks()),

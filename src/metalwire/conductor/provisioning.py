@@ -18,9 +18,10 @@ off and powered off again after them, as Ironic's deploy, tear-down and cleaning
 Most verbs run to completion. A node whose deploy interface is ``direct`` waits for an agent
 as Ironic's does: a deploy stops in ``wait call-back`` once its provisioning network is set
 up, a manual cleaning in ``clean wait`` once its cleaning network is. An inspection by the
-``agent`` inspect interface stops in ``inspect wait`` (the ramdisk is booted the way Ironic
-boots it when it does not manage the boot: on the node's current network, no inspection
-network is added). No agent comes here: the node stays until ``abort`` (see :data:`ABORTS`)
+``agent`` inspect interface stops in ``inspect wait``; as Ironic's default (``[inspector]
+require_managed_boot``) it needs a boot interface that can boot the inspection ramdisk, and a
+network interface that can put the node on its inspection network: metalwire sets up none,
+so only ``noop`` takes it. No agent comes here: the node stays until ``abort`` (see :data:`ABORTS`)
 or until ``[conductor] deploy_callback_timeout`` / ``clean_callback_timeout`` /
 ``inspect_wait_timeout`` fail it (``callback_timeouts.py``). The other inspect interfaces
 (``fake``, and ``redfish`` / ``idrac-redfish``, which have no BMC to read here) finish the
@@ -365,10 +366,7 @@ def do_provisioning_action(
         if verb == "rescue":
             _check_rescuable(conductor, task)
         if verb == "inspect":
-            # As Ironic's: the power interface, then the inspect interface, each raising
-            # what its validate raises.
-            hardware.check_interface(node, "power")
-            hardware.check_interface(node, "inspect")
+            _check_inspectable(conductor, task)
         source = node.provision_state
         started = f"{verb} started from {source}"
         conductor.record_history(task, HistoryEntry("provisioning", started))
@@ -396,6 +394,17 @@ def _verify_power(task: Task) -> None:
         raise InvalidParameterValue(
             f"Failed to validate power driver interface for node {task.node.uuid}: {exc}"
         ) from None
+
+
+def _check_inspectable(conductor: Conductor, task: Task) -> None:
+    """As Ironic's: the power interface, then the inspect interface, each raising what its
+    validate raises; an ``agent`` inspection also needs the boot and network interfaces to
+    manage the ramdisk's boot (Ironic's default ``[inspector] require_managed_boot``)."""
+    hardware.check_interface(task.node, "power")
+    hardware.check_interface(task.node, "inspect")
+    if hardware.interface_name(task.node, "inspect") == AGENT_INSPECT:
+        hardware.check_inspection_boot(task.node, len(task.ports))
+        conductor.network_interface(task.node).validate_inspection(task)
 
 
 def _check_deployable(conductor: Conductor, task: Task) -> None:

@@ -94,6 +94,22 @@ class NetworkInterface(abc.ABC):
         """
         return True
 
+    def validate_inspection(self, task: Task) -> None:
+        """Check the node can be put on an inspection network for an in-band inspection
+        (the ``agent`` inspect interface); raise InvalidParameterValue if not.
+
+        metalwire adds no inspection network: by default the inspection is refused, and an
+        interface with nothing to set up (``noop``) takes it. Ironic's ``flat``, ``neutron``
+        and ``ironic-networking`` would add the network ``[neutron] inspection_network`` or
+        ``[ironic_networking] inspection_network`` names.
+        """
+        raise InvalidParameterValue(
+            f"Node {task.node.uuid}: in-band inspection (the agent inspect interface) needs "
+            f"an inspection network, which metalwire does not set up on the {self.name} "
+            "network interface; inspect with the noop network interface or the fake inspect "
+            "interface."
+        )
+
     def need_power_on(self, task: Task) -> bool:
         """Whether the node must be powered on while its network is set up or taken down
         (deploy, undeploy, cleaning): the conductor then powers it on around those steps and

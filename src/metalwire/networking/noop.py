@@ -16,6 +16,9 @@ class NoopNetwork(NetworkInterface):
     def validate(self, task: Task) -> None:
         return None
 
+    def validate_inspection(self, task: Task) -> None:
+        return None  # no inspection network to set up: Ironic's noop takes it too
+
     def vif_list(self, task: Task) -> list[dict[str, str]]:
         return []
 
