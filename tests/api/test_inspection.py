@@ -128,6 +128,7 @@ def test_agent_inspection_waits_in_inspect_wait_until_aborted(api: Api) -> None:
         "manageable",
     )
     assert shown["inspection_started_at"] is not None
+    assert shown["power_state"] == "power on"  # booted into the inspection ramdisk
     # before 1.39 the wait was called inspecting, as in Ironic
     assert _shown(api, version="1.38")["provision_state"] == "inspecting"
     states = api.get("/v1/nodes/life/states", version="1.38").json()
@@ -146,6 +147,7 @@ def test_agent_inspection_waits_in_inspect_wait_until_aborted(api: Api) -> None:
     )
     assert shown["last_error"] == "Inspection was aborted by request."
     assert shown["inspection_started_at"] is None
+    assert shown["power_state"] == "power off"
     assert _events(api)[-2:] == [
         "abort started from inspect wait",
         "Inspection was aborted by request.: inspect failed",
@@ -196,6 +198,19 @@ def test_agent_inspection_is_refused_where_an_inspection_network_is_needed(api: 
     assert (shown["provision_state"], shown["last_error"]) == ("manageable", None)
 
 
+def test_an_aborted_inspection_leaves_a_node_that_may_not_be_powered_off_on(api: Api) -> None:
+    """As Ironic: with disable_power_off the ramdisk is left by a reboot, not a power off."""
+    _agent_node(api)
+    keep_on = [{"op": "replace", "path": "/disable_power_off", "value": True}]
+    assert api.patch("/v1/nodes/life", keep_on).status_code == 200
+    assert provision(api, "inspect").status_code == 202
+
+    assert provision(api, "abort").status_code == 202
+
+    shown = _shown(api)
+    assert (shown["provision_state"], shown["power_state"]) == ("inspect failed", "power on")
+
+
 def test_inspect_failed_is_inspected_again_or_managed(api: Api) -> None:
     _agent_node(api)
     assert provision(api, "inspect").status_code == 202
@@ -220,6 +235,7 @@ def test_an_inspect_wait_past_inspect_wait_timeout_fails(api: Api) -> None:
     shown = _shown(api)
     assert shown["provision_state"] == "inspect failed"
     assert shown["last_error"].startswith("Timeout reached while inspecting the node.")
+    assert shown["power_state"] == "power off"
 
 
 def test_inventory_of_a_node_never_inspected_is_not_found(api: Api) -> None:

@@ -129,6 +129,7 @@ class Abort:
     by_request: str  # the last_error of an abort by request
     hook: str | None  # the network interface hook that undoes the wait's network, if any
     failed: str  # the state the node lands in
+    powers_off: bool = False  # whether the node is powered off (its ramdisk shut down)
 
 
 #: The wait states ``abort`` leaves (Ironic: from ``wait call-back`` at API 1.110 only, from
@@ -143,7 +144,9 @@ ABORTS: dict[str, Abort] = {
         "By request, the cleaning operation was aborted", "remove_cleaning_network", "clean failed"
     ),
     # An inspection waiting here added no network (metalwire boots no managed inspection).
-    INSPECT_WAIT: Abort("Inspection was aborted by request.", None, "inspect failed"),
+    INSPECT_WAIT: Abort(
+        "Inspection was aborted by request.", None, "inspect failed", powers_off=True
+    ),
 }
 # Verbs a node in maintenance refuses (Ironic's NodeInMaintenance, 400). An undeploy is not
 # among them: the instance of a node taken out of service must still be deletable. Nor is
@@ -204,11 +207,13 @@ def _run_hook(conductor: Conductor, task: Task, hook: str) -> None:
 
 
 class _Waiting(Exception):
-    """The verb's steps stopped in a wait state, ``state``: the node stays there."""
+    """The verb's steps stopped in a wait state, ``state``: the node stays there, with the
+    field ``values`` the wait sets."""
 
-    def __init__(self, state: str) -> None:
+    def __init__(self, state: str, values: dict[str, Any] | None = None) -> None:
         super().__init__(state)
         self.state = state
+        self.values = values or {}
 
 
 class _FailedAfterwards(Exception):
@@ -274,7 +279,8 @@ def _steps(
         return {}
     if verb == "inspect":
         if hardware.interface_name(task.node, "inspect") == AGENT_INSPECT:
-            raise _Waiting(INSPECT_WAIT)
+            # the node is booted into the inspection ramdisk
+            raise _Waiting(INSPECT_WAIT, {"power_state": hardware.POWER_ON})
         return {}
     if verb == "service":
         # The fake service steps touch no network: the node stays on its tenant networks.
@@ -447,14 +453,14 @@ def _run_steps(
     """The verb's steps from the state ``source``, after its transient state was set; the
     state they leave the node in: its target, a wait state, or its failed state with
     ``last_error``."""
-    waiting: str | None = None
+    waiting: _Waiting | None = None
     failed_afterwards: _FailedAfterwards | None = None
     try:
         with task.savepoint():
             try:
                 final = _steps(conductor, task, verb, options, source)
             except _Waiting as wait:  # the steps so far are kept
-                waiting = wait.state
+                waiting = wait
             except _FailedAfterwards as failure:  # so are the steps before it
                 failed_afterwards = failure
     except NodeLockLost:
@@ -475,9 +481,10 @@ def _run_steps(
     if failed_afterwards is not None:
         return _failed(conductor, task, verb, failed_afterwards.state, failed_afterwards.error)
     if waiting is not None:
-        _set_state(task, provision_state=waiting)
-        conductor.record_history(task, HistoryEntry("provisioning", f"{verb} waits in {waiting}"))
-        return waiting
+        _set_state(task, provision_state=waiting.state, **waiting.values)
+        event = f"{verb} waits in {waiting.state}"
+        conductor.record_history(task, HistoryEntry("provisioning", event))
+        return waiting.state
     _set_state(task, provision_state=transition.target, target_provision_state=None, **final)
     conductor.record_history(
         task, HistoryEntry("provisioning", f"{verb} done: {transition.target}")
@@ -546,7 +553,11 @@ def abort_wait(
                 task, HistoryEntry.failed("provisioning", f"{error}: {abort.failed}")
             )
         _set_state(
-            task, provision_state=abort.failed, target_provision_state=None, last_error=error
+            task,
+            provision_state=abort.failed,
+            target_provision_state=None,
+            last_error=error,
+            **_power_after_abort(task, abort),
         )
     if reason is None and conductor.config.metrics.enabled:
         metrics.provision_ended("abort", interface, abort.failed, time.monotonic() - begun)
@@ -557,3 +568,11 @@ def _undo_wait_network(conductor: Conductor, task: Task, abort: Abort) -> None:
         return
     with task.savepoint(), power.powered_for_network(conductor, task):
         _run_hook(conductor, task, abort.hook)
+
+
+def _power_after_abort(task: Task, abort: Abort) -> dict[str, Any]:
+    """As Ironic's end of an inspection: the node is powered off, or rebooted (left on) if
+    its ``disable_power_off`` is set."""
+    if not abort.powers_off or node_db.field_value(task.node, "disable_power_off"):
+        return {}
+    return {"power_state": hardware.POWER_OFF}
