@@ -56,6 +56,19 @@ def test_a_savepoint_undoes_its_block_only(db: Database) -> None:
     assert _names(db) == ["worked", "b"]
 
 
+def test_a_savepoint_keeps_the_writes_of_a_block_that_ends_well(db: Database) -> None:
+    """Writes through the repositories' sessions inside a savepoint are the transaction's,
+    as outside one (a provision verb's steps run in one)."""
+    with db.writing() as work:
+        node = work.nodes.create(NODE)
+        with work.savepoint():
+            work.nodes.update(node.id, {"extra": {"set": "in the savepoint"}})
+            work.nodes.create({**NODE, "uuid": "44444444-0000-4000-8000-000000000005", "name": "b"})
+    with db.reading() as work:
+        assert work.nodes.get(node.uuid).extra == {"set": "in the savepoint"}
+    assert _names(db) == ["worked", "b"]
+
+
 def test_repositories_raise_the_catalogs_errors(db: Database) -> None:
     with db.reading() as work, pytest.raises(NodeNotFound, match="no-such-node"):
         work.nodes.get("no-such-node")

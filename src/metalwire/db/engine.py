@@ -390,7 +390,13 @@ class Database:
         # No autoflush: the repositories flush where a later statement must see a change,
         # which spares a flush check before every query.
         self._reader = sessionmaker(bind=self.read_engine, expire_on_commit=False, autoflush=False)
-        self._joining = sessionmaker(expire_on_commit=False, autoflush=False)
+        # A session joining a connection's transaction never ends it and, inside a savepoint
+        # (``Work.savepoint``), writes into that savepoint: SQLAlchemy's default would give
+        # the session a savepoint of its own and roll it back when the session closes
+        # uncommitted, losing the writes made there.
+        self._joining = sessionmaker(
+            expire_on_commit=False, autoflush=False, join_transaction_mode="rollback_only"
+        )
         # SQLite admits one writer at a time; threads of this process queue here, on a lock
         # that wakes the next at once, instead of in SQLite's busy handler, which sleeps.
         self._write_turn = threading.Lock() if self.is_sqlite else None
