@@ -118,6 +118,7 @@ _TABLES_CHILD_FIRST = (
     "ports",
     "portgroups",
     "nodes",
+    "chassis",
 )
 
 

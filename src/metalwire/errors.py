@@ -103,6 +103,23 @@ class VifNotAttached(Invalid):
     """Detach of a VIF the node does not have."""
 
 
+class UnknownChassis(Invalid):
+    """A node's ``chassis_uuid`` names no chassis: a bad value of the node (400), in
+    Ironic's words for a chassis that does not exist."""
+
+    def __init__(self, chassis: str) -> None:
+        super().__init__(f"Chassis {chassis} could not be found.")
+
+
+class ChassisNotEmpty(Invalid):
+    """A chassis nodes are still in cannot be deleted (Ironic's 400)."""
+
+    def __init__(self, chassis: str) -> None:
+        super().__init__(
+            f"Cannot complete the requested action because chassis {chassis} contains nodes."
+        )
+
+
 class InvalidStateRequested(Invalid):
     """A provision verb that the node's state does not allow."""
 
@@ -183,7 +200,7 @@ _GONE = "could not be found: it was deleted while the request ran."
 
 
 class ChassisNotFound(NotFound):
-    """No node records the chassis (metalwire keeps no chassis objects of its own)."""
+    """No chassis has this UUID."""
 
     def __init__(self, chassis: str) -> None:
         super().__init__(f"Chassis {chassis} could not be found.")

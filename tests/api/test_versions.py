@@ -37,6 +37,10 @@ def test_v1_root_has_version_and_resource_links(api: Api) -> None:
     body = api.get("/v1/").json()
     assert body["version"]["version"] == LATEST
     assert body["nodes"][0]["href"] == "http://testserver/v1/nodes/"
+    assert body["chassis"] == [
+        {"href": "http://testserver/v1/chassis/", "rel": "self"},
+        {"href": "http://testserver/chassis/", "rel": "bookmark"},
+    ]
     assert "portgroups" in body
     assert "portgroups" not in api.get("/v1/", version="1.22").json()
 

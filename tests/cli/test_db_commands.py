@@ -81,6 +81,7 @@ def test_check_names_each_row_that_breaks_a_rule(tmp_path: Path) -> None:
     engine = create_engine(url)
     with Session(engine) as session:
         a, b = _node(session, "a"), _node(session, "b")
+        b.attrs = {"chassis_uuid": "5a4b8e3c-1d2f-4a6b-9c8d-7e6f5a4b3c2d"}
         bond = Portgroup(uuid=str(uuid.uuid4()), node_id=b.id, address="52:54:00:00:00:0b")
         session.add(bond)
         session.flush()
@@ -96,11 +97,11 @@ def test_check_names_each_row_that_breaks_a_rule(tmp_path: Path) -> None:
         session.flush()
         session.add(VifAttachment(vif_id="vif-x", node_id=b.id, port_id=shouting.id))
         session.commit()
-        ids = (crossed.uuid, shouting.uuid, orphan.uuid, bond.uuid)
+        ids = (crossed.uuid, shouting.uuid, orphan.uuid, bond.uuid, b.uuid)
     engine.dispose()
 
     checked = db("check", url=url)
-    crossed_id, shouting_id, orphan_id, bond_id = ids
+    crossed_id, shouting_id, orphan_id, bond_id, node_b = ids
     assert checked.code == 1
     assert sorted(checked.stdout.splitlines()) == sorted(
         [
@@ -109,9 +110,11 @@ def test_check_names_each_row_that_breaks_a_rule(tmp_path: Path) -> None:
             "MAC address",
             f"problem: port {orphan_id}: its node (id 999) does not exist",
             f"problem: VIF vif-x: its port {shouting_id} is on another node",
+            f"problem: node {node_b}: its chassis 5a4b8e3c-1d2f-4a6b-9c8d-7e6f5a4b3c2d does "
+            "not exist",
         ]
     )
-    assert checked.stderr == f"4 problem(s) on {url}\n"
+    assert checked.stderr == f"5 problem(s) on {url}\n"
 
 
 @pytest.mark.parametrize("name", ["postgresql", "mariadb"])

@@ -43,7 +43,7 @@ def _defaults_to_true(url: str) -> None:
         with db.engine.begin() as conn:
             conn.exec_driver_sql(_NODE)
             conn.exec_driver_sql(_PORT.format(id=1))
-        migrations.upgrade(db.engine, "head")
+        migrations.upgrade(db.engine, "0010")
         assert migrations.current_revision(db.engine) == "0010"
         with db.engine.begin() as conn:
             conn.exec_driver_sql(_PORT.format(id=2))

@@ -31,7 +31,7 @@ class Allowed:
         return fnmatchcase(difference.where, self.where)
 
 
-NOT_SERVED = "metalwire serves nodes, ports, portgroups and VIFs only (docs/api-ref/index.md)"
+NOT_SERVED = "not served by metalwire (docs/api-ref/index.md)"
 # the versions above 1.78 the tier runs at
 NEWER = ("1.107", "1.115")
 
@@ -40,7 +40,6 @@ ALLOWED: tuple[Allowed, ...] = (
         Allowed(("root and versions",), f"v1: body.{resource}", NOT_SERVED)
         for resource in (
             "allocations",
-            "chassis",
             "conductors",
             "deploy_templates",
             "drivers",
@@ -98,13 +97,6 @@ ALLOWED: tuple[Allowed, ...] = (
         "Ironic 39 answers ?fields=links (or ports, states, portgroups, volume) on a node list "
         "with a 500 (AttributeError), and a show with a 400; metalwire answers both with a 400 "
         "naming the valid fields: the links are not fields, and come with every field chosen",
-    ),
-    Allowed(
-        ("list and field checks",),
-        "unknown chassis*: status",
-        "Ironic 39 refuses a chassis_uuid naming no chassis (400); metalwire keeps no chassis "
-        "objects (docs/api-ref/index.md), so a node records the chassis_uuid it is given, which "
-        "the node list's chassis_uuid filter reads",
     ),
     Allowed(
         ("manual cleaning steps",),

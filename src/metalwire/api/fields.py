@@ -208,8 +208,7 @@ FAULTS = ("power failure", "clean failure", "rescue abort failure", "service fai
 
 NODE_FILTERS: tuple[Filter, ...] = (
     Filter("instance_uuid", 1, doc="The node with this instance."),
-    # metalwire keeps no chassis objects: a node records its chassis_uuid, which this reads.
-    Filter("chassis_uuid", 1, doc="Nodes recording this chassis UUID."),
+    Filter("chassis_uuid", 1, doc="The nodes in this chassis."),
     Filter("maintenance", 1, "bool", "Nodes in (or out of) maintenance."),
     Filter("associated", 1, "bool", "Nodes with (or without) an instance."),
     Filter("provision_state", 9, doc="Nodes in this provision state.", refusal=_PLAIN_REFUSAL),
@@ -330,6 +329,16 @@ NODE_SUBLINKS: tuple[tuple[str, int], ...] = (
     ("portgroups", mv.PORTGROUP_SUBCONTROLLERS),
     ("volume", VOLUME),
 )
+
+# Chassis: served at every version, as Ironic's.
+CHASSIS_FIELDS: tuple[Field, ...] = (
+    Field("uuid", 1, CO, "str"),
+    Field("description", 1, W, "str"),
+    Field("extra", 1, W, "dict"),
+    Field("created_at", 1, RO),
+    Field("updated_at", 1, RO),
+)
+CHASSIS_LIST_FIELDS = ("uuid", "description")
 
 VOLUME_CONNECTOR_FIELDS: tuple[Field, ...] = (
     Field("uuid", VOLUME, CO, "str"),

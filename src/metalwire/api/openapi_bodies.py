@@ -57,6 +57,14 @@ NODE_LINKS: Schema = {
     "ListHistory": {"operationId": "listNodeHistory", "parameters": _BY_NODE_UUID},
 }
 PORT_LINKS: Schema = _object_links("Port", "uuid")
+CHASSIS_LINKS: Schema = {
+    **_object_links("Chassis", "ident"),
+    "ListChassisNodes": {"operationId": "listChassisNodes", "parameters": _BY_NODE_UUID},
+    "CreateNodeInChassis": {
+        "operationId": "createNode",
+        "requestBody": {"chassis_uuid": "$response.body#/uuid"},
+    },
+}
 PORTGROUP_LINKS: Schema = {
     **_object_links("Portgroup", "ident"),
     "CreatePortInPortgroup": {
@@ -218,7 +226,7 @@ DISCOVERY: Schema = {
 V1: Schema = {
     "type": "object",
     "properties": {"id": {"const": "v1"}, "version": s.ref("schemas", "Version")},
-    "required": ["id", "links", "media_types", "nodes", "ports", "version"],
+    "required": ["id", "links", "media_types", "chassis", "nodes", "ports", "version"],
 }
 
 _RESULT: Schema = {

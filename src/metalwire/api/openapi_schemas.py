@@ -13,6 +13,7 @@ from sqlalchemy import FromClause, String
 
 from metalwire.api import microversion as mv
 from metalwire.api.fields import (
+    CHASSIS_FIELDS,
     NODE_FIELDS,
     NODE_SUBLINKS,
     PORT_FIELDS,
@@ -22,7 +23,7 @@ from metalwire.api.fields import (
 )
 from metalwire.api.validation import LINK_NETWORK_TYPES
 from metalwire.config import DefaultOptions
-from metalwire.db.models import Node, Port, Portgroup
+from metalwire.db.models import Chassis, Node, Port, Portgroup
 
 Schema = dict[str, Any]
 
@@ -166,6 +167,13 @@ def resource(fields: tuple[Field, ...], sublinks: tuple[str, ...]) -> Schema:
         "required": ["links"],
         "additionalProperties": False,
     }
+
+
+def chassis_resource() -> Schema:
+    """A chassis as shown: its ``nodes`` links come inside a list, as Ironic 39 shows them."""
+    shown = resource(CHASSIS_FIELDS, ())
+    nodes: Schema = {"type": "array", "items": LINKS}
+    return {**shown, "properties": {**shown["properties"], "nodes": nodes}}
 
 
 def create_body(fields: tuple[Field, ...], table: FromClause, required: list[str]) -> Schema:
@@ -601,6 +609,9 @@ def components() -> dict[str, Any]:
         "NodeList": collection("nodes", "Node"),
         "PortList": collection("ports", "Port"),
         "PortgroupList": collection("portgroups", "Portgroup"),
+        "Chassis": chassis_resource(),
+        "ChassisCreate": create_body(CHASSIS_FIELDS, Chassis.__table__, []),
+        "ChassisList": collection("chassis", "Chassis"),
         "HistoryEntry": HISTORY_ENTRY,
         "HistoryList": collection("history", "HistoryEntry"),
         "States": STATES,

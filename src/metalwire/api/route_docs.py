@@ -50,6 +50,7 @@ _PATH_PARAMETERS = {
     ("nodes", "ident"): "The node's UUID or name.",
     ("portgroups", "ident"): "The portgroup's UUID or name.",
     ("ports", "uuid"): "The port's UUID.",
+    ("chassis", "ident"): "The chassis's UUID.",
     ("history", "uuid"): "The entry's UUID.",
     ("connectors", "uuid"): "The object's UUID.",
     ("targets", "uuid"): "The object's UUID.",

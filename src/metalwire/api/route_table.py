@@ -12,6 +12,7 @@ from starlette.routing import BaseRoute
 from metalwire.api import openapi
 from metalwire.api.routes import (
     audit,
+    chassis,
     console,
     drivers,
     firmware,
@@ -45,6 +46,7 @@ def api_routes() -> list[BaseRoute]:
         console,
         validate,
         volume,
+        chassis,
         history,
         inventory,
         firmware,

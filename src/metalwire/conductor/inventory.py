@@ -108,7 +108,16 @@ def create_node(conductor: Conductor, values: dict[str, Any]) -> Node:
     values = hardware_types.on_create(conductor.config.default, values)
     hardware_types.check_supported_interfaces(values["driver"], values)
     with conductor.db.writing() as work:
+        _require_chassis(work, values)
         return work.nodes.create(values)
+
+
+def _require_chassis(work: Work, values: dict[str, Any]) -> None:
+    """A node written into a chassis needs the chassis to exist (UnknownChassis, 400), held
+    until the write commits so that the chassis is not deleted meanwhile."""
+    chassis = values.get("chassis_uuid")
+    if chassis:
+        work.chassis.require(chassis)
 
 
 def _empty_as_none(value: Any) -> Any:
@@ -163,7 +172,10 @@ def update_node(
             new_interface.node_adopted(task)
         if changes.get("maintenance") is False:
             changes = {**changes, "maintenance_reason": None}
-        return task.inventory.update_node(_with_display_name(node, changes))
+        with task.atomic():
+            with task.writing() as work:
+                _require_chassis(work, changes)
+            return task.inventory.update_node(_with_display_name(node, changes))
 
 
 def _with_default_network_interface(

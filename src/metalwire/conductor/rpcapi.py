@@ -29,6 +29,7 @@ from metalwire.conductor import audit as drift
 from metalwire.conductor import (
     audit_repair,
     callback_timeouts,
+    chassis,
     dry_run,
     inventory,
     legacy_vifs,
@@ -51,7 +52,7 @@ from metalwire.conductor.tasks import Conductor
 from metalwire.conductor.volumes import Resource
 from metalwire.context import RequestContext
 from metalwire.db import outage
-from metalwire.db.models import Node, Port, Portgroup, VolumeConnector, VolumeTarget
+from metalwire.db.models import Chassis, Node, Port, Portgroup, VolumeConnector, VolumeTarget
 from metalwire.errors import MetalwireError, TransactionConflict
 from metalwire.networking.base import VifInfo
 
@@ -195,6 +196,25 @@ class ConductorAPI(abc.ABC):
     @abc.abstractmethod
     def delete_volume(self, context: RequestContext, resource: Resource, uuid: str) -> None:
         """Delete one; InvalidStateRequested (400) unless its node is powered off."""
+
+    @abc.abstractmethod
+    def create_chassis(self, context: RequestContext, values: dict[str, Any]) -> Chassis:
+        """Create a chassis; Conflict (409) for a UUID taken."""
+
+    @abc.abstractmethod
+    def update_chassis(
+        self,
+        context: RequestContext,
+        uuid: str,
+        changes: dict[str, Any],
+        expected: dict[str, Any],
+    ) -> Chassis:
+        """Change a chassis's description or extra if it still holds the ``expected`` values
+        (else StaleUpdate); ChassisNotFound (404)."""
+
+    @abc.abstractmethod
+    def delete_chassis(self, context: RequestContext, uuid: str) -> None:
+        """Delete a chassis; ChassisNotEmpty (400) while a node is in it."""
 
     @abc.abstractmethod
     def create_node(self, context: RequestContext, values: dict[str, Any]) -> Node: ...
@@ -451,6 +471,21 @@ class LocalConductorAPI(ConductorAPI):
 
     def delete_volume(self, context: RequestContext, resource: Resource, uuid: str) -> None:
         self._retried(volumes.delete, context, resource, uuid)
+
+    def create_chassis(self, context: RequestContext, values: dict[str, Any]) -> Chassis:
+        return self._retried(chassis.create, values)
+
+    def update_chassis(
+        self,
+        context: RequestContext,
+        uuid: str,
+        changes: dict[str, Any],
+        expected: dict[str, Any],
+    ) -> Chassis:
+        return self._retried(chassis.update, uuid, changes, expected)
+
+    def delete_chassis(self, context: RequestContext, uuid: str) -> None:
+        self._retried(chassis.delete, uuid)
 
     def create_node(self, context: RequestContext, values: dict[str, Any]) -> Node:
         return self._retried(inventory.create_node, values)

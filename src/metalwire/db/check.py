@@ -15,7 +15,7 @@ from sqlalchemy import Engine, inspect, select
 from sqlalchemy.orm import Session, aliased
 
 from metalwire.db.migrations import current_revision, head_revision
-from metalwire.db.models import Base, Node, Port, Portgroup, VifAttachment
+from metalwire.db.models import Base, Chassis, Node, Port, Portgroup, VifAttachment
 
 _MAC = re.compile(r"^([0-9a-f]{2}:){5}[0-9a-f]{2}$")
 
@@ -49,6 +49,7 @@ def row_findings(engine: Engine) -> list[str]:
             *_port_findings(session),
             *_portgroup_findings(session),
             *_attachment_findings(session),
+            *_chassis_findings(session),
         ]
 
 
@@ -104,3 +105,11 @@ def _attachment_findings(session: Session) -> Iterator[str]:
                 yield f"{where}: its {kind} (id {target_id}) does not exist"
             elif target is not None and target.node_id != attachment.node_id:
                 yield f"{where}: its {kind} {target.uuid} is on another node"
+
+
+def _chassis_findings(session: Session) -> Iterator[str]:
+    known = set(session.scalars(select(Chassis.uuid)))
+    for uuid, attrs in session.execute(select(Node.uuid, Node.attrs).order_by(Node.id)):
+        chassis = attrs.get("chassis_uuid") if isinstance(attrs, dict) else None
+        if chassis and chassis not in known:
+            yield f"node {uuid}: its chassis {chassis} does not exist"

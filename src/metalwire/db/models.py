@@ -37,6 +37,20 @@ class Base(DeclarativeBase):
     type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
 
 
+class Chassis(Base):
+    """A group of nodes (Ironic's chassis): a node names its chassis by ``chassis_uuid``, kept
+    in its ``attrs``; the conductor keeps every recorded chassis_uuid naming a row here."""
+
+    __tablename__ = "chassis"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    uuid: Mapped[str] = mapped_column(String(36), unique=True)
+    description: Mapped[str | None] = mapped_column(String(255))
+    extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+
+
 class Node(Base):
     __tablename__ = "nodes"
 

@@ -11,11 +11,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from metalwire import hardware_types
+from metalwire.db import chassis as chassis_db
 from metalwire.db import integrity
 from metalwire.db.models import Node
 from metalwire.db.pagination import Page, SortExpression, paginate
 from metalwire.db.statements import Repository, Sql
-from metalwire.errors import ChassisNotFound, NodeNotFound
+from metalwire.errors import NodeNotFound
 from metalwire.identifiers import is_uuid
 
 SORTABLE = {
@@ -134,11 +135,11 @@ def get_by_id(session: Session, node_id: int) -> Node:
 
 def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list[Node]:
     """The nodes ``filters`` select; as Ironic, child nodes only with ``include_children``
-    (every node) or ``parent_node`` (that node's children). A ``chassis_uuid`` no node
-    records is ChassisNotFound, as Ironic answers for a chassis that does not exist."""
+    (every node) or ``parent_node`` (that node's children). A ``chassis_uuid`` naming no
+    chassis is ChassisNotFound (404), as Ironic answers."""
     chassis = filters.get("chassis_uuid")
-    if chassis is not None and not _chassis_recorded(session, chassis):
-        raise ChassisNotFound(chassis)
+    if chassis is not None:
+        chassis_db.get(session, chassis)
     query = select(Node)
     if not filters.get("include_children"):
         query = query.where(
@@ -155,7 +156,9 @@ def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list
             )
         elif key == "description_contains":
             query = query.where(Node.attrs["description"].as_string().contains(value))
-        elif key in ("fault", "chassis_uuid"):  # kept in attrs
+        elif key == "chassis_uuid":
+            query = query.where(chassis_db.in_chassis(value))
+        elif key == "fault":  # kept in attrs
             query = query.where(Node.attrs[key].as_string() == value)
         elif key == "retired":
             retired = Node.attrs["retired"].as_boolean()
@@ -177,11 +180,6 @@ def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list
         else:
             query = query.where(getattr(Node, key) == value)
     return paginate(session, query, Node, page, SORTABLE, NodeNotFound, ATTR_SORT_KEYS)
-
-
-def _chassis_recorded(session: Session, chassis: str) -> bool:
-    recorded = Node.attrs["chassis_uuid"].as_string() == chassis
-    return session.scalar(select(Node.id).where(recorded).limit(1)) is not None
 
 
 # List filters of ports and portgroups that select them by a column of their node.

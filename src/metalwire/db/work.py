@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from metalwire.db import volumes
+from metalwire.db.chassis import ChassisRows
 from metalwire.db.history import History
 from metalwire.db.models import VolumeConnector, VolumeTarget
 from metalwire.db.node_inventory import NodeInventories
@@ -70,6 +71,10 @@ class Work:
     @functools.cached_property
     def node_locks(self) -> NodeLockRows:
         return NodeLockRows(self._sql, self._session)
+
+    @functools.cached_property
+    def chassis(self) -> ChassisRows:
+        return ChassisRows(self._session)
 
     @functools.cached_property
     def volume_connectors(self) -> volumes.VolumeRepository[VolumeConnector]:

@@ -509,6 +509,43 @@ PORT_RULES = _resource_rules("port", "/ports")
 PORTGROUP_RULES = _resource_rules("portgroup", "/portgroups")
 
 
+_CHASSIS = "/chassis/{chassis_id}"
+CHASSIS_RULES = [
+    _rule(
+        "baremetal:chassis:get",
+        SYSTEM_READER,
+        "List chassis, see a chassis.",
+        [("GET", "/chassis"), ("GET", "/chassis/detail"), ("GET", _CHASSIS)],
+        ("baremetal:chassis:get", _ADMIN_OR_OBSERVER),
+        scopes=("system",),
+    ),
+    _rule(
+        "baremetal:chassis:create",
+        SYSTEM_ADMIN,
+        "Create a chassis.",
+        [("POST", "/chassis")],
+        ("baremetal:chassis:create", _ADMIN),
+        scopes=("system",),
+    ),
+    _rule(
+        "baremetal:chassis:delete",
+        SYSTEM_ADMIN,
+        "Delete a chassis.",
+        [("DELETE", _CHASSIS)],
+        ("baremetal:chassis:delete", _ADMIN),
+        scopes=("system",),
+    ),
+    _rule(
+        "baremetal:chassis:update",
+        SYSTEM_MEMBER,
+        "Change a chassis.",
+        [("PATCH", _CHASSIS)],
+        ("baremetal:chassis:update", _ADMIN),
+        scopes=("system",),
+    ),
+]
+
+
 SHARD_RULES = [
     _rule(
         "baremetal:shards:get",
@@ -648,6 +685,7 @@ def defaults() -> list[policy.RuleDefault]:
         *PORT_RULES,
         *PORTGROUP_RULES,
         *VOLUME_RULES,
+        *CHASSIS_RULES,
         *SHARD_RULES,
         *DRIVER_RULES,
         *METALWIRE_RULES,

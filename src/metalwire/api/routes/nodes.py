@@ -31,7 +31,7 @@ from metalwire.api.routes.resource import Resource
 from metalwire.api.views import node_view
 from metalwire.db import nodes as node_db
 from metalwire.db.models import Node
-from metalwire.errors import InvalidParameterValue, NodeNotFound
+from metalwire.errors import InvalidParameterValue, NodeNotFound, NotAcceptable
 
 router = APIRouter(prefix="/v1/nodes")
 
@@ -177,6 +177,17 @@ def _prepare(c: Call, node: Node, changes: dict[str, Any]) -> dict[str, Any]:
     return changes
 
 
+def _check_changes(c: Call, _node: Node, current: dict[str, Any], changes: dict[str, Any]) -> None:
+    """As Ironic: a node leaves its chassis (``chassis_uuid`` removed) from API 1.25 on; a
+    request of an older version is refused (406)."""
+    leaves = "chassis_uuid" in changes and not changes["chassis_uuid"]
+    if leaves and current.get("chassis_uuid") and not c.version.at_least(mv.REMOVE_CHASSIS):
+        raise NotAcceptable(
+            "Request not acceptable. Removing a node's chassis_uuid requires API version "
+            f"1.{mv.REMOVE_CHASSIS} or later; the request used {c.version}."
+        )
+
+
 NODES = Resource[Node](
     kind="node",
     collection="nodes",
@@ -195,19 +206,15 @@ NODES = Resource[Node](
         c.context, uuid, changes, expected, patched=True
     ),
     prepare=_prepare,
+    check_changes=_check_changes,
     check_patch=lambda _c, patch: network_data.check_patch_values(patch),
     unmasked=secrets.keep_stored_secrets,
     project_filter="project",
 )
 
 
-_LIST, _LIST_DETAIL = lists(
-    "listNodes",
-    "nodes",
-    "nodes",
-    "NodeList",
-    listing(NODE_FILTERS, node_db.SORTABLE | set(node_db.ATTR_SORT_KEYS)),
-)
+LISTING = listing(NODE_FILTERS, node_db.SORTABLE | set(node_db.ATTR_SORT_KEYS))
+_LIST, _LIST_DETAIL = lists("listNodes", "nodes", "nodes", "NodeList", LISTING)
 
 
 @router.get("", openapi_extra=_LIST)

@@ -1,6 +1,6 @@
-"""The flows nodes, ports and portgroups share: list, show, get, and patch.
+"""The flows nodes, ports, portgroups and chassis share: list, show, get, and patch.
 
-Each of ``routes/{nodes,ports,portgroups}.py`` declares one :class:`Resource`: its fields,
+Each of ``routes/{nodes,ports,portgroups,chassis}.py`` declares one :class:`Resource`: its fields,
 its repository's read and list, its views, its policy checks and its RPC update. What is a
 resource's own (a node's parent and secrets, a port's legacy ``extra/vif_port_id``) comes in
 as the hooks below; the order of the checks, and so which error a request gets when several
@@ -28,10 +28,10 @@ from metalwire.api.routes.common import (
     until_unchanged,
 )
 from metalwire.api.views import check_sort_key, selected_fields
-from metalwire.db.models import Node, Port, Portgroup
+from metalwire.db.models import Chassis, Node, Port, Portgroup
 from metalwire.db.pagination import Page
 
-Row = TypeVar("Row", Node, Port, Portgroup)
+Row = TypeVar("Row", Node, Port, Portgroup, Chassis)
 
 # Narrows a list to one node's or one portgroup's members: reads the owner (404 when the
 # requester cannot see it), returns the filter.
@@ -53,6 +53,10 @@ def _no_checks(_c: Call, _found: Any, _current: Document, _changes: Document) ->
 
 def _no_patch_checks(_c: Call, _patch: Any) -> None:
     return None
+
+
+def _project_of_lister(c: Call, kind: str) -> str | None:
+    return authz.list_project(c, kind)
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,9 @@ class Resource(Generic[Row]):
     project_filter: str = "node_project"  # the list filter the policy's project goes in
     # Shown as UUIDs but stored as row ids: not compared for concurrent changes.
     owner_fields: frozenset[str] = frozenset()
+    # The project a list is narrowed to (None: everything), after the list's policy checks
+    # (call, kind): by default the ``list_all`` and ``list`` rules of ``kind``.
+    list_scope: Callable[[Call, str], str | None] = _project_of_lister
 
     def list_view(self, c: Call, detail_path: bool, scope: Scope | None = None) -> Document:
         """The body of a list: all of them, or those ``scope`` narrows to."""
@@ -106,7 +113,7 @@ class Resource(Generic[Row]):
         with c.services.db.read() as session:
             if scope is not None:
                 filters.update(scope(session))
-            project = authz.list_project(c, self.kind)
+            project = self.list_scope(c, self.kind)
             if project is not None:
                 asked = filters.get(self.project_filter)
                 if asked is not None and asked != project:

@@ -83,6 +83,7 @@ def discover_v1(request: Request) -> dict[str, Any]:
             "base": "application/json",
             "type": "application/vnd.openstack.ironic.v1+json",
         },
+        "chassis": resource("chassis"),
         "nodes": resource("nodes"),
         "ports": resource("ports"),
         "version": _version(base),
