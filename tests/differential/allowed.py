@@ -60,6 +60,7 @@ ALLOWED: tuple[Allowed, ...] = (
             "port connectivity by provision state",
             "deploy image checks",
             "network data",
+            "chassis",
         ),
         "*: body.reservation",
         "Ironic answers a PATCH with the node as its conductor still holds the lock; "

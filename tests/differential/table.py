@@ -606,6 +606,62 @@ def _list_and_field_checks() -> tuple[Step, ...]:
     )
 
 
+def _chassis() -> tuple[Step, ...]:
+    """Chassis: their own endpoints, and a node's chassis_uuid naming one."""
+    one = "/v1/chassis/{c1}"
+    return (
+        Step(
+            "create chassis",
+            "POST",
+            "/v1/chassis",
+            {"description": "dt rack", "extra": {"row": "b"}},
+            "c1",
+        ),
+        Step("create chassis without a body field", "POST", "/v1/chassis", {}, "c2"),
+        Step("create chassis, long description", "POST", "/v1/chassis", {"description": "x" * 256}),
+        Step("create chassis, unknown field", "POST", "/v1/chassis", {"name": "dt"}),
+        Step("create chassis, bad uuid", "POST", "/v1/chassis", {"uuid": "dt-rack"}),
+        get("chassis show", one),
+        get("chassis show fields", f"{one}?fields=uuid,extra"),
+        get("chassis show unknown field", f"{one}?fields=name"),
+        get("chassis show missing", "/v1/chassis/{missing}"),
+        get("chassis show not a uuid", "/v1/chassis/dt-rack"),
+        get("chassis list", "/v1/chassis"),
+        get("chassis list detail", "/v1/chassis/detail"),
+        get("chassis list detail query", "/v1/chassis?detail=true"),
+        get("chassis list fields", "/v1/chassis?fields=description"),
+        get("chassis list sorted", "/v1/chassis?sort_key=description&sort_dir=desc"),
+        get("chassis list sorted by extra", "/v1/chassis?sort_key=extra"),
+        get("chassis list limit", "/v1/chassis?limit=1"),
+        get("chassis list unknown filter", "/v1/chassis?node=x"),
+        patch("chassis patch", one, op("replace", "/description", "dt rack 2")),
+        patch("chassis patch extra", one, op("add", "/extra/slot", 3)),
+        patch("chassis patch remove description", one, op("remove", "/description")),
+        patch("chassis patch uuid", one, op("replace", "/uuid", "{missing}")),
+        patch("chassis patch unknown field", one, op("add", "/name", "dt")),
+        patch("chassis patch missing", "/v1/chassis/{missing}", op("add", "/extra/a", 1)),
+        node("dt-chassis-a", "n1", chassis_uuid="{c1}"),
+        node("dt-chassis-b", "n2"),
+        get("chassis nodes", f"{one}/nodes"),
+        get("chassis nodes detail", f"{one}/nodes/detail"),
+        get("chassis nodes of a missing chassis", "/v1/chassis/{missing}/nodes"),
+        get("node list by chassis", "/v1/nodes?chassis_uuid={c1}"),
+        get("node list by an empty chassis", "/v1/nodes?chassis_uuid={c2}"),
+        patch("node into a chassis", "/v1/nodes/{n2}", op("add", "/chassis_uuid", "{c2}")),
+        Step("chassis delete with nodes", "DELETE", one),
+        patch(
+            "node leaves its chassis at 1.24",
+            "/v1/nodes/{n1}",
+            op("remove", "/chassis_uuid"),
+            version="1.24",
+        ),
+        patch("node leaves its chassis", "/v1/nodes/{n1}", op("remove", "/chassis_uuid")),
+        Step("chassis delete", "DELETE", one),
+        get("chassis show deleted", one),
+        Step("chassis delete missing", "DELETE", "/v1/chassis/{missing}"),
+    )
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "root and versions",
@@ -1395,4 +1451,5 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("manual cleaning steps", _clean_step_checks()),
     Scenario("deploy steps", _deploy_step_checks()),
     Scenario("list and field checks", _list_and_field_checks()),
+    Scenario("chassis", _chassis()),
 )
