@@ -176,3 +176,15 @@ def test_the_nodes_of_a_chassis(api: Api) -> None:
     resp = api.get(f"/v1/chassis/{missing}/nodes")
     assert resp.status_code == 404 and fault(resp) == f"Chassis {missing} could not be found."
     assert api.get("/v1/chassis/rack-7/nodes").status_code == 400
+
+
+def test_links_and_nodes_are_taken_in_fields_as_ironic_takes_them(api: Api) -> None:
+    chassis(api, uuid=CHASSIS_ID)
+    shown = api.get(f"/v1/chassis/{CHASSIS_ID}?fields=uuid,nodes")
+    assert shown.status_code == 200, shown.text
+    assert set(shown.json()) == {"uuid", "nodes", "links"}
+    assert shown.json()["nodes"][0][0]["href"].endswith(f"/v1/chassis/{CHASSIS_ID}/nodes")
+    (listed,) = api.get("/v1/chassis?fields=links").json()["chassis"]
+    assert set(listed) == {"links"}
+    resp = api.patch(f"/v1/chassis/{CHASSIS_ID}", [{"op": "add", "path": "/nodes", "value": []}])
+    assert resp.status_code == 400 and "nodes" in fault(resp)

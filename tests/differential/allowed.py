@@ -93,6 +93,19 @@ ALLOWED: tuple[Allowed, ...] = (
         "no registered conductor belongs to",
     ),
     Allowed(
+        ("chassis",),
+        "chassis nodes with fields: status",
+        "Ironic 39 answers ?fields=chassis_uuid on a chassis's node list with a 500 "
+        "(AttributeError); metalwire lists the nodes with the fields asked for",
+    ),
+    Allowed(
+        ("chassis",),
+        "chassis nodes, a node below: status",
+        "Ironic 39 answers a node's path below a chassis's node list with a 400 (Malformed "
+        "request URI.); metalwire serves no such path and answers 404, as for any path it does "
+        "not serve",
+    ),
+    Allowed(
         ("list and field checks",),
         "links field of a list: status",
         "Ironic 39 answers ?fields=links (or ports, states, portgroups, volume) on a node list "

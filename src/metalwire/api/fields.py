@@ -337,6 +337,10 @@ CHASSIS_FIELDS: tuple[Field, ...] = (
     Field("extra", 1, W, "dict"),
     Field("created_at", 1, RO),
     Field("updated_at", 1, RO),
+    # Links Ironic 39 takes in ?fields= as fields: ``nodes`` (the chassis's node list) is
+    # shown when asked for (and by a show or detailed list), ``links`` always is.
+    Field("nodes", 1, RO),
+    Field("links", 1, RO),
 )
 CHASSIS_LIST_FIELDS = ("uuid", "description")
 

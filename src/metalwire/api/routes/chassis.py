@@ -63,22 +63,29 @@ def normalize(values: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+_LINK_FIELDS = ("nodes", "links")
+
+
+def _view(c: Call, row: Chassis, fields: list[str]) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        name: as_json(getattr(row, name)) for name in fields if name not in _LINK_FIELDS
+    }
+    body["links"] = links(c.base, "chassis", row.uuid)
+    if "nodes" in fields:
+        # As Ironic 39 shows it: the links to the chassis's nodes inside a list.
+        body["nodes"] = [links(c.base, "chassis", f"{row.uuid}/nodes")]
+    return body
+
+
 def _views(
-    c: Call, _session: Session, rows: Sequence[Chassis], fields: list[str], sublinks: bool
+    c: Call, _session: Session, rows: Sequence[Chassis], fields: list[str], _sublinks: bool
 ) -> list[dict[str, Any]]:
-    out = []
-    for row in rows:
-        body: dict[str, Any] = {name: as_json(getattr(row, name)) for name in fields}
-        body["links"] = links(c.base, "chassis", row.uuid)
-        if sublinks:
-            # As Ironic 39 shows it: the links to the chassis's nodes inside a list.
-            body["nodes"] = [links(c.base, "chassis", f"{row.uuid}/nodes")]
-        out.append(body)
-    return out
+    return [_view(c, row, fields) for row in rows]
 
 
 def _current(_c: Call, _session: Session, row: Chassis) -> dict[str, Any]:
-    return {f.name: as_json(getattr(row, f.name)) for f in CHASSIS_FIELDS}
+    names = (f.name for f in CHASSIS_FIELDS if f.name not in _LINK_FIELDS)
+    return {name: as_json(getattr(row, name)) for name in names}
 
 
 CHASSIS = Resource[Chassis](
