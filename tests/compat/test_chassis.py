@@ -1,10 +1,13 @@
-"""The ``baremetal chassis`` commands against a real server, each flag of each, and
+"""The ``baremetal chassis`` commands against a real server, each flag of each,
 ``baremetal node list --chassis`` (the CLI's list of a chassis's nodes), which metalwire once
-read as no filter at all."""
+read as no filter at all, and ``baremetal create`` of a file describing a chassis and its
+nodes."""
 
 from __future__ import annotations
 
+import json
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -114,3 +117,18 @@ def test_nodes_in_a_chassis(baremetal: Cli) -> None:
     assert [n["name"] for n in baremetal.json("node", "list", "--chassis", chassis)] == [outside]
     baremetal.ok("node", "delete", inside, outside)
     baremetal.ok("chassis", "delete", chassis)
+
+
+def test_baremetal_create_makes_a_chassis_with_its_nodes(baremetal: Cli, tmp_path: Path) -> None:
+    rack, name = unique("rack"), unique("bulk")
+    described = {
+        "chassis": [{"description": rack, "nodes": [{"driver": "fake-hardware", "name": name}]}]
+    }
+    path = tmp_path / "chassis.json"
+    path.write_text(json.dumps(described))
+    baremetal.ok("create", str(path))
+    (made,) = [c for c in baremetal.json("chassis", "list") if c["description"] == rack]
+    listed = baremetal.json("node", "list", "--chassis", made["uuid"])
+    assert [n["name"] for n in listed] == [name]
+    baremetal.ok("node", "delete", name)
+    baremetal.ok("chassis", "delete", made["uuid"])
