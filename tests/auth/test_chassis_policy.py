@@ -60,3 +60,15 @@ def test_a_system_member_changes_a_chassis(personas: BasicPersonas, chassis: str
         assert resp.status_code == 403 and "baremetal:chassis:update" in fault(resp)
     resp = personas.call("ops", "PATCH", f"/v1/chassis/{chassis}", json=patch)
     assert resp.status_code == 200 and resp.json()["description"] == "rack 9"
+
+
+def test_a_refused_requester_learns_nothing_of_which_chassis_exist(
+    personas: BasicPersonas,
+) -> None:
+    """As Ironic, the rule is decided before the chassis is looked up: 403 whether the
+    chassis exists or not."""
+    missing = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+    patch = [{"op": "add", "path": "/extra/a", "value": 1}]
+    for method, json in (("GET", None), ("PATCH", patch), ("DELETE", None)):
+        resp = personas.call("tenant", method, f"/v1/chassis/{missing}", json=json)
+        assert resp.status_code == 403, (method, resp.text)

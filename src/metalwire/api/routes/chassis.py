@@ -98,10 +98,10 @@ CHASSIS = Resource[Chassis](
     list_rows=lambda session, _filters, page: chassis_db.list_chassis(session, page),
     views=_views,
     filters=lambda c, _scoped: list_filters(c, ()),
-    authorize_get=lambda c, _session, _row, _ident: _authorize(c, "baremetal:chassis:get"),
-    authorize_patch=lambda c, _session, _row, _ident, _patch: _authorize(
-        c, "baremetal:chassis:update"
-    ),
+    # decided before the row is read (authorize_before_read): they depend on no row
+    authorize_get=lambda _c, _session, _row, _ident: None,
+    authorize_patch=lambda _c, _session, _row, _ident, _patch: None,
+    authorize_before_read=lambda c, action: _authorize(c, f"baremetal:chassis:{action}"),
     current=_current,
     update=lambda c, uuid, changes, expected: c.services.rpcapi.update_chassis(
         c.context, uuid, changes, expected
