@@ -1,4 +1,5 @@
-"""Node, port and portgroup CRUD, provision states and maintenance, against a real server."""
+"""Node, port, portgroup and chassis CRUD, provision states and maintenance, against a
+real server."""
 
 from __future__ import annotations
 
@@ -146,6 +147,31 @@ def test_portgroup_crud(mw: Client) -> None:
     mw.delete_portgroup(portgroup.uuid)
     with pytest.raises(NotFound):
         mw.get_portgroup(portgroup.uuid)
+
+
+def test_chassis_crud(mw: Client) -> None:
+    wanted = str(uuid.uuid4())
+    chassis = mw.create_chassis(uuid=wanted, description=unique("rack"), extra={"row": "b"})
+    assert (chassis.uuid, chassis.extra) == (wanted, {"row": "b"})
+    with pytest.raises(Conflict):
+        mw.create_chassis(uuid=wanted)
+    node = mw.create_node("fake-hardware", chassis_uuid=wanted)
+    assert [n.uuid for n in mw.list_nodes(chassis_uuid=wanted)] == [node.uuid]
+    assert wanted in [c.uuid for c in mw.list_chassis()]
+    listed = [c for c in mw.iter_chassis(detail=True) if c.uuid == wanted]
+    assert listed[0].extra == {"row": "b"}
+
+    updated = mw.update_chassis(chassis, [patch.add("description", "moved")])
+    assert updated.description == "moved"
+    assert mw.get_chassis(wanted, fields=["description"]).fields() == {"description": "moved"}
+    with pytest.raises(BadRequest, match="contains nodes"):
+        mw.delete_chassis(wanted)
+    mw.delete_node(node)
+    mw.delete_chassis(wanted)
+    with pytest.raises(NotFound):
+        mw.get_chassis(wanted)
+    with pytest.raises(NotFound):
+        mw.list_nodes(chassis_uuid=wanted)
 
 
 def test_provision_verbs_and_maintenance(mw: Client) -> None:

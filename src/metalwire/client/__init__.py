@@ -16,6 +16,7 @@ in :mod:`metalwire.client.exceptions`.
 from metalwire.client import patch
 from metalwire.client.client import (
     DEFAULT_URL,
+    ChassisQuery,
     Client,
     ListQuery,
     NodeQuery,
@@ -47,7 +48,7 @@ from metalwire.client.exceptions import (
     VersionNegotiationError,
     VifAlreadyAttached,
 )
-from metalwire.client.resources import Node, Port, Portgroup, Resource
+from metalwire.client.resources import Chassis, Node, Port, Portgroup, Resource
 from metalwire.client.retry import NO_RETRIES, RetryEvent, RetryPolicy
 from metalwire.client.versions import LATEST_VERSION, APIVersion
 
@@ -60,6 +61,8 @@ __all__ = [
     "APIVersion",
     "AuthenticationError",
     "BadRequest",
+    "Chassis",
+    "ChassisQuery",
     "Client",
     "Conflict",
     "DryRunNotSupported",

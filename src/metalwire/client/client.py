@@ -17,7 +17,7 @@ from metalwire.client import exceptions as exc
 from metalwire.client import versions
 from metalwire.client.network import ClientCert, NetworkTransport
 from metalwire.client.patch import PatchOp
-from metalwire.client.resources import Node, Port, Portgroup, Resource
+from metalwire.client.resources import Chassis, Node, Port, Portgroup, Resource
 from metalwire.client.retry import RetryEvent, RetryPolicy, backoff_delay, retry_after
 from metalwire.client.session import KeystoneSessionTransport, endpoint_from_session
 from metalwire.client.versions import APIVersion
@@ -70,6 +70,7 @@ class NodeQuery(ListQuery, total=False):
     lessee: str
     description_contains: str
     instance_uuid: str
+    chassis_uuid: str
 
 
 class PortQuery(ListQuery, total=False):
@@ -88,11 +89,16 @@ class PortgroupQuery(ListQuery, total=False):
     address: str
 
 
+class ChassisQuery(ListQuery, total=False):
+    """Options of :meth:`Client.iter_chassis` (a chassis list has no filters)."""
+
+
 _LIST_OPTIONS = frozenset(ListQuery.__annotations__)
 _FILTERS: dict[str, frozenset[str]] = {
     "nodes": frozenset(NodeQuery.__annotations__) - _LIST_OPTIONS,
     "ports": frozenset(PortQuery.__annotations__) - _LIST_OPTIONS,
     "portgroups": frozenset(PortgroupQuery.__annotations__) - _LIST_OPTIONS,
+    "chassis": frozenset(ChassisQuery.__annotations__) - _LIST_OPTIONS,
 }
 
 
@@ -449,7 +455,8 @@ class Client:
         ``page_size`` (items per request), ``marker``, ``sort_key``, ``sort_dir``; filters:
         ``maintenance``, ``associated``, ``provision_state``, ``driver``, ``resource_class``,
         ``conductor_group``, ``owner``, ``lessee``, ``description_contains``,
-        ``instance_uuid``. Raises BadRequest for a filter the microversion does not know,
+        ``instance_uuid``, ``chassis_uuid`` (the nodes in that chassis; NotFound for no such
+        chassis). Raises BadRequest for a filter the microversion does not know,
         ValueError for ``detail`` with ``fields`` or a negative ``limit``, TypeError for an
         unknown option.
         """
@@ -767,6 +774,48 @@ class Client:
         """Delete the portgroup. Raises NotFound, Conflict/BadRequest when in use."""
         self.require(versions.PORTGROUPS, "portgroups")
         self._request("DELETE", f"/v1/portgroups/{_segment(_ident(portgroup))}")
+
+    # -- chassis --------------------------------------------------------------------------
+
+    def create_chassis(self, **fields: Any) -> Chassis:
+        """Create a chassis; fields: ``uuid`` (generated when not given), ``description``,
+        ``extra``.
+
+        Raises BadRequest for a bad value, Conflict for a UUID in use.
+        """
+        return Chassis(self._object("POST", "/v1/chassis", fields))
+
+    def get_chassis(self, chassis: str | Resource, fields: Sequence[str] | None = None) -> Chassis:
+        """The chassis by UUID (a chassis has no name). Raises BadRequest for a value that
+        is not a UUID, NotFound."""
+        params = {"fields": ",".join(fields)} if fields else None
+        path = f"/v1/chassis/{_segment(_ident(chassis))}"
+        body = self._request("GET", path, params=params)
+        if not isinstance(body, dict):
+            raise exc.InvalidResponse(f"GET {path} did not answer with a JSON object.")
+        return Chassis(body)
+
+    def iter_chassis(self, **query: Unpack[ChassisQuery]) -> Iterator[Chassis]:
+        """Every chassis, page by page; options as :meth:`iter_nodes` (no filters).
+
+        Raises BadRequest (an unsortable ``sort_key``), ValueError, TypeError as
+        :meth:`iter_nodes`.
+        """
+        return self._list(Chassis, "/v1/chassis", "chassis", query)
+
+    def list_chassis(self, **query: Unpack[ChassisQuery]) -> list[Chassis]:
+        """All chassis :meth:`iter_chassis` yields for the same options; raises as it does."""
+        return list(self.iter_chassis(**query))
+
+    def update_chassis(self, chassis: str | Resource, patch: Sequence[PatchOp]) -> Chassis:
+        """Apply a JSON patch (``description``, ``extra``) to the chassis. Raises BadRequest,
+        NotFound."""
+        path = f"/v1/chassis/{_segment(_ident(chassis))}"
+        return Chassis(self._object("PATCH", path, list(patch)))
+
+    def delete_chassis(self, chassis: str | Resource) -> None:
+        """Delete the chassis. Raises NotFound, BadRequest when nodes are in it."""
+        self._request("DELETE", f"/v1/chassis/{_segment(_ident(chassis))}")
 
     # -- drift audit (metalwire only) -----------------------------------------------------
 

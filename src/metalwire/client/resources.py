@@ -1,4 +1,4 @@
-"""Nodes, ports and portgroups as the server shows them.
+"""Nodes, ports, portgroups and chassis as the server shows them.
 
 Each is a read-only mapping of the fields in the response (which fields depends on the
 microversion and on ``fields=``), with typed properties for the common ones. A property whose
@@ -214,3 +214,17 @@ class Portgroup(Resource):
         """The VIF attached to this portgroup, if the response shows it."""
         value = self.internal_info.get("tenant_vif_port_id") or self.extra.get("vif_port_id")
         return None if value is None else str(value)
+
+
+class Chassis(Resource):
+    """A chassis: a group of nodes (a rack, an enclosure) that nodes name by ``chassis_uuid``."""
+
+    kind = "chassis"
+
+    @property
+    def description(self) -> str | None:
+        return self._str("description")
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        return self._dict("extra")
