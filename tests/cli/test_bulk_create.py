@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import uuid as uuid_module
 from pathlib import Path
 
 import pytest
@@ -103,7 +104,7 @@ def test_an_invalid_file_creates_nothing(tmp_path: Path, cli: Run, mw: Client) -
     good = tmp_path / "good.yaml"
     good.write_text(yaml.safe_dump({"nodes": [{"name": name, "driver": "fake-hardware"}]}))
     chassis = tmp_path / "chassis.yaml"
-    chassis.write_text(yaml.safe_dump({"chassis": [{"description": "rack"}], "nodes": []}))
+    chassis.write_text(yaml.safe_dump({"chassis": [{"description": "rack"}], "ports": []}))
     broken = tmp_path / "broken.json"
     broken.write_text("{nodes: [")
     text = tmp_path / "nodes.txt"
@@ -111,7 +112,7 @@ def test_an_invalid_file_creates_nothing(tmp_path: Path, cli: Run, mw: Client) -
 
     result = cli("create", str(good), str(chassis), str(broken), str(text))
     assert result.code == 1
-    assert "unsupported top-level key(s) chassis" in result.stderr
+    assert "unsupported top-level key(s) ports; only 'chassis' and 'nodes'" in result.stderr
     assert f"File '{broken}' is invalid" in result.stderr
     assert "it must be .json or .yaml" in result.stderr
     assert "nothing was created" in result.stderr
@@ -310,5 +311,179 @@ def test_a_port_address_that_is_no_text_is_named(tmp_path: Path, cli: Run, mw: C
     result = cli("create", str(path), "-f", "value", "-c", "Status", "-c", "Error")
     assert result.code == 1
     assert result.stdout.strip() == "rolled back port 7: 'address' must be a MAC address, not 7"
+    with pytest.raises(NotFound):
+        mw.get_node(name)
+
+
+def _chassis_file(tmp_path: Path, chassis: list[dict[str, object]], name: str = "c") -> Path:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump({"chassis": chassis}))
+    return path
+
+
+def _chassis_by_description(mw: Client, description: str) -> list[str]:
+    return [c.uuid for c in mw.list_chassis(detail=True) if c.description == description]
+
+
+def test_a_chassis_is_created_with_its_nodes(tmp_path: Path, cli: Run, mw: Client) -> None:
+    """As ``baremetal create``: a file's chassis, then its nodes in it, then its own nodes.
+    The file was refused ("unsupported top-level key(s) chassis")."""
+    rack, inside, address, outside = unique("rack"), unique("in"), mac(), unique("out")
+    path = tmp_path / "rack.yaml"
+    nested = {"name": inside, "driver": "fake-hardware", "ports": [{"address": address}]}
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "chassis": [{"description": rack, "extra": {"row": "b"}, "nodes": [nested]}],
+                "nodes": [{"name": outside, "driver": "fake-hardware"}],
+            }
+        )
+    )
+    result = cli("create", str(path), "-f", "json")
+    assert result.code == 0, result.stderr
+    (chassis,) = _chassis_by_description(mw, rack)
+    assert mw.get_chassis(chassis).extra == {"row": "b"}
+    lines = result.stderr.splitlines()
+    assert lines[0] == f"chassis {rack} ... created {chassis}"
+    assert lines[1].startswith(f"[1/2] {inside} ... created ")
+    assert lines[-2] == "1 chassis created, of 1."
+    assert lines[-1] == "2 nodes created (1 port, 0 portgroups), 0 failed, 0 rolled back, of 2."
+    rows = {r["Node"]: r for r in json.loads(result.stdout)}
+    assert (rows[inside]["Chassis"], rows[outside]["Chassis"]) == (chassis, None)
+    assert mw.get_node(inside).get("chassis_uuid") == chassis
+    assert mw.get_node(outside).get("chassis_uuid") is None
+    assert [n.name for n in mw.list_nodes(chassis_uuid=chassis)] == [inside]
+
+    # Run again: a chassis without UUID is new each time; its node exists (in the first one)
+    # and is skipped, so the new chassis holds nothing and is deleted again.
+    again = cli("create", str(path))
+    assert again.code == 0, again.stderr
+    assert f"{inside} ... exists as " in again.stderr
+    assert (
+        again.stderr.splitlines()[2]
+        == f"chassis {rack} ... ROLLED BACK: none of its nodes is in it"
+    )
+    assert _chassis_by_description(mw, rack) == [chassis]
+
+
+def test_a_node_naming_another_chassis_fails_and_an_emptied_chassis_is_deleted(
+    tmp_path: Path, cli: Run, mw: Client
+) -> None:
+    other = mw.create_chassis(description=unique("other")).uuid
+    rack, name = unique("rack"), unique("elsewhere")
+    nodes = [{"name": name, "driver": "fake-hardware", "chassis_uuid": other}]
+    path = _chassis_file(tmp_path, [{"description": rack, "nodes": nodes}])
+
+    result = cli("create", str(path), "-f", "value", "-c", "Status", "-c", "Error")
+    assert result.code == 1, result.stderr
+    status, error = result.stdout.strip().split(" ", 1)
+    assert status == "failed"
+    assert error.startswith(f"the node's chassis_uuid {other} is not the one of the chassis it")
+    with pytest.raises(NotFound):
+        mw.get_node(name)
+    # The chassis made for it holds no node: it is deleted again.
+    assert _chassis_by_description(mw, rack) == []
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith(f"chassis {rack} ... created ")
+    assert lines[2] == f"chassis {rack} ... ROLLED BACK: none of its nodes is in it"
+    assert lines[-2] == "0 chassis created, 1 rolled back, of 1."
+
+
+def test_a_chassis_without_nodes_is_kept(tmp_path: Path, cli: Run, mw: Client) -> None:
+    rack = unique("empty-rack")
+    result = cli("create", str(_chassis_file(tmp_path, [{"description": rack}])))
+    assert result.code == 0, result.stderr
+    assert len(_chassis_by_description(mw, rack)) == 1
+
+
+def test_an_existing_chassis_is_handled_as_existing_says(
+    tmp_path: Path, cli: Run, mw: Client
+) -> None:
+    chassis, name, late = str(uuid_module.uuid4()), unique("ch-node"), unique("ch-late")
+    first = _chassis_file(
+        tmp_path,
+        [
+            {
+                "uuid": chassis,
+                "description": "rack 1",
+                "nodes": [{"name": name, "driver": "fake-hardware"}],
+            }
+        ],
+        "first",
+    )
+    assert cli("create", str(first)).code == 0
+    again = cli("create", str(first))
+    assert again.code == 0, again.stderr
+    assert again.stderr.splitlines()[0] == f"chassis {chassis} ... exists as {chassis}, skipped"
+    assert f"{name} ... exists as " in again.stderr
+
+    changed = _chassis_file(
+        tmp_path,
+        [
+            {
+                "uuid": chassis,
+                "description": "rack 2",
+                "nodes": [
+                    {"name": name, "driver": "fake-hardware"},
+                    {"name": late, "driver": "fake-hardware"},
+                ],
+            }
+        ],
+        "changed",
+    )
+    skipped = cli("create", str(changed))
+    assert skipped.code == 0, skipped.stderr
+    assert skipped.stderr.splitlines()[0].endswith(", skipped: description differs")
+    assert mw.get_chassis(chassis).description == "rack 1"
+    assert mw.get_node(late).get("chassis_uuid") == chassis  # a new node goes in it
+
+    updated = cli("create", str(changed), "--existing", "update")
+    assert updated.code == 0, updated.stderr
+    assert updated.stderr.splitlines()[0].endswith(", updated: description updated")
+    assert mw.get_chassis(chassis).description == "rack 2"
+
+    refused = cli("create", str(changed), "--existing", "fail", "-f", "value", "-c", "Error")
+    assert refused.code == 1
+    assert refused.stderr.splitlines()[0] == (
+        f"chassis {chassis} ... FAILED: chassis {chassis} exists already; re-run with "
+        "--existing skip or --existing update"
+    )
+    assert refused.stdout.splitlines() == [f"not enrolled: its chassis {chassis} failed"] * 2
+    assert mw.get_chassis(chassis).uuid == chassis  # an existing chassis is never deleted
+
+
+def test_a_chassis_that_cannot_be_created_enrols_none_of_its_nodes(
+    tmp_path: Path, cli: Run, mw: Client
+) -> None:
+    name, loose = unique("orphan"), unique("loose")
+    path = tmp_path / "bad.json"
+    document = {
+        "chassis": [
+            {"description": "x" * 256, "nodes": [{"name": name, "driver": "fake-hardware"}]}
+        ],
+        "nodes": [{"name": loose, "driver": "fake-hardware"}],
+    }
+    path.write_text(json.dumps(document))
+    result = cli("create", str(path))
+    assert result.code == 1
+    first = result.stderr.splitlines()[0]
+    assert first.startswith(f"chassis {'x' * 256} ... FAILED: ") and "description" in first
+    assert f"FAILED: not enrolled: its chassis {'x' * 256} failed" in result.stderr
+    with pytest.raises(NotFound):
+        mw.get_node(name)
+    assert mw.get_node(loose).name == loose  # the file's other nodes are still enrolled
+
+
+def test_a_malformed_chassis_list_creates_nothing(tmp_path: Path, cli: Run, mw: Client) -> None:
+    name = unique("never-ch")
+    good = tmp_path / "good.yaml"
+    good.write_text(yaml.safe_dump({"nodes": [{"name": name, "driver": "fake-hardware"}]}))
+    not_object = _chassis_file(tmp_path, ["rack"], "not-object")
+    nodes_not_list = _chassis_file(tmp_path, [{"nodes": "compute-0"}], "nodes-not-list")
+    result = cli("create", str(good), str(not_object), str(nodes_not_list))
+    assert result.code == 1
+    assert f"In file '{not_object}', chassis #1 must be an object." in result.stderr
+    assert f"In file '{nodes_not_list}', chassis #1's 'nodes' must be a list." in result.stderr
+    assert "nothing was created" in result.stderr
     with pytest.raises(NotFound):
         mw.get_node(name)

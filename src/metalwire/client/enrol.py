@@ -1,7 +1,13 @@
-"""Bulk enrolment: nodes with their ports and portgroups, from YAML or JSON descriptions.
+"""Bulk enrolment: chassis, nodes with their ports and portgroups, from YAML or JSON files.
 
 The file format is the one of ``baremetal create``::
 
+    chassis:
+      - uuid: 1be26c0b-03f2-4d2e-ae87-c02d7f33c123
+        description: rack 7
+        nodes:
+          - driver: ipmi
+            name: compute-1
     nodes:
       - driver: ipmi
         name: compute-0
@@ -22,6 +28,17 @@ says: ``skip`` (the default) leaves it as it is and reports the fields that diff
 file, ``update`` patches the fields that differ and creates or patches its portgroups and
 ports (found by name or MAC address; one on another node is an error), ``fail`` reports it
 failed. Running the same file twice is then harmless.
+
+Each chassis is handled before its nodes: it is created, or, when its ``uuid`` names one that
+exists, handled as ``existing`` says (``skip`` uses it as it is, ``update`` patches its
+``description`` and ``extra`` to the file's, ``fail`` reports it failed). Its nodes are then
+enrolled with its UUID as their ``chassis_uuid``; a node whose own ``chassis_uuid`` is another
+chassis fails. When the chassis cannot be created (or is refused as existing), its nodes are
+not enrolled and fail. A chassis created by the run that had nodes in the file and has none in
+it at the end (each failed, was rolled back, or exists already in another chassis and was
+skipped) is deleted again; a chassis listed with no nodes is kept. A chassis without ``uuid``
+cannot be found again, so each run creates it anew (``update`` then moves the existing nodes
+into the new one): give chassis a ``uuid`` in files that are run more than once.
 """
 
 from __future__ import annotations
@@ -38,7 +55,7 @@ import yaml
 from metalwire.client import patch
 from metalwire.client.client import Client
 from metalwire.client.exceptions import HTTPError, MetalwireClientError, NotFound
-from metalwire.client.resources import Node, Resource
+from metalwire.client.resources import Chassis, Node, Resource
 
 Status = Literal[
     "created", "skipped", "updated", "unchanged", "failed", "rolled back", "rollback failed"
@@ -75,17 +92,51 @@ class NodeSpec:
     """One node to enrol: where it was described and what it says."""
 
     source: str  # file name
-    position: int  # 1-based index in its file
+    position: int  # 1-based index in its list (the file's, or its chassis's)
     body: Any  # the node's description as parsed (checked at enrolment)
+    chassis_position: int | None = None  # 1-based index of the chassis it is listed in
 
     @property
     def label(self) -> str:
-        """The node's name (or UUID) from the file, else ``source#position``."""
+        """The node's name (or UUID) from the file, else where it is in the file."""
         if isinstance(self.body, Mapping):
             for key in ("name", "uuid"):
                 if isinstance(self.body.get(key), str) and self.body[key]:
                     return str(self.body[key])
+        if self.chassis_position is not None:
+            return f"{self.source}#chassis-{self.chassis_position}-node-{self.position}"
         return f"{self.source}#{self.position}"
+
+
+@dataclass(frozen=True)
+class ChassisSpec:
+    """One chassis to enrol, with the nodes listed in it."""
+
+    source: str  # file name
+    position: int  # 1-based index in the file's chassis list
+    body: dict[str, Any]  # the chassis's fields, without its nodes
+    nodes: tuple[NodeSpec, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """The chassis's UUID or description from the file, else ``source#chassis-N``."""
+        for key in ("uuid", "description"):
+            if isinstance(self.body.get(key), str) and self.body[key]:
+                return str(self.body[key])
+        return f"{self.source}#chassis-{self.position}"
+
+
+@dataclass(frozen=True)
+class Description:
+    """What one file describes: its chassis (each with its nodes), then its other nodes."""
+
+    chassis: tuple[ChassisSpec, ...]
+    nodes: tuple[NodeSpec, ...]
+
+    @property
+    def all_nodes(self) -> list[NodeSpec]:
+        """Every node of the file, in the order they are enrolled."""
+        return [node for chassis in self.chassis for node in chassis.nodes] + list(self.nodes)
 
 
 @dataclass
@@ -100,10 +151,28 @@ class NodeResult:
     error: str | None = None
     # For a node that existed: what was changed (update), or what differs (skip).
     changes: list[str] = field(default_factory=list)
+    chassis_uuid: str | None = None  # the chassis the node is in after the run
 
     @property
     def ok(self) -> bool:
         return self.status in DONE
+
+
+@dataclass
+class ChassisResult:
+    """What happened to one chassis of the files."""
+
+    spec: ChassisSpec
+    status: Status = "failed"
+    chassis_uuid: str | None = None
+    error: str | None = None
+    # For a chassis that existed: what was changed (update), or what differs (skip).
+    changes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """False when it could not be created (or was refused) or not deleted again."""
+        return self.status not in ("failed", "rollback failed")
 
 
 @dataclass(frozen=True)
@@ -116,14 +185,36 @@ class Progress:
     result: NodeResult | None = None
 
 
-def load_file(path: str | Path) -> list[NodeSpec]:
-    """The nodes described in a ``.yaml``/``.yml`` or ``.json`` file.
+def load_file(path: str | Path) -> Description:
+    """The chassis and nodes described in a ``.yaml``/``.yml`` or ``.json`` file.
 
     Raises EnrolFileError when the file cannot be read (or is not UTF-8) or parsed, has
-    another extension, is not an object with a ``nodes`` list, or has other top-level keys
-    (``chassis`` included: metalwire has none).
+    another extension, is not an object, has top-level keys other than ``chassis`` and
+    ``nodes``, or when either is not a list, a chassis not an object or its ``nodes`` not a
+    list.
     """
     path = Path(path)
+    data = _parsed(path)
+    name = str(path)
+    if not isinstance(data, dict):
+        raise EnrolFileError(f"File {name!r} must hold an object with a 'chassis' or 'nodes' list.")
+    extra = sorted(set(data) - {"chassis", "nodes"})
+    if extra:
+        raise EnrolFileError(
+            f"File {name!r} has unsupported top-level key(s) {', '.join(extra)}; "
+            "only 'chassis' and 'nodes' are allowed."
+        )
+    chassis = tuple(
+        _chassis_spec(name, position, body)
+        for position, body in enumerate(_list_in(name, data, "chassis"), start=1)
+    )
+    nodes = _list_in(name, data, "nodes")
+    return Description(
+        chassis, tuple(NodeSpec(name, i, body) for i, body in enumerate(nodes, start=1))
+    )
+
+
+def _parsed(path: Path) -> Any:
     suffix = path.suffix.lower()
     if suffix not in (".yaml", ".yml", ".json"):
         raise EnrolFileError(f"Cannot process file {str(path)!r}: it must be .json or .yaml.")
@@ -137,21 +228,33 @@ def load_file(path: str | Path) -> list[NodeSpec]:
             f"0x{error.object[error.start]:02x} at offset {error.start}); save it as UTF-8."
         ) from None
     try:
-        data = json.loads(text) if suffix == ".json" else yaml.load(text, Loader=_DescriptionLoader)
+        if suffix == ".json":
+            return json.loads(text)
+        return yaml.load(text, Loader=_DescriptionLoader)
     except (ValueError, yaml.YAMLError) as error:
         raise EnrolFileError(f"File {str(path)!r} is invalid: {error}") from None
-    if not isinstance(data, dict):
-        raise EnrolFileError(f"File {str(path)!r} must hold an object with a 'nodes' list.")
-    extra = sorted(set(data) - {"nodes"})
-    if extra:
-        raise EnrolFileError(
-            f"File {str(path)!r} has unsupported top-level key(s) {', '.join(extra)}; "
-            "only 'nodes' is allowed."
-        )
-    nodes = data.get("nodes", [])
-    if not isinstance(nodes, list):
-        raise EnrolFileError(f"In file {str(path)!r}, 'nodes' must be a list.")
-    return [NodeSpec(str(path), i, body) for i, body in enumerate(nodes, start=1)]
+
+
+def _list_in(source: str, data: Mapping[str, Any], key: str, where: str = "") -> list[Any]:
+    value = data.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise EnrolFileError(f"In file {source!r}, {where}'{key}' must be a list.")
+    return value
+
+
+def _chassis_spec(source: str, position: int, body: Any) -> ChassisSpec:
+    if not isinstance(body, dict):
+        raise EnrolFileError(f"In file {source!r}, chassis #{position} must be an object.")
+    fields = {k: v for k, v in body.items() if k != "nodes"}
+    nodes = _list_in(source, body, "nodes", f"chassis #{position}'s ")
+    return ChassisSpec(
+        source,
+        position,
+        fields,
+        tuple(NodeSpec(source, i, node, position) for i, node in enumerate(nodes, start=1)),
+    )
 
 
 class _ItemError(Exception):
@@ -177,10 +280,17 @@ def _port_label(port: Mapping[str, Any]) -> str:
 
 
 class _Enrolment:
-    def __init__(self, client: Client, spec: NodeSpec, existing: Existing = "skip") -> None:
+    def __init__(
+        self,
+        client: Client,
+        spec: NodeSpec,
+        existing: Existing = "skip",
+        chassis_uuid: str | None = None,
+    ) -> None:
         self.client = client
         self.spec = spec
         self.existing = existing
+        self.chassis_uuid = chassis_uuid  # of the chassis the node is listed in
         self.result = NodeResult(spec)
 
     def run(self) -> NodeResult:
@@ -204,6 +314,15 @@ class _Enrolment:
         if not isinstance(driver, str) or not driver:
             self.result.error = "the node has no 'driver'"
             return self.result
+        if self.chassis_uuid is not None:
+            own = node.get("chassis_uuid")
+            if own not in (None, self.chassis_uuid):
+                self.result.error = (
+                    f"the node's chassis_uuid {own} is not the one of the chassis it is "
+                    f"listed in ({self.chassis_uuid})"
+                )
+                return self.result
+            node["chassis_uuid"] = self.chassis_uuid
         try:
             stored = self._stored_node(node)
             if stored is not None:
@@ -222,6 +341,7 @@ class _Enrolment:
             self.result.error = _message(error)
             return self.result
         self.result.node_uuid = created.uuid
+        self.result.chassis_uuid = created.get("chassis_uuid")
         try:
             if traits:
                 self._step("traits", lambda: self.client.set_node_traits(created.uuid, traits))
@@ -268,6 +388,7 @@ class _Enrolment:
         portgroups: list[tuple[dict[str, Any], list[dict[str, Any]]]],
     ) -> NodeResult:
         self.result.node_uuid = stored.uuid
+        self.result.chassis_uuid = stored.get("chassis_uuid")
         if self.existing == "fail":
             self.result.error = (
                 f"node {self.spec.label} exists already ({stored.uuid}); re-run with "
@@ -287,6 +408,7 @@ class _Enrolment:
                 what = "node " + ", ".join(differing)
                 self._step(what, lambda: self.client.update_node(stored.uuid, _patch(differing)))
                 self.result.changes.extend(f"{name} updated" for name in differing)
+                self.result.chassis_uuid = fields.get("chassis_uuid")
             if traits_value is not None:
                 self._step("traits", lambda: self.client.set_node_traits(stored.uuid, traits_value))
                 self.result.changes.append("traits updated")
@@ -425,25 +547,130 @@ def _patch(values: Mapping[str, Any]) -> list[patch.PatchOp]:
     ]
 
 
+class _ChassisEnrolment:
+    def __init__(self, client: Client, spec: ChassisSpec, existing: Existing) -> None:
+        self.client = client
+        self.spec = spec
+        self.existing = existing
+        self.result = ChassisResult(spec)
+
+    def run(self) -> ChassisResult:
+        try:
+            stored = self._stored()
+            if stored is None:
+                self.result.chassis_uuid = self.client.create_chassis(**self.spec.body).uuid
+                self.result.status = "created"
+            else:
+                self._handle_existing(stored)
+        except MetalwireClientError as error:
+            self.result.status = "failed"
+            self.result.error = _message(error)
+        return self.result
+
+    def _stored(self) -> Chassis | None:
+        ident = self.spec.body.get("uuid")
+        if not isinstance(ident, str) or not ident:
+            return None  # a chassis has no name: one without UUID is always a new one
+        try:
+            return self.client.get_chassis(ident)
+        except NotFound:
+            return None
+
+    def _handle_existing(self, stored: Chassis) -> None:
+        self.result.chassis_uuid = stored.uuid
+        if self.existing == "fail":
+            self.result.error = (
+                f"chassis {stored.uuid} exists already; re-run with --existing skip or "
+                "--existing update"
+            )
+            return
+        differing = _differing(stored, {k: v for k, v in self.spec.body.items() if k != "uuid"})
+        if self.existing == "skip":
+            self.result.status = "skipped"
+            self.result.changes = [f"{name} differs" for name in differing]
+            return
+        if differing:
+            self.client.update_chassis(stored.uuid, _patch(differing))
+            self.result.changes = [f"{name} updated" for name in differing]
+        self.result.status = "updated" if differing else "unchanged"
+
+    def delete_if_empty(self) -> None:
+        """Delete the chassis this run created for nodes when none of them is in it."""
+        uuid = self.result.chassis_uuid
+        if self.result.status != "created" or not self.spec.nodes or uuid is None:
+            return
+        try:
+            if self.client.list_nodes(chassis_uuid=uuid, limit=1):
+                return
+            self.client.delete_chassis(uuid)
+        except MetalwireClientError as error:
+            self.result.status = "rollback failed"
+            self.result.error = f"none of its nodes is in it; deleting it failed: {_message(error)}"
+            return
+        self.result.status = "rolled back"
+        self.result.error = "none of its nodes is in it"
+
+
+@dataclass
+class Enrolled:
+    """What happened to the chassis and the nodes of the files."""
+
+    chassis: list[ChassisResult] = field(default_factory=list)
+    nodes: list[NodeResult] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Every node is as the files say, and no chassis failed."""
+        return all(r.ok for r in self.nodes) and all(r.ok for r in self.chassis)
+
+
 def enrol(
     client: Client,
-    specs: Sequence[NodeSpec],
+    descriptions: Sequence[Description],
     progress: Callable[[Progress], None] | None = None,
     existing: Existing = "skip",
-) -> list[NodeResult]:
-    """Enrol each node of ``specs`` in order; one failure does not stop the others.
+    chassis_progress: Callable[[ChassisResult], None] | None = None,
+) -> Enrolled:
+    """Enrol the chassis and nodes of each file in order; one failure does not stop the
+    others. Of each file: each chassis, then its nodes, then the file's other nodes.
 
-    ``existing`` says what to do with a node that exists already (see the module's text).
-    ``progress`` is called before and after each node. Never raises for a node's failure:
-    it is in that node's :class:`NodeResult` (``status``, ``error`` and ``changes``).
+    ``existing`` says what to do with a chassis or node that exists already (see the
+    module's text). ``progress`` is called before and after each node, ``chassis_progress``
+    once a chassis is handled and again when it is deleted for having no node left. Never
+    raises for a failure of a chassis or node: it is in its result.
     """
-    results: list[NodeResult] = []
-    total = len(specs)
-    for index, spec in enumerate(specs, start=1):
+    enrolled = Enrolled()
+    total = sum(len(d.all_nodes) for d in descriptions)
+
+    def enrol_node(spec: NodeSpec, chassis: ChassisResult | None) -> None:
+        index = len(enrolled.nodes) + 1
         if progress is not None:
             progress(Progress(index, total, spec))
-        result = _Enrolment(client, spec, existing).run()
-        results.append(result)
+        if chassis is not None and chassis.status not in DONE:
+            result = NodeResult(
+                spec, error=f"not enrolled: its chassis {chassis.spec.label} failed"
+            )
+        else:
+            uuid = None if chassis is None else chassis.chassis_uuid
+            result = _Enrolment(client, spec, existing, uuid).run()
+        enrolled.nodes.append(result)
         if progress is not None:
             progress(Progress(index, total, spec, result))
-    return results
+
+    for description in descriptions:
+        for chassis_spec in description.chassis:
+            handling = _ChassisEnrolment(client, chassis_spec, existing)
+            chassis_result = handling.run()
+            enrolled.chassis.append(chassis_result)
+            if chassis_progress is not None:
+                chassis_progress(chassis_result)
+            for spec in chassis_spec.nodes:
+                enrol_node(spec, chassis_result)
+            if chassis_result.status != "created":
+                continue
+            handling.delete_if_empty()
+            if chassis_result.status != "created" and chassis_progress is not None:
+                chassis_progress(chassis_result)  # deleted again (or not) for having no node
+        for spec in description.nodes:
+            enrol_node(spec, None)
+    return enrolled

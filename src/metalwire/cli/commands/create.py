@@ -1,4 +1,5 @@
-"""``metalwire create FILE...``: enrol nodes with their ports and portgroups from files."""
+"""``metalwire create FILE...``: enrol chassis and nodes with their ports and portgroups from
+files."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from metalwire.cli.commands.common import add_command
 from metalwire.cli.output import pick_columns, print_list
 from metalwire.client import Client
 from metalwire.client.enrol import (
+    ChassisResult,
+    Description,
     EnrolFileError,
     NodeResult,
-    NodeSpec,
     Progress,
     enrol,
     load_file,
@@ -38,16 +40,29 @@ def _progress(event: Progress) -> None:
     sys.stderr.flush()
 
 
-_HEADERS = ["Node", "UUID", "Status", "Ports", "Portgroups", "Error", "Changes"]
+def _chassis_progress(result: ChassisResult) -> None:
+    prefix = f"chassis {result.spec.label} ... "
+    if result.status == "created":
+        line = f"created {result.chassis_uuid}"
+    elif result.ok and result.status != "rolled back":
+        details = f": {'; '.join(result.changes)}" if result.changes else ""
+        line = f"exists as {result.chassis_uuid}, {result.status}{details}"
+    else:
+        line = f"{result.status.upper()}: {result.error}"
+    sys.stderr.write(f"{prefix}{line}\n")
+    sys.stderr.flush()
+
+
+_HEADERS = ["Node", "UUID", "Status", "Ports", "Portgroups", "Error", "Changes", "Chassis"]
 
 
 def _bulk_create(client: Client, args: argparse.Namespace) -> int:
     pick_columns(_HEADERS, args.columns)  # before creating anything
-    specs: list[NodeSpec] = []
+    descriptions: list[Description] = []
     problems: list[str] = []
     for name in args.files:
         try:
-            specs.extend(load_file(name))
+            descriptions.append(load_file(name))
         except EnrolFileError as error:
             problems.append(str(error))
     if problems:
@@ -55,9 +70,15 @@ def _bulk_create(client: Client, args: argparse.Namespace) -> int:
             print(f"metalwire: {problem}", file=sys.stderr)
         print("metalwire: nothing was created.", file=sys.stderr)
         return 1
-    results = enrol(client, specs, progress=_progress, existing=args.existing)
+    enrolled = enrol(
+        client,
+        descriptions,
+        progress=_progress,
+        existing=args.existing,
+        chassis_progress=_chassis_progress,
+    )
     rows: list[list[Any]] = []
-    for r in results:
+    for r in enrolled.nodes:
         # What exists now: nothing is left of a node that was rolled back.
         gone = r.status == "rolled back"
         rows.append(
@@ -69,12 +90,27 @@ def _bulk_create(client: Client, args: argparse.Namespace) -> int:
                 0 if gone else len(r.portgroups),
                 r.error,
                 "; ".join(r.changes) or None,
+                None if gone else r.chassis_uuid,
             ]
         )
     if rows or args.format != "table":
         print_list(_HEADERS, rows, args.format, sys.stdout, args.columns)
-    print(_summary(results), file=sys.stderr)
-    return 0 if all(r.ok for r in results) else 1
+    if enrolled.chassis:
+        print(_chassis_summary(enrolled.chassis), file=sys.stderr)
+    print(_summary(enrolled.nodes), file=sys.stderr)
+    return 0 if enrolled.ok else 1
+
+
+def _chassis_summary(results: list[ChassisResult]) -> str:
+    counts = "".join(
+        f", {count} {status}"
+        for status in ("skipped", "updated", "unchanged", "failed", "rolled back")
+        if (count := sum(r.status == status for r in results))
+    )
+    kept_failed = sum(r.status == "rollback failed" for r in results)
+    not_deleted = f", {kept_failed} not deleted again" if kept_failed else ""
+    created = sum(r.status == "created" for r in results)
+    return f"{created} chassis created{counts}{not_deleted}, of {len(results)}."
 
 
 def _summary(results: list[NodeResult]) -> str:
@@ -99,7 +135,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         commands,
         "create",
         common,
-        "Enrol nodes with their ports and portgroups from YAML or JSON files",
+        "Enrol chassis and nodes with their ports and portgroups from YAML or JSON files",
         _bulk_create,
         True,
     )
@@ -108,7 +144,8 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "--existing",
         choices=["skip", "update", "fail"],
         default="skip",
-        help="a node of the file (by name or UUID) that exists: leave it and report what "
+        help="a node of the file (by name or UUID) or a chassis (by UUID) that exists: "
+        "leave it and report what "
         "differs (skip, the default), set its fields and those of the portgroups and "
         "ports the file lists to the file's values, creating the missing ones and deleting "
         "none (update), or report it failed (fail)",
