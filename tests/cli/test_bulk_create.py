@@ -487,3 +487,17 @@ def test_a_malformed_chassis_list_creates_nothing(tmp_path: Path, cli: Run, mw: 
     assert "nothing was created" in result.stderr
     with pytest.raises(NotFound):
         mw.get_node(name)
+
+
+def test_a_nested_node_without_name_is_named_by_its_place(
+    tmp_path: Path, cli: Run, mw: Client
+) -> None:
+    rack, named = unique("rack"), unique("named")
+    nodes = [{"properties": {"cpus": 1}}, {"name": named, "driver": "fake-hardware"}]
+    path = _chassis_file(tmp_path, [{"description": rack, "nodes": nodes}], "places")
+    result = cli("create", str(path), "-f", "value", "-c", "Node", "-c", "Status")
+    assert result.code == 1
+    assert result.stdout.splitlines() == [f"{path}#chassis-1-node-1 failed", f"{named} created"]
+    assert f"[1/2] {path}#chassis-1-node-1 ... FAILED: the node has no 'driver'" in result.stderr
+    (chassis,) = _chassis_by_description(mw, rack)  # one of its nodes is in it: it is kept
+    assert mw.get_node(named).get("chassis_uuid") == chassis
