@@ -27,7 +27,11 @@ def clean_timeout(config: Config, request: pytest.FixtureRequest) -> None:
     a clean wait times out after 0.3 s in the test about it, never while another test aborts
     it (a slow database would lose that race)."""
     short = request.node.name.startswith("test_a_clean_wait_past_clean_callback_timeout")
-    config.conductor.clean_callback_timeout = 0.3 if short else 3600
+    in_maintenance = request.node.name.startswith("test_a_wait_in_maintenance")
+    config.conductor.clean_callback_timeout = 0.3 if short or in_maintenance else 3600
+    if in_maintenance:
+        config.conductor.deploy_callback_timeout = 0.3
+        config.conductor.inspect_wait_timeout = 0.3
     config.conductor.check_provision_state_interval = 0.1
 
 
@@ -160,6 +164,51 @@ def test_a_clean_wait_past_clean_callback_timeout_fails(api: Api) -> None:
         f"Timeout reached while waiting for callback for node {node['uuid']}"
     )
     assert hook_events(api)[-1] == "remove_cleaning_network done"
+
+
+def _enter_wait(api: Api, wait: str) -> None:
+    if wait == "inspect wait":
+        api.node(
+            name="life", inspect_interface="agent", boot_interface="ipxe", network_interface="noop"
+        )
+        api.port(api.get("/v1/nodes/life").json(), "52:54:00:20:00:01")
+        assert provision(api, "manage").status_code == 202
+        assert provision(api, "inspect").status_code == 202
+    elif wait == "clean wait":
+        _node(api, "direct")
+        steps = [{"interface": "deploy", "step": "erase_devices"}]
+        api.put("/v1/nodes/life/states/provision", {"target": "clean", "clean_steps": steps})
+    else:
+        _node(api, "direct")
+        assert provision(api, "provide").status_code == 202
+        assert provision(api, "active").status_code == 202
+    assert _shown(api)["provision_state"] == wait
+
+
+@pytest.mark.parametrize(
+    ("wait", "failed"),
+    [
+        ("wait call-back", "deploy failed"),
+        ("clean wait", "clean failed"),
+        ("inspect wait", "inspect failed"),
+    ],
+)
+def test_a_wait_in_maintenance_outlives_its_timeout_until_maintenance_ends(
+    api: Api, wait: str, failed: str
+) -> None:
+    """As Ironic's periodic checks: a node in maintenance is skipped, its wait goes on."""
+    _enter_wait(api, wait)
+    resp = api.put("/v1/nodes/life/maintenance", {"reason": "looking at it"})
+    assert resp.status_code == 202, resp.text
+
+    time.sleep(1.0)  # more than three times the 0.3 s timeout, checked every 0.1 s
+
+    assert _shown(api)["provision_state"] == wait
+    assert api.delete("/v1/nodes/life/maintenance").status_code == 202
+    deadline = time.monotonic() + 10
+    while _shown(api)["provision_state"] == wait and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _shown(api)["provision_state"] == failed
 
 
 def test_abort_outside_a_wait_state_is_refused(api: Api) -> None:

@@ -5,7 +5,9 @@ A ``direct`` deploy waits in ``wait call-back``, a manual cleaning in ``clean wa
 ``[conductor] deploy_callback_timeout``, ``clean_callback_timeout`` or
 ``inspect_wait_timeout`` (0: never) the wait ends as an abort does, with Ironic's
 ``last_error`` for it ("Timeout reached while waiting for callback for node ...", or for an
-inspection "Timeout reached while inspecting the node. ...").
+inspection "Timeout reached while inspecting the node. ..."). As Ironic's, the check
+skips a node in maintenance: its wait goes on, and times out at the first check after the
+maintenance ends.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ def _reason(state: str, uuid: str) -> str:
 def fail_expired_waits(
     conductor: Conductor, context: RequestContext, now: dt.datetime | None = None
 ) -> list[str]:
-    """End every wait older than its timeout; the UUIDs of the nodes failed."""
+    """End every wait older than its timeout, except a node's in maintenance; the UUIDs of
+    the nodes failed."""
     now = now or utcnow()
     failed = []
     for state, timeout in _timeouts(conductor).items():

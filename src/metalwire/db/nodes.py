@@ -300,9 +300,12 @@ class Nodes(Repository):
             return list(session.scalars(query.order_by(Node.id)))
 
     def in_state_before(self, state: str, updated_before: datetime) -> list[str]:
-        """The UUIDs of the nodes in provision ``state`` since before ``updated_before``."""
+        """The UUIDs of the nodes in provision ``state`` since before ``updated_before``
+        and not in maintenance (a wait's timeout leaves those alone, as Ironic's)."""
         with self._session() as session:
             query = select(Node.uuid).where(
-                Node.provision_state == state, Node.provision_updated_at < updated_before
+                Node.provision_state == state,
+                Node.provision_updated_at < updated_before,
+                Node.maintenance.is_(False),
             )
             return list(session.scalars(query.order_by(Node.id)))
