@@ -19,6 +19,7 @@ ever deals with HTTP.
     |   +-- NodeConsoleNotEnabled      console information asked while it is off
     |   +-- InstanceDeployFailure      a deploy or rebuild its deploy interface refuses
     |   +-- InstanceRescueFailure      a rescue its power, rescue or boot interface refuses
+    |   +-- InstanceUnrescueFailure    an unrescue its power interface refuses
     +-- NotAuthorized (401)            no credentials, or credentials that do not verify
     +-- Forbidden (403)
     |   +-- NodeProtected              the node is protected from this action
@@ -164,6 +165,10 @@ class InstanceDeployFailure(Invalid):
 class InstanceRescueFailure(Invalid):
     """A rescue that the node's power, rescue or boot interface refuses. (Ironic answers
     500 for it, although the request, not the service, is at fault.)"""
+
+
+class InstanceUnrescueFailure(Invalid):
+    """An unrescue that the node's power interface refuses (400, as a refused rescue)."""
 
 
 class NotAuthorized(MetalwireError):

@@ -427,6 +427,34 @@ def test_rescuing_with_the_rescue_ramdisk_is_accepted(api: Api) -> None:
     assert api.get("/v1/nodes/life/validate").json()["rescue"] == {"result": True}
 
 
+def test_unrescuing_a_node_whose_power_interface_cannot_work_is_refused(api: Api) -> None:
+    # as Ironic's conductor, which validates the power interface before an unrescue
+    node = available(
+        api,
+        driver="ipmi",
+        boot_interface="pxe",
+        rescue_interface="agent",
+        driver_info={"ipmi_address": "192.0.2.10", **AGENT_RAMDISK, **RESCUE_RAMDISK},
+        instance_info=DIRECT_IMAGE,
+    )
+    assert provision(api, "active").status_code == 202
+    assert rescue(api).status_code == 202
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "rescue"
+    remove = [{"op": "remove", "path": "/driver_info/ipmi_address"}]
+    assert api.patch("/v1/nodes/life", remove).status_code == 200
+
+    resp = provision(api, "unrescue")
+
+    assert resp.status_code == 400, resp.text
+    assert fault(resp).startswith(
+        f"Failed to unrescue instance None for node {node['uuid']}: Validation failed: "
+    )
+    assert "driver_info/ipmi_address" in fault(resp)
+    unchanged(api, "rescue")
+    history = api.get("/v1/nodes/life/history").json()["history"]
+    assert not any("unrescue started" in entry["event"] for entry in history)
+
+
 def test_an_autodetect_deploy_boots_as_the_ramdisk_deploy_it_switches_to(api: Api) -> None:
     # Ironic's autodetect switches to the ramdisk deploy before a deploy's checks, so the
     # boot interface boots the instance itself, and no agent when no cleaning follows; in

@@ -49,6 +49,7 @@ from metalwire.db.models import utcnow
 from metalwire.errors import (
     InstanceDeployFailure,
     InstanceRescueFailure,
+    InstanceUnrescueFailure,
     Invalid,
     InvalidParameterValue,
     InvalidStateRequested,
@@ -371,6 +372,8 @@ def do_provisioning_action(
             hardware.check_interface(node, "rescue")
         if verb == "rescue":
             _check_rescuable(conductor, task)
+        if verb == "unrescue":
+            _check_unrescuable(task)
         if verb == "inspect":
             _check_inspectable(conductor, task)
         source = node.provision_state
@@ -439,6 +442,18 @@ def _check_rescuable(conductor: Conductor, task: Task) -> None:
         raise InstanceRescueFailure(
             f"Failed to rescue instance {task.node.instance_uuid} for node "
             f"{task.node.uuid}: validation failed: {exc}"
+        ) from None
+
+
+def _check_unrescuable(task: Task) -> None:
+    """Refuse (InstanceUnrescueFailure, 400) an unrescue the node's power interface cannot
+    do, before anything changes: Ironic validates only the power interface for it."""
+    try:
+        hardware.check_interface(task.node, "power")
+    except Invalid as exc:
+        raise InstanceUnrescueFailure(
+            f"Failed to unrescue instance {task.node.instance_uuid} for node "
+            f"{task.node.uuid}: Validation failed: {exc}"
         ) from None
 
 
