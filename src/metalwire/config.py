@@ -486,6 +486,12 @@ class NeutronOptions:
     )
     provisioning_network: str = _opt("", "Neutron network name or UUID used for deploying.")
     cleaning_network: str = _opt("", "Neutron network name or UUID used for cleaning.")
+    rescuing_network: str = _opt(
+        "",
+        "Neutron network name or UUID for rescuing (a node's driver_info/rescuing_network "
+        "overrides it); as Ironic, the neutron network interface refuses an agent rescue "
+        "while neither is set. metalwire's rescue puts no port on it.",
+    )
     noauth_roles: str = _opt("admin,service", "X-Roles header sent when auth_type is none.")
 
     @property

@@ -397,7 +397,7 @@ def test_rescuing_without_the_rescue_ramdisk_is_refused(api: Api) -> None:
 
     assert resp.status_code == 400, resp.text
     assert fault(resp) == (
-        f"Failed to rescue instance None for node {node['uuid']}: validation failed: Node "
+        f"Failed to rescue instance None for node {node['uuid']}: Validation failed: Node "
         f"{node['uuid']}: the pxe boot interface needs the rescue ramdisk: "
         "driver_info/rescue_kernel and driver_info/rescue_ramdisk, or [conductor] "
         "rescue_kernel and rescue_ramdisk; missing: rescue_kernel, rescue_ramdisk."

@@ -26,7 +26,14 @@ from tests.neutron.interface_fixtures import (  # noqa: F401  (the shared module
     fixture_neutron,
     fixture_server,
 )
-from tests.support.helpers import DIRECT_IMAGE, fault, settled_node, wait_for
+from tests.support.helpers import (
+    AGENT_RAMDISK,
+    DIRECT_IMAGE,
+    RESCUE_RAMDISK,
+    fault,
+    settled_node,
+    wait_for,
+)
 from tests.support.neutron import NeutronServer
 
 
@@ -185,6 +192,43 @@ def test_a_neutron_deploy_without_a_vif_fails(api: Metalwire, neutron: Neutron) 
     assert shown["provision_state"] == "deploy failed"
     assert f"No VIF is attached to node {node['uuid']}" in shown["last_error"]
     assert neutron.ports_on("mw-provision") == []
+
+
+# -- rescue ----------------------------------------------------------------------------------
+
+
+def test_an_agent_rescue_needs_a_rescuing_network(api: Metalwire, neutron: Neutron) -> None:
+    """As Ironic's ``neutron`` interface: an ``agent`` rescue is refused before it starts
+    while neither ``[neutron] rescuing_network`` nor ``driver_info/rescuing_network`` names
+    a rescuing network; the node stays deployed, without the password."""
+    node = api.node(
+        "rescued",
+        rescue_interface="agent",
+        boot_interface="pxe",
+        driver_info={**AGENT_RAMDISK, **RESCUE_RAMDISK},
+    )
+    api.port(node, "52:54:00:3b:00:01", link("Ethernet42/1"))
+    api.provision("rescued", "manage", "provide")
+    api.deploy_with("rescued", neutron.vif("mw-tenant-p1")["id"])
+    rescue = {"target": "rescue", "rescue_password": "s3cret"}
+    reason = "UUID or name of rescuing_network is not set in configuration or in node driver_info."
+
+    response = api.http.put("/v1/nodes/rescued/states/provision", json=rescue)
+
+    assert response.status_code == 400, response.text
+    assert fault(response) == (
+        f"Failed to rescue instance None for node {node['uuid']}: Validation failed: {reason}"
+    )
+    shown = api.get("/v1/nodes/rescued")
+    assert (shown["provision_state"], shown["last_error"]) == ("active", None)
+    assert "rescue_password" not in shown["instance_info"]
+    assert api.get("/v1/nodes/rescued/validate")["rescue"] == {"result": False, "reason": reason}
+
+    named = [{"op": "add", "path": "/driver_info/rescuing_network", "value": "mw-tenant-p2"}]
+    assert api.http.patch("/v1/nodes/rescued", json=named).status_code == 200
+    response = api.http.put("/v1/nodes/rescued/states/provision", json=rescue)
+    assert response.status_code == 202, response.text
+    assert settled_node(lambda: api.get("/v1/nodes/rescued"))["provision_state"] == "rescue"
 
 
 # -- the binding an attach seeds -------------------------------------------------------------

@@ -108,6 +108,7 @@ def _check_beyond_name(conductor: Conductor, task: Task, kind: str) -> None:
     elif kind == "deploy":
         check_deploy_and_boot(task, config)
     elif kind == "rescue" and interface_name(task.node, "rescue") == AGENT_RESCUE:
+        conductor.network_interface(task.node).validate_rescue(task)
         if rescue_checks_boot(task.node, config):
             check_rescue_boot(task, config)
         check_rescue_password(task.node)

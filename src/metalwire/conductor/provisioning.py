@@ -40,7 +40,12 @@ from typing import Any
 
 from metalwire import metrics
 from metalwire.conductor import hardware, power, vifs
-from metalwire.conductor.boot import check_deploy_and_boot, check_rescue_boot, rescue_checks_boot
+from metalwire.conductor.boot import (
+    AGENT_RESCUE,
+    check_deploy_and_boot,
+    check_rescue_boot,
+    rescue_checks_boot,
+)
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
@@ -432,16 +437,19 @@ def _check_deployable(conductor: Conductor, task: Task) -> None:
 
 def _check_rescuable(conductor: Conductor, task: Task) -> None:
     """Refuse (InstanceRescueFailure, 400) a rescue the node's power interface, or its
-    ``agent`` rescue interface, cannot do, before anything changes: the boot interface must
-    boot the deploy and the rescue ramdisk (``boot.py``)."""
+    ``agent`` rescue interface, cannot do, before anything changes: the network interface
+    must serve the rescue (a rescuing network for ``neutron``), the boot interface boot the
+    deploy and the rescue ramdisk (``boot.py``); in Ironic's order."""
     try:
         hardware.check_interface(task.node, "power")
+        if hardware.interface_name(task.node, "rescue") == AGENT_RESCUE:
+            conductor.network_interface(task.node).validate_rescue(task)
         if rescue_checks_boot(task.node, conductor.config):
             check_rescue_boot(task, conductor.config)
     except Invalid as exc:
         raise InstanceRescueFailure(
             f"Failed to rescue instance {task.node.instance_uuid} for node "
-            f"{task.node.uuid}: validation failed: {exc}"
+            f"{task.node.uuid}: Validation failed: {exc}"
         ) from None
 
 

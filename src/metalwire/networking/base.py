@@ -110,6 +110,12 @@ class NetworkInterface(abc.ABC):
             "interface."
         )
 
+    def validate_rescue(self, task: Task) -> None:
+        """Check the interface can serve an ``agent`` rescue of the node (asked before the
+        rescue and by ``validate``); raise MissingParameterValue or InvalidParameterValue
+        if not. As Ironic's, an interface with no rescuing network to name (``noop``,
+        ``flat``) takes every rescue."""
+
     def need_power_on(self, task: Task) -> bool:
         """Whether the node must be powered on while its network is set up or taken down
         (deploy, undeploy, cleaning): the conductor then powers it on around those steps and

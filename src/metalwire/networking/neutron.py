@@ -57,6 +57,7 @@ import logging
 
 from metalwire.db.models import Port
 from metalwire.errors import (
+    MissingParameterValue,
     NetworkError,
     NetworkInterfaceInvalid,
 )
@@ -85,6 +86,21 @@ class NeutronNetwork(ServiceNetworkPorts, NetworkInterface):
             raise NetworkInterfaceInvalid(
                 f"Node {task.node.uuid} uses the neutron network interface, but {problem}"
             )
+
+    def validate_rescue(self, task: Task) -> None:
+        """As Ironic's: an agent rescue needs a rescuing network, from the node's
+        ``driver_info/rescuing_network`` or ``[neutron] rescuing_network``. (metalwire's
+        rescue boots no ramdisk, so it names the network but puts no port on it.)"""
+        if not self.rescuing_network(task):
+            raise MissingParameterValue(
+                "UUID or name of rescuing_network is not set in configuration or in node "
+                "driver_info."
+            )
+
+    def rescuing_network(self, task: Task) -> str:
+        """The node's rescuing network: its ``driver_info`` one, else the configured one."""
+        named = task.node.driver_info.get("rescuing_network")
+        return named if isinstance(named, str) and named else self.config.neutron.rescuing_network
 
     def port_unusable_reason(self, task: Task, port: Port) -> str | None:
         """Neutron binds a port to its switch port: it needs the link, unless InfiniBand."""
