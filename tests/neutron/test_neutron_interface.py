@@ -224,6 +224,15 @@ def test_an_agent_rescue_needs_a_rescuing_network(api: Metalwire, neutron: Neutr
     assert "rescue_password" not in shown["instance_info"]
     assert api.get("/v1/nodes/rescued/validate")["rescue"] == {"result": False, "reason": reason}
 
+    unknown = [{"op": "add", "path": "/driver_info/rescuing_network", "value": "mw-no-such"}]
+    assert api.http.patch("/v1/nodes/rescued", json=unknown).status_code == 200
+    response = api.http.put("/v1/nodes/rescued/states/provision", json=rescue)
+    assert response.status_code == 400, response.text
+    assert fault(response).endswith(
+        "Validation failed: rescuing_network with name or UUID mw-no-such was not found"
+    )
+    assert api.get("/v1/nodes/rescued")["provision_state"] == "active"
+
     named = [{"op": "add", "path": "/driver_info/rescuing_network", "value": "mw-tenant-p2"}]
     assert api.http.patch("/v1/nodes/rescued", json=named).status_code == 200
     response = api.http.put("/v1/nodes/rescued/states/provision", json=rescue)

@@ -145,3 +145,24 @@ def test_a_failed_tear_down_leaves_the_node_in_error_without_its_instance(
 
     # Neutron back, the operator undeploys the node again: it is available.
     assert api.provision("torn", "deleted")["provision_state"] == "available"
+
+
+def test_validate_reports_a_rescue_check_neutron_cannot_answer(
+    cut_api: Metalwire, relay: Relay
+) -> None:
+    """The agent rescue's check asks Neutron for the rescuing network: unreachable, the
+    rescue is reported as not validated, naming why, and the other interfaces still are."""
+    api = cut_api
+    api.node("rescue-check", rescue_interface="agent", driver_info={"rescuing_network": "mw-x"})
+
+    relay.refuse()
+    try:
+        response = api.http.get("/v1/nodes/rescue-check/validate")
+    finally:
+        relay.forward()
+
+    assert response.status_code == 200, response.text
+    shown = response.json()
+    assert shown["rescue"]["result"] is False
+    assert f"Neutron at {relay.url}/v2.0 is unreachable" in shown["rescue"]["reason"]
+    assert shown["power"] == {"result": True}

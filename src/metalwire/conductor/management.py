@@ -24,6 +24,7 @@ from metalwire.errors import (
     Invalid,
     InvalidParameterValue,
     MissingParameterValue,
+    NetworkError,
     NetworkInterfaceInvalid,
     NodeConsoleNotEnabled,
 )
@@ -92,6 +93,8 @@ def validate(conductor: Conductor, context: RequestContext, ident: str) -> dict[
                 hardware.check_interface(task.node, kind)
             _check_beyond_name(conductor, task, kind)
         except Invalid as exc:  # NetworkInterfaceInvalid, UnsupportedDriverExtension, ...
+            out[kind] = {"result": False, "reason": str(exc)}
+        except NetworkError as exc:  # a check that asks Neutron (the rescuing network)
             out[kind] = {"result": False, "reason": str(exc)}
         else:
             out[kind] = {"result": True}

@@ -57,6 +57,7 @@ import logging
 
 from metalwire.db.models import Port
 from metalwire.errors import (
+    InvalidParameterValue,
     MissingParameterValue,
     NetworkError,
     NetworkInterfaceInvalid,
@@ -89,13 +90,26 @@ class NeutronNetwork(ServiceNetworkPorts, NetworkInterface):
 
     def validate_rescue(self, task: Task) -> None:
         """As Ironic's: an agent rescue needs a rescuing network, from the node's
-        ``driver_info/rescuing_network`` or ``[neutron] rescuing_network``. (metalwire's
-        rescue boots no ramdisk, so it names the network but puts no port on it.)"""
-        if not self.rescuing_network(task):
+        ``driver_info/rescuing_network`` or ``[neutron] rescuing_network``, that Neutron
+        knows by that UUID or unique name. (metalwire's rescue boots no ramdisk, so it names
+        the network but puts no port on it.)"""
+        name = self.rescuing_network(task)
+        if not name:
             raise MissingParameterValue(
                 "UUID or name of rescuing_network is not set in configuration or in node "
                 "driver_info."
             )
+        if self.uses_neutron():
+            self._check_one_network(name, "rescuing_network")
+
+    def _check_one_network(self, name: str, option: str) -> None:
+        """InvalidParameterValue unless exactly one Neutron network has this UUID or name."""
+        found = self.neutron().networks_named(name, f"find the {option}")
+        if not found:
+            raise InvalidParameterValue(f"{option} with name or UUID {name} was not found")
+        if len(found) > 1:
+            ids = ", ".join(network.id for network in found)
+            raise InvalidParameterValue(f"More than one {option} was found for name {name}: {ids}")
 
     def rescuing_network(self, task: Task) -> str:
         """The node's rescuing network: its ``driver_info`` one, else the configured one."""

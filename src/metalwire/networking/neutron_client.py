@@ -418,15 +418,7 @@ class NeutronClient:
 
     def find_network(self, name_or_id: str, purpose: str) -> NeutronNetwork:
         """A network by UUID or, failing that, by its unique name."""
-        if is_uuid(name_or_id):
-            path = f"/networks/{name_or_id}"
-            body = self._call("GET", path, purpose, missing_ok=True)
-            if body is not None:
-                return NeutronNetwork.from_json(self._member(body, "network", "GET", path))
-        body = self._call("GET", "/networks", purpose, params=[("name", name_or_id)])
-        found = body.get("networks") if body is not None else None
-        if not isinstance(found, list):
-            raise self._unusable("GET", "/networks", purpose, "no 'networks' list in the answer")
+        found = self.networks_named(name_or_id, purpose)
         call = f"Neutron GET {self.path('/networks')}?name={name_or_id} ({purpose})"
         if not found:
             raise NetworkError(
@@ -434,13 +426,26 @@ class NeutronClient:
                 BAD_GATEWAY,
             )
         if len(found) > 1:
-            ids = ", ".join(str(n.get("id")) for n in found)
+            ids = ", ".join(n.id for n in found)
             raise NetworkError(
                 f"{call} failed: {len(found)} Neutron networks are named {name_or_id!r} "
                 f"({ids}); configure one by UUID.",
                 BAD_GATEWAY,
             )
-        return NeutronNetwork.from_json(found[0])
+        return found[0]
+
+    def networks_named(self, name_or_id: str, purpose: str) -> list[NeutronNetwork]:
+        """The network with this UUID, or else those with this name (none, one or more)."""
+        if is_uuid(name_or_id):
+            path = f"/networks/{name_or_id}"
+            body = self._call("GET", path, purpose, missing_ok=True)
+            if body is not None:
+                return [NeutronNetwork.from_json(self._member(body, "network", "GET", path))]
+        body = self._call("GET", "/networks", purpose, params=[("name", name_or_id)])
+        found = body.get("networks") if body is not None else None
+        if not isinstance(found, list):
+            raise self._unusable("GET", "/networks", purpose, "no 'networks' list in the answer")
+        return [NeutronNetwork.from_json(network) for network in found]
 
     # -- plumbing --------------------------------------------------------------------------
 
