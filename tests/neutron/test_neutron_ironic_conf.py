@@ -23,7 +23,7 @@ def ironic_conf_server(
     conf.write_text(
         "[DEFAULT]\n"
         "transport_url = fake://\n"
-        "enabled_deploy_interfaces = direct\n"
+        "enabled_deploy_interfaces = fake,direct\n"
         "[conductor]\n"
         "automated_clean = false\n"
         "[neutron]\n"
