@@ -490,7 +490,11 @@ class NeutronOptions:
         "",
         "Neutron network name or UUID for rescuing (a node's driver_info/rescuing_network "
         "overrides it); as Ironic, the neutron network interface refuses an agent rescue "
-        "while neither is set. metalwire's rescue puts no port on it.",
+        "while neither is set. An agent rescue unbinds the node's VIFs and creates a bound "
+        "port on it for each PXE-enabled port; as Ironic's once the rescue ramdisk is up (at "
+        "once, metalwire boots none), those ports are deleted and the VIFs bound again. A "
+        "rescue that fails (`rescue failed`) leaves no port on it and the VIFs unbound, as "
+        "Ironic's; an unrescue binds them again.",
     )
     noauth_roles: str = _opt("admin,service", "X-Roles header sent when auth_type is none.")
 

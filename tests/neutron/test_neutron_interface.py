@@ -9,6 +9,8 @@ check what Neutron holds afterwards. The deprecated ``extra/vif_port_id``, an ir
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.neutron.clients import (
@@ -235,9 +237,110 @@ def test_an_agent_rescue_needs_a_rescuing_network(api: Metalwire, neutron: Neutr
 
     named = [{"op": "add", "path": "/driver_info/rescuing_network", "value": "mw-tenant-p2"}]
     assert api.http.patch("/v1/nodes/rescued", json=named).status_code == 200
+    assert api.attach("rescued", neutron.vif("mw-tenant-p1")["id"]).status_code == 204
     response = api.http.put("/v1/nodes/rescued/states/provision", json=rescue)
     assert response.status_code == 202, response.text
     assert settled_node(lambda: api.get("/v1/nodes/rescued"))["provision_state"] == "rescue"
+
+
+def _agent_rescue_node(api: Metalwire, neutron: Neutron, name: str, mac: str, **info: Any) -> Json:
+    """A deployed ``neutron`` node with the ``agent`` rescue interface, rescuing on
+    mw-tenant-p2, a VIF on mw-tenant-p1 attached; the VIF's Neutron port."""
+    local_link = info.pop("local_link", link("Ethernet43/1"))
+    driver_info = {**AGENT_RAMDISK, **RESCUE_RAMDISK, "rescuing_network": "mw-tenant-p2"}
+    node = api.node(
+        name, rescue_interface="agent", boot_interface="pxe", driver_info={**driver_info, **info}
+    )
+    api.port(node, mac, local_link)
+    api.provision(name, "manage", "provide")
+    vif = neutron.vif("mw-tenant-p1")
+    assert api.attach(name, vif["id"]).status_code == 204
+    assert api.provision(name, "active")["provision_state"] == "active"
+    return vif
+
+
+def _drift_of(api: Metalwire, name: str) -> dict[str, str]:
+    """The drift audit's findings for the node now, as {VIF id: kind}."""
+    response = api.http.post(f"/v1/metalwire/audit?node={name}", json={})
+    assert response.status_code == 200, response.text
+    return {f["vif_id"]: f["kind"] for f in response.json()["findings"]}
+
+
+def _network_events(api: Metalwire, name: str, since: str) -> list[str]:
+    """The network hooks run for the node since the history event ``since``, in order."""
+    events = [e["event"] for e in api.get(f"/v1/nodes/{name}/history?detail=true")["history"]]
+    return [e for e in events[events.index(since) :] if e.startswith("neutron.")]
+
+
+def test_an_agent_rescue_boots_on_the_rescuing_network(
+    api: Metalwire, neutron: Neutron, neutron_server: NeutronServer
+) -> None:
+    """As Ironic's ``agent`` rescue: the VIFs are unbound and the node's port is put on its
+    rescuing network, bound to it, for the rescue ramdisk; once that is up (at once here)
+    the rescuing port is deleted and the VIFs bound again. An unrescue removes the rescuing
+    network and binds the VIFs."""
+    mac = "52:54:00:3b:00:02"
+    vif = _agent_rescue_node(api, neutron, "rescuenet", mac, local_link=link("Ethernet43/2"))
+    node = api.get("/v1/nodes/rescuenet")
+
+    rescue = {"target": "rescue", "rescue_password": "s3cret"}
+    response = api.http.put("/v1/nodes/rescuenet/states/provision", json=rescue)
+
+    assert response.status_code == 202, response.text
+    shown = settled_node(lambda: api.get("/v1/nodes/rescuenet"))
+    assert (shown["provision_state"], shown["last_error"]) == ("rescue", None)
+    assert _network_events(api, "rescuenet", "rescue started from active") == [
+        "neutron.unconfigure_tenant_networks done",
+        "neutron.add_rescuing_network done",
+        "neutron.remove_rescuing_network done",
+        "neutron.configure_tenant_networks done",
+    ]
+    assert neutron.ports_on("mw-tenant-p2", mac) == []
+    assert "rescuing_vif_port_id" not in ports_of(api, "rescuenet")[mac]["internal_info"]
+    assert neutron.wait_status(vif["id"], "ACTIVE")["binding:host_id"] == node["uuid"]
+    assert _drift_of(api, "rescuenet") == {}, "a rescued node is on its tenant network"
+
+    shown = api.provision("rescuenet", "unrescue")
+
+    assert shown["provision_state"] == "active"
+    assert _network_events(api, "rescuenet", "unrescue started from rescue") == [
+        "neutron.remove_rescuing_network done",
+        "neutron.configure_tenant_networks done",
+    ]
+    assert neutron.port(vif["id"])["binding:host_id"] == node["uuid"]
+
+
+def test_a_rescue_neutron_cannot_bind_leaves_no_rescuing_port(
+    api: Metalwire, neutron: Neutron
+) -> None:
+    """The rescuing port of a port on a switch Neutron does not know cannot be bound: the
+    rescue fails (``rescue failed``, Neutron's reason in ``last_error``), the port created
+    on the rescuing network is deleted and, as in Ironic, the VIFs stay unbound. An unrescue
+    binds them again."""
+    mac = "52:54:00:3b:00:03"
+    relaxed = {"fail_on_binding_failure": False, "local_link": UNKNOWN_SWITCH}
+    vif = _agent_rescue_node(api, neutron, "rescuefail", mac, **relaxed)
+    node = api.get("/v1/nodes/rescuefail")
+    strict = [{"op": "add", "path": "/driver_info/fail_on_binding_failure", "value": True}]
+    assert api.http.patch("/v1/nodes/rescuefail", json=strict).status_code == 200
+    rescue = {"target": "rescue", "rescue_password": "s3cret"}
+
+    response = api.http.put("/v1/nodes/rescuefail/states/provision", json=rescue)
+
+    assert response.status_code == 202, response.text
+    shown = settled_node(lambda: api.get("/v1/nodes/rescuefail"))
+    assert shown["provision_state"] == "rescue failed"
+    assert "binding_failed" in shown["last_error"]
+    assert "rescue_password" not in shown["instance_info"]
+    assert neutron.ports_on("mw-tenant-p2", mac) == []
+    assert "rescuing_vif_port_id" not in ports_of(api, "rescuefail")[mac]["internal_info"]
+    assert neutron.port(vif["id"])["binding:host_id"] == ""
+    assert _drift_of(api, "rescuefail") == {vif["id"]: "binding_mismatch"}
+
+    relax = [{"op": "add", "path": "/driver_info/fail_on_binding_failure", "value": False}]
+    assert api.http.patch("/v1/nodes/rescuefail", json=relax).status_code == 200
+    assert api.provision("rescuefail", "unrescue")["provision_state"] == "active"
+    assert neutron.port(vif["id"])["binding:host_id"] == node["uuid"]
 
 
 # -- the binding an attach seeds -------------------------------------------------------------

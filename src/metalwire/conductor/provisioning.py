@@ -251,17 +251,39 @@ def _without_rescue(instance_info: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in instance_info.items() if k not in _RESCUE_KEYS}
 
 
-def _rescue_steps(task: Task, verb: str, options: ProvisionOptions) -> dict[str, Any]:
-    """The fake rescue interface's rescue and unrescue: states only, as Ironic's fake."""
-    info = _without_rescue(task.node.instance_info)
+def _rescue_steps(
+    conductor: Conductor, task: Task, verb: str, options: ProvisionOptions
+) -> dict[str, Any]:
+    """A rescue or unrescue: the ``fake`` rescue interface's changes states only, as
+    Ironic's fake; the ``agent`` one moves the node between networks first
+    (:func:`_agent_rescue_network`)."""
     if verb == "rescue":
         hardware.check_interface(task.node, "rescue")
+    if hardware.interface_name(task.node, "rescue") == AGENT_RESCUE:
+        _agent_rescue_network(conductor, task, verb)
+    info = _without_rescue(task.node.instance_info)
+    if verb == "rescue":
         assert options.rescue_password is not None  # the API requires one
         info["rescue_password"] = options.rescue_password
         info["hashed_rescue_password"] = hashlib.sha256(
             options.rescue_password.encode()
         ).hexdigest()
     return {"instance_info": info}
+
+
+def _agent_rescue_network(conductor: Conductor, task: Task, verb: str) -> None:
+    """The network steps of Ironic's ``agent`` rescue, in its order. A rescue unconfigures
+    the tenant networks and puts the node on its rescuing network for the rescue ramdisk;
+    no ramdisk runs here, so it is taken as up at once and the rescue finishes as Ironic's
+    does when the agent reports it: the rescuing network removed, the tenant networks
+    configured again (the rescued node is reached on them). An unrescue removes the
+    rescuing network (left by a failed rescue) and configures the tenant networks."""
+    with power.powered_for_network(conductor, task):
+        if verb == "rescue":
+            _run_hook(conductor, task, "unconfigure_tenant_networks")
+            _run_hook(conductor, task, "add_rescuing_network")
+        _run_hook(conductor, task, "remove_rescuing_network")
+        _run_hook(conductor, task, "configure_tenant_networks")
 
 
 def _steps(
@@ -275,7 +297,7 @@ def _steps(
             _verify_power(task)
         return power.synced_power_state(task)
     if verb in ("rescue", "unrescue"):
-        return _rescue_steps(task, verb, options)
+        return _rescue_steps(conductor, task, verb, options)
     if verb == "provide":
         if clean:
             _clean(conductor, task)

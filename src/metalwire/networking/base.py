@@ -234,6 +234,14 @@ class NetworkInterface(abc.ABC):
     def remove_cleaning_network(self, task: Task) -> None:
         """Undo :meth:`add_cleaning_network`."""
 
+    def add_rescuing_network(self, task: Task) -> None:
+        """Put the node's ports on the network its rescue ramdisk boots on (called by an
+        ``agent`` rescue once the tenant networks are unconfigured)."""
+
+    def remove_rescuing_network(self, task: Task) -> None:
+        """Undo :meth:`add_rescuing_network` (called when the rescue ramdisk is up, and by
+        an unrescue, before the tenant networks are configured again)."""
+
     # -- the drift audit -----------------------------------------------------------------
 
     def audit_unavailable(self) -> str | None:

@@ -116,6 +116,13 @@ class FlatNetwork(ServiceNetworkPorts, NetworkInterface):
                 f"Binding the VIFs of node {task.node.uuid} failed", exc, rollback.run()
             ) from None
 
+    def add_rescuing_network(self, task: Task) -> None:
+        """As Ironic's ``flat``: no network of its own; the VIFs the rescue unbound are
+        bound again, for the rescue ramdisk to boot on their network. They stay bound
+        through the unrescue, as after a deploy (:meth:`remove_rescuing_network` is a
+        no-op, as ``flat``'s removal of the provisioning network)."""
+        self.add_provisioning_network(task)
+
     def add_cleaning_network(self, task: Task) -> None:
         """With a Neutron, cleaning boots the ramdisk on ``[neutron] cleaning_network``."""
         self._add_service_ports(task, "cleaning", self.config.neutron.cleaning_network)

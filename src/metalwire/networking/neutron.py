@@ -3,7 +3,7 @@
 The attach, detach and MAC-following steps are shared with ``flat`` and live in
 :mod:`metalwire.networking.neutron_ports`; this module adds what only ``neutron`` does: it
 always calls Neutron, binds on attach when the node is active, refuses ports without link
-information, and manages the provisioning and cleaning networks.
+information, and manages the provisioning, cleaning and rescuing networks.
 
 A VIF is the id of a Neutron port. What the interface tells Neutron, and when:
 
@@ -25,6 +25,11 @@ A VIF is the id of a Neutron port. What the interface tells Neutron, and when:
   no network). Cleaning does the same
   with ``cleaning_network`` and ``cleaning_vif_port_id``. An empty network option makes the
   hook a logged no-op.
+* **agent rescue**: ``add_rescuing_network`` creates the bound ports on the node's rescuing
+  network (``driver_info["rescuing_network"]``, else ``[neutron] rescuing_network``) as on
+  the provisioning network, kept in ``internal_info["rescuing_vif_port_id"]``;
+  ``remove_rescuing_network`` deletes them (the conductor unbinds the VIFs before and binds
+  them after, as Ironic's ``agent`` rescue).
 * **undeploy**: ``unconfigure_tenant_networks`` unbinds every attached VIF (first waiting,
   as Ironic, for the Neutron agent of a Smart NIC port's host).
 * **Smart NIC power**: a node with a Smart NIC port answers :meth:`need_power_on`, so the
@@ -91,8 +96,7 @@ class NeutronNetwork(ServiceNetworkPorts, NetworkInterface):
     def validate_rescue(self, task: Task) -> None:
         """As Ironic's: an agent rescue needs a rescuing network, from the node's
         ``driver_info/rescuing_network`` or ``[neutron] rescuing_network``, that Neutron
-        knows by that UUID or unique name. (metalwire's rescue boots no ramdisk, so it names
-        the network but puts no port on it.)"""
+        knows by that UUID or unique name."""
         name = self.rescuing_network(task)
         if not name:
             raise MissingParameterValue(
@@ -191,3 +195,11 @@ class NeutronNetwork(ServiceNetworkPorts, NetworkInterface):
 
     def remove_cleaning_network(self, task: Task) -> None:
         self._remove_service_ports(task, "cleaning", self.config.neutron.cleaning_network)
+
+    def add_rescuing_network(self, task: Task) -> None:
+        """As the provisioning network, on the node's rescuing network (its
+        ``driver_info/rescuing_network``, else ``[neutron] rescuing_network``)."""
+        self._add_service_ports(task, "rescuing", self.rescuing_network(task))
+
+    def remove_rescuing_network(self, task: Task) -> None:
+        self._remove_service_ports(task, "rescuing", self.rescuing_network(task))

@@ -51,6 +51,7 @@ from metalwire.networking.neutron_client import NeutronClient, NeutronPort, conf
 from metalwire.networking.neutron_ports import (
     CLEANING_KEY,
     PROVISIONING_KEY,
+    RESCUING_KEY,
     UNBIND,
     VNIC_BAREMETAL,
     NeutronPortsMixin,
@@ -73,7 +74,9 @@ REPAIRS = {
 }
 
 #: The states a node is on its tenant networks in, its VIFs bound as a deploy leaves them:
-#: ``active``, and the states rescue and service lead to from it, which touch no network.
+#: ``active``, and the states rescue and service lead to from it (an ``agent`` rescue binds
+#: the VIFs again once its ramdisk is up; one that failed may leave them unbound, which the
+#: audit reports and its repair binds again).
 DEPLOYED = frozenset(
     {
         "active",
@@ -87,8 +90,11 @@ DEPLOYED = frozenset(
     }
 )
 #: Provision steps run under the node's lock and bind or unbind as they go: a lock-free read
-#: in the middle of one would see a half-done state.
-IN_PROGRESS = frozenset({"deploying", "deleting", "cleaning", "verifying"})
+#: in the middle of one would see a half-done state (an ``agent`` rescue's VIFs unbound, its
+#: rescuing ports not yet recorded).
+IN_PROGRESS = frozenset(
+    {"deploying", "deleting", "cleaning", "verifying", "rescuing", "unrescuing"}
+)
 #: The Neutron port fields the audit reads: answers stay small.
 PORT_FIELDS = (
     "id",
@@ -359,11 +365,12 @@ def _binding_problem(port: NeutronPort, binding: ExpectedBinding) -> str:
 
 
 def _service_ports(task: Task) -> set[str]:
-    """The node's provisioning and cleaning ports: bound to it, but no attachments."""
+    """The node's provisioning, cleaning and rescuing ports: bound to it, but no
+    attachments."""
     return {
         str(port.internal_info[key])
         for port in task.ports
-        for key in (PROVISIONING_KEY, CLEANING_KEY)
+        for key in (PROVISIONING_KEY, CLEANING_KEY, RESCUING_KEY)
         if (port.internal_info or {}).get(key)
     }
 
