@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from tests.support.helpers import DIRECT_IMAGE, RAMDISK_NODE, settled_node
+from tests.support.helpers import DIRECT_IMAGE, RAMDISK_NODE, RESCUE_RAMDISK, settled_node
 from tests.support.switch import EmulatedSwitch, PortVlan
 from tests.switch.conftest import CLEANING, IDLE, OTHER, PROVISIONING, TENANT
 
@@ -231,3 +231,45 @@ def test_every_switch_port_change_is_in_the_node_history_the_idle_reset_too(
         f"Switch tor-1 port swp1 set to {tenant} (was access VLAN {IDLE})",
         f"Switch tor-1 port swp1 set to access VLAN {IDLE} (was {tenant})",  # the undeploy
     ]
+
+
+def test_an_agent_rescue_boots_on_the_rescuing_vlan_then_back_on_the_tenant_one(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    """As Ironic's ``ironic-networking``: an ``agent`` rescue takes the port off its tenant
+    VLAN and puts it on the rescuing network for the rescue ramdisk; once that is up (at once
+    here) it goes back to its tenant VLAN. An unrescue leaves it there."""
+    switch = emulated_switch
+    http = http_for(switch)
+    switchport = {"mode": "access", "native_vlan": TENANT}
+    _node(http, "r", "ramdisk", "swp1", extra={"switchport": switchport}, pxe_enabled=False)
+    rescue_info = {**RESCUE_RAMDISK, "rescuing_network": f"access/native_vlan={OTHER}"}
+    patch = [
+        {"op": "replace", "path": "/rescue_interface", "value": "agent"},
+        *({"op": "add", "path": f"/driver_info/{k}", "value": v} for k, v in rescue_info.items()),
+    ]
+    assert http.patch("/v1/nodes/r", json=patch).status_code == 200
+    _provision(http, "r", "active")
+    deployed = len(_switch_events(http, "r"))
+
+    resp = http.put(
+        "/v1/nodes/r/states/provision",
+        json={"target": "rescue", "rescue_password": "s3cret"},
+        headers={"X-OpenStack-Ironic-API-Version": "1.38"},
+    )
+
+    assert resp.status_code == 202, resp.text
+    shown = settled_node(lambda: _state(http, "r"))
+    assert (shown["provision_state"], shown["last_error"]) == ("rescue", None)
+    assert switch.port_vlan("swp1") == PortVlan(tag=TENANT, vlan_mode="access", trunks=())
+    tenant = f"access VLAN {TENANT}"
+    assert _switch_events(http, "r")[deployed:] == [
+        f"Switch tor-1 port swp1 set to access VLAN {IDLE} (was {tenant})",
+        f"Switch tor-1 port swp1 set to access VLAN {OTHER} (was access VLAN {IDLE})",
+        f"Switch tor-1 port swp1 set to access VLAN {IDLE} (was access VLAN {OTHER})",
+        f"Switch tor-1 port swp1 set to {tenant} (was access VLAN {IDLE})",
+    ]
+
+    _provision(http, "r", "unrescue", version="1.38")
+    assert _state(http, "r")["provision_state"] == "active"
+    assert switch.port_vlan("swp1") == PortVlan(tag=TENANT, vlan_mode="access", trunks=())

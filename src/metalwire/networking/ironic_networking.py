@@ -189,6 +189,13 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
     def remove_cleaning_network(self, task: Task) -> None:
         self._put_on_idle(task)
 
+    def add_rescuing_network(self, task: Task) -> None:
+        """``rescuing_network`` of the driver_info, else of the options; none: unchanged."""
+        self._put_on_state_network(task, "rescuing")
+
+    def remove_rescuing_network(self, task: Task) -> None:
+        self._put_on_idle(task)
+
     # -- VIFs that name their network (metalwire's extension) ------------------------------
 
     def record_vif(self, task: Task, vif_info: VifInfo) -> VifAttachment | None:
