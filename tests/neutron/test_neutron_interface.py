@@ -310,6 +310,38 @@ def test_an_agent_rescue_boots_on_the_rescuing_network(
     assert neutron.port(vif["id"])["binding:host_id"] == node["uuid"]
 
 
+def test_a_flat_agent_rescue_binds_the_vifs_again_for_the_rescue_ramdisk(
+    api: Metalwire, neutron: Neutron
+) -> None:
+    """As Ironic's ``flat`` (no rescuing network of its own): the rescue unbinds the VIFs,
+    binds them again for the rescue ramdisk, and the rescued node keeps them bound."""
+    info = {**AGENT_RAMDISK, **RESCUE_RAMDISK}
+    node = api.node(
+        "flatrescue", "flat", rescue_interface="agent", boot_interface="pxe", driver_info=info
+    )
+    api.port(node, "52:54:00:3b:00:04", link("Ethernet43/4"))
+    api.provision("flatrescue", "manage", "provide")
+    vif = neutron.vif("mw-tenant-p1")
+    assert api.attach("flatrescue", vif["id"]).status_code == 204
+    api.provision("flatrescue", "active")
+    rescue = {"target": "rescue", "rescue_password": "s3cret"}
+
+    response = api.http.put("/v1/nodes/flatrescue/states/provision", json=rescue)
+
+    assert response.status_code == 202, response.text
+    shown = settled_node(lambda: api.get("/v1/nodes/flatrescue"))
+    assert (shown["provision_state"], shown["last_error"]) == ("rescue", None)
+    events = [e["event"] for e in api.get("/v1/nodes/flatrescue/history")["history"]]
+    since = events[events.index("rescue started from active") :]
+    assert [e for e in since if e.startswith("flat.")] == [
+        "flat.unconfigure_tenant_networks done",
+        "flat.add_rescuing_network done",
+        "flat.remove_rescuing_network done",
+        "flat.configure_tenant_networks done",
+    ]
+    assert neutron.port(vif["id"])["binding:host_id"] == node["uuid"]
+
+
 def test_a_rescue_neutron_cannot_bind_leaves_no_rescuing_port(
     api: Metalwire, neutron: Neutron
 ) -> None:
