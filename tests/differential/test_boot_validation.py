@@ -294,7 +294,7 @@ logging.disable(logging.CRITICAL)
 from ironic.conf import CONF
 
 class BootValidated(Exception):
-    pass
+    "the deploy interface asked the boot interface to validate"
 
 def validate(task):
     raise BootValidated()

@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.integration.conftest import servers_and_neutron
 from tests.integration.neutron_deploys import NODE, Setup, call, node, provision
-from tests.support.hanging_neutron import HangingNeutron
 from tests.support.server import MetalwireServer
 
 pytestmark = pytest.mark.server
@@ -35,14 +35,8 @@ def node_uuid(server: MetalwireServer) -> str:
 @pytest.fixture
 def held_attach(tmp_path: Path) -> Iterator[Setup]:
     """Every change Neutron is asked for is held until the test releases it."""
-    neutron = HangingNeutron(answered_puts=0, answer_on_release=True)
-    made = Setup(tmp_path, neutron)
-    try:
+    with servers_and_neutron(tmp_path, answered_puts=0) as made:
         yield made
-    finally:
-        for server in made.servers:
-            server.stop()
-        neutron.close()
 
 
 def _rows(database: Path) -> dict[str, Any]:
