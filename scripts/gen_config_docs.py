@@ -28,6 +28,7 @@ TYPES = {
     "bool": "boolean",
     "list[str]": "comma-separated list",
     "list[int]": "comma-separated list of integers",
+    "dict[str, str]": "comma-separated KEY:VALUE pairs",
     "int | None": "integer or empty",
     "float | None": "number or empty",
 }
@@ -44,6 +45,8 @@ def _default(section: str, fld: dataclasses.Field[Any]) -> str:
     value = fld.default_factory() if callable(fld.default_factory) else fld.default
     if isinstance(value, list):
         value = ",".join(str(item) for item in value)
+    if isinstance(value, dict):
+        value = ",".join(f"{key}:{item}" for key, item in value.items())
     if value is None:
         value = ""
     if isinstance(value, bool):

@@ -392,6 +392,32 @@ class ConductorOptions:
     rescue_ramdisk: str = _opt(
         "", "The rescue ramdisk for a node whose driver_info names none (Ironic's option)."
     )
+    deploy_kernel_by_arch: dict[str, str] = _opt(
+        {},
+        "The deploy ramdisk's kernel for each CPU architecture (ARCH:URL pairs, e.g. "
+        "x86_64:http://images/ipa.kernel,aarch64:http://images/ipa-arm.kernel), for a node "
+        "whose driver_info names none: the node's properties/cpu_arch picks the pair, taken "
+        "before deploy_kernel and deploy_ramdisk when deploy_ramdisk_by_arch has the "
+        "architecture too (Ironic's option).",
+    )
+    deploy_ramdisk_by_arch: dict[str, str] = _opt(
+        {}, "The deploy ramdisk for each CPU architecture, as deploy_kernel_by_arch."
+    )
+    rescue_kernel_by_arch: dict[str, str] = _opt(
+        {},
+        "The rescue ramdisk's kernel for each CPU architecture, as deploy_kernel_by_arch "
+        "for the rescue ramdisk.",
+    )
+    rescue_ramdisk_by_arch: dict[str, str] = _opt(
+        {}, "The rescue ramdisk for each CPU architecture, as deploy_kernel_by_arch."
+    )
+    error_on_ramdisk_config_inconsistency: bool = _opt(
+        False,
+        "A node whose driver_info names only one of a ramdisk's kernel and ramdisk (or whose "
+        "architecture has only one of the two in the *_by_arch options) fails its validation "
+        "naming what is missing; when false it is logged, and the pair is looked for in the "
+        "next place (Ironic's option).",
+    )
     trait_based_networking_enable_default_trait: bool = _opt(
         True,
         "When none of the node's traits has rules, apply CUSTOM_DEFAULT_TBN_TRAIT: the file's, "
@@ -732,11 +758,31 @@ def _convert(section: str, name: str, kind: Any, raw: str) -> Any:
             return [item.strip() for item in text.split(",") if item.strip()]
         if kind == "list[int]":
             return [int(item) for item in text.split(",") if item.strip()]
+        if kind in (dict[str, str], "dict[str, str]"):
+            return _key_value_pairs(section, name, text)
         if kind in ("int | None", "float | None"):
             return None if not text else _convert(section, name, kind.split(" ")[0], raw)
     except ValueError:
         raise Invalid(f"configuration option [{section}] {name}: bad value {raw!r}") from None
     return text
+
+
+def _key_value_pairs(section: str, name: str, text: str) -> dict[str, str]:
+    """``KEY:VALUE,KEY:VALUE`` as oslo.config's dictionaries read it: each pair split at its
+    first colon, so that a value may be a URL."""
+    pairs: dict[str, str] = {}
+    for item in text.split(","):
+        if not item.strip():
+            continue
+        key, colon, value = item.partition(":")
+        # "http://..." alone is a URL split at its scheme, not a pair: its key was forgotten
+        if not colon or not key.strip() or value.startswith("//"):
+            raise Invalid(
+                f"configuration option [{section}] {name}: bad value {text!r}: expected "
+                f"KEY:VALUE pairs separated by commas, and {item.strip()!r} is not one"
+            )
+        pairs[key.strip()] = value.strip()
+    return pairs
 
 
 # The name ConfigParser would give the section every other one inherits from: one no file
@@ -967,6 +1013,8 @@ def reference() -> str:
             default = fld.default_factory() if callable(fld.default_factory) else fld.default
             if isinstance(default, list):
                 default = ",".join(str(item) for item in default)
+            if isinstance(default, dict):
+                default = ",".join(f"{key}:{item}" for key, item in default.items())
             if default is None:
                 default = ""
             lines.append(f"# {fld.metadata['help']}")

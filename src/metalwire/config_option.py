@@ -19,4 +19,6 @@ def option(
     metadata = {"help": help, "minimum": minimum, "maximum": maximum, "url_schemes": url_schemes}
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=metadata)
+    if isinstance(default, dict):
+        return field(default_factory=lambda: dict(default), metadata=metadata)
     return field(default=default, metadata=metadata)

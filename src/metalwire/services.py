@@ -14,6 +14,7 @@ from pathlib import Path
 from metalwire import hardware_types, metrics
 from metalwire.conductor.audit import AuditReport
 from metalwire.conductor.audit_runner import LatestAudit
+from metalwire.conductor.boot import warn_about_unpaired_ramdisks
 from metalwire.conductor.locks import NodeLocks, make_holder_name
 from metalwire.conductor.periodic import Periodic
 from metalwire.conductor.rpcapi import ConductorAPI, LocalConductorAPI
@@ -125,6 +126,7 @@ def build_services(
     ``worker`` of several shares the latest audit with the others.
     """
     hardware_types.check_configuration(config.default)  # as Ironic's conductor refuses
+    warn_about_unpaired_ramdisks(config)
     tbn = RulesInForce(configured_rules(config.conductor))  # an invalid file stops the start
     db = Database(
         config.database_url(),

@@ -97,6 +97,82 @@ def test_one_conductor_option_is_not_enough(api: Api, config: Config) -> None:
     assert reason.endswith("missing: deploy_ramdisk.")
 
 
+def _by_arch(config: Config, mode: str = "deploy") -> None:
+    options = config.conductor
+    setattr(options, f"{mode}_kernel_by_arch", {"aarch64": "http://i/arm.kernel"})
+    setattr(options, f"{mode}_ramdisk_by_arch", {"aarch64": "http://i/arm.initramfs"})
+
+
+def test_the_ramdisk_can_come_from_the_options_for_the_nodes_architecture(
+    api: Api, config: Config
+) -> None:
+    _by_arch(config)
+
+    arm = boot_result(api, boot_interface="pxe", properties={"cpu_arch": "aarch64"})
+
+    assert arm == {"result": True}
+
+
+def test_the_options_by_architecture_do_not_serve_another_architecture(
+    api: Api, config: Config
+) -> None:
+    _by_arch(config)
+
+    reason = refused_because(
+        boot_result(api, boot_interface="pxe", properties={"cpu_arch": "x86_64"})
+    )
+
+    assert reason.endswith(
+        "driver_info/deploy_kernel and driver_info/deploy_ramdisk, [conductor] "
+        "deploy_kernel_by_arch and deploy_ramdisk_by_arch for x86_64, or [conductor] "
+        "deploy_kernel and deploy_ramdisk; missing: deploy_kernel, deploy_ramdisk."
+    )
+
+
+def test_an_architecture_with_only_a_kernel_falls_back_to_the_conductor_options(
+    api: Api, config: Config
+) -> None:
+    config.conductor.deploy_kernel_by_arch = {"aarch64": "http://i/arm.kernel"}
+    config.conductor.deploy_kernel = "http://images.example.com/k"
+    config.conductor.deploy_ramdisk = "http://images.example.com/r"
+
+    arm = boot_result(api, boot_interface="pxe", properties={"cpu_arch": "aarch64"})
+
+    assert arm == {"result": True}
+
+
+def test_half_a_pair_is_refused_when_inconsistency_is_an_error(api: Api, config: Config) -> None:
+    config.conductor.error_on_ramdisk_config_inconsistency = True
+    config.conductor.deploy_kernel_by_arch = {"aarch64": "http://i/arm.kernel"}
+    config.conductor.deploy_kernel = "http://images.example.com/k"
+    config.conductor.deploy_ramdisk = "http://images.example.com/r"
+
+    node_info = {"deploy_ramdisk": "http://i/own.initramfs"}
+    arm = {"cpu_arch": "aarch64"}
+    own = refused_because(boot_result(api, boot_interface="pxe", driver_info=node_info))
+    api.delete("/v1/nodes/boot")
+    by_arch = refused_because(boot_result(api, boot_interface="pxe", properties=arm))
+
+    assert own.endswith(
+        "driver_info sets only one of a kernel and a ramdisk; that place is not used "
+        "([conductor] error_on_ramdisk_config_inconsistency)."
+    )
+    assert (
+        "[conductor] deploy_kernel_by_arch and deploy_ramdisk_by_arch have, for aarch64, "
+        "only one of a kernel and a ramdisk" in by_arch
+    )
+
+
+def test_the_rescue_ramdisk_can_come_from_the_options_for_the_nodes_architecture(
+    api: Api, config: Config
+) -> None:
+    _by_arch(config, "rescue")
+    active_agent_rescue(api, AGENT_RAMDISK, properties={"cpu_arch": "aarch64"})
+
+    assert rescue(api).status_code == 202
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "rescue"
+
+
 @pytest.mark.parametrize("boot_interface", ["ipxe", "http-ipxe"])
 def test_ipxe_needs_the_conductors_http_server(
     api: Api, config: Config, boot_interface: str
@@ -383,8 +459,10 @@ def rescue(api: Api) -> Any:
     return api.put("/v1/nodes/life/states/provision", body)
 
 
-def active_agent_rescue(api: Api, driver_info: dict[str, Any]) -> dict[str, Any]:
-    node = available(api, boot_interface="pxe", rescue_interface="agent", driver_info=driver_info)
+def active_agent_rescue(api: Api, driver_info: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    node = available(
+        api, boot_interface="pxe", rescue_interface="agent", driver_info=driver_info, **fields
+    )
     assert provision(api, "active").status_code == 202
     assert api.get("/v1/nodes/life").json()["provision_state"] == "active"
     return node

@@ -38,6 +38,17 @@ HTTP = ("deploy", "http_url", "http://192.0.2.1:8080")
 CONDUCTOR_AGENT = [("conductor", key, value) for key, value in AGENT.items()]
 
 
+_STRICT = ("conductor", "error_on_ramdisk_config_inconsistency", True)
+
+
+def _by_arch(mode: str) -> list[tuple[str, str, Any]]:
+    """The ``mode`` ramdisk's pair for aarch64 in the ``*_by_arch`` options."""
+    return [
+        ("conductor", f"{mode}_kernel_by_arch", {"aarch64": "http://i/arm.kernel"}),
+        ("conductor", f"{mode}_ramdisk_by_arch", {"aarch64": "http://i/arm.initramfs"}),
+    ]
+
+
 @dataclass
 class Case:
     boot: str
@@ -157,6 +168,43 @@ def _cases() -> list[Case]:
             Case(boot, driver_info={**AGENT, **REDFISH, **RESCUE}, rescue=True),
             Case(boot, driver_info={**REDFISH, "rescue_iso": "i"}, provision_state="rescuing"),
             Case(boot, driver_info={**AGENT, **REDFISH}, provision_state="rescue wait"),
+        ]
+    arm = {"cpu_arch": "aarch64"}
+    for boot in ("pxe", "ipxe", "redfish-virtual-media"):
+        info = REDFISH if boot.startswith("redfish") else {}
+        cases += [
+            Case(boot, driver_info=info, properties=arm, conf=[HTTP, *_by_arch("deploy")]),
+            Case(boot, driver_info=info, conf=[HTTP, *_by_arch("deploy")]),
+            Case(
+                boot,
+                driver_info=info,
+                properties={"cpu_arch": "x86_64"},
+                conf=[HTTP, *_by_arch("deploy")],
+            ),
+            Case(
+                boot,
+                driver_info=info,
+                properties=arm,
+                conf=[HTTP, *_by_arch("deploy")[:1], *CONDUCTOR_AGENT],
+            ),
+            Case(
+                boot,
+                driver_info=info,
+                properties=arm,
+                conf=[HTTP, *_by_arch("deploy")[1:], *CONDUCTOR_AGENT, _STRICT],
+            ),
+            Case(
+                boot,
+                driver_info={**info, "deploy_kernel": "k"},
+                conf=[HTTP, *CONDUCTOR_AGENT, _STRICT],
+            ),
+            Case(
+                boot,
+                driver_info={**info, **AGENT},
+                properties=arm,
+                rescue=True,
+                conf=[HTTP, *_by_arch("rescue")],
+            ),
         ]
     cases += [
         Case("fake", driver_info={}, ports=0, conf=[]),

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from metalwire.conductor.boot import warn_about_unpaired_ramdisks
 from metalwire.config import load_config
 from metalwire.errors import Invalid
 
@@ -248,3 +249,66 @@ def test_an_http_url_is_taken(tmp_path: Path, url: str) -> None:
     conf = load_config(write(tmp_path, f"[deploy]\nhttp_url = {url}\n"), environ={})
 
     assert conf.deploy.http_url == url
+
+
+def test_ironic_ramdisks_by_architecture_are_read_as_key_value_pairs(tmp_path: Path) -> None:
+    conf = tmp_path / "ironic.conf"
+    conf.write_text(
+        "[conductor]\n"
+        "deploy_kernel_by_arch = x86_64:http://i/ipa.kernel, aarch64:http://i/ipa-arm.kernel\n"
+        "deploy_ramdisk_by_arch = x86_64:http://i/ipa.initramfs\n"
+        "error_on_ramdisk_config_inconsistency = true\n"
+    )
+
+    options = load_config(str(conf), environ={}).conductor
+
+    assert options.deploy_kernel_by_arch == {
+        "x86_64": "http://i/ipa.kernel",
+        "aarch64": "http://i/ipa-arm.kernel",
+    }
+    assert options.deploy_ramdisk_by_arch == {"x86_64": "http://i/ipa.initramfs"}
+    assert options.rescue_kernel_by_arch == {}
+    assert options.error_on_ramdisk_config_inconsistency is True
+
+
+def test_a_ramdisk_by_architecture_from_the_environment() -> None:
+    environ = {"METALWIRE_CONDUCTOR_RESCUE_RAMDISK_BY_ARCH": "ppc64le:file:///srv/r.img"}
+
+    options = load_config(environ=environ).conductor
+
+    assert options.rescue_ramdisk_by_arch == {"ppc64le": "file:///srv/r.img"}
+
+
+@pytest.mark.parametrize("value", ["http://i/ipa.kernel", "x86_64:k,aarch64", ":http://i/k"])
+def test_a_pair_without_its_architecture_is_refused_naming_the_option(
+    tmp_path: Path, value: str
+) -> None:
+    conf = tmp_path / "ironic.conf"
+    conf.write_text(f"[conductor]\ndeploy_kernel_by_arch = {value}\n")
+
+    with pytest.raises(
+        Invalid,
+        match=r"\[conductor\] deploy_kernel_by_arch: bad value .*"
+        r"expected KEY:VALUE pairs",
+    ):
+        load_config(str(conf), environ={})
+
+
+def test_an_architecture_given_half_a_ramdisk_is_warned_about_at_start(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    environ = {
+        "METALWIRE_CONDUCTOR_DEPLOY_KERNEL_BY_ARCH": "aarch64:http://i/k,x86_64:http://i/k86",
+        "METALWIRE_CONDUCTOR_DEPLOY_RAMDISK_BY_ARCH": "x86_64:http://i/r86",
+        "METALWIRE_CONDUCTOR_RESCUE_RAMDISK_BY_ARCH": "ppc64le:http://i/r",
+    }
+
+    with caplog.at_level(logging.WARNING):
+        warn_about_unpaired_ramdisks(load_config(environ=environ))
+
+    assert warnings_of(caplog) == [
+        "[conductor] deploy_kernel_by_arch names aarch64, which [conductor] "
+        "deploy_ramdisk_by_arch does not: such nodes take their deploy ramdisk from elsewhere",
+        "[conductor] rescue_ramdisk_by_arch names ppc64le, which [conductor] "
+        "rescue_kernel_by_arch does not: such nodes take their rescue ramdisk from elsewhere",
+    ]

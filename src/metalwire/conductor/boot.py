@@ -9,8 +9,9 @@ The network-booting interfaces (``pxe``, ``ipxe``, ``http``, ``http-ipxe``) need
 - valid deploy capabilities (``boot_mode``, ``secure_boot``, ``disk_label``), and not both
   ``instance_info/image_source`` and ``instance_info/boot_iso``;
 - the agent ramdisk: ``driver_info/deploy_kernel`` and ``deploy_ramdisk``, else ``[conductor]
-  deploy_kernel`` and ``deploy_ramdisk``. A ``ramdisk`` deploy boots no agent, and needs none
-  unless the node is cleaned after its undeploy.
+  deploy_kernel_by_arch`` and ``deploy_ramdisk_by_arch`` for the node's ``cpu_arch``, else
+  ``[conductor] deploy_kernel`` and ``deploy_ramdisk``. A ``ramdisk`` deploy boots no agent,
+  and needs none unless the node is cleaned after its undeploy.
 
 The virtual media interfaces (``redfish-virtual-media``, ``redfish-https``,
 ``idrac-redfish-virtual-media``) need the agent ramdisk too (``driver_info/deploy_iso`` will
@@ -26,8 +27,9 @@ one (``_boots_whole_disk``). metalwire has no image service: a Glance image is t
 its properties unchecked, and a ``boot_iso`` is not read.
 
 A rescue (the ``agent`` rescue interface) checks the boot as a deploy does, then the rescue
-ramdisk: ``driver_info/rescue_kernel`` and ``rescue_ramdisk``, else ``[conductor]
-rescue_kernel`` and ``rescue_ramdisk`` (virtual media: or ``driver_info/rescue_iso``);
+ramdisk: ``driver_info/rescue_kernel`` and ``rescue_ramdisk``, else the ``[conductor]
+rescue_*_by_arch`` pair for the node's ``cpu_arch``, else ``[conductor] rescue_kernel`` and
+``rescue_ramdisk`` (virtual media: or ``driver_info/rescue_iso``);
 ``fake`` and ``redfish-https`` cannot boot one. ``fake`` boots check nothing else.
 """
 
@@ -214,28 +216,76 @@ def _virtual_media_mode(node: Node) -> str:
 
 
 def _check_agent_ramdisk(boot: _Boot, mode: str, iso_instead: bool = False) -> None:
-    """The ``mode`` (``deploy`` or ``rescue``) ramdisk's kernel and ramdisk, from the node's
-    ``driver_info`` (both, or neither counts) or else from ``[conductor]``."""
+    """The ``mode`` (``deploy`` or ``rescue``) ramdisk's kernel and ramdisk, looked for as
+    Ironic does: the node's ``driver_info``, then ``[conductor] <mode>_kernel_by_arch`` and
+    ``<mode>_ramdisk_by_arch`` for its ``properties/cpu_arch``, then ``[conductor]
+    <mode>_kernel`` and ``<mode>_ramdisk``. A place holding only one of the pair does not
+    count (logged, or refused under ``error_on_ramdisk_config_inconsistency``)."""
     node = boot.node
     if not _needs_agent_ramdisk(boot, mode):
         return
     keys = (f"{mode}_kernel", f"{mode}_ramdisk")
-    if all(node.driver_info.get(key) for key in keys):
+    if _holds_pair(boot, [node.driver_info.get(key) for key in keys], "driver_info sets"):
         return
-    if any(node.driver_info.get(key) for key in keys):
-        LOG.warning(
-            "Node %s: driver_info sets only one of %s and %s; both are taken from [conductor]",
-            node.uuid,
-            *keys,
-        )
-    missing = [key for key in keys if not getattr(boot.config.conductor, key)]
+    arch = node.properties.get("cpu_arch")
+    options = boot.config.conductor
+    by_arch = [getattr(options, f"{key}_by_arch").get(arch) if arch else None for key in keys]
+    where = f"[conductor] {keys[0]}_by_arch and {keys[1]}_by_arch have, for {arch},"
+    if _holds_pair(boot, by_arch, where):
+        return
+    missing = [key for key in keys if not getattr(options, key)]
     if missing:
         iso = f" (or driver_info/{mode}_iso)" if iso_instead else ""
+        for_arch = (
+            f", [conductor] {keys[0]}_by_arch and {keys[1]}_by_arch for {arch}" if arch else ""
+        )
         raise MissingParameterValue(
             f"Node {node.uuid}: the {boot.name} boot interface needs the {mode} ramdisk: "
-            f"driver_info/{keys[0]} and driver_info/{keys[1]}{iso}, or [conductor] "
+            f"driver_info/{keys[0]} and driver_info/{keys[1]}{iso}{for_arch}, or [conductor] "
             f"{keys[0]} and {keys[1]}; missing: {', '.join(missing)}."
         )
+
+
+def warn_about_unpaired_ramdisks(config: Config) -> None:
+    """At start, as Ironic's conductor: log each architecture the ``*_by_arch`` options give a
+    kernel without a ramdisk, or a ramdisk without a kernel (such nodes boot neither)."""
+    options = config.conductor
+    for mode in ("deploy", "rescue"):
+        kernels = set(getattr(options, f"{mode}_kernel_by_arch"))
+        ramdisks = set(getattr(options, f"{mode}_ramdisk_by_arch"))
+        for has, lacks, arches in (
+            ("kernel", "ramdisk", kernels - ramdisks),
+            ("ramdisk", "kernel", ramdisks - kernels),
+        ):
+            if arches:
+                LOG.warning(
+                    "[conductor] %s_%s_by_arch names %s, which [conductor] %s_%s_by_arch "
+                    "does not: such nodes take their %s ramdisk from elsewhere",
+                    mode,
+                    has,
+                    ", ".join(sorted(arches)),
+                    mode,
+                    lacks,
+                    mode,
+                )
+
+
+def _holds_pair(boot: _Boot, pair: list[Any], where: str) -> bool:
+    """Whether a kernel and a ramdisk are both given; one alone is an inconsistency: logged,
+    so that the next place is looked at, or refused when the configuration says so."""
+    if all(pair):
+        return True
+    if any(pair):
+        problem = (
+            f"Node {boot.node.uuid}: {where} only one of a kernel and a ramdisk; "
+            "that place is not used"
+        )
+        if boot.config.conductor.error_on_ramdisk_config_inconsistency:
+            raise MissingParameterValue(
+                f"{problem} ([conductor] error_on_ramdisk_config_inconsistency)."
+            )
+        LOG.warning("%s.", problem)
+    return False
 
 
 def _needs_agent_ramdisk(boot: _Boot, mode: str) -> bool:
