@@ -67,7 +67,7 @@ def _active_node(api: Api) -> dict[str, object]:
     return node
 
 
-SERVICE_STEPS = [{"interface": "deploy", "step": "noop"}]
+SERVICE_STEPS = [{"interface": "vendor", "step": "log_passthrough"}]
 
 
 # Ironic 39: disable_ramdisk is taken by service from 1.108 (406 below, with its message), by

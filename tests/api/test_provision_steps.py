@@ -92,8 +92,8 @@ def test_bad_clean_steps_are_refused_and_nothing_runs(
 def test_well_formed_clean_steps_clean_the_node(api: Api) -> None:
     uuid = _node(api, "manage")
     steps = [
-        {**STEP, "args": {}, "order": "1"},
-        {"interface": "raid", "step": "delete_configuration", "order": 2},
+        {"interface": "vendor", "step": "log_passthrough", "args": {}, "order": "1"},
+        {"interface": "bios", "step": "cache_bios_settings", "order": 2},
         {"interface": "bios", "step": "factory_reset", "execute_on_child_nodes": False},
     ]
     response = _put(api, uuid, {"target": "clean", "clean_steps": steps})
@@ -171,7 +171,11 @@ def test_bad_deploy_steps_are_refused_and_nothing_runs(
 @pytest.mark.parametrize("target", ["active", "deploy"])
 def test_well_formed_deploy_steps_deploy_the_node(api: Api, target: str) -> None:
     uuid = _node(api, "manage", "provide")
-    steps = [DEPLOY_STEP, {"interface": "bios", "step": "apply", "args": {}, "priority": "90"}]
+    # the core step disabled, and a step left for an agent to report (conductor/steps.py)
+    steps = [
+        {**DEPLOY_STEP, "priority": "0"},
+        {"interface": "bios", "step": "apply", "args": {}, "priority": "90"},
+    ]
     response = _put(api, uuid, {"target": target, "deploy_steps": steps})
     assert response.status_code == 202, response.text
     assert api.get(f"/v1/nodes/{uuid}").json()["provision_state"] == "active"

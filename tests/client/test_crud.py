@@ -197,7 +197,7 @@ def test_provision_verbs_and_maintenance(mw: Client) -> None:
     with pytest.raises(BadRequest, match='"clean_steps" is required'):
         mw.set_provision_state(node, "clean")
     mw.set_provision_state(
-        node, "clean", clean_steps=[{"interface": "raid", "step": "delete_configuration"}]
+        node, "clean", clean_steps=[{"interface": "vendor", "step": "log_passthrough"}]
     )
     assert mw.get_node(node).provision_state == "manageable"
 

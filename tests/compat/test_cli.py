@@ -478,3 +478,35 @@ def test_node_inspect_of_a_no_inspect_node_fails_and_says_why(
         assert cli.json("node", "show", node["uuid"])["provision_state"] == "manageable"
 
     for_each_program(clis, scenario)
+
+
+def test_node_clean_with_a_step_the_node_does_not_offer_fails_and_names_it(
+    clis: list[Cli], http: httpx.Client
+) -> None:
+    """``node clean --clean-steps``: fake-hardware offers no ``deploy.no_such_step``, so the
+    cleaning fails in ``clean failed`` naming it, as Ironic 39's conductor fails it; a step
+    its fake vendor interface offers cleans the node."""
+
+    def scenario(cli: Cli) -> None:
+        node = make_node(http)
+        cli.ok("node", "manage", "--wait", "60", node["uuid"])
+        unknown = '[{"interface": "deploy", "step": "no_such_step"}]'
+
+        failed = cli.run("node", "clean", "--wait", "60", node["uuid"], "--clean-steps", unknown)
+
+        assert failed.returncode != 0, failed.describe()
+        assert "clean failed" in failed.stderr, failed.describe()
+        shown = cli.json("node", "show", node["uuid"])
+        assert (shown["provision_state"], shown["last_error"]) == (
+            "clean failed",
+            f"Cannot clean node {node['uuid']}: node does not support this clean step: "
+            "{'interface': 'deploy', 'step': 'no_such_step'}",
+        )
+
+        cli.ok("node", "manage", "--wait", "60", node["uuid"])
+        offered = '[{"interface": "vendor", "step": "log_passthrough"}]'
+        cli.ok("node", "clean", "--wait", "60", node["uuid"], "--clean-steps", offered)
+        shown = cli.json("node", "show", node["uuid"])
+        assert (shown["provision_state"], shown["last_error"]) == ("manageable", None)
+
+    for_each_program(clis, scenario)

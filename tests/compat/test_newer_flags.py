@@ -87,7 +87,7 @@ def test_node_service_runs_on_the_fake_machine(baremetal: Cli) -> None:
     baremetal.ok("node", "manage", name)
     baremetal.ok("node", "provide", name)
     baremetal.ok("node", "deploy", name)
-    steps = json.dumps([{"interface": "deploy", "step": "noop"}])
+    steps = json.dumps([{"interface": "vendor", "step": "log_passthrough"}])
     baremetal.ok("node", "service", name, "--service-steps", steps)
     assert baremetal.json("node", "show", name)["provision_state"] == "active"
 
@@ -98,7 +98,7 @@ def test_node_service_with_disable_ramdisk(baremetal: Cli) -> None:
     baremetal.ok("node", "create", "--driver", "fake-hardware", "--name", name)
     for verb in ("manage", "provide", "deploy"):
         baremetal.ok("node", verb, name)
-    steps = json.dumps([{"interface": "deploy", "step": "noop"}])
+    steps = json.dumps([{"interface": "vendor", "step": "log_passthrough"}])
     baremetal.ok("node", "service", name, "--service-steps", steps, "--disable-ramdisk")
     shown = baremetal.json("node", "show", name)
     assert shown["provision_state"] == "active"

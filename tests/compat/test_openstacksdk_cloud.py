@@ -331,7 +331,7 @@ def test_manual_cleaning_needs_its_steps(cloud: Any, http: httpx.Client) -> None
     history = shown(http, f"/v1/nodes/{node.id}/history")["history"]
     assert not [e for e in history if "clean" in e["event"]]
 
-    steps = [{"interface": "deploy", "step": "erase_devices_metadata"}]
+    steps = [{"interface": "vendor", "step": "log_passthrough"}]
     cleaned = cloud.baremetal.set_node_provision_state(
         node.id, "clean", clean_steps=steps, wait=True, timeout=WAIT
     )

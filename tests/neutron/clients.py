@@ -27,7 +27,7 @@ def link(switch_port: str, switch: str = SW1.name, switch_mac: str = SW1.mac_add
 
 UNKNOWN_SWITCH = link("Ethernet9/9", "nosuch", "00:00:5e:00:53:99")
 #: The steps a manual cleaning here runs (a ``clean`` needs some, as in Ironic).
-CLEAN_STEPS = [{"interface": "deploy", "step": "erase_devices_metadata"}]
+CLEAN_STEPS = [{"interface": "vendor", "step": "log_passthrough"}]
 
 
 def provision(verb: str) -> Json:

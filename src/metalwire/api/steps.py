@@ -5,8 +5,8 @@ refused where Ironic 39's API refuses them, before anything runs.
 may take deploy steps (from 1.69); no other verb takes any. A step is an object with an
 ``interface`` that has steps and a ``step`` name, and the keys its kind allows: ``args``,
 ``order``, ``execute_on_child_nodes`` and ``limit_child_node_execution`` for a clean or
-service step, ``args`` and ``priority`` (both required) for a deploy step. metalwire runs
-fake steps: it does not check that the node's interfaces have the steps named.
+service step, ``args`` and ``priority`` (both required) for a deploy step. Whether the
+node's interfaces offer the steps named is the conductor's check (``conductor/steps.py``).
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from metalwire.conductor.steps import STEP_INTERFACES
 from metalwire.errors import InvalidParameterValue, NotAcceptable
 
-#: The interfaces a step may name (Ironic 39's cleaning and deploying interfaces).
-STEP_INTERFACES = ("bios", "deploy", "firmware", "management", "power", "raid", "vendor")
 #: The first API version that takes deploy steps.
 DEPLOY_STEPS_SINCE = 69
 
@@ -68,6 +67,14 @@ def check_steps(body: dict[str, Any], verb: str, deploy_steps_served: bool) -> N
     for kind in KINDS:
         if verb in kind.verbs:
             _check_own_steps(kind, body.get(kind.key), verb)
+
+
+def own_steps(body: dict[str, Any], verb: str) -> list[dict[str, Any]]:
+    """The steps the verb takes (checked by :func:`check_steps`), or none."""
+    for kind in KINDS:
+        if verb in kind.verbs:
+            return list(body.get(kind.key) or [])
+    return []
 
 
 def _check_own_steps(kind: StepKind, steps: Any, verb: str) -> None:

@@ -46,6 +46,7 @@ from metalwire.conductor.boot import (
     check_rescue_boot,
     rescue_checks_boot,
 )
+from metalwire.conductor.steps import check_clean_or_service_steps, check_deploy_steps
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
@@ -183,6 +184,10 @@ class ProvisionOptions:
 
     configdrive: str | dict[str, Any] | None = None
     rescue_password: str | None = None
+    #: the verb's user steps: a manual cleaning's, a servicing's, a deploy's (their shape
+    #: checked; whether the node offers them, ``conductor/steps.py``)
+    steps: tuple[dict[str, Any], ...] = ()
+    disable_ramdisk: bool = False
 
 
 def _set_state(task: Task, **values: Any) -> None:
@@ -236,12 +241,16 @@ def waits_for_agent(task: Task) -> bool:
     return hardware.interface_name(task.node, "deploy") == AGENT_DEPLOY
 
 
-def _clean(conductor: Conductor, task: Task, manual: bool = False) -> None:
+def _clean(conductor: Conductor, task: Task, manual: ProvisionOptions | None = None) -> None:
+    """A cleaning: automated, or ``manual`` with its steps, checked before the node's
+    network changes."""
     if task.node.provision_state != "cleaning":  # an undeploy's cleaning
         _set_state(task, provision_state="cleaning")
+    if manual is not None:
+        check_clean_or_service_steps("clean", task.node, manual.steps, manual.disable_ramdisk)
     with power.powered_for_network(conductor, task):
         _run_hook(conductor, task, "add_cleaning_network")
-    if manual and waits_for_agent(task):
+    if manual is not None and waits_for_agent(task):
         raise _Waiting(CLEAN_WAIT)
     with power.powered_for_network(conductor, task):
         _run_hook(conductor, task, "remove_cleaning_network")
@@ -303,7 +312,7 @@ def _steps(
             _clean(conductor, task)
         return {}
     if verb == "clean":
-        _clean(conductor, task, manual=True)
+        _clean(conductor, task, manual=options)
         return {}
     if verb == "inspect":
         if hardware.interface_name(task.node, "inspect") == AGENT_INSPECT:
@@ -312,6 +321,7 @@ def _steps(
         return {}
     if verb == "service":
         # The fake service steps touch no network: the node stays on its tenant networks.
+        check_clean_or_service_steps("service", task.node, options.steps, options.disable_ramdisk)
         return {}
     if verb in ("active", "rebuild"):
         with power.powered_for_network(conductor, task):
@@ -393,7 +403,7 @@ def do_provisioning_action(
                 f"{'rebuilt' if verb == 'rebuild' else 'undeployed'}; unset 'protected' first."
             )
         if verb in ("active", "rebuild"):
-            _check_deployable(conductor, task)
+            _check_deployable(conductor, task, options.steps)
             conductor.network_interface(node).validate(task)
         if verb in ("rescue", "unrescue"):
             hardware.check_interface(node, "rescue")
@@ -443,14 +453,18 @@ def _check_inspectable(conductor: Conductor, task: Task) -> None:
         conductor.network_interface(task.node).validate_inspection(task)
 
 
-def _check_deployable(conductor: Conductor, task: Task) -> None:
+def _check_deployable(
+    conductor: Conductor, task: Task, deploy_steps: tuple[dict[str, Any], ...]
+) -> None:
     """Refuse (InstanceDeployFailure, 400) a deploy or rebuild the node's power or deploy
-    interface cannot do, with its reason, before anything changes. The power interface is
-    asked first, as by Ironic: its reason is the one given when both refuse. The deploy
-    interface's checks include the boot interface's (``boot.py``)."""
+    interface cannot do, or whose deploy steps the node does not take, with its reason,
+    before anything changes. The power interface is asked first, as by Ironic: its reason is
+    the one given when both refuse. The deploy interface's checks include the boot
+    interface's (``boot.py``); the deploy steps are checked last."""
     try:
         hardware.check_interface(task.node, "power")
         check_deploy_and_boot(task, conductor.config, switched=True)
+        check_deploy_steps(task.node, deploy_steps)
     except Invalid as exc:
         raise InstanceDeployFailure(
             f"Failed to validate deploy or power info for node {task.node.uuid}: {exc}"

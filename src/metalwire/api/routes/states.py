@@ -12,10 +12,11 @@ from metalwire.api.openapi_operations import WRITE
 from metalwire.api.route_docs import doc, ref
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import Call, JsonBody, accepted, body_target, call
-from metalwire.api.steps import DEPLOY_STEPS_SINCE, STEP_INTERFACES, check_steps
+from metalwire.api.steps import DEPLOY_STEPS_SINCE, check_steps, own_steps
 from metalwire.api.validation import boolean
 from metalwire.api.views import as_json, shown_provision_state
 from metalwire.conductor.provisioning import DEPLOY_WAIT, INSPECT_WAIT, ProvisionOptions
+from metalwire.conductor.steps import STEP_INTERFACES
 from metalwire.db import nodes as node_db
 from metalwire.errors import InvalidParameterValue, NotAcceptable
 
@@ -74,16 +75,18 @@ def provision_rules(body: Any) -> list[str]:
     return rules
 
 
-def check_disable_ramdisk(c: Call, target: str, value: Any) -> None:
+def check_disable_ramdisk(c: Call, target: str, value: Any) -> bool:
     """``disable_ramdisk`` is a boolean (400), taken by clean from 1.70 and service from 1.108
-    (406 below, Ironic's message) and by no other verb (400), as Ironic 39 answers.
+    (406 below, Ironic's message) and by no other verb (400), as Ironic 39 answers; its value.
 
-    The fake clean and service steps boot no ramdisk either way: the flag changes nothing
-    else. Ironic keeps it in driver_internal_info only while servicing runs, and metalwire's
-    fake service steps touch no network and end as soon as they start."""
+    The fake clean and service steps boot no ramdisk either way; the conductor refuses the
+    steps that need one, and does not wait for the ones only a ramdisk would report
+    (``conductor/steps.py``). Ironic keeps it in driver_internal_info only while servicing
+    runs, and metalwire's fake service steps touch no network and end as soon as they
+    start."""
     if value is None:
-        return
-    boolean(value, "disable_ramdisk")
+        return False
+    disabled = boolean(value, "disable_ramdisk")
     since = DISABLE_RAMDISK_SINCE.get(target)
     if since is None:
         raise InvalidParameterValue(
@@ -91,6 +94,7 @@ def check_disable_ramdisk(c: Call, target: str, value: Any) -> None:
         )
     if not c.version.at_least(since):
         raise NotAcceptable("disable_ramdisk is not acceptable in this API version")
+    return disabled
 
 
 @router.get(
@@ -180,13 +184,15 @@ def set_provision_state(request: Request, ident: str, body: JsonBody = None) -> 
     verb, since = VERBS[target]
     if not c.version.at_least(since):
         raise NotAcceptable(f"Provision verb {target!r} requires API version 1.{since}.")
-    check_disable_ramdisk(c, target, body.get("disable_ramdisk"))
+    disable_ramdisk = check_disable_ramdisk(c, target, body.get("disable_ramdisk"))
     check_steps(body, verb, c.version.at_least(DEPLOY_STEPS_SINCE))
     if verb == "abort":
         _check_abort_version(c, ident)
     options = ProvisionOptions(
         configdrive=_configdrive(c, verb, body.get("configdrive")),
         rescue_password=_rescue_password(verb, body.get("rescue_password")),
+        steps=tuple(own_steps(body, verb)),
+        disable_ramdisk=disable_ramdisk,
     )
     c.services.rpcapi.do_provisioning_action(c.context, ident, verb, options)
     return accepted(c, ident)

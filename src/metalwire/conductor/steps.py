@@ -1,0 +1,172 @@
+"""A provision verb's user steps checked against the steps the node's interfaces offer
+(``step_catalogue.py``), as Ironic 39's conductor checks them.
+
+A step is refused if no interface of the node offers it, if it gives an argument the step
+does not take, or leaves out one it requires (a deploy step of priority 0, which only
+disables the step, needs none); with ``disable_ramdisk``, a clean or service step that needs
+the ramdisk is refused too. A deploy step may not give the core ``deploy.deploy`` step a
+priority, nor name a step twice. Every problem is named, each with the step as given. The
+steps Ironic's conductor resolves itself (``power_on``, ``power_off``, ``reboot``, ``hold``,
+``wait``) and the steps run on child nodes are not checked here.
+
+Where each verb checks them, and what a refusal does, is Ironic's:
+
+- a manual cleaning and a servicing check their steps once accepted, before the node's
+  network changes: a refusal leaves the node in ``clean failed`` / ``service failed`` with
+  ``last_error`` "Cannot clean node <uuid>: ..." / "Cannot service node <uuid>: ..."
+  (:class:`StepsRefused`);
+- a deploy or rebuild checks its deploy steps with the deploy interface's other checks,
+  before anything changes (400, ``InstanceDeployFailure``). A deploy step no interface
+  offers is left out, not refused: Ironic's conductor leaves such steps for the agent to
+  report, and checks them again only once an agent has booted, which never happens here.
+
+Steps known only once the node's ramdisk reports them (``step_catalogue.learned_later``:
+the agent's, and the ``ansible`` deploy interface's steps file) cannot be checked by
+metalwire, which boots no ramdisk. Ironic boots the ramdisk and checks them when the agent
+first reports; a step the agent does not offer fails the cleaning then. metalwire takes a
+step such an interface may offer as offered, its arguments unchecked: a ``direct`` node's
+cleaning stays in ``clean wait``, where Ironic's waits for the agent, until ``abort`` or
+the call-back timeout; refusing it instead would refuse the steps a ramdisk's own hardware
+managers add. With ``disable_ramdisk`` no ramdisk will report anything, and such a step is
+refused as unknown, as Ironic refuses it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from metalwire.conductor import step_catalogue
+from metalwire.conductor.deploy import checked_deploy_interface
+from metalwire.conductor.hardware import interface_name
+from metalwire.conductor.step_catalogue import DriverStep, StepType
+from metalwire.db.models import Node
+from metalwire.errors import InvalidParameterValue
+
+#: The steps Ironic's conductor runs itself, whatever the node's interfaces.
+CONDUCTOR_STEPS = frozenset({"power_on", "power_off", "reboot", "hold", "wait"})
+#: The interfaces a user step may name (Ironic 39's cleaning and deploying interfaces).
+STEP_INTERFACES = ("bios", "deploy", "firmware", "management", "power", "raid", "vendor")
+_CORE_STEP = ("deploy", "deploy")
+
+
+class StepsRefused(InvalidParameterValue):
+    """A manual cleaning's or a servicing's steps that the node does not offer as given."""
+
+
+def check_clean_or_service_steps(
+    step_type: StepType,
+    node: Node,
+    user_steps: Sequence[Mapping[str, Any]],
+    disable_ramdisk: bool = False,
+) -> None:
+    """Raise StepsRefused naming every problem with ``user_steps`` of ``step_type``
+    (``clean`` or ``service``) on ``node``."""
+    interfaces = step_interfaces(node)
+    later = frozenset() if disable_ramdisk else step_catalogue.learned_later(step_type, interfaces)
+    errors = _problems(step_type, interfaces, user_steps, later, disable_ramdisk)
+    if errors:
+        raise StepsRefused(f"Cannot {step_type} node {node.uuid}: {'; '.join(errors)}")
+
+
+def check_deploy_steps(node: Node, user_steps: Sequence[Mapping[str, Any]]) -> None:
+    """Raise InvalidParameterValue naming every problem with the deploy steps given with a
+    deploy or rebuild; steps no interface offers are left for an agent to report."""
+    interfaces = step_interfaces(node)
+    catalogue = step_catalogue.offered("deploy", interfaces)
+    known = [step for step in _checked(user_steps) if _key(step) in catalogue]
+    errors = [*_problems("deploy", interfaces, known, frozenset(), False), *_duplicates(known)]
+    if errors:
+        raise InvalidParameterValue(
+            'Validation of deploy steps from "deploy steps" argument failed.' + "; ".join(errors)
+        )
+
+
+def step_interfaces(node: Node) -> dict[str, str]:
+    """The node's implementation of each interface a step may name; ``autodetect`` as the
+    deploy interface it would switch to, as Ironic switches before it reads any step."""
+    interfaces = {kind: interface_name(node, kind) for kind in STEP_INTERFACES}
+    interfaces["deploy"] = checked_deploy_interface(node)
+    return interfaces
+
+
+def _checked(user_steps: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The steps this module checks: not those the conductor runs itself or a child node
+    runs."""
+    return [
+        step
+        for step in user_steps
+        if not step.get("execute_on_child_nodes") and step.get("step") not in CONDUCTOR_STEPS
+    ]
+
+
+def _problems(
+    step_type: StepType,
+    interfaces: Mapping[str, str],
+    user_steps: Sequence[Mapping[str, Any]],
+    learned_later: frozenset[str],
+    disable_ramdisk: bool,
+) -> list[str]:
+    catalogue = step_catalogue.offered(step_type, interfaces)
+    errors: list[str] = []
+    for step in _checked(user_steps):
+        offered = catalogue.get(_key(step))
+        if offered is not None:
+            errors += _argument_problems(step_type, step, offered, disable_ramdisk)
+        elif step["interface"] not in learned_later:
+            errors.append(f"node does not support this {step_type} step: {dict(step)}")
+    return errors
+
+
+def _argument_problems(
+    step_type: StepType, step: Mapping[str, Any], offered: DriverStep, disable_ramdisk: bool
+) -> list[str]:
+    errors: list[str] = []
+    given = step.get("args") or {}
+    unexpected = sorted(set(given) - {arg.name for arg in offered.args})
+    if unexpected:
+        errors.append(
+            f"{step_type} step {dict(step)} has these unexpected arguments: {', '.join(unexpected)}"
+        )
+    if step_type == "deploy" and _priority(step) == 0:
+        return errors  # a disabled deploy step needs none of its arguments
+    missing = [
+        f"{arg.name} ({arg.description})"
+        for arg in offered.args
+        if arg.required and arg.name not in given
+    ]
+    if missing:
+        errors.append(
+            f"{step_type} step {dict(step)} is missing these required arguments: "
+            f"{', '.join(missing)}"
+        )
+    if disable_ramdisk and offered.requires_ramdisk:
+        errors.append(f"{step_type} step {dict(step)} requires booting a ramdisk")
+    if step_type == "deploy" and _key(step) == _CORE_STEP:
+        errors.append(
+            f"deploy step {step['step']} on interface {step['interface']} is a core step and "
+            "cannot be overridden by user steps. It may be disabled by setting the priority "
+            "to 0"
+        )
+    return errors
+
+
+def _duplicates(user_steps: Sequence[Mapping[str, Any]]) -> list[str]:
+    counts = Counter(f"{step['interface']}.{step['step']}" for step in user_steps)
+    twice = [name for name, count in counts.items() if count > 1]
+    if not twice:
+        return []
+    return [
+        "deploy steps from all deploy templates matching this node's instance traits cannot "
+        "have the same interface and step. Duplicate deploy steps for " + ", ".join(twice)
+    ]
+
+
+def _key(step: Mapping[str, Any]) -> tuple[str, str]:
+    return str(step["interface"]), str(step["step"])
+
+
+def _priority(step: Mapping[str, Any]) -> int:
+    """A deploy step's priority: an integer, or its digits (the API checked which)."""
+    return int(step.get("priority", 0))
