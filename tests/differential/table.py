@@ -517,6 +517,36 @@ def _clean_step_checks() -> tuple[Step, ...]:
     )
 
 
+def _offered_step_checks() -> tuple[Step, ...]:
+    """User steps checked against the steps the node's interfaces offer: a manual cleaning
+    naming a step fake-hardware's fake vendor interface offers cleans the node; a deploy
+    giving the core step a priority is refused, one naming a step no interface offers is
+    not. (A cleaning that fails is left out: Ironic 39 keeps its node's target
+    ``manageable`` in ``clean failed``, which ``settle`` would wait on; its ``last_error`` is
+    compared in ``test_user_steps.py``.)"""
+    provision = "/v1/nodes/{n1}/states/provision"
+    settled = (
+        "/v1/nodes/{n1}?fields=uuid,provision_state,target_provision_state,last_error,maintenance"
+    )
+    core = {"interface": "deploy", "step": "deploy", "args": {}, "priority": 10}
+    unknown = {"interface": "deploy", "step": "no_such_step", "args": {}, "priority": 10}
+
+    def verb(name: str, **more: object) -> tuple[Step, Step]:
+        return (
+            Step(name, "PUT", provision, {"target": name.split()[0], **more}),
+            Step(f"after {name}", "GET", settled, settle=True),
+        )
+
+    return (
+        node("dt-offered-steps", "n1"),
+        *verb("manage"),
+        *verb("clean offered", clean_steps=[{"interface": "vendor", "step": "log_passthrough"}]),
+        *verb("provide"),
+        *verb("active core step", deploy_steps=[core]),
+        *verb("active unknown", deploy_steps=[unknown]),
+    )
+
+
 def _deploy_step_checks() -> tuple[Step, ...]:
     """Deploy steps refused before anything runs: below 1.69, with another verb, malformed;
     the node stays available."""
@@ -1456,6 +1486,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("agent inspection", _agent_inspection_checks()),
     Scenario("manual cleaning steps", _clean_step_checks()),
     Scenario("deploy steps", _deploy_step_checks()),
+    Scenario("steps the node offers", _offered_step_checks()),
     Scenario("list and field checks", _list_and_field_checks()),
     Scenario("chassis", _chassis()),
 )
