@@ -205,3 +205,33 @@ def test_a_verb_run_again_after_a_conflict_at_its_commit_is_counted_once(
     assert _stored(conductor, node).provision_state == "manageable"
     after = REGISTRY.get_sample_value("metalwire_provision_operations_total", labels)
     assert after == before + 1
+
+
+def test_a_clean_step_the_node_does_not_offer_fails_a_leased_cleaning_before_its_network(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a node whose cleaning goes on after the answer (neutron), the refusal comes after
+    the 202 too: the node lands in clean failed and no cleaning network was set up; a step
+    the node offers runs through the cleaning network."""
+    hooks: list[str] = []
+    monkeypatch.setattr(NeutronNetwork, "validate", lambda _self, _task: None)
+    for hook in ("add_cleaning_network", "remove_cleaning_network"):
+        monkeypatch.setattr(NeutronNetwork, hook, lambda _s, _t, hook=hook: hooks.append(hook))
+    headers = {"X-OpenStack-Ironic-API-Version": "1.115"}
+    body = {"driver": "fake-hardware", "name": "n3", "network_interface": "neutron"}
+    node = client.post("/v1/nodes", json=body, headers=headers).json()["uuid"]
+
+    def clean(steps: list[dict[str, str]]) -> dict[str, object]:
+        for put in ({"target": "manage"}, {"target": "clean", "clean_steps": steps}):
+            moved = client.put(f"/v1/nodes/{node}/states/provision", json=put, headers=headers)
+            assert moved.status_code == 202, moved.text
+            shown = settled_node(lambda: client.get(f"/v1/nodes/{node}", headers=headers).json())
+        return dict(shown)
+
+    shown = clean([{"interface": "deploy", "step": "no_such_step"}])
+
+    assert shown["provision_state"] == "clean failed"
+    assert str(shown["last_error"]).startswith(f"Cannot clean node {node}: node does not support")
+    assert hooks == []
+    assert clean([{"interface": "vendor", "step": "log_passthrough"}])["last_error"] is None
+    assert hooks == ["add_cleaning_network", "remove_cleaning_network"]
