@@ -4,6 +4,11 @@ Each verb calls the node's network interface hooks in the order a real deploymen
 recording every step in the node history. A hook that fails leaves the node in the matching
 failed state with ``last_error`` set.
 
+The user steps a manual cleaning, a servicing or a deploy names are checked against the
+steps the node's interfaces offer (``conductor/steps.py``): a deploy's with its other checks,
+before anything changes; a cleaning's and a servicing's once accepted, before the node's
+network changes, a refusal failing the verb. The steps themselves are not run.
+
 A verb is accepted once its checks passed and the node shows the verb's transient state
 (``deploying``, ``cleaning``, ...). On a node whose network interface calls an external
 service (a lease held across short transactions) the request is answered then, and the
