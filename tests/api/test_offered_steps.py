@@ -251,3 +251,38 @@ def test_a_deploy_step_named_twice_is_refused(api: Api) -> None:
 
     assert response.status_code == 400, response.text
     assert fault(response).endswith("Duplicate deploy steps for raid.delete_configuration")
+
+
+def test_a_cleaning_of_out_of_band_steps_boots_no_ramdisk_and_needs_no_cleaning_network(
+    api: Api,
+) -> None:
+    """Redfish's BIOS steps run out of band: even a ``direct`` node's cleaning sets up no
+    cleaning network and waits for no agent, as Ironic's detects it."""
+    fields = {"deploy_interface": "direct", "boot_interface": "ipxe", "bios_interface": "redfish"}
+    _manageable(api, driver_info=AGENT_RAMDISK, instance_info=DIRECT_IMAGE, **fields)
+
+    shown = _clean(
+        api,
+        {"interface": "bios", "step": "apply_configuration", "args": SETTINGS},
+        {"interface": "power", "step": "reboot"},
+    )
+
+    assert (shown["provision_state"], shown["last_error"]) == ("manageable", None)
+    assert hook_events(api) == []
+
+
+def test_a_cleaning_without_the_ramdisk_needs_no_cleaning_network(api: Api) -> None:
+    _manageable(api, vendor_interface="ipmitool")
+    step = {"interface": "vendor", "step": "send_raw", "args": {"raw_bytes": "0x00 0x01"}}
+
+    shown = _clean(api, step, disable_ramdisk=True)
+
+    assert (shown["provision_state"], shown["last_error"]) == ("manageable", None)
+    assert hook_events(api) == []
+    # a step needing the ramdisk still boots it, on the cleaning network
+    _clean(
+        api,
+        {"interface": "vendor", "step": "send_raw", "args": {"raw_bytes": "0x00"}},
+        {"interface": "bios", "step": "factory_reset"},
+    )
+    assert hook_events(api) == ["add_cleaning_network done", "remove_cleaning_network done"]

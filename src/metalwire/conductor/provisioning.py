@@ -51,7 +51,11 @@ from metalwire.conductor.boot import (
     check_rescue_boot,
     rescue_checks_boot,
 )
-from metalwire.conductor.steps import check_clean_or_service_steps, check_deploy_steps
+from metalwire.conductor.steps import (
+    check_clean_or_service_steps,
+    check_deploy_steps,
+    needs_ramdisk,
+)
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
@@ -248,11 +252,14 @@ def waits_for_agent(task: Task) -> bool:
 
 def _clean(conductor: Conductor, task: Task, manual: ProvisionOptions | None = None) -> None:
     """A cleaning: automated, or ``manual`` with its steps, checked before the node's
-    network changes."""
+    network changes. A manual cleaning that boots no ramdisk (``disable_ramdisk``, or only
+    out-of-band steps) needs no cleaning network and waits for no agent, as Ironic's."""
     if task.node.provision_state != "cleaning":  # an undeploy's cleaning
         _set_state(task, provision_state="cleaning")
     if manual is not None:
         check_clean_or_service_steps("clean", task.node, manual.steps, manual.disable_ramdisk)
+        if manual.disable_ramdisk or not needs_ramdisk(task.node, manual.steps):
+            return
     with power.powered_for_network(conductor, task):
         _run_hook(conductor, task, "add_cleaning_network")
     if manual is not None and waits_for_agent(task):

@@ -29,6 +29,10 @@ cleaning stays in ``clean wait``, where Ironic's waits for the agent, until ``ab
 the call-back timeout; refusing it instead would refuse the steps a ramdisk's own hardware
 managers add. With ``disable_ramdisk`` no ramdisk will report anything, and such a step is
 refused as unknown, as Ironic refuses it.
+
+A manual cleaning boots no ramdisk with ``disable_ramdisk``, nor when every step it runs is
+out of band (:func:`needs_ramdisk`, Ironic's detection): it then sets up no cleaning network
+and waits for no agent.
 """
 
 from __future__ import annotations
@@ -89,6 +93,15 @@ def step_interfaces(node: Node) -> dict[str, str]:
     interfaces = {kind: interface_name(node, kind) for kind in STEP_INTERFACES}
     interfaces["deploy"] = checked_deploy_interface(node)
     return interfaces
+
+
+def needs_ramdisk(node: Node, user_steps: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether a manual cleaning with ``user_steps`` (checked) boots the agent's ramdisk, as
+    Ironic 39 decides it: unless each step it runs is one the node offers that runs out of
+    band (a step only the ramdisk could report needs it; with none to run it boots it)."""
+    catalogue = step_catalogue.offered("clean", step_interfaces(node))
+    offered = [catalogue.get(_key(step)) for step in _checked(user_steps)]
+    return not offered or any(step is None or step.requires_ramdisk for step in offered)
 
 
 def _checked(user_steps: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
