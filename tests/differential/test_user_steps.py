@@ -22,6 +22,7 @@ from metalwire.conductor.steps import (
     STEP_INTERFACES,
     check_clean_or_service_steps,
     check_deploy_steps,
+    needs_ramdisk,
 )
 from metalwire.db.models import Node
 from metalwire.errors import InvalidParameterValue
@@ -55,6 +56,10 @@ CASES: list[tuple[str, dict[str, str], list[dict[str, Any]], bool]] = [
     ("clean", REDFISH, [_step("bios", "factory_reset")], True),
     ("clean", REDFISH, [_step("management", "set_bmc_clock", args={"target_datetime": 1})], False),
     ("clean", IPMI, [_step("vendor", "send_raw", args={"raw_bytes": "0x00"})], True),
+    ("clean", REDFISH, [_step("bios", "apply_configuration", args=SETTINGS)], False),
+    ("clean", REDFISH, [_step("bios", "factory_reset"), _step("power", "reboot")], False),
+    ("clean", REDFISH, [_step("bios", "factory_reset"), _step("vendor", "log_passthrough")], False),
+    ("clean", IPMI, [_step("vendor", "send_raw", args={"raw_bytes": "0x00"})], False),
     ("service", FAKE, [_step("deploy", "no_such_step")], False),
     ("service", FAKE, [_step("vendor", "log_passthrough")], True),
     ("service", FAKE, [_step("vendor", "trigger_servicewait")], True),
@@ -89,7 +94,7 @@ def interface(kind, name):
     cls = point.load()
     return cls.__new__(cls)
 
-out = []
+out, boots = [], []
 for step_type, interfaces, user_steps, disable_ramdisk in json.load(sys.stdin):
     driver = types.SimpleNamespace(
         network=interface("network", "noop"),
@@ -100,7 +105,10 @@ for step_type, interfaces, user_steps, disable_ramdisk in json.load(sys.stdin):
     user_steps = copy.deepcopy(user_steps)
     try:
         if step_type == "clean":
-            steps._validate_user_clean_steps(task, user_steps, disable_ramdisk=disable_ramdisk)
+            valid = steps._validate_user_clean_steps(
+                task, user_steps, disable_ramdisk=disable_ramdisk)
+            # the cleaning's own detection: no ramdisk if every step it runs is out of band
+            boots.append(not (valid and steps.all_steps_disable_ramdisk(task, valid)))
         elif step_type == "service":
             steps._validate_user_service_steps(task, user_steps, disable_ramdisk=disable_ramdisk)
         else:
@@ -108,16 +116,25 @@ for step_type, interfaces, user_steps, disable_ramdisk in json.load(sys.stdin):
         out.append(None)
     except exception.InvalidParameterValue as exc:
         out.append(str(exc))
-print(json.dumps(out))
+        if step_type == "clean":
+            boots.append(None)
+print(json.dumps([out, boots]))
 """
 # a missing argument's description, "name (description)": each side has its own words
 _DESCRIPTION = re.compile(r"(required arguments: .*?) \(.*\)")
 
 
 @pytest.fixture(scope="module")
-def ironic_answers() -> list[str | None]:
-    answers = run_in_ironic(_IRONIC_VALIDATION, [list(case) for case in CASES])
-    return cast(list[str | None], answers)
+def ironic_run() -> tuple[list[str | None], list[bool | None]]:
+    answers, boots = run_in_ironic(_IRONIC_VALIDATION, [list(case) for case in CASES])
+    return cast(list[str | None], answers), cast(list[bool | None], boots)
+
+
+@pytest.fixture
+def ironic_answers(
+    ironic_run: tuple[list[str | None], list[bool | None]],
+) -> list[str | None]:
+    return ironic_run[0]
 
 
 def _metalwire(
@@ -148,3 +165,21 @@ def test_steps_are_refused_as_ironics_conductor_refuses_them(
     step_type, interfaces, steps, disable = CASES[number]
     ours = _metalwire(step_type, interfaces, steps, disable)
     assert _without_descriptions(ours) == _without_descriptions(ironic_answers[number])
+
+
+_CLEAN = [number for number, case in enumerate(CASES) if case[0] == "clean"]
+
+
+@pytest.mark.parametrize("number", _CLEAN, ids=lambda n: f"case{n}")
+def test_a_cleaning_boots_the_ramdisk_when_ironics_would(
+    ironic_run: tuple[list[str | None], list[bool | None]], number: int
+) -> None:
+    """Of the steps both accept without ``disable_ramdisk``: whether the cleaning needs the
+    ramdisk, as Ironic's detection (``all_steps_disable_ramdisk`` of the checked steps)."""
+    _, interfaces, steps, disable = CASES[number]
+    theirs = ironic_run[1][_CLEAN.index(number)]
+    if theirs is None or disable:
+        pytest.skip("refused, or without the ramdisk anyway")
+    attrs = {f"{kind}_interface": name for kind, name in interfaces.items()}
+    node = Node(uuid=str(uuid.uuid4()), driver="fake-hardware", attrs=attrs, instance_info={})
+    assert needs_ramdisk(node, steps) == theirs
