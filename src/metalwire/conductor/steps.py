@@ -13,8 +13,10 @@ Where each verb checks them, and what a refusal does, is Ironic's:
 
 - a manual cleaning and a servicing check their steps once accepted, before the node's
   network changes: a refusal leaves the node in ``clean failed`` / ``service failed`` with
-  ``last_error`` "Cannot clean node <uuid>: ..." / "Cannot service node <uuid>: ..."
-  (:class:`StepsRefused`);
+  ``last_error`` "Cannot clean node <uuid>: ..." / "Cannot service node <uuid>: ...".
+  (Ironic 39 fails a cleaning so; a servicing's step it cannot check before a ramdisk
+  boots it runs anyway, failing, in maintenance, when the step is missing: metalwire
+  fails the servicing with the problem instead, as a cleaning.)
 - a deploy or rebuild checks its deploy steps with the deploy interface's other checks,
   before anything changes (400, ``InstanceDeployFailure``). A deploy step no interface
   offers is left out, not refused: Ironic's conductor leaves such steps for the agent to
@@ -55,23 +57,19 @@ STEP_INTERFACES = ("bios", "deploy", "firmware", "management", "power", "raid", 
 _CORE_STEP = ("deploy", "deploy")
 
 
-class StepsRefused(InvalidParameterValue):
-    """A manual cleaning's or a servicing's steps that the node does not offer as given."""
-
-
 def check_clean_or_service_steps(
     step_type: StepType,
     node: Node,
     user_steps: Sequence[Mapping[str, Any]],
     disable_ramdisk: bool = False,
 ) -> None:
-    """Raise StepsRefused naming every problem with ``user_steps`` of ``step_type``
-    (``clean`` or ``service``) on ``node``."""
+    """Raise InvalidParameterValue naming every problem with ``user_steps`` of
+    ``step_type`` (``clean`` or ``service``) on ``node``."""
     interfaces = step_interfaces(node)
     later = frozenset() if disable_ramdisk else step_catalogue.learned_later(step_type, interfaces)
     errors = _problems(step_type, interfaces, user_steps, later, disable_ramdisk)
     if errors:
-        raise StepsRefused(f"Cannot {step_type} node {node.uuid}: {'; '.join(errors)}")
+        raise InvalidParameterValue(f"Cannot {step_type} node {node.uuid}: {'; '.join(errors)}")
 
 
 def check_deploy_steps(node: Node, user_steps: Sequence[Mapping[str, Any]]) -> None:
