@@ -80,10 +80,10 @@ def check_disable_ramdisk(c: Call, target: str, value: Any) -> bool:
     (406 below, Ironic's message) and by no other verb (400), as Ironic 39 answers; its value.
 
     The fake clean and service steps boot no ramdisk either way; the conductor refuses the
-    steps that need one, and does not wait for the ones only a ramdisk would report
-    (``conductor/steps.py``). Ironic keeps it in driver_internal_info only while servicing
-    runs, and metalwire's fake service steps touch no network and end as soon as they
-    start."""
+    steps that need one or that only one would report, and a cleaning then sets up no
+    cleaning network (``conductor/steps.py``). Ironic keeps it in driver_internal_info only
+    while servicing runs, and metalwire's fake service steps touch no network and end as
+    soon as they start."""
     if value is None:
         return False
     disabled = boolean(value, "disable_ramdisk")
