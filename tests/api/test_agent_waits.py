@@ -165,7 +165,11 @@ def test_a_clean_wait_past_clean_callback_timeout_fails(api: Api) -> None:
 def _enter_wait(api: Api, wait: str) -> None:
     if wait == "inspect wait":
         api.node(
-            name="life", inspect_interface="agent", boot_interface="ipxe", network_interface="noop"
+            name="life",
+            inspect_interface="agent",
+            boot_interface="ipxe",
+            network_interface="noop",
+            driver_info=AGENT_RAMDISK,
         )
         api.port(api.get("/v1/nodes/life").json(), "52:54:00:20:00:01")
         assert provision(api, "manage").status_code == 202

@@ -12,6 +12,7 @@ import pytest
 from metalwire.config import Config
 from tests.api.test_lifecycle import provision
 from tests.conftest import Api, fault
+from tests.support.helpers import AGENT_RAMDISK
 
 
 @pytest.fixture(autouse=True)
@@ -30,10 +31,14 @@ def _manageable(api: Api, **fields: Any) -> dict[str, Any]:
 
 
 def _agent_node(api: Api) -> dict[str, Any]:
-    """A node an agent inspection can boot: a PXE boot interface, a port, nothing to set up
-    on the network (noop)."""
+    """A node an agent inspection can boot: an iPXE boot interface, the deploy ramdisk, a
+    port, nothing to set up on the network (noop)."""
     node = api.node(
-        name="life", inspect_interface="agent", boot_interface="ipxe", network_interface="noop"
+        name="life",
+        inspect_interface="agent",
+        boot_interface="ipxe",
+        network_interface="noop",
+        driver_info=AGENT_RAMDISK,
     )
     api.port(node, "52:54:00:30:00:01")
     assert provision(api, "manage").status_code == 202
@@ -169,7 +174,11 @@ def test_agent_inspection_needs_a_boot_interface_that_boots_its_ramdisk(api: Api
 
 def test_agent_inspection_over_pxe_needs_a_port(api: Api) -> None:
     node = _manageable(
-        api, inspect_interface="agent", boot_interface="ipxe", network_interface="noop"
+        api,
+        inspect_interface="agent",
+        boot_interface="ipxe",
+        network_interface="noop",
+        driver_info=AGENT_RAMDISK,
     )
 
     resp = provision(api, "inspect")
@@ -177,7 +186,68 @@ def test_agent_inspection_over_pxe_needs_a_port(api: Api) -> None:
     assert resp.status_code == 400, resp.text
     assert fault(resp) == (
         "Insufficient information provided for managed inspection: Node "
-        f"{node['uuid']} does not have any port associated with it"
+        f"{node['uuid']}: the ipxe boot interface needs a port to boot from; the node has none."
+    )
+    assert _shown(api)["provision_state"] == "manageable"
+
+
+def test_agent_inspection_over_pxe_needs_the_deploy_ramdisk(api: Api) -> None:
+    """As Ironic's PXE boot interfaces: the inspection ramdisk is the deploy ramdisk, from
+    driver_info or [conductor]; refused before anything changes, and said by validate."""
+    node = _manageable(
+        api, inspect_interface="agent", boot_interface="pxe", network_interface="noop"
+    )
+    api.port(node, "52:54:00:30:00:03")
+
+    resp = provision(api, "inspect")
+
+    assert resp.status_code == 400, resp.text
+    reason = (
+        "Insufficient information provided for managed inspection: Node "
+        f"{node['uuid']}: the pxe boot interface needs the deploy ramdisk: "
+        "driver_info/deploy_kernel and driver_info/deploy_ramdisk, or [conductor] "
+        "deploy_kernel and deploy_ramdisk; missing: deploy_kernel, deploy_ramdisk."
+    )
+    assert fault(resp) == reason
+    shown = _shown(api)
+    assert (shown["provision_state"], shown["inspection_started_at"]) == ("manageable", None)
+    assert api.get("/v1/nodes/life/validate").json()["inspect"] == {
+        "result": False,
+        "reason": reason,
+    }
+
+
+def test_agent_inspection_over_ipxe_needs_the_http_server(api: Api, config: Config) -> None:
+    """iPXE fetches the ramdisk from the conductor's HTTP server, as for a deploy."""
+    node = _agent_node(api)
+    config.deploy.http_url = ""
+
+    resp = provision(api, "inspect")
+
+    assert resp.status_code == 400, resp.text
+    assert fault(resp) == (
+        "Insufficient information provided for managed inspection: Node "
+        f"{node['uuid']}: the ipxe boot interface needs the conductor's HTTP server, and "
+        "[deploy] http_url is not set."
+    )
+    assert _shown(api)["provision_state"] == "manageable"
+
+
+def test_agent_inspection_over_virtual_media_needs_the_deploy_iso_or_ramdisk(api: Api) -> None:
+    node = _manageable(
+        api,
+        inspect_interface="agent",
+        boot_interface="redfish-virtual-media",
+        network_interface="noop",
+    )
+
+    resp = provision(api, "inspect")
+
+    assert resp.status_code == 400, resp.text
+    assert fault(resp).startswith(
+        f"Node {node['uuid']}: the redfish-virtual-media boot interface needs the deploy "
+        "ramdisk: driver_info/deploy_kernel and driver_info/deploy_ramdisk (or "
+        "driver_info/deploy_iso)"
     )
     assert _shown(api)["provision_state"] == "manageable"
 
@@ -185,7 +255,9 @@ def test_agent_inspection_over_pxe_needs_a_port(api: Api) -> None:
 def test_agent_inspection_is_refused_where_an_inspection_network_is_needed(api: Api) -> None:
     """metalwire sets up no inspection network: a flat node's agent inspection is refused
     with the reason, before anything changes."""
-    node = _manageable(api, inspect_interface="agent", boot_interface="ipxe")
+    node = _manageable(
+        api, inspect_interface="agent", boot_interface="ipxe", driver_info=AGENT_RAMDISK
+    )
     api.port(node, "52:54:00:30:00:02")
 
     resp = provision(api, "inspect")

@@ -12,13 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from itertools import chain
 from typing import Any
 
 import httpx
 import pytest
 
 from tests.compat.clients import Cli, CliResult, random_mac, run_all, unique
-from tests.support.helpers import settled_node
+from tests.support.helpers import AGENT_RAMDISK, settled_node
 from tests.support.server import MetalwireServer
 
 pytestmark = pytest.mark.compat
@@ -447,11 +448,12 @@ def test_node_inspect_waits_for_manageable_and_an_agent_inspection_is_aborted(
         assert (shown["provision_state"], shown["last_error"]) == ("manageable", None)
         assert shown["inspection_finished_at"] is not None
 
-        # an agent inspection boots its ramdisk from a port, with nothing to set up on the
-        # network (metalwire sets up no inspection network)
+        # an agent inspection boots the deploy ramdisk from a port, here with nothing to set
+        # up on the network
         make_port(http, node)
         agent = ("--inspect-interface", "agent", "--boot-interface", "ipxe")
-        cli.ok("node", "set", node["uuid"], *agent, "--network-interface", "noop")
+        ramdisk = [("--driver-info", f"{key}={value}") for key, value in AGENT_RAMDISK.items()]
+        cli.ok("node", "set", node["uuid"], *agent, "--network-interface", "noop", *chain(*ramdisk))
         cli.ok("node", "inspect", node["uuid"])
         assert cli.json("node", "show", node["uuid"])["provision_state"] == "inspect wait"
         cli.ok("node", "abort", node["uuid"])

@@ -31,6 +31,11 @@ ramdisk: ``driver_info/rescue_kernel`` and ``rescue_ramdisk``, else the ``[condu
 rescue_*_by_arch`` pair for the node's ``cpu_arch``, else ``[conductor] rescue_kernel`` and
 ``rescue_ramdisk`` (virtual media: or ``driver_info/rescue_iso``);
 ``fake`` and ``redfish-https`` cannot boot one. ``fake`` boots check nothing else.
+
+An ``agent`` inspection boots the deploy ramdisk, and its checks are those of that boot
+without the instance (Ironic's ``validate_inspection``): a network boot's port, HTTP server,
+capabilities and ramdisk, what is missing said to be "Insufficient information provided for
+managed inspection"; a virtual media boot's ISO or ramdisk and BMC. ``fake`` cannot boot it.
 """
 
 from __future__ import annotations
@@ -140,6 +145,23 @@ def check_rescue_boot(task: Task, config: Config) -> None:
         raise UnsupportedDriverExtension(boot.node.driver, "validate_rescue")
 
 
+def check_inspection_boot(task: Task, config: Config) -> None:
+    """The boot interface's checks before an ``agent`` inspection: what booting the deploy
+    ramdisk needs; UnsupportedDriverExtension for a boot interface that cannot boot it."""
+    boot = _boot(task.node, config, None)
+    if boot.name in NETWORK_BOOTS:
+        try:
+            _check_ramdisk_network_boot(task, boot)
+        except MissingParameterValue as exc:
+            raise InvalidParameterValue(
+                f"Insufficient information provided for managed inspection: {exc}"
+            ) from None
+    elif boot.name in VIRTUAL_MEDIA_BOOTS:
+        _check_virtual_media_ramdisk(boot, "deploy")
+    else:
+        raise UnsupportedDriverExtension(task.node.driver, "validate_inspection")
+
+
 def deploy_checks_boot(node: Node, config: Config) -> bool:
     """Whether the node's deploy interface (``autodetect``: the one it would switch to)
     validates its boot interface first."""
@@ -161,6 +183,13 @@ def _boot(node: Node, config: Config, deploy_interface: str | None) -> _Boot:
 
 
 def _check_network_boot(task: Task, boot: _Boot) -> None:
+    _check_ramdisk_network_boot(task, boot)
+    _check_instance_images(task, boot)
+
+
+def _check_ramdisk_network_boot(task: Task, boot: _Boot) -> None:
+    """What a network boot of the deploy ramdisk needs: a port, the HTTP server for iPXE (or
+    a kickstart deploy), valid capabilities, the ramdisk's kernel and initramfs."""
     node = boot.node
     if not task.ports:
         raise MissingParameterValue(
@@ -174,7 +203,6 @@ def _check_network_boot(task: Task, boot: _Boot) -> None:
     if info.get("image_source") and info.get("boot_iso"):
         raise _image_source_and_boot_iso(node)
     _check_agent_ramdisk(boot, "deploy")
-    _check_instance_images(task, boot)
 
 
 def _check_virtual_media_boot(task: Task, boot: _Boot) -> None:

@@ -50,30 +50,6 @@ def check_interface(node: Node, kind: str) -> None:
         )
 
 
-#: The boot interfaces that can boot an inspection ramdisk (Ironic's ``validate_inspection``):
-#: the PXE family, which boots it through one of the node's ports, and Redfish virtual media.
-_PXE_BOOTS = frozenset({"pxe", "ipxe", "http", "http-ipxe"})
-INSPECTION_BOOTS = _PXE_BOOTS | {
-    "redfish-virtual-media",
-    "redfish-https",
-    "idrac-redfish-virtual-media",
-}
-
-
-def check_inspection_boot(node: Node, port_count: int) -> None:
-    """Refuse (400) an in-band inspection the node's boot interface cannot boot, as Ironic
-    39 refuses it with ``[inspector] require_managed_boot`` (its default): a boot interface
-    without ramdisk boot for inspection, or a PXE one without a port to boot from."""
-    boot = interface_name(node, "boot")
-    if boot not in INSPECTION_BOOTS:
-        raise UnsupportedDriverExtension(node.driver, "validate_inspection")
-    if boot in _PXE_BOOTS and port_count == 0:
-        raise InvalidParameterValue(
-            "Insufficient information provided for managed inspection: Node "
-            f"{node.uuid} does not have any port associated with it"
-        )
-
-
 def supported_power_targets(node: Node) -> tuple[str, ...]:
     """Every power interface metalwire knows accepts all five targets, as fake does."""
     return POWER_TARGETS if not interface_name(node, "power").startswith("no-") else ()

@@ -14,6 +14,7 @@ from metalwire.conductor.boot import (
 )
 from metalwire.conductor.hardware import interface_name
 from metalwire.conductor.power import store
+from metalwire.conductor.provisioning import check_managed_inspection
 from metalwire.conductor.storage import check_storage
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
@@ -110,6 +111,8 @@ def _check_beyond_name(conductor: Conductor, task: Task, kind: str) -> None:
         check_boot(task, config)
     elif kind == "deploy":
         check_deploy_and_boot(task, config)
+    elif kind == "inspect":
+        check_managed_inspection(conductor, task)
     elif kind == "rescue" and interface_name(task.node, "rescue") == AGENT_RESCUE:
         conductor.network_interface(task.node).validate_rescue(task)
         if rescue_checks_boot(task.node, config):

@@ -48,6 +48,7 @@ from metalwire.conductor import hardware, power, vifs
 from metalwire.conductor.boot import (
     AGENT_RESCUE,
     check_deploy_and_boot,
+    check_inspection_boot,
     check_rescue_boot,
     rescue_checks_boot,
 )
@@ -456,13 +457,21 @@ def _verify_power(task: Task) -> None:
 
 def _check_inspectable(conductor: Conductor, task: Task) -> None:
     """As Ironic's: the power interface, then the inspect interface, each raising what its
-    validate raises; an ``agent`` inspection also needs the boot and network interfaces to
-    manage the ramdisk's boot (Ironic's default ``[inspector] require_managed_boot``)."""
+    validate raises (for ``agent``: :func:`check_managed_inspection`)."""
     hardware.check_interface(task.node, "power")
     hardware.check_interface(task.node, "inspect")
-    if hardware.interface_name(task.node, "inspect") == AGENT_INSPECT:
-        hardware.check_inspection_boot(task.node, len(task.ports))
-        conductor.network_interface(task.node).validate_inspection(task)
+    check_managed_inspection(conductor, task)
+
+
+def check_managed_inspection(conductor: Conductor, task: Task) -> None:
+    """An ``agent`` inspection needs the boot interface to boot the ramdisk (``boot.py``)
+    and the network interface to put the node on its inspection network, as Ironic's
+    default ``[inspector] require_managed_boot`` wants; any other inspect interface,
+    nothing."""
+    if hardware.interface_name(task.node, "inspect") != AGENT_INSPECT:
+        return
+    check_inspection_boot(task, conductor.config)
+    conductor.network_interface(task.node).validate_inspection(task)
 
 
 def _check_deployable(
