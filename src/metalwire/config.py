@@ -522,6 +522,15 @@ class NeutronOptions:
         "rescue that fails (`rescue failed`) leaves no port on it and the VIFs unbound, as "
         "Ironic's; an unrescue binds them again.",
     )
+    inspection_network: str = _opt(
+        "",
+        "Neutron network name or UUID the agent inspection ramdisk boots on (a node's "
+        "driver_info/inspection_network overrides it). An agent inspection of a neutron node, "
+        "or of a flat one when Neutron is configured, is refused while neither names a "
+        "network Neutron knows; it creates a bound port on it for each PXE-enabled port, "
+        "deleted again when the inspection leaves 'inspect wait' (abort, "
+        "[conductor] inspect_wait_timeout).",
+    )
     noauth_roles: str = _opt("admin,service", "X-Roles header sent when auth_type is none.")
 
     @property

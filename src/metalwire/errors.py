@@ -53,6 +53,7 @@ Ironic's clients receive in a different error body from the errors of objects.
     |   +-- TransactionConflict        deadlocks or serialization failures outlasted the retries
     +-- ConnectionLimitReached (503)   [api] max_connections are open; retry later
     +-- NoFreeConductorWorker (503)    [conductor] workers_pool_size operations are under way
+    +-- HardwareInspectionFailure (500) an inspection could not start (its last_error)
     +-- InventoryInconsistent (500)    stored rows break a rule a schema upgrade enforces
         +-- PortgroupPhysnetInconsistent  a portgroup's members are on different physical networks
 """
@@ -169,6 +170,16 @@ class InstanceRescueFailure(Invalid):
 
 class InstanceUnrescueFailure(Invalid):
     """An unrescue that the node's power interface refuses (400, as a refused rescue)."""
+
+
+class HardwareInspectionFailure(MetalwireError):
+    """An inspection that could not start once accepted; its message, Ironic's, is the
+    node's ``last_error``."""
+
+    safe = True
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"Failed to inspect hardware. Reason: {reason}")
 
 
 class NotAuthorized(MetalwireError):

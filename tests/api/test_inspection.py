@@ -153,8 +153,9 @@ def test_agent_inspection_waits_in_inspect_wait_until_aborted(api: Api) -> None:
     assert shown["last_error"] == "Inspection was aborted by request."
     assert shown["inspection_started_at"] is None
     assert shown["power_state"] == "power off"
-    assert _events(api)[-2:] == [
+    assert _events(api)[-3:] == [
         "abort started from inspect wait",
+        "noop.remove_inspection_network done",
         "Inspection was aborted by request.: inspect failed",
     ]
 
@@ -252,22 +253,57 @@ def test_agent_inspection_over_virtual_media_needs_the_deploy_iso_or_ramdisk(api
     assert _shown(api)["provision_state"] == "manageable"
 
 
-def test_agent_inspection_is_refused_where_an_inspection_network_is_needed(api: Api) -> None:
-    """metalwire sets up no inspection network: a flat node's agent inspection is refused
-    with the reason, before anything changes."""
+def test_agent_inspection_of_a_neutron_node_needs_an_inspection_network(api: Api) -> None:
+    """As Ironic's neutron interface: neither driver_info/inspection_network nor [neutron]
+    inspection_network names one, so the inspection is refused before anything changes."""
     node = _manageable(
-        api, inspect_interface="agent", boot_interface="ipxe", driver_info=AGENT_RAMDISK
+        api,
+        inspect_interface="agent",
+        boot_interface="ipxe",
+        network_interface="neutron",
+        driver_info=AGENT_RAMDISK,
     )
     api.port(node, "52:54:00:30:00:02")
 
     resp = provision(api, "inspect")
 
     assert resp.status_code == 400, resp.text
-    assert "needs an inspection network, which metalwire does not set up on the flat" in (
-        fault(resp)
+    reason = (
+        "Insufficient information provided for managed inspection: UUID or name of "
+        "inspection_network is not set in configuration or in node driver_info."
     )
+    assert fault(resp) == reason
     shown = _shown(api)
     assert (shown["provision_state"], shown["last_error"]) == ("manageable", None)
+    assert api.get("/v1/nodes/life/validate").json()["inspect"] == {
+        "result": False,
+        "reason": reason,
+    }
+
+
+def test_agent_inspection_of_a_standalone_flat_node_has_no_network_to_set_up(api: Api) -> None:
+    """flat without Neutron puts no port anywhere: the inspection network steps run and
+    change nothing, on the way in and on the way out."""
+    node = _manageable(
+        api, inspect_interface="agent", boot_interface="ipxe", driver_info=AGENT_RAMDISK
+    )
+    api.port(node, "52:54:00:30:00:02")
+
+    assert provision(api, "inspect").status_code == 202
+    assert _shown(api)["provision_state"] == "inspect wait"
+    assert provision(api, "abort").status_code == 202
+
+    shown = _shown(api)
+    assert (shown["provision_state"], shown["last_error"]) == (
+        "inspect failed",
+        "Inspection was aborted by request.",
+    )
+    events = _events(api)
+    since = events[events.index("inspect started from manageable") :]
+    assert [e for e in since if e.startswith("flat.")] == [
+        "flat.add_inspection_network done",
+        "flat.remove_inspection_network done",
+    ]
 
 
 def test_an_aborted_inspection_leaves_a_node_that_may_not_be_powered_off_on(api: Api) -> None:
@@ -308,6 +344,7 @@ def test_an_inspect_wait_past_inspect_wait_timeout_fails(api: Api) -> None:
     assert shown["provision_state"] == "inspect failed"
     assert shown["last_error"].startswith("Timeout reached while inspecting the node.")
     assert shown["power_state"] == "power off"
+    assert "noop.remove_inspection_network done" in _events(api)
 
 
 def test_inventory_of_a_node_never_inspected_is_not_found(api: Api) -> None:

@@ -375,6 +375,129 @@ def test_a_rescue_neutron_cannot_bind_leaves_no_rescuing_port(
     assert neutron.port(vif["id"])["binding:host_id"] == node["uuid"]
 
 
+# -- inspection ------------------------------------------------------------------------------
+
+
+def _inspected_node(
+    api: Metalwire, name: str, interface: str, port: tuple[str, Json], **info: Any
+) -> Json:
+    """A manageable node with the ``agent`` inspect interface booting over PXE, one port."""
+    node = api.node(
+        name,
+        interface,
+        inspect_interface="agent",
+        boot_interface="pxe",
+        driver_info={**AGENT_RAMDISK, **info},
+    )
+    api.port(node, *port)
+    api.provision(name, "manage")
+    return node
+
+
+def test_an_agent_inspection_needs_an_inspection_network_neutron_knows(
+    api: Metalwire, neutron: Neutron
+) -> None:
+    """As Ironic's: the inspection network a node names must be one Neutron has; refused
+    before anything changes, and said by validate."""
+    _inspected_node(
+        api,
+        "inspectunknown",
+        "neutron",
+        ("52:54:00:3c:00:01", link("Ethernet44/1")),
+        inspection_network="mw-no-such",
+    )
+
+    response = api.http.put("/v1/nodes/inspectunknown/states/provision", json=provision("inspect"))
+
+    assert response.status_code == 400, response.text
+    reason = "inspection_network with name or UUID mw-no-such was not found"
+    assert fault(response) == reason
+    shown = api.get("/v1/nodes/inspectunknown")
+    assert (shown["provision_state"], shown["last_error"]) == ("manageable", None)
+    assert api.get("/v1/nodes/inspectunknown/validate")["inspect"] == {
+        "result": False,
+        "reason": reason,
+    }
+
+
+@pytest.mark.parametrize("interface", ["neutron", "flat"])
+def test_an_agent_inspection_boots_on_the_inspection_network_until_aborted(
+    api: Metalwire, neutron: Neutron, interface: str
+) -> None:
+    """As Ironic's ``agent`` inspection: the node's PXE port gets a port on its inspection
+    network, bound to the node, while it waits in ``inspect wait``; an abort deletes it."""
+    name = f"inspect{interface}"
+    mac, local_link = {
+        "neutron": ("52:54:00:3c:00:02", link("Ethernet44/2")),
+        "flat": ("52:54:00:3c:00:03", link("Ethernet44/3")),
+    }[interface]
+    node = _inspected_node(
+        api, name, interface, (mac, local_link), inspection_network="mw-tenant-p2"
+    )
+
+    response = api.http.put(f"/v1/nodes/{name}/states/provision", json=provision("inspect"))
+
+    assert response.status_code == 202, response.text
+    shown = settled_node(lambda: api.get(f"/v1/nodes/{name}"))
+    assert (shown["provision_state"], shown["last_error"]) == ("inspect wait", None)
+    [inspection_port] = neutron.ports_on("mw-tenant-p2", mac)
+    assert inspection_port["binding:host_id"] == node["uuid"]
+    assert inspection_port["binding:vnic_type"] == "baremetal"
+    assert (
+        ports_of(api, name)[mac]["internal_info"]["inspection_vif_port_id"]
+        == (inspection_port["id"])
+    )
+    if interface == "neutron":
+        assert inspection_port["binding:profile"]["local_link_information"] == [local_link]
+        assert _drift_of(api, name) == {}, "an inspection port is no orphan"
+
+    response = api.http.put(f"/v1/nodes/{name}/states/provision", json=provision("abort"))
+
+    assert response.status_code == 202, response.text
+    shown = settled_node(lambda: api.get(f"/v1/nodes/{name}"))
+    assert (shown["provision_state"], shown["last_error"]) == (
+        "inspect failed",
+        "Inspection was aborted by request.",
+    )
+    assert neutron.ports_on("mw-tenant-p2", mac) == []
+    assert "inspection_vif_port_id" not in ports_of(api, name)[mac]["internal_info"]
+    events = [e["event"] for e in api.get(f"/v1/nodes/{name}/history?detail=true")["history"]]
+    since = events[events.index("inspect started from manageable") :]
+    assert [e for e in since if e.startswith(f"{interface}.")] == [
+        f"{interface}.add_inspection_network done",
+        f"{interface}.remove_inspection_network done",
+    ]
+
+
+def test_an_inspection_neutron_cannot_bind_fails_and_leaves_no_inspection_port(
+    api: Metalwire, neutron: Neutron
+) -> None:
+    """A port on a switch Neutron does not know cannot be bound: as Ironic's, the inspection
+    fails to start (``inspect failed``, Neutron's reason in ``last_error``) and what was
+    created on the inspection network is deleted."""
+    _inspected_node(
+        api,
+        "inspectfail",
+        "neutron",
+        ("52:54:00:3c:00:04", UNKNOWN_SWITCH),
+        inspection_network="mw-tenant-p2",
+        fail_on_binding_failure=True,
+    )
+    mac = "52:54:00:3c:00:04"
+
+    response = api.http.put("/v1/nodes/inspectfail/states/provision", json=provision("inspect"))
+
+    assert response.status_code == 202, response.text
+    shown = settled_node(lambda: api.get("/v1/nodes/inspectfail"))
+    assert shown["provision_state"] == "inspect failed"
+    assert shown["last_error"].startswith(
+        "Failed to inspect hardware. Reason: unable to start inspection: "
+    )
+    assert "binding_failed" in shown["last_error"]
+    assert neutron.ports_on("mw-tenant-p2", mac) == []
+    assert "inspection_vif_port_id" not in ports_of(api, "inspectfail")[mac]["internal_info"]
+
+
 # -- the binding an attach seeds -------------------------------------------------------------
 
 

@@ -57,7 +57,7 @@ RAMDISK_NODE: dict[str, Any] = {
 HTTP_SERVER = "http://192.0.2.1:8080"
 
 #: Provision states a verb rests in with its target still set: an agent's call-back awaited.
-WAIT_STATES = ("wait call-back", "clean wait")
+WAIT_STATES = ("wait call-back", "clean wait", "inspect wait")
 
 
 def settled_node(

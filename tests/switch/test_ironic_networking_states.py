@@ -273,3 +273,54 @@ def test_an_agent_rescue_boots_on_the_rescuing_vlan_then_back_on_the_tenant_one(
     _provision(http, "r", "unrescue", version="1.38")
     assert _state(http, "r")["provision_state"] == "active"
     assert switch.port_vlan("swp1") == PortVlan(tag=TENANT, vlan_mode="access", trunks=())
+
+
+def test_an_agent_inspection_waits_on_the_inspection_vlan_and_its_timeout_puts_it_back(
+    emulated_switch: EmulatedSwitch, http_for: Any
+) -> None:
+    """As Ironic's ``ironic-networking``: an ``agent`` inspection puts the port on the
+    inspection network while the node waits for its ramdisk; past ``[conductor]
+    inspect_wait_timeout`` the inspection fails and the port is back on the idle network.
+    A network value it cannot apply refuses the inspection before anything is set."""
+    switch = emulated_switch
+    http = http_for(
+        switch,
+        METALWIRE_IRONIC_NETWORKING_INSPECTION_NETWORK=f"access/native_vlan={OTHER}",
+        METALWIRE_CONDUCTOR_INSPECT_WAIT_TIMEOUT="1",
+        METALWIRE_CONDUCTOR_CHECK_PROVISION_STATE_INTERVAL="0.5",
+    )
+    switch.set_access_vlan("swp2", OTHER)  # the inspection service's side
+    _node(http, "i", "ramdisk", "swp1")
+    _provision(http, "i", "manage")
+    patch = [
+        {"op": "replace", "path": "/inspect_interface", "value": "agent"},
+        {"op": "add", "path": "/driver_info/inspection_network", "value": "access/vlan=7"},
+    ]
+    assert http.patch("/v1/nodes/i", json=patch).status_code == 200
+
+    resp = http.put("/v1/nodes/i/states/provision", json={"target": "inspect"})
+
+    assert resp.status_code == 400, resp.text
+    assert "Invalid inspection network value 'access/vlan=7'" in resp.text
+    assert _state(http, "i")["provision_state"] == "manageable"
+    assert switch.port_vlan("swp1") == PortVlan(tag=None, vlan_mode=None, trunks=())
+
+    unset = [{"op": "remove", "path": "/driver_info/inspection_network"}]
+    assert http.patch("/v1/nodes/i", json=unset).status_code == 200
+    _provision(http, "i", "inspect")
+
+    assert _state(http, "i")["provision_state"] == "inspect wait"
+    assert switch.port_vlan("swp1") == PortVlan(tag=OTHER, vlan_mode="access", trunks=())
+    assert switch.ping(1, 2)
+
+    deadline = time.monotonic() + 30
+    while _state(http, "i")["provision_state"] == "inspect wait" and time.monotonic() < deadline:
+        time.sleep(0.2)
+    shown = _state(http, "i")
+    assert shown["provision_state"] == "inspect failed"
+    assert shown["last_error"].startswith("Timeout reached while inspecting the node.")
+    assert switch.port_vlan("swp1") == PortVlan(tag=IDLE, vlan_mode="access", trunks=())
+    assert _switch_events(http, "i") == [
+        f"Switch tor-1 port swp1 set to access VLAN {OTHER} (was no VLAN configuration)",
+        f"Switch tor-1 port swp1 set to access VLAN {IDLE} (was access VLAN {OTHER})",
+    ]

@@ -164,14 +164,14 @@ def test_ironic_options_metalwire_does_not_use_start_with_a_warning(
         tmp_path,
         "[DEFAULT]\ntransport_url = rabbit://ironic:rabbit-secret@mq\n"
         "hash_partition_exponent = 6\n"
-        "[neutron]\nendpoint_override = http://n:9696\ninspection_network = insp\n",
+        "[neutron]\nendpoint_override = http://n:9696\nservicing_network = svc\n",
     )
     assert load_config(path, environ={}).neutron.endpoint_override == "http://n:9696"
     assert sorted(warnings_of(caplog)) == [
         f"{path}: [DEFAULT] hash_partition_exponent is an Ironic option metalwire does not "
         "use; ignored",
         f"{path}: [DEFAULT] transport_url is an Ironic option metalwire does not use; ignored",
-        f"{path}: [neutron] inspection_network is an Ironic option metalwire does not use; ignored",
+        f"{path}: [neutron] servicing_network is an Ironic option metalwire does not use; ignored",
     ]
     assert "secret" not in caplog.text
 

@@ -23,10 +23,11 @@ off and powered off again after them, as Ironic's deploy, tear-down and cleaning
 Most verbs run to completion. A node whose deploy interface is ``direct`` waits for an agent
 as Ironic's does: a deploy stops in ``wait call-back`` once its provisioning network is set
 up, a manual cleaning in ``clean wait`` once its cleaning network is. An inspection by the
-``agent`` inspect interface stops in ``inspect wait``; as Ironic's default (``[inspector]
+``agent`` inspect interface stops in ``inspect wait`` once the node is on its inspection
+network (``add_inspection_network``); as Ironic's default (``[inspector]
 require_managed_boot``) it needs a boot interface that can boot the inspection ramdisk, and a
-network interface that can put the node on its inspection network: metalwire sets up none,
-so only ``noop`` takes it. No agent comes here: the node stays until ``abort`` (see :data:`ABORTS`)
+network interface that can put the node on that network (``validate_inspection``); leaving
+the wait removes it. No agent comes here: the node stays until ``abort`` (see :data:`ABORTS`)
 or until ``[conductor] deploy_callback_timeout`` / ``clean_callback_timeout`` /
 ``inspect_wait_timeout`` fail it (``callback_timeouts.py``). The other inspect interfaces
 (``fake``, and ``redfish`` / ``idrac-redfish``, which have no BMC to read here) finish the
@@ -63,6 +64,7 @@ from metalwire.db import nodes as node_db
 from metalwire.db.history import HistoryEntry
 from metalwire.db.models import utcnow
 from metalwire.errors import (
+    HardwareInspectionFailure,
     InstanceDeployFailure,
     InstanceRescueFailure,
     InstanceUnrescueFailure,
@@ -160,9 +162,11 @@ ABORTS: dict[str, Abort] = {
     CLEAN_WAIT: Abort(
         "By request, the cleaning operation was aborted", "remove_cleaning_network", "clean failed"
     ),
-    # An inspection waiting here added no network (metalwire boots no managed inspection).
     INSPECT_WAIT: Abort(
-        "Inspection was aborted by request.", None, "inspect failed", powers_off=True
+        "Inspection was aborted by request.",
+        "remove_inspection_network",
+        "inspect failed",
+        powers_off=True,
     ),
 }
 # Verbs a node in maintenance refuses (Ironic's NodeInMaintenance, 400). An undeploy is not
@@ -308,6 +312,19 @@ def _agent_rescue_network(conductor: Conductor, task: Task, verb: str) -> None:
         _run_hook(conductor, task, "configure_tenant_networks")
 
 
+def _add_inspection_network(conductor: Conductor, task: Task) -> None:
+    """Put the node on its inspection network for the ramdisk, as Ironic's ``agent``
+    inspection does before it boots it; a failure is Ironic's "unable to start inspection"
+    (what the hook did is undone by the hook itself)."""
+    try:
+        with power.powered_for_network(conductor, task):
+            _run_hook(conductor, task, "add_inspection_network")
+    except NodeLockLost:
+        raise
+    except MetalwireError as exc:
+        raise HardwareInspectionFailure(f"unable to start inspection: {exc}") from None
+
+
 def _steps(
     conductor: Conductor, task: Task, verb: str, options: ProvisionOptions, source: str
 ) -> dict[str, Any]:
@@ -329,6 +346,7 @@ def _steps(
         return {}
     if verb == "inspect":
         if hardware.interface_name(task.node, "inspect") == AGENT_INSPECT:
+            _add_inspection_network(conductor, task)
             # the node is booted into the inspection ramdisk
             raise _Waiting(INSPECT_WAIT, {"power_state": hardware.POWER_ON})
         return {}

@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING, Required, TypedDict
 
 from metalwire.config import Config
 from metalwire.db.models import Port, Portgroup, VifAttachment
-from metalwire.errors import Conflict, Invalid, InvalidParameterValue, VifNotAttached
+from metalwire.errors import (
+    Conflict,
+    Invalid,
+    InvalidParameterValue,
+    UnsupportedDriverExtension,
+    VifNotAttached,
+)
 from metalwire.networking import selection
 from metalwire.networking.drift import Finding, NotChecked
 from metalwire.networking.task import Task
@@ -95,20 +101,12 @@ class NetworkInterface(abc.ABC):
         return True
 
     def validate_inspection(self, task: Task) -> None:
-        """Check the node can be put on an inspection network for an in-band inspection
-        (the ``agent`` inspect interface); raise InvalidParameterValue if not.
-
-        metalwire adds no inspection network: by default the inspection is refused, and an
-        interface with nothing to set up (``noop``) takes it. Ironic's ``flat``, ``neutron``
-        and ``ironic-networking`` would add the network ``[neutron] inspection_network`` or
-        ``[ironic_networking] inspection_network`` names.
-        """
-        raise InvalidParameterValue(
-            f"Node {task.node.uuid}: in-band inspection (the agent inspect interface) needs "
-            f"an inspection network, which metalwire does not set up on the {self.name} "
-            "network interface; inspect with the noop network interface or the fake inspect "
-            "interface."
-        )
+        """Check the interface can put the node on its inspection network for an in-band
+        inspection (the ``agent`` inspect interface, :meth:`add_inspection_network`); raise
+        InvalidParameterValue (or NetworkError when the network service cannot answer) if
+        not. By default, as Ironic's base class, an interface that does not say it can is
+        refused (UnsupportedDriverExtension)."""
+        raise UnsupportedDriverExtension(task.node.driver, "validate_inspection")
 
     def validate_rescue(self, task: Task) -> None:
         """Check the interface can serve an ``agent`` rescue of the node (asked before the
@@ -241,6 +239,14 @@ class NetworkInterface(abc.ABC):
     def remove_rescuing_network(self, task: Task) -> None:
         """Undo :meth:`add_rescuing_network` (called when the rescue ramdisk is up, and by
         an unrescue, before the tenant networks are configured again)."""
+
+    def add_inspection_network(self, task: Task) -> None:
+        """Put the node's ports on the network its inspection ramdisk boots on (called when
+        an ``agent`` inspection starts, before the node waits in ``inspect wait``)."""
+
+    def remove_inspection_network(self, task: Task) -> None:
+        """Undo :meth:`add_inspection_network` (called on every way out of ``inspect wait``:
+        an abort, ``[conductor] inspect_wait_timeout``)."""
 
     # -- the drift audit -----------------------------------------------------------------
 

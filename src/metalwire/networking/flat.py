@@ -19,7 +19,8 @@ network no switch port is moved, and the node boots its deploy ramdisk on the ne
 VIFs are on, so a deploy with no VIF attached fails. It unbinds them first, as Ironic's
 deploy does (a rebuilt node's VIFs are bound). The binding stays until
 ``unconfigure_tenant_networks`` unbinds the VIFs at undeploy. Cleaning puts the node's
-PXE-enabled ports on ``[neutron] cleaning_network`` as ``neutron`` does (see
+PXE-enabled ports on ``[neutron] cleaning_network`` as ``neutron`` does, and an ``agent``
+inspection on the node's inspection network (see
 :mod:`metalwire.networking.neutron_service_ports`).
 """
 
@@ -122,6 +123,12 @@ class FlatNetwork(ServiceNetworkPorts, NetworkInterface):
         through the unrescue, as after a deploy (:meth:`remove_rescuing_network` is a
         no-op, as ``flat``'s removal of the provisioning network)."""
         self.add_provisioning_network(task)
+
+    def validate_inspection(self, task: Task) -> None:
+        """With Neutron, as Ironic's ``flat``: the inspection network must be named and
+        known to Neutron. Standalone, an inspection has nothing to set up, as on ``noop``."""
+        if self.uses_neutron():
+            super().validate_inspection(task)
 
     def add_cleaning_network(self, task: Task) -> None:
         """With a Neutron, cleaning boots the ramdisk on ``[neutron] cleaning_network``."""

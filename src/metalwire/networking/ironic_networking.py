@@ -12,7 +12,8 @@ The switch file is loaded (and refused, naming the line) at start; a port's swit
 configuration is checked when the node is validated and when a port's ``extra`` or
 ``local_link_connection`` changes (400 with Ironic's messages); VIFs are recorded as ``flat``
 records them. Each state hook puts every port with a switch link on its network, as Ironic
-39 does: the provisioning or cleaning network (``[ironic_networking] <state>_network``, or the
+39 does: the provisioning, cleaning, rescuing or inspection network
+(``[ironic_networking] <state>_network``, or the
 same key of the node's ``driver_info``), the port's own ``extra["switchport"]`` when the node
 goes active (and again when it changes on an active node), and the idle network afterwards
 (no VLAN configuration when none is set). A port whose link moves to another switch port, or
@@ -194,6 +195,19 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         self._put_on_state_network(task, "rescuing")
 
     def remove_rescuing_network(self, task: Task) -> None:
+        self._put_on_idle(task)
+
+    def validate_inspection(self, task: Task) -> None:
+        """As Ironic's: the inspection network's value must be one it can apply (400
+        naming it if not); nothing else is required, since an inspection may be what finds
+        the ports' links."""
+        self.state_network(task, "inspection")
+
+    def add_inspection_network(self, task: Task) -> None:
+        """``inspection_network`` of the driver_info, else of the options; none: unchanged."""
+        self._put_on_state_network(task, "inspection")
+
+    def remove_inspection_network(self, task: Task) -> None:
         self._put_on_idle(task)
 
     # -- VIFs that name their network (metalwire's extension) ------------------------------

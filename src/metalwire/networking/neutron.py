@@ -30,6 +30,11 @@ A VIF is the id of a Neutron port. What the interface tells Neutron, and when:
   the provisioning network, kept in ``internal_info["rescuing_vif_port_id"]``;
   ``remove_rescuing_network`` deletes them (the conductor unbinds the VIFs before and binds
   them after, as Ironic's ``agent`` rescue).
+* **agent inspection**: ``add_inspection_network`` creates the bound ports on the node's
+  inspection network (``driver_info["inspection_network"]``, else ``[neutron]
+  inspection_network``, which must be set and known to Neutron before the inspection
+  starts), kept in ``internal_info["inspection_vif_port_id"]``;
+  ``remove_inspection_network`` deletes them when the node leaves ``inspect wait``.
 * **undeploy**: ``unconfigure_tenant_networks`` unbinds every attached VIF (first waiting,
   as Ironic, for the Neutron agent of a Smart NIC port's host).
 * **Smart NIC power**: a node with a Smart NIC port answers :meth:`need_power_on`, so the
@@ -61,12 +66,7 @@ from __future__ import annotations
 import logging
 
 from metalwire.db.models import Port
-from metalwire.errors import (
-    InvalidParameterValue,
-    MissingParameterValue,
-    NetworkError,
-    NetworkInterfaceInvalid,
-)
+from metalwire.errors import NetworkError, NetworkInterfaceInvalid
 from metalwire.networking.base import NetworkInterface
 from metalwire.networking.neutron_client import configuration_problem
 from metalwire.networking.neutron_ports import (
@@ -97,28 +97,7 @@ class NeutronNetwork(ServiceNetworkPorts, NetworkInterface):
         """As Ironic's: an agent rescue needs a rescuing network, from the node's
         ``driver_info/rescuing_network`` or ``[neutron] rescuing_network``, that Neutron
         knows by that UUID or unique name."""
-        name = self.rescuing_network(task)
-        if not name:
-            raise MissingParameterValue(
-                "UUID or name of rescuing_network is not set in configuration or in node "
-                "driver_info."
-            )
-        if self.uses_neutron():
-            self._check_one_network(name, "rescuing_network")
-
-    def _check_one_network(self, name: str, option: str) -> None:
-        """InvalidParameterValue unless exactly one Neutron network has this UUID or name."""
-        found = self.neutron().networks_named(name, f"find the {option}")
-        if not found:
-            raise InvalidParameterValue(f"{option} with name or UUID {name} was not found")
-        if len(found) > 1:
-            ids = ", ".join(network.id for network in found)
-            raise InvalidParameterValue(f"More than one {option} was found for name {name}: {ids}")
-
-    def rescuing_network(self, task: Task) -> str:
-        """The node's rescuing network: its ``driver_info`` one, else the configured one."""
-        named = task.node.driver_info.get("rescuing_network")
-        return named if isinstance(named, str) and named else self.config.neutron.rescuing_network
+        self.check_node_network(task, "rescuing")
 
     def port_unusable_reason(self, task: Task, port: Port) -> str | None:
         """Neutron binds a port to its switch port: it needs the link, unless InfiniBand."""
@@ -199,7 +178,7 @@ class NeutronNetwork(ServiceNetworkPorts, NetworkInterface):
     def add_rescuing_network(self, task: Task) -> None:
         """As the provisioning network, on the node's rescuing network (its
         ``driver_info/rescuing_network``, else ``[neutron] rescuing_network``)."""
-        self._add_service_ports(task, "rescuing", self.rescuing_network(task))
+        self._add_service_ports(task, "rescuing", self.node_network(task, "rescuing"))
 
     def remove_rescuing_network(self, task: Task) -> None:
-        self._remove_service_ports(task, "rescuing", self.rescuing_network(task))
+        self._remove_service_ports(task, "rescuing", self.node_network(task, "rescuing"))

@@ -50,6 +50,7 @@ from metalwire.networking.drift import (
 from metalwire.networking.neutron_client import NeutronClient, NeutronPort, configuration_problem
 from metalwire.networking.neutron_ports import (
     CLEANING_KEY,
+    INSPECTION_KEY,
     PROVISIONING_KEY,
     RESCUING_KEY,
     UNBIND,
@@ -91,9 +92,9 @@ DEPLOYED = frozenset(
 )
 #: Provision steps run under the node's lock and bind or unbind as they go: a lock-free read
 #: in the middle of one would see a half-done state (an ``agent`` rescue's VIFs unbound, its
-#: rescuing ports not yet recorded).
+#: rescuing ports not yet recorded; an inspection's ports not yet recorded).
 IN_PROGRESS = frozenset(
-    {"deploying", "deleting", "cleaning", "verifying", "rescuing", "unrescuing"}
+    {"deploying", "deleting", "cleaning", "verifying", "rescuing", "unrescuing", "inspecting"}
 )
 #: The Neutron port fields the audit reads: answers stay small.
 PORT_FIELDS = (
@@ -365,12 +366,12 @@ def _binding_problem(port: NeutronPort, binding: ExpectedBinding) -> str:
 
 
 def _service_ports(task: Task) -> set[str]:
-    """The node's provisioning, cleaning and rescuing ports: bound to it, but no
-    attachments."""
+    """The node's provisioning, cleaning, rescuing and inspection ports: bound to it, but
+    no attachments."""
     return {
         str(port.internal_info[key])
         for port in task.ports
-        for key in (PROVISIONING_KEY, CLEANING_KEY, RESCUING_KEY)
+        for key in (PROVISIONING_KEY, CLEANING_KEY, RESCUING_KEY, INSPECTION_KEY)
         if (port.internal_info or {}).get(key)
     }
 

@@ -66,6 +66,7 @@ ORIGINAL_MAC_KEY = "neutron_original_mac"
 PROVISIONING_KEY = "provisioning_vif_port_id"
 CLEANING_KEY = "cleaning_vif_port_id"
 RESCUING_KEY = "rescuing_vif_port_id"
+INSPECTION_KEY = "inspection_vif_port_id"
 UNBIND: Json = {"binding:host_id": "", "binding:profile": {}}
 #: The driver_info key that decides whether a VIF binding must succeed, as in Ironic.
 FAIL_ON_BINDING_FAILURE = "fail_on_binding_failure"

@@ -1,7 +1,10 @@
-"""Ports of their own on a service network (provisioning, cleaning), one per PXE port.
+"""Ports of their own on a service network (provisioning, cleaning, rescuing, inspection),
+one per PXE port.
 
-``neutron`` puts a node on ``[neutron] provisioning_network`` and ``cleaning_network``,
-``flat`` on ``cleaning_network``: for every PXE-enabled port a Neutron port is created on
+``neutron`` puts a node on ``[neutron] provisioning_network``, ``cleaning_network`` and its
+rescuing network, ``flat`` on ``cleaning_network``; both put it on its inspection network
+(``driver_info/inspection_network``, else ``[neutron] inspection_network``) for an ``agent``
+inspection: for every PXE-enabled port a Neutron port is created on
 the network with the port's MAC, bound to the node (``binding:host_id`` = node UUID,
 ``binding:vnic_type`` = ``baremetal``, ``binding:profile`` with the port's link, and the DHCP
 client identifier of an InfiniBand port; a Smart NIC port's is bound to its link's
@@ -23,7 +26,12 @@ import logging
 from collections.abc import Mapping
 
 from metalwire.db.models import Port
-from metalwire.errors import NetworkError, NetworkInterfaceInvalid
+from metalwire.errors import (
+    InvalidParameterValue,
+    MissingParameterValue,
+    NetworkError,
+    NetworkInterfaceInvalid,
+)
 from metalwire.networking.neutron_audit import AuditedNeutronPorts
 from metalwire.networking.neutron_client import (
     VIF_TYPE_BINDING_FAILED,
@@ -45,6 +53,50 @@ LOG = logging.getLogger(__name__)
 
 class ServiceNetworkPorts(AuditedNeutronPorts):
     """Creates and deletes the node's ports on a service network."""
+
+    def node_network(self, task: Task, process: str) -> str:
+        """The node's ``<process>`` network (``rescuing``, ``inspection``): its
+        ``driver_info`` one, else the ``[neutron]`` option of that name."""
+        key = f"{process}_network"
+        named = task.node.driver_info.get(key)
+        return named if isinstance(named, str) and named else str(getattr(self.config.neutron, key))
+
+    def check_node_network(self, task: Task, process: str) -> None:
+        """As Ironic's: the node's ``<process>`` network must be named
+        (MissingParameterValue), and Neutron, when configured, must know exactly one network
+        by that UUID or name (InvalidParameterValue)."""
+        option, name = f"{process}_network", self.node_network(task, process)
+        if not name:
+            raise MissingParameterValue(
+                f"UUID or name of {option} is not set in configuration or in node driver_info."
+            )
+        if not self.uses_neutron():
+            return
+        found = self.neutron().networks_named(name, f"find the {option}")
+        if not found:
+            raise InvalidParameterValue(f"{option} with name or UUID {name} was not found")
+        if len(found) > 1:
+            ids = ", ".join(network.id for network in found)
+            raise InvalidParameterValue(f"More than one {option} was found for name {name}: {ids}")
+
+    def validate_inspection(self, task: Task) -> None:
+        """As Ironic's ``flat`` and ``neutron``: an inspection network must be named and
+        known to Neutron (:meth:`check_node_network`); one that is not named is told as
+        insufficient for a managed inspection."""
+        try:
+            self.check_node_network(task, "inspection")
+        except MissingParameterValue as exc:
+            raise InvalidParameterValue(
+                f"Insufficient information provided for managed inspection: {exc}"
+            ) from None
+
+    def add_inspection_network(self, task: Task) -> None:
+        """A bound port on the node's inspection network for each PXE-enabled port, kept in
+        its ``internal_info["inspection_vif_port_id"]``."""
+        self._add_service_ports(task, "inspection", self.node_network(task, "inspection"))
+
+    def remove_inspection_network(self, task: Task) -> None:
+        self._remove_service_ports(task, "inspection", self.node_network(task, "inspection"))
 
     def _add_service_ports(self, task: Task, process: str, network_name: str) -> None:
         """A Neutron port on the network, bound to the node, for each PXE-enabled port."""
