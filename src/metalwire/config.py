@@ -531,6 +531,12 @@ class NeutronOptions:
         "deleted again when the inspection leaves 'inspect wait' (abort, "
         "[conductor] inspect_wait_timeout).",
     )
+    inspection_network_security_groups: list[str] = _opt(
+        [],
+        "UUIDs of the Neutron security groups the neutron network interface puts on the "
+        "ports it creates on the inspection network (flat puts none, as Ironic's); each must "
+        "exist, else the inspection fails to start. Empty: Neutron's default group.",
+    )
     noauth_roles: str = _opt("admin,service", "X-Roles header sent when auth_type is none.")
 
     @property

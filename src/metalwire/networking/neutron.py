@@ -180,5 +180,11 @@ class NeutronNetwork(ServiceNetworkPorts, NetworkInterface):
         ``driver_info/rescuing_network``, else ``[neutron] rescuing_network``)."""
         self._add_service_ports(task, "rescuing", self.node_network(task, "rescuing"))
 
+    def add_inspection_network(self, task: Task) -> None:
+        """As ``flat``'s, with ``[neutron] inspection_network_security_groups`` on the
+        ports, as Ironic's ``neutron``."""
+        groups = self.config.neutron.inspection_network_security_groups
+        self._add_service_ports(task, "inspection", self.node_network(task, "inspection"), groups)
+
     def remove_rescuing_network(self, task: Task) -> None:
         self._remove_service_ports(task, "rescuing", self.node_network(task, "rescuing"))

@@ -321,6 +321,19 @@ class NeutronClient:
         body = self._call("POST", "/ports", purpose, json={"port": fields})
         return NeutronPort.from_json(self._member(body, "port", "POST", "/ports"))
 
+    def missing_security_groups(self, ids: Sequence[str], purpose: str) -> list[str]:
+        """Those of the security group ``ids`` Neutron does not have (``GET
+        /security-groups?id=``)."""
+        params = [("id", sg) for sg in ids] + [("fields", "id")]
+        body = self._call("GET", "/security-groups", purpose, params=params)
+        found = body.get("security_groups") if body is not None else None
+        if not isinstance(found, list):
+            raise self._unusable(
+                "GET", "/security-groups", purpose, "no 'security_groups' list in the answer"
+            )
+        known = {group.get("id") for group in found if isinstance(group, dict)}
+        return [sg for sg in ids if sg not in known]
+
     def delete_port(self, port_id: str, purpose: str) -> bool:
         """Delete a port; False if it was already gone (404)."""
         return self._call("DELETE", f"/ports/{port_id}", purpose, missing_ok=True) is not None

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from metalwire.db.models import Port
 from metalwire.errors import (
@@ -34,6 +34,7 @@ from metalwire.errors import (
 )
 from metalwire.networking.neutron_audit import AuditedNeutronPorts
 from metalwire.networking.neutron_client import (
+    BAD_GATEWAY,
     VIF_TYPE_BINDING_FAILED,
     NeutronClient,
     NeutronPort,
@@ -98,8 +99,11 @@ class ServiceNetworkPorts(AuditedNeutronPorts):
     def remove_inspection_network(self, task: Task) -> None:
         self._remove_service_ports(task, "inspection", self.node_network(task, "inspection"))
 
-    def _add_service_ports(self, task: Task, process: str, network_name: str) -> None:
-        """A Neutron port on the network, bound to the node, for each PXE-enabled port."""
+    def _add_service_ports(
+        self, task: Task, process: str, network_name: str, security_groups: Sequence[str] = ()
+    ) -> None:
+        """A Neutron port on the network, bound to the node, for each PXE-enabled port; with
+        ``security_groups`` (which must all exist) instead of Neutron's default group."""
         node = task.node
         if not self.uses_neutron() or not network_name:
             LOG.info(
@@ -122,6 +126,7 @@ class ServiceNetworkPorts(AuditedNeutronPorts):
         prefix = f"Adding node {node.uuid} to the {process} network {network_name} failed"
         try:
             network = client.find_network(network_name, f"find the {process} network")
+            _check_security_groups(client, process, security_groups)
             self._delete_leftovers(task, client, key, network.id, pxe_ports)
             for port in pxe_ports:
                 profile = binding_profile(port, (), port.physical_network)
@@ -133,6 +138,7 @@ class ServiceNetworkPorts(AuditedNeutronPorts):
                     "device_id": node.instance_uuid or node.uuid,
                     **target_binding_fields(node.uuid, port, profile),
                     **client_id_fields(port),
+                    **({"security_groups": list(security_groups)} if security_groups else {}),
                 }
                 purpose = f"create the {process} port of port {port.uuid} of node {node.uuid}"
                 self.wait_for_host_agent(task, client, port)
@@ -228,3 +234,17 @@ class ServiceNetworkPorts(AuditedNeutronPorts):
                 if info != (row.internal_info or {}):
                     task.inventory.update_port(port_uuid, {"internal_info": info})
         task.reload()
+
+
+def _check_security_groups(client: NeutronClient, process: str, ids: Sequence[str]) -> None:
+    """NetworkError (502) naming the security groups of the ``process`` network's ports
+    that Neutron does not have, as Ironic refuses them before it creates a port."""
+    if not ids:
+        return
+    missing = client.missing_security_groups(ids, f"find the {process} security groups")
+    if missing:
+        raise NetworkError(
+            f"Neutron has no security group {', '.join(missing)} (from [neutron] "
+            f"{process}_network_security_groups).",
+            BAD_GATEWAY,
+        )
