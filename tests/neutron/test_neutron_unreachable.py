@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from tests.neutron.clients import Metalwire, Neutron, assert_unbound, link
+from tests.neutron.clients import UNKNOWN_SWITCH, Metalwire, Neutron, assert_unbound, link
 from tests.neutron.interface_fixtures import fixture_neutron  # noqa: F401  (the networks)
 from tests.neutron.relay import Relay, server_env_through
-from tests.support.helpers import fault, settled_node, wait_for
+from tests.support.helpers import AGENT_RAMDISK, fault, settled_node, wait_for
 from tests.support.server import MetalwireServer
 
 
@@ -166,3 +166,52 @@ def test_validate_reports_a_rescue_check_neutron_cannot_answer(
     assert shown["rescue"]["result"] is False
     assert f"Neutron at {relay.url}/v2.0 is unreachable" in shown["rescue"]["reason"]
     assert shown["power"] == {"result": True}
+
+
+def test_an_inspection_aborted_while_neutron_is_unreachable_keeps_its_port_for_the_next(
+    cut_api: Metalwire, relay: Relay, neutron: Neutron
+) -> None:
+    """Neutron unreachable when an agent inspection is aborted: the node is ``inspect
+    failed`` all the same, ``last_error`` saying its inspection port could not be removed;
+    that port stays recorded, and the next inspection deletes it before it makes its own."""
+    api = cut_api
+    mac = "52:54:00:34:02:01"
+    # a switch Neutron does not know, which it answers at once (no switch to log in to);
+    # its binding failing is not fatal here
+    info = {
+        **AGENT_RAMDISK,
+        "inspection_network": "mw-tenant-p2",
+        "fail_on_binding_failure": False,
+    }
+    node = api.node("insp-cut", inspect_interface="agent", boot_interface="pxe", driver_info=info)
+    api.port(node, mac, UNKNOWN_SWITCH)
+    api.provision("insp-cut", "manage")
+    inspect, abort = {"target": "inspect"}, {"target": "abort"}
+    assert api.http.put("/v1/nodes/insp-cut/states/provision", json=inspect).status_code == 202
+    shown = settled_node(lambda: api.get("/v1/nodes/insp-cut"))
+    assert (shown["provision_state"], shown["last_error"]) == ("inspect wait", None)
+    [left] = neutron.ports_on("mw-tenant-p2", mac)
+
+    relay.refuse()
+    try:
+        response = api.http.put("/v1/nodes/insp-cut/states/provision", json=abort)
+        assert response.status_code == 202, response.text
+        shown = settled_node(lambda: api.get("/v1/nodes/insp-cut"))
+    finally:
+        relay.forward()
+
+    assert shown["provision_state"] == "inspect failed"
+    assert shown["last_error"].startswith(
+        "Inspection was aborted by request.; undoing its network failed: Removing node "
+        f"{node['uuid']} from the inspection network failed"
+    )
+    assert f"Neutron at {relay.url}/v2.0 is unreachable" in shown["last_error"]
+    [port] = api.get("/v1/nodes/insp-cut/ports/detail")["ports"]
+    assert port["internal_info"]["inspection_vif_port_id"] == left["id"]
+
+    assert api.http.put("/v1/nodes/insp-cut/states/provision", json=inspect).status_code == 202
+    assert settled_node(lambda: api.get("/v1/nodes/insp-cut"))["provision_state"] == "inspect wait"
+    [made] = neutron.ports_on("mw-tenant-p2", mac)
+    assert made["id"] != left["id"]
+    assert api.http.put("/v1/nodes/insp-cut/states/provision", json=abort).status_code == 202
+    assert neutron.ports_on("mw-tenant-p2", mac) == []
