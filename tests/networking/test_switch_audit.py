@@ -8,6 +8,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
+import pytest
+
 from metalwire.db.models import Port
 from metalwire.errors import NetworkError
 from metalwire.networking.switch_audit import (
@@ -98,6 +100,19 @@ def test_a_mismatch_is_found_and_a_node_mid_step_is_skipped(tmp_path: Path) -> N
         ("switchport_mismatch", 200, 300)
     ]
     assert reader.reads == 1
+
+
+@pytest.mark.parametrize("state", ["rescuing", "unrescuing"])
+def test_a_node_whose_rescue_moves_its_switch_ports_is_skipped(state: str, tmp_path: Path) -> None:
+    """An ``agent`` rescue or unrescue moves the switch ports (to the rescuing network and
+    back) under the node's lock while the audit reads without it, as a deploy does."""
+    reader = Reader("300\naccess\n[]\n")
+
+    findings, not_checked = _audit(
+        reader, _audited("netmiko_ovs_linux", state=state), tmp_path=tmp_path
+    )
+
+    assert (findings, not_checked, reader.reads) == ([], [], 0)
 
 
 def test_a_port_named_unlike_a_switch_interface_is_not_read(tmp_path: Path) -> None:

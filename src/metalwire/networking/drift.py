@@ -33,6 +33,14 @@ KINDS = (
     SWITCHPORT_MISMATCH,
 )
 
+#: The provision states whose steps move a node's network under its lock (an ``agent``
+#: rescue's and unrescue's included, and an inspection's, whose ports are not yet recorded):
+#: an audit, which reads without the lock, would see a half-done change, so every audit
+#: skips a node in one of them.
+STEPS_IN_PROGRESS = frozenset(
+    {"deploying", "deleting", "cleaning", "verifying", "rescuing", "unrescuing", "inspecting"}
+)
+
 
 @dataclass(frozen=True)
 class Finding:

@@ -43,6 +43,7 @@ from metalwire.networking.drift import (
     DYNAMIC_PORTGROUP_VIF_GONE,
     MAC_MISMATCH,
     ORPHAN_PORT,
+    STEPS_IN_PROGRESS,
     VIF_PORT_MISSING,
     Finding,
     Json,
@@ -89,12 +90,6 @@ DEPLOYED = frozenset(
         "servicing",
         "service failed",
     }
-)
-#: Provision steps run under the node's lock and bind or unbind as they go: a lock-free read
-#: in the middle of one would see a half-done state (an ``agent`` rescue's VIFs unbound, its
-#: rescuing ports not yet recorded; an inspection's ports not yet recorded).
-IN_PROGRESS = frozenset(
-    {"deploying", "deleting", "cleaning", "verifying", "rescuing", "unrescuing", "inspecting"}
 )
 #: The Neutron port fields the audit reads: answers stay small.
 PORT_FIELDS = (
@@ -290,7 +285,7 @@ def _drift(
                 message=message,
             )
         )
-    if state in IN_PROGRESS:
+    if state in STEPS_IN_PROGRESS:
         return found
     actual = {
         "binding:host_id": port.host_id,
@@ -378,7 +373,7 @@ def _service_ports(task: Task) -> set[str]:
 
 def _orphan(task: Task, port: NeutronPort) -> Finding | None:
     """An orphan finding for a port bound to the task's node, unless something owns it."""
-    if task.node.provision_state in IN_PROGRESS or port.id in _service_ports(task):
+    if task.node.provision_state in STEPS_IN_PROGRESS or port.id in _service_ports(task):
         return None
     if task.attachment_of(port.id) is not None:
         return None  # the node's own VIF: no need to ask the database

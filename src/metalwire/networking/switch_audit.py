@@ -7,7 +7,8 @@ audit page, every port in one SSH login, under the switch's lock (so no change o
 half-made while it is read), the switches in parallel. A port that differs is a
 ``switchport_mismatch`` finding naming the switch, the port, what was set and what the switch
 holds; a port whose switch cannot be read (device type, or the switch did not answer) is
-listed as not checked, never as agreeing. Nodes in the middle of a provision step are skipped.
+listed as not checked, never as agreeing. Nodes in the middle of a provision step
+(``drift.STEPS_IN_PROGRESS``, a rescue's included) are skipped.
 """
 
 from __future__ import annotations
@@ -21,7 +22,12 @@ from typing import Any, Protocol, runtime_checkable
 
 from metalwire.db.models import Port
 from metalwire.errors import NetworkError
-from metalwire.networking.drift import SWITCHPORT_MISMATCH, Finding, NotChecked
+from metalwire.networking.drift import (
+    STEPS_IN_PROGRESS,
+    SWITCHPORT_MISMATCH,
+    Finding,
+    NotChecked,
+)
 from metalwire.networking.generic_switch import hidden_errors, read_command
 from metalwire.networking.port_ids import port_id_problem
 from metalwire.networking.switch_file import SwitchDefinition
@@ -30,9 +36,6 @@ from metalwire.networking.switchport import SwitchportConfig
 from metalwire.networking.task import Task
 
 __all__ = ["AuditedPort", "audit_ports", "expected_state", "parse_ovs_port"]
-
-#: Nodes whose ports may be changing right now: not compared (as the Neutron audit skips them).
-IN_PROGRESS = frozenset({"deploying", "deleting", "cleaning", "verifying"})
 
 Json = dict[str, Any]
 
@@ -171,7 +174,7 @@ def audit_ports(
     """The findings of the ports, and the ports not checked; one read per switch."""
     by_switch: dict[str, list[AuditedPort]] = {}
     for audited in ports:
-        if audited.task.node.provision_state not in IN_PROGRESS:
+        if audited.task.node.provision_state not in STEPS_IN_PROGRESS:
             by_switch.setdefault(audited.switch.name, []).append(audited)
     findings: list[Finding] = []
     not_checked: list[NotChecked] = []
