@@ -259,6 +259,14 @@ def _agent_rescue_node(api: Metalwire, neutron: Neutron, name: str, mac: str, **
     return vif
 
 
+def _rescue(api: Metalwire, name: str, password: str = "s3cret") -> Json:
+    """Rescue the node (202), then the node once the rescue's steps are done."""
+    rescue = {"target": "rescue", "rescue_password": password}
+    response = api.http.put(f"/v1/nodes/{name}/states/provision", json=rescue)
+    assert response.status_code == 202, response.text
+    return settled_node(lambda: api.get(f"/v1/nodes/{name}"))
+
+
 def _drift_of(api: Metalwire, name: str) -> dict[str, str]:
     """The drift audit's findings for the node now, as {VIF id: kind}."""
     response = api.http.post(f"/v1/metalwire/audit?node={name}", json={})
@@ -496,6 +504,58 @@ def test_an_inspection_neutron_cannot_bind_fails_and_leaves_no_inspection_port(
     assert "binding_failed" in shown["last_error"]
     assert neutron.ports_on("mw-tenant-p2", mac) == []
     assert "inspection_vif_port_id" not in ports_of(api, "inspectfail")[mac]["internal_info"]
+
+
+def test_a_rescue_failing_once_its_ramdisk_is_up_is_cleaned_up_as_ironic_does(
+    api: Metalwire, neutron: Neutron
+) -> None:
+    """As Ironic's rescue error handler: a rescue that fails after its ramdisk came up (here:
+    no VIF left to put back on the tenant network) powers the node off, runs the rescue
+    interface's clean-up (the rescue password fields dropped, the rescuing network removed)
+    and leaves the node in ``rescue failed`` with the reason in ``last_error``."""
+    mac = "52:54:00:3b:00:05"
+    vif = _agent_rescue_node(api, neutron, "rescuelate", mac, local_link=link("Ethernet43/5"))
+    assert _rescue(api, "rescuelate")["provision_state"] == "rescue"
+    assert api.detach("rescuelate", vif["id"]).status_code == 204
+
+    shown = _rescue(api, "rescuelate", "an0ther")
+
+    assert (shown["provision_state"], shown["power_state"]) == ("rescue failed", "power off")
+    assert "No VIF is attached" in shown["last_error"]
+    assert not {"rescue_password", "hashed_rescue_password"} & set(shown["instance_info"])
+    assert _network_events(api, "rescuelate", "rescue started from rescue") == [
+        "neutron.unconfigure_tenant_networks done",
+        "neutron.add_rescuing_network done",
+        "neutron.remove_rescuing_network done",
+        "neutron.remove_rescuing_network done",  # the clean-up after the failure
+    ]
+    assert neutron.ports_on("mw-tenant-p2", mac) == []
+    assert "rescuing_vif_port_id" not in ports_of(api, "rescuelate")[mac]["internal_info"]
+
+
+def test_a_failed_rescue_of_a_node_that_must_stay_on_is_not_cleaned_up(
+    api: Metalwire, neutron: Neutron
+) -> None:
+    """As Ironic's rescue error handler, which cannot power off a node whose
+    ``disable_power_off`` is set and then skips the clean-up: the node stays on, and
+    ``last_error`` says why nothing was cleaned up."""
+    vif = _agent_rescue_node(
+        api, neutron, "rescueon", "52:54:00:3b:00:06", local_link=link("Ethernet43/6")
+    )
+    assert api.detach("rescueon", vif["id"]).status_code == 204
+    stay_on = [{"op": "replace", "path": "/disable_power_off", "value": True}]
+    newer = {"X-OpenStack-Ironic-API-Version": "1.95"}
+    assert api.http.patch("/v1/nodes/rescueon", json=stay_on, headers=newer).status_code == 200
+
+    shown = _rescue(api, "rescueon")
+
+    assert (shown["provision_state"], shown["power_state"]) == ("rescue failed", "power on")
+    assert "not cleaned up: node " in shown["last_error"]
+    assert "(rescueon) has disable_power_off set, so it was not powered off" in shown["last_error"]
+    assert _network_events(api, "rescueon", "rescue started from active")[-1] == (
+        "neutron.remove_rescuing_network done"  # by the rescue, none by a clean-up
+    )
+    assert "rescue_password" not in shown["instance_info"]
 
 
 # -- the binding an attach seeds -------------------------------------------------------------

@@ -302,14 +302,49 @@ def _agent_rescue_network(conductor: Conductor, task: Task, verb: str) -> None:
     the tenant networks and puts the node on its rescuing network for the rescue ramdisk;
     no ramdisk runs here, so it is taken as up at once and the rescue finishes as Ironic's
     does when the agent reports it: the rescuing network removed, the tenant networks
-    configured again (the rescued node is reached on them). An unrescue removes the
-    rescuing network (left by a failed rescue) and configures the tenant networks."""
-    with power.powered_for_network(conductor, task):
-        if verb == "rescue":
+    configured again (the rescued node is reached on them). A failure from then on is
+    cleaned up (:func:`_clean_up_failed_rescue`). An unrescue removes the rescuing network
+    (left by a failed rescue) and configures the tenant networks."""
+    if verb == "rescue":
+        with power.powered_for_network(conductor, task):
             _run_hook(conductor, task, "unconfigure_tenant_networks")
             _run_hook(conductor, task, "add_rescuing_network")
-        _run_hook(conductor, task, "remove_rescuing_network")
-        _run_hook(conductor, task, "configure_tenant_networks")
+    try:
+        with power.powered_for_network(conductor, task):
+            _run_hook(conductor, task, "remove_rescuing_network")
+            _run_hook(conductor, task, "configure_tenant_networks")
+    except NodeLockLost:
+        raise
+    except MetalwireError as exc:
+        if verb != "rescue":
+            raise
+        error = _clean_up_failed_rescue(conductor, task, str(exc))
+        raise _FailedAfterwards(TRANSITIONS["rescue"].failed, error) from None
+
+
+def _clean_up_failed_rescue(conductor: Conductor, task: Task, error: str) -> str:
+    """What Ironic's rescue error handler does to a rescue that failed once its ramdisk was
+    up: power the node off, then the ``agent`` rescue interface's clean-up, which removes
+    the rescuing network (the rescue password goes with the failed state, :func:`_failed`).
+    A node whose ``disable_power_off`` is set is not powered off, and then not cleaned up
+    either, as in Ironic. Returns the ``last_error``: ``error``, and what went wrong in the
+    clean-up, if anything did."""
+    node = task.node
+    if node_db.field_value(node, "disable_power_off"):
+        return (
+            f"{error}; not cleaned up: node {node.label} has disable_power_off set, so it "
+            "was not powered off"
+        )
+    try:
+        event = f"power off {node.label} after its failed rescue"
+        power.change_power(conductor, task, hardware.POWER_OFF, event)
+        with power.powered_for_network(conductor, task):
+            _run_hook(conductor, task, "remove_rescuing_network")
+    except NodeLockLost:
+        raise
+    except MetalwireError as exc:
+        return f"{error}; cleaning up after it failed too: {exc}"
+    return error
 
 
 def _add_inspection_network(conductor: Conductor, task: Task) -> None:
@@ -591,9 +626,15 @@ def _run_steps(
 
 
 def _failed(conductor: Conductor, task: Task, verb: str, state: str, error: str) -> str:
-    """Leave the node in the failed ``state`` with ``last_error``; returns the state."""
+    """Leave the node in the failed ``state`` with ``last_error``; returns the state. A
+    failed rescue drops the rescue password fields, as Ironic's does, whichever step failed."""
     conductor.record_history(task, HistoryEntry.failed("provisioning", f"{verb} failed: {error}"))
-    _set_state(task, provision_state=state, target_provision_state=None, last_error=error)
+    dropped = (
+        {"instance_info": _without_rescue(task.node.instance_info)} if verb == "rescue" else {}
+    )
+    _set_state(
+        task, provision_state=state, target_provision_state=None, last_error=error, **dropped
+    )
     return state
 
 
