@@ -350,6 +350,33 @@ def test_a_flat_agent_rescue_binds_the_vifs_again_for_the_rescue_ramdisk(
     assert neutron.port(vif["id"])["binding:host_id"] == node["uuid"]
 
 
+def test_a_flat_unrescue_after_a_failed_rescue_binds_the_vifs_again(
+    api: Metalwire, neutron: Neutron
+) -> None:
+    """As Ironic's ``flat``, whose ``configure_tenant_networks`` binds the VIFs: a rescue
+    that failed (here: one VIF's Neutron port deleted behind metalwire's back) leaves the
+    others unbound, and the unrescue binds them again."""
+    info = {**AGENT_RAMDISK, **RESCUE_RAMDISK}
+    node = api.node(
+        "flatfail", "flat", rescue_interface="agent", boot_interface="pxe", driver_info=info
+    )
+    api.port(node, "52:54:00:3b:00:07", link("Ethernet43/7"))
+    api.port(node, "52:54:00:3b:00:08", link("Ethernet43/8"))
+    api.provision("flatfail", "manage", "provide")
+    gone, kept = neutron.vif("mw-tenant-p1"), neutron.vif("mw-tenant-p1")
+    for vif in (gone, kept):
+        assert api.attach("flatfail", vif["id"]).status_code == 204
+    api.provision("flatfail", "active")
+    assert neutron.http.delete(f"/ports/{gone['id']}").status_code == 204
+
+    assert _rescue(api, "flatfail")["provision_state"] == "rescue failed"
+    assert neutron.port(kept["id"])["binding:host_id"] == ""
+    assert api.detach("flatfail", gone["id"]).status_code == 204
+
+    assert api.provision("flatfail", "unrescue")["provision_state"] == "active"
+    assert neutron.port(kept["id"])["binding:host_id"] == node["uuid"]
+
+
 def test_a_rescue_neutron_cannot_bind_leaves_no_rescuing_port(
     api: Metalwire, neutron: Neutron
 ) -> None:

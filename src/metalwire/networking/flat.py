@@ -17,7 +17,9 @@ port or portgroup (if it has one; a port still bound with another MAC is unbound
 since Neutron refuses a MAC change on a bound port), with no ``binding:profile``: on a flat
 network no switch port is moved, and the node boots its deploy ramdisk on the network its
 VIFs are on, so a deploy with no VIF attached fails. It unbinds them first, as Ironic's
-deploy does (a rebuilt node's VIFs are bound). The binding stays until
+deploy does (a rebuilt node's VIFs are bound). ``configure_tenant_networks`` binds them too,
+as Ironic's ``flat`` does (at the end of a deploy they are bound already; an unrescue after
+a failed rescue finds them unbound). The binding stays until
 ``unconfigure_tenant_networks`` unbinds the VIFs at undeploy. Cleaning puts the node's
 PXE-enabled ports on ``[neutron] cleaning_network`` as ``neutron`` does, and an ``agent``
 inspection on the node's inspection network (see
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 import logging
 
-from metalwire.db.models import Port, Portgroup
+from metalwire.db.models import Port, Portgroup, VifAttachment
 from metalwire.errors import NetworkError
 from metalwire.networking.base import NetworkInterface
 from metalwire.networking.neutron_client import (
@@ -39,7 +41,6 @@ from metalwire.networking.neutron_ports import (
     VNIC_BAREMETAL,
     Json,
     Rollback,
-    rolled_back,
 )
 from metalwire.networking.neutron_service_ports import ServiceNetworkPorts
 from metalwire.networking.task import Task
@@ -97,6 +98,20 @@ class FlatNetwork(ServiceNetworkPorts, NetworkInterface):
         links would otherwise keep them (and its switch port) under the flat binding."""
         if not self.uses_neutron():
             return
+        attachments = self._vifs_to_bind(task)
+        self.unconfigure_tenant_networks(task)
+        self.bind_attached(task, attachments)
+
+    def configure_tenant_networks(self, task: Task) -> None:
+        """As Ironic's ``flat``: bind every attached VIF to the node, all or none, and at
+        least one. After a deploy they are bound already (Neutron takes the same binding as
+        no change); after a rescue that failed with them unbound, the unrescue binds them."""
+        if self.uses_neutron():
+            self.bind_attached(task, self._vifs_to_bind(task))
+
+    def _vifs_to_bind(self, task: Task) -> list[VifAttachment]:
+        """The node's confirmed attachments, which a flat node boots on; NetworkError if
+        there are none."""
         attachments = [a for a in task.attachments if not a.pending]
         if not attachments:
             raise NetworkError(
@@ -104,24 +119,14 @@ class FlatNetwork(ServiceNetworkPorts, NetworkInterface):
                 "attached to it. Attach one before deploying: the node boots on the network "
                 "of its VIFs."
             )
-        self.unconfigure_tenant_networks(task)
-        client = self.neutron()
-        rollback = Rollback()
-        try:
-            for attachment in attachments:
-                target = task.find_target(attachment.vif_id)
-                if target is not None:
-                    self.bind(task, client, attachment.vif_id, target, rollback)
-        except NetworkError as exc:
-            raise rolled_back(
-                f"Binding the VIFs of node {task.node.uuid} failed", exc, rollback.run()
-            ) from None
+        return attachments
 
     def add_rescuing_network(self, task: Task) -> None:
         """As Ironic's ``flat``: no network of its own; the VIFs the rescue unbound are
         bound again, for the rescue ramdisk to boot on their network. They stay bound
-        through the unrescue, as after a deploy (:meth:`remove_rescuing_network` is a
-        no-op, as ``flat``'s removal of the provisioning network)."""
+        through the rescue and the unrescue, as after a deploy
+        (:meth:`remove_rescuing_network` is a no-op, as ``flat``'s removal of the
+        provisioning network; :meth:`configure_tenant_networks` binds them)."""
         self.add_provisioning_network(task)
 
     def validate_inspection(self, task: Task) -> None:

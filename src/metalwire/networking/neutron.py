@@ -69,11 +69,7 @@ from metalwire.db.models import Port
 from metalwire.errors import NetworkError, NetworkInterfaceInvalid
 from metalwire.networking.base import NetworkInterface
 from metalwire.networking.neutron_client import configuration_problem
-from metalwire.networking.neutron_ports import (
-    Rollback,
-    is_smart_nic,
-    rolled_back,
-)
+from metalwire.networking.neutron_ports import is_smart_nic
 from metalwire.networking.neutron_service_ports import ServiceNetworkPorts
 from metalwire.networking.task import Task
 
@@ -132,17 +128,7 @@ class NeutronNetwork(ServiceNetworkPorts, NetworkInterface):
                 f"No VIF is attached to node {task.node.uuid}, so it cannot be put on a "
                 "tenant network; attach one (a Neutron port) before deploying."
             )
-        client = self.neutron()
-        rollback = Rollback()
-        try:
-            for attachment in attachments:
-                target = task.find_target(attachment.vif_id)
-                if target is not None:
-                    self.bind(task, client, attachment.vif_id, target, rollback)
-        except NetworkError as exc:
-            raise rolled_back(
-                f"Binding the VIFs of node {task.node.uuid} failed", exc, rollback.run()
-            ) from None
+        self.bind_attached(task, attachments)
         self.settle()
 
     def unconfigure_tenant_networks(self, task: Task) -> None:

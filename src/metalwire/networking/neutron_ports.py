@@ -328,6 +328,21 @@ class NeutronPortsMixin(StoredVifMixin):
             return binding_profile(target, task.members(target), physnet)
         return binding_profile(target, (), target.physical_network)
 
+    def bind_attached(self, task: Task, attachments: Sequence[VifAttachment]) -> None:
+        """Bind the attachments' VIFs to the node (:meth:`bind`), all or none: a failure
+        undoes the bindings made, newest first, and raises NetworkError naming it."""
+        client = self.neutron()
+        rollback = Rollback()
+        try:
+            for attachment in attachments:
+                target = task.find_target(attachment.vif_id)
+                if target is not None:
+                    self.bind(task, client, attachment.vif_id, target, rollback)
+        except NetworkError as exc:
+            raise rolled_back(
+                f"Binding the VIFs of node {task.node.uuid} failed", exc, rollback.run()
+            ) from None
+
     def bind(
         self,
         task: Task,
