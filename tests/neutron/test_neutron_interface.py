@@ -350,6 +350,25 @@ def test_a_flat_agent_rescue_binds_the_vifs_again_for_the_rescue_ramdisk(
     assert neutron.port(vif["id"])["binding:host_id"] == node["uuid"]
 
 
+def test_undeploying_a_rescued_node_removes_its_rescuing_network_first(
+    api: Metalwire, neutron: Neutron
+) -> None:
+    """As Ironic's tear-down of a node in ``rescue``, ``rescue failed`` or ``unrescue
+    failed``: the ``agent`` rescue's clean-up removes what a rescue may have left on the
+    rescuing network before the tenant networks are unconfigured."""
+    mac = "52:54:00:3b:00:09"
+    _agent_rescue_node(api, neutron, "rescuegone", mac, local_link=link("Ethernet43/9"))
+    assert _rescue(api, "rescuegone")["provision_state"] == "rescue"
+
+    assert api.provision("rescuegone", "deleted")["provision_state"] == "available"
+
+    assert _network_events(api, "rescuegone", "deleted started from rescue") == [
+        "neutron.remove_rescuing_network done",
+        "neutron.unconfigure_tenant_networks done",
+    ]
+    assert neutron.ports_on("mw-tenant-p2", mac) == []
+
+
 def test_a_flat_unrescue_after_a_failed_rescue_binds_the_vifs_again(
     api: Metalwire, neutron: Neutron
 ) -> None:

@@ -173,6 +173,8 @@ ABORTS: dict[str, Abort] = {
 # among them: the instance of a node taken out of service must still be deletable. Nor is
 # provide, which Ironic allows by default ([conductor] allow_provisioning_in_maintenance).
 _NOT_IN_MAINTENANCE = frozenset({"active", "rebuild", "clean", "rescue", "unrescue"})
+# The states a rescue leaves a node in, from which an undeploy runs the rescue's clean-up.
+_RESCUE_STATES = frozenset({"rescue", "rescue failed", "unrescue failed"})
 # instance_info keys a rescue sets and an unrescue or undeploy removes.
 _RESCUE_KEYS = ("rescue_password", "hashed_rescue_password")
 # What an undeploy clears, whether its tear-down succeeded or failed (as Ironic's).
@@ -407,6 +409,13 @@ def _steps(
 
 def _undeploy(conductor: Conductor, task: Task, source: str) -> dict[str, Any]:
     with power.powered_for_network(conductor, task):
+        if (
+            source in _RESCUE_STATES
+            and hardware.interface_name(task.node, "rescue") == AGENT_RESCUE
+        ):
+            # As Ironic's tear-down, the agent rescue's clean-up first: what a failed rescue
+            # (or one a dead process cut short) left on the rescuing network is removed.
+            _run_hook(conductor, task, "remove_rescuing_network")
         _run_hook(conductor, task, "unconfigure_tenant_networks")
         if source == DEPLOY_WAIT:  # the deploy stopped on its provisioning network
             _run_hook(conductor, task, "remove_provisioning_network")
