@@ -119,6 +119,7 @@ _TABLES_CHILD_FIRST = (
     "portgroups",
     "nodes",
     "chassis",
+    "conductors",
 )
 
 

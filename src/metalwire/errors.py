@@ -27,6 +27,7 @@ ever deals with HTTP.
     +-- NotFound (404)
     |   +-- NodeNotFound, PortNotFound, PortgroupNotFound
     |   +-- VolumeConnectorNotFound, VolumeTargetNotFound
+    |   +-- ConductorNotFound          no conductor registered under this host name
     |   +-- RouteNotFound              no resource at this path for the request's version
     +-- MethodNotAllowed (405)         the path exists, the method does not
     +-- NotAcceptable (406)            field too new for the request's version
@@ -227,6 +228,13 @@ class DriverNotFound(NotFound):
 
     def __init__(self, driver: str) -> None:
         super().__init__(f"Could not find the following driver(s) or hardware type(s): {driver}.")
+
+
+class ConductorNotFound(NotFound):
+    """No conductor is registered under this host name (Ironic's words)."""
+
+    def __init__(self, hostname: str) -> None:
+        super().__init__(f"Conductor {hostname} could not be found.")
 
 
 class RaidNotSupported(NotFound):

@@ -51,6 +51,22 @@ class Chassis(Base):
     updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
 
 
+class Conductor(Base):
+    """A ``metalwire serve`` process (all the workers of one) registered under its ``[DEFAULT]
+    host``: the hardware types it enables, whether it stopped cleanly (``online``) and when
+    it last said it runs (``updated_at``, its heartbeat)."""
+
+    __tablename__ = "conductors"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    hostname: Mapped[str] = mapped_column(String(255), unique=True)
+    conductor_group: Mapped[str] = mapped_column(String(255), default="", server_default="")
+    drivers: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    online: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+
+
 class Node(Base):
     __tablename__ = "nodes"
 

@@ -43,12 +43,14 @@ def paginate(
     sortable: set[str],
     missing: Callable[[str], NotFound],
     computed: Mapping[str, SortExpression] | None = None,
+    marker_column: InstrumentedAttribute[str] | None = None,
 ) -> list[T]:
     """Apply sorting, the marker and the limit.
 
     ``sortable`` names the columns a list may be sorted by, ``computed`` the other sort keys
-    (a value kept inside a JSON column). Raises InvalidParameterValue for a bad sort key or
-    direction, and ``missing(marker)`` when no row has the marker's UUID.
+    (a value kept inside a JSON column). The marker names a row by ``marker_column`` (by
+    default its UUID). Raises InvalidParameterValue for a bad sort key or direction, and
+    ``missing(marker)`` when no row has the marker.
     """
     if page.sort_dir not in ("asc", "desc"):
         raise InvalidParameterValue(
@@ -59,7 +61,9 @@ def paginate(
     ascending = page.sort_dir == "asc"
     if page.marker is not None:
         found = session.execute(
-            select(column, ident).where(model.uuid == page.marker)
+            select(column, ident).where(
+                (model.uuid if marker_column is None else marker_column) == page.marker
+            )
         ).one_or_none()
         if found is None:
             raise missing(page.marker)
