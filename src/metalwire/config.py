@@ -296,6 +296,19 @@ class ConductorOptions:
         "again after this.",
     )
     automated_clean: bool = _opt(True, "Run cleaning when a node is provided or undeployed.")
+    heartbeat_interval: float = _opt(
+        10.0,
+        "Seconds between two heartbeats of this server in the conductor registry "
+        "(GET /v1/conductors), written by the first worker for all (Ironic's option).",
+        minimum=0.1,
+    )
+    heartbeat_timeout: float = _opt(
+        60.0,
+        "Seconds since its last heartbeat after which a conductor is no longer alive: shown "
+        "with alive false, its host no longer among a driver's hosts (Ironic's option). Keep "
+        "it several heartbeat_interval long, and the servers' clocks in step.",
+        minimum=0.1,
+    )
     deploy_callback_timeout: float = _opt(
         1800.0,
         "Seconds a node with the direct deploy interface waits in 'wait call-back' for its "

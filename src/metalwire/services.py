@@ -17,6 +17,7 @@ from metalwire.conductor.audit_runner import LatestAudit
 from metalwire.conductor.boot import warn_about_unpaired_ramdisks
 from metalwire.conductor.locks import NodeLocks, make_holder_name
 from metalwire.conductor.periodic import Periodic
+from metalwire.conductor.registry import Registry
 from metalwire.conductor.rpcapi import ConductorAPI, LocalConductorAPI
 from metalwire.conductor.tasks import Conductor
 from metalwire.config import Config
@@ -52,6 +53,8 @@ class Services:
     config: Config
     db: Database
     rpcapi: ConductorAPI
+    # This server's place in the conductor registry (GET /v1/conductors).
+    registry: Registry
     # The latest drift audit of every node, for operators and the metrics endpoint.
     audit: LatestAudit = field(default_factory=LatestAudit)
     # The trait-based networking rules in force, shared with the conductor (rules None:
@@ -109,6 +112,14 @@ class Services:
             name="provision state check",
             thread_name="metalwire-provision-check",
         )
+
+    def periodic_heartbeat(self) -> Periodic | None:
+        """The conductor heartbeat, in the process that keeps the registration (the only
+        one, or the first worker), which registers first; None in the others."""
+        if not self.runs_periodic_tasks:
+            return None
+        self.registry.register()
+        return self.registry.periodic_heartbeat()
 
     def _check_provision_states(self) -> None:
         context = RequestContext()
@@ -168,6 +179,13 @@ def _services_on(
         config=config,
         db=db,
         rpcapi=LocalConductorAPI(conductor),
+        registry=Registry(
+            db,
+            config.default.host,
+            tuple(dict.fromkeys(config.default.enabled_hardware_types)),
+            config.conductor.heartbeat_interval,
+            config.conductor.heartbeat_timeout,
+        ),
         audit=LatestAudit(worker.shared_dir / "latest-audit.json" if worker else None),
         tbn=tbn,
         runs_periodic_tasks=worker is None or worker.runs_periodic_tasks,

@@ -48,7 +48,8 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        candidates = (services.periodic_audit(), services.periodic_provision_check())
+        heartbeat = await anyio.to_thread.run_sync(services.periodic_heartbeat)  # registers
+        candidates = (heartbeat, services.periodic_audit(), services.periodic_provision_check())
         periodics = [periodic for periodic in candidates if periodic is not None]
         for periodic in periodics:
             periodic.start()
@@ -65,6 +66,8 @@ def create_app(
             remaining = max(0.0, deadline - time.monotonic())
             if not await anyio.to_thread.run_sync(periodic.stop, remaining):
                 left.append(periodic.name)
+        if heartbeat is not None:  # a clean stop: this conductor is offline
+            await anyio.to_thread.run_sync(services.registry.unregister)
         if locks is not None:  # the services are this app's own: close them
             if left:  # cut short, their threads may write until the process ends
                 locks.stop_renewing()
