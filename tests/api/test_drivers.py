@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
 
 from metalwire.conductor import raid
 from metalwire.config import Config
 from tests.api.test_enabled_interfaces import _served
-from tests.auth.test_http_basic import PERSONAS_YAML, _basic_env
 from tests.conftest import LATEST, Api, fault
 from tests.support.server import MetalwireServer
 
@@ -158,13 +155,6 @@ def test_raid_logical_disk_properties(api: Api) -> None:
 
 def test_vendor_passthru_is_not_served(api: Api) -> None:
     assert api.get("/v1/drivers/ipmi/vendor_passthru/methods").status_code == 404
-
-
-@pytest.fixture(scope="module")
-def personas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MetalwireServer]:
-    tmp_path = tmp_path_factory.mktemp("driver-policy")
-    with MetalwireServer(tmp_path / "data", env=_basic_env(tmp_path, PERSONAS_YAML)) as server:
-        yield server
 
 
 @pytest.mark.server

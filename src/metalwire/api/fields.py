@@ -344,6 +344,17 @@ CHASSIS_FIELDS: tuple[Field, ...] = (
 )
 CHASSIS_LIST_FIELDS = ("uuid", "description")
 
+CONDUCTOR_FIELDS: tuple[Field, ...] = (
+    Field("hostname", mv.CONDUCTORS, RO),
+    Field("conductor_group", mv.CONDUCTORS, RO),
+    Field("alive", mv.CONDUCTORS, RO),
+    Field("drivers", mv.CONDUCTORS, RO),
+    Field("created_at", mv.CONDUCTORS, RO),
+    Field("updated_at", mv.CONDUCTORS, RO),
+    Field("links", mv.CONDUCTORS, RO),  # always shown; Ironic 39 takes it in ?fields=
+)
+CONDUCTOR_LIST_FIELDS = ("hostname", "conductor_group", "alive")
+
 VOLUME_CONNECTOR_FIELDS: tuple[Field, ...] = (
     Field("uuid", VOLUME, CO, "str"),
     Field("node_uuid", VOLUME, W, "str"),

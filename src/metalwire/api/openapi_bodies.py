@@ -187,6 +187,38 @@ DRIVERS: Schema = {
 }
 DESCRIPTIONS: Schema = {"type": "object", "additionalProperties": {"type": "string"}}
 
+CONDUCTOR: Schema = {
+    "type": "object",
+    "description": "A registered metalwire server. A list shows hostname, conductor_group and "
+    "alive unless ?detail=true; with ?fields= only those fields and the links.",
+    "properties": {
+        "hostname": {"type": "string", "description": "Its [DEFAULT] host."},
+        "conductor_group": {"type": "string"},
+        "alive": {
+            "type": "boolean",
+            "description": "Not stopped, and a heartbeat within [conductor] heartbeat_timeout.",
+        },
+        "drivers": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "The hardware types it enables.",
+        },
+        "created_at": {"type": "string", "format": "date-time"},
+        "updated_at": {"type": ["string", "null"], "format": "date-time"},
+        "links": _LINKS,
+    },
+    "additionalProperties": False,
+    "required": ["links"],
+}
+CONDUCTORS: Schema = {
+    "type": "object",
+    "properties": {
+        "conductors": {"type": "array", "items": CONDUCTOR},
+        "next": {"type": "string", "description": "The next page, when this one was full."},
+    },
+    "required": ["conductors"],
+}
+
 SHARDS: Schema = {
     "type": "object",
     "properties": {

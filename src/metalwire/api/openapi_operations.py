@@ -84,11 +84,12 @@ def operation(
     return op
 
 
-def paging(sortable: set[str]) -> list[Schema]:
+def paging(sortable: set[str], marker: str = "UUID") -> list[Schema]:
+    """The paging parameters; the marker names an object by ``marker`` (its UUID)."""
     keys = sorted(sortable)
     return [
         query("limit", {"type": "integer", "minimum": 1}, "Page size, at most [api] max_limit."),
-        query("marker", {"type": "string"}, "UUID of the last object of the previous page."),
+        query("marker", {"type": "string"}, f"{marker} of the last object of the previous page."),
         query(
             "sort_key",
             {"anyOf": [{"enum": keys}, {"type": "string"}]},

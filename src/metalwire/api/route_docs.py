@@ -57,6 +57,7 @@ _PATH_PARAMETERS = {
     ("traits", "trait"): "An upper-case trait name (CUSTOM_...).",
     ("vifs", "vif"): "The VIF's id.",
     ("drivers", "driver_name"): "The hardware type's name.",
+    ("conductors", "hostname"): "The conductor's host name ([DEFAULT] host).",
 }
 _PARAMETER = re.compile(r"\{([^}]+)\}")
 _FILTER_SCHEMAS: dict[str, Schema] = {

@@ -13,6 +13,7 @@ from metalwire.api import openapi
 from metalwire.api.routes import (
     audit,
     chassis,
+    conductors,
     console,
     drivers,
     firmware,
@@ -54,6 +55,7 @@ def api_routes() -> list[BaseRoute]:
         traits,
         shards,
         drivers,
+        conductors,
         root,
         audit,
         openapi,

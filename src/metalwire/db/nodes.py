@@ -173,10 +173,8 @@ def list_nodes(session: Session, filters: Mapping[str, Any], page: Page) -> list
             query = query.where(Node.shard.is_not(None) if value else Node.shard.is_(None))
         elif key == "project":  # the policy's filter: nodes the project owns or leases
             query = query.where(or_(Node.owner == value, Node.lessee == value))
-        elif key == "conductor":
-            # Every metalwire process serves every node as its own host, which the API has
-            # matched already; any other conductor serves none.
-            query = query.where(false())
+        elif key == "conductor":  # the hardware types the conductor asked for serves
+            query = query.where(Node.driver.in_(value)) if value else query.where(false())
         else:
             query = query.where(getattr(Node, key) == value)
     return paginate(session, query, Node, page, SORTABLE, NodeNotFound, ATTR_SORT_KEYS)

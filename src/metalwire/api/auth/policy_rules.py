@@ -583,6 +583,16 @@ DRIVER_RULES = [
     ),
 ]
 
+CONDUCTOR_RULES = [
+    _rule(
+        "baremetal:conductor:get",
+        SYSTEM_READER,
+        "List the registered conductors, or see one.",
+        [("GET", "/conductors"), ("GET", "/conductors/{hostname}")],
+        ("baremetal:conductor:get", _ADMIN_OR_OBSERVER),
+    ),
+]
+
 # metalwire's own endpoints (Ironic has none of them): operators' tools, system scoped.
 METALWIRE_RULES = [
     _rule(
@@ -688,5 +698,6 @@ def defaults() -> list[policy.RuleDefault]:
         *CHASSIS_RULES,
         *SHARD_RULES,
         *DRIVER_RULES,
+        *CONDUCTOR_RULES,
         *METALWIRE_RULES,
     ]

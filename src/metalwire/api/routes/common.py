@@ -94,7 +94,19 @@ def list_filters(c: Call, declared: tuple[Filter, ...]) -> dict[str, Any]:
     return out
 
 
-def page(c: Call, default_sort: str = "id") -> Page:
+def refuse_unknown_parameters(c: Call, allowed: frozenset[str]) -> None:
+    """A query parameter the request does not take is a 400 naming it, rather than ignored."""
+    unknown = sorted(set(c.request.query_params) - allowed)
+    if unknown:
+        raise InvalidParameterValue(
+            f"Unknown query parameter(s) {', '.join(unknown)}; this request takes "
+            f"{', '.join(sorted(allowed)) or 'none'}."
+        )
+
+
+def page(c: Call, default_sort: str = "id", uuid_marker: bool = True) -> Page:
+    """The paging the query asks for; the marker is a UUID unless ``uuid_marker`` is false
+    (a conductor is named by its host name)."""
     params = c.request.query_params
     raw = params.get("limit")
     limit = c.services.config.api.max_limit
@@ -110,21 +122,27 @@ def page(c: Call, default_sort: str = "id") -> Page:
     marker = params.get("marker")
     return Page(
         limit=limit,
-        marker=None if marker is None else uuid_value(marker, "marker"),
+        marker=marker if marker is None or not uuid_marker else uuid_value(marker, "marker"),
         sort_key=params.get("sort_key", default_sort),
         sort_dir=params.get("sort_dir", "asc"),
     )
 
 
 def collection(
-    c: Call, key: str, items: Sequence[Any], views: list[dict[str, Any]], limit: int
+    c: Call,
+    key: str,
+    items: Sequence[Any],
+    views: list[dict[str, Any]],
+    limit: int,
+    marker_of: Callable[[Any], str] = lambda item: str(item.uuid),
 ) -> dict[str, Any]:
-    """The list body, with a ``next`` link when the page was full."""
+    """The list body, with a ``next`` link when the page was full (its marker the last
+    item's ``marker_of``, by default its UUID)."""
     body: dict[str, Any] = {key: views}
     if items and len(items) >= limit:
         params = {k: v for k, v in c.request.query_params.items() if k != "marker"}
         params["limit"] = str(limit)
-        params["marker"] = items[-1].uuid
+        params["marker"] = marker_of(items[-1])
         body["next"] = f"{c.base}{c.request.url.path}?{urlencode(params)}"
     return body
 

@@ -1,7 +1,8 @@
 """``/v1/drivers``: the enabled hardware types, what each may use and what it reads.
 
-As Ironic 39: every enabled hardware type is a ``dynamic`` driver (there are no ``classic``
-ones), served by this server's ``[DEFAULT] host``; from 1.30 a detailed driver shows, for
+As Ironic 39: every hardware type an alive conductor enables is a ``dynamic`` driver (there
+are no ``classic`` ones), its ``hosts`` those conductors (``conductor/registry.py``; the
+server answering always counts itself); from 1.30 a detailed driver shows, for
 each interface kind, the implementations its nodes may use (enabled and supported) and the
 one they get by default, each kind from the version its node field appeared in. Vendor
 passthru (``/v1/drivers/{name}/vendor_passthru``) is not served: 404, as any unknown path.
@@ -19,7 +20,8 @@ from metalwire.api import openapi_bodies as bodies
 from metalwire.api.openapi_operations import query
 from metalwire.api.route_docs import doc
 from metalwire.api.routes import authz
-from metalwire.api.routes.common import Call, call, flag
+from metalwire.api.routes.common import Call, call, flag, refuse_unknown_parameters
+from metalwire.api.routes.conductors import serving
 from metalwire.conductor import driver_properties
 from metalwire.errors import DriverNotFound, Invalid, InvalidParameterValue, NotAcceptable
 
@@ -57,15 +59,6 @@ def _fields(c: Call) -> list[str] | None:
     return [name.strip() for name in raw.split(",") if name.strip()]
 
 
-def _refuse_unknown_parameters(c: Call, allowed: frozenset[str]) -> None:
-    unknown = sorted(set(c.request.query_params) - allowed)
-    if unknown:
-        raise InvalidParameterValue(
-            f"Unknown query parameter(s) {', '.join(unknown)}; this request takes "
-            f"{', '.join(sorted(allowed)) or 'none'}."
-        )
-
-
 def _links(c: Call, path: str) -> list[dict[str, str]]:
     return [
         {"href": f"{c.base}/v1/drivers/{path}", "rel": "self"},
@@ -78,20 +71,22 @@ def _interfaces(c: Call, name: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for kind in hardware_types.ALL_KINDS:
         if c.version.at_least(_KIND_SINCE[kind]):
-            out[f"default_{kind}_interface"] = hardware_types.default_interface(options, name, kind)
+            try:
+                default: str | None = hardware_types.default_interface(options, name, kind)
+            except InvalidParameterValue:  # a type only other conductors enable, with
+                default = None  # interfaces this server's options leave none of
+            out[f"default_{kind}_interface"] = default
             out[f"enabled_{kind}_interfaces"] = list(
                 hardware_types.usable_interfaces(options, name, kind)
             )
     return out
 
 
-def driver_view(c: Call, name: str, detail: bool, fields: list[str] | None) -> dict[str, Any]:
+def driver_view(
+    c: Call, name: str, hosts: list[str], detail: bool, fields: list[str] | None
+) -> dict[str, Any]:
     """One driver as the request's version shows it; only ``fields`` (and links) if given."""
-    view: dict[str, Any] = {
-        "name": name,
-        "hosts": [c.services.config.default.host],
-        "links": _links(c, name),
-    }
+    view: dict[str, Any] = {"name": name, "hosts": hosts, "links": _links(c, name)}
     if c.version.at_least(mv.NODE_STATES_LINKS):
         view["properties"] = _links(c, f"{name}/properties")
     if c.version.at_least(mv.DYNAMIC_DRIVERS):
@@ -106,14 +101,19 @@ def driver_view(c: Call, name: str, detail: bool, fields: list[str] | None) -> d
     return {key: value for key, value in view.items() if key in fields or key == "links"}
 
 
-def _enabled(c: Call) -> list[str]:
-    return list(dict.fromkeys(c.services.config.default.enabled_hardware_types))
-
-
 def _enabled_driver(c: Call, name: str) -> str:
-    if name not in _enabled(c):
+    """``name`` if this server enables it (what its properties are read from)."""
+    if name not in c.services.config.default.enabled_hardware_types:
         raise DriverNotFound(name)
     return name
+
+
+def _served_driver(c: Call, name: str) -> tuple[str, list[str]]:
+    """``name`` and the alive conductors that enable it; DriverNotFound if none does."""
+    hosts = serving(c).hosts(name)
+    if not hosts:
+        raise DriverNotFound(name)
+    return name, hosts
 
 
 @router.get(
@@ -131,7 +131,7 @@ def _enabled_driver(c: Call, name: str) -> str:
 def list_drivers(request: Request) -> dict[str, Any]:
     c = call(request)
     params = c.request.query_params
-    _refuse_unknown_parameters(c, frozenset({"type", "detail", "fields"}))
+    refuse_unknown_parameters(c, frozenset({"type", "detail", "fields"}))
     detail = flag(params.get("detail"), "detail")
     if params.get("fields") and detail:
         raise InvalidParameterValue("Can not specify ?detail=True and fields in the same request.")
@@ -142,8 +142,13 @@ def list_drivers(request: Request) -> dict[str, Any]:
     fields = _fields(c)
     if driver_type not in (None, CLASSIC, DYNAMIC):
         raise Invalid('"type" filter must be one of "classic" or "dynamic", if specified.')
-    names = [] if driver_type == CLASSIC else _enabled(c)
-    return {"drivers": [driver_view(c, name, bool(detail), fields) for name in names]}
+    served = serving(c)
+    names = [] if driver_type == CLASSIC else served.drivers
+    return {
+        "drivers": [
+            driver_view(c, name, served.hosts(name), bool(detail), fields) for name in names
+        ]
+    }
 
 
 @router.get(
@@ -160,10 +165,11 @@ def list_drivers(request: Request) -> dict[str, Any]:
 )
 def get_driver(request: Request, driver_name: str) -> dict[str, Any]:
     c = call(request)
-    _refuse_unknown_parameters(c, frozenset({"fields"}))
+    refuse_unknown_parameters(c, frozenset({"fields"}))
     authz.policy(c).authorize("baremetal:driver:get", authz.identity(c))
     fields = _fields(c)
-    return driver_view(c, _enabled_driver(c, driver_name), True, fields)
+    name, hosts = _served_driver(c, driver_name)
+    return driver_view(c, name, hosts, True, fields)
 
 
 @router.get(

@@ -23,12 +23,14 @@ from metalwire.api.fields import (
 from metalwire.api.openapi_operations import WRITE
 from metalwire.api.route_docs import FIELDS, doc, listing, lists, ref
 from metalwire.api.routes import authz
+from metalwire.api.routes import conductors as conductor_routes
 from metalwire.api.routes import portgroups as portgroup_routes
 from metalwire.api.routes import ports as port_routes
 from metalwire.api.routes.before_body import patch_allowed
 from metalwire.api.routes.common import Call, JsonBody, call, list_filters
 from metalwire.api.routes.resource import Resource
 from metalwire.api.views import node_view
+from metalwire.conductor.registry import Serving
 from metalwire.db import nodes as node_db
 from metalwire.db.models import Node
 from metalwire.errors import InvalidParameterValue, NodeNotFound, NotAcceptable
@@ -125,8 +127,8 @@ def _filters(c: Call, _scoped: bool) -> dict[str, Any]:
             filters[key] = validation.uuid_value(filters[key], key)
     _check_one_of(filters, "provision_state", PROVISION_STATES)
     _check_one_of(filters, "fault", FAULTS)
-    if filters.get("conductor") == c.services.config.default.host:
-        del filters["conductor"]  # this host serves every node
+    if "conductor" in filters:  # the nodes whose conductor field names it
+        filters["conductor"] = conductor_routes.serving(c).drivers_of(filters["conductor"])
     return filters
 
 
@@ -141,15 +143,20 @@ def _check_one_of(filters: dict[str, Any], key: str, known: tuple[str, ...]) -> 
 
 
 def _view(
-    c: Call, node: Node, fields: list[str], sublinks: bool, masks: FieldMasks | None
+    c: Call,
+    node: Node,
+    fields: list[str],
+    sublinks: bool,
+    masks: FieldMasks | None,
+    served: Serving | None,
 ) -> dict[str, Any]:
     body = node_view(node, fields, c.base, c.version, sublinks=sublinks)
     if masks is not None:
         for name, mask in masks.masked(node.owner, node.lessee).items():
             if name in body:
                 body[name] = copy.deepcopy(mask)
-    if "conductor" in body:
-        body["conductor"] = c.services.config.default.host  # every process serves every node
+    if served is not None and "conductor" in body:
+        body["conductor"] = served.conductor_of(node.driver)
     return body
 
 
@@ -157,7 +164,8 @@ def _views(
     c: Call, _session: Session, nodes: Sequence[Node], fields: list[str], sublinks: bool
 ) -> list[dict[str, Any]]:
     masks = authz.field_masks(c)  # once per list
-    return [_view(c, n, fields, sublinks, masks) for n in nodes]
+    served = conductor_routes.serving(c) if "conductor" in fields else None  # once per list
+    return [_view(c, n, fields, sublinks, masks, served) for n in nodes]
 
 
 def _authorize_patch(c: Call, _session: Session, node: Node, ident: str, patch: Any) -> None:
