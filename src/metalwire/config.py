@@ -82,7 +82,9 @@ class DefaultOptions:
     host: str = _opt(
         socket.gethostname(),
         "Name of this service host, recorded as a node lock holder and in node history, "
-        "and shown as every node's conductor (each process serves every node).",
+        "and this server's name in the conductor registry (GET /v1/conductors), shown as "
+        "the conductor of the nodes whose hardware type it enables. Each server needs its "
+        "own.",
     )
     data_dir: str = _opt("./metalwire-data", "Directory holding the embedded SQLite database.")
     default_portgroup_mode: str = _opt(
