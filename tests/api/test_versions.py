@@ -43,6 +43,11 @@ def test_v1_root_has_version_and_resource_links(api: Api) -> None:
     ]
     assert "portgroups" in body
     assert "portgroups" not in api.get("/v1/", version="1.22").json()
+    assert body["conductors"] == [
+        {"href": "http://testserver/v1/conductors/", "rel": "self"},
+        {"href": "http://testserver/conductors/", "rel": "bookmark"},
+    ]
+    assert "conductors" not in api.get("/v1/", version="1.48").json()
 
 
 def test_every_answer_of_a_resource_carries_min_and_max_headers(api: Api) -> None:
@@ -216,6 +221,8 @@ BELOW_THEIR_VERSION = [
     ("GET", "/v1/nodes/n1/volume/targets", "1.31", "1.32", ROUTER),
     ("GET", "/v1/nodes/n1/history", "1.77", "1.78", ROUTER),
     ("GET", f"/v1/nodes/n1/history/{MISSING}", "1.77", "1.78", ROUTER),
+    ("GET", "/v1/conductors", "1.48", "1.49", HANDLER),
+    ("GET", "/v1/conductors/any-host", "1.48", "1.49", HANDLER),
     ("GET", "/v1/shards", "1.81", "1.82", HANDLER),
     ("GET", "/v1/nodes/n1/firmware", "1.85", "1.86", ROUTER),
     ("POST", "/v1/nodes/n1/vmedia", "1.88", "1.89", ROUTER),

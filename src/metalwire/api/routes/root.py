@@ -92,6 +92,8 @@ def discover_v1(request: Request) -> dict[str, Any]:
         body["portgroups"] = resource("portgroups")
     if c.version.at_least(VOLUME):
         body["volume"] = resource("volume")
+    if c.version.at_least(mv.CONDUCTORS):
+        body["conductors"] = resource("conductors")
     if c.version.at_least(mv.NODE_SHARD):
         body["shards"] = resource("shards")
     return body
