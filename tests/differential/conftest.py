@@ -62,5 +62,7 @@ def ironic_enabled_lists() -> dict[str, str]:
 @pytest.fixture(scope="session")
 def differential_metalwire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MetalwireServer]:
     data_dir = tmp_path_factory.mktemp("differential-metalwire")
-    with MetalwireServer(data_dir, env=ironic_enabled_lists()) as running:
+    # the compared Ironic's host: a conductor is shown by its host name
+    env = {**ironic_enabled_lists(), "METALWIRE_HOST": "bench-ironic"}
+    with MetalwireServer(data_dir, env=env) as running:
         yield running

@@ -65,6 +65,8 @@ def _below_their_version() -> tuple[Step, ...]:
         ("node volume connectors", "GET", "/v1/nodes/{n1}/volume/connectors", None, "1.31"),
         ("node volume targets", "GET", "/v1/nodes/{n1}/volume/targets", None, "1.31"),
         ("history entry", "GET", "/v1/nodes/{n1}/history/{missing}", None, "1.77"),
+        ("conductors", "GET", "/v1/conductors", None, "1.48"),
+        ("conductor show", "GET", "/v1/conductors/bench-ironic", None, "1.48"),
         ("shards", "GET", "/v1/shards", None, "1.81"),
     )
     return tuple(
@@ -633,6 +635,41 @@ def _list_and_field_checks() -> tuple[Step, ...]:
             {**NODE, "name": "dt-lists-d", "chassis_uuid": "{missing}"},
         ),
         patch("unknown chassis patched", "/v1/nodes/{n1}", op("add", "/chassis_uuid", "{missing}")),
+    )
+
+
+def _conductors() -> tuple[Step, ...]:
+    """The conductor list and show (1.49) and what they feed: a node's conductor, the node
+    list's conductor filter, a driver's hosts. Both servers run as host bench-ironic."""
+    host = "/v1/conductors/bench-ironic"
+    return (
+        node("dt-cond", "n1"),
+        get("conductor list", "/v1/conductors"),
+        get("conductor list detailed", "/v1/conductors?detail=true"),
+        get("conductor list some fields", "/v1/conductors?fields=hostname,alive"),
+        get("conductor list other fields", "/v1/conductors?fields=drivers,created_at,links"),
+        get("conductor list unknown field", "/v1/conductors?fields=uuid"),
+        get("conductor list fields and detail", "/v1/conductors?fields=hostname&detail=true"),
+        get("conductor list page", "/v1/conductors?limit=1"),
+        get("conductor list bad limit", "/v1/conductors?limit=0"),
+        get("conductor list by hostname", "/v1/conductors?sort_key=hostname&sort_dir=desc"),
+        get("conductor list by alive", "/v1/conductors?sort_key=alive"),
+        get("conductor list by drivers", "/v1/conductors?sort_key=drivers"),
+        get("conductor list by nothing", "/v1/conductors?sort_key=nonsense"),
+        get("conductor list bad direction", "/v1/conductors?sort_dir=up"),
+        get("conductor list after the last", "/v1/conductors?marker=bench-ironic"),
+        get("conductor list missing marker", "/v1/conductors?marker=nowhere"),
+        get("conductor list unknown parameter", "/v1/conductors?driver=ipmi"),
+        get("conductor show", host),
+        get("conductor show some fields", f"{host}?fields=alive,drivers"),
+        get("conductor show unknown field", f"{host}?fields=nonsense"),
+        get("conductor show missing", "/v1/conductors/nowhere"),
+        get("node conductor", "/v1/nodes/{n1}?fields=conductor"),
+        get("node conductor below 1.49", "/v1/nodes/{n1}?fields=conductor", version="1.48"),
+        get("nodes of the conductor", "/v1/nodes?conductor=bench-ironic"),
+        get("nodes of no conductor", "/v1/nodes?conductor=nowhere"),
+        get("conductor filter below 1.49", "/v1/nodes?conductor=bench-ironic", version="1.48"),
+        get("driver hosts", "/v1/drivers/fake-hardware?fields=hosts"),
     )
 
 
@@ -1489,4 +1526,5 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("steps the node offers", _offered_step_checks()),
     Scenario("list and field checks", _list_and_field_checks()),
     Scenario("chassis", _chassis()),
+    Scenario("conductors", _conductors()),
 )
