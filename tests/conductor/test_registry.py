@@ -5,6 +5,8 @@ hardware type (one rule each, on a clock the test moves)."""
 from __future__ import annotations
 
 import datetime as dt
+import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -133,3 +135,33 @@ def test_the_server_answering_serves_the_types_it_enables_and_others_the_rest() 
     assert served.drivers_of("a-host") == ["ilo"]
     assert served.drivers_of("b-host") == []
     assert served.drivers_of("dead") == []
+
+
+def test_two_servers_registering_one_new_host_at_once_both_start(
+    db: Database, clock: Clock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The first one's row is not committed yet when the second looks for it: the second
+    waits for it (SQLite: the write turn; PostgreSQL and MariaDB: the host's unique key, or a
+    deadlock run again) and takes it over instead of failing to start."""
+    first_inserted = threading.Event()
+    errors: list[BaseException] = []
+
+    def first() -> None:
+        try:
+            with db.writing() as work:
+                work.conductors.register("c1", ["ipmi"], "", clock())
+                first_inserted.set()
+                time.sleep(0.5)  # the second registers meanwhile
+        except BaseException as exc:
+            errors.append(exc)
+            first_inserted.set()
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    first_inserted.wait(10)
+    _registry(db, clock, drivers=("redfish",)).register()
+    thread.join(10)
+    assert errors == []
+    row = _row(db, "c1")
+    assert (row.online, list(row.drivers)) == (True, ["redfish"])
+    assert "another server may be running with [DEFAULT] host c1" in caplog.text

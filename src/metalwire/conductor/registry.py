@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 from metalwire.conductor.periodic import Periodic
 from metalwire.db import conductors as conductor_db
+from metalwire.db import outage
+from metalwire.db.conductors import Previous
 from metalwire.db.engine import Database
 from metalwire.db.models import Conductor
 from metalwire.errors import MetalwireError
@@ -53,8 +55,12 @@ class Registry:
         """Record this server as running; a row found online is taken over, with a warning
         saying whether another server may be running under the same host."""
         now = self.clock()
-        with self.db.writing() as work:
-            previous = work.conductors.register(self.hostname, self.drivers, self.group, now)
+
+        def register() -> Previous | None:
+            with self.db.writing() as work:
+                return work.conductors.register(self.hostname, self.drivers, self.group, now)
+
+        previous = outage.retrying(register)  # servers starting together may deadlock
         if previous is None or not previous.online:
             LOG.info("Registered as conductor %s (%s)", self.hostname, ", ".join(self.drivers))
             return
@@ -76,9 +82,13 @@ class Registry:
 
     def heartbeat(self) -> None:
         """Touch this server's row; register again if the row is gone (deleted by hand)."""
-        try:
+
+        def touch() -> bool:
             with self.db.writing() as work:
-                touched = work.conductors.touch(self.hostname, self.clock())
+                return work.conductors.touch(self.hostname, self.clock())
+
+        try:
+            touched = outage.retrying(touch)
         except MetalwireError as exc:  # the database is away: the next heartbeat tries again
             LOG.warning("Conductor %s could not write its heartbeat: %s", self.hostname, exc)
             return

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import select, true, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from metalwire.db.models import Conductor
@@ -97,17 +98,20 @@ class Conductors:
             query = select(Conductor).where(Conductor.hostname == hostname).with_for_update()
             row = session.scalars(query).one_or_none()
             if row is None:
-                session.add(
-                    Conductor(
-                        hostname=hostname,
-                        conductor_group=group,
-                        drivers=list(drivers),
-                        online=True,
-                        created_at=now,
-                        updated_at=now,
-                    )
+                new = Conductor(
+                    hostname=hostname,
+                    conductor_group=group,
+                    drivers=list(drivers),
+                    online=True,
+                    created_at=now,
+                    updated_at=now,
                 )
-                return None
+                try:
+                    with session.begin_nested():
+                        session.add(new)
+                    return None
+                except IntegrityError:  # another server registered the host meanwhile
+                    row = session.scalars(query).one()
             heartbeat = None if row.updated_at is None else aware(row.updated_at)
             previous = Previous(row.online, heartbeat)
             row.drivers = list(drivers)
