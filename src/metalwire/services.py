@@ -42,7 +42,7 @@ class WorkerPlace:
     @property
     def runs_periodic_tasks(self) -> bool:
         """The first worker runs the periodic audit and provision state check for all (one
-        run per interval)."""
+        run per interval), and keeps the server's conductor registration (one row)."""
         return self.index == 0
 
 
@@ -60,8 +60,8 @@ class Services:
     # The trait-based networking rules in force, shared with the conductor (rules None:
     # the feature is off); a reload swaps them.
     tbn: RulesInForce = field(default_factory=RulesInForce)
-    # Whether this process runs the periodic audit and provision state check: one worker of
-    # several does.
+    # Whether this process runs the periodic audit and provision state check and keeps the
+    # conductor registration: one worker of several does.
     runs_periodic_tasks: bool = True
 
     def audited_nodes(self, ident: str | None) -> list[str]:
