@@ -39,6 +39,8 @@ def _volume_and_lifecycle_schemas() -> dict[str, s.Schema]:
         "FirmwareComponentList": s.collection("firmware", "FirmwareComponent"),
         "VirtualMedia": bodies.VIRTUAL_MEDIA,
         "VirtualMediaList": {"type": "array", "items": s.ref("schemas", "VirtualMedia")},
+        "BootDevice": bodies.BOOT_DEVICE,
+        "SupportedBootDevices": bodies.SUPPORTED_BOOT_DEVICES,
     }
     for r in RESOURCES:
         out[r.schema] = s.resource(r.fields, ())

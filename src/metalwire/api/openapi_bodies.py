@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from metalwire.api import dry_run
 from metalwire.api import openapi_schemas as s
 from metalwire.api.openapi_operations import Schema, query
-from metalwire.conductor import audit, hardware, vmedia
+from metalwire.conductor import audit, boot_device, boot_mode, hardware, vmedia
 from metalwire.db import node_summaries
 
 LOCATION: Schema = {
@@ -294,6 +294,48 @@ CONSOLE_ENABLED: Schema = {
     "type": "object",
     "properties": {"enabled": {"type": ["boolean", "string"]}},
     "required": ["enabled"],
+}
+_ALL_BOOT_DEVICES = sorted({d for devices in boot_device.SUPPORTED.values() for d in devices})
+BOOT_DEVICE_SET: Schema = {
+    "type": "object",
+    "properties": {
+        "boot_device": {
+            "type": "string",
+            "description": "One the node's management interface offers "
+            f"(of {', '.join(_ALL_BOOT_DEVICES)}).",
+        },
+        "persistent": {
+            "type": ["boolean", "string"],
+            "description": "Boot from it always, not only next time (default false).",
+        },
+    },
+    "required": ["boot_device"],
+    "additionalProperties": False,
+}
+BOOT_DEVICE: Schema = {
+    "type": "object",
+    "properties": {
+        "boot_device": {"type": ["string", "null"]},
+        "persistent": {"type": ["boolean", "null"]},
+    },
+    "required": ["boot_device", "persistent"],
+    "additionalProperties": False,
+}
+SUPPORTED_BOOT_DEVICES: Schema = {
+    "type": "object",
+    "properties": {"supported_boot_devices": {"type": "array", "items": {"type": "string"}}},
+    "required": ["supported_boot_devices"],
+    "additionalProperties": False,
+}
+BOOT_MODE_TARGET: Schema = {
+    "type": "object",
+    "properties": {"target": {"enum": list(boot_mode.BOOT_MODES)}},
+    "required": ["target"],
+}
+SECURE_BOOT_TARGET: Schema = {
+    "type": "object",
+    "properties": {"target": {"type": ["boolean", "string"]}},
+    "required": ["target"],
 }
 VOLUME_FIELDS = query("fields", {"type": "string"}, "Comma-separated fields to show.")
 VOLUME_DETAIL = query("detail", {"type": "boolean"}, "Show every field.")

@@ -12,6 +12,7 @@ from starlette.routing import BaseRoute
 from metalwire.api import openapi
 from metalwire.api.routes import (
     audit,
+    boot_mode,
     chassis,
     conductors,
     console,
@@ -19,6 +20,7 @@ from metalwire.api.routes import (
     firmware,
     history,
     inventory,
+    management,
     nodes,
     portgroups,
     ports,
@@ -44,8 +46,10 @@ def api_routes() -> list[BaseRoute]:
         portgroups,
         states,
         power,
+        boot_mode,
         console,
         validate,
+        management,
         volume,
         chassis,
         history,

@@ -28,6 +28,8 @@ from metalwire import metrics
 from metalwire.conductor import audit as drift
 from metalwire.conductor import (
     audit_repair,
+    boot_device,
+    boot_mode,
     callback_timeouts,
     chassis,
     dry_run,
@@ -172,6 +174,33 @@ class ConductorAPI(abc.ABC):
     def get_virtual_media(self, context: RequestContext, node_id: str) -> list[dict[str, Any]]:
         """The node's virtual devices; UnsupportedDriverExtension (400) for a management
         interface without virtual media."""
+
+    @abc.abstractmethod
+    def set_boot_device(
+        self, context: RequestContext, node_id: str, device: str, persistent: bool
+    ) -> None:
+        """Set the device the node boots from next (or always); InvalidParameterValue (400)
+        for a device its management interface does not offer or when that interface cannot
+        work, NodeLocked (409)."""
+
+    @abc.abstractmethod
+    def get_boot_device(self, context: RequestContext, node_id: str) -> dict[str, Any]:
+        """``{"boot_device", "persistent"}``, null for both when unknown; errors as for
+        the set."""
+
+    @abc.abstractmethod
+    def get_supported_boot_devices(self, context: RequestContext, node_id: str) -> list[str]:
+        """The devices the node's management interface can boot it from."""
+
+    @abc.abstractmethod
+    def change_boot_mode(self, context: RequestContext, node_id: str, mode: str) -> None:
+        """Change the boot mode (``uefi`` or ``bios``); InvalidState (409) while the node is
+        in a transient state, InvalidParameterValue (400) when its management interface
+        cannot work; the interface's refusal is recorded in ``last_error`` and the history."""
+
+    @abc.abstractmethod
+    def change_secure_boot(self, context: RequestContext, node_id: str, enabled: bool) -> None:
+        """Turn secure boot on or off; as :meth:`change_boot_mode`."""
 
     @abc.abstractmethod
     def set_target_raid_config(
@@ -453,6 +482,23 @@ class LocalConductorAPI(ConductorAPI):
 
     def get_virtual_media(self, context: RequestContext, node_id: str) -> list[dict[str, Any]]:
         return self._retried(vmedia.listed, context, node_id)
+
+    def set_boot_device(
+        self, context: RequestContext, node_id: str, device: str, persistent: bool
+    ) -> None:
+        self._retried(boot_device.set_boot_device, context, node_id, device, persistent)
+
+    def get_boot_device(self, context: RequestContext, node_id: str) -> dict[str, Any]:
+        return self._retried(boot_device.get_boot_device, context, node_id)
+
+    def get_supported_boot_devices(self, context: RequestContext, node_id: str) -> list[str]:
+        return self._retried(boot_device.supported_boot_devices, context, node_id)
+
+    def change_boot_mode(self, context: RequestContext, node_id: str, mode: str) -> None:
+        self._retried(boot_mode.change_boot_mode, context, node_id, mode)
+
+    def change_secure_boot(self, context: RequestContext, node_id: str, enabled: bool) -> None:
+        self._retried(boot_mode.change_secure_boot, context, node_id, enabled)
 
     def set_target_raid_config(
         self, context: RequestContext, node_id: str, config: dict[str, Any]

@@ -18,10 +18,10 @@ from urllib.parse import urlsplit
 
 from metalwire.conductor import hardware
 from metalwire.conductor.power import store
+from metalwire.conductor.recorded import record_outcome
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
-from metalwire.db.history import HistoryEntry
 from metalwire.errors import UnsupportedDriverExtension
 from metalwire.networking.task import Task
 from metalwire.redact import without_userinfo
@@ -41,8 +41,6 @@ _BMC_ONLY_SCHEMES = frozenset({"nfs", "cifs", "smb"})
 #: Where a redfish node's attached images are kept: device type -> image URL.
 _RECORD = "virtual_media"
 
-EVENT_TYPE = "management"
-
 
 def _attached(task: Task) -> dict[str, str]:
     return dict(node_db.field_value(task.node, _RECORD) or {})
@@ -57,19 +55,6 @@ def _unsupported(task: Task, operation: str) -> str | None:
     if _supports(task):
         return None
     return str(UnsupportedDriverExtension(task.node.driver, operation))
-
-
-def _record_outcome(
-    conductor: Conductor, task: Task, done: str, failed: str, refusal: str | None
-) -> None:
-    """The operation's history entry; a refusal also becomes the node's ``last_error``."""
-    if refusal is None:
-        store(task, {"last_error": None})
-        conductor.record_history(task, HistoryEntry(EVENT_TYPE, done))
-        return
-    error = f"{failed}: {refusal}"
-    store(task, {"last_error": error})
-    conductor.record_history(task, HistoryEntry.failed(EVENT_TYPE, error))
 
 
 def _download_refusal(image_url: str, download_source: str) -> str | None:
@@ -102,7 +87,7 @@ def attach(
         if refusal is None:
             store(task, {_RECORD: {**_attached(task), device_type: shown_url}})
         label = task.node.label
-        _record_outcome(
+        record_outcome(
             conductor,
             task,
             done=f"Device {device_type} attached to node {label} from {shown_url}",
@@ -124,7 +109,7 @@ def detach(
             kept = {d: url for d, url in _attached(task).items() if d not in detached}
             store(task, {_RECORD: kept})
         label = task.node.label
-        _record_outcome(
+        record_outcome(
             conductor,
             task,
             done=f"Device(s) {named} detached from node {label}",

@@ -367,6 +367,38 @@ NODE_RULES = [
         ("baremetal:node:inject_nmi", _ADMIN),
     ),
     _rule(
+        "baremetal:node:get_boot_device",
+        SYSTEM_MEMBER_OR_OWNER_ADMIN,
+        "See a node's boot device and the devices it can boot from.",
+        [
+            ("GET", f"{NODE}/management/boot_device"),
+            ("GET", f"{NODE}/management/boot_device/supported"),
+        ],
+        ("baremetal:node:get_boot_device", _ADMIN_OR_OBSERVER),
+    ),
+    _rule(
+        "baremetal:node:set_boot_device",
+        SYSTEM_MEMBER_OR_OWNER_ADMIN,
+        "Set the device a node boots from.",
+        [("PUT", f"{NODE}/management/boot_device")],
+        # Ironic 39 names set_maintenance's old default here, not its own
+        ("baremetal:node:set_maintenance", _ADMIN),
+    ),
+    _rule(
+        "baremetal:node:set_boot_mode",
+        SYSTEM_OR_PROJECT_MEMBER,
+        "Change a node's boot mode.",
+        [("PUT", f"{NODE}/states/boot_mode")],
+        ("baremetal:node:set_power_state", _ADMIN),
+    ),
+    _rule(
+        "baremetal:node:set_secure_boot",
+        SYSTEM_OR_PROJECT_MEMBER,
+        "Turn a node's secure boot on or off.",
+        [("PUT", f"{NODE}/states/secure_boot")],
+        ("baremetal:node:set_power_state", _ADMIN),
+    ),
+    _rule(
         "baremetal:node:vif:list",
         SYSTEM_OR_PROJECT_READER,
         "List a node's VIFs.",

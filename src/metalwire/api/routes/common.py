@@ -17,7 +17,12 @@ from metalwire.api.fields import Filter
 from metalwire.api.validation import uuid_value
 from metalwire.context import RequestContext
 from metalwire.db.pagination import Page
-from metalwire.errors import InvalidParameterValue, NotAcceptable, StaleUpdate
+from metalwire.errors import (
+    InvalidParameterValue,
+    MissingParameterValue,
+    NotAcceptable,
+    StaleUpdate,
+)
 from metalwire.services import Services
 
 T = TypeVar("T")
@@ -59,6 +64,27 @@ def flag(value: str | None, name: str) -> bool | None:
     if lowered in ("0", "false", "no", "off", "f", "n"):
         return False
     raise InvalidParameterValue(f"Invalid value for {name}: {value!r}; expected a boolean.")
+
+
+def request_fields(
+    body: Any, what: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """The body of a request that takes these fields (``what`` names the request): a JSON
+    object (400), with no other field (400) and every required one (MissingParameterValue)."""
+    keys = (*required, *optional)
+    if not isinstance(body, dict):
+        raise InvalidParameterValue(
+            f"The request body must be a JSON object with {' and '.join(required)}."
+        )
+    unknown = sorted(set(body) - set(keys))
+    if unknown:
+        raise InvalidParameterValue(
+            f"Unknown field(s) {', '.join(unknown)}; {what} takes {', '.join(keys)}."
+        )
+    missing = [key for key in required if key not in body]
+    if missing:
+        raise MissingParameterValue(f"Missing field(s) {', '.join(missing)}.")
+    return body
 
 
 # what every list takes besides its filters: paging, ?fields= and ?detail=

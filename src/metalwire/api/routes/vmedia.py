@@ -16,9 +16,9 @@ from metalwire.api import openapi_bodies as bodies
 from metalwire.api.openapi_operations import WRITE, query
 from metalwire.api.route_docs import doc, ref
 from metalwire.api.routes import authz
-from metalwire.api.routes.common import JsonBody, call
+from metalwire.api.routes.common import JsonBody, call, request_fields
 from metalwire.conductor.vmedia import DEVICES
-from metalwire.errors import InvalidParameterValue, MissingParameterValue
+from metalwire.errors import InvalidParameterValue
 
 router = APIRouter(prefix="/v1/nodes/{ident}/vmedia")
 
@@ -53,19 +53,7 @@ def _image_url(body: dict[str, Any]) -> str:
 
 def attach_request(body: Any) -> tuple[str, str, str]:
     """``device_type``, ``image_url`` and ``image_download_source`` of an attach body."""
-    if not isinstance(body, dict):
-        raise InvalidParameterValue(
-            "The request body must be a JSON object with device_type and image_url."
-        )
-    unknown = sorted(set(body) - set(_ATTACH_KEYS))
-    if unknown:
-        raise InvalidParameterValue(
-            f"Unknown field(s) {', '.join(unknown)}; a virtual media attachment takes "
-            f"{', '.join(_ATTACH_KEYS)}."
-        )
-    missing = [key for key in _ATTACH_KEYS[:2] if key not in body]
-    if missing:
-        raise MissingParameterValue(f"Missing field(s) {', '.join(missing)}.")
+    body = request_fields(body, "a virtual media attachment", _ATTACH_KEYS[:2], _ATTACH_KEYS[2:])
     device_type = _choice(body, "device_type", DEVICES)
     image_url = _image_url(body)
     source = _choice(
