@@ -1,10 +1,12 @@
-"""Who may read and set a node's boot device, and change its boot mode and secure boot.
+"""Who may read and set a node's boot device, change its boot mode and secure boot, and
+list its BIOS settings.
 
 Through a real ``metalwire serve`` with http_basic personas (``tests/auth/test_http_basic.py``):
 ``tenant`` is a member and reader of project-a, which owns node A; ``viewer`` a system reader;
 ``ops`` a system administrator. The rules are Ironic 39's: ``baremetal:node:get_boot_device``
 and ``...:set_boot_device`` a system member or the owner's administrator;
-``baremetal:node:set_boot_mode`` and ``...:set_secure_boot`` a system or project member.
+``baremetal:node:set_boot_mode`` and ``...:set_secure_boot`` a system or project member;
+``baremetal:node:bios:get`` a system or project reader.
 """
 
 from __future__ import annotations
@@ -66,3 +68,12 @@ def test_another_projects_node_is_404(personas: BasicPersonas) -> None:
         resp = personas.call("tenant", method, path, json=body)
         assert resp.status_code == 404
         assert node in fault(resp)
+
+
+@pytest.mark.parametrize("user", ["ops", "viewer", "tenant"])
+def test_whoever_reads_the_node_lists_its_bios_settings(personas: BasicPersonas, user: str) -> None:
+    resp = personas.call(user, "GET", f"/v1/nodes/{personas.node_a}/bios")
+    assert resp.status_code == 200, resp.text
+    assert resp.json() == {"bios": []}
+    other = personas.call("tenant", "GET", f"/v1/nodes/{personas.node_b}/bios")
+    assert other.status_code == 404

@@ -93,3 +93,16 @@ def test_sdk_sets_and_reads_the_boot_device_mode_and_secure_boot(sdk: Any) -> No
     sdk.set_node_secure_boot(redfish, True)
     shown = sdk.get_node(redfish.id)
     assert (shown.boot_mode, shown.is_secure_boot) == ("uefi", True)
+
+
+def test_bios_setting_list_with_every_flag_and_show(baremetal: Cli) -> None:
+    node = unique("bios")
+    baremetal.ok("node", "create", "--driver", "fake-hardware", "--name", node)
+    assert baremetal.json("node", "bios", "setting", "list", node) == []
+    assert baremetal.json("node", "bios", "setting", "list", "--long", node) == []
+    listed = baremetal.json("node", "bios", "setting", "list", node, "--fields", "name", "value")
+    assert listed == []
+    missing = baremetal.run("node", "bios", "setting", "show", node, "ProcVirtualization")
+    assert missing.returncode != 0 and "has no BIOS setting 'ProcVirtualization'" in (
+        missing.stderr
+    ), missing.describe()

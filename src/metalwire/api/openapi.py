@@ -39,6 +39,12 @@ def _volume_and_lifecycle_schemas() -> dict[str, s.Schema]:
         "FirmwareComponentList": s.collection("firmware", "FirmwareComponent"),
         "VirtualMedia": bodies.VIRTUAL_MEDIA,
         "VirtualMediaList": {"type": "array", "items": s.ref("schemas", "VirtualMedia")},
+        "BiosSetting": bodies.BIOS_SETTING,
+        "BiosSettingList": s.collection("bios", "BiosSetting"),
+        "BiosSettingByName": {
+            "type": "object",
+            "additionalProperties": s.ref("schemas", "BiosSetting"),
+        },
         "BootDevice": bodies.BOOT_DEVICE,
         "SupportedBootDevices": bodies.SUPPORTED_BOOT_DEVICES,
     }

@@ -337,6 +337,28 @@ SECURE_BOOT_TARGET: Schema = {
     "properties": {"target": {"type": ["boolean", "string"]}},
     "required": ["target"],
 }
+_NULLABLE_COUNT: Schema = {"type": ["integer", "null"], "minimum": 0}
+BIOS_SETTING: Schema = {
+    "type": "object",
+    "description": "A BIOS setting; the registry's fields from 1.74.",
+    "properties": {
+        "name": {"type": "string"},
+        "value": {"type": ["string", "null"]},
+        "attribute_type": {"type": ["string", "null"]},
+        "allowable_values": {"type": ["array", "null"], "items": {"type": "string"}},
+        "lower_bound": _NULLABLE_COUNT,
+        "upper_bound": _NULLABLE_COUNT,
+        "min_length": _NULLABLE_COUNT,
+        "max_length": _NULLABLE_COUNT,
+        "read_only": {"type": ["boolean", "null"]},
+        "reset_required": {"type": ["boolean", "null"]},
+        "unique": {"type": ["boolean", "null"]},
+        "created_at": {"type": "string", "format": "date-time"},
+        "updated_at": {"type": ["string", "null"], "format": "date-time"},
+        "links": {"type": "array", "items": {"type": "object"}},
+    },
+    "additionalProperties": False,
+}
 VOLUME_FIELDS = query("fields", {"type": "string"}, "Comma-separated fields to show.")
 VOLUME_DETAIL = query("detail", {"type": "boolean"}, "Show every field.")
 

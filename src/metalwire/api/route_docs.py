@@ -58,6 +58,7 @@ _PATH_PARAMETERS = {
     ("vifs", "vif"): "The VIF's id.",
     ("drivers", "driver_name"): "The hardware type's name.",
     ("conductors", "hostname"): "The conductor's host name ([DEFAULT] host).",
+    ("bios", "setting"): "The BIOS setting's name.",
 }
 _PARAMETER = re.compile(r"\{([^}]+)\}")
 _FILTER_SCHEMAS: dict[str, Schema] = {

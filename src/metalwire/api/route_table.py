@@ -12,6 +12,7 @@ from starlette.routing import BaseRoute
 from metalwire.api import openapi
 from metalwire.api.routes import (
     audit,
+    bios,
     boot_mode,
     chassis,
     conductors,
@@ -55,6 +56,7 @@ def api_routes() -> list[BaseRoute]:
         history,
         inventory,
         firmware,
+        bios,
         vmedia,
         traits,
         shards,

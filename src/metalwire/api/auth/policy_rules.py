@@ -399,6 +399,13 @@ NODE_RULES = [
         ("baremetal:node:set_power_state", _ADMIN),
     ),
     _rule(
+        "baremetal:node:bios:get",
+        SYSTEM_OR_PROJECT_READER,
+        "See a node's BIOS settings.",
+        [("GET", f"{NODE}/bios"), ("GET", f"{NODE}/bios/{{setting}}")],
+        ("baremetal:node:bios:get", _ADMIN_OR_OBSERVER),
+    ),
+    _rule(
         "baremetal:node:vif:list",
         SYSTEM_OR_PROJECT_READER,
         "List a node's VIFs.",

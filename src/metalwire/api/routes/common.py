@@ -87,6 +87,38 @@ def request_fields(
     return body
 
 
+def fields_and_detail(
+    c: Call,
+    noun: str,
+    known: tuple[str, ...],
+    check_fields: Callable[[list[str]], None] | None = None,
+) -> tuple[list[str] | None, bool | None]:
+    """Ironic's checks of a node sub-resource list's query, each a 400 naming what is wrong:
+    only ``fields`` (comma-separated, each one of ``known``, then ``check_fields``) and
+    ``detail`` (a boolean), not both. Returns the fields asked for and ``detail``."""
+    params = c.request.query_params
+    unknown = sorted(set(params) - {"fields", "detail"})
+    if unknown:
+        raise InvalidParameterValue(
+            f"Unknown query parameter(s) {', '.join(unknown)}; this list takes detail, fields."
+        )
+    detail = flag(params.get("detail"), "detail")
+    raw = params.get("fields")
+    if raw is None:
+        return None, detail
+    wanted = [name.strip() for name in raw.split(",") if name.strip()]
+    strangers = [name for name in wanted if name not in known]
+    if strangers:
+        raise InvalidParameterValue(
+            f"Unknown {noun} field(s) {', '.join(strangers)}; the fields are {', '.join(known)}."
+        )
+    if check_fields is not None:
+        check_fields(wanted)
+    if detail:
+        raise InvalidParameterValue("Cannot use both the fields and detail query parameters.")
+    return wanted, detail
+
+
 # what every list takes besides its filters: paging, ?fields= and ?detail=
 LIST_PARAMETERS = frozenset({"limit", "marker", "sort_key", "sort_dir", "fields", "detail"})
 

@@ -16,7 +16,7 @@ from metalwire.api import microversion as mv
 from metalwire.api.openapi_operations import query
 from metalwire.api.route_docs import doc, ref
 from metalwire.api.routes import authz
-from metalwire.api.routes.common import Call, call, flag
+from metalwire.api.routes.common import Call, call, fields_and_detail
 from metalwire.db import nodes as node_db
 from metalwire.errors import InvalidParameterValue
 
@@ -44,36 +44,20 @@ QUERY = (
 )
 
 
-def _check_fields(c: Call, raw: str) -> None:
-    wanted = [name.strip() for name in raw.split(",") if name.strip()]
-    unknown = [name for name in wanted if name not in (*COMPONENT_FIELDS, *IDENTITY_FIELDS)]
-    if unknown:
-        raise InvalidParameterValue(
-            f"Unknown firmware component field(s) {', '.join(unknown)}; the fields are "
-            f"{', '.join((*COMPONENT_FIELDS, *IDENTITY_FIELDS))}."
-        )
-    too_new = [name for name in wanted if name in IDENTITY_FIELDS]
-    if too_new and not c.version.at_least(mv.FIRMWARE_IDENTITY):
-        raise InvalidParameterValue(
-            f"Field(s) {', '.join(too_new)} of a firmware component require API version "
-            f"1.{mv.FIRMWARE_IDENTITY}."
-        )
-
-
 def check_query(c: Call) -> None:
-    """Ironic's checks of the list's query: only ``fields`` and ``detail``, not both."""
-    params = c.request.query_params
-    unknown = sorted(set(params) - {"fields", "detail"})
-    if unknown:
-        raise InvalidParameterValue(
-            f"Unknown query parameter(s) {', '.join(unknown)}; this list takes detail, fields."
-        )
-    detail = flag(params.get("detail"), "detail")
-    fields = params.get("fields")
-    if fields is not None:
-        _check_fields(c, fields)
-        if detail:
-            raise InvalidParameterValue("Cannot use both the fields and detail query parameters.")
+    """Ironic's checks of the list's query: only ``fields`` and ``detail``, not both; the
+    identity fields from 1.114."""
+
+    def identity_from_its_version(wanted: list[str]) -> None:
+        too_new = [name for name in wanted if name in IDENTITY_FIELDS]
+        if too_new and not c.version.at_least(mv.FIRMWARE_IDENTITY):
+            raise InvalidParameterValue(
+                f"Field(s) {', '.join(too_new)} of a firmware component require API version "
+                f"1.{mv.FIRMWARE_IDENTITY}."
+            )
+
+    known = (*COMPONENT_FIELDS, *IDENTITY_FIELDS)
+    fields_and_detail(c, "firmware component", known, identity_from_its_version)
 
 
 @router.get(
