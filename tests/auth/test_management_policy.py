@@ -1,12 +1,13 @@
 """Who may read and set a node's boot device, change its boot mode and secure boot, and
-list its BIOS settings.
+list its BIOS settings and read and set its indicators.
 
 Through a real ``metalwire serve`` with http_basic personas (``tests/auth/test_http_basic.py``):
 ``tenant`` is a member and reader of project-a, which owns node A; ``viewer`` a system reader;
 ``ops`` a system administrator. The rules are Ironic 39's: ``baremetal:node:get_boot_device``
 and ``...:set_boot_device`` a system member or the owner's administrator;
 ``baremetal:node:set_boot_mode`` and ``...:set_secure_boot`` a system or project member;
-``baremetal:node:bios:get`` a system or project reader.
+``baremetal:node:bios:get`` and ``...:get_indicator_state`` a system or project reader;
+``baremetal:node:set_indicator_state`` a system member or the owner's member.
 """
 
 from __future__ import annotations
@@ -77,3 +78,23 @@ def test_whoever_reads_the_node_lists_its_bios_settings(personas: BasicPersonas,
     assert resp.json() == {"bios": []}
     other = personas.call("tenant", "GET", f"/v1/nodes/{personas.node_b}/bios")
     assert other.status_code == 404
+
+
+@pytest.mark.parametrize(("user", "status"), [("ops", 200), ("tenant", 200), ("viewer", 200)])
+def test_a_reader_reads_the_indicators(personas: BasicPersonas, user: str, status: int) -> None:
+    base = f"/v1/nodes/{personas.node_a}/management/indicators"
+    for path in (base, f"{base}/led@system"):
+        resp = personas.call(user, "GET", path)
+        assert resp.status_code == status, resp.text
+
+
+@pytest.mark.parametrize(("user", "status"), [("ops", 400), ("tenant", 400), ("viewer", 403)])
+def test_a_member_may_ask_to_set_an_indicator_a_reader_may_not(
+    personas: BasicPersonas, user: str, status: int
+) -> None:
+    # fake-hardware sets none: the refusal (400) comes after the policy let the member ask
+    path = f"/v1/nodes/{personas.node_a}/management/indicators/led@system"
+    resp = personas.call(user, "PUT", path, json={"state": "on"})
+    assert resp.status_code == status, resp.text
+    if status == 403:
+        assert "baremetal:node:set_indicator_state" in fault(resp)

@@ -46,6 +46,8 @@ def _volume_and_lifecycle_schemas() -> dict[str, s.Schema]:
             "additionalProperties": s.ref("schemas", "BiosSetting"),
         },
         "BootDevice": bodies.BOOT_DEVICE,
+        "Indicator": bodies.INDICATOR,
+        "IndicatorList": s.collection("indicators", "Indicator"),
         "SupportedBootDevices": bodies.SUPPORTED_BOOT_DEVICES,
     }
     for r in RESOURCES:

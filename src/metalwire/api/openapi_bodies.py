@@ -337,6 +337,23 @@ SECURE_BOOT_TARGET: Schema = {
     "properties": {"target": {"type": ["boolean", "string"]}},
     "required": ["target"],
 }
+INDICATOR: Schema = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "description": "<indicator>@<component>"},
+        "component": {"type": "string"},
+        "readonly": {"type": "boolean"},
+        "states": {"type": "array", "items": {"type": "string"}},
+        "links": {"type": "array", "items": {"type": "object"}},
+    },
+    "required": ["name", "component", "readonly", "states", "links"],
+    "additionalProperties": False,
+}
+INDICATOR_STATE: Schema = {
+    "type": "object",
+    "properties": {"state": {"enum": ["on", "off", "blinking", "unknown"]}},
+    "required": ["state"],
+}
 _NULLABLE_COUNT: Schema = {"type": ["integer", "null"], "minimum": 0}
 BIOS_SETTING: Schema = {
     "type": "object",

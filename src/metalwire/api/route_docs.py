@@ -59,6 +59,7 @@ _PATH_PARAMETERS = {
     ("drivers", "driver_name"): "The hardware type's name.",
     ("conductors", "hostname"): "The conductor's host name ([DEFAULT] host).",
     ("bios", "setting"): "The BIOS setting's name.",
+    ("indicators", "indicator"): "<indicator>@<component>, as the node's indicator list names it.",
 }
 _PARAMETER = re.compile(r"\{([^}]+)\}")
 _FILTER_SCHEMAS: dict[str, Schema] = {

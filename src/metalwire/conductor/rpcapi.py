@@ -33,6 +33,7 @@ from metalwire.conductor import (
     callback_timeouts,
     chassis,
     dry_run,
+    indicators,
     inventory,
     legacy_vifs,
     management,
@@ -191,6 +192,25 @@ class ConductorAPI(abc.ABC):
     @abc.abstractmethod
     def get_supported_boot_devices(self, context: RequestContext, node_id: str) -> list[str]:
         """The devices the node's management interface can boot it from."""
+
+    @abc.abstractmethod
+    def get_supported_indicators(
+        self, context: RequestContext, node_id: str
+    ) -> dict[str, dict[str, dict[str, Any]]]:
+        """Component -> indicator -> ``{"readonly", "states"}``; UnsupportedDriverExtension
+        (400) for a management interface without indicators."""
+
+    @abc.abstractmethod
+    def get_indicator_state(
+        self, context: RequestContext, node_id: str, component: str, indicator: str
+    ) -> str:
+        """The indicator's state; InvalidParameterValue (400) for one the node lacks."""
+
+    @abc.abstractmethod
+    def set_indicator_state(
+        self, context: RequestContext, node_id: str, component: str, indicator: str, state: str
+    ) -> None:
+        """Set an indicator; UnsupportedDriverExtension (400) where the interface cannot."""
 
     @abc.abstractmethod
     def change_boot_mode(self, context: RequestContext, node_id: str, mode: str) -> None:
@@ -493,6 +513,22 @@ class LocalConductorAPI(ConductorAPI):
 
     def get_supported_boot_devices(self, context: RequestContext, node_id: str) -> list[str]:
         return self._retried(boot_device.supported_boot_devices, context, node_id)
+
+    def get_supported_indicators(
+        self, context: RequestContext, node_id: str
+    ) -> dict[str, dict[str, dict[str, Any]]]:
+        return self._retried(indicators.supported_indicators, context, node_id)
+
+    def get_indicator_state(
+        self, context: RequestContext, node_id: str, component: str, indicator: str
+    ) -> str:
+        return self._retried(indicators.indicator_state, context, node_id, component, indicator)
+
+    def set_indicator_state(
+        self, context: RequestContext, node_id: str, component: str, indicator: str, state: str
+    ) -> None:
+        operation = indicators.set_indicator_state
+        self._retried(operation, context, node_id, component, indicator, state)
 
     def change_boot_mode(self, context: RequestContext, node_id: str, mode: str) -> None:
         self._retried(boot_mode.change_boot_mode, context, node_id, mode)

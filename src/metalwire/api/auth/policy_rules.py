@@ -385,6 +385,23 @@ NODE_RULES = [
         ("baremetal:node:set_maintenance", _ADMIN),
     ),
     _rule(
+        "baremetal:node:get_indicator_state",
+        SYSTEM_OR_PROJECT_READER,
+        "See a node's indicators and their states.",
+        [
+            ("GET", f"{NODE}/management/indicators/{{component}}/{{indicator}}"),
+            ("GET", f"{NODE}/management/indicators"),
+        ],
+        ("baremetal:node:get_indicator_state", _ADMIN_OR_OBSERVER),
+    ),
+    _rule(
+        "baremetal:node:set_indicator_state",
+        SYSTEM_MEMBER_OR_OWNER_MEMBER,
+        "Change the state of a node's indicator.",
+        [("PUT", f"{NODE}/management/indicators/{{component}}/{{indicator}}")],
+        ("baremetal:node:set_indicator_state", _ADMIN),
+    ),
+    _rule(
         "baremetal:node:set_boot_mode",
         SYSTEM_OR_PROJECT_MEMBER,
         "Change a node's boot mode.",
