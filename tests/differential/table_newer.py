@@ -74,6 +74,64 @@ def _vmedia() -> tuple[Step, ...]:
     )
 
 
+MANAGEMENT = "/v1/nodes/{n1}/management"
+BOOT_DEVICE = f"{MANAGEMENT}/boot_device"
+STATES = "/v1/nodes/{n1}/states"
+BIOS = "/v1/nodes/{n1}/bios"
+INDICATORS = f"{MANAGEMENT}/indicators"
+
+
+def _node_management() -> tuple[Step, ...]:
+    """Boot device, boot mode, secure boot, BIOS settings and indicators of a fake-hardware
+    node: what its management answers, and the requests Ironic refuses."""
+    device_bodies: tuple[tuple[str, object], ...] = (
+        ("pxe", {"boot_device": "pxe"}),
+        ("pxe persistent", {"boot_device": "pxe", "persistent": True}),
+        ("pxe persistent text", {"boot_device": "pxe", "persistent": "true"}),
+        ("disk", {"boot_device": "disk"}),
+        ("persistent sometimes", {"boot_device": "pxe", "persistent": "sometimes"}),
+        ("boot_device a number", {"boot_device": 7}),
+    )
+    return (
+        get("boot device", BOOT_DEVICE),
+        get("supported boot devices", f"{BOOT_DEVICE}/supported"),
+        *(
+            Step(f"boot device set {name}", "PUT", BOOT_DEVICE, body)
+            for name, body in device_bodies
+        ),
+        get("boot device after set", BOOT_DEVICE),
+        get("boot device of a missing node", f"/v1/nodes/{MISSING_NODE}/management/boot_device"),
+        Step("boot mode at 1.75", "PUT", f"{STATES}/boot_mode", {"target": "uefi"}, version="1.75"),
+        Step("boot mode uefi", "PUT", f"{STATES}/boot_mode", {"target": "uefi"}, version="1.76"),
+        Step("after boot mode", "GET", SETTLED, settle=True),
+        # fake-hardware changes no boot mode: the refusal recorded, a text in both
+        get("boot mode fields", "/v1/nodes/{n1}?fields=uuid,boot_mode,secure_boot,last_error"),
+        Step(
+            "boot mode legacy", "PUT", f"{STATES}/boot_mode", {"target": "legacy"}, version="1.76"
+        ),
+        Step(
+            "secure boot at 1.75", "PUT", f"{STATES}/secure_boot", {"target": True}, version="1.75"
+        ),
+        Step("secure boot on", "PUT", f"{STATES}/secure_boot", {"target": True}, version="1.76"),
+        Step("after secure boot", "GET", SETTLED, settle=True),
+        Step(
+            "secure boot maybe", "PUT", f"{STATES}/secure_boot", {"target": "maybe"}, version="1.76"
+        ),
+        get("bios at 1.39", BIOS, version="1.39"),
+        get("bios at 1.40", BIOS, version="1.40"),
+        get("bios fields at 1.73", f"{BIOS}?fields=name", version="1.73"),
+        get("bios fields at 1.74", f"{BIOS}?fields=name,value", version="1.74"),
+        get("bios unknown field", f"{BIOS}?fields=name,colour", version="1.74"),
+        get("bios setting", f"{BIOS}/ProcVirtualization", version="1.40"),
+        get("bios setting at 1.39", f"{BIOS}/ProcVirtualization", version="1.39"),
+        get("indicators", INDICATORS),
+        get("indicator led@system", f"{INDICATORS}/led@system"),
+        get("indicator led@disk", f"{INDICATORS}/led@disk"),
+        get("indicator without a component", f"{INDICATORS}/led"),
+        Step("indicator set", "PUT", f"{INDICATORS}/led@system", {"state": "blinking"}),
+    )
+
+
 def _firmware() -> tuple[Step, ...]:
     path = "/v1/nodes/{n1}/firmware"
     return (
@@ -213,4 +271,5 @@ NEWER_SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "virtual media and firmware components", (node("dt-vmedia", "n1"), *_vmedia(), *_firmware())
     ),
+    Scenario("node management", (node("dt-mgmt", "n1"), *_node_management())),
 )
