@@ -166,3 +166,15 @@ def test_an_unknown_node_is_404(api: Api) -> None:
     for resp in (boot_mode(api, MISSING, "uefi"), secure_boot(api, MISSING, True)):
         assert resp.status_code == 404
         assert MISSING in fault(resp)
+
+
+@pytest.mark.parametrize(
+    ("path", "target", "version"),
+    [("boot_mode", "legacy", None), ("secure_boot", "maybe", None), ("boot_mode", "uefi", "1.75")],
+)
+def test_a_missing_node_is_404_before_the_version_and_the_target(
+    api: Api, path: str, target: str, version: str | None
+) -> None:
+    resp = api.put(f"/v1/nodes/{MISSING}/states/{path}", {"target": target}, version=version)
+    assert resp.status_code == 404
+    assert fault(resp) == f"Node {MISSING} could not be found."

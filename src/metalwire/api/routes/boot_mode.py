@@ -16,14 +16,23 @@ from metalwire.api import openapi_bodies as bodies
 from metalwire.api.openapi_operations import WRITE
 from metalwire.api.route_docs import doc
 from metalwire.api.routes import authz
-from metalwire.api.routes.common import JsonBody, accepted, call
+from metalwire.api.routes.common import Call, JsonBody, accepted, call
 from metalwire.api.validation import boolean
 from metalwire.conductor.boot_mode import BOOT_MODES
+from metalwire.db import nodes as node_db
 from metalwire.errors import InvalidParameterValue
 
 router = APIRouter(prefix="/v1/nodes/{ident}/states")
 
 CHANGE_BOOT_MODE = 76
+
+
+def _node_first(c: Call, rule: str, ident: str) -> None:
+    """As Ironic's handlers: the node is looked up (404) and the rule checked (403) before
+    the version and the target."""
+    with c.services.db.read() as session:
+        authz.node(c, rule, node_db.get(session, ident), ident)
+    c.require(CHANGE_BOOT_MODE, by_handler=True)
 
 
 def _target(body: Any) -> Any:
@@ -59,8 +68,7 @@ def boot_mode_target(body: Any) -> str:
 )
 def set_boot_mode(request: Request, ident: str, body: JsonBody = None) -> Response:
     c = call(request)
-    authz.node_by_ident(c, "baremetal:node:set_boot_mode", ident)
-    c.require(CHANGE_BOOT_MODE, by_handler=True)
+    _node_first(c, "baremetal:node:set_boot_mode", ident)
     mode = boot_mode_target(body)
     c.services.rpcapi.change_boot_mode(c.context, ident, mode)
     return accepted(c, ident)
@@ -82,8 +90,7 @@ def set_boot_mode(request: Request, ident: str, body: JsonBody = None) -> Respon
 )
 def set_secure_boot(request: Request, ident: str, body: JsonBody = None) -> Response:
     c = call(request)
-    authz.node_by_ident(c, "baremetal:node:set_secure_boot", ident)
-    c.require(CHANGE_BOOT_MODE, by_handler=True)
+    _node_first(c, "baremetal:node:set_secure_boot", ident)
     enabled = boolean(_target(body), "target")
     c.services.rpcapi.change_secure_boot(c.context, ident, enabled)
     return accepted(c, ident)
