@@ -95,3 +95,12 @@ def test_an_unknown_node_is_404(api: Api) -> None:
 def test_served_at_the_first_version_too(api: Api) -> None:
     api.node(name="ind-old")
     assert api.get(INDICATORS.format("ind-old"), version="1.1").status_code == 200
+
+
+def test_a_missing_node_is_404_before_the_indicator_name_is_read(api: Api) -> None:
+    for resp in (
+        api.get(f"{INDICATORS.format(MISSING)}/led"),
+        api.put(f"{INDICATORS.format(MISSING)}/led", {"state": "on"}),
+    ):
+        assert resp.status_code == 404
+        assert fault(resp) == f"Node {MISSING} could not be found."

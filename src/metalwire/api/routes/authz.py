@@ -47,6 +47,15 @@ def node(c: Call, rules: str | Iterable[str], found: Node, ident: str) -> None:
     policy(c).authorize_node(rules, identity(c), found.owner, found.lessee, NodeNotFound(ident))
 
 
+def node_found(c: Call, rules: str | Iterable[str], ident: str) -> Node:
+    """As :func:`node`, reading the node whether the policy is on or not: for a handler
+    whose later checks Ironic makes only once the node is found (404 first)."""
+    with c.services.db.read() as session:
+        found = node_db.get(session, ident)
+    node(c, rules, found, ident)
+    return found
+
+
 def node_by_ident(c: Call, rules: str | Iterable[str], ident: str) -> None:
     """As :func:`node`, for a handler that has not read the node (read only when needed)."""
     p = policy(c)

@@ -19,7 +19,6 @@ from metalwire.api.openapi_operations import query
 from metalwire.api.route_docs import doc, ref
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import Call, call, fields_and_detail
-from metalwire.db import nodes as node_db
 from metalwire.errors import InvalidParameterValue, NotFound
 
 router = APIRouter(prefix="/v1/nodes/{ident}/bios")
@@ -89,9 +88,7 @@ def list_bios_settings(request: Request, ident: str) -> dict[str, Any]:
     c = call(request)
     c.require(BIOS)
     check_list_query(c)
-    with c.services.db.read() as session:
-        node = node_db.get(session, ident)
-        authz.node(c, "baremetal:node:bios:get", node, ident)
+    authz.node_found(c, "baremetal:node:bios:get", ident)
     return {"bios": []}
 
 
@@ -114,7 +111,5 @@ def get_bios_setting(request: Request, ident: str, setting: str) -> dict[str, An
             f"Invalid BIOS setting name {setting!r}: letters, digits and . _ ~ - only, at most 255."
         )
     _no_query(c, "a BIOS setting")
-    with c.services.db.read() as session:
-        node = node_db.get(session, ident)
-        authz.node(c, "baremetal:node:bios:get", node, ident)
+    node = authz.node_found(c, "baremetal:node:bios:get", ident)
     raise NotFound(f"Node {node.uuid} has no BIOS setting '{setting}'.")

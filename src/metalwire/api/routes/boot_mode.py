@@ -19,7 +19,6 @@ from metalwire.api.routes import authz
 from metalwire.api.routes.common import Call, JsonBody, accepted, call
 from metalwire.api.validation import boolean
 from metalwire.conductor.boot_mode import BOOT_MODES
-from metalwire.db import nodes as node_db
 from metalwire.errors import InvalidParameterValue
 
 router = APIRouter(prefix="/v1/nodes/{ident}/states")
@@ -30,8 +29,7 @@ CHANGE_BOOT_MODE = 76
 def _node_first(c: Call, rule: str, ident: str) -> None:
     """As Ironic's handlers: the node is looked up (404) and the rule checked (403) before
     the version and the target."""
-    with c.services.db.read() as session:
-        authz.node(c, rule, node_db.get(session, ident), ident)
+    authz.node_found(c, rule, ident)
     c.require(CHANGE_BOOT_MODE, by_handler=True)
 
 

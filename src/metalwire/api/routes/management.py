@@ -149,7 +149,7 @@ def list_indicators(request: Request, ident: str) -> dict[str, Any]:
 )
 def get_indicator_state(request: Request, ident: str, indicator: str) -> dict[str, Any]:
     c = call(request)
-    authz.node_by_ident(c, "baremetal:node:get_indicator_state", ident)
+    authz.node_found(c, "baremetal:node:get_indicator_state", ident)
     component, name = indicator_name(indicator)
     return {"state": c.services.rpcapi.get_indicator_state(c.context, ident, component, name)}
 
@@ -175,7 +175,7 @@ def set_indicator_state(
     state = body["state"]
     if not isinstance(state, str):
         raise InvalidParameterValue(f"Invalid state {state!r}: expected a string.")
-    authz.node_by_ident(c, "baremetal:node:set_indicator_state", ident)
+    authz.node_found(c, "baremetal:node:set_indicator_state", ident)
     component, name = indicator_name(indicator)
     c.services.rpcapi.set_indicator_state(c.context, ident, component, name, state)
     return Response(status_code=204)
