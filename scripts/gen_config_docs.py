@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from metalwire.config import SECTIONS, env_name
+from metalwire.config import SECTIONS, default_text, env_name
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = ROOT / "docs" / "operators.md"
@@ -43,15 +43,8 @@ def _default(section: str, fld: dataclasses.Field[Any]) -> str:
     if (section, fld.name) in COMPUTED_DEFAULTS:
         return COMPUTED_DEFAULTS[(section, fld.name)]
     value = fld.default_factory() if callable(fld.default_factory) else fld.default
-    if isinstance(value, list):
-        value = ",".join(str(item) for item in value)
-    if isinstance(value, dict):
-        value = ",".join(f"{key}:{item}" for key, item in value.items())
-    if value is None:
-        value = ""
-    if isinstance(value, bool):
-        value = str(value).lower()
-    return f"`{value}`" if value != "" else "empty"
+    text = str(value).lower() if isinstance(value, bool) else default_text(fld)
+    return f"`{text}`" if text != "" else "empty"
 
 
 def render() -> str:

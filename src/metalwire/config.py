@@ -1034,21 +1034,24 @@ def _is_url(value: str, schemes: tuple[str, ...]) -> bool:
     return True
 
 
+def default_text(fld: dataclasses.Field[Any]) -> str:
+    """An option's default as an INI file or the environment would give it (empty: none)."""
+    value = fld.default_factory() if callable(fld.default_factory) else fld.default
+    if isinstance(value, list):
+        return ",".join(str(item) for item in value)
+    if isinstance(value, dict):
+        return ",".join(f"{key}:{item}" for key, item in value.items())
+    return "" if value is None else str(value)
+
+
 def reference() -> str:
     """Every option as an INI-style reference with its help text and default."""
     lines: list[str] = []
     for section, cls in SECTIONS.items():
         lines.append(f"[{section}]")
         for fld in dataclasses.fields(cls):
-            default = fld.default_factory() if callable(fld.default_factory) else fld.default
-            if isinstance(default, list):
-                default = ",".join(str(item) for item in default)
-            if isinstance(default, dict):
-                default = ",".join(f"{key}:{item}" for key, item in default.items())
-            if default is None:
-                default = ""
             lines.append(f"# {fld.metadata['help']}")
             lines.append(f"# env: {env_name(section, fld.name)}")
-            lines.append(f"#{fld.name} = {default}")
+            lines.append(f"#{fld.name} = {default_text(fld)}")
         lines.append("")
     return "\n".join(lines)
