@@ -259,3 +259,47 @@ def test_http_basic_without_a_user_file_names_the_option_and_why_at_start(
 
 def _db_current(data_dir: Path, *args: str) -> Result:
     return run_metalwire("db", "current", "--data-dir", str(data_dir), *args, env=clean_env())
+
+
+def test_an_ironic_conf_with_ramdisks_by_architecture_starts_and_boots_each_architecture(
+    tmp_path: Path,
+) -> None:
+    """It refused to start ('unknown option [conductor] deploy_kernel_by_arch')."""
+    config = tmp_path / "ironic.conf"
+    config.write_text(
+        "[DEFAULT]\n"
+        "auth_strategy = noauth\n"
+        "[deploy]\n"
+        "http_url = http://192.0.2.1:8080\n"
+        "[conductor]\n"
+        "deploy_kernel_by_arch = aarch64:http://i/arm.kernel,x86_64:http://i/x86.kernel\n"
+        "deploy_ramdisk_by_arch = aarch64:http://i/arm.initramfs\n"
+    )
+    version = {"X-OpenStack-Ironic-API-Version": "1.78"}
+    boots = {}
+    with MetalwireServer(tmp_path / "data", config=config) as server:
+        for number, arch in enumerate(("aarch64", "x86_64")):
+            node = {
+                "name": arch,
+                "driver": "fake-hardware",
+                "boot_interface": "pxe",
+                "deploy_interface": "direct",
+                "properties": {"cpu_arch": arch},
+            }
+            created = httpx.post(f"{server.url}/v1/nodes", json=node, headers=version)
+            assert created.status_code == 201, created.text
+            port = {"node_uuid": created.json()["uuid"], "address": f"52:54:00:51:00:0{number}"}
+            assert httpx.post(f"{server.url}/v1/ports", json=port, headers=version).is_success
+            validated = httpx.get(f"{server.url}/v1/nodes/{arch}/validate", headers=version)
+            boots[arch] = validated.json()["boot"]
+        log = server.log()
+    assert boots["aarch64"] == {"result": True}
+    assert boots["x86_64"]["result"] is False
+    assert boots["x86_64"]["reason"].endswith(
+        "[conductor] deploy_kernel_by_arch and deploy_ramdisk_by_arch for x86_64, or "
+        "[conductor] deploy_kernel and deploy_ramdisk; missing: deploy_kernel, deploy_ramdisk."
+    )
+    assert (
+        "[conductor] deploy_kernel_by_arch names x86_64, which [conductor] "
+        "deploy_ramdisk_by_arch does not: such nodes take their deploy ramdisk from elsewhere"
+    ) in log
