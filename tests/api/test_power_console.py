@@ -88,6 +88,22 @@ def test_power_without_bmc_address_is_400(api: Api) -> None:
     assert api.put("/v1/nodes/missing/states/power", {"target": "power on"}).status_code == 404
 
 
+@pytest.mark.parametrize("kind", ["power", "management"])
+def test_an_idrac_redfish_interface_needs_the_redfish_address_as_redfish_does(
+    api: Api, kind: str
+) -> None:
+    # Ironic's idrac-redfish interfaces are its redfish ones: they read the same driver_info
+    api.node(name="idrac", driver="fake-hardware", **{f"{kind}_interface": "idrac-redfish"})
+
+    entry = api.get("/v1/nodes/idrac/validate").json()[kind]
+
+    assert entry == {
+        "result": False,
+        "reason": "Node {}: the idrac-redfish {} interface needs driver_info/redfish_address, "
+        "which is not set.".format(api.get("/v1/nodes/idrac").json()["uuid"], kind),
+    }
+
+
 def test_validate_reports_each_interface(api: Api, node: dict[str, Any]) -> None:
     resp = api.get("/v1/nodes/pw/validate")
     assert resp.status_code == 200, resp.text

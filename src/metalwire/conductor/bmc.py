@@ -61,19 +61,30 @@ class Problem(NamedTuple):
     error: type[Invalid] = InvalidParameterValue
 
 
+def bmc_family(implementation: str) -> str:
+    """The Ironic implementation ``implementation`` is, or derives from: ``idrac-redfish``
+    is a ``redfish``, ``intel-ipmitool`` an ``ipmitool``; any other is its own."""
+    for family in BMC_ADDRESS:
+        if implementation.endswith(family):
+            return family
+    return implementation
+
+
 def check_bmc_driver_info(node: Node, implementation: str, kind: str) -> None:
     """Raise MissingParameterValue or InvalidParameterValue naming what the ``kind``
-    (``power``, ``management`` or ``inspect``) interface ``implementation`` refuses in
-    ``driver_info``; nothing for an implementation that drives no BMC."""
-    if implementation not in BMC_ADDRESS:
+    (``power``, ``management`` or ``inspect``) interface ``implementation`` (or the family it
+    derives from, :func:`bmc_family`) refuses in ``driver_info``; nothing for an
+    implementation that drives no BMC."""
+    family = bmc_family(implementation)
+    if family not in BMC_ADDRESS:
         return
-    key = BMC_ADDRESS[implementation]
+    key = BMC_ADDRESS[family]
     if not node.driver_info.get(key):
         raise MissingParameterValue(
             f"Node {node.uuid}: the {implementation} {kind} interface needs driver_info/{key}, "
             "which is not set."
         )
-    problem = _CHECKS[implementation](node, kind)
+    problem = _CHECKS[family](node, kind)
     if problem:
         raise problem.error(f"Node {node.uuid}: {problem.text}.")
 

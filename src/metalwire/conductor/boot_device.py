@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from metalwire.conductor import hardware
+from metalwire.conductor.bmc import bmc_family
 from metalwire.conductor.power import store
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
@@ -50,11 +51,7 @@ _UNKNOWN: dict[str, Any] = {"boot_device": None, "persistent": None}
 def management_family(node: Node) -> str:
     """The Ironic implementation the node's management interface is, or derives from
     (``intel-ipmitool`` is an ``ipmitool``, ``idrac-redfish`` a ``redfish``)."""
-    name = hardware.interface_name(node, "management")
-    for family in ("ipmitool", "redfish"):
-        if name.endswith(family):
-            return family
-    return name
+    return bmc_family(hardware.interface_name(node, "management"))
 
 
 def _offered(node: Node, operation: str) -> tuple[str, ...]:
