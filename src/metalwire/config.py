@@ -525,8 +525,30 @@ class NeutronOptions:
     status_wait_timeout: float = _opt(
         30.0, "Seconds to wait for a bound Neutron port to become ACTIVE."
     )
-    provisioning_network: str = _opt("", "Neutron network name or UUID used for deploying.")
-    cleaning_network: str = _opt("", "Neutron network name or UUID used for cleaning.")
+    provisioning_network: str = _opt(
+        "",
+        "Neutron network name or UUID the deploy ramdisk boots on (a node's "
+        "driver_info/provisioning_network overrides it); empty: the neutron network "
+        "interface puts the node on no provisioning network.",
+    )
+    provisioning_network_security_groups: list[str] = _opt(
+        [],
+        "UUIDs of the Neutron security groups the neutron network interface puts on the "
+        "ports it creates on the provisioning network; each must exist, else the deploy "
+        "fails. Empty: Neutron's default group.",
+    )
+    cleaning_network: str = _opt(
+        "",
+        "Neutron network name or UUID the cleaning ramdisk boots on (a node's "
+        "driver_info/cleaning_network overrides it), for the neutron network interface and "
+        "for flat when Neutron is configured; empty: no cleaning network.",
+    )
+    cleaning_network_security_groups: list[str] = _opt(
+        [],
+        "UUIDs of the Neutron security groups the neutron network interface puts on the "
+        "ports it creates on the cleaning network (flat puts none, as Ironic's); each must "
+        "exist, else the cleaning fails. Empty: Neutron's default group.",
+    )
     rescuing_network: str = _opt(
         "",
         "Neutron network name or UUID for rescuing (a node's driver_info/rescuing_network "
@@ -536,6 +558,12 @@ class NeutronOptions:
         "once, metalwire boots none), those ports are deleted and the VIFs bound again. A "
         "rescue that fails (`rescue failed`) leaves no port on it and the VIFs unbound, as "
         "Ironic's; an unrescue binds them again.",
+    )
+    rescuing_network_security_groups: list[str] = _opt(
+        [],
+        "UUIDs of the Neutron security groups the neutron network interface puts on the "
+        "ports it creates on the rescuing network; each must exist, else the rescue fails. "
+        "Empty: Neutron's default group.",
     )
     inspection_network: str = _opt(
         "",

@@ -71,8 +71,7 @@ _IRONIC_DEFAULT = (
     "minimum_memory_warning_only"
 )
 _IRONIC_NEUTRON = (
-    "provisioning_network_security_groups cleaning_network_security_groups "
-    "rescuing_network_security_groups servicing_network servicing_network_security_groups "
+    "servicing_network servicing_network_security_groups "
     "add_all_ports dhcpv6_stateful_address_count allow_disabling_power_off "
     # keystoneauth options metalwire does not read
     "auth_section collect_timing split_loggers system_scope domain_id domain_name "

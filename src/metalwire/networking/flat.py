@@ -136,8 +136,9 @@ class FlatNetwork(ServiceNetworkPorts, NetworkInterface):
             super().validate_inspection(task)
 
     def add_cleaning_network(self, task: Task) -> None:
-        """With a Neutron, cleaning boots the ramdisk on ``[neutron] cleaning_network``."""
-        self._add_service_ports(task, "cleaning", self.config.neutron.cleaning_network)
+        """With a Neutron, cleaning boots the ramdisk on the node's cleaning network
+        (``driver_info/cleaning_network``, else ``[neutron] cleaning_network``)."""
+        self._add_service_ports(task, "cleaning", self.node_network(task, "cleaning"))
 
     def remove_cleaning_network(self, task: Task) -> None:
-        self._remove_service_ports(task, "cleaning", self.config.neutron.cleaning_network)
+        self._remove_service_ports(task, "cleaning", self.node_network(task, "cleaning"))

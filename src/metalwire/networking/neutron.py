@@ -15,8 +15,10 @@ A VIF is the id of a Neutron port. What the interface tells Neutron, and when:
   is false: then a binding Neutron fails is logged, not waited for); on any other node its
   binding is seeded (node UUID, no profile: a routed network's address is allocated, no
   switch port is wired; see :mod:`metalwire.networking.neutron_ports`).
-* **deploy**: ``add_provisioning_network`` creates a bound Neutron port on
-  ``[neutron] provisioning_network`` for every PXE-enabled port (its id kept in the port's
+* **deploy**: ``add_provisioning_network`` creates a bound Neutron port on the node's
+  provisioning network (``driver_info["provisioning_network"]``, else ``[neutron]
+  provisioning_network``, with ``[neutron] provisioning_network_security_groups``; each
+  network below is chosen the same way) for every PXE-enabled port (its id kept in the port's
   ``internal_info["provisioning_vif_port_id"]``) once it has unbound the attached VIFs
   (bound on a rebuild), ``remove_provisioning_network`` deletes
   them, and ``configure_tenant_networks`` binds every attached VIF, with its port's (or
@@ -150,27 +152,30 @@ class NeutronNetwork(ServiceNetworkPorts, NetworkInterface):
         bound): their binding at the end is then a new one, which plugs the switch port the
         provisioning port's deletion unplugged; Neutron takes an unchanged one as a no-op."""
         self.unconfigure_tenant_networks(task)
-        self._add_service_ports(task, "provisioning", self.config.neutron.provisioning_network)
+        self._add_service_network(task, "provisioning")
 
     def remove_provisioning_network(self, task: Task) -> None:
-        self._remove_service_ports(task, "provisioning", self.config.neutron.provisioning_network)
+        self._remove_service_ports(task, "provisioning", self.node_network(task, "provisioning"))
 
     def add_cleaning_network(self, task: Task) -> None:
-        self._add_service_ports(task, "cleaning", self.config.neutron.cleaning_network)
+        self._add_service_network(task, "cleaning")
 
     def remove_cleaning_network(self, task: Task) -> None:
-        self._remove_service_ports(task, "cleaning", self.config.neutron.cleaning_network)
+        self._remove_service_ports(task, "cleaning", self.node_network(task, "cleaning"))
 
     def add_rescuing_network(self, task: Task) -> None:
-        """As the provisioning network, on the node's rescuing network (its
-        ``driver_info/rescuing_network``, else ``[neutron] rescuing_network``)."""
-        self._add_service_ports(task, "rescuing", self.node_network(task, "rescuing"))
+        """As the provisioning network, on the node's rescuing network."""
+        self._add_service_network(task, "rescuing")
 
     def add_inspection_network(self, task: Task) -> None:
-        """As ``flat``'s, with ``[neutron] inspection_network_security_groups`` on the
-        ports, as Ironic's ``neutron``."""
-        groups = self.config.neutron.inspection_network_security_groups
-        self._add_service_ports(task, "inspection", self.node_network(task, "inspection"), groups)
+        self._add_service_network(task, "inspection")
 
     def remove_rescuing_network(self, task: Task) -> None:
         self._remove_service_ports(task, "rescuing", self.node_network(task, "rescuing"))
+
+    def _add_service_network(self, task: Task, process: str) -> None:
+        """The node's ``<process>`` network (its ``driver_info`` one, else the ``[neutron]``
+        option) with ``[neutron] <process>_network_security_groups`` on its ports, as
+        Ironic's ``neutron`` (``flat`` puts none)."""
+        groups: list[str] = getattr(self.config.neutron, f"{process}_network_security_groups")
+        self._add_service_ports(task, process, self.node_network(task, process), groups)

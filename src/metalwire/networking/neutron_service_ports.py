@@ -1,10 +1,11 @@
 """Ports of their own on a service network (provisioning, cleaning, rescuing, inspection),
 one per PXE port.
 
-``neutron`` puts a node on ``[neutron] provisioning_network``, ``cleaning_network`` and its
-rescuing network, ``flat`` on ``cleaning_network``; both put it on its inspection network
-(``driver_info/inspection_network``, else ``[neutron] inspection_network``) for an ``agent``
-inspection: for every PXE-enabled port a Neutron port is created on
+``neutron`` puts a node on its provisioning, cleaning and rescuing networks, ``flat`` on its
+cleaning network; both put it on its inspection network for an ``agent`` inspection. Each is
+the node's ``driver_info/<process>_network``, else ``[neutron] <process>_network``, and
+``neutron`` puts ``[neutron] <process>_network_security_groups`` on the ports it creates
+(``flat`` none): for every PXE-enabled port a Neutron port is created on
 the network with the port's MAC, bound to the node (``binding:host_id`` = node UUID,
 ``binding:vnic_type`` = ``baremetal``, ``binding:profile`` with the port's link, and the DHCP
 client identifier of an InfiniBand port; a Smart NIC port's is bound to its link's
@@ -56,8 +57,9 @@ class ServiceNetworkPorts(AuditedNeutronPorts):
     """Creates and deletes the node's ports on a service network."""
 
     def node_network(self, task: Task, process: str) -> str:
-        """The node's ``<process>`` network (``rescuing``, ``inspection``): its
-        ``driver_info`` one, else the ``[neutron]`` option of that name."""
+        """The node's ``<process>`` network (``provisioning``, ``cleaning``, ``rescuing``,
+        ``inspection``): its ``driver_info`` one, else the ``[neutron]`` option of that
+        name, as Ironic reads each."""
         key = f"{process}_network"
         named = task.node.driver_info.get(key)
         return named if isinstance(named, str) and named else str(getattr(self.config.neutron, key))
