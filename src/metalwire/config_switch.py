@@ -17,8 +17,8 @@ def _state_network_opt(state: str) -> Any:
         "",
         f"Switch port configuration of the node's ports while {state}, as "
         "access/native_vlan=N or trunk/native_vlan=N (Ironic's format); a node's "
-        f"driver_info may override it under the same name. Empty: the port's own "
-        "extra.switchport.",
+        f"driver_info may override it under the same name. Empty: each port's own "
+        "extra.switchport (a port without one stays as it is).",
     )
 
 

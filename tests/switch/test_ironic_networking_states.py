@@ -274,6 +274,26 @@ def test_an_agent_rescue_boots_on_the_rescuing_vlan_then_back_on_the_tenant_one(
     assert _state(http, "r")["provision_state"] == "active"
     assert switch.port_vlan("swp1") == PortVlan(tag=TENANT, vlan_mode="access", trunks=())
 
+    # With no rescuing network named anywhere, the rescue ramdisk boots on the port's own
+    # switchport, as Ironic's falls back to it.
+    patch = [{"op": "remove", "path": "/driver_info/rescuing_network"}]
+    assert http.patch("/v1/nodes/r", json=patch).status_code == 200
+    unrescued = len(_switch_events(http, "r"))
+    resp = http.put(
+        "/v1/nodes/r/states/provision",
+        json={"target": "rescue", "rescue_password": "s3cret"},
+        headers={"X-OpenStack-Ironic-API-Version": "1.38"},
+    )
+    assert resp.status_code == 202, resp.text
+    shown = settled_node(lambda: _state(http, "r"))
+    assert (shown["provision_state"], shown["last_error"]) == ("rescue", None)
+    assert _switch_events(http, "r")[unrescued:] == [
+        f"Switch tor-1 port swp1 set to access VLAN {IDLE} (was {tenant})",
+        f"Switch tor-1 port swp1 set to {tenant} (was access VLAN {IDLE})",  # the rescue's
+        f"Switch tor-1 port swp1 set to access VLAN {IDLE} (was {tenant})",
+        f"Switch tor-1 port swp1 set to {tenant} (was access VLAN {IDLE})",
+    ]
+
 
 def test_an_agent_inspection_waits_on_the_inspection_vlan_and_its_timeout_puts_it_back(
     emulated_switch: EmulatedSwitch, http_for: Any

@@ -19,8 +19,8 @@ goes active (and again when it changes on an active node), and the idle network 
 (no VLAN configuration when none is set). A port whose link moves to another switch port, or
 goes, has its old switch port reset to the idle network and the new one set to what the port
 is on in the node's state; the switch port of a port deleted or moved to another node is
-reset too (a bond member's taken out of its bond). A state network left empty leaves the
-ports alone.
+reset too (a bond member's taken out of its bond). With no state network named, each port
+goes on its own ``extra["switchport"]`` instead (one without stays as it is), as in Ironic.
 What each port was set to is kept in its ``internal_info["switchport_applied"]``; the changes
 of one hook are all or nothing (:mod:`metalwire.networking.switch_ports`). The members of a
 portgroup with ``extra["lag"]`` are set as one bond (:mod:`metalwire.networking.bonds`).
@@ -191,7 +191,8 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         self._put_on_idle(task)
 
     def add_rescuing_network(self, task: Task) -> None:
-        """``rescuing_network`` of the driver_info, else of the options; none: unchanged."""
+        """``rescuing_network`` of the driver_info, else of the options, else the port's
+        switchport."""
         self._put_on_state_network(task, "rescuing")
 
     def remove_rescuing_network(self, task: Task) -> None:
@@ -204,7 +205,8 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         self.state_network(task, "inspection")
 
     def add_inspection_network(self, task: Task) -> None:
-        """``inspection_network`` of the driver_info, else of the options; none: unchanged."""
+        """``inspection_network`` of the driver_info, else of the options, else the port's
+        switchport."""
         self._put_on_state_network(task, "inspection")
 
     def remove_inspection_network(self, task: Task) -> None:
@@ -269,9 +271,11 @@ class IronicNetworking(SwitchVifMixin, StoredVifMixin, NetworkInterface):
         return parse_network_value(str(value), network_type) if value else None
 
     def _put_on_state_network(self, task: Task, network_type: str) -> None:
+        """Every linked port on the state's network; with none named, each on its own
+        ``extra["switchport"]`` (a port without one stays as it is), as Ironic's."""
         config = self.state_network(task, network_type)
-        if config is not None:
-            self._apply(task, [(port, config) for port in self._linked(task)])
+        wanted = [(port, config or self._tenant_config(port)) for port in self._linked(task)]
+        self._apply(task, [(port, each) for port, each in wanted if each is not None])
 
     def _put_on_idle(self, task: Task) -> None:
         idle = self.state_network(task, "idle")
