@@ -80,6 +80,24 @@ def test_power_in_maintenance_is_allowed_as_in_ironic(api: Api, node: dict[str, 
     assert states(api)["power_state"] == "power on"
 
 
+@pytest.mark.parametrize("target", ["power off", "soft power off"])
+def test_a_node_with_disable_power_off_is_not_powered_off(
+    api: Api, node: dict[str, Any], target: str
+) -> None:
+    """As Ironic 39's API: 409 with its PowerStateFailure text, the power unchanged; a
+    reboot is what such a node takes."""
+    assert power(api, "power on").status_code == 202
+    keep_on = [{"op": "replace", "path": "/disable_power_off", "value": True}]
+    assert api.patch("/v1/nodes/pw", keep_on, version="1.95").status_code == 200
+
+    resp = power(api, target)
+
+    assert resp.status_code == 409, resp.text
+    assert fault(resp) == f"Failed to set node power state to {target}."
+    assert states(api)["power_state"] == "power on"
+    assert power(api, "rebooting").status_code == 202
+
+
 def test_power_without_bmc_address_is_400(api: Api) -> None:
     api.node(name="bmc", driver="ipmi")
     resp = api.put("/v1/nodes/bmc/states/power", {"target": "power on"})

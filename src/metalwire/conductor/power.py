@@ -15,12 +15,14 @@ from typing import Any
 from metalwire.conductor import hardware
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
+from metalwire.db import nodes as node_db
 from metalwire.db.history import HistoryEntry
-from metalwire.errors import InvalidParameterValue, InvalidStateRequested
+from metalwire.errors import InvalidParameterValue, InvalidState, InvalidStateRequested
 from metalwire.networking.task import Task
 
 # Provision states during which the power is the cleaning's to drive, not a client's.
 _CLEANING = frozenset({"cleaning", "clean wait"})
+_POWERING_OFF = frozenset({hardware.POWER_OFF, hardware.SOFT_POWER_OFF})
 
 
 def store(task: Task, values: Mapping[str, Any]) -> None:
@@ -47,6 +49,7 @@ def set_power_state(
     """Move the node's power to ``target`` (one of hardware.POWER_TARGETS).
 
     Raises InvalidStateRequested (400) for an unknown target or a node being cleaned,
+    InvalidState (409) for a power-off of a node with ``disable_power_off``, as Ironic's,
     InvalidParameterValue (400) when the power interface cannot work or does not offer
     the target, NodeLocked (409).
     """
@@ -58,6 +61,8 @@ def set_power_state(
                 f'The requested action "{target}" can not be performed on node '
                 f'"{ident}" while it is in state "{node.provision_state}".'
             )
+        if target in _POWERING_OFF and node_db.field_value(node, "disable_power_off"):
+            raise InvalidState(f"Failed to set node power state to {target}.")
         hardware.check_interface(node, "power")
         if target not in hardware.supported_power_targets(node):
             raise InvalidParameterValue(
