@@ -112,7 +112,10 @@ def test_manual_cleaning_waits_in_clean_wait_until_aborted(api: Api) -> None:
     assert provision(api, "abort", version="1.13").status_code == 202
 
     shown = _shown(api)
-    assert (shown["provision_state"], shown["target_provision_state"]) == ("clean failed", None)
+    assert (shown["provision_state"], shown["target_provision_state"]) == (
+        "clean failed",
+        "manageable",
+    )
     assert shown["last_error"] == "By request, the cleaning operation was aborted"
     assert hook_events(api)[-1] == "remove_cleaning_network done"
     history = api.get("/v1/nodes/life/history?detail=true").json()["history"]

@@ -59,6 +59,21 @@ def _wait_for_state(api: Api, name: str, state: str, within: float = 10) -> dict
     return shown
 
 
+# Where Ironic 39's state machine leaves the target of a node failed out of each state: a
+# failure state keeps one, the stable enroll and error none.
+TARGET_AFTER = {
+    "adopt failed": "active",
+    "clean failed": "available",
+    "deploy failed": "active",
+    "enroll": None,
+    "error": None,
+    "inspect failed": "manageable",
+    "rescue failed": "rescue",
+    "service failed": "active",
+    "unrescue failed": "active",
+}
+
+
 @pytest.mark.parametrize(("state", "failed"), sorted(FAILED_STATES.items()))
 def test_the_provision_check_fails_a_node_left_in_a_transient_state(
     api: Api, db: Database, state: str, failed: str
@@ -68,7 +83,10 @@ def test_the_provision_check_fails_a_node_left_in_a_transient_state(
 
     shown = _wait_for_state(api, "stuck", failed)
 
-    assert (shown["provision_state"], shown["target_provision_state"]) == (failed, None)
+    assert (shown["provision_state"], shown["target_provision_state"]) == (
+        failed,
+        TARGET_AFTER[failed],
+    )
     assert shown["last_error"] == (
         f"The operation in {state!r} was cut short (its process stopped) and cannot be "
         f"resumed; the node was moved to {failed!r}."
@@ -79,6 +97,17 @@ def test_the_provision_check_fails_a_node_left_in_a_transient_state(
         "ERROR",
         "provisioning",
     )
+
+
+def test_a_manual_cleaning_cut_short_keeps_heading_for_manageable(api: Api, db: Database) -> None:
+    """As Ironic's cleaning error handler: a manual cleaning's failure keeps the target
+    manageable, an automated one's is available."""
+    api.node(name="stuck")
+    _left_in(db, "stuck", "cleaning", "manageable")
+
+    shown = _wait_for_state(api, "stuck", "clean failed")
+
+    assert shown["target_provision_state"] == "manageable"
 
 
 def test_the_provision_check_leaves_steady_and_wait_states_alone(api: Api, db: Database) -> None:

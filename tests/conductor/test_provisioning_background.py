@@ -76,7 +76,7 @@ def test_an_unexpected_error_after_acceptance_fails_the_node_with_its_cause(
         assert api.wait_for_background(10) == []
     stored = _stored(conductor, node)
     assert stored.provision_state == "deploy failed"
-    assert stored.target_provision_state is None
+    assert stored.target_provision_state == "active"  # a failure state keeps its target
     assert stored.last_error == "unexpected error: KeyError: 'binding:profile'"
     assert stored.reservation is None
     assert "active failed: unexpected error: KeyError: 'binding:profile'" in history_of(

@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from metalwire.client.client import verb_over
 from tests.differential.shapes import Answer, shape_of
 
 VERSION_HEADER = "X-OpenStack-Ironic-API-Version"
@@ -34,9 +35,9 @@ class Step:
     body: Any = None
     save: str | None = None
     version: str | None = None
-    # a GET of a node repeated (up to a minute) until its target_provision_state and its
-    # reservation are null: Ironic's conductor finishes provision verbs after answering,
-    # metalwire before
+    # a GET of a node repeated (up to a minute) until its verb is over (no target state, or
+    # a failure state) and its reservation is null: Ironic's conductor finishes provision
+    # verbs after answering, metalwire before
     settle: bool = False
 
 
@@ -121,7 +122,7 @@ def _payload(resp: httpx.Response) -> Any:
 def _in_transition(payload: Any) -> bool:
     if not isinstance(payload, dict):
         return False
-    return any(payload.get(key) is not None for key in ("target_provision_state", "reservation"))
+    return payload.get("reservation") is not None or not verb_over(payload)
 
 
 def _collection(path: str) -> str:

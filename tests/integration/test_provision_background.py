@@ -79,7 +79,7 @@ def test_a_step_failing_after_the_answer_leaves_deploy_failed(deploys: Setup) ->
     assert "neutron" in caught.value.last_error.lower(), caught.value.last_error
     assert f"ended in 'deploy failed', not 'active': {caught.value.last_error}" in str(caught.value)
     shown = node(server)
-    assert (shown["target_provision_state"], shown["reservation"]) == (None, None)
+    assert (shown["target_provision_state"], shown["reservation"]) == ("active", None)
     with httpx.Client(base_url=server.url) as http:
         samples = scrape(http)
     labels = {"verb": "active", "network_interface": "neutron", "state": "deploy failed"}

@@ -16,6 +16,8 @@ from typing import Any, NoReturn
 
 import pytest
 
+from metalwire.client.client import verb_over
+
 
 def wait_for(check: Callable[[], bool], timeout: float = 10.0, interval: float = 0.05) -> bool:
     """Poll ``check`` until it holds (True) or ``timeout`` seconds pass (False)."""
@@ -64,12 +66,13 @@ def settled_node(
     get_node: Callable[[], dict[str, Any]], timeout: float = 120.0, interval: float = 0.1
 ) -> dict[str, Any]:
     """The node (``get_node()``) once its provision verb's steps are done: no target state
-    left, or waiting for an agent. A verb on a node whose interface calls an external service
-    goes on after its 202; AssertionError if it is still under way after ``timeout`` s."""
+    left, failed (a failure state keeps its target), or waiting for an agent. A verb on a
+    node whose interface calls an external service goes on after its 202; AssertionError if
+    it is still under way after ``timeout`` s."""
     deadline = time.monotonic() + timeout
     while True:
         shown = get_node()
-        if shown["target_provision_state"] is None or shown["provision_state"] in WAIT_STATES:
+        if verb_over(shown) or shown["provision_state"] in WAIT_STATES:
             return shown
         assert time.monotonic() < deadline, f"still {shown['provision_state']!r}: {shown}"
         time.sleep(interval)

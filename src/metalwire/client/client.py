@@ -29,6 +29,29 @@ DRY_RUN_HEADER = "X-Metalwire-Dry-Run"
 DEFAULT_URL = "http://127.0.0.1:6385"
 # The API's version at the end of an endpoint (``.../v1``, ``.../v1/``): not part of the root.
 _VERSION_SUFFIX = re.compile(r"/+v1/*$")
+#: The provision states a verb ends in when it fails; a node keeps its target state there.
+FAILURE_STATES = frozenset(
+    {
+        "deploy failed",
+        "clean failed",
+        "inspect failed",
+        "adopt failed",
+        "rescue failed",
+        "unrescue failed",
+        "service failed",
+        "error",
+    }
+)
+
+
+def verb_over(states: Mapping[str, Any]) -> bool:
+    """Whether the provision verb a node's ``states`` show is over: no target state left, or
+    failed (a failure state keeps its target, as Ironic's)."""
+    return (
+        states.get("target_provision_state") is None
+        or states.get("provision_state") in FAILURE_STATES
+    )
+
 
 ProvisionTarget = Literal[
     "manage", "provide", "active", "deleted", "deploy", "undeploy", "rebuild", "clean"
@@ -546,7 +569,7 @@ class Client:
         ``ironic-networking``) a verb is answered once accepted and its steps go on in the
         background, the node showing ``deploying``, ``cleaning``, ...; elsewhere it is done
         when answered. Raises ProvisionStateError when the verb ends in another state
-        (``deploy failed``, ``error``, ...: no target state left) or after ``timeout``
+        (``deploy failed``, ``error``, ...) or after ``timeout``
         seconds; NotFound.
         """
         deadline = time.monotonic() + timeout
@@ -556,7 +579,7 @@ class Client:
             if state == expected:
                 return states
             label = _ident(node)
-            if states.get("target_provision_state") is None:
+            if verb_over(states):
                 raise exc.ProvisionStateError(
                     f"Node {label} ended in {state!r}, not {expected!r}"
                     + (f": {error}" if error else ""),

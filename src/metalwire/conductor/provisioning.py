@@ -58,6 +58,7 @@ from metalwire.conductor.steps import (
     check_deploy_steps,
     needs_ramdisk,
 )
+from metalwire.conductor.stuck_states import target_after_failure
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
@@ -641,8 +642,9 @@ def _failed(conductor: Conductor, task: Task, verb: str, state: str, error: str)
     dropped = (
         {"instance_info": _without_rescue(task.node.instance_info)} if verb == "rescue" else {}
     )
+    target = target_after_failure(state, task.node.target_provision_state)
     _set_state(
-        task, provision_state=state, target_provision_state=None, last_error=error, **dropped
+        task, provision_state=state, target_provision_state=target, last_error=error, **dropped
     )
     return state
 
@@ -703,7 +705,7 @@ def abort_wait(
         _set_state(
             task,
             provision_state=abort.failed,
-            target_provision_state=None,
+            target_provision_state=target_after_failure(abort.failed, node.target_provision_state),
             last_error=error,
             **_power_after_abort(task, abort),
         )

@@ -53,6 +53,28 @@ FAILED_STATES: dict[str, str] = {
     "servicing": "service failed",
 }
 
+#: Where a node in a failure state is still heading: Ironic's state machine counts a failure
+#: state as no stable one, so a node that failed keeps a target (``enroll`` and ``error``
+#: are stable: none).
+FAILED_TARGETS: dict[str, str] = {
+    "deploy failed": "active",
+    "clean failed": "available",
+    "inspect failed": "manageable",
+    "adopt failed": "active",
+    "rescue failed": "rescue",
+    "unrescue failed": "active",
+    "service failed": "active",
+}
+
+
+def target_after_failure(failed: str, heading_for: str | None) -> str | None:
+    """The ``target_provision_state`` of a node that failed into ``failed`` on its way to
+    ``heading_for``: the failure state's, except that a manual cleaning's failure keeps
+    ``manageable``, as Ironic's cleaning error handler does."""
+    if failed == "clean failed" and heading_for == "manageable":
+        return heading_for
+    return FAILED_TARGETS.get(failed)
+
 
 def recover(task: Task, holder: str) -> list[tuple[str, str]]:
     """Undo what an interrupted operation left on the task's node: its lease dropped, a
@@ -94,7 +116,7 @@ def _fail_if_stuck(task: Task) -> str | None:
     task.inventory.update_node(
         {
             "provision_state": failed,
-            "target_provision_state": None,
+            "target_provision_state": target_after_failure(failed, node.target_provision_state),
             "last_error": error,
             "provision_updated_at": utcnow(),
         }

@@ -26,7 +26,7 @@ from metalwire.cli.commands.common import (
 )
 from metalwire.cli.output import UsageError
 from metalwire.client import Client, MetalwireClientError, patch
-from metalwire.client.client import ProvisionTarget
+from metalwire.client.client import ProvisionTarget, verb_over
 from metalwire.client.patch import PatchOp
 
 NODE_COLUMNS = ("uuid", "name", "instance_uuid", "power_state", "provision_state", "maintenance")
@@ -140,7 +140,7 @@ def _provision(command: str) -> Handler:
         client.set_provision_state(args.node, target)
         states = client.get_states(args.node)
         state = states.get("provision_state")
-        if states.get("target_provision_state") is None and state != expected:
+        if verb_over(states) and state != expected:
             reason = states.get("last_error") or f"the node is in provision state {state!r}"
             return fail(f"{command} of node {args.node} failed: {reason}")
         return 0
