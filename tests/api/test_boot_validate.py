@@ -497,12 +497,20 @@ def test_the_agent_rescue_validates_once_a_rescue_set_its_password(api: Api) -> 
     )
 
 
-def test_rescuing_with_the_rescue_ramdisk_is_accepted(api: Api) -> None:
-    active_agent_rescue(api, {**AGENT_RAMDISK, **RESCUE_RAMDISK})
+def test_rescuing_with_the_rescue_ramdisk_is_accepted_and_drops_the_password(api: Api) -> None:
+    """As Ironic's agent rescue, whose clean-up drops the password once the rescue ramdisk
+    has it: the rescued node keeps none, so its rescue validation asks for one again."""
+    node = active_agent_rescue(api, {**AGENT_RAMDISK, **RESCUE_RAMDISK})
 
     assert rescue(api).status_code == 202
-    assert api.get("/v1/nodes/life").json()["provision_state"] == "rescue"
-    assert api.get("/v1/nodes/life/validate").json()["rescue"] == {"result": True}
+
+    shown = api.get("/v1/nodes/life").json()
+    assert shown["provision_state"] == "rescue"
+    assert not {"rescue_password", "hashed_rescue_password"} & set(shown["instance_info"])
+    assert refused_because(api.get("/v1/nodes/life/validate").json()["rescue"]) == (
+        f"Node {node['uuid']}: the agent rescue interface needs "
+        "instance_info/rescue_password, which a rescue request sets."
+    )
 
 
 def test_unrescuing_a_node_whose_power_interface_cannot_work_is_refused(api: Api) -> None:

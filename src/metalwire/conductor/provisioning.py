@@ -284,14 +284,16 @@ def _rescue_steps(
     conductor: Conductor, task: Task, verb: str, options: ProvisionOptions
 ) -> dict[str, Any]:
     """A rescue or unrescue: the ``fake`` rescue interface's changes states only, as
-    Ironic's fake; the ``agent`` one moves the node between networks first
-    (:func:`_agent_rescue_network`)."""
+    Ironic's fake, and the rescued node keeps the password; the ``agent`` one moves the node
+    between networks first (:func:`_agent_rescue_network`), and its clean-up drops the
+    password once the rescue ramdisk has it, as Ironic's."""
     if verb == "rescue":
         hardware.check_interface(task.node, "rescue")
-    if hardware.interface_name(task.node, "rescue") == AGENT_RESCUE:
+    agent = hardware.interface_name(task.node, "rescue") == AGENT_RESCUE
+    if agent:
         _agent_rescue_network(conductor, task, verb)
     info = _without_rescue(task.node.instance_info)
-    if verb == "rescue":
+    if verb == "rescue" and not agent:
         assert options.rescue_password is not None  # the API requires one
         info["rescue_password"] = options.rescue_password
         info["hashed_rescue_password"] = hashlib.sha256(
