@@ -25,7 +25,7 @@ def record_versions(r: Recorder) -> None:
 
 def record_errors(r: Recorder) -> None:
     r.call("error-method-not-allowed", "PUT", "/v1/nodes", {"driver": "x"}, expect=405)
-    r.call("error-unknown-path", "GET", "/v1/drivers", expect=404)
+    r.call("error-unknown-path", "GET", "/v1/widgets", expect=404)
     r.call("error-malformed-json", "POST", "/v1/nodes", raw='{"driver": ', expect=400)
     r.call("error-bad-limit", "GET", "/v1/nodes?limit=ten", expect=400)
     r.call("error-bad-sort-key", "GET", "/v1/nodes?sort_key=driver_info", expect=400)
