@@ -179,6 +179,24 @@ def test_a_service_step_the_node_does_not_offer_fails_the_servicing(api: Api) ->
     assert _failures(api) == [f"service failed: {error}"]
 
 
+def test_an_abort_gives_a_failed_servicing_node_back_to_its_instance(api: Api) -> None:
+    """As Ironic 39: ``abort`` takes a node from ``service failed`` back to ``active``,
+    saying why in ``last_error``; from ``active`` there is nothing to abort."""
+    _active(api)
+    step = {"interface": "deploy", "step": "no_such_step"}
+    assert _put(api, {"target": "service", "service_steps": [step]}).status_code == 202
+
+    response = _put(api, {"target": "abort"})
+
+    assert response.status_code == 202, response.text
+    shown = api.get("/v1/nodes/life").json()
+    assert (shown["provision_state"], shown["target_provision_state"]) == ("active", None)
+    assert shown["last_error"] == "By request, the service operation was aborted"
+    again = _put(api, {"target": "abort"})
+    assert again.status_code == 400, again.text
+    assert 'while it is in state "active"' in fault(again)
+
+
 def test_the_service_steps_a_node_offers_service_it(api: Api) -> None:
     _active(api)
     steps = [

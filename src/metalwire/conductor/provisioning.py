@@ -150,11 +150,16 @@ class Abort:
     hook: str | None  # the network interface hook that undoes the wait's network, if any
     failed: str  # the state the node lands in
     powers_off: bool = False  # whether the node is powered off (its ramdisk shut down)
+    a_failure: bool = True  # whether landing there is a failure (an ERROR history entry)
 
 
 #: The wait states ``abort`` leaves (Ironic: from ``wait call-back`` at API 1.110 only, from
-#: ``inspect wait`` at 1.41).
+#: ``inspect wait`` at 1.41), and ``service failed``, which Ironic's abort gives back to the
+#: instance (``active``; metalwire's servicing boots no ramdisk, so nothing is torn down).
 ABORTS: dict[str, Abort] = {
+    "service failed": Abort(
+        "By request, the service operation was aborted", None, "active", a_failure=False
+    ),
     DEPLOY_WAIT: Abort(
         "By request, the deploy operation was aborted",
         "remove_provisioning_network",
@@ -677,8 +682,9 @@ def _forget_vifs(conductor: Conductor, task: Task) -> None:
 def abort_wait(
     conductor: Conductor, context: RequestContext, ident: str, reason: str | None = None
 ) -> None:
-    """Leave a wait state of :data:`ABORTS`, undoing its network: by request, or on a
-    call-back timeout (``reason``). Raises InvalidStateRequested from any other state.
+    """Leave a wait state of :data:`ABORTS` (or ``service failed``), undoing its network:
+    by request, or on a call-back timeout (``reason``). Raises InvalidStateRequested from
+    any other state.
 
     A requested abort is counted with the provision verbs once committed; a timeout is no
     verb anybody asked for and is not."""
@@ -701,9 +707,8 @@ def abort_wait(
             error = f"{error}; undoing its network failed: {exc}"
             conductor.record_history(task, HistoryEntry.failed("provisioning", error))
         else:
-            conductor.record_history(
-                task, HistoryEntry.failed("provisioning", f"{error}: {abort.failed}")
-            )
+            entry = HistoryEntry.failed if abort.a_failure else HistoryEntry
+            conductor.record_history(task, entry("provisioning", f"{error}: {abort.failed}"))
         _set_state(
             task,
             provision_state=abort.failed,
