@@ -142,10 +142,13 @@ def test_inspection_ports_carry_the_configured_security_groups_which_must_exist(
 
     deleted = neutron.http.delete(f"/security-groups/{group['id']}")
     assert deleted.status_code == 204, deleted.text
+    powered = api.http.put("/v1/nodes/sg/states/power", json={"target": "power on"})
+    assert powered.status_code == 202, powered.text
 
     shown = _settled(api, "sg", "inspect")
 
-    assert shown["provision_state"] == "inspect failed"
+    # as Ironic's: an inspection that cannot start leaves the node powered off
+    assert (shown["provision_state"], shown["power_state"]) == ("inspect failed", "power off")
     assert shown["last_error"] == (
         "Failed to inspect hardware. Reason: unable to start inspection: Adding node "
         f"{node['uuid']} to the inspection network mw-tenant-p2 failed: Neutron has no "

@@ -359,15 +359,23 @@ def _clean_up_failed_rescue(conductor: Conductor, task: Task, error: str) -> str
 
 def _add_inspection_network(conductor: Conductor, task: Task) -> None:
     """Put the node on its inspection network for the ramdisk, as Ironic's ``agent``
-    inspection does before it boots it; a failure is Ironic's "unable to start inspection"
-    (what the hook did is undone by the hook itself)."""
+    inspection does before it boots it. A failure is Ironic's "unable to start inspection"
+    (what the hook did is undone by the hook itself), and the node is left powered off, as
+    Ironic's inspection error handler leaves it (rebooted, so on, if its
+    ``disable_power_off`` is set)."""
     try:
         with power.powered_for_network(conductor, task):
             _run_hook(conductor, task, "add_inspection_network")
     except NodeLockLost:
         raise
     except MetalwireError as exc:
-        raise HardwareInspectionFailure(f"unable to start inspection: {exc}") from None
+        failure = HardwareInspectionFailure(f"unable to start inspection: {exc}")
+        node = task.node
+        keep_on = bool(node_db.field_value(node, "disable_power_off"))
+        target = hardware.REBOOT if keep_on else hardware.POWER_OFF
+        event = f"{target} {node.label} after its inspection failed to start"
+        power.change_power(conductor, task, target, event)
+        raise _FailedAfterwards(TRANSITIONS["inspect"].failed, str(failure)) from None
 
 
 def _steps(
