@@ -120,6 +120,7 @@ _TABLES_CHILD_FIRST = (
     "nodes",
     "chassis",
     "conductors",
+    "deploy_templates",
 )
 
 

@@ -223,6 +223,13 @@ class ChassisNotFound(NotFound):
         super().__init__(f"Chassis {chassis} could not be found.")
 
 
+class DeployTemplateNotFound(NotFound):
+    """No deploy template has this UUID or name."""
+
+    def __init__(self, template: str) -> None:
+        super().__init__(f"Deploy template {template} could not be found.")
+
+
 class DriverNotFound(NotFound):
     """No enabled hardware type has this name."""
 

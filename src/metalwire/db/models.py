@@ -51,6 +51,23 @@ class Chassis(Base):
     updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
 
 
+class DeployTemplate(Base):
+    """A deploy template (Ironic's, API 1.55): the deploy steps a deploy runs when the
+    template's name, a trait, is among the node's ``instance_info/traits``. ``steps`` is the
+    list of steps in the order given, each ``interface``, ``step``, ``args`` and an integer
+    ``priority``."""
+
+    __tablename__ = "deploy_templates"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    uuid: Mapped[str] = mapped_column(String(36), unique=True)
+    name: Mapped[str] = mapped_column(String(255), unique=True)
+    steps: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+
+
 class Conductor(Base):
     """A ``metalwire serve`` process (all the workers of one) registered under its ``[DEFAULT]
     host``: the hardware types it enables, whether it stopped cleanly (``online``) and when

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from metalwire.db import volumes
 from metalwire.db.chassis import ChassisRows
 from metalwire.db.conductors import Conductors
+from metalwire.db.deploy_templates import DeployTemplates
 from metalwire.db.history import History
 from metalwire.db.models import VolumeConnector, VolumeTarget
 from metalwire.db.node_inventory import NodeInventories
@@ -76,6 +77,10 @@ class Work:
     @functools.cached_property
     def chassis(self) -> ChassisRows:
         return ChassisRows(self._session)
+
+    @functools.cached_property
+    def deploy_templates(self) -> DeployTemplates:
+        return DeployTemplates(self._session)
 
     @functools.cached_property
     def conductors(self) -> Conductors:
