@@ -296,6 +296,15 @@ class RouteNotFound(NotFound):
     routing = True
 
 
+class MethodNotServed(MetalwireError):
+    """A resource newer than the request's version refuses a method other than GET (405),
+    as Ironic's router refuses it there, naming the resource; no method is allowed."""
+
+    code = 405
+    safe = True
+    routing = True
+
+
 class MethodNotAllowed(MetalwireError):
     """The path exists but does not take this method; ``allowed`` lists the methods it takes."""
 

@@ -355,6 +355,17 @@ CONDUCTOR_FIELDS: tuple[Field, ...] = (
 )
 CONDUCTOR_LIST_FIELDS = ("hostname", "conductor_group", "alive")
 
+DEPLOY_TEMPLATE_FIELDS: tuple[Field, ...] = (
+    Field("uuid", mv.DEPLOY_TEMPLATES, CO, "str"),
+    Field("name", mv.DEPLOY_TEMPLATES, W, "str"),
+    Field("steps", mv.DEPLOY_TEMPLATES, W, "list"),
+    Field("extra", mv.DEPLOY_TEMPLATES, W, "dict"),
+    Field("created_at", mv.DEPLOY_TEMPLATES, RO),
+    Field("updated_at", mv.DEPLOY_TEMPLATES, RO),
+    Field("links", mv.DEPLOY_TEMPLATES, RO),  # always shown; Ironic 39 takes it in ?fields=
+)
+DEPLOY_TEMPLATE_LIST_FIELDS = ("uuid", "name")
+
 VOLUME_CONNECTOR_FIELDS: tuple[Field, ...] = (
     Field("uuid", VOLUME, CO, "str"),
     Field("node_uuid", VOLUME, W, "str"),

@@ -60,6 +60,7 @@ REMOVE_CHASSIS = 25  # a node may leave its chassis (chassis_uuid removed)
 DYNAMIC_DRIVERS = 30
 DETAIL_QUERY = 43
 CONDUCTORS = 49  # /v1/conductors, a node's conductor field and filter
+DEPLOY_TEMPLATES = 55  # /v1/deploy_templates
 VIF_ATTACH_PORT = 67
 DRIVER_FIELDS = 77
 NODE_HISTORY = 78

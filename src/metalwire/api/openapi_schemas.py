@@ -14,6 +14,7 @@ from sqlalchemy import FromClause, String
 from metalwire.api import microversion as mv
 from metalwire.api.fields import (
     CHASSIS_FIELDS,
+    DEPLOY_TEMPLATE_FIELDS,
     NODE_FIELDS,
     NODE_SUBLINKS,
     PORT_FIELDS,
@@ -22,8 +23,9 @@ from metalwire.api.fields import (
     Field,
 )
 from metalwire.api.validation import LINK_NETWORK_TYPES
+from metalwire.conductor.steps import STEP_INTERFACES
 from metalwire.config import DefaultOptions
-from metalwire.db.models import Chassis, Node, Port, Portgroup
+from metalwire.db.models import Chassis, DeployTemplate, Node, Port, Portgroup
 
 Schema = dict[str, Any]
 
@@ -47,6 +49,7 @@ _KIND: dict[str, Schema] = {
     "str": {"type": ["string", "null"]},
     "bool": {"type": ["boolean", "null"]},
     "dict": {"type": ["object", "null"]},
+    "list": {"type": ["array", "null"]},
     "any": {},
 }
 _DEFAULTS = DefaultOptions()
@@ -174,6 +177,51 @@ def chassis_resource() -> Schema:
     shown = resource(CHASSIS_FIELDS, ())
     nodes: Schema = {"type": "array", "items": LINKS}
     return {**shown, "properties": {**shown["properties"], "nodes": nodes}}
+
+
+_TRAIT_NAME: Schema = {
+    "type": "string",
+    "pattern": "^[A-Z][A-Z0-9_]{0,254}$",
+    "description": "A trait: an upper-case name (custom ones start with CUSTOM_).",
+}
+DEPLOY_STEP: Schema = {
+    "type": "object",
+    "properties": {
+        "interface": {"type": "string", "enum": list(STEP_INTERFACES)},
+        "step": {"type": "string", "minLength": 1},
+        "args": {"type": "object"},
+        "priority": {
+            "anyOf": [
+                {"type": "integer", "minimum": 0},
+                {"type": "string", "pattern": "^[0-9]+$"},
+            ],
+            "description": "0 disables the step; shown as an integer.",
+        },
+    },
+    "required": ["interface", "step", "args", "priority"],
+    "additionalProperties": False,
+}
+
+
+def deploy_template_resource() -> Schema:
+    """A deploy template as shown: its steps with their arguments' secrets masked."""
+    shown = resource(DEPLOY_TEMPLATE_FIELDS, ())
+    steps: Schema = {"type": "array", "items": DEPLOY_STEP}
+    return {**shown, "properties": {**shown["properties"], "name": _TRAIT_NAME, "steps": steps}}
+
+
+def deploy_template_create() -> Schema:
+    """A template's name and steps are required; a description is taken and not kept, as
+    Ironic 39 takes it."""
+    body = create_body(DEPLOY_TEMPLATE_FIELDS, DeployTemplate.__table__, ["name", "steps"])
+    steps: Schema = {"type": "array", "items": DEPLOY_STEP, "minItems": 1}
+    ignored: Schema = {
+        "type": ["string", "null"],
+        "maxLength": 255,
+        "description": "Taken and not kept, as Ironic 39 takes it.",
+    }
+    properties = {**body["properties"], "name": _TRAIT_NAME, "steps": steps}
+    return {**body, "properties": {**properties, "description": ignored}}
 
 
 def create_body(fields: tuple[Field, ...], table: FromClause, required: list[str]) -> Schema:
@@ -612,6 +660,9 @@ def components() -> dict[str, Any]:
         "Chassis": chassis_resource(),
         "ChassisCreate": create_body(CHASSIS_FIELDS, Chassis.__table__, []),
         "ChassisList": collection("chassis", "Chassis"),
+        "DeployTemplate": deploy_template_resource(),
+        "DeployTemplateCreate": deploy_template_create(),
+        "DeployTemplateList": collection("deploy_templates", "DeployTemplate"),
         "HistoryEntry": HISTORY_ENTRY,
         "HistoryList": collection("history", "HistoryEntry"),
         "States": STATES,

@@ -51,6 +51,7 @@ _PATH_PARAMETERS = {
     ("portgroups", "ident"): "The portgroup's UUID or name.",
     ("ports", "uuid"): "The port's UUID.",
     ("chassis", "ident"): "The chassis's UUID.",
+    ("deploy_templates", "ident"): "The deploy template's UUID or name.",
     ("history", "uuid"): "The entry's UUID.",
     ("connectors", "uuid"): "The object's UUID.",
     ("targets", "uuid"): "The object's UUID.",
@@ -143,14 +144,26 @@ def alias(declared: dict[str, Any], op_id: str, summary: str) -> dict[str, Any]:
 
 
 def lists(
-    op_id: str, noun: str, tag: str, listing: str, params: Iterable[Schema]
+    op_id: str,
+    noun: str,
+    tag: str,
+    listing: str,
+    params: Iterable[Schema],
+    since: int | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """A list's documentation (``?detail=`` allowed) and that of its ``/detail`` twin, which
     takes no ``?fields=`` (a 400, as Ironic 39)."""
     params = tuple(params)
     body = ref(listing)
     plain = doc(
-        op_id, f"List {noun}.", tag, ok=noun, returns=body, errors=LIST, query=(*params, DETAIL)
+        op_id,
+        f"List {noun}.",
+        tag,
+        ok=noun,
+        returns=body,
+        errors=LIST,
+        query=(*params, DETAIL),
+        since=since,
     )
     detail = doc(
         f"{op_id}Detail",
@@ -160,6 +173,7 @@ def lists(
         returns=body,
         errors=LIST,
         query=tuple(param for param in params if param is not FIELDS),
+        since=since,
     )
     return plain, detail
 
@@ -190,6 +204,7 @@ def item_docs(
     create_headers: Schema | None = None,
     patch_headers: Schema | None = None,
     links: Schema | None = None,
+    since: int | None = None,
 ) -> ItemDocs:
     """Ports, portgroups and the volume resources are documented alike: ``kind`` names the
     schemas ("Port"), ``fields`` is the show's ``?fields=``, ``caveat`` ends the summaries
@@ -207,9 +222,16 @@ def item_docs(
             body=ref(f"{kind}Create"),
             headers=create_headers,
             links=links,
+            since=since,
         ),
         show=doc(
-            f"get{kind}", f"Show a {noun}.", tag, ok=f"The {noun}.", returns=obj, query=(fields,)
+            f"get{kind}",
+            f"Show a {noun}.",
+            tag,
+            ok=f"The {noun}.",
+            returns=obj,
+            query=(fields,),
+            since=since,
         ),
         patch=doc(
             f"patch{kind}",
@@ -220,9 +242,15 @@ def item_docs(
             errors=WRITE,
             body=ref("JsonPatch"),
             headers=patch_headers,
+            since=since,
         ),
         delete=doc(
-            f"delete{kind}", f"Delete a {noun}{delete_note}.", tag, ok="Deleted.", errors=WRITE
+            f"delete{kind}",
+            f"Delete a {noun}{delete_note}.",
+            tag,
+            ok="Deleted.",
+            errors=WRITE,
+            since=since,
         ),
     )
 

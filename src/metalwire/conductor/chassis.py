@@ -29,13 +29,18 @@ def update(
     """Apply ``changes`` if the chassis still holds the ``expected`` values its patch was
     made from (else StaleUpdate: the API prepares the patch again)."""
     with conductor.db.writing() as work:
-        current = work.chassis.get(uuid, locked=True)
-        for name, value in expected.items():
-            if _empty_as_none(getattr(current, name)) != _empty_as_none(value):
-                raise StaleUpdate(
-                    f"The chassis {uuid} changed ({name}) while this update was prepared; retry it."
-                )
+        check_unchanged(work.chassis.get(uuid, locked=True), expected, f"chassis {uuid}")
         return work.chassis.update(uuid, changes)
+
+
+def check_unchanged(current: object, expected: dict[str, Any], label: str) -> None:
+    """Raise StaleUpdate if the locked row ``current`` no longer holds the ``expected``
+    values a patch was made from (``label`` names it: "chassis <uuid>")."""
+    for name, value in expected.items():
+        if _empty_as_none(getattr(current, name)) != _empty_as_none(value):
+            raise StaleUpdate(
+                f"The {label} changed ({name}) while this update was prepared; retry it."
+            )
 
 
 def _empty_as_none(value: Any) -> Any:

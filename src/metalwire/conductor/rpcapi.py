@@ -32,6 +32,7 @@ from metalwire.conductor import (
     boot_mode,
     callback_timeouts,
     chassis,
+    deploy_templates,
     dry_run,
     indicators,
     inventory,
@@ -55,7 +56,15 @@ from metalwire.conductor.tasks import Conductor
 from metalwire.conductor.volumes import Resource
 from metalwire.context import RequestContext
 from metalwire.db import outage
-from metalwire.db.models import Chassis, Node, Port, Portgroup, VolumeConnector, VolumeTarget
+from metalwire.db.models import (
+    Chassis,
+    DeployTemplate,
+    Node,
+    Port,
+    Portgroup,
+    VolumeConnector,
+    VolumeTarget,
+)
 from metalwire.errors import MetalwireError, TransactionConflict
 from metalwire.networking.base import VifInfo
 
@@ -264,6 +273,27 @@ class ConductorAPI(abc.ABC):
     @abc.abstractmethod
     def delete_chassis(self, context: RequestContext, uuid: str) -> None:
         """Delete a chassis; ChassisNotEmpty (400) while a node is in it."""
+
+    @abc.abstractmethod
+    def create_deploy_template(
+        self, context: RequestContext, values: dict[str, Any]
+    ) -> DeployTemplate:
+        """Create a deploy template; Conflict (409) for a name or UUID taken."""
+
+    @abc.abstractmethod
+    def update_deploy_template(
+        self,
+        context: RequestContext,
+        uuid: str,
+        changes: dict[str, Any],
+        expected: dict[str, Any],
+    ) -> DeployTemplate:
+        """Change a deploy template if it still holds the ``expected`` values (else
+        StaleUpdate); DeployTemplateNotFound (404), Conflict (409) for a name taken."""
+
+    @abc.abstractmethod
+    def delete_deploy_template(self, context: RequestContext, uuid: str) -> None:
+        """Delete a deploy template; DeployTemplateNotFound (404)."""
 
     @abc.abstractmethod
     def create_node(self, context: RequestContext, values: dict[str, Any]) -> Node: ...
@@ -568,6 +598,23 @@ class LocalConductorAPI(ConductorAPI):
 
     def delete_chassis(self, context: RequestContext, uuid: str) -> None:
         self._retried(chassis.delete, uuid)
+
+    def create_deploy_template(
+        self, context: RequestContext, values: dict[str, Any]
+    ) -> DeployTemplate:
+        return self._retried(deploy_templates.create, values)
+
+    def update_deploy_template(
+        self,
+        context: RequestContext,
+        uuid: str,
+        changes: dict[str, Any],
+        expected: dict[str, Any],
+    ) -> DeployTemplate:
+        return self._retried(deploy_templates.update, uuid, changes, expected)
+
+    def delete_deploy_template(self, context: RequestContext, uuid: str) -> None:
+        self._retried(deploy_templates.delete, uuid)
 
     def create_node(self, context: RequestContext, values: dict[str, Any]) -> Node:
         return self._retried(inventory.create_node, values)

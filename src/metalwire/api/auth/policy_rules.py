@@ -602,6 +602,38 @@ CHASSIS_RULES = [
 ]
 
 
+_TEMPLATE = "/deploy_templates/{deploy_template_ident}"
+DEPLOY_TEMPLATE_RULES = [
+    _rule(
+        "baremetal:deploy_template:get",
+        SYSTEM_READER,
+        "List deploy templates, see a deploy template.",
+        [("GET", "/deploy_templates"), ("GET", _TEMPLATE)],
+        ("baremetal:deploy_template:get", _ADMIN_OR_OBSERVER),
+    ),
+    _rule(
+        "baremetal:deploy_template:create",
+        SYSTEM_ADMIN,
+        "Create a deploy template.",
+        [("POST", "/deploy_templates")],
+        ("baremetal:deploy_template:create", _ADMIN),
+    ),
+    _rule(
+        "baremetal:deploy_template:delete",
+        SYSTEM_ADMIN,
+        "Delete a deploy template.",
+        [("DELETE", _TEMPLATE)],
+        ("baremetal:deploy_template:delete", _ADMIN),
+    ),
+    _rule(
+        "baremetal:deploy_template:update",
+        SYSTEM_ADMIN,
+        "Change a deploy template.",
+        [("PATCH", _TEMPLATE)],
+        ("baremetal:deploy_template:update", _ADMIN),
+    ),
+]
+
 SHARD_RULES = [
     _rule(
         "baremetal:shards:get",
@@ -752,6 +784,7 @@ def defaults() -> list[policy.RuleDefault]:
         *PORTGROUP_RULES,
         *VOLUME_RULES,
         *CHASSIS_RULES,
+        *DEPLOY_TEMPLATE_RULES,
         *SHARD_RULES,
         *DRIVER_RULES,
         *CONDUCTOR_RULES,

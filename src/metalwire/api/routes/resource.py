@@ -1,10 +1,11 @@
-"""The flows nodes, ports, portgroups and chassis share: list, show, get, and patch.
+"""The flows nodes, ports, portgroups, chassis and deploy templates share: list, show, get,
+and patch.
 
-Each of ``routes/{nodes,ports,portgroups,chassis}.py`` declares one :class:`Resource`: its fields,
-its repository's read and list, its views, its policy checks and its RPC update. What is a
-resource's own (a node's parent and secrets, a port's legacy ``extra/vif_port_id``) comes in
-as the hooks below; the order of the checks, and so which error a request gets when several
-apply, is the flows' and the same for all three.
+Each of ``routes/{nodes,ports,portgroups,chassis,deploy_templates}.py`` declares one
+:class:`Resource`: its fields, its repository's read and list, its views, its policy checks
+and its RPC update. What is a resource's own (a node's parent and secrets, a port's legacy
+``extra/vif_port_id``) comes in as the hooks below; the order of the checks, and so which
+error a request gets when several apply, is the flows' and the same for all of them.
 """
 
 from __future__ import annotations
@@ -28,10 +29,10 @@ from metalwire.api.routes.common import (
     until_unchanged,
 )
 from metalwire.api.views import check_sort_key, selected_fields
-from metalwire.db.models import Chassis, Node, Port, Portgroup
+from metalwire.db.models import Chassis, DeployTemplate, Node, Port, Portgroup
 from metalwire.db.pagination import Page
 
-Row = TypeVar("Row", Node, Port, Portgroup, Chassis)
+Row = TypeVar("Row", Node, Port, Portgroup, Chassis, DeployTemplate)
 
 # Narrows a list to one node's or one portgroup's members: reads the owner (404 when the
 # requester cannot see it), returns the filter.
