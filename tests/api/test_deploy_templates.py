@@ -1,4 +1,6 @@
-"""``/v1/deploy_templates`` (1.55) through HTTP as Ironic 39 answers it."""
+"""``/v1/deploy_templates`` (1.55) through HTTP as Ironic 39 answers it, and the templates a
+node's ``instance_info/traits`` names taking part in its deploy: their steps checked with
+the deploy's other checks and the steps that run recorded in the node's history."""
 
 from __future__ import annotations
 
@@ -224,3 +226,95 @@ def test_a_steps_secret_arguments_are_masked(api: Api) -> None:
     step = {**RAID_STEP, "args": {"bmc_password": "s3cret", "keep": 1}}
     made = template(api, steps=[step])
     assert made["steps"][0]["args"] == {"bmc_password": "******", "keep": 1}
+
+
+# -- deploys ------------------------------------------------------------------------------
+
+
+def _available(api: Api, traits: list[str], **fields: Any) -> str:
+    node = api.node(name="life", **fields)
+    api.port(node, "52:54:00:20:00:01")
+    uuid_ = str(node["uuid"])
+    for trait in traits:
+        assert api.put(f"/v1/nodes/{uuid_}/traits/{trait}").status_code == 204
+    patch = [{"op": "add", "path": "/instance_info/traits", "value": traits}]
+    assert api.patch(f"/v1/nodes/{uuid_}", patch).status_code == 200
+    for verb in ("manage", "provide"):
+        assert api.put(f"/v1/nodes/{uuid_}/states/provision", {"target": verb}).status_code == 202
+    return uuid_
+
+
+def _events(api: Api) -> list[str]:
+    entries = api.get("/v1/nodes/life/history?detail=true").json()["history"]
+    return [e["event"] for e in entries]
+
+
+@sqlite_only
+def test_a_deploy_runs_the_steps_of_the_templates_its_instance_traits_name(api: Api) -> None:
+    template(api, "CUSTOM_RAID_OFF")
+    template(api, "CUSTOM_BIOS", steps=[BIOS_STEP])
+    template(api, "CUSTOM_UNUSED", steps=[{**RAID_STEP, "step": "apply_configuration"}])
+    _available(
+        api, ["CUSTOM_RAID_OFF", "CUSTOM_BIOS"], raid_interface="redfish", bios_interface="redfish"
+    )
+
+    resp = api.put("/v1/nodes/life/states/provision", {"target": "active"})
+
+    assert resp.status_code == 202, resp.text
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "active"
+    assert (
+        "deploy steps: bios.apply_configuration (priority 150, deploy template), "
+        "deploy.deploy (priority 100, driver), "
+        "raid.delete_configuration (priority 10, deploy template)"
+    ) in _events(api)
+
+
+@sqlite_only
+def test_the_deploy_steps_given_with_the_verb_override_a_templates(api: Api) -> None:
+    template(api, "CUSTOM_RAID_OFF")
+    _available(api, ["CUSTOM_RAID_OFF"], raid_interface="redfish")
+
+    disabled = {**RAID_STEP, "priority": 0}
+    body = {"target": "active", "deploy_steps": [disabled]}
+    assert api.put("/v1/nodes/life/states/provision", body).status_code == 202
+
+    assert "deploy steps: deploy.deploy (priority 100, driver)" in _events(api)
+
+
+@sqlite_only
+def test_a_template_step_the_node_refuses_refuses_the_deploy(api: Api) -> None:
+    bad = {"interface": "raid", "step": "apply_configuration", "args": {}, "priority": 10}
+    template(api, "CUSTOM_RAID_ON", steps=[bad])
+    uuid_ = _available(api, ["CUSTOM_RAID_ON"], raid_interface="redfish")
+
+    resp = api.put("/v1/nodes/life/states/provision", {"target": "active"})
+
+    assert resp.status_code == 400, resp.text
+    assert fault(resp).startswith(
+        f"Failed to validate deploy or power info for node {uuid_}: Validation of deploy steps "
+        "from deploy templates matching this node's instance traits failed. Matching deploy "
+        f"templates: CUSTOM_RAID_ON. Errors: deploy step {bad} is missing these required "
+        "arguments: raid_config ("
+    )
+    shown = api.get("/v1/nodes/life").json()
+    assert (shown["provision_state"], shown["last_error"]) == ("available", None)
+    # what Nova's ironic driver asks before it deploys, as Ironic's validate answers it
+    deploy = api.get("/v1/nodes/life/validate").json()["deploy"]
+    assert deploy["result"] is False
+    assert deploy["reason"].startswith(
+        "Validation of deploy steps from deploy templates matching this node's instance "
+        "traits failed. Matching deploy templates: CUSTOM_RAID_ON. Errors: "
+    )
+
+
+@sqlite_only
+def test_a_template_step_no_interface_offers_is_left_for_an_agent(api: Api) -> None:
+    """As for the steps given with the verb (Ironic checks both with the agent's steps)."""
+    template(api, "CUSTOM_RAID_OFF")  # the node's raid interface is fake: no such step
+    _available(api, ["CUSTOM_RAID_OFF"])
+
+    resp = api.put("/v1/nodes/life/states/provision", {"target": "active"})
+
+    assert resp.status_code == 202, resp.text
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "active"
+    assert not any(event.startswith("deploy steps:") for event in _events(api))

@@ -1,17 +1,27 @@
-"""Deploy templates: created, changed and deleted in one transaction each.
+"""Deploy templates: created, changed and deleted in one transaction each, and the steps
+the templates matching a node's instance traits give its deploy.
 
 A template belongs to no node, so no node lock is taken; its name and UUID are unique keys
-(409 for one taken).
+(409 for one taken). A deploy reads the templates whose names are among the node's
+``instance_info/traits`` under the node's lock (:func:`template_steps`); a template changed
+afterwards changes no deploy already accepted.
 """
 
 from __future__ import annotations
 
 import uuid as uuid_module
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from metalwire.conductor.chassis import check_unchanged
+from metalwire.conductor.steps import check_deploy_steps, template_steps_refused
 from metalwire.conductor.tasks import Conductor
 from metalwire.db.models import DeployTemplate
+from metalwire.networking.task import Task
+
+#: What a template's step carries into a deploy, as Ironic 39 copies it.
+STEP_KEYS = ("interface", "step", "args", "priority")
 
 
 def create(conductor: Conductor, values: dict[str, Any]) -> DeployTemplate:
@@ -36,3 +46,31 @@ def update(
 def delete(conductor: Conductor, uuid: str) -> None:
     with conductor.db.writing() as work:
         work.deploy_templates.delete(uuid)
+
+
+@dataclass(frozen=True)
+class TemplateSteps:
+    """The templates matching a node's instance traits and their steps, in order."""
+
+    names: tuple[str, ...]
+    steps: tuple[dict[str, Any], ...]
+
+
+def template_steps(task: Task) -> TemplateSteps:
+    """The steps of the templates named by the node's ``instance_info/traits`` (checked to be
+    a list of strings by the deploy interface's checks before this is called)."""
+    traits = task.node.instance_info.get("traits") or []
+    with task.reading() as work:
+        templates: Sequence[DeployTemplate] = work.deploy_templates.named(traits)
+    return TemplateSteps(
+        tuple(t.name for t in templates),
+        tuple({key: step[key] for key in STEP_KEYS} for t in templates for step in t.steps),
+    )
+
+
+def checked_template_steps(task: Task) -> list[Mapping[str, Any]]:
+    """The steps of the templates the node's instance traits name that an interface of the
+    node offers, once checked: InvalidParameterValue naming every problem and the matching
+    templates, in Ironic's words, as a deploy and a node's validate check them."""
+    templates = template_steps(task)
+    return check_deploy_steps(task.node, templates.steps, template_steps_refused(templates.names))

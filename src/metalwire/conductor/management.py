@@ -12,6 +12,7 @@ from metalwire.conductor.boot import (
     check_rescue_boot,
     rescue_checks_boot,
 )
+from metalwire.conductor.deploy_templates import checked_template_steps
 from metalwire.conductor.hardware import interface_name
 from metalwire.conductor.power import store
 from metalwire.conductor.provisioning import check_managed_inspection
@@ -111,6 +112,7 @@ def _check_beyond_name(conductor: Conductor, task: Task, kind: str) -> None:
         check_boot(task, config)
     elif kind == "deploy":
         check_deploy_and_boot(task, config)
+        checked_template_steps(task)  # as Ironic's validate, with the deploy interface's
     elif kind == "inspect":
         check_managed_inspection(conductor, task)
     elif kind == "rescue" and interface_name(task.node, "rescue") == AGENT_RESCUE:

@@ -6,8 +6,11 @@ failed state with ``last_error`` set.
 
 The user steps a manual cleaning, a servicing or a deploy names are checked against the
 steps the node's interfaces offer (``conductor/steps.py``): a deploy's with its other checks,
-before anything changes; a cleaning's and a servicing's once accepted, before the node's
-network changes, a refusal failing the verb. The steps themselves are not run.
+before anything changes, after the steps of the deploy templates its instance traits name
+(``conductor/deploy_templates.py``); a cleaning's and a servicing's once accepted, before the
+node's network changes, a refusal failing the verb. The steps themselves are not run; the
+deploy steps a deploy would run, merged as Ironic merges them, are recorded in the node's
+history when a template or the verb gave any.
 
 A verb is accepted once its checks passed and the node shows the verb's transient state
 (``deploying``, ``cleaning``, ...). On a node whose network interface calls an external
@@ -45,7 +48,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from metalwire import metrics
-from metalwire.conductor import hardware, power, vifs
+from metalwire.conductor import deploy_templates, hardware, power, vifs
 from metalwire.conductor.boot import (
     AGENT_RESCUE,
     check_deploy_and_boot,
@@ -56,6 +59,7 @@ from metalwire.conductor.boot import (
 from metalwire.conductor.steps import (
     check_clean_or_service_steps,
     check_deploy_steps,
+    deploy_step_plan,
     needs_ramdisk,
 )
 from metalwire.conductor.stuck_states import target_after_failure
@@ -493,8 +497,9 @@ def do_provisioning_action(
                 f"Node {node.label} is protected and cannot be "
                 f"{'rebuilt' if verb == 'rebuild' else 'undeployed'}; unset 'protected' first."
             )
+        plan: list[dict[str, Any]] = []
         if verb in ("active", "rebuild"):
-            _check_deployable(conductor, task, options.steps)
+            plan = _check_deployable(conductor, task, options.steps)
             conductor.network_interface(node).validate(task)
         if verb in ("rescue", "unrescue"):
             hardware.check_interface(node, "rescue")
@@ -507,6 +512,8 @@ def do_provisioning_action(
         source = node.provision_state
         started = f"{verb} started from {source}"
         conductor.record_history(task, HistoryEntry("provisioning", started))
+        if plan:
+            conductor.record_history(task, _plan_entry(plan))
         clean = conductor.config.conductor.automated_clean
         transient = _TRANSIENT.get(verb) if verb != "provide" or clean else None
         shown = {} if transient is None else {"provision_state": transient}
@@ -554,20 +561,37 @@ def check_managed_inspection(conductor: Conductor, task: Task) -> None:
 
 def _check_deployable(
     conductor: Conductor, task: Task, deploy_steps: tuple[dict[str, Any], ...]
-) -> None:
+) -> list[dict[str, Any]]:
     """Refuse (InstanceDeployFailure, 400) a deploy or rebuild the node's power or deploy
     interface cannot do, or whose deploy steps the node does not take, with its reason,
     before anything changes. The power interface is asked first, as by Ironic: its reason is
     the one given when both refuse. The deploy interface's checks include the boot
-    interface's (``boot.py``); the deploy steps are checked last."""
+    interface's (``boot.py``); the deploy steps are checked last: those of the deploy
+    templates the node's instance traits name, then those given with the verb. Returns the
+    deploy steps the deploy runs (``steps.deploy_step_plan``) if any came from either,
+    else none."""
     try:
         hardware.check_interface(task.node, "power")
         check_deploy_and_boot(task, conductor.config, switched=True)
-        check_deploy_steps(task.node, deploy_steps)
+        from_templates = deploy_templates.checked_template_steps(task)
+        given = check_deploy_steps(task.node, deploy_steps)
     except Invalid as exc:
         raise InstanceDeployFailure(
             f"Failed to validate deploy or power info for node {task.node.uuid}: {exc}"
         ) from None
+    if not from_templates and not given:
+        return []
+    return deploy_step_plan(task.node, given, from_templates)
+
+
+def _plan_entry(plan: list[dict[str, Any]]) -> HistoryEntry:
+    """The history entry naming the deploy steps a deploy runs, in order, and where each
+    came from (its arguments are not shown: they may hold secrets)."""
+    shown = ", ".join(
+        f"{step['interface']}.{step['step']} (priority {step['priority']}, {step['source']})"
+        for step in plan
+    )
+    return HistoryEntry("provisioning", f"deploy steps: {shown or 'none enabled'}")
 
 
 def _check_rescuable(conductor: Conductor, task: Task) -> None:

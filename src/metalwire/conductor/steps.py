@@ -18,9 +18,12 @@ Where each verb checks them, and what a refusal does, is Ironic's:
   boots it runs anyway, failing, in maintenance, when the step is missing: metalwire
   fails the servicing with the problem instead, as a cleaning.)
 - a deploy or rebuild checks its deploy steps with the deploy interface's other checks,
-  before anything changes (400, ``InstanceDeployFailure``). A deploy step no interface
-  offers is left out, not refused: Ironic's conductor leaves such steps for the agent to
-  report, and checks them again only once an agent has booted, which never happens here.
+  before anything changes (400, ``InstanceDeployFailure``), after those of the deploy
+  templates its node's instance traits name, each with Ironic's words for where they came
+  from; :func:`deploy_step_plan` merges them with the interfaces' own, as Ironic does. A
+  deploy step no interface offers is left out, not refused: Ironic's conductor leaves such
+  steps for the agent to report, and checks them again only once an agent has booted,
+  which never happens here.
 
 Steps known only once the node's ramdisk reports them (``step_catalogue.learned_later``:
 the agent's, and the ``ansible`` deploy interface's steps file) cannot be checked by
@@ -72,17 +75,88 @@ def check_clean_or_service_steps(
         raise InvalidParameterValue(f"Cannot {step_type} node {node.uuid}: {'; '.join(errors)}")
 
 
-def check_deploy_steps(node: Node, user_steps: Sequence[Mapping[str, Any]]) -> None:
+#: How a refusal of the deploy steps given with the verb begins, in Ironic's words.
+ARGUMENT_STEPS = 'Validation of deploy steps from "deploy steps" argument failed.'
+
+
+def template_steps_refused(names: Sequence[str]) -> str:
+    """How a refusal of the steps of the deploy templates ``names`` begins, in Ironic's
+    words."""
+    return (
+        "Validation of deploy steps from deploy templates matching this node's instance traits "
+        f"failed. Matching deploy templates: {','.join(names)}. Errors: "
+    )
+
+
+def check_deploy_steps(
+    node: Node, user_steps: Sequence[Mapping[str, Any]], refused: str = ARGUMENT_STEPS
+) -> list[Mapping[str, Any]]:
     """Raise InvalidParameterValue naming every problem with the deploy steps given with a
-    deploy or rebuild; steps no interface offers are left for an agent to report."""
+    deploy or rebuild (or with the deploy templates its instance traits name: ``refused``
+    begins the message); steps no interface offers are left for an agent to report.
+    Returns the steps checked: those an interface offers."""
     interfaces = step_interfaces(node)
     catalogue = step_catalogue.offered("deploy", interfaces)
     known = [step for step in _checked(user_steps) if _key(step) in catalogue]
     errors = [*_problems("deploy", interfaces, known, frozenset(), False), *_duplicates(known)]
     if errors:
-        raise InvalidParameterValue(
-            'Validation of deploy steps from "deploy steps" argument failed.' + "; ".join(errors)
-        )
+        raise InvalidParameterValue(refused + "; ".join(errors))
+    return known
+
+
+#: Which interface's step runs first when two deploy steps have one priority (Ironic's).
+_INTERFACE_ORDER = {
+    "vendor": 7,
+    "power": 6,
+    "management": 5,
+    "firmware": 4,
+    "deploy": 3,
+    "bios": 2,
+    "raid": 1,
+}
+
+
+def deploy_step_plan(
+    node: Node,
+    user_steps: Sequence[Mapping[str, Any]],
+    template_steps: Sequence[Mapping[str, Any]],
+) -> list[dict[str, Any]]:
+    """The deploy steps a deploy runs, in order, as Ironic 39 merges them: the checked
+    steps given with the verb, then the templates' steps the verb's do not name; the
+    interfaces' own enabled steps unless one of those names them; a step of priority 0
+    disabled; the highest priority first (ties by interface). Each step as ``interface``,
+    ``step``, ``args``, ``priority``, with the ``source`` it came from ("deploy_steps",
+    "deploy template", or "driver")."""
+    catalogue = step_catalogue.offered("deploy", step_interfaces(node))
+    given = [{**_plain(step), "source": "deploy_steps"} for step in user_steps]
+    named = {_key(step) for step in given}
+    given += [
+        {**_plain(step), "source": "deploy template"}
+        for step in template_steps
+        if _key(step) not in named
+    ]
+    named = {_key(step) for step in given}
+    driver = [
+        {"interface": kind, "step": step.name, "args": {}, "priority": step.priority}
+        | {"source": "driver"}
+        for (kind, _name), step in catalogue.items()
+        if step.priority > 0 and (kind, step.name) not in named
+    ]
+    enabled = [*driver, *(step for step in given if step["priority"] > 0)]
+    return sorted(
+        enabled,
+        key=lambda step: (step["priority"], _INTERFACE_ORDER.get(step["interface"], 0)),
+        reverse=True,
+    )
+
+
+def _plain(step: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "interface": step["interface"],
+        "step": step["step"],
+        "args": dict(step.get("args") or {}),
+        "priority": _priority(step),
+    }
 
 
 def step_interfaces(node: Node) -> dict[str, str]:
