@@ -34,10 +34,11 @@ from tests.support.server import MetalwireServer
 PACKAGE = "openstack.tests.functional.baremetal.v1"
 
 #: The upstream modules of the tier: those of the resources metalwire serves (allocations,
-#: deploy templates, runbooks and inspection rules are not).
+#: runbooks and inspection rules are not).
 UPSTREAM_MODULES = (
     "test_chassis",
     "test_conductor",
+    "test_deploy_templates",
     "test_driver",
     "test_node",
     "test_port",
