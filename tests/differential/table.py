@@ -735,6 +735,87 @@ def _chassis() -> tuple[Step, ...]:
     )
 
 
+_TEMPLATE_STEP = {"interface": "raid", "step": "delete_configuration", "args": {}, "priority": 5}
+
+
+def _deploy_templates() -> tuple[Step, ...]:
+    """Deploy templates (1.55): their endpoints, bad input, and the version gate."""
+    one = "/v1/deploy_templates/{t1}"
+    steps = [_TEMPLATE_STEP]
+    twice = [_TEMPLATE_STEP, {**_TEMPLATE_STEP, "priority": 7}]
+    create = "/v1/deploy_templates"
+    return (
+        Step(
+            "create template",
+            "POST",
+            create,
+            {"name": "CUSTOM_DT_A", "steps": steps, "extra": {"a": 1}, "description": "x"},
+            "t1",
+        ),
+        Step(
+            "create template, name taken", "POST", create, {"name": "CUSTOM_DT_A", "steps": steps}
+        ),
+        Step(
+            "create template, uuid taken",
+            "POST",
+            create,
+            {"uuid": "{t1}", "name": "CUSTOM_DT_B", "steps": steps},
+        ),
+        Step("create template, no steps", "POST", create, {"name": "CUSTOM_DT_C", "steps": []}),
+        Step("create template, no name", "POST", create, {"steps": steps}),
+        Step("create template, bad name", "POST", create, {"name": "dt-lower", "steps": steps}),
+        Step(
+            "create template, step twice", "POST", create, {"name": "CUSTOM_DT_C", "steps": twice}
+        ),
+        Step(
+            "create template, bad interface",
+            "POST",
+            create,
+            {"name": "CUSTOM_DT_C", "steps": [{**_TEMPLATE_STEP, "interface": "disk"}]},
+        ),
+        Step(
+            "create template, priority as digits",
+            "POST",
+            create,
+            {"name": "CUSTOM_DT_D", "steps": [{**_TEMPLATE_STEP, "priority": "9"}]},
+            "t2",
+        ),
+        get("template show", one),
+        get("template show by name", "/v1/deploy_templates/CUSTOM_DT_A"),
+        get("template show fields", f"{one}?fields=name,steps"),
+        get("template show unknown field", f"{one}?fields=description"),
+        get("template show missing", "/v1/deploy_templates/{missing}"),
+        get("template show bad ident", "/v1/deploy_templates/dt%20a"),
+        get("template list", "/v1/deploy_templates"),
+        get("template list detail", "/v1/deploy_templates/detail"),
+        get("template list detail query", "/v1/deploy_templates?detail=true"),
+        get("template list sorted", "/v1/deploy_templates?sort_key=name&sort_dir=desc"),
+        get("template list sorted by steps", "/v1/deploy_templates?sort_key=steps"),
+        get("template list limit", "/v1/deploy_templates?limit=1"),
+        get("template list at 1.54", "/v1/deploy_templates", version="1.54"),
+        Step(
+            "template create at 1.54",
+            "POST",
+            create,
+            {"name": "CUSTOM_DT_E", "steps": steps},
+            version="1.54",
+        ),
+        patch(
+            "template patch", one, op("add", "/extra/b", 2), op("replace", "/steps/0/priority", 3)
+        ),
+        patch("template patch name", one, op("replace", "/name", "CUSTOM_DT_F")),
+        patch("template patch name taken", one, op("replace", "/name", "CUSTOM_DT_D")),
+        patch("template patch no steps", one, op("replace", "/steps", [])),
+        patch("template patch remove name", one, op("remove", "/name")),
+        patch("template patch uuid", one, op("replace", "/uuid", "{missing}")),
+        patch("template patch missing", "/v1/deploy_templates/{missing}", op("add", "/extra/a", 1)),
+        get("template show digits", "/v1/deploy_templates/{t2}"),
+        Step("template delete", "DELETE", one),
+        Step("template delete digits", "DELETE", "/v1/deploy_templates/{t2}"),
+        Step("template delete missing", "DELETE", "/v1/deploy_templates/{missing}"),
+    )
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "root and versions",
@@ -1526,5 +1607,6 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("steps the node offers", _offered_step_checks()),
     Scenario("list and field checks", _list_and_field_checks()),
     Scenario("chassis", _chassis()),
+    Scenario("deploy templates", _deploy_templates()),
     Scenario("conductors", _conductors()),
 )

@@ -188,7 +188,8 @@ DEPLOY_TEMPLATES = Resource[DeployTemplate](
 )
 
 
-_LIST, _LIST_DETAIL = lists(
+# Ironic 39 has no /detail list of templates: ``detail`` there names a template (404).
+_LIST, _ = lists(
     "listDeployTemplates",
     "deploy templates",
     "deploy_templates",
@@ -210,11 +211,6 @@ _DOCS = item_docs(
 @router.get("/", openapi_extra=_LIST)
 def list_deploy_templates(request: Request) -> dict[str, Any]:
     return DEPLOY_TEMPLATES.list_view(_served(request), detail_path=False)
-
-
-@router.get("/detail", openapi_extra=_LIST_DETAIL)
-def list_deploy_templates_detail(request: Request) -> dict[str, Any]:
-    return DEPLOY_TEMPLATES.list_view(_served(request), detail_path=True)
 
 
 @router.get("/{ident}", openapi_extra=_DOCS.show)
