@@ -65,6 +65,7 @@ CHASSIS_LINKS: Schema = {
         "requestBody": {"chassis_uuid": "$response.body#/uuid"},
     },
 }
+DEPLOY_TEMPLATE_LINKS: Schema = _object_links("DeployTemplate", "ident")
 PORTGROUP_LINKS: Schema = {
     **_object_links("Portgroup", "ident"),
     "CreatePortInPortgroup": {

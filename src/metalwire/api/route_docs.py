@@ -205,10 +205,12 @@ def item_docs(
     patch_headers: Schema | None = None,
     links: Schema | None = None,
     since: int | None = None,
+    write_errors: tuple[int, ...] = (),
 ) -> ItemDocs:
     """Ports, portgroups and the volume resources are documented alike: ``kind`` names the
     schemas ("Port"), ``fields`` is the show's ``?fields=``, ``caveat`` ends the summaries
-    of a change and, unless ``delete_caveat`` says otherwise, of a delete."""
+    of a change and, unless ``delete_caveat`` says otherwise, of a delete; ``write_errors``
+    are the statuses a create, patch and delete answer besides the usual ones."""
     obj = ref(kind)
     delete_note = caveat if delete_caveat is None else delete_caveat
     return ItemDocs(
@@ -218,7 +220,7 @@ def item_docs(
             tag,
             ok=f"The new {noun}.",
             returns=obj,
-            errors=(400, 404, 406, 409, 503),
+            errors=(400, 404, 406, 409, 503, *write_errors),
             body=ref(f"{kind}Create"),
             headers=create_headers,
             links=links,
@@ -239,7 +241,7 @@ def item_docs(
             tag,
             ok=f"The changed {noun}.",
             returns=obj,
-            errors=WRITE,
+            errors=(*WRITE, *write_errors),
             body=ref("JsonPatch"),
             headers=patch_headers,
             since=since,
@@ -249,7 +251,7 @@ def item_docs(
             f"Delete a {noun}{delete_note}.",
             tag,
             ok="Deleted.",
-            errors=WRITE,
+            errors=(*WRITE, *write_errors),
             since=since,
         ),
     )

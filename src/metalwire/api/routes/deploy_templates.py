@@ -203,7 +203,9 @@ _DOCS = item_docs(
     "deploy_templates",
     FIELDS,
     create_headers=bodies.LOCATION,
+    links=bodies.DEPLOY_TEMPLATE_LINKS,
     since=mv.DEPLOY_TEMPLATES,
+    write_errors=(405,),  # below 1.55
 )
 
 
