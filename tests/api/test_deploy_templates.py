@@ -285,6 +285,16 @@ def test_the_deploy_steps_given_with_the_verb_override_a_templates(api: Api) -> 
 
 
 @sqlite_only
+def test_a_deploy_whose_given_steps_disable_every_step_records_none(api: Api) -> None:
+    _available(api, [])
+    disabled = {"interface": "deploy", "step": "deploy", "args": {}, "priority": 0}
+    body = {"target": "active", "deploy_steps": [disabled]}
+    assert api.put("/v1/nodes/life/states/provision", body).status_code == 202
+
+    assert "deploy steps: none enabled" in _events(api)
+
+
+@sqlite_only
 def test_a_template_step_the_node_refuses_refuses_the_deploy(api: Api) -> None:
     bad = {"interface": "raid", "step": "apply_configuration", "args": {}, "priority": 10}
     template(api, "CUSTOM_RAID_ON", steps=[bad])

@@ -497,7 +497,7 @@ def do_provisioning_action(
                 f"Node {node.label} is protected and cannot be "
                 f"{'rebuilt' if verb == 'rebuild' else 'undeployed'}; unset 'protected' first."
             )
-        plan: list[dict[str, Any]] = []
+        plan: list[dict[str, Any]] | None = None
         if verb in ("active", "rebuild"):
             plan = _check_deployable(conductor, task, options.steps)
             conductor.network_interface(node).validate(task)
@@ -512,7 +512,7 @@ def do_provisioning_action(
         source = node.provision_state
         started = f"{verb} started from {source}"
         conductor.record_history(task, HistoryEntry("provisioning", started))
-        if plan:
+        if plan is not None:
             conductor.record_history(task, _plan_entry(plan))
         clean = conductor.config.conductor.automated_clean
         transient = _TRANSIENT.get(verb) if verb != "provide" or clean else None
@@ -561,15 +561,15 @@ def check_managed_inspection(conductor: Conductor, task: Task) -> None:
 
 def _check_deployable(
     conductor: Conductor, task: Task, deploy_steps: tuple[dict[str, Any], ...]
-) -> list[dict[str, Any]]:
+) -> list[dict[str, Any]] | None:
     """Refuse (InstanceDeployFailure, 400) a deploy or rebuild the node's power or deploy
     interface cannot do, or whose deploy steps the node does not take, with its reason,
     before anything changes. The power interface is asked first, as by Ironic: its reason is
     the one given when both refuse. The deploy interface's checks include the boot
     interface's (``boot.py``); the deploy steps are checked last: those of the deploy
     templates the node's instance traits name, then those given with the verb. Returns the
-    deploy steps the deploy runs (``steps.deploy_step_plan``) if any came from either,
-    else none."""
+    deploy steps the deploy runs (``steps.deploy_step_plan``, empty when all are disabled)
+    if any came from either, else None."""
     try:
         hardware.check_interface(task.node, "power")
         check_deploy_and_boot(task, conductor.config, switched=True)
@@ -580,7 +580,7 @@ def _check_deployable(
             f"Failed to validate deploy or power info for node {task.node.uuid}: {exc}"
         ) from None
     if not from_templates and not given:
-        return []
+        return None
     return deploy_step_plan(task.node, given, from_templates)
 
 
