@@ -7,9 +7,12 @@ says, writes each exchange to ``docs/api-ref/examples/<name>.json`` and fills th
 
 Run from the repository root::
 
-    .venv/bin/python docs/api-ref/generate_examples.py
+    .venv/bin/python docs/api-ref/generate_examples.py [--check]
 
-Request ids, timestamps and history UUIDs change from run to run; everything else is fixed.
+Request ids, timestamps and history UUIDs change from run to run; everything else is fixed,
+and an example that differs from its file only in those is left as it was. With ``--check``
+nothing is written: the names of the examples that no longer match their files are printed
+(exit 1), so a reference gone stale is found (``tests/cli/test_api_examples.py``).
 
 The calls are in a module per page or two beside this one (``protocol_examples.py``,
 ``inventory_examples.py``, ``vif_examples.py``, ``state_examples.py``,
@@ -100,7 +103,36 @@ def fill_markdown(examples: dict[str, dict[str, Any]]) -> set[str]:
     return used
 
 
+_VOLATILE = (
+    (re.compile(r"req-[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}"), "req-<id>"),
+    (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:\+00:00|Z)?"), "<time>"),
+    (re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}"), "<uuid>"),
+)
+
+
+def _comparable(example: dict[str, Any]) -> str:
+    text = _json(example)
+    for pattern, replacement in _VOLATILE:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def stale(examples: dict[str, dict[str, Any]]) -> list[str]:
+    """The names of the examples that differ from their files (or have none, or whose file
+    no longer has an example), the values that change from run to run aside."""
+
+    def matches(name: str) -> bool:
+        path = EXAMPLES / f"{name}.json"
+        if name not in examples or not path.exists():
+            return False
+        return _comparable(json.loads(path.read_text())) == _comparable(examples[name])
+
+    names = set(examples) | {p.stem for p in EXAMPLES.glob("*.json")}
+    return [name for name in sorted(names) if not matches(name)]
+
+
 def main() -> int:
+    check = sys.argv[1:] == ["--check"]
     with tempfile.TemporaryDirectory(prefix="metalwire-examples-") as tmp:
         data_dir = Path(tmp)
         env = {
@@ -128,14 +160,24 @@ def main() -> int:
             except SystemExit:
                 print(server.log()[-6000:], file=sys.stderr)
                 raise
+    if check:
+        differing = stale(r.examples)
+        if differing:
+            print(f"examples no longer recorded as shown: {', '.join(differing)}")
+            return 1
+        print(f"{len(r.examples)} examples as recorded")
+        return 0
     EXAMPLES.mkdir(exist_ok=True)
     for old in EXAMPLES.glob("*.json"):
         if old.stem not in r.examples:
             old.unlink()
-    for name, example in r.examples.items():
-        (EXAMPLES / f"{name}.json").write_text(_json(example) + "\n")
+    changed = set(stale(r.examples))
+    for name in sorted(set(r.examples) - changed):  # as recorded before: kept as it was
+        r.examples[name] = json.loads((EXAMPLES / f"{name}.json").read_text())
+    for name in changed & set(r.examples):
+        (EXAMPLES / f"{name}.json").write_text(_json(r.examples[name]) + "\n")
     used = fill_markdown(r.examples)
-    print(f"wrote {len(r.examples)} examples to {EXAMPLES.relative_to(ROOT)}")
+    print(f"{len(changed)} of {len(r.examples)} examples written to {EXAMPLES.relative_to(ROOT)}")
     unused = sorted(set(r.examples) - used)
     if unused:
         print(f"not shown in any page: {', '.join(unused)}")
