@@ -152,13 +152,19 @@ def test_a_renewal_under_way_at_shutdown_ends_before_the_database_is_closed(
         return writing(wait)
 
     monkeypatch.setattr(db, "writing", renewal_held_back)
+    # Renewers of other tests' locks may still run in this process: wait for this one's only.
+    running_before = set(threading.enumerate())
     with locks.lease(node.id, node.label, Deadline(5)):
         assert renewing.wait(10)
+    (renewer,) = [
+        thread
+        for thread in threading.enumerate()
+        if thread.name == "node-lock-renewer" and thread not in running_before
+    ]
     getattr(locks, stop)()
     db.dispose()
     go_on.set()
-    for thread in threading.enumerate():
-        if thread.name == "node-lock-renewer":
-            thread.join(10)
+    renewer.join(10)
+    assert not renewer.is_alive()
     opened_after_dispose = db.engine.pool.checkedin() + db.engine.pool.checkedout()
     assert opened_after_dispose == 0
