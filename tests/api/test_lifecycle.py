@@ -215,6 +215,15 @@ def test_traits(api: Api, node: dict[str, Any]) -> None:
     assert api.delete("/v1/nodes/life/traits/CUSTOM_B").status_code == 204
     assert api.delete("/v1/nodes/life/traits/CUSTOM_B").status_code == 404
     assert api.put("/v1/nodes/life/traits/bad trait").status_code == 400
+    # as Ironic's API: os-traits' standard names or CUSTOM_ ones, none other (Placement, to
+    # which Nova reports them, knows no other)
+    for unknown in ("HW_NO_SUCH_THING", "CUSTOM_", "GPU"):
+        resp = api.put(f"/v1/nodes/life/traits/{unknown}")
+        assert resp.status_code == 400, unknown
+        assert fault(resp).startswith(f"Invalid trait {unknown!r}: a trait is a standard one")
+    resp = api.put("/v1/nodes/life/traits", {"traits": ["CUSTOM_B", "NOT_A_TRAIT"]})
+    assert resp.status_code == 400
+    assert api.get("/v1/nodes/life/traits").json()["traits"] == ["CUSTOM_A", "HW_CPU_X86_VMX"]
     assert api.delete("/v1/nodes/life/traits").status_code == 204
     assert api.get("/v1/nodes/life/traits").json() == {"traits": []}
 

@@ -182,7 +182,8 @@ def chassis_resource() -> Schema:
 _TRAIT_NAME: Schema = {
     "type": "string",
     "pattern": "^[A-Z][A-Z0-9_]{0,254}$",
-    "description": "A trait: an upper-case name (custom ones start with CUSTOM_).",
+    "description": "A trait: a standard one (os-traits) or CUSTOM_ and upper-case letters, "
+    "digits and '_'.",
 }
 DEPLOY_STEP: Schema = {
     "type": "object",

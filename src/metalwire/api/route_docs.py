@@ -55,7 +55,10 @@ _PATH_PARAMETERS = {
     ("history", "uuid"): "The entry's UUID.",
     ("connectors", "uuid"): "The object's UUID.",
     ("targets", "uuid"): "The object's UUID.",
-    ("traits", "trait"): "An upper-case trait name (CUSTOM_...).",
+    (
+        "traits",
+        "trait",
+    ): "A trait: a standard one (os-traits) or CUSTOM_ and upper-case letters, digits, '_'.",
     ("vifs", "vif"): "The VIF's id.",
     ("drivers", "driver_name"): "The hardware type's name.",
     ("conductors", "hostname"): "The conductor's host name ([DEFAULT] host).",

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import os_traits  # type: ignore[import-untyped]
 from fastapi import APIRouter, Request, Response
 
 from metalwire.api import openapi_bodies as bodies
@@ -20,15 +21,23 @@ router = APIRouter(prefix="/v1/nodes/{ident}/traits")
 
 TRAITS = 37
 MAX_TRAITS = 50
-# Standard traits are upper-case names (os-traits); custom ones start with CUSTOM_.
-_TRAIT = re.compile(r"^[A-Z][A-Z0-9_]{0,254}$")
+# As Ironic's API: a trait is one of os-traits' standard names, or a custom one (CUSTOM_ and
+# upper-case letters, digits and '_'), at most 255 long. Placement, to which Nova reports a
+# node's traits, knows no other.
+_CUSTOM_TRAIT = re.compile(r"^CUSTOM_[A-Z0-9_]+$")
+_STANDARD_TRAITS = frozenset(os_traits.get_traits())
 
 
 def check_trait(value: Any) -> str:
-    if not isinstance(value, str) or not _TRAIT.match(value):
+    if (
+        not isinstance(value, str)
+        or len(value) > 255
+        or not (value in _STANDARD_TRAITS or _CUSTOM_TRAIT.match(value))
+    ):
         raise InvalidParameterValue(
-            f"Invalid trait {value!r}: a trait is an upper-case name of letters, digits and "
-            "'_' (custom traits start with CUSTOM_), at most 255 long."
+            f"Invalid trait {value!r}: a trait is a standard one (os-traits, e.g. "
+            "HW_CPU_X86_AVX2) or a custom one, CUSTOM_ followed by upper-case letters, digits "
+            "and '_', at most 255 long."
         )
     return value
 
