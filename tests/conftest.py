@@ -111,6 +111,7 @@ DATABASES = [
     if name.strip()
 ]
 _TABLES_CHILD_FIRST = (
+    "allocations",
     "vif_attachments",
     "node_history",
     "volume_connectors",

@@ -28,6 +28,7 @@ ever deals with HTTP.
     |   +-- NodeNotFound, PortNotFound, PortgroupNotFound
     |   +-- VolumeConnectorNotFound, VolumeTargetNotFound
     |   +-- ConductorNotFound          no conductor registered under this host name
+    |   +-- AllocationNotFound         no allocation has this UUID or name
     |   +-- RouteNotFound              no resource at this path for the request's version
     +-- MethodNotAllowed (405)         the path exists, the method does not
     +-- NotAcceptable (406)            field too new for the request's version
@@ -242,6 +243,13 @@ class ConductorNotFound(NotFound):
 
     def __init__(self, hostname: str) -> None:
         super().__init__(f"Conductor {hostname} could not be found.")
+
+
+class AllocationNotFound(NotFound):
+    """No allocation has this UUID or name (Ironic's words)."""
+
+    def __init__(self, allocation: str, message: str | None = None) -> None:
+        super().__init__(message or f"Allocation {allocation} could not be found.")
 
 
 class RaidNotSupported(NotFound):

@@ -84,6 +84,31 @@ class Conductor(Base):
     updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
 
 
+class Allocation(Base):
+    """A request for a node (Ironic's allocation, API 1.52): a resource class, traits and
+    candidate nodes; once ``active``, ``node_id`` is the node it reserved, whose
+    ``instance_uuid`` is this allocation's UUID and whose ``allocation_uuid`` (in its
+    ``attrs``) names it. A deleted node leaves the allocation without one, as Ironic's."""
+
+    __tablename__ = "allocations"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    uuid: Mapped[str] = mapped_column(String(36), unique=True)
+    name: Mapped[str | None] = mapped_column(String(255), unique=True)
+    node_id: Mapped[int | None] = mapped_column(
+        ForeignKey("nodes.id", ondelete="SET NULL"), unique=True
+    )
+    state: Mapped[str] = mapped_column(String(15))
+    owner: Mapped[str | None] = mapped_column(String(255), index=True)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    resource_class: Mapped[str | None] = mapped_column(String(80))
+    traits: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    candidate_nodes: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+
+
 class Node(Base):
     __tablename__ = "nodes"
 

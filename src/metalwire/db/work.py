@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from metalwire.db import volumes
+from metalwire.db.allocations import Allocations
 from metalwire.db.chassis import ChassisRows
 from metalwire.db.conductors import Conductors
 from metalwire.db.deploy_templates import DeployTemplates
@@ -81,6 +82,10 @@ class Work:
     @functools.cached_property
     def deploy_templates(self) -> DeployTemplates:
         return DeployTemplates(self._session)
+
+    @functools.cached_property
+    def allocations(self) -> Allocations:
+        return Allocations(self._session)
 
     @functools.cached_property
     def conductors(self) -> Conductors:

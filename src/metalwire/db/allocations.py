@@ -1,0 +1,124 @@
+"""The allocations repository: every statement on the ``allocations`` table, and the search
+for the nodes an allocation may take.
+
+An active allocation names its node by ``node_id`` (unique: one allocation per node); the
+node names it back by the ``allocation_uuid`` of its ``attrs`` and carries its UUID as
+``instance_uuid`` (unique too). Both sides are written by the conductor in one transaction
+while it holds the node's lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import or_, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from metalwire.db import integrity
+from metalwire.db.models import Allocation, Node
+from metalwire.db.pagination import Page, paginate
+from metalwire.errors import AllocationNotFound, Conflict
+from metalwire.identifiers import is_uuid_like
+
+# As Ironic 39: every column but the lists and the JSON ones.
+SORTABLE = frozenset(
+    {"id", "uuid", "name", "state", "owner", "resource_class", "last_error"}
+    | {"node_id", "created_at", "updated_at"}
+)
+
+SessionScope = Callable[[], contextlib.AbstractContextManager[Session]]
+
+
+def _conflict(exc: IntegrityError, values: Mapping[str, Any]) -> Exception:
+    text = str(exc.orig).lower()
+    if "name" in text and values.get("name") is not None:
+        return Conflict(f"An allocation with name {values['name']} already exists.")
+    return integrity.explain(
+        exc, {"uuid": f"An allocation with UUID {values.get('uuid')} already exists."}
+    )
+
+
+def get(session: Session, ident: str, *, locked: bool = False) -> Allocation:
+    """The allocation of this UUID or name (``locked``: its row locked until the transaction
+    ends); raises AllocationNotFound (404)."""
+    column = Allocation.uuid if is_uuid_like(ident) else Allocation.name
+    query = select(Allocation).where(column == ident)
+    row = session.scalars(query.with_for_update() if locked else query).one_or_none()
+    if row is None:
+        raise AllocationNotFound(ident)
+    return row
+
+
+def list_allocations(session: Session, filters: Mapping[str, Any], page: Page) -> list[Allocation]:
+    """One page of the allocations ``filters`` select (``node_id``, ``resource_class``,
+    ``state``, ``owner``: each equal)."""
+    query = select(Allocation)
+    for key, value in filters.items():
+        query = query.where(getattr(Allocation, key) == value)
+    rows: list[Allocation] = paginate(
+        session, query, Allocation, page, set(SORTABLE), AllocationNotFound
+    )
+    return rows
+
+
+class Allocations:
+    """The allocations table, bound to a unit of work's session."""
+
+    def __init__(self, session: SessionScope) -> None:
+        self._session = session
+
+    def get(self, ident: str, *, locked: bool = False) -> Allocation:
+        with self._session() as session:
+            return get(session, ident, locked=locked)
+
+    def of_node(self, node_id: int) -> Allocation | None:
+        """The allocation holding the node, if any."""
+        with self._session() as session:
+            query = select(Allocation).where(Allocation.node_id == node_id)
+            return session.scalars(query).one_or_none()
+
+    def create(self, values: Mapping[str, Any]) -> Allocation:
+        """A new allocation; Conflict (409) for a UUID or name taken."""
+        with self._session() as session:
+            return integrity.insert(session, Allocation(**values), values, _conflict)
+
+    def update(self, uuid: str, changes: Mapping[str, Any]) -> Allocation:
+        with self._session() as session:
+            return integrity.change(session, get(session, uuid), changes, _conflict)
+
+    def delete(self, uuid: str) -> None:
+        with self._session() as session:
+            integrity.remove(session, get(session, uuid), f"Allocation {uuid}")
+
+    def candidates(
+        self, resource_class: str | None, owner: str | None, uuids: Sequence[str]
+    ) -> list[Node]:
+        """The nodes an allocation may take, oldest first: of its resource class,
+        ``available``, not in maintenance, with a known power state and no instance; of
+        ``owner`` (owned or leased) when it has one, among ``uuids`` when it names some."""
+        query = select(Node).where(
+            Node.resource_class == resource_class,
+            Node.provision_state == "available",
+            Node.maintenance.is_(False),
+            Node.power_state.is_not(None),
+            Node.instance_uuid.is_(None),
+        )
+        if owner is not None:
+            query = query.where(or_(Node.owner == owner, Node.lessee == owner))
+        if uuids:
+            query = query.where(Node.uuid.in_(list(uuids)))
+        with self._session() as session:
+            return list(session.scalars(query.order_by(Node.id)))
+
+    @classmethod
+    def reading(cls, session: Session) -> Allocations:
+        """The repository on an open read session (the API's checks)."""
+
+        @contextlib.contextmanager
+        def scope() -> Iterator[Session]:
+            yield session
+
+        return cls(scope)
