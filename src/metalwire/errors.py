@@ -20,6 +20,7 @@ ever deals with HTTP.
     |   +-- InstanceDeployFailure      a deploy or rebuild its deploy interface refuses
     |   +-- InstanceRescueFailure      a rescue its power, rescue or boot interface refuses
     |   +-- InstanceUnrescueFailure    an unrescue its power interface refuses
+    |   +-- AllocationFailed           a backfilled allocation does not fit its node
     +-- NotAuthorized (401)            no credentials, or credentials that do not verify
     +-- Forbidden (403)
     |   +-- NodeProtected              the node is protected from this action
@@ -105,6 +106,14 @@ class NoFreePhysicalPort(Invalid):
 
 class VifNotAttached(Invalid):
     """Detach of a VIF the node does not have."""
+
+
+class AllocationFailed(Invalid):
+    """An allocation could not be given a node (Ironic's words); the allocation is kept in
+    the ``error`` state with this message as its ``last_error``."""
+
+    def __init__(self, uuid: str, error: str) -> None:
+        super().__init__(f"Failed to process allocation {uuid}: {error}.")
 
 
 class UnknownChassis(Invalid):

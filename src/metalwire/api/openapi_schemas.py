@@ -13,6 +13,7 @@ from sqlalchemy import FromClause, String
 
 from metalwire.api import microversion as mv
 from metalwire.api.fields import (
+    ALLOCATION_FIELDS,
     CHASSIS_FIELDS,
     DEPLOY_TEMPLATE_FIELDS,
     NODE_FIELDS,
@@ -25,7 +26,7 @@ from metalwire.api.fields import (
 from metalwire.api.validation import LINK_NETWORK_TYPES
 from metalwire.conductor.steps import STEP_INTERFACES
 from metalwire.config import DefaultOptions
-from metalwire.db.models import Chassis, DeployTemplate, Node, Port, Portgroup
+from metalwire.db.models import Allocation, Chassis, DeployTemplate, Node, Port, Portgroup
 
 Schema = dict[str, Any]
 
@@ -130,6 +131,8 @@ def _settable(field: Field, table: FromClause) -> Schema:
         return {"type": "boolean"}
     if field.kind == "dict":
         return {"type": "object"}
+    if field.kind == "list":
+        return {"type": "array", "items": {"type": "string"}}
     if field.kind == "str":
         schema: Schema = {"type": "string"}
         column = table.columns.get(field.name)
@@ -235,6 +238,17 @@ def create_body(fields: tuple[Field, ...], table: FromClause, required: list[str
         "required": required,
         "additionalProperties": False,
     }
+
+
+def allocation_create() -> Schema:
+    """An allocation's create body: its settable fields, and the node it backfills (1.58)."""
+    body = create_body(ALLOCATION_FIELDS, Allocation.__table__, [])
+    body["properties"]["node"] = {
+        "type": "string",
+        "description": "The deployed node (UUID or name) the allocation is recorded for "
+        "(backfilling, API 1.58 and later); resource_class then defaults to the node's.",
+    }
+    return body
 
 
 def collection(key: str, item: str) -> Schema:
@@ -664,6 +678,9 @@ def components() -> dict[str, Any]:
         "DeployTemplate": deploy_template_resource(),
         "DeployTemplateCreate": deploy_template_create(),
         "DeployTemplateList": collection("deploy_templates", "DeployTemplate"),
+        "Allocation": resource(ALLOCATION_FIELDS, ()),
+        "AllocationCreate": allocation_create(),
+        "AllocationList": collection("allocations", "Allocation"),
         "HistoryEntry": HISTORY_ENTRY,
         "HistoryList": collection("history", "HistoryEntry"),
         "States": STATES,

@@ -52,6 +52,7 @@ _PATH_PARAMETERS = {
     ("ports", "uuid"): "The port's UUID.",
     ("chassis", "ident"): "The chassis's UUID.",
     ("deploy_templates", "ident"): "The deploy template's UUID or name.",
+    ("allocations", "ident"): "The allocation's UUID or name.",
     ("history", "uuid"): "The entry's UUID.",
     ("connectors", "uuid"): "The object's UUID.",
     ("targets", "uuid"): "The object's UUID.",
@@ -209,11 +210,13 @@ def item_docs(
     links: Schema | None = None,
     since: int | None = None,
     write_errors: tuple[int, ...] = (),
+    patch_since: int | None = None,
 ) -> ItemDocs:
     """Ports, portgroups and the volume resources are documented alike: ``kind`` names the
     schemas ("Port"), ``fields`` is the show's ``?fields=``, ``caveat`` ends the summaries
     of a change and, unless ``delete_caveat`` says otherwise, of a delete; ``write_errors``
-    are the statuses a create, patch and delete answer besides the usual ones."""
+    are the statuses a create, patch and delete answer besides the usual ones; ``since`` is
+    the first version of them all, ``patch_since`` of the change if later."""
     obj = ref(kind)
     delete_note = caveat if delete_caveat is None else delete_caveat
     return ItemDocs(
@@ -247,7 +250,7 @@ def item_docs(
             errors=(*WRITE, *write_errors),
             body=ref("JsonPatch"),
             headers=patch_headers,
-            since=since,
+            since=patch_since or since,
         ),
         delete=doc(
             f"delete{kind}",

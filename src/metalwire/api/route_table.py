@@ -11,6 +11,7 @@ from starlette.routing import BaseRoute
 
 from metalwire.api import openapi
 from metalwire.api.routes import (
+    allocations,
     audit,
     bios,
     boot_mode,
@@ -55,6 +56,7 @@ def api_routes() -> list[BaseRoute]:
         volume,
         chassis,
         deploy_templates,
+        allocations,
         history,
         inventory,
         firmware,
@@ -69,6 +71,7 @@ def api_routes() -> list[BaseRoute]:
         openapi,
     ):
         out.extend(module.router.routes)
+    out.extend(allocations.node_router.routes)  # /v1/nodes/{node}/allocation
     out.extend(node_lookup.router.routes)  # what the topology page lists
     out.extend(ui_pages.routes)  # the topology page, last: the least busy
     return out

@@ -55,6 +55,11 @@ def conductor_group(value: Any) -> str:
     return value.lower()
 
 
+def is_logical_name(value: str) -> bool:
+    """Ironic's logical name: 1 to 255 RFC 3986 unreserved characters."""
+    return len(value) <= 255 and _UNRESERVED.match(value) is not None
+
+
 def logical_name(value: Any, field: str, version: Version) -> str:
     """Names: RFC 3986 unreserved characters from 1.10, hostname rules before it."""
     if not isinstance(value, str) or not value or len(value) > 255:

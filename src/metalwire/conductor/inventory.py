@@ -149,6 +149,7 @@ def update_node(
         if patched:
             _refuse_patch_in_transition(node, changes)
         _refuse_another_instance(node, changes.get("instance_uuid"))
+        _refuse_instance_removal_of_allocated(node, changes)
         _refuse_resource_class_change(node, changes)
         changes = _with_protection_rules(node, changes)
         changes = _with_retirement_rules(node, changes)
@@ -213,6 +214,22 @@ def _refuse_another_instance(node: Node, instance_uuid: str | None) -> None:
             f"Node {node.label} is associated with instance {node.instance_uuid}; remove it "
             f"before associating instance {instance_uuid}."
         )
+
+
+def _refuse_instance_removal_of_allocated(node: Node, changes: dict[str, Any]) -> None:
+    """As Ironic: a node's instance_uuid held by an allocation is removed only in
+    maintenance or in the states that take updates mid-way (409); the allocation goes with
+    it (:meth:`metalwire.networking.task.NodeInventory.update_node`)."""
+    if not node.attrs.get("allocation_uuid") or changes.get("instance_uuid", "") is not None:
+        return
+    if node.maintenance or node.provision_state in PATCH_IN_TRANSITION_STATES:
+        return
+    allowed = ", ".join(sorted(PATCH_IN_TRANSITION_STATES))
+    raise InvalidState(
+        f"Node {node.uuid} with an allocation can not have instance_uuid removed unless it "
+        f"is in one of allowed ({allowed}) states or in maintenance mode. Current state is "
+        f"'{node.provision_state}'."
+    )
 
 
 def _refuse_patch_in_transition(node: Node, changes: dict[str, Any]) -> None:

@@ -25,8 +25,8 @@ import anyio
 import anyio.to_thread
 
 from metalwire import metrics
-from metalwire.conductor import audit as drift
 from metalwire.conductor import (
+    allocations,
     audit_repair,
     boot_device,
     boot_mode,
@@ -46,6 +46,7 @@ from metalwire.conductor import (
     vmedia,
     volumes,
 )
+from metalwire.conductor import audit as drift
 from metalwire.conductor.audit import AuditReport
 from metalwire.conductor.audit_repair import RepairReport
 from metalwire.conductor.background import BackgroundOperations
@@ -57,6 +58,7 @@ from metalwire.conductor.volumes import Resource
 from metalwire.context import RequestContext
 from metalwire.db import outage
 from metalwire.db.models import (
+    Allocation,
     Chassis,
     DeployTemplate,
     Node,
@@ -294,6 +296,32 @@ class ConductorAPI(abc.ABC):
     @abc.abstractmethod
     def delete_deploy_template(self, context: RequestContext, uuid: str) -> None:
         """Delete a deploy template; DeployTemplateNotFound (404)."""
+
+    @abc.abstractmethod
+    def create_allocation(
+        self, context: RequestContext, values: dict[str, Any], node_ident: str | None = None
+    ) -> Allocation:
+        """Create an allocation and reserve a node for it at once: the answer is ``active``
+        (its node reserved) or ``error`` (``last_error`` says why). ``node_ident`` backfills
+        the allocation of a deployed node (AllocationFailed, 400, when it does not fit;
+        InvalidState, 409, for a node with another instance). Conflict (409) for a UUID or
+        name taken."""
+
+    @abc.abstractmethod
+    def update_allocation(
+        self,
+        context: RequestContext,
+        uuid: str,
+        changes: dict[str, Any],
+        expected: dict[str, Any],
+    ) -> Allocation:
+        """Change an allocation's name or extra if it still holds the ``expected`` values
+        (else StaleUpdate); AllocationNotFound (404), Conflict (409) for a name taken."""
+
+    @abc.abstractmethod
+    def delete_allocation(self, context: RequestContext, ident: str) -> None:
+        """Delete an allocation and release its node; InvalidState (409) while the node is
+        active or in transition outside maintenance, AllocationNotFound (404)."""
 
     @abc.abstractmethod
     def create_node(self, context: RequestContext, values: dict[str, Any]) -> Node: ...
@@ -615,6 +643,23 @@ class LocalConductorAPI(ConductorAPI):
 
     def delete_deploy_template(self, context: RequestContext, uuid: str) -> None:
         self._retried(deploy_templates.delete, uuid)
+
+    def create_allocation(
+        self, context: RequestContext, values: dict[str, Any], node_ident: str | None = None
+    ) -> Allocation:
+        return self._retried(allocations.create, context, values, node_ident)
+
+    def update_allocation(
+        self,
+        context: RequestContext,
+        uuid: str,
+        changes: dict[str, Any],
+        expected: dict[str, Any],
+    ) -> Allocation:
+        return self._retried(allocations.update, uuid, changes, expected)
+
+    def delete_allocation(self, context: RequestContext, ident: str) -> None:
+        self._retried(allocations.delete, context, ident)
 
     def create_node(self, context: RequestContext, values: dict[str, Any]) -> Node:
         return self._retried(inventory.create_node, values)

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from metalwire.db import integrity
 from metalwire.db.models import Allocation, Node
 from metalwire.db.pagination import Page, paginate
-from metalwire.errors import AllocationNotFound, Conflict
+from metalwire.errors import AllocationNotFound, Conflict, InvalidParameterValue
 from metalwire.identifiers import is_uuid_like
 
 # As Ironic 39: every column but the lists and the JSON ones.
@@ -89,9 +89,16 @@ class Allocations:
         with self._session() as session:
             return integrity.change(session, get(session, uuid), changes, _conflict)
 
-    def delete(self, uuid: str) -> None:
+    def delete(self, uuid: str, *, missing_ok: bool = False) -> None:
+        """Delete the allocation; AllocationNotFound (404) unless ``missing_ok``."""
         with self._session() as session:
-            integrity.remove(session, get(session, uuid), f"Allocation {uuid}")
+            try:
+                row = get(session, uuid)
+            except AllocationNotFound:
+                if missing_ok:
+                    return
+                raise
+            integrity.remove(session, row, f"Allocation {uuid}")
 
     def candidates(
         self, resource_class: str | None, owner: str | None, uuids: Sequence[str]
@@ -122,3 +129,24 @@ class Allocations:
             yield session
 
         return cls(scope)
+
+
+def node_uuids(session: Session, idents: Sequence[str], project: str | None) -> dict[str, str]:
+    """The UUID of the node each of ``idents`` (UUIDs or names) names, among the nodes
+    ``project`` owns or leases when given; raises InvalidParameterValue (400) naming those
+    that name none, in Ironic's words."""
+    wanted = set(idents)
+    uuids = {i for i in wanted if is_uuid_like(i)}
+    query = select(Node.uuid, Node.name).where(or_(Node.uuid.in_(uuids), Node.name.in_(wanted)))
+    if project is not None:
+        query = query.where(or_(Node.owner == project, Node.lessee == project))
+    found: dict[str, str] = {}
+    for uuid, name in session.execute(query):
+        if uuid in wanted:
+            found[uuid] = uuid
+        if name is not None and name in wanted:
+            found[name] = uuid
+    missing = sorted(wanted - set(found))
+    if missing:
+        raise InvalidParameterValue(f"Nodes cannot be found: {', '.join(missing)}")
+    return found

@@ -354,7 +354,13 @@ class NodeInventory:
         self._task = task
 
     def update_node(self, changes: Mapping[str, Any]) -> Node:
+        """Set the node's fields. A node whose instance is removed (a PATCH, a tear-down)
+        gives up its allocation too, in the same transaction, as Ironic's."""
         with self._task.writing() as work:
+            allocation = self._task.node.attrs.get("allocation_uuid")
+            if allocation and "instance_uuid" in changes and changes["instance_uuid"] is None:
+                work.allocations.delete(allocation, missing_ok=True)
+                changes = {**changes, "allocation_uuid": None}
             return work.nodes.update(self._task.node.id, changes)
 
     def delete_node(self) -> None:

@@ -634,6 +634,67 @@ DEPLOY_TEMPLATE_RULES = [
     ),
 ]
 
+# Allocations belong to a project (their owner), as Ironic's rules see them.
+ALLOCATION_OWNER_MEMBER = "role:member and project_id:%(allocation.owner)s"
+ALLOCATION_OWNER_READER = "role:reader and project_id:%(allocation.owner)s"
+_ALLOCATION = "/allocations/{allocation_id}"
+_NODE_ALLOCATION = "/nodes/{node_ident}/allocation"
+ALLOCATION_RULES = [
+    _rule(
+        "baremetal:allocation:get",
+        f"({SYSTEM_READER}) or ({ALLOCATION_OWNER_READER})",
+        "See an allocation.",
+        [("GET", _ALLOCATION), ("GET", _NODE_ALLOCATION)],
+        ("baremetal:allocation:get", _ADMIN_OR_OBSERVER),
+    ),
+    _rule(
+        "baremetal:allocation:list",
+        API_READER,
+        "List allocations, filtered by the requester's project.",
+        [("GET", "/allocations")],
+        ("baremetal:allocation:list", "rule:baremetal:allocation:get"),
+    ),
+    _rule(
+        "baremetal:allocation:list_all",
+        SYSTEM_READER,
+        "List every project's allocations.",
+        [("GET", "/allocations")],
+        (
+            "baremetal:allocation:list_all",
+            "rule:baremetal:allocation:get and is_admin_project:True",
+        ),
+    ),
+    _rule(
+        "baremetal:allocation:create",
+        f"({SYSTEM_MEMBER}) or (role:member)",
+        "Create an allocation.",
+        [("POST", "/allocations")],
+        ("baremetal:allocation:create", "rule:is_admin and is_admin_project:True"),
+    ),
+    _rule(
+        "baremetal:allocation:create_restricted",
+        SYSTEM_MEMBER,
+        "Create an allocation for another project (an owner other than the requester's).",
+        [("POST", "/allocations")],
+        ("baremetal:allocation:create_restricted", "rule:baremetal:allocation:create"),
+    ),
+    _rule(
+        "baremetal:allocation:delete",
+        f"({SYSTEM_MEMBER}) or ({ALLOCATION_OWNER_MEMBER})",
+        "Delete an allocation.",
+        [("DELETE", _ALLOCATION), ("DELETE", _NODE_ALLOCATION)],
+        ("baremetal:allocation:delete", _ADMIN),
+    ),
+    _rule(
+        "baremetal:allocation:update",
+        f"({SYSTEM_MEMBER}) or ({ALLOCATION_OWNER_MEMBER})",
+        "Change an allocation's name and extra.",
+        [("PATCH", _ALLOCATION)],
+        ("baremetal:allocation:update", _ADMIN),
+    ),
+]
+
+
 SHARD_RULES = [
     _rule(
         "baremetal:shards:get",
@@ -785,6 +846,7 @@ def defaults() -> list[policy.RuleDefault]:
         *VOLUME_RULES,
         *CHASSIS_RULES,
         *DEPLOY_TEMPLATE_RULES,
+        *ALLOCATION_RULES,
         *SHARD_RULES,
         *DRIVER_RULES,
         *CONDUCTOR_RULES,

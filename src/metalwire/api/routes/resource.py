@@ -29,10 +29,10 @@ from metalwire.api.routes.common import (
     until_unchanged,
 )
 from metalwire.api.views import check_sort_key, selected_fields
-from metalwire.db.models import Chassis, DeployTemplate, Node, Port, Portgroup
+from metalwire.db.models import Allocation, Chassis, DeployTemplate, Node, Port, Portgroup
 from metalwire.db.pagination import Page
 
-Row = TypeVar("Row", Node, Port, Portgroup, Chassis, DeployTemplate)
+Row = TypeVar("Row", Node, Port, Portgroup, Chassis, DeployTemplate, Allocation)
 
 # Narrows a list to one node's or one portgroup's members: reads the owner (404 when the
 # requester cannot see it), returns the filter.

@@ -96,6 +96,8 @@ def discover_v1(request: Request) -> dict[str, Any]:
         body["conductors"] = resource("conductors")
     if c.version.at_least(mv.DEPLOY_TEMPLATES):
         body["deploy_templates"] = resource("deploy_templates")
+    if c.version.at_least(mv.ALLOCATIONS):
+        body["allocations"] = resource("allocations")
     if c.version.at_least(mv.NODE_SHARD):
         body["shards"] = resource("shards")
     return body
