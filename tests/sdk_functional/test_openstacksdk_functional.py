@@ -33,9 +33,10 @@ from tests.support.server import MetalwireServer
 
 PACKAGE = "openstack.tests.functional.baremetal.v1"
 
-#: The upstream modules of the tier: those of the resources metalwire serves (allocations,
-#: runbooks and inspection rules are not).
+#: The upstream modules of the tier: those of the resources metalwire serves (runbooks and
+#: inspection rules are not).
 UPSTREAM_MODULES = (
+    "test_allocation",
     "test_chassis",
     "test_conductor",
     "test_deploy_templates",
@@ -49,7 +50,14 @@ UPSTREAM_MODULES = (
 
 #: Upstream tests that fail against metalwire, each with why: expected to fail (strictly: one
 #: that passes fails its case, so the entry goes once the cause is fixed).
-KNOWN_FAILURES: dict[str, str] = {}
+KNOWN_FAILURES: dict[str, str] = {
+    "test_allocation.TestBareMetalAllocation.test_allocation_create_get_delete": (
+        "asserts that a create answers 'allocating' (Ironic reserves the node in the "
+        "background); metalwire reserves it within the request and answers 'active' "
+        "(docs/api-ref/allocations.md); the rest of the test is the same in the other "
+        "upstream tests, which pass"
+    ),
+}
 
 #: What the upstream tests import beyond openstacksdk (the project's ``test`` extra has them).
 TEST_DEPENDENCIES = ("fixtures", "testtools", "oslotest")
