@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.api.test_lifecycle import provision
-from tests.conftest import Api, fault
+from tests.conftest import LATEST, Api, fault
+from tests.support.server import MetalwireServer
 
 RC = "baremetal"
 
@@ -287,3 +289,39 @@ def test_version_gates(api: Api) -> None:
     assert [a["uuid"] for a in api.get("/v1/allocations?owner=p").json()["allocations"]] == [
         owned["uuid"]
     ]
+
+
+def test_the_policy_scopes_allocations_to_their_owner(personas: MetalwireServer) -> None:
+    """``tenant`` is a member of project-a, ``viewer`` a system reader, ``boss`` a system
+    administrator (tests/auth/test_http_basic.py)."""
+
+    def call(user: str, method: str, path: str, **kw: Any) -> httpx.Response:
+        headers = {"X-OpenStack-Ironic-API-Version": LATEST}
+        return httpx.request(
+            method, personas.url + path, auth=(user, f"{user}-pw"), headers=headers, **kw
+        )
+
+    own = call("tenant", "POST", "/v1/allocations", json={"resource_class": "none"})
+    assert own.status_code == 201, own.text
+    assert own.json()["owner"] == "project-a"  # a project's allocation is its own
+    refused = call(
+        "tenant", "POST", "/v1/allocations", json={"resource_class": "x", "owner": "project-b"}
+    )
+    assert refused.status_code == 403
+    assert "baremetal:allocation:create_restricted is required" in fault(refused)
+    other = call(
+        "boss", "POST", "/v1/allocations", json={"resource_class": "x", "owner": "project-b"}
+    )
+    assert other.status_code == 201, other.text
+    mine, theirs = own.json()["uuid"], other.json()["uuid"]
+
+    listed = call("tenant", "GET", "/v1/allocations").json()["allocations"]
+    assert [a["uuid"] for a in listed] == [mine]
+    assert call("tenant", "GET", "/v1/allocations?owner=project-b").status_code == 403
+    everything = call("viewer", "GET", "/v1/allocations").json()["allocations"]
+    assert {a["uuid"] for a in everything} >= {mine, theirs}
+    for method in ("GET", "DELETE"):  # another project's allocation does not exist for it
+        assert call("tenant", method, f"/v1/allocations/{theirs}").status_code == 404
+    resp = call("viewer", "DELETE", f"/v1/allocations/{theirs}")
+    assert resp.status_code == 403 and "baremetal:allocation:delete" in fault(resp)
+    assert call("tenant", "DELETE", f"/v1/allocations/{mine}").status_code == 204
