@@ -23,7 +23,7 @@ import uuid as uuid_module
 from collections.abc import Sequence
 from typing import Any
 
-from metalwire.conductor.inventory import PATCH_IN_TRANSITION_STATES
+from metalwire.conductor.inventory import PATCH_IN_TRANSITION_STATES, check_unchanged
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
@@ -33,7 +33,6 @@ from metalwire.errors import (
     InvalidState,
     NodeLocked,
     NodeNotFound,
-    StaleUpdate,
 )
 from metalwire.networking.task import Task
 
@@ -212,13 +211,7 @@ def update(
     """Change the allocation's name or extra if it still holds the ``expected`` values its
     patch was made from (else StaleUpdate: the API prepares the patch again)."""
     with conductor.db.writing() as work:
-        current = work.allocations.get(uuid, locked=True)
-        for name, value in expected.items():
-            if (getattr(current, name) or None) != (value or None):
-                raise StaleUpdate(
-                    f"The allocation {uuid} changed ({name}) while this update was prepared; "
-                    "retry it."
-                )
+        check_unchanged("allocation", uuid, work.allocations.get(uuid, locked=True), expected)
         return work.allocations.update(uuid, changes)
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import uuid as uuid_module
 from typing import Any
 
+from metalwire.conductor.inventory import check_unchanged
 from metalwire.conductor.tasks import Conductor
 from metalwire.db.models import Chassis
-from metalwire.errors import StaleUpdate
 
 
 def create(conductor: Conductor, values: dict[str, Any]) -> Chassis:
@@ -29,22 +29,8 @@ def update(
     """Apply ``changes`` if the chassis still holds the ``expected`` values its patch was
     made from (else StaleUpdate: the API prepares the patch again)."""
     with conductor.db.writing() as work:
-        check_unchanged(work.chassis.get(uuid, locked=True), expected, f"chassis {uuid}")
+        check_unchanged("chassis", uuid, work.chassis.get(uuid, locked=True), expected)
         return work.chassis.update(uuid, changes)
-
-
-def check_unchanged(current: object, expected: dict[str, Any], label: str) -> None:
-    """Raise StaleUpdate if the locked row ``current`` no longer holds the ``expected``
-    values a patch was made from (``label`` names it: "chassis <uuid>")."""
-    for name, value in expected.items():
-        if _empty_as_none(getattr(current, name)) != _empty_as_none(value):
-            raise StaleUpdate(
-                f"The {label} changed ({name}) while this update was prepared; retry it."
-            )
-
-
-def _empty_as_none(value: Any) -> Any:
-    return None if value in (None, {}, "") else value
 
 
 def delete(conductor: Conductor, uuid: str) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from metalwire.conductor.chassis import check_unchanged
+from metalwire.conductor.inventory import check_unchanged
 from metalwire.conductor.steps import check_deploy_steps, template_steps_refused
 from metalwire.conductor.tasks import Conductor
 from metalwire.db.models import DeployTemplate
@@ -39,7 +39,7 @@ def update(
     made from (else StaleUpdate: the API prepares the patch again)."""
     with conductor.db.writing() as work:
         current = work.deploy_templates.get(uuid, locked=True)
-        check_unchanged(current, expected, f"deploy template {uuid}")
+        check_unchanged("deploy template", uuid, current, expected)
         return work.deploy_templates.update(uuid, changes)
 
 

@@ -125,8 +125,10 @@ def _empty_as_none(value: Any) -> Any:
     return None if value in (None, {}, [], "") else value
 
 
-def _check_unchanged(kind: str, ident: str, current: Any, expected: dict[str, Any] | None) -> None:
-    """Refuse an update prepared from values that changed since (compare-and-swap)."""
+def check_unchanged(kind: str, ident: str, current: Any, expected: dict[str, Any] | None) -> None:
+    """Refuse an update prepared from values that changed since (compare-and-swap): a
+    node, port, portgroup, chassis, deploy template or allocation ``kind``, StaleUpdate
+    (the API prepares the update again)."""
     for name, value in (expected or {}).items():
         now = node_db.field_value(current, name) if kind == "node" else getattr(current, name)
         if _empty_as_none(now) != _empty_as_none(value):
@@ -145,7 +147,7 @@ def update_node(
 ) -> Node:
     with conductor.exclusive_task(ident, context) as task:
         node = task.node
-        _check_unchanged("node", ident, node, expected)
+        check_unchanged("node", ident, node, expected)
         if patched:
             _refuse_patch_in_transition(node, changes)
         _refuse_another_instance(node, changes.get("instance_uuid"))
@@ -671,7 +673,7 @@ def _update_member(
     with _tasks_for(conductor, context, {row.node_id, node_id}) as tasks:
         task = tasks[row.node_id]
         current = _under_lock(conductor, members.on_node(task), row)
-        _check_unchanged(members.kind, ident, current, expected)
+        check_unchanged(members.kind, ident, current, expected)
         changed = {k for k, v in changes.items() if getattr(current, k) != v}
         if not changed:
             return current
