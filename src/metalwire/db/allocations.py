@@ -10,7 +10,7 @@ while it holds the node's lock.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import or_, select
@@ -52,6 +52,11 @@ def get(session: Session, ident: str, *, locked: bool = False) -> Allocation:
     return row
 
 
+def of_node(session: Session, node_id: int) -> Allocation | None:
+    """The allocation holding the node, if any."""
+    return session.scalars(select(Allocation).where(Allocation.node_id == node_id)).one_or_none()
+
+
 def list_allocations(session: Session, filters: Mapping[str, Any], page: Page) -> list[Allocation]:
     """One page of the allocations ``filters`` select (``node_id``, ``resource_class``,
     ``state``, ``owner``: each equal)."""
@@ -73,12 +78,6 @@ class Allocations:
     def get(self, ident: str, *, locked: bool = False) -> Allocation:
         with self._session() as session:
             return get(session, ident, locked=locked)
-
-    def of_node(self, node_id: int) -> Allocation | None:
-        """The allocation holding the node, if any."""
-        with self._session() as session:
-            query = select(Allocation).where(Allocation.node_id == node_id)
-            return session.scalars(query).one_or_none()
 
     def create(self, values: Mapping[str, Any]) -> Allocation:
         """A new allocation; Conflict (409) for a UUID or name taken."""
@@ -119,16 +118,6 @@ class Allocations:
             query = query.where(Node.uuid.in_(list(uuids)))
         with self._session() as session:
             return list(session.scalars(query.order_by(Node.id)))
-
-    @classmethod
-    def reading(cls, session: Session) -> Allocations:
-        """The repository on an open read session (the API's checks)."""
-
-        @contextlib.contextmanager
-        def scope() -> Iterator[Session]:
-            yield session
-
-        return cls(scope)
 
 
 def node_uuids(session: Session, idents: Sequence[str], project: str | None) -> dict[str, str]:

@@ -323,7 +323,7 @@ def _of_node(c: Call, node_ident: str) -> Allocation:
         raise NodeNotFound(node_ident)
     found = authz.node_found(c, "baremetal:node:get", node_ident)
     with c.services.db.read() as session:
-        row = allocation_db.Allocations.reading(session).of_node(found.id)
+        row = allocation_db.of_node(session, found.id)
     if row is None:
         raise AllocationNotFound(node_ident, f"Allocation for node {node_ident} was not found")
     return row
