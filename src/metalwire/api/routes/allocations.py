@@ -39,6 +39,7 @@ from metalwire.errors import (
     MethodNotAllowed,
     NodeNotFound,
     PolicyForbidden,
+    RouteNotFound,
 )
 from metalwire.identifiers import is_uuid_like
 
@@ -49,11 +50,12 @@ _BELOW = "The API version does not allow allocations"
 
 
 def _require(c: Call, since: int = mv.ALLOCATIONS, *, method: str = "GET") -> None:
-    """Below its version a read is 404 and a write 405, as Ironic 39's handlers answer."""
+    """Below its version a read is 404 and a write 405, as Ironic 39's handlers answer
+    (in the routing error body)."""
     if c.version.at_least(since):
         return
     if method == "GET":
-        raise AllocationNotFound("", _BELOW)
+        raise RouteNotFound(_BELOW)
     raise MethodNotAllowed(method, ("GET",))
 
 
@@ -319,8 +321,7 @@ def delete_allocation(request: Request, ident: str) -> Response:
 
 def _of_node(c: Call, node_ident: str) -> Allocation:
     """The node's allocation: the node must be visible (404), and have one (404)."""
-    if not c.version.at_least(mv.ALLOCATIONS):
-        raise NodeNotFound(node_ident)
+    c.require(mv.ALLOCATIONS)  # as Ironic's node router: no such path below 1.52
     found = authz.node_found(c, "baremetal:node:get", node_ident)
     with c.services.db.read() as session:
         row = allocation_db.of_node(session, found.id)
