@@ -326,3 +326,15 @@ def test_the_policy_scopes_allocations_to_their_owner(personas: MetalwireServer)
     resp = call("viewer", "DELETE", f"/v1/allocations/{theirs}")
     assert resp.status_code == 403 and "baremetal:allocation:delete" in fault(resp)
     assert call("tenant", "DELETE", f"/v1/allocations/{mine}").status_code == 204
+
+
+def test_a_node_held_by_an_allocation_with_an_owner_keeps_its_owner(api: Api) -> None:
+    available(api, "owned", owner="p")
+    allocate(api, {"resource_class": RC, "owner": "p"})
+    resp = api.patch("/v1/nodes/owned", [{"op": "replace", "path": "/owner", "value": "q"}])
+    assert resp.status_code == 409
+    assert fault(resp) == (
+        f'Cannot update owner of node "{api.get("/v1/nodes/owned").json()["uuid"]}" while it '
+        "is allocated to an allocation with an  owner."
+    )
+    assert api.get("/v1/nodes/owned").json()["owner"] == "p"

@@ -74,18 +74,23 @@ def delete_node(c: Call, ident: str) -> None:
     p.authorize_delete_node(identity(c), owner, lessee, NodeNotFound(ident))
 
 
+def sets_owner(patch: Any) -> bool:
+    """Whether a node's JSON patch sets a value at /owner (Ironic looks at the values set
+    there; a removal is not one)."""
+    ops = patch if isinstance(patch, list) else ()
+    return any(
+        isinstance(op, dict) and op.get("path") == "/owner" and op.get("op") != "remove"
+        for op in ops
+    )
+
+
 def owner_change(c: Call, patch: Any, found: Node) -> None:
     """As Ironic: a patch giving an ``active`` node an owner also needs
     ``baremetal:node:update_owner_provisioned``; refused, it is a 409."""
     p = policy(c)
     if not p.enabled or found.provision_state != "active":
         return
-    ops = patch if isinstance(patch, list) else ()
-    # Ironic looks at the values set at /owner; a removal is not one.
-    if not any(
-        isinstance(op, dict) and op.get("path") == "/owner" and op.get("op") != "remove"
-        for op in ops
-    ):
+    if not sets_owner(patch):
         return
     rule = "baremetal:node:update_owner_provisioned"
     if not p.allows(rule, identity(c), node_target(found.owner, found.lessee)):

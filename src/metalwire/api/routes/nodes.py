@@ -31,9 +31,10 @@ from metalwire.api.routes.common import Call, JsonBody, call, list_filters
 from metalwire.api.routes.resource import Resource
 from metalwire.api.views import node_view
 from metalwire.conductor.registry import Serving
+from metalwire.db import allocations as allocation_db
 from metalwire.db import nodes as node_db
 from metalwire.db.models import Node
-from metalwire.errors import InvalidParameterValue, NodeNotFound, NotAcceptable
+from metalwire.errors import InvalidParameterValue, InvalidState, NodeNotFound, NotAcceptable
 
 router = APIRouter(prefix="/v1/nodes")
 
@@ -168,9 +169,22 @@ def _views(
     return [_view(c, n, fields, sublinks, masks, served) for n in nodes]
 
 
-def _authorize_patch(c: Call, _session: Session, node: Node, ident: str, patch: Any) -> None:
+def _authorize_patch(c: Call, session: Session, node: Node, ident: str, patch: Any) -> None:
     authz.node(c, authz.patch_rules(patch), node, ident)
     authz.owner_change(c, patch, node)
+    _refuse_owner_change_of_allocated(session, node, patch)
+
+
+def _refuse_owner_change_of_allocated(session: Session, node: Node, patch: Any) -> None:
+    """As Ironic: a node held by an allocation that has an owner keeps its owner (409)."""
+    if not authz.sets_owner(patch):
+        return
+    allocation = allocation_db.of_node(session, node.id)
+    if allocation is not None and allocation.owner is not None:
+        raise InvalidState(
+            f'Cannot update owner of node "{node.uuid}" while it is allocated to an '
+            "allocation with an  owner."  # sic: Ironic's two spaces
+        )
 
 
 def _current(_c: Call, _session: Session, node: Node) -> dict[str, Any]:
