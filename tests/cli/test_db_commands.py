@@ -96,12 +96,13 @@ def test_check_names_each_row_that_breaks_a_rule(tmp_path: Path) -> None:
         session.add_all([crossed, shouting, orphan])
         session.flush()
         session.add(VifAttachment(vif_id="vif-x", node_id=b.id, port_id=shouting.id))
+        a.attrs = {"allocation_uuid": "0b5c1b52-5c3e-4c4e-9a55-6c1d7f0e2a11"}  # none such
         session.commit()
-        ids = (crossed.uuid, shouting.uuid, orphan.uuid, bond.uuid, b.uuid)
+        ids = (crossed.uuid, shouting.uuid, orphan.uuid, bond.uuid, b.uuid, a.uuid)
     engine.dispose()
 
     checked = db("check", url=url)
-    crossed_id, shouting_id, orphan_id, bond_id, node_b = ids
+    crossed_id, shouting_id, orphan_id, bond_id, node_b, node_a = ids
     assert checked.code == 1
     assert sorted(checked.stdout.splitlines()) == sorted(
         [
@@ -112,9 +113,11 @@ def test_check_names_each_row_that_breaks_a_rule(tmp_path: Path) -> None:
             f"problem: VIF vif-x: its port {shouting_id} is on another node",
             f"problem: node {node_b}: its chassis 5a4b8e3c-1d2f-4a6b-9c8d-7e6f5a4b3c2d does "
             "not exist",
+            f"problem: node {node_a}: its allocation 0b5c1b52-5c3e-4c4e-9a55-6c1d7f0e2a11 "
+            "does not hold it",
         ]
     )
-    assert checked.stderr == f"5 problem(s) on {url}\n"
+    assert checked.stderr == f"6 problem(s) on {url}\n"
 
 
 @pytest.mark.parametrize("name", ["postgresql", "mariadb"])

@@ -15,7 +15,7 @@ from sqlalchemy import Engine, inspect, select
 from sqlalchemy.orm import Session, aliased
 
 from metalwire.db.migrations import current_revision, head_revision
-from metalwire.db.models import Base, Chassis, Node, Port, Portgroup, VifAttachment
+from metalwire.db.models import Allocation, Base, Chassis, Node, Port, Portgroup, VifAttachment
 
 _MAC = re.compile(r"^([0-9a-f]{2}:){5}[0-9a-f]{2}$")
 
@@ -50,6 +50,7 @@ def row_findings(engine: Engine) -> list[str]:
             *_portgroup_findings(session),
             *_attachment_findings(session),
             *_chassis_findings(session),
+            *_allocation_findings(session),
         ]
 
 
@@ -113,3 +114,25 @@ def _chassis_findings(session: Session) -> Iterator[str]:
         chassis = attrs.get("chassis_uuid") if isinstance(attrs, dict) else None
         if chassis and chassis not in known:
             yield f"node {uuid}: its chassis {chassis} does not exist"
+
+
+def _allocation_findings(session: Session) -> Iterator[str]:
+    """A node and its allocation name each other: the node's allocation_uuid is the UUID of
+    the allocation whose node it is, and its instance_uuid too."""
+    holding = {
+        node_id: uuid
+        for uuid, node_id in session.execute(select(Allocation.uuid, Allocation.node_id))
+        if node_id is not None
+    }
+    rows = session.execute(select(Node.id, Node.uuid, Node.instance_uuid, Node.attrs))
+    named = {}
+    for node_id, uuid, instance, attrs in rows:
+        allocation = attrs.get("allocation_uuid") if isinstance(attrs, dict) else None
+        named[node_id] = allocation
+        if allocation and holding.get(node_id) != allocation:
+            yield f"node {uuid}: its allocation {allocation} does not hold it"
+        elif allocation and instance != allocation:
+            yield f"node {uuid}: its instance_uuid is not its allocation's UUID {allocation}"
+    for node_id, allocation in holding.items():
+        if node_id in named and named[node_id] != allocation:
+            yield f"allocation {allocation}: its node (id {node_id}) does not name it"
