@@ -39,8 +39,6 @@ ALLOWED: tuple[Allowed, ...] = (
     *(
         Allowed(("root and versions",), f"v1: body.{resource}", NOT_SERVED)
         for resource in (
-            "allocations",
-            "deploy_templates",
             "drivers",
             "events",
             "heartbeat",
