@@ -32,6 +32,8 @@ ever deals with HTTP.
     |   +-- AllocationNotFound         no allocation has this UUID or name
     |   +-- RouteNotFound              no resource at this path for the request's version
     +-- MethodNotAllowed (405)         the path exists, the method does not
+    +-- MethodNotServed (405)          a resource newer than the version, any method but GET
+    +-- MethodNotYetAllowed (405)      a method its handler takes only from a later version
     +-- NotAcceptable (406)            field too new for the request's version
     |   +-- VersionNotAcceptable       microversion malformed or out of range
     +-- RequestTooLarge (413)          the request body is larger than accepted
@@ -320,6 +322,14 @@ class MethodNotServed(MetalwireError):
     code = 405
     safe = True
     routing = True
+
+
+class MethodNotYetAllowed(MetalwireError):
+    """A handler's refusal of a method its resource takes only from a later microversion
+    (405 in an object's error body, as Ironic's allocation handlers answer)."""
+
+    code = 405
+    safe = True
 
 
 class MethodNotAllowed(MetalwireError):

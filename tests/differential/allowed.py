@@ -49,6 +49,22 @@ ALLOWED: tuple[Allowed, ...] = (
         Allowed(("root and versions",), f"v1: body.{resource}", NOT_SERVED, NEWER)
         for resource in ("continue_inspection", "inspection_rules", "runbooks")
     ),
+    *(
+        Allowed(
+            ("allocations",),
+            f"{step}: body.{key}",
+            "Ironic 39 answers a create before its conductor has reserved a node (state "
+            "allocating, no node, no error yet); metalwire reserves it within the request and "
+            "answers the allocation done (docs/api-ref/allocations.md); read afterwards, both "
+            "agree",
+        )
+        for step, key in (
+            ("create allocation", "node_uuid"),
+            ("create allocation", "updated_at"),
+            ("create allocation, none fits", "last_error"),
+            ("create allocation, none fits", "updated_at"),
+        )
+    ),
     Allowed(
         ("deploy templates",),
         "create template, priority as digits: body.steps.0.priority",
@@ -206,6 +222,7 @@ ALLOWED: tuple[Allowed, ...] = (
             "volume connector and target changes",
             "port connectivity by provision state",
             "deploy image checks",
+            "allocations",
         ),
         "*: body.driver_internal_info.*",
         "driver_internal_info is the driver's own record: Ironic's conductor keeps the clean "

@@ -122,6 +122,8 @@ def _payload(resp: httpx.Response) -> Any:
 def _in_transition(payload: Any) -> bool:
     if not isinstance(payload, dict):
         return False
+    if payload.get("state") == "allocating":  # Ironic reserves the node after answering
+        return True
     return payload.get("reservation") is not None or not verb_over(payload)
 
 

@@ -738,6 +738,56 @@ def _chassis() -> tuple[Step, ...]:
 _TEMPLATE_STEP = {"interface": "raid", "step": "delete_configuration", "args": {}, "priority": 5}
 
 
+def _allocations() -> tuple[Step, ...]:
+    """Allocations (1.52): a node reserved by resource class, one none fits, the node's
+    allocation, the list's filters, a change, the version gate, and a release."""
+    one = "/v1/allocations/{a1}"
+    create = "/v1/allocations"
+    return (
+        node("alloc-node", "n1", resource_class="mw-alloc"),
+        *power("power off", "n1", "power off"),  # Ironic's manage sets no power state
+        *(
+            step
+            for verb in ("manage", "provide")
+            for step in (
+                Step(verb, "PUT", "/v1/nodes/{n1}/states/provision", {"target": verb}),
+                Step(f"after {verb}", "GET", "/v1/nodes/{n1}", settle=True),
+            )
+        ),
+        Step("create allocation", "POST", create, {"resource_class": "mw-alloc"}, "a1"),
+        Step("allocation done", "GET", one, settle=True),
+        get("node allocated", "/v1/nodes/{n1}?fields=instance_uuid,allocation_uuid"),
+        get("the node's allocation", "/v1/nodes/{n1}/allocation"),
+        Step("create allocation, none fits", "POST", create, {"resource_class": "mw-alloc"}, "a2"),
+        Step("allocation none fits done", "GET", "/v1/allocations/{a2}", settle=True),
+        Step("create allocation, no resource class", "POST", create, {}),
+        Step(
+            "create allocation, unknown candidate",
+            "POST",
+            create,
+            {"resource_class": "mw-alloc", "candidate_nodes": ["no-such-node"]},
+        ),
+        get("allocation list", "/v1/allocations"),
+        get("allocation list by node", "/v1/allocations?node={n1}"),
+        get("allocation list by state", "/v1/allocations?state=error"),
+        get("allocation list by resource class", "/v1/allocations?resource_class=mw-alloc"),
+        get("allocation show fields", f"{one}?fields=uuid,state,node_uuid"),
+        get("allocation show missing", "/v1/allocations/{missing}"),
+        patch("allocation patch name", one, op("add", "/name", "alloc-a")),
+        patch("allocation patch resource class", one, op("replace", "/resource_class", "x")),
+        get("allocation by name", "/v1/allocations/alloc-a"),
+        get("allocation list at 1.51", create, version="1.51"),
+        get("allocation show at 1.51", one, version="1.51"),
+        get("the node's allocation at 1.51", "/v1/nodes/{n1}/allocation", version="1.51"),
+        Step("allocation create at 1.51", "POST", create, {"resource_class": "x"}, version="1.51"),
+        Step("allocation delete at 1.51", "DELETE", one, version="1.51"),
+        Step("allocation delete", "DELETE", one),
+        get("node released", "/v1/nodes/{n1}?fields=instance_uuid,allocation_uuid"),
+        Step("allocation delete, the one that failed", "DELETE", "/v1/allocations/{a2}"),
+        Step("allocation delete missing", "DELETE", "/v1/allocations/{missing}"),
+    )
+
+
 def _deploy_templates() -> tuple[Step, ...]:
     """Deploy templates (1.55): their endpoints, bad input, and the version gate."""
     one = "/v1/deploy_templates/{t1}"
@@ -1619,5 +1669,6 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("list and field checks", _list_and_field_checks()),
     Scenario("chassis", _chassis()),
     Scenario("deploy templates", _deploy_templates()),
+    Scenario("allocations", _allocations()),
     Scenario("conductors", _conductors()),
 )

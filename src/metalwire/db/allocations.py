@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from metalwire.db import integrity
-from metalwire.db.models import Allocation, Node
+from metalwire.db.models import Allocation, Node, utcnow
 from metalwire.db.pagination import Page, paginate
 from metalwire.errors import AllocationNotFound, Conflict, InvalidParameterValue
 from metalwire.identifiers import is_uuid_like
@@ -80,9 +80,13 @@ class Allocations:
             return get(session, ident, locked=locked)
 
     def create(self, values: Mapping[str, Any]) -> Allocation:
-        """A new allocation; Conflict (409) for a UUID or name taken."""
+        """A new allocation; Conflict (409) for a UUID or name taken. It is stored once
+        processed (``active`` or ``error``), so it shows as updated when created, as
+        Ironic's does once its conductor has processed it."""
+        now = utcnow()
+        stored = {"created_at": now, "updated_at": now, **values}
         with self._session() as session:
-            return integrity.insert(session, Allocation(**values), values, _conflict)
+            return integrity.insert(session, Allocation(**stored), stored, _conflict)
 
     def update(self, uuid: str, changes: Mapping[str, Any]) -> Allocation:
         with self._session() as session:

@@ -36,10 +36,10 @@ from metalwire.db.pagination import Page
 from metalwire.errors import (
     AllocationNotFound,
     InvalidParameterValue,
-    MethodNotAllowed,
+    MethodNotYetAllowed,
     NodeNotFound,
+    NotFound,
     PolicyForbidden,
-    RouteNotFound,
 )
 from metalwire.identifiers import is_uuid_like
 
@@ -51,12 +51,14 @@ _BELOW = "The API version does not allow allocations"
 
 def _require(c: Call, since: int = mv.ALLOCATIONS, *, method: str = "GET") -> None:
     """Below its version a read is 404 and a write 405, as Ironic 39's handlers answer
-    (in the routing error body)."""
+    (in an object's error body, not the router's)."""
     if c.version.at_least(since):
         return
     if method == "GET":
-        raise RouteNotFound(_BELOW)
-    raise MethodNotAllowed(method, ("GET",))
+        raise NotFound(_BELOW)
+    if since == mv.ALLOCATION_UPDATE and c.version.at_least(mv.ALLOCATIONS):
+        raise MethodNotYetAllowed("The API version does not allow updating allocations")
+    raise MethodNotYetAllowed(_BELOW)
 
 
 def _ident(ident: str) -> str:
