@@ -23,7 +23,7 @@ import uuid as uuid_module
 from collections.abc import Sequence
 from typing import Any
 
-from metalwire.conductor.inventory import PATCH_IN_TRANSITION_STATES, check_unchanged
+from metalwire.conductor.inventory import check_unchanged, in_transition
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
@@ -239,7 +239,7 @@ def delete(conductor: Conductor, context: RequestContext, ident: str) -> None:
 def _check_release(node: Node, uuid: str) -> None:
     if node.maintenance:
         return  # an allocation can always be removed in maintenance
-    if node.target_provision_state and node.provision_state not in PATCH_IN_TRANSITION_STATES:
+    if in_transition(node):
         raise InvalidState(
             f"Cannot remove allocation {uuid} for node {node.uuid}, because the node is in "
             f"state {node.provision_state} where updates are not allowed (and maintenance "

@@ -234,11 +234,19 @@ def _refuse_instance_removal_of_allocated(node: Node, changes: dict[str, Any]) -
     )
 
 
+def in_transition(node: Node) -> bool:
+    """As Ironic: whether the node is on its way to another provision state (a target set)
+    in a state that takes no updates, i.e. not one whose steps are over or that is tended by
+    hand (:data:`PATCH_IN_TRANSITION_STATES`)."""
+    return bool(node.target_provision_state) and (
+        node.provision_state not in PATCH_IN_TRANSITION_STATES
+    )
+
+
 def _refuse_patch_in_transition(node: Node, changes: dict[str, Any]) -> None:
-    """As Ironic: a node on its way to another provision state (a target set) is not
-    patched, except in the states whose steps are over or that are tended by hand (409).
-    Removing the instance of a node in maintenance is always allowed (Nova's clean-up)."""
-    if not node.target_provision_state or node.provision_state in PATCH_IN_TRANSITION_STATES:
+    """As Ironic: a node :func:`in_transition` is not patched (409). Removing the instance
+    of a node in maintenance is always allowed (Nova's clean-up)."""
+    if not in_transition(node):
         return
     if node.maintenance and changes == {"instance_uuid": None}:
         return
