@@ -7,7 +7,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import signal
+import socket
 import subprocess
 import time
 from collections.abc import Callable
@@ -117,3 +119,34 @@ def mark_tests_below(
     for item in items:
         if directory in Path(item.path).resolve().parents:
             item.add_marker(marker)
+
+
+# Ports the servers of the tests listen on are picked below the kernel's ephemeral range:
+# a port picked there is free when picked, but the kernel may hand it to any outgoing
+# connection (a test's client, a server's pool) before the server that was to listen on it
+# binds it, and that server then fails to start ("Address already in use").
+_PORTS = random.Random()  # its own generator: a test that seeds `random` cannot make workers agree
+
+
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port on ``host`` that nothing listens on now, outside the ephemeral range when
+    there is room below it (else one the kernel picks)."""
+    low = _ephemeral_low()
+    for _ in range(200 if low > 12000 else 0):
+        port = _PORTS.randrange(10000, low)
+        with socket.socket() as sock:
+            try:
+                sock.bind((host, port))
+            except OSError:
+                continue
+            return port
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])

@@ -26,7 +26,6 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -35,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
+
+from tests.support.helpers import free_port
 
 __all__ = [
     "PostgresError",
@@ -93,10 +94,7 @@ def generated_locale(locale: str) -> Iterator[Path]:
 
 def free_loopback_port() -> int:
     """Return a TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((LOOPBACK, 0))
-        port: int = sock.getsockname()[1]
-        return port
+    return free_port(LOOPBACK)
 
 
 def find_pg_bindir() -> Path:

@@ -8,7 +8,6 @@ import functools
 import os
 import shutil
 import signal
-import socket
 import ssl
 import subprocess
 import sys
@@ -27,7 +26,7 @@ from metalwire.config import SQLITE_FILE, load_config
 from metalwire.db import migrations
 from metalwire.db.engine import Database
 from tests.support import preforked
-from tests.support.helpers import HTTP_SERVER
+from tests.support.helpers import HTTP_SERVER, free_port
 
 
 def self_signed_certificate(directory: Path) -> tuple[Path, Path]:
@@ -65,12 +64,6 @@ def migrated_sqlite_file() -> Path:
     migrations.upgrade(db.engine)
     db.dispose()
     return data_dir / SQLITE_FILE
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class MetalwireServer:
