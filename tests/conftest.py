@@ -122,6 +122,7 @@ _TABLES_CHILD_FIRST = (
     "chassis",
     "conductors",
     "deploy_templates",
+    "runbooks",
 )
 
 

@@ -242,6 +242,13 @@ class DeployTemplateNotFound(NotFound):
         super().__init__(f"Deploy template {template} could not be found.")
 
 
+class RunbookNotFound(NotFound):
+    """No runbook has this UUID or name."""
+
+    def __init__(self, runbook: str) -> None:
+        super().__init__(f"Runbook {runbook} could not be found.")
+
+
 class DriverNotFound(NotFound):
     """No enabled hardware type has this name."""
 

@@ -68,6 +68,29 @@ class DeployTemplate(Base):
     updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
 
 
+class Runbook(Base):
+    """A runbook (Ironic's, API 1.92): named clean or service steps a project may run on a
+    node whose traits approve it. ``steps`` is the list of steps in the order given, each
+    ``interface``, ``step``, ``args`` and an integer ``order``; ``traits`` (1.112) are the
+    node traits that approve it. ``owner`` is the project it belongs to (none: the
+    system's); a ``public`` runbook has no owner and every project may see and use it."""
+
+    __tablename__ = "runbooks"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    uuid: Mapped[str] = mapped_column(String(36), unique=True)
+    name: Mapped[str] = mapped_column(String(255), unique=True)
+    description: Mapped[str | None] = mapped_column(String(255))
+    steps: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    traits: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    disable_ramdisk: Mapped[bool] = mapped_column(Boolean, default=False)
+    public: Mapped[bool] = mapped_column(Boolean, default=False)
+    owner: Mapped[str | None] = mapped_column(String(255))
+    extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+
+
 class Conductor(Base):
     """A ``metalwire serve`` process (all the workers of one) registered under its ``[DEFAULT]
     host``: the hardware types it enables, whether it stopped cleanly (``online``) and when

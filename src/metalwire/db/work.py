@@ -31,6 +31,7 @@ from metalwire.db.node_locks import NodeLockRows
 from metalwire.db.nodes import Nodes
 from metalwire.db.portgroups import Portgroups
 from metalwire.db.ports import Ports
+from metalwire.db.runbooks import Runbooks
 from metalwire.db.statements import Sql
 from metalwire.db.vifs import Attachments
 
@@ -82,6 +83,10 @@ class Work:
     @functools.cached_property
     def deploy_templates(self) -> DeployTemplates:
         return DeployTemplates(self._session)
+
+    @functools.cached_property
+    def runbooks(self) -> Runbooks:
+        return Runbooks(self._session)
 
     @functools.cached_property
     def allocations(self) -> Allocations:
