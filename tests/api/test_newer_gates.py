@@ -257,14 +257,6 @@ def test_node_history_records_the_state_the_node_was_in(api: Api) -> None:
     assert isinstance(done["duration_seconds"], int)
 
 
-# 1.112 (runbook traits) changes a resource metalwire does not serve: runbooks are 404 at
-# every version (firmware components, 1.86 and 1.114: tests/api/test_firmware_components.py).
-@pytest.mark.parametrize("version", ["1.1", "1.111", "1.112", "1.113", "1.114", "1.115"])
-def test_runbooks_are_not_served(api: Api, version: str) -> None:
-    for path in ("/v1/runbooks", "/v1/runbooks/rb1/traits"):
-        assert api.get(path, version=version).status_code == 404, path
-
-
 def test_removing_available_for_dynamic_portgroup_puts_back_its_default(api: Api) -> None:
     """As Ironic 39: a remove gives the field its default (true); a null value is a 400."""
     port = api.port(api.node(), "52:54:00:f1:01:04", available_for_dynamic_portgroup=False)

@@ -390,6 +390,22 @@ DEPLOY_TEMPLATE_FIELDS: tuple[Field, ...] = (
 )
 DEPLOY_TEMPLATE_LIST_FIELDS = ("uuid", "name")
 
+RUNBOOK_FIELDS: tuple[Field, ...] = (
+    Field("uuid", mv.RUNBOOKS, CO, "str"),
+    Field("name", mv.RUNBOOKS, W, "str"),
+    Field("description", mv.RUNBOOK_TRAITS, W, "str"),
+    Field("steps", mv.RUNBOOKS, W, "list"),
+    Field("traits", mv.RUNBOOK_TRAITS, RO),  # changed through /v1/runbooks/{runbook}/traits
+    Field("disable_ramdisk", mv.RUNBOOKS, W, "bool"),
+    Field("public", mv.RUNBOOKS, W, "bool"),
+    Field("owner", mv.RUNBOOKS, W, "str"),
+    Field("extra", mv.RUNBOOKS, W, "dict"),
+    Field("created_at", mv.RUNBOOKS, RO),
+    Field("updated_at", mv.RUNBOOKS, RO),
+    Field("links", mv.RUNBOOKS, RO),  # always shown; Ironic 39 takes it in ?fields=
+)
+RUNBOOK_LIST_FIELDS = ("uuid", "name")
+
 VOLUME_CONNECTOR_FIELDS: tuple[Field, ...] = (
     Field("uuid", VOLUME, CO, "str"),
     Field("node_uuid", VOLUME, W, "str"),

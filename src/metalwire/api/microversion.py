@@ -61,6 +61,9 @@ DYNAMIC_DRIVERS = 30
 DETAIL_QUERY = 43
 CONDUCTORS = 49  # /v1/conductors, a node's conductor field and filter
 DEPLOY_TEMPLATES = 55  # /v1/deploy_templates
+RUNBOOKS = 92  # /v1/runbooks, and a clean or service by runbook
+# a runbook's traits (/v1/runbooks/{runbook}/traits) and description; any logical name
+RUNBOOK_TRAITS = 112
 ALLOCATIONS = 52  # /v1/allocations, /v1/nodes/{node}/allocation, a node's allocation_uuid
 ALLOCATION_UPDATE = 57  # PATCH of an allocation's name and extra
 ALLOCATION_BACKFILL = 58  # an allocation created for a deployed node (``node``)

@@ -66,6 +66,7 @@ CHASSIS_LINKS: Schema = {
     },
 }
 DEPLOY_TEMPLATE_LINKS: Schema = _object_links("DeployTemplate", "ident")
+RUNBOOK_LINKS: Schema = _object_links("Runbook", "ident")
 PORTGROUP_LINKS: Schema = {
     **_object_links("Portgroup", "ident"),
     "CreatePortInPortgroup": {

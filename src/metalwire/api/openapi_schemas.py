@@ -20,13 +20,22 @@ from metalwire.api.fields import (
     NODE_SUBLINKS,
     PORT_FIELDS,
     PORTGROUP_FIELDS,
+    RUNBOOK_FIELDS,
     Access,
     Field,
 )
 from metalwire.api.validation import LINK_NETWORK_TYPES
 from metalwire.conductor.steps import STEP_INTERFACES
 from metalwire.config import DefaultOptions
-from metalwire.db.models import Allocation, Chassis, DeployTemplate, Node, Port, Portgroup
+from metalwire.db.models import (
+    Allocation,
+    Chassis,
+    DeployTemplate,
+    Node,
+    Port,
+    Portgroup,
+    Runbook,
+)
 
 Schema = dict[str, Any]
 
@@ -658,6 +667,46 @@ def error_responses() -> dict[str, Schema]:
     }
 
 
+RUNBOOK_STEP: Schema = {
+    "type": "object",
+    "properties": {
+        "interface": {"type": "string", "enum": list(STEP_INTERFACES)},
+        "step": {"type": "string", "minLength": 1},
+        "args": {"type": "object"},
+        "order": {
+            "anyOf": [
+                {"type": "integer", "minimum": 0},
+                {"type": "string", "pattern": "^[0-9]+$"},
+            ],
+            "description": "Where the step runs among the runbook's; shown as an integer.",
+        },
+    },
+    "required": ["interface", "step", "order"],
+    "additionalProperties": False,
+}
+_RUNBOOK_NAME: Schema = {
+    "type": "string",
+    "pattern": "^[A-Za-z0-9._~-]{1,255}$",
+    "description": "From 1.112 any logical name; below it a trait (os-traits, or CUSTOM_ and "
+    "upper-case letters, digits and '_').",
+}
+
+
+def runbook_resource() -> Schema:
+    """A runbook as shown: its steps with their arguments' secrets masked, its traits (1.112)."""
+    shown = resource(RUNBOOK_FIELDS, ())
+    steps: Schema = {"type": "array", "items": RUNBOOK_STEP}
+    properties = {**shown["properties"], "name": _RUNBOOK_NAME, "steps": steps}
+    return {**shown, "properties": properties}
+
+
+def runbook_create() -> Schema:
+    """A runbook's name and steps are required; its traits are set afterwards."""
+    body = create_body(RUNBOOK_FIELDS, Runbook.__table__, ["name", "steps"])
+    steps: Schema = {"type": "array", "items": RUNBOOK_STEP, "minItems": 1}
+    return {**body, "properties": {**body["properties"], "name": _RUNBOOK_NAME, "steps": steps}}
+
+
 def components() -> dict[str, Any]:
     schemas: dict[str, Schema] = {
         "Link": LINK,
@@ -678,6 +727,9 @@ def components() -> dict[str, Any]:
         "DeployTemplate": deploy_template_resource(),
         "DeployTemplateCreate": deploy_template_create(),
         "DeployTemplateList": collection("deploy_templates", "DeployTemplate"),
+        "Runbook": runbook_resource(),
+        "RunbookCreate": runbook_create(),
+        "RunbookList": collection("runbooks", "Runbook"),
         "Allocation": resource(ALLOCATION_FIELDS, ()),
         "AllocationCreate": allocation_create(),
         "AllocationList": collection("allocations", "Allocation"),

@@ -52,6 +52,7 @@ _PATH_PARAMETERS = {
     ("ports", "uuid"): "The port's UUID.",
     ("chassis", "ident"): "The chassis's UUID.",
     ("deploy_templates", "ident"): "The deploy template's UUID or name.",
+    ("runbooks", "ident"): "The runbook's UUID or name.",
     ("allocations", "ident"): "The allocation's UUID or name.",
     ("history", "uuid"): "The entry's UUID.",
     ("connectors", "uuid"): "The object's UUID.",

@@ -11,6 +11,7 @@ node's interfaces offer the steps named is the conductor's check (``conductor/st
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +51,9 @@ SERVICE = StepKind("service_steps", ("service",), True, (), CLEAN.optional_keys)
 DEPLOY = StepKind("deploy_steps", ("active", "rebuild"), False, ("args", "priority"), ())
 #: In the order Ironic 39 checks that steps came with their verb.
 KINDS = (CLEAN, DEPLOY, SERVICE)
+#: The steps a runbook holds (a deploy template holds deploy steps): clean or service steps
+#: placed by ``order``, which no verb takes as such.
+RUNBOOK = StepKind("steps", (), True, ("order",), ("args",))
 
 
 def check_steps(body: dict[str, Any], verb: str, deploy_steps_served: bool) -> None:
@@ -75,6 +79,32 @@ def own_steps(body: dict[str, Any], verb: str) -> list[dict[str, Any]]:
         if verb in kind.verbs:
             return list(body.get(kind.key) or [])
     return []
+
+
+def checked_step_set(kind: StepKind, steps: Any, holder: str, step: str) -> list[dict[str, Any]]:
+    """The steps of a deploy template or a runbook (``holder``, holding ``step``s, as
+    messages name them): at least one, each well
+    formed for ``kind``, no interface and step twice; positions (``priority``, ``order``) as
+    integers and ``args`` an object, as stored."""
+    if not isinstance(steps, list) or not steps:
+        raise InvalidParameterValue(
+            f"Invalid steps: a {holder} needs a list of at least one {step}."
+        )
+    problem = steps_problem(kind, steps)
+    if problem is not None:
+        raise InvalidParameterValue(f"Invalid steps: {problem}.")
+    counts = Counter((step["interface"], step["step"]) for step in steps)
+    twice = sorted(f"interface: {i}, step: {s}" for (i, s), n in counts.items() if n > 1)
+    if twice:
+        # Ironic 39 words this for runbooks as for deploy templates.
+        raise InvalidParameterValue(
+            "Deploy template invalid: Duplicate deploy steps. A template cannot have multiple "
+            f"deploy steps with the same interface and step. Duplicates: {'; '.join(twice)}."
+        )
+    position = kind.step_keys[-1]
+    return [
+        {**step, "args": step.get("args") or {}, position: int(step[position])} for step in steps
+    ]
 
 
 def _check_own_steps(kind: StepKind, steps: Any, verb: str) -> None:

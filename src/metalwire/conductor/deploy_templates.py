@@ -1,51 +1,23 @@
-"""Deploy templates: created, changed and deleted in one transaction each, and the steps
-the templates matching a node's instance traits give its deploy.
+"""The steps the deploy templates matching a node's instance traits give its deploy (their
+CRUD is ``step_sets.py``'s).
 
-A template belongs to no node, so no node lock is taken; its name and UUID are unique keys
-(409 for one taken). A deploy reads the templates whose names are among the node's
+A deploy reads the templates whose names are among the node's
 ``instance_info/traits`` under the node's lock (:func:`template_steps`); a template changed
 afterwards changes no deploy already accepted.
 """
 
 from __future__ import annotations
 
-import uuid as uuid_module
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from metalwire.conductor.inventory import check_unchanged
 from metalwire.conductor.steps import check_deploy_steps, template_steps_refused
-from metalwire.conductor.tasks import Conductor
 from metalwire.db.models import DeployTemplate
 from metalwire.networking.task import Task
 
 #: What a template's step carries into a deploy, as Ironic 39 copies it.
 STEP_KEYS = ("interface", "step", "args", "priority")
-
-
-def create(conductor: Conductor, values: dict[str, Any]) -> DeployTemplate:
-    """A new template (a UUID of its own unless given); Conflict (409) for a name or UUID
-    taken."""
-    stored = {**values, "uuid": values.get("uuid") or str(uuid_module.uuid4())}
-    with conductor.db.writing() as work:
-        return work.deploy_templates.create(stored)
-
-
-def update(
-    conductor: Conductor, uuid: str, changes: dict[str, Any], expected: dict[str, Any]
-) -> DeployTemplate:
-    """Apply ``changes`` if the template still holds the ``expected`` values its patch was
-    made from (else StaleUpdate: the API prepares the patch again)."""
-    with conductor.db.writing() as work:
-        current = work.deploy_templates.get(uuid, locked=True)
-        check_unchanged("deploy template", uuid, current, expected)
-        return work.deploy_templates.update(uuid, changes)
-
-
-def delete(conductor: Conductor, uuid: str) -> None:
-    with conductor.db.writing() as work:
-        work.deploy_templates.delete(uuid)
 
 
 @dataclass(frozen=True)

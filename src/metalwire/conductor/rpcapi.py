@@ -32,7 +32,6 @@ from metalwire.conductor import (
     boot_mode,
     callback_timeouts,
     chassis,
-    deploy_templates,
     dry_run,
     indicators,
     inventory,
@@ -41,6 +40,7 @@ from metalwire.conductor import (
     power,
     provisioning,
     raid,
+    step_sets,
     stuck_states,
     vifs,
     vmedia,
@@ -64,6 +64,7 @@ from metalwire.db.models import (
     Node,
     Port,
     Portgroup,
+    Runbook,
     VolumeConnector,
     VolumeTarget,
 )
@@ -296,6 +297,25 @@ class ConductorAPI(abc.ABC):
     @abc.abstractmethod
     def delete_deploy_template(self, context: RequestContext, uuid: str) -> None:
         """Delete a deploy template; DeployTemplateNotFound (404)."""
+
+    @abc.abstractmethod
+    def create_runbook(self, context: RequestContext, values: dict[str, Any]) -> Runbook:
+        """Create a runbook; Conflict (409) for a name or UUID taken."""
+
+    @abc.abstractmethod
+    def update_runbook(
+        self,
+        context: RequestContext,
+        uuid: str,
+        changes: dict[str, Any],
+        expected: dict[str, Any],
+    ) -> Runbook:
+        """Change a runbook (its traits included) if it still holds the ``expected`` values
+        (else StaleUpdate); RunbookNotFound (404), Conflict (409) for a name taken."""
+
+    @abc.abstractmethod
+    def delete_runbook(self, context: RequestContext, uuid: str) -> None:
+        """Delete a runbook; RunbookNotFound (404)."""
 
     @abc.abstractmethod
     def create_allocation(
@@ -630,7 +650,10 @@ class LocalConductorAPI(ConductorAPI):
     def create_deploy_template(
         self, context: RequestContext, values: dict[str, Any]
     ) -> DeployTemplate:
-        return self._retried(deploy_templates.create, values)
+        created: DeployTemplate = self._retried(
+            step_sets.create, step_sets.deploy_templates, values
+        )
+        return created
 
     def update_deploy_template(
         self,
@@ -639,10 +662,32 @@ class LocalConductorAPI(ConductorAPI):
         changes: dict[str, Any],
         expected: dict[str, Any],
     ) -> DeployTemplate:
-        return self._retried(deploy_templates.update, uuid, changes, expected)
+        updated: DeployTemplate = self._retried(
+            step_sets.update, step_sets.deploy_templates, uuid, changes, expected
+        )
+        return updated
 
     def delete_deploy_template(self, context: RequestContext, uuid: str) -> None:
-        self._retried(deploy_templates.delete, uuid)
+        self._retried(step_sets.delete, step_sets.deploy_templates, uuid)
+
+    def create_runbook(self, context: RequestContext, values: dict[str, Any]) -> Runbook:
+        created: Runbook = self._retried(step_sets.create, step_sets.runbooks, values)
+        return created
+
+    def update_runbook(
+        self,
+        context: RequestContext,
+        uuid: str,
+        changes: dict[str, Any],
+        expected: dict[str, Any],
+    ) -> Runbook:
+        updated: Runbook = self._retried(
+            step_sets.update, step_sets.runbooks, uuid, changes, expected
+        )
+        return updated
+
+    def delete_runbook(self, context: RequestContext, uuid: str) -> None:
+        self._retried(step_sets.delete, step_sets.runbooks, uuid)
 
     def create_allocation(
         self, context: RequestContext, values: dict[str, Any], node_ident: str | None = None

@@ -634,6 +634,77 @@ DEPLOY_TEMPLATE_RULES = [
     ),
 ]
 
+# Runbooks belong to a project (their owner) or to the system (no owner), as Ironic's rules
+# see them; a project's manager administers its own.
+RUNBOOK_OWNER_MANAGER = "role:manager and project_id:%(runbook.owner)s"
+RUNBOOK_OWNER_READER = "role:reader and project_id:%(runbook.owner)s"
+RUNBOOK_ADMIN = f"({SYSTEM_MEMBER}) or ({RUNBOOK_OWNER_MANAGER}) or role:service"
+RUNBOOK_READER = f"({SYSTEM_READER}) or ({RUNBOOK_OWNER_READER}) or role:service"
+RUNBOOK_CREATOR = f"({SYSTEM_MEMBER}) or role:manager or role:service"
+_RUNBOOK = "/runbooks/{runbook_ident}"
+RUNBOOK_RULES = [
+    _rule(
+        "baremetal:runbook:get",
+        RUNBOOK_READER,
+        "See a runbook (a public one is shown to anyone who may list runbooks).",
+        [("GET", _RUNBOOK), ("GET", _RUNBOOK + "/traits")],
+    ),
+    _rule(
+        "baremetal:runbook:list",
+        API_READER,
+        "List runbooks: the requester's project's and the public ones.",
+        [("GET", "/runbooks")],
+    ),
+    _rule(
+        "baremetal:runbook:list_all",
+        SYSTEM_READER,
+        "List every project's runbooks.",
+        [("GET", "/runbooks")],
+    ),
+    _rule(
+        "baremetal:runbook:create",
+        RUNBOOK_CREATOR,
+        "Create a runbook (a project's own, unless system scoped).",
+        [("POST", "/runbooks")],
+    ),
+    _rule(
+        "baremetal:runbook:delete",
+        RUNBOOK_ADMIN,
+        "Delete a runbook.",
+        [("DELETE", _RUNBOOK)],
+    ),
+    _rule(
+        "baremetal:runbook:update",
+        RUNBOOK_ADMIN,
+        "Change a runbook, its traits included.",
+        [
+            ("PATCH", _RUNBOOK),
+            ("PUT", _RUNBOOK + "/traits"),
+            ("PUT", _RUNBOOK + "/traits/{trait}"),
+            ("DELETE", _RUNBOOK + "/traits"),
+            ("DELETE", _RUNBOOK + "/traits/{trait}"),
+        ],
+    ),
+    _rule(
+        "baremetal:runbook:update:public",
+        SYSTEM_MEMBER,
+        "Make a runbook public or not.",
+        [("PATCH", _RUNBOOK + "/public")],
+    ),
+    _rule(
+        "baremetal:runbook:update:owner",
+        SYSTEM_MEMBER,
+        "Set or unset a runbook's owner.",
+        [("PATCH", _RUNBOOK + "/owner")],
+    ),
+    _rule(
+        "baremetal:runbook:use",
+        RUNBOOK_ADMIN,
+        "Clean or service a node with a runbook.",
+        [("PUT", "/nodes/{node_ident}/states/provision")],
+    ),
+]
+
 # Allocations belong to a project (their owner), as Ironic's rules see them.
 ALLOCATION_OWNER_MEMBER = "role:member and project_id:%(allocation.owner)s"
 ALLOCATION_OWNER_READER = "role:reader and project_id:%(allocation.owner)s"
@@ -846,6 +917,7 @@ def defaults() -> list[policy.RuleDefault]:
         *VOLUME_RULES,
         *CHASSIS_RULES,
         *DEPLOY_TEMPLATE_RULES,
+        *RUNBOOK_RULES,
         *ALLOCATION_RULES,
         *SHARD_RULES,
         *DRIVER_RULES,

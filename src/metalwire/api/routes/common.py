@@ -19,8 +19,10 @@ from metalwire.context import RequestContext
 from metalwire.db.pagination import Page
 from metalwire.errors import (
     InvalidParameterValue,
+    MethodNotServed,
     MissingParameterValue,
     NotAcceptable,
+    RouteNotFound,
     StaleUpdate,
 )
 from metalwire.services import Services
@@ -270,3 +272,13 @@ def accepted(c: Call, ident: str, path: str = "states") -> Response:
     """202 with ``Location`` naming where the node's new state is read."""
     location = f"{c.base}/v1/nodes/{ident}/{path}"
     return Response(status_code=202, headers={"Location": location})
+
+
+def require_resource(c: Call, since: int, refusal: str) -> None:
+    """A resource newer than the request's version (``since``) does not exist there: a GET is
+    404 and any other method 405, before anything else is checked (the policy included), as
+    Ironic 39's router answers, ``refusal`` its words."""
+    if not c.version.at_least(since):
+        if c.request.method == "GET":
+            raise RouteNotFound(refusal)
+        raise MethodNotServed(refusal)

@@ -11,7 +11,6 @@ Ironic's words. A step's arguments are shown with their secrets masked.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import Annotated, Any
 
@@ -26,7 +25,13 @@ from metalwire.api.fields import DEPLOY_TEMPLATE_FIELDS, DEPLOY_TEMPLATE_LIST_FI
 from metalwire.api.route_docs import FIELDS, item_docs, listing, lists
 from metalwire.api.routes import authz
 from metalwire.api.routes.before_body import patch_allowed
-from metalwire.api.routes.common import Call, JsonBody, call, list_filters
+from metalwire.api.routes.common import (
+    Call,
+    JsonBody,
+    call,
+    list_filters,
+    require_resource,
+)
 from metalwire.api.routes.resource import Resource
 from metalwire.api.routes.traits import check_trait
 from metalwire.api.views import as_json, links
@@ -34,9 +39,7 @@ from metalwire.db import deploy_templates as template_db
 from metalwire.db.models import DeployTemplate
 from metalwire.errors import (
     InvalidParameterValue,
-    MethodNotServed,
     MissingParameterValue,
-    RouteNotFound,
 )
 from metalwire.identifiers import is_uuid_like
 from metalwire.redact import masked
@@ -44,6 +47,7 @@ from metalwire.redact import masked
 router = APIRouter(prefix="/v1/deploy_templates")
 
 _NOT_SERVED = "The API version does not allow deploy templates"
+_HOLDER = "deploy template"
 #: Taken by a create as Ironic 39 takes it, and not kept: its templates have no description.
 _IGNORED = "description"
 _LINK_FIELDS = ("links",)
@@ -57,12 +61,7 @@ def _served(request: Request) -> Call:
 
 
 def _gate(c: Call) -> None:
-    """Below 1.55 a GET is 404 and any other method 405, before anything else is checked
-    (the policy included), as Ironic 39's router answers."""
-    if not c.version.at_least(mv.DEPLOY_TEMPLATES):
-        if c.request.method == "GET":
-            raise RouteNotFound(_NOT_SERVED)
-        raise MethodNotServed(_NOT_SERVED)
+    require_resource(c, mv.DEPLOY_TEMPLATES, _NOT_SERVED)
 
 
 def _authorize_before_read(c: Call, action: str) -> None:
@@ -70,9 +69,9 @@ def _authorize_before_read(c: Call, action: str) -> None:
     _authorize(c, action)
 
 
-def template_ident(ident: str) -> str:
-    """A template is named by its UUID (in any spelling Ironic takes) or its name; anything
-    else is a 400, in Ironic's words."""
+def uuid_or_name(ident: str) -> str:
+    """A deploy template or a runbook is named by its UUID (in any spelling Ironic takes) or
+    its name; anything else is a 400, in Ironic's words."""
     if is_uuid_like(ident):
         return validation.uuid_value(ident, "uuid")
     try:
@@ -84,7 +83,7 @@ def template_ident(ident: str) -> str:
 
 
 def _read(session: Session, ident: str) -> DeployTemplate:
-    return template_db.get(session, template_ident(ident))
+    return template_db.get(session, uuid_or_name(ident))
 
 
 def _authorize(c: Call, action: str) -> None:
@@ -97,26 +96,6 @@ def _list_scope(c: Call, _kind: str) -> str | None:
     return None
 
 
-def checked_steps(steps: Any) -> list[dict[str, Any]]:
-    """A template's steps: at least one, each a well-formed deploy step (the shape a deploy
-    verb's ``deploy_steps`` takes), no interface and step twice; priorities as integers."""
-    if not isinstance(steps, list) or not steps:
-        raise InvalidParameterValue(
-            "Invalid steps: a deploy template needs a list of at least one deploy step."
-        )
-    problem = step_checks.steps_problem(step_checks.DEPLOY, steps)
-    if problem is not None:
-        raise InvalidParameterValue(f"Invalid steps: {problem}.")
-    counts = Counter((step["interface"], step["step"]) for step in steps)
-    twice = sorted(f"interface: {i}, step: {s}" for (i, s), n in counts.items() if n > 1)
-    if twice:
-        raise InvalidParameterValue(
-            "Deploy template invalid: Duplicate deploy steps. A template cannot have multiple "
-            f"deploy steps with the same interface and step. Duplicates: {'; '.join(twice)}."
-        )
-    return [{**step, "priority": int(step["priority"])} for step in steps]
-
-
 def normalize(values: dict[str, Any]) -> dict[str, Any]:
     """The values of a create or a patch, checked and ready to store."""
     out = dict(values)
@@ -127,7 +106,9 @@ def normalize(values: dict[str, Any]) -> dict[str, Any]:
             raise MissingParameterValue("Field name cannot be null or removed.")
         _check_name(out["name"])
     if "steps" in out:
-        out["steps"] = checked_steps(out["steps"])
+        out["steps"] = step_checks.checked_step_set(
+            step_checks.DEPLOY, out["steps"], _HOLDER, "deploy step"
+        )
     if "extra" in out and out["extra"] is None:
         out["extra"] = {}
     validation.check_lengths(out, DeployTemplate.__table__)

@@ -1,7 +1,8 @@
-"""The flows nodes, ports, portgroups, chassis and deploy templates share: list, show, get,
-and patch.
+"""The flows nodes, ports, portgroups, chassis, deploy templates, allocations and runbooks
+share: list, show, get, and patch.
 
-Each of ``routes/{nodes,ports,portgroups,chassis,deploy_templates}.py`` declares one
+Each of ``routes/{nodes,ports,portgroups,chassis,deploy_templates,allocations,runbooks}.py``
+declares one
 :class:`Resource`: its fields, its repository's read and list, its views, its policy checks
 and its RPC update. What is a resource's own (a node's parent and secrets, a port's legacy
 ``extra/vif_port_id``) comes in as the hooks below; the order of the checks, and so which
@@ -29,10 +30,18 @@ from metalwire.api.routes.common import (
     until_unchanged,
 )
 from metalwire.api.views import check_sort_key, selected_fields
-from metalwire.db.models import Allocation, Chassis, DeployTemplate, Node, Port, Portgroup
+from metalwire.db.models import (
+    Allocation,
+    Chassis,
+    DeployTemplate,
+    Node,
+    Port,
+    Portgroup,
+    Runbook,
+)
 from metalwire.db.pagination import Page
 
-Row = TypeVar("Row", Node, Port, Portgroup, Chassis, DeployTemplate, Allocation)
+Row = TypeVar("Row", Node, Port, Portgroup, Chassis, DeployTemplate, Allocation, Runbook)
 
 # Narrows a list to one node's or one portgroup's members: reads the owner (404 when the
 # requester cannot see it), returns the filter.

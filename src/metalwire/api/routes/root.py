@@ -100,4 +100,6 @@ def discover_v1(request: Request) -> dict[str, Any]:
         body["allocations"] = resource("allocations")
     if c.version.at_least(mv.NODE_SHARD):
         body["shards"] = resource("shards")
+    if c.version.at_least(mv.RUNBOOKS):
+        body["runbooks"] = resource("runbooks")
     return body

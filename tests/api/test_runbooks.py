@@ -1,0 +1,278 @@
+"""``/v1/runbooks`` (1.92) and its traits (1.112) through HTTP, as Ironic 39 answers them."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+from tests.conftest import Api, fault, routing_error
+
+RUNBOOK_ID = "5b0e7c2d-8f14-4a3b-9c6d-1e2f3a4b5c6d"
+RAID_STEP = {"interface": "raid", "step": "delete_configuration", "args": {}, "order": 1}
+BIOS_STEP = {
+    "interface": "bios",
+    "step": "apply_configuration",
+    "args": {"settings": [{"name": "LogicalProc", "value": "Enabled"}]},
+    "order": 2,
+}
+
+sqlite_only = pytest.mark.parametrize("database", ["sqlite"])
+
+
+def runbook(api: Api, name: str = "CUSTOM_RAID_OFF", **fields: Any) -> dict[str, Any]:
+    resp = api.post("/v1/runbooks", {"name": name, "steps": [RAID_STEP], **fields})
+    assert resp.status_code == 201, resp.text
+    return dict(resp.json())
+
+
+def test_create_show_list_patch_delete(api: Api) -> None:
+    resp = api.post(
+        "/v1/runbooks",
+        {
+            "uuid": RUNBOOK_ID,
+            "name": "firmware-update",
+            "description": "the BIOS as the fleet wants it",
+            "steps": [{**BIOS_STEP, "order": "2"}, {"interface": "raid", "step": "x", "order": 1}],
+            "extra": {"a": 1},
+        },
+    )
+    assert resp.status_code == 201, resp.text
+    assert resp.headers["Location"].endswith(f"/v1/runbooks/{RUNBOOK_ID}")
+    created = resp.json()
+    assert set(created) == {
+        "uuid",
+        "name",
+        "description",
+        "steps",
+        "traits",
+        "disable_ramdisk",
+        "public",
+        "owner",
+        "extra",
+        "created_at",
+        "updated_at",
+        "links",
+    }
+    assert created["steps"] == [
+        {**BIOS_STEP, "args": {"settings": [{"name": "LogicalProc", "value": "Enabled"}]}},
+        {"interface": "raid", "step": "x", "args": {}, "order": 1},
+    ]
+    assert (created["traits"], created["public"], created["owner"]) == ([], False, None)
+    assert (created["disable_ramdisk"], created["extra"], created["updated_at"]) == (
+        False,
+        {"a": 1},
+        None,
+    )
+    assert created["links"][0] == {
+        "href": f"http://testserver/v1/runbooks/{RUNBOOK_ID}",
+        "rel": "self",
+    }
+    created.pop("created_at")  # MariaDB keeps whole seconds
+    for ident in (RUNBOOK_ID, "firmware-update"):
+        shown = api.get(f"/v1/runbooks/{ident}").json()
+        assert shown.pop("created_at") and shown == created
+
+    at_92 = api.get(f"/v1/runbooks/{RUNBOOK_ID}", version="1.92").json()
+    assert "description" not in at_92 and "traits" not in at_92
+    listed = api.get("/v1/runbooks").json()["runbooks"]
+    assert [set(r) for r in listed] == [{"uuid", "name", "links"}]
+
+    patched = api.patch(
+        "/v1/runbooks/firmware-update",
+        [
+            {"op": "replace", "path": "/name", "value": "bios-update"},
+            {"op": "replace", "path": "/steps/1/order", "value": "7"},
+            {"op": "replace", "path": "/disable_ramdisk", "value": True},
+            {"op": "add", "path": "/extra/b", "value": 2},
+        ],
+    )
+    assert patched.status_code == 200, patched.text
+    body = patched.json()
+    assert (body["name"], body["disable_ramdisk"], body["extra"]) == (
+        "bios-update",
+        True,
+        {"a": 1, "b": 2},
+    )
+    assert body["steps"][1]["order"] == 7 and body["updated_at"]
+
+    assert api.delete("/v1/runbooks/bios-update").status_code == 204
+    missing = api.get(f"/v1/runbooks/{RUNBOOK_ID}")
+    assert missing.status_code == 404
+    assert fault(missing) == f"Runbook {RUNBOOK_ID} could not be found."
+
+
+@sqlite_only
+def test_a_name_or_uuid_taken_is_a_conflict_and_nothing_is_stored(api: Api) -> None:
+    runbook(api, "CUSTOM_A", uuid=RUNBOOK_ID)
+    other = runbook(api, "CUSTOM_B")
+    again = api.post("/v1/runbooks", {"name": "CUSTOM_A", "steps": [RAID_STEP]})
+    assert again.status_code == 409, again.text
+    assert fault(again) == "A runbook with name CUSTOM_A already exists."
+    same_uuid = api.post(
+        "/v1/runbooks", {"uuid": RUNBOOK_ID, "name": "CUSTOM_C", "steps": [RAID_STEP]}
+    )
+    assert same_uuid.status_code == 409, same_uuid.text
+    assert fault(same_uuid) == f"A runbook with UUID {RUNBOOK_ID} already exists."
+    renamed = api.patch(
+        f"/v1/runbooks/{other['uuid']}", [{"op": "replace", "path": "/name", "value": "CUSTOM_A"}]
+    )
+    assert renamed.status_code == 409, renamed.text
+    names = {r["name"] for r in api.get("/v1/runbooks").json()["runbooks"]}
+    assert names == {"CUSTOM_A", "CUSTOM_B"}
+
+
+@sqlite_only
+@pytest.mark.parametrize(
+    ("body", "version", "words"),
+    [
+        ({"steps": [RAID_STEP]}, None, "Mandatory field missing: name."),
+        ({"name": "CUSTOM_X"}, None, "Mandatory field missing: steps."),
+        ({"name": "a b", "steps": [RAID_STEP]}, None, "Invalid runbook name 'a b'"),
+        ({"name": "lower", "steps": [RAID_STEP]}, "1.92", "Invalid runbook name: "),
+        ({"name": "x", "steps": [RAID_STEP], "description": "d"}, "1.111", "description"),
+        ({"name": "x", "steps": [RAID_STEP], "traits": ["CUSTOM_A"]}, None, "traits is read"),
+        ({"name": "x", "steps": []}, None, "a runbook needs a list of at least one"),
+        (
+            {"name": "x", "steps": [{**RAID_STEP, "interface": "disk"}]},
+            None,
+            "Invalid steps: step 1: interface 'disk' is not one of bios, deploy",
+        ),
+        (
+            {"name": "x", "steps": [{**RAID_STEP, "order": -1}]},
+            None,
+            "'order' must be a non-negative integer",
+        ),
+        (
+            {"name": "x", "steps": [{**RAID_STEP, "priority": 1}]},
+            None,
+            "Invalid steps: step 1: unknown key 'priority'",
+        ),
+        (
+            {"name": "x", "steps": [{"interface": "raid", "step": "x"}]},
+            None,
+            "Invalid steps: step 1: 'order' is missing.",
+        ),
+        (
+            {"name": "x", "steps": [RAID_STEP, {**RAID_STEP, "order": 5}]},
+            None,
+            "Duplicates: interface: raid, step: delete_configuration",
+        ),
+        ({"name": "x", "steps": [RAID_STEP], "public": "maybe"}, None, "public"),
+        ({"name": "x", "steps": [RAID_STEP], "owner": "o" * 256}, None, "owner"),
+        ({"name": "x", "steps": [RAID_STEP], "uuid": "nope"}, None, "uuid"),
+    ],
+)
+def test_bad_input_is_refused_naming_what_is_wrong(
+    api: Api, body: dict[str, Any], version: str | None, words: str
+) -> None:
+    resp = api.post("/v1/runbooks", body, version=version)
+    assert resp.status_code == 400, resp.text
+    assert words in fault(resp)
+    assert api.get("/v1/runbooks").json()["runbooks"] == []
+
+
+@sqlite_only
+def test_a_patch_is_checked_as_a_create_and_stores_nothing_it_refuses(api: Api) -> None:
+    made = runbook(api)
+    url = f"/v1/runbooks/{made['uuid']}"
+    for patch, words in (
+        ([{"op": "remove", "path": "/steps"}], "'steps' is a mandatory attribute"),
+        ([{"op": "replace", "path": "/steps", "value": []}], "at least one"),
+        ([{"op": "add", "path": "/steps/-", "value": RAID_STEP}], "Duplicate deploy steps"),
+        ([{"op": "replace", "path": "/name", "value": "a b"}], "Invalid runbook name"),
+        ([{"op": "replace", "path": "/uuid", "value": str(uuid.uuid4())}], "Cannot patch /uuid"),
+        ([{"op": "add", "path": "/traits", "value": ["CUSTOM_A"]}], "Cannot patch /traits"),
+        ([{"op": "replace", "path": "/public", "value": True}, _owner("p1")], "public runbook"),
+    ):
+        resp = api.patch(url, patch)
+        assert resp.status_code == 400, (patch, resp.text)
+        assert words in fault(resp), patch
+    below = api.patch(url, [{"op": "add", "path": "/description", "value": "d"}], "1.111")
+    assert below.status_code == 400 and "Cannot patch /description" in fault(below)
+    shown = api.get(url).json()
+    assert (shown["name"], shown["steps"], shown["updated_at"]) == (
+        "CUSTOM_RAID_OFF",
+        [RAID_STEP],
+        None,
+    )
+
+
+def _owner(project: str) -> dict[str, Any]:
+    return {"op": "add", "path": "/owner", "value": project}
+
+
+@sqlite_only
+def test_a_runbook_made_public_loses_its_owner_and_an_owner_needs_it_private(api: Api) -> None:
+    made = runbook(api, owner="p1")
+    url = f"/v1/runbooks/{made['uuid']}"
+    public = api.patch(url, [{"op": "replace", "path": "/public", "value": True}]).json()
+    assert (public["public"], public["owner"]) == (True, None)
+    refused = api.patch(url, [_owner("p2")])
+    assert refused.status_code == 400 and "a public runbook has no owner" in fault(refused)
+    both = api.patch(url, [{"op": "replace", "path": "/public", "value": False}, _owner("p2")])
+    assert both.status_code == 200, both.text
+    assert (both.json()["public"], both.json()["owner"]) == (False, "p2")
+
+
+@sqlite_only
+def test_unknown_runbooks_and_bad_identifiers(api: Api) -> None:
+    missing = api.get("/v1/runbooks/CUSTOM_NONE")
+    assert missing.status_code == 404
+    assert fault(missing) == "Runbook CUSTOM_NONE could not be found."
+    assert api.delete("/v1/runbooks/CUSTOM_NONE").status_code == 404
+    assert api.patch("/v1/runbooks/CUSTOM_NONE", []).status_code == 404
+    bad = api.get("/v1/runbooks/a b")
+    assert bad.status_code == 400
+    assert fault(bad) == "Expected a logical name or UUID but received a b."
+
+
+@sqlite_only
+def test_below_1_92_there_are_no_runbooks(api: Api) -> None:
+    made = runbook(api)
+    for method, url in (
+        ("GET", "/v1/runbooks"),
+        ("GET", f"/v1/runbooks/{made['uuid']}"),
+        ("POST", "/v1/runbooks"),
+        ("PATCH", f"/v1/runbooks/{made['uuid']}"),
+        ("DELETE", f"/v1/runbooks/{made['uuid']}"),
+    ):
+        resp = api.client.request(
+            method, url, json=[] if method == "PATCH" else {}, headers=api.headers("1.91")
+        )
+        assert resp.status_code == (404 if method == "GET" else 405), (method, resp.text)
+        assert routing_error(resp)["description"] == "The API version does not allow runbooks"
+    assert "runbooks" not in api.get("/v1/", version="1.91").json()
+    assert api.get("/v1/", version="1.92").json()["runbooks"][0]["rel"] == "self"
+
+
+@sqlite_only
+def test_traits_from_1_112_replace_add_and_remove(api: Api) -> None:
+    made = runbook(api)
+    url = f"/v1/runbooks/{made['uuid']}/traits"
+    below = api.get(url, version="1.111")
+    assert below.status_code == 404
+    assert routing_error(below)["description"] == "The API version does not allow runbook traits"
+
+    assert api.put(url, {"traits": ["CUSTOM_B", "CUSTOM_A"]}).status_code == 204
+    added = api.put(f"{url}/CUSTOM_C")
+    assert added.status_code == 204
+    assert added.headers["Location"].endswith(f"{url}/CUSTOM_C")
+    assert api.get(url).json() == {"traits": ["CUSTOM_A", "CUSTOM_B", "CUSTOM_C"]}
+    assert api.delete(f"{url}/CUSTOM_B").status_code == 204
+    assert api.delete(f"{url}/CUSTOM_NONE").status_code == 204  # nothing to remove: no error
+    assert api.get(f"/v1/runbooks/{made['uuid']}").json()["traits"] == ["CUSTOM_A", "CUSTOM_C"]
+    assert api.delete(url).status_code == 204
+    assert api.get(url).json() == {"traits": []}
+
+    for resp, words in (
+        (api.put(f"{url}/lower"), "Invalid trait 'lower'"),
+        (api.put(url, {"traits": ["CUSTOM_A"], "x": 1}), '{"traits": [...]}'),
+        (api.put(url, {"traits": ["bad"]}), "Invalid trait 'bad'"),
+        (api.put(f"{url}/CUSTOM_A", {"traits": []}), "takes no request body"),
+    ):
+        assert resp.status_code == 400, resp.text
+        assert words in fault(resp)
+    assert api.get(url).json() == {"traits": []}
+    assert api.get("/v1/runbooks/CUSTOM_NONE/traits").status_code == 404
