@@ -276,3 +276,92 @@ def test_traits_from_1_112_replace_add_and_remove(api: Api) -> None:
         assert words in fault(resp)
     assert api.get(url).json() == {"traits": []}
     assert api.get("/v1/runbooks/CUSTOM_NONE/traits").status_code == 404
+
+
+# -- a clean or service by runbook -------------------------------------------------------------
+
+OFFERED = [
+    {"interface": "vendor", "step": "log_passthrough", "args": {}, "order": 1},
+    {"interface": "bios", "step": "cache_bios_settings", "args": {}, "order": 2},
+]
+NOT_OFFERED = {"interface": "deploy", "step": "no_such_step", "args": {}, "order": 3}
+
+
+def _node_in(api: Api, *verbs: str, traits: tuple[str, ...] = ("CUSTOM_RB",)) -> str:
+    node = api.node()
+    api.port(node, "52:54:00:20:00:09")
+    for verb in verbs:
+        resp = api.put(f"/v1/nodes/{node['uuid']}/states/provision", {"target": verb})
+        assert resp.status_code == 202, resp.text
+    assert api.put(f"/v1/nodes/{node['uuid']}/traits", {"traits": list(traits)}).status_code == 204
+    return str(node["uuid"])
+
+
+def _by_runbook(api: Api, node: str, body: dict[str, Any], version: str | None = None) -> Any:
+    return api.put(f"/v1/nodes/{node}/states/provision", body, version=version)
+
+
+def _state(api: Api, node: str) -> tuple[str, str | None]:
+    shown = api.get(f"/v1/nodes/{node}?fields=provision_state,last_error").json()
+    return shown["provision_state"], shown["last_error"]
+
+
+@sqlite_only
+def test_a_clean_by_runbook_runs_its_steps_as_a_manual_cleaning(api: Api) -> None:
+    node = _node_in(api, "manage")
+    made = runbook(api, "CUSTOM_RB", steps=OFFERED)
+    resp = _by_runbook(api, node, {"target": "clean", "runbook": "CUSTOM_RB"}, version="1.92")
+    assert resp.status_code == 202, resp.text
+    assert _state(api, node) == ("manageable", None)
+
+    # its steps are the cleaning's: one the node does not offer fails it, naming the step
+    added = [{"op": "add", "path": "/steps/-", "value": NOT_OFFERED}]
+    assert api.patch(f"/v1/runbooks/{made['uuid']}", added).status_code == 200
+    assert api.put(f"/v1/runbooks/{made['uuid']}/traits/CUSTOM_RB").status_code == 204
+    resp = _by_runbook(api, node, {"target": "clean", "runbook": made["uuid"]})
+    assert resp.status_code == 202, resp.text
+    state, error = _state(api, node)
+    assert state == "clean failed" and error is not None
+    assert "node does not support this clean step" in error and "no_such_step" in error
+
+
+@sqlite_only
+def test_a_service_by_runbook_runs_its_steps_and_its_disable_ramdisk(api: Api) -> None:
+    node = _node_in(api, "manage", "provide", "active")
+    made = runbook(api, "CUSTOM_RB", steps=OFFERED[:1], disable_ramdisk=True)
+    assert api.put(f"/v1/runbooks/{made['uuid']}/traits/CUSTOM_RB").status_code == 204
+    # its disable_ramdisk is the servicing's: taken from 1.108, as a request's
+    service = {"target": "service", "runbook": "CUSTOM_RB"}
+    too_old = _by_runbook(api, node, service, version="1.107")
+    assert too_old.status_code == 406, too_old.text
+    assert "disable_ramdisk is not acceptable" in fault(too_old)
+    resp = _by_runbook(api, node, service)
+    assert resp.status_code == 202, resp.text
+    assert _state(api, node) == ("active", None)
+
+
+@sqlite_only
+def test_a_runbook_is_refused_where_ironic_refuses_it(api: Api) -> None:
+    node = _node_in(api, "manage", traits=("CUSTOM_OTHER",))
+    runbook(api, "CUSTOM_RB", steps=OFFERED)
+    untraited = runbook(api, "no-traits", steps=OFFERED)
+    clean = {"target": "clean", "runbook": "CUSTOM_RB"}
+    for body, version, status, words in (
+        (clean, "1.91", 406, "requires API version 1.92"),
+        ({**clean, "runbook": "CUSTOM_NONE"}, "1.92", 404, "Runbook CUSTOM_NONE could not be"),
+        ({**clean, "runbook": "a b"}, "1.92", 400, "Expected a logical name or UUID"),
+        ({**clean, "runbook": 5}, "1.92", 400, "Invalid runbook"),
+        (clean, "1.92", 400, "the node's traits do not include the runbook's name"),
+        ({**clean, "runbook": untraited["uuid"]}, None, 400, "it has no traits"),
+    ):
+        resp = _by_runbook(api, node, body, version=version)
+        assert resp.status_code == status, (body, version, resp.text)
+        assert words in fault(resp), (body, version)
+
+    assert api.put(f"/v1/nodes/{node}/traits/CUSTOM_RB").status_code == 204
+    assert api.put("/v1/runbooks/CUSTOM_RB/traits/CUSTOM_OTHER").status_code == 204
+    both = _by_runbook(api, node, {**clean, "clean_steps": OFFERED})
+    assert both.status_code == 400 and 'either "clean_steps" or a runbook' in fault(both)
+    assert _state(api, node) == ("manageable", None)
+    events = [e["event"] for e in api.get(f"/v1/nodes/{node}/history").json()["history"]]
+    assert not any("clean" in event for event in events), events

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Request, Response
@@ -42,12 +43,14 @@ from metalwire.api.routes.deploy_templates import uuid_or_name
 from metalwire.api.routes.resource import Resource
 from metalwire.api.routes.traits import check_trait
 from metalwire.api.views import as_json, links
+from metalwire.db import nodes as node_db
 from metalwire.db import runbooks as runbook_db
 from metalwire.db.models import Runbook
 from metalwire.errors import (
     Invalid,
     InvalidParameterValue,
     MissingParameterValue,
+    NotAcceptable,
     RouteNotFound,
 )
 from metalwire.redact import masked
@@ -343,6 +346,71 @@ def delete_runbook(request: Request, ident: str) -> Response:
     authorize(c, "delete", row)
     c.services.rpcapi.delete_runbook(c.context, row.uuid)
     return Response(status_code=204)
+
+
+# -- a clean or service by runbook (1.92) -----------------------------------------------------
+
+#: The verbs whose steps a runbook gives, and the key of those steps in the request.
+RUNBOOK_VERBS = {"clean": "clean_steps", "service": "service_steps"}
+
+
+def with_runbook_steps(c: Call, node_ident: str, verb: str, body: dict[str, Any]) -> RunbookUse:
+    """The provision request with the steps of the runbook it names in place of its own, as
+    Ironic 39 takes it: from 1.92 (406 below); the runbook found (400 for a malformed name,
+    404) and ``baremetal:runbook:use`` allowed on it (403); approved for the node (400): from
+    1.112 the node has one of the runbook's traits, below its name is one of the node's
+    traits; no steps of the verb's own besides (400). Its ``disable_ramdisk`` replaces the
+    request's. A verb that takes no steps takes no runbook's either (the request as it was)."""
+    ident = body["runbook"]
+    if not c.version.at_least(mv.RUNBOOKS):
+        raise NotAcceptable(f"A runbook requires API version 1.{mv.RUNBOOKS} or later.")
+    if not isinstance(ident, str):
+        raise InvalidParameterValue(
+            f"Invalid runbook: expected a runbook's UUID or name, got {ident!r}."
+        )
+    with c.services.db.read() as session:
+        row = read(session, ident)
+        node = node_db.get(session, node_ident)
+    authorize(c, "use", row)
+    _check_approved(c, row, node.uuid, set(node_db.field_value(node, "traits") or []))
+    key = RUNBOOK_VERBS.get(verb)
+    if key is None:
+        return RunbookUse(body, row.disable_ramdisk)
+    if body.get(key):
+        raise InvalidParameterValue(f'Give either "{key}" or a runbook, not both.')
+    steps = [
+        {"interface": s["interface"], "step": s["step"], "args": s["args"], "order": s["order"]}
+        for s in row.steps
+    ]
+    return RunbookUse({**body, key: steps}, row.disable_ramdisk)
+
+
+@dataclass(frozen=True)
+class RunbookUse:
+    """A provision request with a runbook's steps, and whether the runbook boots no ramdisk."""
+
+    body: dict[str, Any]
+    disable_ramdisk: bool
+
+
+def _check_approved(c: Call, row: Runbook, node: str, node_traits: set[str]) -> None:
+    if not c.version.at_least(mv.RUNBOOK_TRAITS):
+        if row.name not in node_traits:
+            raise InvalidParameterValue(
+                f"Runbook {row.name} is not approved for node {node}: the node's traits do "
+                "not include the runbook's name; an administrator may add it to them."
+            )
+        return
+    if not row.traits:
+        raise InvalidParameterValue(
+            f"Runbook {row.uuid} approves no node: it has no traits; an administrator may add "
+            "some to it."
+        )
+    if not set(row.traits) & node_traits:
+        raise InvalidParameterValue(
+            f"Runbook {row.name} is not approved for node {node}: the node has none of the "
+            f"runbook's traits {sorted(row.traits)}; an administrator may add one to the node."
+        )
 
 
 # -- /v1/runbooks/{runbook}/traits (1.112) ----------------------------------------------------

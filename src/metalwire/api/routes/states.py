@@ -12,6 +12,7 @@ from metalwire.api.openapi_operations import WRITE
 from metalwire.api.route_docs import doc, ref
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import Call, JsonBody, accepted, body_target, call
+from metalwire.api.routes.runbooks import with_runbook_steps
 from metalwire.api.steps import DEPLOY_STEPS_SINCE, check_steps, own_steps
 from metalwire.api.validation import boolean
 from metalwire.api.views import as_json, shown_provision_state
@@ -66,7 +67,7 @@ def provision_rules(body: Any) -> list[str]:
     """As Ironic: a provision state change that gives steps to run also needs their rule,
     checked before the body is."""
     rules = ["baremetal:node:set_provision_state"]
-    if isinstance(body, dict):
+    if isinstance(body, dict) and not body.get("runbook"):  # a runbook's steps: its own rule
         rules += [
             f"baremetal:node:set_provision_state:{steps}"
             for steps in ("clean_steps", "service_steps")
@@ -184,7 +185,11 @@ def set_provision_state(request: Request, ident: str, body: JsonBody = None) -> 
     verb, since = VERBS[target]
     if not c.version.at_least(since):
         raise NotAcceptable(f"Provision verb {target!r} requires API version 1.{since}.")
-    disable_ramdisk = check_disable_ramdisk(c, target, body.get("disable_ramdisk"))
+    disable_ramdisk_asked = body.get("disable_ramdisk")
+    if body.get("runbook"):
+        use = with_runbook_steps(c, ident, verb, body)
+        body, disable_ramdisk_asked = use.body, use.disable_ramdisk or None
+    disable_ramdisk = check_disable_ramdisk(c, target, disable_ramdisk_asked)
     check_steps(body, verb, c.version.at_least(DEPLOY_STEPS_SINCE))
     if verb == "abort":
         _check_abort_version(c, ident)
