@@ -33,8 +33,8 @@ from tests.support.server import MetalwireServer
 
 PACKAGE = "openstack.tests.functional.baremetal.v1"
 
-#: The upstream modules of the tier: those of the resources metalwire serves (runbooks and
-#: inspection rules are not).
+#: The upstream modules of the tier: those of the resources metalwire serves (inspection
+#: rules are not).
 UPSTREAM_MODULES = (
     "test_allocation",
     "test_chassis",
@@ -44,6 +44,7 @@ UPSTREAM_MODULES = (
     "test_node",
     "test_port",
     "test_port_group",
+    "test_runbooks",
     "test_volume_connector",
     "test_volume_target",
 )
