@@ -78,8 +78,9 @@ def _gate(c: Call) -> None:
 
 
 def _traits_served(request: Request) -> Call:
-    """The traits sub-resource exists from 1.112; below, the path names nothing (404)."""
-    c = _served(request)
+    """The traits sub-resource exists from 1.112; below, the path names nothing (404, any
+    method, below 1.92 too: Ironic 39's router looks the sub-resource up first)."""
+    c = call(request)
     if not c.version.at_least(mv.RUNBOOK_TRAITS):
         raise RouteNotFound(_NO_TRAITS)
     return c
