@@ -47,7 +47,7 @@ ALLOWED: tuple[Allowed, ...] = (
     ),
     *(
         Allowed(("root and versions",), f"v1: body.{resource}", NOT_SERVED, NEWER)
-        for resource in ("continue_inspection", "inspection_rules", "runbooks")
+        for resource in ("continue_inspection", "inspection_rules")
     ),
     *(
         Allowed(
@@ -236,7 +236,6 @@ ALLOWED: tuple[Allowed, ...] = (
         "that the node Nova sees available has one (docs/api-ref/states.md); Ironic 39 leaves "
         "it null until its periodic power sync runs",
     ),
-    Allowed(("versions 1.108 to 1.115",), "runbooks at 1.112: status", NOT_SERVED),
     Allowed(
         ("versions 1.108 to 1.115",),
         "history at *: body.history",

@@ -153,6 +153,49 @@ def _firmware() -> tuple[Step, ...]:
     )
 
 
+def _runbooks() -> tuple[Step, ...]:
+    """Runbooks (1.92, and 1.112's traits and names): their endpoints, bad input, and a manual
+    cleaning by runbook on a node whose trait approves it (by the runbook's name below 1.112,
+    by one of its traits from 1.112); below 1.92, the gates."""
+    create, one = "/v1/runbooks", "/v1/runbooks/{r1}"
+    provision = "/v1/nodes/{n1}/states/provision"
+    settled = "/v1/nodes/{n1}?fields=uuid,provision_state,target_provision_state,last_error"
+    steps = [{"interface": "vendor", "step": "log_passthrough", "args": {}, "order": 1}]
+    clean = {"target": "clean", "runbook": "CUSTOM_RB_A"}
+    return (
+        Step("create runbook", "POST", create, {"name": "CUSTOM_RB_A", "steps": steps}, "r1"),
+        Step("create runbook, name taken", "POST", create, {"name": "CUSTOM_RB_A", "steps": steps}),
+        Step("create runbook, no steps", "POST", create, {"name": "CUSTOM_RB_B", "steps": []}),
+        Step(
+            "create runbook, a deploy step",
+            "POST",
+            create,
+            {"name": "CUSTOM_RB_B", "steps": [{**steps[0], "priority": 1}]},
+        ),
+        Step("create runbook, logical name", "POST", create, {"name": "rb-c", "steps": steps}),
+        get("runbook show", one),
+        get("runbook show by name", "/v1/runbooks/CUSTOM_RB_A"),
+        get("runbook show missing", "/v1/runbooks/{missing}"),
+        get("runbook list", create),
+        get("runbook list sorted by steps", f"{create}?sort_key=steps"),
+        patch("runbook patch", one, op("add", "/extra/b", 2), op("replace", "/steps/0/order", 3)),
+        patch("runbook patch uuid", one, op("replace", "/uuid", "{missing}")),
+        Step("runbook trait add", "PUT", f"{one}/traits/CUSTOM_RB_A"),
+        get("runbook traits", f"{one}/traits"),
+        node("dt-runbooks", "n1"),
+        Step("node trait", "PUT", "/v1/nodes/{n1}/traits/CUSTOM_RB_A"),
+        Step("manage", "PUT", provision, {"target": "manage"}),
+        Step("after manage", "GET", settled, settle=True),
+        Step("clean by runbook and steps", "PUT", provision, {**clean, "clean_steps": steps}),
+        Step("clean by missing runbook", "PUT", provision, {**clean, "runbook": "{missing}"}),
+        Step("clean by runbook", "PUT", provision, clean),
+        Step("after clean by runbook", "GET", settled, settle=True),
+        Step("runbook delete", "DELETE", one),
+        Step("runbook delete by name", "DELETE", "/v1/runbooks/rb-c"),
+        Step("runbook delete missing", "DELETE", "/v1/runbooks/{missing}"),
+    )
+
+
 NEWER_SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "versions 1.108 to 1.115",
@@ -268,7 +311,6 @@ NEWER_SCENARIOS: tuple[Scenario, ...] = (
                 get(f"history at {version}", "/v1/nodes/{n1}/history?detail=true", version)
                 for version in ("1.112", "1.113", "1.114", "1.115")
             ),
-            get("runbooks at 1.112", "/v1/runbooks", version="1.112"),
             get("firmware at 1.114", "/v1/nodes/{n1}/firmware", version="1.114"),
         ),
     ),
@@ -276,4 +318,5 @@ NEWER_SCENARIOS: tuple[Scenario, ...] = (
         "virtual media and firmware components", (node("dt-vmedia", "n1"), *_vmedia(), *_firmware())
     ),
     Scenario("node management", (node("dt-mgmt", "n1"), *_node_management())),
+    Scenario("runbooks", _runbooks()),
 )
