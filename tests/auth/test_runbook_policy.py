@@ -1,7 +1,8 @@
 """Who may see, create, change and delete runbooks, against the real Keystone's tokens, as
 Ironic 39's ``baremetal:runbook:*`` rules decide on the runbook's owner: a project's manager
 creates and administers its own project's runbooks, its readers see them, other projects
-see only the public ones, and only the system makes a runbook public or gives it an owner."""
+see only the public ones, only the system makes a runbook public or gives it an owner, and
+only who administers a runbook cleans a node with it."""
 
 from __future__ import annotations
 
@@ -87,4 +88,13 @@ def test_a_project_manager_owns_what_it_creates_and_other_projects_see_only_publ
         assert refused.status_code == 403 and "baremetal:runbook:delete" in fault(refused)
     refused = _as(client, owner_manager, "DELETE", "/v1/runbooks/system-only")
     assert refused.status_code == 403, refused.text
+
+    # a project's member may clean its own node, but not with another project's runbook
+    node = {"driver": "fake-hardware", "owner": cloud.projects["unrelated-project"]}
+    made_node = _as(client, admin, "POST", "/v1/nodes", node).json()["uuid"]
+    provision = f"/v1/nodes/{made_node}/states/provision"
+    assert _as(client, admin, "PUT", provision, {"target": "manage"}).status_code == 202
+    by_runbook = {"target": "clean", "runbook": "mine"}
+    refused = _as(client, unrelated, "PUT", provision, by_runbook)
+    assert refused.status_code == 403 and "baremetal:runbook:use" in fault(refused)
     assert _as(client, owner_manager, "DELETE", "/v1/runbooks/mine").status_code == 204
