@@ -17,7 +17,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from metalwire.db import integrity
+from metalwire.db import integrity, lookups
 from metalwire.db.models import Allocation, Node, utcnow
 from metalwire.db.pagination import Page, paginate
 from metalwire.errors import AllocationNotFound, Conflict, InvalidParameterValue
@@ -44,12 +44,7 @@ def _conflict(exc: IntegrityError, values: Mapping[str, Any]) -> Exception:
 def get(session: Session, ident: str, *, locked: bool = False) -> Allocation:
     """The allocation of this UUID or name (``locked``: its row locked until the transaction
     ends); raises AllocationNotFound (404)."""
-    column = Allocation.uuid if is_uuid_like(ident) else Allocation.name
-    query = select(Allocation).where(column == ident)
-    row = session.scalars(query.with_for_update() if locked else query).one_or_none()
-    if row is None:
-        raise AllocationNotFound(ident)
-    return row
+    return lookups.by_uuid_or_name(session, Allocation, AllocationNotFound, ident, locked=locked)
 
 
 def of_node(session: Session, node_id: int) -> Allocation | None:

@@ -11,7 +11,7 @@ from collections.abc import Collection
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from metalwire.db import step_sets
+from metalwire.db import lookups, step_sets
 from metalwire.db.models import DeployTemplate
 from metalwire.db.pagination import Page
 from metalwire.errors import DeployTemplateNotFound
@@ -23,7 +23,9 @@ SORTABLE = frozenset({"id", "uuid", "name", "created_at", "updated_at"})
 def get(session: Session, ident: str, *, locked: bool = False) -> DeployTemplate:
     """The template of this UUID, or else of this name (``locked``: its row locked until
     the transaction ends); raises DeployTemplateNotFound (404)."""
-    return step_sets.get(session, DeployTemplate, DeployTemplateNotFound, ident, locked=locked)
+    return lookups.by_uuid_or_name(
+        session, DeployTemplate, DeployTemplateNotFound, ident, locked=locked
+    )
 
 
 def list_templates(session: Session, page: Page) -> list[DeployTemplate]:

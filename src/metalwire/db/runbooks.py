@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
-from metalwire.db import step_sets
+from metalwire.db import lookups, step_sets
 from metalwire.db.models import Runbook
 from metalwire.db.pagination import Page
 from metalwire.errors import RunbookNotFound
@@ -33,7 +33,7 @@ SORTABLE = frozenset(
 
 def get(session: Session, ident: str) -> Runbook:
     """The runbook of this UUID, or else of this name; raises RunbookNotFound (404)."""
-    return step_sets.get(session, Runbook, RunbookNotFound, ident)
+    return lookups.by_uuid_or_name(session, Runbook, RunbookNotFound, ident)
 
 
 def list_runbooks(session: Session, project: str | None, page: Page) -> list[Runbook]:

@@ -11,37 +11,18 @@ import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Generic, TypeVar
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from metalwire.db import integrity
+from metalwire.db import integrity, lookups
 from metalwire.db.models import DeployTemplate, Runbook
 from metalwire.db.pagination import Page, paginate
 from metalwire.errors import NotFound
-from metalwire.identifiers import is_uuid_like
 
 R = TypeVar("R", DeployTemplate, Runbook)
 
 SessionScope = Callable[[], contextlib.AbstractContextManager[Session]]
-
-
-def get(
-    session: Session,
-    model: type[R],
-    missing: Callable[[str], NotFound],
-    ident: str,
-    *,
-    locked: bool = False,
-) -> R:
-    """The row of this UUID, or else of this name (``locked``: locked until the transaction
-    ends); raises ``missing(ident)`` (404)."""
-    column = model.uuid if is_uuid_like(ident) else model.name
-    query = select(model).where(column == ident)
-    row = session.scalars(query.with_for_update() if locked else query).one_or_none()
-    if row is None:
-        raise missing(ident)
-    return row
 
 
 def listed(
@@ -78,7 +59,9 @@ class StepSets(Generic[R]):
 
     def get(self, ident: str, *, locked: bool = False) -> R:
         with self._session() as session:
-            row: R = get(session, self.model, self.missing, ident, locked=locked)
+            row: R = lookups.by_uuid_or_name(
+                session, self.model, self.missing, ident, locked=locked
+            )
             return row
 
     def create(self, values: Mapping[str, Any]) -> R:
@@ -88,10 +71,10 @@ class StepSets(Generic[R]):
 
     def update(self, uuid: str, changes: Mapping[str, Any]) -> R:
         with self._session() as session:
-            row: R = get(session, self.model, self.missing, uuid)
+            row: R = lookups.by_uuid_or_name(session, self.model, self.missing, uuid)
             return integrity.change(session, row, changes, self._conflict)
 
     def delete(self, uuid: str) -> None:
         with self._session() as session:
-            row = get(session, self.model, self.missing, uuid, locked=True)
+            row = lookups.by_uuid_or_name(session, self.model, self.missing, uuid, locked=True)
             integrity.remove(session, row, f"{self.noun.capitalize()} {uuid}")
