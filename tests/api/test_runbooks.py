@@ -368,3 +368,17 @@ def test_a_runbook_is_refused_where_ironic_refuses_it(api: Api) -> None:
     assert _state(api, node) == ("manageable", None)
     events = [e["event"] for e in api.get(f"/v1/nodes/{node}/history").json()["history"]]
     assert not any("clean" in event for event in events), events
+
+
+@sqlite_only
+def test_below_1_112_a_runbook_has_no_description_or_traits_to_ask_for(api: Api) -> None:
+    """As Ironic 39: they are unknown fields there (400), not newer ones (406)."""
+    made = runbook(api)
+    for fields in ("description", "traits"):
+        resp = api.get(f"/v1/runbooks/{made['uuid']}?fields=name,{fields}", version="1.92")
+        assert resp.status_code == 400, resp.text
+        assert f"Field(s) {fields} are not valid" in fault(resp)
+    assert api.get("/v1/runbooks?sort_key=description", version="1.92").status_code == 200
+    by_traits = api.get("/v1/runbooks?sort_key=traits", version="1.92")
+    assert by_traits.status_code == 400
+    assert fault(by_traits) == "The sort_key value traits is an invalid field for sorting"

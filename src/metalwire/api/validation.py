@@ -179,6 +179,11 @@ def check_create_body(
         # read-only before the version, as Ironic's schema refuses them (400) at any version
         if field.access is Access.READ_ONLY:
             raise InvalidParameterValue(f"Field {name} is read-only and cannot be set.")
+        if field.unknown_below and not field.settable_at(version.minor):
+            raise InvalidParameterValue(
+                f"Unknown attribute for this resource at version {version}: {name} (API "
+                f"1.{field.since} or later)."
+            )
         if not field.settable_at(version.minor):
             raise NotAcceptable(
                 f"Field {name} requires API version 1.{field.since} or later; the request "

@@ -58,7 +58,8 @@ def selected_fields(
     chosen = [n.strip() for n in wanted.split(",") if n.strip()]
     # Ironic refuses a field newer than the request (406), but takes an ungated one at every
     # version and leaves it out.
-    newer = {f.name: f for f in all_fields if f.name not in names}
+    # A field Ironic knows nothing of below its version is unknown there (400, below).
+    newer = {f.name: f for f in all_fields if f.name not in names and not f.unknown_below}
     for name in chosen:
         if name in newer and newer[name].gated:
             raise NotAcceptable(
@@ -77,7 +78,9 @@ def selected_fields(
 
 def check_sort_key(all_fields: tuple[Field, ...], version: mv.Version, sort_key: str) -> None:
     """As Ironic: sorting by a field newer than the request is refused (406), as showing it."""
-    newer = {f.name: f for f in all_fields if f.gated and f.since > version.minor}
+    newer = {
+        f.name: f for f in all_fields if f.gated and not f.unknown_below and f.since > version.minor
+    }
     if sort_key in newer:
         raise NotAcceptable(
             f"Request not acceptable. Field {sort_key} requires API version "

@@ -311,12 +311,6 @@ def get_runbook(request: Request, ident: str) -> dict[str, Any]:
 def create_runbook(request: Request, response: Response, body: JsonBody = None) -> dict[str, Any]:
     c = _served(request)
     authz.policy(c).authorize("baremetal:runbook:create", authz.identity(c))
-    new_field = isinstance(body, dict) and "description" in body
-    if new_field and not c.version.at_least(mv.RUNBOOK_TRAITS):
-        raise InvalidParameterValue(
-            f"Unknown attribute for this resource: description (API 1.{mv.RUNBOOK_TRAITS} "
-            "or later)."
-        )
     values = validation.check_create_body(body, RUNBOOK_FIELDS, c.version, ())
     for name in ("name", "steps"):
         if name not in values:
