@@ -160,6 +160,8 @@ def test_a_name_or_uuid_taken_is_a_conflict_and_nothing_is_stored(api: Api) -> N
             "Duplicates: interface: raid, step: delete_configuration",
         ),
         ({"name": "x", "steps": [RAID_STEP], "public": "maybe"}, None, "public"),
+        ({"name": "x", "steps": [RAID_STEP], "public": "true"}, None, "Invalid public"),
+        ({"name": "x", "steps": [RAID_STEP], "disable_ramdisk": 1}, None, "disable_ramdisk"),
         ({"name": "x", "steps": [RAID_STEP], "owner": "o" * 256}, None, "owner"),
         ({"name": "x", "steps": [RAID_STEP], "uuid": "nope"}, None, "uuid"),
     ],
@@ -205,8 +207,12 @@ def _owner(project: str) -> dict[str, Any]:
 
 @sqlite_only
 def test_a_runbook_made_public_loses_its_owner_and_an_owner_needs_it_private(api: Api) -> None:
-    made = runbook(api, owner="p1")
+    made = runbook(api)
     url = f"/v1/runbooks/{made['uuid']}"
+    # without a policy the requester is of no project: it creates runbooks of none, as Ironic
+    owned = api.post("/v1/runbooks", {"name": "CUSTOM_X", "steps": [RAID_STEP], "owner": "p1"})
+    assert owned.status_code == 400 and "the owner must be your own project" in fault(owned)
+    assert api.patch(url, [_owner("p1")]).json()["owner"] == "p1"
     public = api.patch(url, [{"op": "replace", "path": "/public", "value": True}]).json()
     assert (public["public"], public["owner"]) == (True, None)
     refused = api.patch(url, [_owner("p2")])
@@ -351,6 +357,7 @@ def test_a_runbook_is_refused_where_ironic_refuses_it(api: Api) -> None:
     clean = {"target": "clean", "runbook": "CUSTOM_RB"}
     for body, version, status, words in (
         (clean, "1.91", 406, "requires API version 1.92"),
+        ({**clean, "runbook": 5}, "1.91", 400, "Invalid runbook"),
         ({**clean, "runbook": "CUSTOM_NONE"}, "1.92", 404, "Runbook CUSTOM_NONE could not be"),
         ({**clean, "runbook": "a b"}, "1.92", 400, "Expected a logical name or UUID"),
         ({**clean, "runbook": 5}, "1.92", 400, "Invalid runbook"),
@@ -365,6 +372,10 @@ def test_a_runbook_is_refused_where_ironic_refuses_it(api: Api) -> None:
     assert api.put("/v1/runbooks/CUSTOM_RB/traits/CUSTOM_OTHER").status_code == 204
     both = _by_runbook(api, node, {**clean, "clean_steps": OFFERED})
     assert both.status_code == 400 and 'either "clean_steps" or a runbook' in fault(both)
+    # another verb takes the runbook's disable_ramdisk, false too, and refuses it, as Ironic 39
+    provide = _by_runbook(api, node, {**clean, "target": "provide"})
+    assert provide.status_code == 400
+    assert "disable_ramdisk is supported only with manual cleaning or servicing" in fault(provide)
     assert _state(api, node) == ("manageable", None)
     events = [e["event"] for e in api.get(f"/v1/nodes/{node}/history").json()["history"]]
     assert not any("clean" in event for event in events), events

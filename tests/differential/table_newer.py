@@ -173,6 +173,71 @@ def _runbooks() -> tuple[Step, ...]:
             {"name": "CUSTOM_RB_B", "steps": [{**steps[0], "priority": 1}]},
         ),
         Step("create runbook, logical name", "POST", create, {"name": "rb-c", "steps": steps}),
+        Step(
+            "create runbook, no args",
+            "POST",
+            create,
+            {"name": "CUSTOM_RB_N", "steps": [{"interface": "raid", "step": "x", "order": "4"}]},
+        ),
+        get("runbook no args", "/v1/runbooks/CUSTOM_RB_N"),
+        Step(
+            "create runbook, traits",
+            "POST",
+            create,
+            {"name": "CUSTOM_RB_T", "steps": steps, "traits": ["CUSTOM_X"]},
+        ),
+        Step(
+            "create runbook, description",
+            "POST",
+            create,
+            {"name": "CUSTOM_RB_D", "steps": steps, "description": "d"},
+        ),
+        Step(
+            "create runbook, public owned",
+            "POST",
+            create,
+            {"name": "CUSTOM_RB_P", "steps": steps, "public": True, "owner": "p1"},
+        ),
+        get("runbook public owned", "/v1/runbooks/CUSTOM_RB_P"),
+        Step(
+            "create runbook, public string",
+            "POST",
+            create,
+            {"name": "CUSTOM_RB_S", "steps": steps, "public": "true"},
+        ),
+        patch(
+            "runbook patch description", "/v1/runbooks/CUSTOM_RB_N", op("add", "/description", "x")
+        ),
+        patch("runbook patch public", "/v1/runbooks/CUSTOM_RB_N", op("add", "/owner", "p2")),
+        patch("runbook patch public 2", "/v1/runbooks/CUSTOM_RB_N", op("replace", "/public", True)),
+        get("runbook after public", "/v1/runbooks/CUSTOM_RB_N"),
+        patch(
+            "runbook patch owner of public", "/v1/runbooks/CUSTOM_RB_N", op("add", "/owner", "p3")
+        ),
+        patch(
+            "runbook patch traits", "/v1/runbooks/CUSTOM_RB_N", op("add", "/traits", ["CUSTOM_Y"])
+        ),
+        Step(
+            "runbook traits replace bad",
+            "PUT",
+            "/v1/runbooks/CUSTOM_RB_N/traits",
+            {"traits": ["bad"]},
+        ),
+        Step(
+            "runbook traits replace extra",
+            "PUT",
+            "/v1/runbooks/CUSTOM_RB_N/traits",
+            {"traits": [], "x": 1},
+        ),
+        Step(
+            "runbook trait with body",
+            "PUT",
+            "/v1/runbooks/CUSTOM_RB_N/traits/CUSTOM_Z",
+            {"traits": []},
+        ),
+        Step("runbook trait bad", "PUT", "/v1/runbooks/CUSTOM_RB_N/traits/bad"),
+        Step("runbook trait delete missing", "DELETE", "/v1/runbooks/CUSTOM_RB_N/traits/CUSTOM_Q"),
+        Step("runbook traits delete all", "DELETE", "/v1/runbooks/CUSTOM_RB_N/traits"),
         get("runbook show", one),
         get("runbook show by name", "/v1/runbooks/CUSTOM_RB_A"),
         get("runbook show missing", "/v1/runbooks/{missing}"),
@@ -191,6 +256,11 @@ def _runbooks() -> tuple[Step, ...]:
         Step("after manage", "GET", settled, settle=True),
         Step("clean by runbook and steps", "PUT", provision, {**clean, "clean_steps": steps}),
         Step("clean by missing runbook", "PUT", provision, {**clean, "runbook": "{missing}"}),
+        Step("clean by unapproved runbook", "PUT", provision, {**clean, "runbook": "CUSTOM_RB_N"}),
+        Step(
+            "provide by runbook", "PUT", provision, {"target": "provide", "runbook": "CUSTOM_RB_A"}
+        ),
+        Step("clean by runbook number", "PUT", provision, {**clean, "runbook": 5}),
         Step("clean by runbook", "PUT", provision, clean),
         Step("after clean by runbook", "GET", settled, settle=True),
         Step("runbook delete", "DELETE", one),

@@ -188,19 +188,21 @@ def _prepare(c: Call, _row: Runbook, changes: dict[str, Any]) -> dict[str, Any]:
 
 def _with_owner(c: Call, values: dict[str, Any]) -> dict[str, Any]:
     """A requester who is not system scoped creates its own project's runbook, never a
-    public one (400), as Ironic 39."""
+    public one (400), as Ironic 39. Without a policy (``noauth``) the requester, as Ironic's,
+    is of no project and not system scoped: it creates runbooks without an owner."""
     p, who = authz.policy(c), authz.identity(c)
-    if not p.enabled or who.system_scope == "all":
+    if p.enabled and who.system_scope == "all":
         return values
+    project = who.project_id if p.enabled else None
     owner = values.get("owner")
-    if owner and owner != who.project_id:
+    if owner and owner != project:
         raise Invalid(
-            f"Cannot create a runbook owned by {owner!r} as a project scoped requester of "
-            f"{who.project_id!r}: the owner must be your own project."
+            f"Cannot create a runbook owned by {owner!r} as a requester of project "
+            f"{project!r}: the owner must be your own project."
         )
-    if who.project_id and values.get("public"):
+    if project and values.get("public"):
         raise Invalid("Cannot create a public runbook as a project scoped requester.")
-    return {**values, "owner": who.project_id}
+    return {**values, "owner": project}
 
 
 def _step_view(step: dict[str, Any]) -> dict[str, Any]:
@@ -311,6 +313,7 @@ def get_runbook(request: Request, ident: str) -> dict[str, Any]:
 def create_runbook(request: Request, response: Response, body: JsonBody = None) -> dict[str, Any]:
     c = _served(request)
     authz.policy(c).authorize("baremetal:runbook:create", authz.identity(c))
+    _check_flags(body)
     values = validation.check_create_body(body, RUNBOOK_FIELDS, c.version, ())
     for name in ("name", "steps"):
         if name not in values:
@@ -319,6 +322,18 @@ def create_runbook(request: Request, response: Response, body: JsonBody = None) 
     created = c.services.rpcapi.create_runbook(c.context, stored)
     response.headers["Location"] = f"{c.base}/v1/runbooks/{created.uuid}"
     return RUNBOOKS.show(c, created)
+
+
+def _check_flags(body: Any) -> None:
+    """A create's ``public`` and ``disable_ramdisk`` are JSON booleans or null, as Ironic 39's
+    schema takes them (a string spelling one is 400)."""
+    if not isinstance(body, dict):
+        return
+    for flag in ("public", "disable_ramdisk"):
+        if flag in body and body[flag] is not None and not isinstance(body[flag], bool):
+            raise InvalidParameterValue(
+                f"Invalid {flag}: expected true, false or null, got {body[flag]!r}."
+            )
 
 
 @router.patch("/{ident}", openapi_extra=_DOCS.patch)
@@ -354,15 +369,16 @@ def with_runbook_steps(c: Call, node_ident: str, verb: str, body: dict[str, Any]
     Ironic 39 takes it: from 1.92 (406 below); the runbook found (400 for a malformed name,
     404) and ``baremetal:runbook:use`` allowed on it (403); approved for the node (400): from
     1.112 the node has one of the runbook's traits, below its name is one of the node's
-    traits; no steps of the verb's own besides (400). Its ``disable_ramdisk`` replaces the
-    request's. A verb that takes no steps takes no runbook's either (the request as it was)."""
+    traits; no steps of the verb's own besides (400). Its ``disable_ramdisk``, true or false,
+    replaces the request's, and is checked as a request's would be (so a verb other than
+    clean and service is then refused)."""
     ident = body["runbook"]
-    if not c.version.at_least(mv.RUNBOOKS):
-        raise NotAcceptable(f"A runbook requires API version 1.{mv.RUNBOOKS} or later.")
-    if not isinstance(ident, str):
+    if not isinstance(ident, str):  # at any version, as Ironic 39 reads its arguments first
         raise InvalidParameterValue(
             f"Invalid runbook: expected a runbook's UUID or name, got {ident!r}."
         )
+    if not c.version.at_least(mv.RUNBOOKS):
+        raise NotAcceptable(f"A runbook requires API version 1.{mv.RUNBOOKS} or later.")
     with c.services.db.read() as session:
         row = read(session, ident)
         node = node_db.get(session, node_ident)

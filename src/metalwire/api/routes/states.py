@@ -188,7 +188,7 @@ def set_provision_state(request: Request, ident: str, body: JsonBody = None) -> 
     disable_ramdisk_asked = body.get("disable_ramdisk")
     if body.get("runbook"):
         use = with_runbook_steps(c, ident, verb, body)
-        body, disable_ramdisk_asked = use.body, use.disable_ramdisk or None
+        body, disable_ramdisk_asked = use.body, use.disable_ramdisk
     disable_ramdisk = check_disable_ramdisk(c, target, disable_ramdisk_asked)
     check_steps(body, verb, c.version.at_least(DEPLOY_STEPS_SINCE))
     if verb == "abort":
