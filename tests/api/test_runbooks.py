@@ -187,6 +187,7 @@ def test_a_patch_is_checked_as_a_create_and_stores_nothing_it_refuses(api: Api) 
         ([{"op": "replace", "path": "/uuid", "value": str(uuid.uuid4())}], "Cannot patch /uuid"),
         ([{"op": "add", "path": "/traits", "value": ["CUSTOM_A"]}], "Cannot patch /traits"),
         ([{"op": "replace", "path": "/public", "value": True}, _owner("p1")], "public runbook"),
+        ([{"op": "replace", "path": "/public", "value": "True"}], "Invalid public"),
     ):
         resp = api.patch(url, patch)
         assert resp.status_code == 400, (patch, resp.text)

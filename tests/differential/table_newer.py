@@ -238,6 +238,17 @@ def _runbooks() -> tuple[Step, ...]:
         Step("runbook trait bad", "PUT", "/v1/runbooks/CUSTOM_RB_N/traits/bad"),
         Step("runbook trait delete missing", "DELETE", "/v1/runbooks/CUSTOM_RB_N/traits/CUSTOM_Q"),
         Step("runbook traits delete all", "DELETE", "/v1/runbooks/CUSTOM_RB_N/traits"),
+        patch(
+            "runbook patch public string",
+            "/v1/runbooks/CUSTOM_RB_N",
+            op("replace", "/public", "false"),
+        ),
+        patch(
+            "runbook patch logical name", "/v1/runbooks/CUSTOM_RB_N", op("replace", "/name", "rb-n")
+        ),
+        get("runbook list detail", f"{create}?detail=true"),
+        get("runbook show steps and extra", f"{one}?fields=steps,extra,links"),
+        get("runbook list marker", f"{create}?limit=1&marker={{r1}}"),
         get("runbook show", one),
         get("runbook show by name", "/v1/runbooks/CUSTOM_RB_A"),
         get("runbook show missing", "/v1/runbooks/{missing}"),

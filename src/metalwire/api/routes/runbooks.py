@@ -179,6 +179,32 @@ def normalize(values: dict[str, Any], version: mv.Version) -> dict[str, Any]:
     return out
 
 
+def _check_patched_flags(_c: Call, patch: Any) -> None:
+    if isinstance(patch, list):
+        _check_flags(
+            {
+                op["path"][1:]: op["value"]
+                for op in patch
+                if isinstance(op, dict) and op.get("path") in _FLAGS and "value" in op
+            }
+        )
+
+
+_FLAGS = ("/public", "/disable_ramdisk")
+
+
+def _check_flags(body: Any) -> None:
+    """``public`` and ``disable_ramdisk`` are JSON booleans or null, in a create or a patch,
+    as Ironic 39's schemas take them (a string spelling one is 400)."""
+    if not isinstance(body, dict):
+        return
+    for flag in ("public", "disable_ramdisk"):
+        if flag in body and body[flag] is not None and not isinstance(body[flag], bool):
+            raise InvalidParameterValue(
+                f"Invalid {flag}: expected true, false or null, got {body[flag]!r}."
+            )
+
+
 def _prepare(c: Call, _row: Runbook, changes: dict[str, Any]) -> dict[str, Any]:
     out = normalize(changes, mv.Version(mv.RUNBOOK_TRAITS))  # a PATCH names as 1.112 does
     if "public" in out and "owner" not in out:
@@ -267,6 +293,7 @@ RUNBOOKS = Resource[Runbook](
     authorize_get=lambda c, _session, row, _ident: _authorize_get(c, row),
     authorize_patch=lambda c, _session, row, _ident, patch: _authorize_patch(c, row, patch),
     patch_rules_read_body=True,
+    check_patch=_check_patched_flags,
     current=_current,
     update=lambda c, uuid, changes, expected: c.services.rpcapi.update_runbook(
         c.context, uuid, changes, expected
@@ -322,18 +349,6 @@ def create_runbook(request: Request, response: Response, body: JsonBody = None) 
     created = c.services.rpcapi.create_runbook(c.context, stored)
     response.headers["Location"] = f"{c.base}/v1/runbooks/{created.uuid}"
     return RUNBOOKS.show(c, created)
-
-
-def _check_flags(body: Any) -> None:
-    """A create's ``public`` and ``disable_ramdisk`` are JSON booleans or null, as Ironic 39's
-    schema takes them (a string spelling one is 400)."""
-    if not isinstance(body, dict):
-        return
-    for flag in ("public", "disable_ramdisk"):
-        if flag in body and body[flag] is not None and not isinstance(body[flag], bool):
-            raise InvalidParameterValue(
-                f"Invalid {flag}: expected true, false or null, got {body[flag]!r}."
-            )
 
 
 @router.patch("/{ident}", openapi_extra=_DOCS.patch)
