@@ -154,9 +154,10 @@ def _firmware() -> tuple[Step, ...]:
 
 
 def _runbooks() -> tuple[Step, ...]:
-    """Runbooks (1.92, and 1.112's traits and names): their endpoints, bad input, and a manual
-    cleaning by runbook on a node whose trait approves it (by the runbook's name below 1.112,
-    by one of its traits from 1.112); below 1.92, the gates."""
+    """Runbooks (1.92, and 1.112's traits and names): their endpoints, bad input, a manual
+    cleaning and a servicing by runbook on a node whose trait approves it (by the runbook's
+    name below 1.112, by one of its traits from 1.112) and the requests refused; below 1.92,
+    the gates."""
     create, one = "/v1/runbooks", "/v1/runbooks/{r1}"
     provision = "/v1/nodes/{n1}/states/provision"
     settled = "/v1/nodes/{n1}?fields=uuid,provision_state,target_provision_state,last_error"
@@ -274,6 +275,17 @@ def _runbooks() -> tuple[Step, ...]:
         Step("clean by runbook number", "PUT", provision, {**clean, "runbook": 5}),
         Step("clean by runbook", "PUT", provision, clean),
         Step("after clean by runbook", "GET", settled, settle=True),
+        patch("runbook without ramdisk", one, op("replace", "/disable_ramdisk", True)),
+        *(
+            step
+            for verb in ("provide", "active")
+            for step in (
+                Step(verb, "PUT", provision, {"target": verb}),
+                Step(f"after {verb}", "GET", settled, settle=True),
+            )
+        ),
+        Step("service by runbook", "PUT", provision, {**clean, "target": "service"}),
+        Step("after service by runbook", "GET", settled, settle=True),
         Step("runbook delete", "DELETE", one),
         Step("runbook delete by name", "DELETE", "/v1/runbooks/rb-c"),
         Step("runbook delete missing", "DELETE", "/v1/runbooks/{missing}"),
