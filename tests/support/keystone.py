@@ -33,8 +33,8 @@ from typing import Any, Self
 
 import httpx
 
-from tests.support.helpers import stop_process_group
-from tests.support.postgres import LOOPBACK, free_loopback_port
+from tests.support.helpers import free_port, stop_process_group
+from tests.support.postgres import LOOPBACK
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 INSTALL_SCRIPT = REPO_ROOT / "scripts" / "install-keystone"
@@ -103,7 +103,7 @@ class KeystoneServer:
         if not keystone_installed(self.venv):
             raise KeystoneError(f"Keystone is not installed in {self.venv}: run {INSTALL_SCRIPT}")
         self.root = Path(tempfile.mkdtemp(prefix="metalwire-keystone-"))
-        self.port = free_loopback_port()
+        self.port = free_port()
         conf = self.root / "keystone.conf"
         conf.write_text(
             "[DEFAULT]\nuse_stderr = true\n"

@@ -39,7 +39,8 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Self
 
-from tests.support.postgres import LOOPBACK, PostgresServer, free_loopback_port
+from tests.support.helpers import free_port
+from tests.support.postgres import LOOPBACK, PostgresServer
 
 __all__ = [
     "ADMIN_HEADERS",
@@ -402,7 +403,7 @@ class NeutronServer:
             began = time.monotonic()
             # Neutron's own venv reaches PostgreSQL through psycopg2.
             self.database_url = self.postgres.create_database(self.database, driver="psycopg2")
-            self.port = self._wanted_port or free_loopback_port()
+            self.port = self._wanted_port or free_port()
             config_files = self._write_config()
             self.migrate(config_files)
             migrated = time.monotonic()

@@ -18,13 +18,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from tests.support.helpers import free_port
 from tests.support.postgres import (
     DEFAULT_OS_USER,
     LOOPBACK,
     PostgresServer,
     chown_tree,
     ensure_os_user,
-    free_loopback_port,
 )
 
 
@@ -50,7 +50,7 @@ class PgBouncer:
         self.database = database
         self.pool_mode = pool_mode
         self.pool_size = pool_size
-        self.port = free_loopback_port()
+        self.port = free_port()
         self.root: Path | None = None
         self.process: subprocess.Popen[bytes] | None = None
 

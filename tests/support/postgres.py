@@ -43,7 +43,6 @@ __all__ = [
     "chown_tree",
     "ensure_os_user",
     "find_pg_bindir",
-    "free_loopback_port",
     "generated_locale",
     "locale_unavailable",
 ]
@@ -90,11 +89,6 @@ def generated_locale(locale: str) -> Iterator[Path]:
         for path in (folder, *folder.rglob("*")):
             path.chmod(0o755 if path.is_dir() else 0o644)
         yield folder
-
-
-def free_loopback_port() -> int:
-    """Return a TCP port on 127.0.0.1 that nothing listens on right now."""
-    return free_port(LOOPBACK)
 
 
 def find_pg_bindir() -> Path:
@@ -355,7 +349,7 @@ class PostgresServer:
     def _start_cluster(self) -> None:
         attempts = 1 if self._wanted_port else 5
         for attempt in range(attempts):
-            self.port = self._wanted_port or free_loopback_port()
+            self.port = self._wanted_port or free_port()
             self._write_settings()
             result = self._pg_ctl_start()
             if result.returncode == 0:

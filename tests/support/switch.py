@@ -48,8 +48,8 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Self
 
-from tests.support.helpers import stop_process_group
-from tests.support.postgres import LOOPBACK, free_loopback_port
+from tests.support.helpers import free_port, stop_process_group
+from tests.support.postgres import LOOPBACK
 
 __all__ = [
     "INSTALL_SCRIPT",
@@ -384,7 +384,7 @@ class EmulatedSwitch:
         _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(self.key_file)])
         authorized = self.directory / "authorized_keys"
         shutil.copyfile(self.key_file.with_suffix(".pub"), authorized)
-        self.ssh_port = free_loopback_port()
+        self.ssh_port = free_port()
         config = self.directory / "sshd_config"
         config.write_text(
             "\n".join(
