@@ -47,7 +47,7 @@ from inventory_examples import (  # noqa: E402
     record_traits,
 )
 from lifecycle_examples import record_lifecycle, record_volume  # noqa: E402
-from protocol_examples import record_errors, record_versions  # noqa: E402
+from protocol_examples import record_errors, record_events, record_versions  # noqa: E402
 from state_examples import record_history, record_states  # noqa: E402
 from vif_examples import record_vifs  # noqa: E402
 
@@ -157,6 +157,7 @@ def main() -> int:
                 record_volume(r)
                 record_history(r)
                 record_errors(r)
+                record_events(r)
             except SystemExit:
                 print(server.log()[-6000:], file=sys.stderr)
                 raise

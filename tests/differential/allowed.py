@@ -40,7 +40,6 @@ ALLOWED: tuple[Allowed, ...] = (
         Allowed(("root and versions",), f"v1: body.{resource}", NOT_SERVED)
         for resource in (
             "drivers",
-            "events",
             "heartbeat",
             "lookup",
         )

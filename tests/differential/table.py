@@ -869,6 +869,39 @@ def _deploy_templates() -> tuple[Step, ...]:
     )
 
 
+def _network_events() -> tuple[Step, ...]:
+    """``POST /v1/events`` (1.54) as Neutron's ironic notifier posts it, and what Ironic's
+    schema refuses."""
+    sent = {
+        "event": "network.bind_port",
+        "port_id": "6f1a6a2c-54e4-4b68-9d8a-2b9b0e2d6c11",
+        "mac_address": "52:54:00:de:54:01",
+        "status": "ACTIVE",
+        "device_id": "f7d6f0a3-7c2e-4b7e-9c1d-4f1f5c9e3a21",
+        "binding:host_id": "1be26c0b-03f2-4d2d-ae87-c02d7f33c123",
+        "binding:vnic_type": "baremetal",
+    }
+    deleted = {**sent, "event": "network.delete_port", "status": "DELETED"}
+
+    def post(name: str, body: object, version: str | None = None) -> Step:
+        return Step(name, "POST", "/v1/events", body, version=version)
+
+    return (
+        post("events", {"events": [sent, deleted]}),
+        post("events at 1.54", {"events": [sent]}, version="1.54"),
+        post("events at 1.53", {"events": [sent]}, version="1.53"),
+        post("no events", {}),
+        post("empty events", {"events": []}),
+        post("unknown event", {"events": [{**sent, "event": "network.update_port"}]}),
+        post("port_id not a UUID", {"events": [{**sent, "port_id": "p-1"}]}),
+        post("bad MAC", {"events": [{**sent, "mac_address": "52:54:00"}]}),
+        post("no status", {"events": [{k: v for k, v in sent.items() if k != "status"}]}),
+        post("extra member", {"events": [{**sent, "network_id": "n"}]}),
+        post("null host", {"events": [{**sent, "binding:host_id": None}]}),
+        get("events list", "/v1/events"),
+    )
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "root and versions",
@@ -1671,4 +1704,5 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("deploy templates", _deploy_templates()),
     Scenario("allocations", _allocations()),
     Scenario("conductors", _conductors()),
+    Scenario("network events", _network_events()),
 )

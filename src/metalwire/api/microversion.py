@@ -65,6 +65,7 @@ RUNBOOKS = 92  # /v1/runbooks, and a clean or service by runbook
 # a runbook's traits (/v1/runbooks/{runbook}/traits) and description; any logical name
 RUNBOOK_TRAITS = 112
 ALLOCATIONS = 52  # /v1/allocations, /v1/nodes/{node}/allocation, a node's allocation_uuid
+EVENTS = 54  # POST /v1/events: the network service's events about its ports
 ALLOCATION_UPDATE = 57  # PATCH of an allocation's name and extra
 ALLOCATION_BACKFILL = 58  # an allocation created for a deployed node (``node``)
 ALLOCATION_OWNER = 60  # an allocation's owner

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from metalwire.api import dry_run
 from metalwire.api import openapi_schemas as s
 from metalwire.api.openapi_operations import Schema, query
-from metalwire.conductor import audit, boot_device, boot_mode, hardware, vmedia
+from metalwire.conductor import audit, boot_device, boot_mode, hardware, network_events, vmedia
 from metalwire.db import node_summaries
 
 LOCATION: Schema = {
@@ -577,5 +577,36 @@ VIRTUAL_MEDIA: Schema = {
         "image": {"type": "string"},
     },
     "required": ["media_types", "inserted", "image"],
+    "additionalProperties": False,
+}
+
+_UUID_OR_NULL: Schema = {"anyOf": [{"type": "string", "format": "uuid"}, {"type": "null"}]}
+NETWORK_EVENTS: Schema = {
+    "type": "object",
+    "properties": {
+        "events": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "event": {"enum": list(network_events.EVENT_NAMES)},
+                    "port_id": {
+                        "type": "string",
+                        "format": "uuid",
+                        "description": "The Neutron port (a VIF, if it is attached).",
+                    },
+                    "mac_address": {"type": "string", "pattern": s.MAC_PATTERN},
+                    "status": {"type": "string", "description": "The port's status in Neutron."},
+                    "device_id": _UUID_OR_NULL,
+                    "binding:host_id": _UUID_OR_NULL,
+                    "binding:vnic_type": {"type": ["string", "null"]},
+                },
+                "required": ["event", "port_id", "mac_address", "status"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["events"],
     "additionalProperties": False,
 }

@@ -45,7 +45,7 @@ def ref(kind: str, name: str) -> Schema:
 
 
 _UUID: Schema = {"type": "string", "format": "uuid"}
-_MAC = r"^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$"
+MAC_PATTERN = r"^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$"
 _DATAPATH_ID = r"^[0-9a-fA-F]{16}$"
 _TIMESTAMP: Schema = {"type": ["string", "null"], "format": "date-time"}
 _TIMESTAMPS = {
@@ -88,7 +88,7 @@ _NAME = r"^[A-Za-z0-9\-._~]+$"
 # ironic-networking node any other text, a switch of the switch file by its section name.
 _SWITCH_ID: Schema = {
     "anyOf": [
-        {"type": "string", "pattern": _MAC, "description": "The switch's MAC address."},
+        {"type": "string", "pattern": MAC_PATTERN, "description": "The switch's MAC address."},
         {
             "type": "string",
             "pattern": _DATAPATH_ID,
@@ -131,7 +131,7 @@ def _settable(field: Field, table: FromClause) -> Schema:
             "A network interface named in [DEFAULT] enabled_network_interfaces",
         )
     if field.name == "address":
-        return {"type": "string", "pattern": _MAC}
+        return {"type": "string", "pattern": MAC_PATTERN}
     if field.name == "local_link_connection":
         return _LOCAL_LINK
     if field.name in ("uuid", "node_uuid", "portgroup_uuid", "instance_uuid", "chassis_uuid"):

@@ -37,6 +37,7 @@ from metalwire.conductor import (
     inventory,
     legacy_vifs,
     management,
+    network_events,
     power,
     provisioning,
     raid,
@@ -52,6 +53,7 @@ from metalwire.conductor.audit_repair import RepairReport
 from metalwire.conductor.background import BackgroundOperations
 from metalwire.conductor.dry_run import DryRunAttach
 from metalwire.conductor.locks import WouldWait
+from metalwire.conductor.network_events import NetworkEvent
 from metalwire.conductor.provisioning import ProvisionOptions
 from metalwire.conductor.tasks import Conductor
 from metalwire.conductor.volumes import Resource
@@ -415,6 +417,11 @@ class ConductorAPI(abc.ABC):
     def audit_repair(self, context: RequestContext, nodes: list[str]) -> RepairReport:
         """Audit the nodes, fix the safe findings under each node's lock (each fix in its
         history) and audit them again; raises as :meth:`audit`."""
+
+    @abc.abstractmethod
+    def network_events(self, context: RequestContext, events: list[NetworkEvent]) -> None:
+        """Take the network service's events about its ports (``POST /v1/events``): logged,
+        never acted on; takes no node lock."""
 
 
 def _outcome(error: Exception) -> str:
@@ -782,3 +789,6 @@ class LocalConductorAPI(ConductorAPI):
 
     def audit_repair(self, context: RequestContext, nodes: list[str]) -> RepairReport:
         return self._retried(audit_repair.repair, context, nodes)
+
+    def network_events(self, context: RequestContext, events: list[NetworkEvent]) -> None:
+        network_events.receive(self.conductor, context, events)

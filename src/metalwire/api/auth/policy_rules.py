@@ -775,6 +775,17 @@ SHARD_RULES = [
     ),
 ]
 
+EVENT_RULES = [
+    _rule(
+        "baremetal:events:post",
+        SYSTEM_ADMIN,
+        "Post the network service's events about its ports.",
+        [("POST", "/events")],
+        ("baremetal:events:post", _ADMIN),
+        scopes=("system",),
+    ),
+]
+
 _DRIVER = "/drivers/{driver_name}"
 DRIVER_RULES = [
     _rule(
@@ -920,6 +931,7 @@ def defaults() -> list[policy.RuleDefault]:
         *RUNBOOK_RULES,
         *ALLOCATION_RULES,
         *SHARD_RULES,
+        *EVENT_RULES,
         *DRIVER_RULES,
         *CONDUCTOR_RULES,
         *METALWIRE_RULES,

@@ -98,6 +98,8 @@ def discover_v1(request: Request) -> dict[str, Any]:
         body["deploy_templates"] = resource("deploy_templates")
     if c.version.at_least(mv.ALLOCATIONS):
         body["allocations"] = resource("allocations")
+    if c.version.at_least(mv.EVENTS):
+        body["events"] = resource("events")
     if c.version.at_least(mv.NODE_SHARD):
         body["shards"] = resource("shards")
     if c.version.at_least(mv.RUNBOOKS):
