@@ -1,7 +1,8 @@
 """The Prometheus metrics every layer records, in prometheus_client's default registry.
 
 Shared by every layer, like :mod:`metalwire.errors`: the API counts requests, the RPC API VIF
-operations, the conductor node-lock waits and provision verbs, the Neutron client its calls.
+operations, the conductor node-lock waits, provision verbs and network events, the Neutron
+client its calls.
 ``/metrics`` (:mod:`metalwire.api.metrics`) serves them together with the database pool
 gauges, read at scrape time. A server of one process counts in memory. The worker processes
 of one server (``[api] api_workers``) share their counts: prometheus_client's multiprocess
@@ -91,6 +92,12 @@ PROVISION_SECONDS = Histogram(
     ("verb", "network_interface"),
     buckets=(*_SLOW_BUCKETS, 120.0, 300.0, 600.0),
 )
+NETWORK_EVENTS = Counter(
+    "metalwire_network_events",
+    "Events the network service posted to /v1/events and this process took, by event "
+    "(network.bind_port, network.unbind_port, network.delete_port).",
+    ("event",),
+)
 
 
 @functools.cache
@@ -123,6 +130,10 @@ def neutron_call(operation: str) -> Iterator[None]:
         yield
     finally:
         NEUTRON_SECONDS.labels(operation).observe(time.perf_counter() - started)
+
+
+def network_event(event: str) -> None:
+    NETWORK_EVENTS.labels(event).inc()
 
 
 def neutron_failed(operation: str, reason: str) -> None:

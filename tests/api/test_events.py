@@ -1,13 +1,19 @@
 """``POST /v1/events`` (1.54): the events Neutron's ironic notifier posts, through HTTP, as
 Ironic 39 takes them: 204 without a body, a body its schema refuses 400 naming the member,
-below 1.54 the handler's 404."""
+below 1.54 the handler's 404. Beyond Ironic: each event is logged naming the node that has
+the port as a VIF, counted by name in the metrics, and put in that node's history; it
+changes no attachment and waits for no node lock."""
 
 from __future__ import annotations
 
+import logging
+import time
 from typing import Any
 
 import pytest
 
+from metalwire.db.engine import Database
+from tests.api.test_metrics import scrape, value
 from tests.conftest import Api, fault
 
 PORT_ID = "6f1a6a2c-54e4-4b68-9d8a-2b9b0e2d6c11"
@@ -140,3 +146,81 @@ def test_a_body_ironic_s_schema_refuses_is_400_naming_the_member(
 def test_ironic_s_other_spellings_of_a_uuid_and_a_mac_are_taken(api: Api) -> None:
     event = neutron_event(port_id=PORT_ID.upper().replace("-", ""), mac_address="52-54-00-E7-00-01")
     assert api.post("/v1/events", {"events": [event]}).status_code == 204
+
+
+LOGGER = "metalwire.conductor.network_events"
+
+
+def _node_with_vif(api: Api, name: str) -> dict[str, Any]:
+    node = api.node(name=name)
+    api.port(node, "52:54:00:e7:00:01")
+    attached = api.post(f"/v1/nodes/{name}/vifs", {"id": PORT_ID})
+    assert attached.status_code == 204, attached.text
+    return node
+
+
+def _post(api: Api, *events: dict[str, Any]) -> None:
+    resp = api.post("/v1/events", {"events": list(events)}, version="1.54")
+    assert resp.status_code == 204, resp.text
+
+
+def test_an_event_is_logged_naming_the_node_that_has_the_port_as_a_vif(
+    api: Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    node = _node_with_vif(api, "ev-logged")
+    other = "0b8e3e0e-5d3c-4c55-8f8e-5e8d1f3c4a10"
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        _post(
+            api, neutron_event("network.unbind_port", status="DOWN"), neutron_event(port_id=other)
+        )
+    lines = [r.getMessage() for r in caplog.records if r.name == LOGGER]
+    assert lines == [
+        f"Network event network.unbind_port for Neutron port {PORT_ID} (MAC 52:54:00:e7:00:01, "
+        f"status DOWN): a VIF of node {node['uuid']} (ev-logged)",
+        f"Network event network.bind_port for Neutron port {other} (MAC 52:54:00:e7:00:01, "
+        "status ACTIVE): attached to no node",
+    ]
+
+
+def test_each_event_is_counted_by_its_name(api: Api) -> None:
+    before = scrape(api.client)
+    _post(api, neutron_event("network.delete_port", status="DELETED"), neutron_event())
+    _post(api, neutron_event("network.delete_port", status="DELETED"))
+    after = scrape(api.client)
+
+    def counted(event: str) -> float:
+        name = "metalwire_network_events_total"
+        return value(after, name, event=event) - value(before, name, event=event)
+
+    assert counted("network.delete_port") == 2
+    assert counted("network.bind_port") == 1
+    assert counted("network.unbind_port") == 0
+
+
+def test_an_event_about_a_vif_goes_in_its_node_s_history_and_changes_nothing(api: Api) -> None:
+    _node_with_vif(api, "ev-history")
+    _post(api, neutron_event("network.delete_port", status="DELETED", device_id=...))
+
+    entry = api.get("/v1/nodes/ev-history/history?detail=true").json()["history"][-1]
+    assert entry["event_type"] == "network"
+    assert entry["severity"] == "INFO"
+    assert entry["event"] == (
+        f"network.delete_port for Neutron port {PORT_ID} (MAC 52:54:00:e7:00:01, status DELETED)"
+    )
+    assert api.vifs("ev-history") == [PORT_ID]  # the drift audit repairs, not an event
+
+
+def test_an_event_is_taken_while_another_process_holds_the_node(api: Api) -> None:
+    _node_with_vif(api, "ev-busy")
+    db: Database = api.client.app.state.services.db  # type: ignore[attr-defined]
+    with db.writing() as work:
+        node = work.nodes.get("ev-busy")
+        lease = {"reservation": "other-process", "lock_expires_at": time.time() + 600}
+        work.nodes.update(node.id, lease)
+    assert api.get("/v1/nodes/ev-busy").json()["reservation"] == "other-process"
+
+    began = time.monotonic()
+    _post(api, neutron_event("network.unbind_port", status="DOWN"))
+    assert time.monotonic() - began < 5  # [conductor] node_lock_wait is not waited
+    events = [e["event"] for e in api.get("/v1/nodes/ev-busy/history").json()["history"]]
+    assert events[-1].startswith("network.unbind_port for Neutron port")

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
+import itertools
 import logging
 import time
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -380,21 +382,28 @@ class Conductor:
         node_id, node_uuid = node
         LOG.warning("node %s: %s", node_uuid, entry.event)
         bound = entry.by(node_id, self.host, context.user, context.project)
-
-        def write() -> None:
-            try:
-                with self.db.writing() as work:
-                    work.history.add(bound.at_state(work.nodes.find(node_id)))
-            except DatabaseFailure as exc:  # logged where it was detected
-                LOG.warning("Could not record the failure in node %s history: %s", node_uuid, exc)
-            except Exception:
-                LOG.exception("Could not record the failure in node %s history", node_uuid)
-
+        write = functools.partial(self.write_history_apart, {node_uuid: [bound]})
         deferred = _DEFERRED.get()
         if deferred is None:
             write()
         else:
             deferred.append(write)
+
+    def write_history_apart(self, entries: Mapping[str, list[HistoryEntry]]) -> None:
+        """Write history entries bound to their nodes (:meth:`HistoryEntry.by`), listed by
+        node UUID, in one transaction of their own that takes no node lock. A failure (the
+        database, a node deleted meanwhile) is logged, never raised: nothing else depends on
+        these entries."""
+        nodes = ", ".join(entries)
+        try:
+            with self.db.writing() as work:
+                for bound in itertools.chain.from_iterable(entries.values()):
+                    node = None if bound.node_id is None else work.nodes.find(bound.node_id)
+                    work.history.add(bound.at_state(node))
+        except DatabaseFailure as exc:  # logged where it was detected
+            LOG.warning("Could not write to the history of node %s: %s", nodes, exc)
+        except Exception:
+            LOG.exception("Could not write to the history of node %s", nodes)
 
 
 #: Attempts of a change whose row keeps moving between nodes while the change chases it.
