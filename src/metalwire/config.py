@@ -329,6 +329,14 @@ class ConductorOptions:
         "its ramdisk before the inspection fails (Ironic's option); 0 waits for ever.",
         minimum=0,
     )
+    max_conductor_wait_step_seconds: int = _opt(
+        30,
+        "The longest pause, in seconds, a 'wait' step of a manual cleaning or a servicing "
+        "may ask for with its 'seconds' argument; a longer one waits this long, noted in the "
+        "node's history (Ironic's option). For longer pauses use a 'hold' step and unhold.",
+        minimum=0,
+        maximum=1800,
+    )
     check_provision_state_interval: float = _opt(
         60.0,
         "Seconds between two checks of the provision states: nodes waiting for an agent's "

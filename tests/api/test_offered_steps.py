@@ -5,6 +5,7 @@ before its network changes; a deploy's steps are refused (400) before anything c
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from tests.api.test_lifecycle import hook_events
@@ -117,6 +118,11 @@ def test_the_steps_a_node_offers_clean_it_through_its_cleaning_network(api: Api)
         {"interface": "deploy", "step": "wait", "args": {"seconds": 1}},
     )
 
+    assert (shown["provision_state"], shown["last_error"]) == ("clean wait", None)  # 1 s
+    deadline = time.monotonic() + 15
+    while shown["provision_state"] == "clean wait" and time.monotonic() < deadline:
+        time.sleep(0.05)
+        shown = api.get("/v1/nodes/life").json()
     assert (shown["provision_state"], shown["last_error"]) == ("manageable", None)
     assert hook_events(api) == ["add_cleaning_network done", "remove_cleaning_network done"]
 
@@ -207,6 +213,9 @@ def test_the_service_steps_a_node_offers_service_it(api: Api) -> None:
     response = _put(api, {"target": "service", "service_steps": steps})
 
     assert response.status_code == 202, response.text
+    shown = api.get("/v1/nodes/life").json()
+    assert (shown["provision_state"], shown["last_error"]) == ("service hold", None)
+    assert _put(api, {"target": "unhold"}).status_code == 202
     shown = api.get("/v1/nodes/life").json()
     assert (shown["provision_state"], shown["last_error"]) == ("active", None)
 

@@ -17,6 +17,7 @@ from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
 from metalwire.db.history import HistoryEntry
+from metalwire.db.models import Node
 from metalwire.errors import InvalidParameterValue, InvalidState, InvalidStateRequested
 from metalwire.networking.task import Task
 
@@ -61,8 +62,7 @@ def set_power_state(
                 f'The requested action "{target}" can not be performed on node '
                 f'"{ident}" while it is in state "{node.provision_state}".'
             )
-        if target in _POWERING_OFF and node_db.field_value(node, "disable_power_off"):
-            raise InvalidState(f"Failed to set node power state to {target}.")
+        refuse_power_off(node, target)
         hardware.check_interface(node, "power")
         if target not in hardware.supported_power_targets(node):
             raise InvalidParameterValue(
@@ -71,6 +71,12 @@ def set_power_state(
         waited = "" if timeout is None else f" (timeout {timeout} s)"
         event = f"{target}{waited} on {node.label}"
         change_power(conductor, task, target, event, also={"last_error": None})
+
+
+def refuse_power_off(node: Node, target: str) -> None:
+    """InvalidState (409) for a power-off of a node with ``disable_power_off``, as Ironic's."""
+    if target in _POWERING_OFF and node_db.field_value(node, "disable_power_off"):
+        raise InvalidState(f"Failed to set node power state to {target}.")
 
 
 def change_power(

@@ -8,9 +8,14 @@ The user steps a manual cleaning, a servicing or a deploy names are checked agai
 steps the node's interfaces offer (``conductor/steps.py``): a deploy's with its other checks,
 before anything changes, after the steps of the deploy templates its instance traits name
 (``conductor/deploy_templates.py``); a cleaning's and a servicing's once accepted, before the
-node's network changes, a refusal failing the verb. The steps themselves are not run; the
-deploy steps a deploy would run, merged as Ironic merges them, are recorded in the node's
-history when a template or the verb gave any.
+node's network changes, a refusal failing the verb. A cleaning's and a servicing's steps then
+run in order (``conductor/step_runner.py``): the interfaces' steps change nothing, the steps
+the conductor runs itself change the power, hold the node in ``clean hold`` / ``service
+hold`` until ``unhold``, or wait in ``clean wait`` / ``service wait`` (a timed wait in this
+verb's background thread, after the node's state is committed and its lock given back:
+:func:`_wait_and_go_on`). A deploy's steps are not run; the deploy steps it would run,
+merged as Ironic merges them, are recorded in the node's history when a template or the verb
+gave any.
 
 A verb is accepted once its checks passed and the node shows the verb's transient state
 (``deploying``, ``cleaning``, ...). On a node whose network interface calls an external
@@ -39,6 +44,7 @@ inspection at once, reading nothing, as Ironic's ``fake`` does.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import logging
@@ -48,7 +54,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from metalwire import metrics
-from metalwire.conductor import deploy_templates, hardware, power, vifs
+from metalwire.conductor import deploy_templates, hardware, power, step_runner, vifs
 from metalwire.conductor.boot import (
     AGENT_RESCUE,
     check_deploy_and_boot,
@@ -56,6 +62,7 @@ from metalwire.conductor.boot import (
     check_rescue_boot,
     rescue_checks_boot,
 )
+from metalwire.conductor.step_runner import StepKind, Stopped
 from metalwire.conductor.steps import (
     check_clean_or_service_steps,
     check_deploy_steps,
@@ -132,16 +139,18 @@ TRANSITIONS: dict[str, Transition] = {
         frozenset({"rescue", "rescue failed", "unrescue failed"}), "active", "unrescue failed"
     ),
     "service": Transition(frozenset({"active", "service failed"}), "active", "service failed"),
-    # A node leaves a hold state (deploy/clean/service hold) with unhold; the fake steps run
-    # to completion and never hold, so no state metalwire reaches allows it: the answer is
-    # Ironic's for a node that is not held.
-    "unhold": Transition(frozenset(), "", ""),
+    # A node held by a ``hold`` step resumes its steps after it; it then ends where its
+    # cleaning or servicing ends (see _unhold).
+    "unhold": Transition(frozenset({"clean hold", "service hold"}), "", ""),
     # abort leaves a wait state; its sources and outcome are ABORTS'
     "abort": Transition(frozenset(), "", ""),
 }
 #: The deploy interface whose deploy and manual cleaning wait for an agent's call-back.
 AGENT_DEPLOY = "direct"
 DEPLOY_WAIT, CLEAN_WAIT, INSPECT_WAIT = "wait call-back", "clean wait", "inspect wait"
+SERVICE_WAIT = step_runner.WAIT["service"]
+#: The states a ``hold`` step leaves a node in; ``unhold`` resumes its steps.
+HOLDS = frozenset(step_runner.HOLD.values())
 #: The inspect interface whose inspection waits for the ramdisk's inventory.
 AGENT_INSPECT = "agent"
 
@@ -171,6 +180,10 @@ ABORTS: dict[str, Abort] = {
     ),
     CLEAN_WAIT: Abort(
         "By request, the cleaning operation was aborted", "remove_cleaning_network", "clean failed"
+    ),
+    # a servicing's ``wait`` step: Ironic fails the servicing and gives the node back
+    SERVICE_WAIT: Abort(
+        "By request, the service operation was aborted", None, "active", a_failure=False
     ),
     INSPECT_WAIT: Abort(
         "Inspection was aborted by request.",
@@ -244,45 +257,133 @@ def _run_hook(conductor: Conductor, task: Task, hook: str) -> None:
 
 
 class _Waiting(Exception):
-    """The verb's steps stopped in a wait state, ``state``: the node stays there, with the
-    field ``values`` the wait sets."""
+    """The verb's steps stopped in a wait (or hold) state, ``state``: the node stays there,
+    with the field ``values`` the wait sets; ``stopped``: a user step stopped them there."""
 
-    def __init__(self, state: str, values: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, state: str, values: dict[str, Any] | None = None, stopped: Stopped | None = None
+    ) -> None:
         super().__init__(state)
         self.state = state
         self.values = values or {}
+        self.stopped = stopped
 
 
 class _FailedAfterwards(Exception):
     """A step failed once the steps before it were done for good: the node lands in
-    ``state`` with ``last_error`` ``error``, and what those steps wrote is kept."""
+    ``state`` with ``last_error`` ``error`` (and the field ``values``), and what those steps
+    wrote is kept."""
 
-    def __init__(self, state: str, error: str) -> None:
+    def __init__(self, state: str, error: str, values: dict[str, Any] | None = None) -> None:
         super().__init__(error)
         self.state = state
         self.error = error
+        self.values = values or {}
 
 
 def waits_for_agent(task: Task) -> bool:
     return hardware.interface_name(task.node, "deploy") == AGENT_DEPLOY
 
 
-def _clean(conductor: Conductor, task: Task, manual: ProvisionOptions | None = None) -> None:
+def _clean(
+    conductor: Conductor, task: Task, manual: ProvisionOptions | None = None, source: str = ""
+) -> None:
     """A cleaning: automated, or ``manual`` with its steps, checked before the node's
-    network changes. A manual cleaning that boots no ramdisk (``disable_ramdisk``, or only
-    out-of-band steps) needs no cleaning network and waits for no agent, as Ironic's."""
+    network changes, then run (``step_runner.py``) on the cleaning network. A manual
+    cleaning that boots no ramdisk (``disable_ramdisk``, or only out-of-band steps) needs no
+    cleaning network and waits for no agent, as Ironic's. From a hold or a wait state
+    (``source``) the kept steps go on after the one the node stopped at."""
     if task.node.provision_state != "cleaning":  # an undeploy's cleaning
         _set_state(task, provision_state="cleaning")
-    if manual is not None:
-        check_clean_or_service_steps("clean", task.node, manual.steps, manual.disable_ramdisk)
-        if manual.disable_ramdisk or not needs_ramdisk(task.node, manual.steps):
-            return
-    with power.powered_for_network(conductor, task):
-        _run_hook(conductor, task, "add_cleaning_network")
-    if manual is not None and waits_for_agent(task):
-        raise _Waiting(CLEAN_WAIT)
-    with power.powered_for_network(conductor, task):
-        _run_hook(conductor, task, "remove_cleaning_network")
+    if manual is None:
+        with power.powered_for_network(conductor, task):
+            _run_hook(conductor, task, "add_cleaning_network")
+        with power.powered_for_network(conductor, task):
+            _run_hook(conductor, task, "remove_cleaning_network")
+        return
+    if source in (step_runner.HOLD["clean"], CLEAN_WAIT):
+        _resume_user_steps(conductor, task, "clean")
+        return
+    check_clean_or_service_steps("clean", task.node, manual.steps, manual.disable_ramdisk)
+    no_ramdisk = manual.disable_ramdisk or not needs_ramdisk(task.node, manual.steps)
+    step_runner.start(task, "clean", manual.steps, no_ramdisk)
+    if not no_ramdisk:
+        with power.powered_for_network(conductor, task):
+            _run_hook(conductor, task, "add_cleaning_network")
+        if waits_for_agent(task):
+            raise _Waiting(CLEAN_WAIT)
+    _run_user_steps(conductor, task, "clean", 0)
+
+
+def _service(conductor: Conductor, task: Task, options: ProvisionOptions, source: str) -> None:
+    """A servicing: its steps checked, then run (``step_runner.py``); the fake service
+    steps touch no network, and the node stays on its tenant networks. From a hold or a wait
+    state (``source``) the kept steps go on after the one the node stopped at."""
+    if source in (step_runner.HOLD["service"], SERVICE_WAIT):
+        _resume_user_steps(conductor, task, "service")
+        return
+    check_clean_or_service_steps("service", task.node, options.steps, options.disable_ramdisk)
+    step_runner.start(task, "service", options.steps, options.disable_ramdisk)
+    _run_user_steps(conductor, task, "service", 0)
+
+
+def _resume_user_steps(conductor: Conductor, task: Task, kind: StepKind) -> None:
+    """Go on after the step the node stopped at; or, if an abort marked that step, end the
+    verb there, aborted, as Ironic's."""
+    at = step_runner.current(task, kind)
+    if at is None:  # nothing kept: the verb has no steps left
+        _end_user_steps(conductor, task, kind)
+        return
+    index, step = at
+    if step.get("abort_after"):
+        abort = ABORTS[CLEAN_WAIT if kind == "clean" else SERVICE_WAIT]
+        error = f"{abort.by_request}{_during(step)}"
+        _end_user_steps(conductor, task, kind)
+        raise _FailedAfterwards(TRANSITIONS[kind].failed, error)
+    _run_user_steps(conductor, task, kind, index + 1)
+
+
+def _during(step: dict[str, Any]) -> str:
+    """What an abort's ``last_error`` adds when a step was under way, as Ironic's."""
+    return f' during or after the completion of step "{step_runner.step_name(step)}"'
+
+
+def _run_user_steps(conductor: Conductor, task: Task, kind: StepKind, first: int) -> None:
+    """Run the kept steps from ``first``: a hold or a wait stops them (:class:`_Waiting`);
+    once all ran, the cleaning network is removed. A step that fails ends the verb in its
+    failed state (a servicing's also in maintenance, with the ``service failure`` fault, as
+    Ironic's servicing error handler leaves it), its network removed."""
+    try:
+        stopped = step_runner.run(conductor, task, kind, first)
+    except step_runner.StepFailed as exc:
+        error = str(exc)
+        try:
+            _end_user_steps(conductor, task, kind)
+        except NodeLockLost:
+            raise
+        except MetalwireError as also:
+            error = f"{error}; removing its network failed too: {also}"
+        fields = _failure_fields(task, kind, error)
+        raise _FailedAfterwards(TRANSITIONS[kind].failed, error, fields) from None
+    if stopped is not None:
+        raise _Waiting(stopped.state, stopped=stopped)
+    _end_user_steps(conductor, task, kind)
+
+
+def _end_user_steps(conductor: Conductor, task: Task, kind: StepKind) -> None:
+    """Clear the kept steps and remove the cleaning network, if the cleaning set one up."""
+    on_network = kind == "clean" and not step_runner.booted_no_ramdisk(task, kind)
+    step_runner.finish(task, kind)
+    if on_network:
+        with power.powered_for_network(conductor, task):
+            _run_hook(conductor, task, "remove_cleaning_network")
+
+
+def _failure_fields(task: Task, kind: StepKind, error: str) -> dict[str, Any]:
+    if kind != "service":
+        return {}
+    reason = node_db.field_value(task.node, "maintenance_reason") or error
+    return {"maintenance": True, "fault": "service failure", "maintenance_reason": reason}
 
 
 def _without_rescue(instance_info: dict[str, Any]) -> dict[str, Any]:
@@ -399,7 +500,7 @@ def _steps(
             _clean(conductor, task)
         return {}
     if verb == "clean":
-        _clean(conductor, task, manual=options)
+        _clean(conductor, task, manual=options, source=source)
         return {}
     if verb == "inspect":
         if hardware.interface_name(task.node, "inspect") == AGENT_INSPECT:
@@ -408,8 +509,7 @@ def _steps(
             raise _Waiting(INSPECT_WAIT, {"power_state": hardware.POWER_ON})
         return {}
     if verb == "service":
-        # The fake service steps touch no network: the node stays on its tenant networks.
-        check_clean_or_service_steps("service", task.node, options.steps, options.disable_ramdisk)
+        _service(conductor, task, options, source)
         return {}
     if verb in ("active", "rebuild"):
         with power.powered_for_network(conductor, task):
@@ -475,6 +575,10 @@ def do_provisioning_action(
     if verb == "abort":
         abort_wait(conductor, context, ident)
         return
+    if verb == "unhold":
+        timed = _unhold(conductor, context, ident, accepted)
+        _wait_and_go_on(conductor, context, ident, timed, accepted)
+        return
     transition = TRANSITIONS.get(verb)
     if transition is None:
         raise InvalidStateRequested(
@@ -522,10 +626,83 @@ def do_provisioning_action(
             accepted()
         begun = time.monotonic()
         interface = node.network_interface
-        state = _run_steps(conductor, task, verb, transition, options, source)
+        state, timed = _run_steps(conductor, task, verb, transition, options, source)
     # Counted once committed: a verb run again after a conflict at its commit counts once.
     if conductor.config.metrics.enabled:
         metrics.provision_ended(verb, interface, state, time.monotonic() - begun)
+    _wait_and_go_on(conductor, context, ident, timed, accepted)
+
+
+def _unhold(
+    conductor: Conductor, context: RequestContext, ident: str, accepted: Callable[[], None]
+) -> Stopped | None:
+    """Resume the steps of a node held by a ``hold`` step after it (``unhold``, API 1.85):
+    the node shows ``cleaning`` / ``servicing`` again and ends where its cleaning or
+    servicing ends. Raises InvalidStateRequested for a node not held, as Ironic's. The
+    timed ``wait`` step the steps then wait at, if any."""
+    with conductor.exclusive_task(ident, context) as task:
+        node = task.node
+        kind = step_runner.kind_of(node.provision_state)
+        if node.provision_state not in HOLDS or kind is None:
+            raise InvalidStateRequested(
+                f'The requested action "unhold" can not be performed on node '
+                f'{node.label} while it is in state "{node.provision_state}".'
+            )
+        source = node.provision_state
+        conductor.record_history(task, HistoryEntry("provisioning", f"unhold: {kind} resumes"))
+        _set_state(task, provision_state=step_runner.RUNNING[kind], last_error=None)
+        if not task.in_one_transaction:
+            accepted()
+        begun = time.monotonic()
+        interface = node.network_interface
+        state, timed = _run_steps(
+            conductor, task, kind, TRANSITIONS[kind], ProvisionOptions(), source
+        )
+    if conductor.config.metrics.enabled:
+        metrics.provision_ended("unhold", interface, state, time.monotonic() - begun)
+    return timed
+
+
+def _wait_and_go_on(
+    conductor: Conductor,
+    context: RequestContext,
+    ident: str,
+    timed: Stopped | None,
+    accepted: Callable[[], None],
+) -> None:
+    """After a timed ``wait`` step was committed (the node in ``clean wait`` / ``service
+    wait``, its lock given back): answer the request, sleep in this background thread (no
+    transaction open, the event loop free), then go on with the steps after it, as long as
+    the node still waits at that step (an abort meanwhile ended the wait). Again for each
+    timed wait that follows."""
+    while timed is not None:
+        accepted()
+        assert timed.resume_after is not None
+        time.sleep(timed.resume_after)
+        timed = _after_timed_wait(conductor, context, ident, timed)
+
+
+def _after_timed_wait(
+    conductor: Conductor, context: RequestContext, ident: str, waited: Stopped
+) -> Stopped | None:
+    with conductor.exclusive_task(ident, context) as task:
+        kind = step_runner.kind_of(task.node.provision_state)
+        at = None if kind is None else step_runner.current(task, kind)
+        if (
+            kind is None
+            or task.node.provision_state != waited.state
+            or at is None
+            or (at[0] != waited.index)
+        ):
+            LOG.info("node %s left its wait meanwhile; its steps do not go on", task.node.uuid)
+            return None
+        event = f"{kind} goes on after its wait of {waited.resume_after:g} s"
+        conductor.record_history(task, HistoryEntry("provisioning", event))
+        _set_state(task, provision_state=step_runner.RUNNING[kind])
+        _state, timed = _run_steps(
+            conductor, task, kind, TRANSITIONS[kind], ProvisionOptions(), waited.state
+        )
+    return timed
 
 
 def _verify_power(task: Task) -> None:
@@ -631,10 +808,10 @@ def _run_steps(
     transition: Transition,
     options: ProvisionOptions,
     source: str,
-) -> str:
+) -> tuple[str, Stopped | None]:
     """The verb's steps from the state ``source``, after its transient state was set; the
-    state they leave the node in: its target, a wait state, or its failed state with
-    ``last_error``."""
+    state they leave the node in: its target, a wait (or hold) state, or its failed state
+    with ``last_error``; and the timed ``wait`` step it waits at, if it does."""
     waiting: _Waiting | None = None
     failed_afterwards: _FailedAfterwards | None = None
     try:
@@ -658,32 +835,59 @@ def _run_steps(
             LOG.exception("node %s: %s failed unexpectedly", task.node.uuid, verb)
             error = f"unexpected error: {type(exc).__name__}: {exc}"
         if verb == "deleted":
-            return _failed_tear_down(conductor, task, error)
-        return _failed(conductor, task, verb, transition.failed, error)
+            return _failed_tear_down(conductor, task, error), None
+        return _failed(conductor, task, verb, transition.failed, error), None
     if failed_afterwards is not None:
-        return _failed(conductor, task, verb, failed_afterwards.state, failed_afterwards.error)
+        late = failed_afterwards
+        return _failed(conductor, task, verb, late.state, late.error, late.values), None
     if waiting is not None:
         _set_state(task, provision_state=waiting.state, **waiting.values)
-        event = f"{verb} waits in {waiting.state}"
-        conductor.record_history(task, HistoryEntry("provisioning", event))
-        return waiting.state
+        conductor.record_history(task, HistoryEntry("provisioning", _stop_event(verb, waiting)))
+        stopped = waiting.stopped
+        return waiting.state, stopped if stopped and stopped.resume_after is not None else None
     _set_state(task, provision_state=transition.target, target_provision_state=None, **final)
     conductor.record_history(
         task, HistoryEntry("provisioning", f"{verb} done: {transition.target}")
     )
-    return transition.target
+    return transition.target, None
 
 
-def _failed(conductor: Conductor, task: Task, verb: str, state: str, error: str) -> str:
-    """Leave the node in the failed ``state`` with ``last_error``; returns the state. A
-    failed rescue drops the rescue password fields, as Ironic's does, whichever step failed."""
+def _stop_event(verb: str, waiting: _Waiting) -> str:
+    """The history entry of steps stopping in a wait or hold state."""
+    stopped = waiting.stopped
+    if stopped is None:
+        return f"{verb} waits in {waiting.state}"
+    step = f"step {stopped.index + 1}"
+    if stopped.state in HOLDS:
+        return f"{verb} held in {stopped.state} at {step} (hold); unhold resumes it"
+    if stopped.resume_after is None:
+        return f"{verb} waits in {stopped.state} at {step} (wait), until abort"
+    return f"{verb} waits in {stopped.state} at {step} (wait) for {stopped.resume_after:g} s"
+
+
+def _failed(
+    conductor: Conductor,
+    task: Task,
+    verb: str,
+    state: str,
+    error: str,
+    values: dict[str, Any] | None = None,
+) -> str:
+    """Leave the node in the failed ``state`` with ``last_error`` (and the field ``values``);
+    returns the state. A failed rescue drops the rescue password fields, as Ironic's does,
+    whichever step failed."""
     conductor.record_history(task, HistoryEntry.failed("provisioning", f"{verb} failed: {error}"))
     dropped = (
         {"instance_info": _without_rescue(task.node.instance_info)} if verb == "rescue" else {}
     )
     target = target_after_failure(state, task.node.target_provision_state)
     _set_state(
-        task, provision_state=state, target_provision_state=target, last_error=error, **dropped
+        task,
+        provision_state=state,
+        target_provision_state=target,
+        last_error=error,
+        **dropped,
+        **(values or {}),
     )
     return state
 
@@ -722,6 +926,9 @@ def abort_wait(
     verb anybody asked for and is not."""
     with conductor.exclusive_task(ident, context) as task:
         node = task.node
+        if reason is None and node.provision_state in HOLDS:
+            _abort_after_held_step(conductor, task)
+            return
         abort = ABORTS.get(node.provision_state)
         if abort is None:
             raise InvalidStateRequested(
@@ -730,9 +937,15 @@ def abort_wait(
             )
         begun = time.monotonic()
         interface = node.network_interface
-        error = reason or abort.by_request
+        kind = step_runner.kind_of(node.provision_state)
+        at = None if kind is None else step_runner.current(task, kind)
+        error = reason or abort.by_request + ("" if at is None else _during(at[1]))
         started = f"abort started from {node.provision_state}" if reason is None else reason
         conductor.record_history(task, HistoryEntry("provisioning", started))
+        if kind is not None and step_runner.booted_no_ramdisk(task, kind):
+            abort = dataclasses.replace(abort, hook=None)  # no cleaning network to remove
+        if kind is not None:
+            step_runner.finish(task, kind)
         try:
             _undo_wait_network(conductor, task, abort)
         except MetalwireError as exc:
@@ -750,6 +963,23 @@ def abort_wait(
         )
     if reason is None and conductor.config.metrics.enabled:
         metrics.provision_ended("abort", interface, abort.failed, time.monotonic() - begun)
+
+
+def _abort_after_held_step(conductor: Conductor, task: Task) -> None:
+    """Ironic's abort of a held node: the ``hold`` step cannot be aborted, so the verb is
+    marked to end, aborted, once that step ends; the node stays held until ``unhold``, which
+    then ends it in ``clean failed`` / ``service failed``."""
+    kind = step_runner.kind_of(task.node.provision_state)
+    assert kind is not None
+    at = step_runner.current(task, kind)
+    if at is None or at[1].get("abort_after"):
+        return
+    power.store(task, {f"{kind}_step": {**at[1], "abort_after": True}})
+    event = (
+        f"abort asked in {task.node.provision_state}: the {kind} ends, aborted, once its hold "
+        "step ends (unhold)"
+    )
+    conductor.record_history(task, HistoryEntry("provisioning", event))
 
 
 def _undo_wait_network(conductor: Conductor, task: Task, abort: Abort) -> None:

@@ -7,7 +7,8 @@ disables the step, needs none); with ``disable_ramdisk``, a clean or service ste
 the ramdisk is refused too. A deploy step may not give the core ``deploy.deploy`` step a
 priority, nor name a step twice. Every problem is named, each with the step as given. The
 steps Ironic's conductor resolves itself (``power_on``, ``power_off``, ``reboot``, ``hold``,
-``wait``) and the steps run on child nodes are not checked here.
+``wait``) and the steps run on child nodes are not checked against the interfaces (only a
+``wait`` step's ``seconds``, which must be a whole number); ``step_runner.py`` runs them.
 
 Where each verb checks them, and what a refusal does, is Ironic's:
 
@@ -71,8 +72,38 @@ def check_clean_or_service_steps(
     interfaces = step_interfaces(node)
     later = frozenset() if disable_ramdisk else step_catalogue.learned_later(step_type, interfaces)
     errors = _problems(step_type, interfaces, user_steps, later, disable_ramdisk)
+    errors += _wait_problems(step_type, user_steps)
     if errors:
         raise InvalidParameterValue(f"Cannot {step_type} node {node.uuid}: {'; '.join(errors)}")
+
+
+def wait_seconds(args: Mapping[str, Any]) -> int:
+    """A ``wait`` step's ``seconds``: a whole number, or its digits, as Ironic reads it;
+    raises ValueError otherwise."""
+    value = args["seconds"]
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValueError(f"seconds must be a whole number, not {value!r}")
+    try:
+        seconds = int(value)
+    except ValueError:
+        raise ValueError(f"seconds must be a whole number, not {value!r}") from None
+    if seconds < 0:
+        raise ValueError(f"seconds must not be negative, not {value!r}")
+    return seconds
+
+
+def _wait_problems(step_type: StepType, user_steps: Sequence[Mapping[str, Any]]) -> list[str]:
+    """A ``wait`` step whose ``seconds`` is no whole number of seconds, named."""
+    errors = []
+    for step in user_steps:
+        args = step.get("args") or {}
+        if step.get("step") != "wait" or "seconds" not in args:
+            continue
+        try:
+            wait_seconds(args)
+        except ValueError as exc:
+            errors.append(f"{step_type} step {dict(step)}: {exc}")
+    return errors
 
 
 #: How a refusal of the deploy steps given with the verb begins, in Ironic's words.
