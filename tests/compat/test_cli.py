@@ -512,3 +512,39 @@ def test_node_clean_with_a_step_the_node_does_not_offer_fails_and_names_it(
         assert (shown["provision_state"], shown["last_error"]) == ("manageable", None)
 
     for_each_program(clis, scenario)
+
+
+def test_node_clean_and_service_hold_at_a_hold_step_until_node_unhold(
+    clis: list[Cli], http: httpx.Client
+) -> None:
+    """``node clean --clean-steps`` with the conductor's ``power_off`` and ``hold`` steps:
+    the node is powered off and held in ``clean hold`` showing the step; ``node unhold``
+    runs the rest. ``node service --service-steps`` holds in ``service hold`` the same."""
+
+    def scenario(cli: Cli) -> None:
+        node = make_node(http)["uuid"]
+        cli.ok("node", "manage", "--wait", "60", node)
+        steps = (
+            '[{"interface": "power", "step": "power_off"}, '
+            '{"interface": "deploy", "step": "hold"}, '
+            '{"interface": "power", "step": "power_on"}]'
+        )
+        cli.ok("node", "clean", node, "--clean-steps", steps)
+        held = cli.json("node", "show", node)
+        assert (held["provision_state"], held["power_state"]) == ("clean hold", "power off")
+        assert held["clean_step"] == {"interface": "deploy", "step": "hold"}
+
+        cli.ok("node", "unhold", node)
+        done = cli.json("node", "show", node)
+        assert (done["provision_state"], done["power_state"]) == ("manageable", "power on")
+
+        cli.ok("node", "provide", "--wait", "60", node)
+        cli.ok("node", "deploy", "--wait", "60", node)
+        cli.ok(
+            "node", "service", node, "--service-steps", '[{"interface": "deploy", "step": "hold"}]'
+        )
+        assert cli.json("node", "show", node)["provision_state"] == "service hold"
+        cli.ok("node", "unhold", node)
+        assert cli.json("node", "show", node)["provision_state"] == "active"
+
+    for_each_program(clis, scenario)
