@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 import pytest
@@ -111,3 +112,24 @@ def test_operations_beyond_the_limit_are_refused_until_one_ends() -> None:
     assert operations.wait(10) == []
     operations.start("deploy of n3", lambda accepted: ran.append("n3"))
     assert ran == ["n3"]
+
+
+def test_a_pause_ends_early_when_the_process_stops_and_says_so() -> None:
+    """A wait step's pause sleeps in its operation's thread: a stop does not wait for it to
+    run out (it would hold the shutdown up to the longest pause allowed)."""
+    operations = BackgroundOperations()
+    paused: list[bool] = []
+
+    def wait_step(accepted: Callable[[], None]) -> None:
+        accepted()
+        paused.append(operations.pause(60))
+
+    operations.start("clean of n1", wait_step)
+    began = time.monotonic()
+    assert operations.wait(10) == []
+    assert time.monotonic() - began < 5
+    assert paused == [False]  # cut short: the steps after it do not go on
+
+
+def test_a_pause_the_process_lets_run_out_returns_true() -> None:
+    assert BackgroundOperations().pause(0.01) is True

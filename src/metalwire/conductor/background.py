@@ -36,6 +36,7 @@ class BackgroundOperations:
         self._guard = threading.Lock()
         self._running: dict[threading.Thread, str] = {}
         self._limit = limit  # [conductor] workers_pool_size
+        self._stopping = threading.Event()
 
     def start(self, name: str, operation: Operation) -> None:
         """Run ``operation(accept)`` in a thread of its own and return when it calls
@@ -88,6 +89,12 @@ class BackgroundOperations:
         if refused:
             raise refused[0]
 
+    def pause(self, seconds: float) -> bool:
+        """Sleep ``seconds`` in an operation's thread (a ``wait`` step); False if the process
+        began to stop meanwhile, which ends the pause at once: the operation then goes no
+        further, and the stop need not wait for the pause to run out."""
+        return not self._stopping.wait(seconds)
+
     def running(self) -> list[str]:
         """The names of the operations under way."""
         with self._guard:
@@ -95,7 +102,8 @@ class BackgroundOperations:
 
     def wait(self, timeout: float) -> list[str]:
         """Wait for the operations under way to end, ``timeout`` seconds at most (0: without
-        end); the names of those still running then."""
+        end); the names of those still running then. Pauses under way end now (:meth:`pause`)."""
+        self._stopping.set()
         deadline = None if timeout == 0 else time.monotonic() + timeout
         while True:
             with self._guard:

@@ -563,6 +563,7 @@ def do_provisioning_action(
     verb: str,
     options: ProvisionOptions | None = None,
     accepted: Callable[[], None] = lambda: None,
+    pause: Callable[[float], bool] | None = None,
 ) -> None:
     """Move the node through ``verb``; raises InvalidStateRequested for a disallowed one,
     UnsupportedDriverExtension when the node's rescue interface cannot rescue.
@@ -570,14 +571,15 @@ def do_provisioning_action(
     ``accepted`` is called once the verb's checks passed and its transient state is
     committed, if the steps may take long (the node's interface calls an external service):
     the request is answered then. A step that fails leaves the node in the verb's failed
-    state with ``last_error`` either way; only the checks before it raise."""
+    state with ``last_error`` either way; only the checks before it raise. ``pause`` sleeps
+    a timed ``wait`` step's seconds, False if the process stops meanwhile."""
     options = options or ProvisionOptions()
     if verb == "abort":
         abort_wait(conductor, context, ident)
         return
     if verb == "unhold":
         timed = _unhold(conductor, context, ident, accepted)
-        _wait_and_go_on(conductor, context, ident, timed, accepted)
+        _wait_and_go_on(conductor, context, ident, timed, accepted, pause or _sleep)
         return
     transition = TRANSITIONS.get(verb)
     if transition is None:
@@ -630,7 +632,12 @@ def do_provisioning_action(
     # Counted once committed: a verb run again after a conflict at its commit counts once.
     if conductor.config.metrics.enabled:
         metrics.provision_ended(verb, interface, state, time.monotonic() - begun)
-    _wait_and_go_on(conductor, context, ident, timed, accepted)
+    _wait_and_go_on(conductor, context, ident, timed, accepted, pause or _sleep)
+
+
+def _sleep(seconds: float) -> bool:
+    time.sleep(seconds)
+    return True
 
 
 def _unhold(
@@ -669,16 +676,20 @@ def _wait_and_go_on(
     ident: str,
     timed: Stopped | None,
     accepted: Callable[[], None],
+    pause: Callable[[float], bool],
 ) -> None:
     """After a timed ``wait`` step was committed (the node in ``clean wait`` / ``service
     wait``, its lock given back): answer the request, sleep in this background thread (no
     transaction open, the event loop free), then go on with the steps after it, as long as
     the node still waits at that step (an abort meanwhile ended the wait). Again for each
-    timed wait that follows."""
+    timed wait that follows. A process that stops meanwhile cuts the pause short and goes no
+    further: the node stays in its wait state (``abort``, the call-back timeout)."""
     while timed is not None:
         accepted()
         assert timed.resume_after is not None
-        time.sleep(timed.resume_after)
+        if not pause(timed.resume_after):
+            LOG.info("node %s: stopping, its wait step is not resumed", ident)
+            return
         timed = _after_timed_wait(conductor, context, ident, timed)
 
 

@@ -540,7 +540,7 @@ class LocalConductorAPI(ConductorAPI):
     ) -> None:
         def operation(accepted: Callable[[], None]) -> None:
             action = provisioning.do_provisioning_action
-            self._retried(action, context, node_id, verb, options, accepted)
+            self._retried(action, context, node_id, verb, options, accepted, self._background.pause)
 
         self._background.start(f"provision {verb} of node {node_id}", operation)
 

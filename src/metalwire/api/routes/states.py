@@ -82,9 +82,9 @@ def check_disable_ramdisk(c: Call, target: str, value: Any) -> bool:
 
     The fake clean and service steps boot no ramdisk either way; the conductor refuses the
     steps that need one or that only one would report, and a cleaning then sets up no
-    cleaning network (``conductor/steps.py``). Ironic keeps it in driver_internal_info only
-    while servicing runs, and metalwire's fake service steps touch no network and end as
-    soon as they start."""
+    cleaning network (``conductor/steps.py``). Both keep it in driver_internal_info while
+    the verb's steps run (``service_disable_ramdisk``, ``cleaning_disable_ramdisk``);
+    metalwire's service steps touch no network either way."""
     if value is None:
         return False
     disabled = boolean(value, "disable_ramdisk")
