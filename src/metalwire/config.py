@@ -323,6 +323,12 @@ class ConductorOptions:
         "option); 0 waits for ever.",
         minimum=0,
     )
+    service_callback_timeout: float = _opt(
+        1800.0,
+        "Seconds a node waits in 'service wait' (a servicing's wait step without seconds) "
+        "before the servicing fails in maintenance (Ironic's option); 0 waits for ever.",
+        minimum=0,
+    )
     inspect_wait_timeout: float = _opt(
         1800.0,
         "Seconds a node inspected by the agent inspect interface waits in 'inspect wait' for "
@@ -340,8 +346,8 @@ class ConductorOptions:
     check_provision_state_interval: float = _opt(
         60.0,
         "Seconds between two checks of the provision states: nodes waiting for an agent's "
-        "call-back against deploy_callback_timeout, clean_callback_timeout and "
-        "inspect_wait_timeout, and nodes an "
+        "call-back against deploy_callback_timeout, clean_callback_timeout, "
+        "service_callback_timeout and inspect_wait_timeout, and nodes an "
         "interrupted operation left in a transient state (deploying, cleaning, ...) or with "
         "a power change under way, which are failed or cleared once their lock is free.",
         minimum=0.1,

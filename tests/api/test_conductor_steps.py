@@ -19,9 +19,14 @@ REBOOT = {"interface": "power", "step": "reboot"}
 
 
 @pytest.fixture(autouse=True)
-def short_waits(config: Config) -> None:
-    """A wait step asking for more than 2 s waits 2 s (set before the app starts)."""
+def short_waits(config: Config, request: pytest.FixtureRequest) -> None:
+    """A wait step asking for more than 2 s waits 2 s; in the tests of the call-back
+    timeouts, a wait times out after 0.3 s (set before the app starts)."""
     config.conductor.max_conductor_wait_step_seconds = 2
+    if "callback_timeout" in request.node.name:
+        config.conductor.clean_callback_timeout = 0.3
+        config.conductor.service_callback_timeout = 0.3
+        config.conductor.check_provision_state_interval = 0.1
 
 
 def _node(api: Api, *verbs: str, **fields: Any) -> str:
@@ -220,13 +225,46 @@ def test_a_failed_service_step_leaves_the_node_in_maintenance_with_its_fault(api
     assert failed["power_state"] != "power off"
 
 
-def test_a_failed_clean_step_fails_the_cleaning_without_maintenance(api: Api) -> None:
+def test_a_failed_clean_step_leaves_the_node_in_maintenance_with_its_fault(api: Api) -> None:
     _node(api, "manage", disable_power_off=True)
     assert _provision(api, {"target": "clean", "clean_steps": [POWER_OFF]}).status_code == 202
     failed = _shown(api)
     assert failed["provision_state"] == "clean failed"
     assert "failed clean step power.power_off" in failed["last_error"]
-    assert (failed["maintenance"], failed["fault"]) == (False, None)
+    assert (failed["maintenance"], failed["fault"]) == (True, "clean failure")
+    assert failed["maintenance_reason"] == failed["last_error"]
+
+
+@pytest.mark.parametrize(
+    ("verb", "verbs", "waiting", "failed", "doing"),
+    [
+        ("clean", ("manage",), "clean wait", "clean failed", "cleaning"),
+        ("service", ("manage", "provide", "active"), "service wait", "service failed", "servicing"),
+    ],
+)
+def test_a_wait_step_past_its_callback_timeout_fails_in_maintenance(
+    api: Api, verb: str, verbs: tuple[str, ...], waiting: str, failed: str, doing: str
+) -> None:
+    """As Ironic's periodic checks of clean wait and service wait: the verb fails at the
+    step it waited at, in maintenance, as a failed step leaves it."""
+    node = _node(api, *verbs)
+    wait = {"interface": "deploy", "step": "wait"}
+    assert _provision(api, {"target": verb, f"{verb}_steps": [wait]}).status_code == 202
+
+    ended = _until_left(api, waiting, limit=10)
+    assert ended["provision_state"] == failed
+    assert (ended["maintenance"], ended["fault"]) == (True, f"{verb} failure")
+    assert ended["last_error"].endswith(f" Failed on step {wait}.")
+    assert ended["last_error"] == ended["maintenance_reason"]
+    if verb == "service":
+        assert ended["last_error"].startswith(
+            f"Timeout reached while {doing} the node. Please check if the ramdisk responsible "
+            f"for the {doing} is running on the node."
+        )
+    else:
+        assert ended["last_error"].startswith(
+            f"Timeout reached while waiting for callback for node {node}"
+        )
 
 
 def test_abort_of_a_servicing_wait_gives_the_node_back_to_active(api: Api) -> None:
@@ -263,3 +301,17 @@ def test_a_cleaning_by_runbook_runs_its_steps_in_its_order_and_holds_there(api: 
     assert _provision(api, {"target": "unhold"}).status_code == 202
     done = _shown(api)
     assert (done["provision_state"], done["power_state"]) == ("manageable", "power on")
+
+
+def test_abort_during_a_timed_wait_ends_it_and_the_steps_after_it_never_run(api: Api) -> None:
+    _node(api, "manage")
+    wait = {"interface": "deploy", "step": "wait", "args": {"seconds": 1}}
+    assert _provision(api, {"target": "clean", "clean_steps": [wait, POWER_ON]}).status_code == 202
+    assert _shown(api)["provision_state"] == "clean wait"
+
+    assert _provision(api, {"target": "abort"}).status_code == 202
+    assert _shown(api)["last_error"] == _aborted("cleaning", "deploy.wait")
+    time.sleep(1.5)  # past the pause: the thread that slept finds the node no longer waiting
+    ended = _shown(api)
+    assert (ended["provision_state"], ended["power_state"]) == ("clean failed", "power off")
+    assert not any("goes on after its wait" in event for event in _events(api))

@@ -1,13 +1,16 @@
 """Fails the nodes that waited too long for an agent's call-back (Ironic's periodic check).
 
 A ``direct`` deploy waits in ``wait call-back``, a manual cleaning in ``clean wait`` and an
-``agent`` inspection in ``inspect wait`` (:mod:`metalwire.conductor.provisioning`). Past
-``[conductor] deploy_callback_timeout``, ``clean_callback_timeout`` or
-``inspect_wait_timeout`` (0: never) the wait ends as an abort does, with Ironic's
-``last_error`` for it ("Timeout reached while waiting for callback for node ...", or for an
-inspection "Timeout reached while inspecting the node. ..."). As Ironic's, the check
-skips a node in maintenance: its wait goes on, and times out at the first check after the
-maintenance ends.
+``agent`` inspection in ``inspect wait`` (:mod:`metalwire.conductor.provisioning`); a
+``wait`` step without seconds leaves a cleaning in ``clean wait``, a servicing in ``service
+wait``. Past ``[conductor] deploy_callback_timeout``, ``clean_callback_timeout``,
+``service_callback_timeout`` or ``inspect_wait_timeout`` (0: never) the wait ends as an abort
+does, with Ironic's ``last_error`` for it ("Timeout reached while waiting for callback for
+node ...", for an inspection "Timeout reached while inspecting the node. ...", for a
+servicing "Timeout reached while servicing the node. ..."); a wait at a user step fails as a
+failed step does (``provisioning.abort_wait``), a servicing's in ``service failed``. As
+Ironic's, the check skips a node in maintenance: its wait goes on, and times out at the first
+check after the maintenance ends.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ def _timeouts(conductor: Conductor) -> dict[str, float]:
     return {
         provisioning.DEPLOY_WAIT: options.deploy_callback_timeout,
         provisioning.CLEAN_WAIT: options.clean_callback_timeout,
+        provisioning.SERVICE_WAIT: options.service_callback_timeout,
         provisioning.INSPECT_WAIT: options.inspect_wait_timeout,
     }
 
@@ -38,6 +42,11 @@ def _reason(state: str, uuid: str) -> str:
         return (
             "Timeout reached while inspecting the node. Please check if the ramdisk "
             "responsible for the inspection is running on the node."
+        )
+    if state == provisioning.SERVICE_WAIT:
+        return (
+            "Timeout reached while servicing the node. Please check if the ramdisk "
+            "responsible for the servicing is running on the node."
         )
     return f"Timeout reached while waiting for callback for node {uuid}"
 

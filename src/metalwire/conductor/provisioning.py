@@ -192,6 +192,9 @@ ABORTS: dict[str, Abort] = {
         powers_off=True,
     ),
 }
+#: Where a wait that timed out lands where that is not where its abort lands (Ironic's
+#: periodic check fails a servicing; its abort gives the node back).
+_TIMED_OUT = {SERVICE_WAIT: Abort("", None, "service failed")}
 # Verbs a node in maintenance refuses (Ironic's NodeInMaintenance, 400). An undeploy is not
 # among them: the instance of a node taken out of service must still be deletable. Nor is
 # provide, which Ironic allows by default ([conductor] allow_provisioning_in_maintenance).
@@ -351,8 +354,8 @@ def _during(step: dict[str, Any]) -> str:
 def _run_user_steps(conductor: Conductor, task: Task, kind: StepKind, first: int) -> None:
     """Run the kept steps from ``first``: a hold or a wait stops them (:class:`_Waiting`);
     once all ran, the cleaning network is removed. A step that fails ends the verb in its
-    failed state (a servicing's also in maintenance, with the ``service failure`` fault, as
-    Ironic's servicing error handler leaves it), its network removed."""
+    failed state, in maintenance with the ``clean failure`` / ``service failure`` fault (as
+    Ironic's cleaning and servicing error handlers leave it), its network removed."""
     try:
         stopped = step_runner.run(conductor, task, kind, first)
     except step_runner.StepFailed as exc:
@@ -380,10 +383,11 @@ def _end_user_steps(conductor: Conductor, task: Task, kind: StepKind) -> None:
 
 
 def _failure_fields(task: Task, kind: StepKind, error: str) -> dict[str, Any]:
-    if kind != "service":
-        return {}
+    """What Ironic's cleaning and servicing error handlers set on a node that failed at a
+    step: maintenance, the ``clean failure`` / ``service failure`` fault, and the error as
+    ``maintenance_reason`` unless one is set."""
     reason = node_db.field_value(task.node, "maintenance_reason") or error
-    return {"maintenance": True, "fault": "service failure", "maintenance_reason": reason}
+    return {"maintenance": True, "fault": f"{kind} failure", "maintenance_reason": reason}
 
 
 def _without_rescue(instance_info: dict[str, Any]) -> dict[str, Any]:
@@ -941,6 +945,8 @@ def abort_wait(
             _abort_after_held_step(conductor, task)
             return
         abort = ABORTS.get(node.provision_state)
+        if reason is not None:
+            abort = _TIMED_OUT.get(node.provision_state, abort)
         if abort is None:
             raise InvalidStateRequested(
                 f'The requested action "abort" can not be performed on node {node.label} '
@@ -950,7 +956,15 @@ def abort_wait(
         interface = node.network_interface
         kind = step_runner.kind_of(node.provision_state)
         at = None if kind is None else step_runner.current(task, kind)
-        error = reason or abort.by_request + ("" if at is None else _during(at[1]))
+        if reason is None:
+            error = abort.by_request + ("" if at is None else _during(at[1]))
+        else:  # timed out: at a user step, as that step's failure (Ironic's error handlers)
+            error = reason + ("" if at is None else f" Failed on step {at[1]}.")
+        failure = (
+            {}
+            if reason is None or at is None or kind is None
+            else (_failure_fields(task, kind, error))
+        )
         started = f"abort started from {node.provision_state}" if reason is None else reason
         conductor.record_history(task, HistoryEntry("provisioning", started))
         if kind is not None and step_runner.booted_no_ramdisk(task, kind):
@@ -971,6 +985,7 @@ def abort_wait(
             target_provision_state=target_after_failure(abort.failed, node.target_provision_state),
             last_error=error,
             **_power_after_abort(task, abort),
+            **failure,
         )
     if reason is None and conductor.config.metrics.enabled:
         metrics.provision_ended("abort", interface, abort.failed, time.monotonic() - begun)
