@@ -16,6 +16,7 @@ from prometheus_client import REGISTRY
 
 from metalwire.conductor import stuck_states
 from metalwire.conductor.locks import NodeLocks
+from metalwire.conductor.provisioning import ProvisionOptions
 from metalwire.conductor.rpcapi import LocalConductorAPI
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
@@ -235,3 +236,44 @@ def test_a_clean_step_the_node_does_not_offer_fails_a_leased_cleaning_before_its
     assert hooks == []
     assert clean([{"interface": "vendor", "step": "log_passthrough"}])["last_error"] is None
     assert hooks == ["add_cleaning_network", "remove_cleaning_network"]
+
+
+def _until(conductor: Conductor, node: Node, state: str) -> Node:
+    """The node once it is in ``state`` with its lease given back (10 s at most)."""
+    deadline = time.monotonic() + 10
+    stored = _stored(conductor, node)
+    while (stored.provision_state, stored.reservation) != (state, None):
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+        stored = _stored(conductor, node)
+    return stored
+
+
+def test_a_leased_node_pauses_holds_and_is_unheld_in_the_background(
+    conductor: Conductor, new_node: NewNode, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a node held by a lease (neutron, its hooks replaced), the verb is answered once
+    accepted; the wait step's pause and the hold hold no lease, and unhold runs the rest."""
+    node = new_node("n1", interface="neutron")
+    for hook in ("validate", "add_cleaning_network", "remove_cleaning_network"):
+        monkeypatch.setattr(NeutronNetwork, hook, lambda _self, _task: None)
+    steps = (
+        {"interface": "deploy", "step": "wait", "args": {"seconds": 2}},
+        {"interface": "deploy", "step": "hold"},
+        {"interface": "power", "step": "power_off"},
+    )
+    api = LocalConductorAPI(conductor)
+    began = time.monotonic()
+    api.do_provisioning_action(CONTEXT, node.uuid, "clean", ProvisionOptions(steps=steps))
+    assert time.monotonic() - began < 2  # answered before the pause ran out
+    paused = _until(conductor, node, "clean wait")  # no lease while paused
+    assert (paused.provision_state, paused.reservation) == ("clean wait", None)
+
+    held = _until(conductor, node, "clean hold")
+    assert (held.reservation, held.attrs["clean_step"]) == (None, steps[1])
+
+    api.do_provisioning_action(CONTEXT, node.uuid, "unhold")
+    done = _until(conductor, node, "manageable")
+    assert (done.power_state, done.reservation) == ("power off", None)
+    assert api.wait_for_background(10) == []
