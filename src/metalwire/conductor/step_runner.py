@@ -14,7 +14,8 @@ The steps the conductor runs itself (``steps.CONDUCTOR_STEPS``) do what their na
   ``clean wait`` / ``service wait``, then the steps go on; without ``seconds`` the node
   stays in that wait state until ``abort`` or the call-back timeout.
 
-The other steps are the fake hardware's: they touch nothing and end at once.
+The interfaces' steps drive no hardware (metalwire has none to drive, whatever the
+implementation): they end at once.
 
 While the steps run, ``clean_step`` / ``service_step`` show the current one, and the node's
 ``driver_internal_info`` keeps the whole list (``clean_steps`` / ``service_steps``), the
@@ -150,7 +151,7 @@ def _run_one(
         if "seconds" not in args:
             return Stopped(WAIT[kind], index)
         return Stopped(WAIT[kind], index, _capped(conductor, task, kind, wait_seconds(args)))
-    return None  # a step of the fake hardware: nothing to do
+    return None  # an interface's step: no hardware to drive
 
 
 def _capped(conductor: Conductor, task: Task, kind: StepKind, seconds: int) -> int:
