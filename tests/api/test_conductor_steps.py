@@ -315,3 +315,18 @@ def test_abort_during_a_timed_wait_ends_it_and_the_steps_after_it_never_run(api:
     ended = _shown(api)
     assert (ended["provision_state"], ended["power_state"]) == ("clean failed", "power off")
     assert not any("goes on after its wait" in event for event in _events(api))
+
+
+def test_a_node_waiting_at_a_service_wait_step_can_be_undeployed(api: Api) -> None:
+    """Ironic's state machine lets a node in service wait be deleted (Nova deletes the
+    instance meanwhile); the servicing's kept steps go with the instance."""
+    _node(api, "manage", "provide", "active")
+    wait = {"interface": "deploy", "step": "wait"}
+    assert _provision(api, {"target": "service", "service_steps": [wait]}).status_code == 202
+    assert _shown(api)["provision_state"] == "service wait"
+
+    resp = _provision(api, {"target": "deleted"})
+    assert resp.status_code == 202, resp.text
+    undeployed = _shown(api)
+    assert (undeployed["provision_state"], undeployed["service_step"]) == ("available", {})
+    assert "service_steps" not in undeployed["driver_internal_info"]

@@ -121,6 +121,7 @@ TRANSITIONS: dict[str, Transition] = {
                 "rescue failed",
                 "unrescue failed",
                 "service failed",
+                "service wait",  # Ironic's too: the instance deleted while servicing waits
             }
         ),
         "available",
@@ -544,6 +545,8 @@ def _undeploy(conductor: Conductor, task: Task, source: str) -> dict[str, Any]:
         if source == DEPLOY_WAIT:  # the deploy stopped on its provisioning network
             _run_hook(conductor, task, "remove_provisioning_network")
     vifs.detach_all(conductor, task)
+    if source == SERVICE_WAIT:  # the servicing's kept steps go with the instance
+        step_runner.finish(task, "service")
     torn_down: dict[str, Any] = {"power_state": "power off", **_NO_INSTANCE}
     if not conductor.config.conductor.automated_clean:
         return torn_down
