@@ -286,7 +286,7 @@ class NodeNotFound(NotFound):
 
 
 class NodeInventoryNotFound(NotFound):
-    """No inspection stored an inventory for the node (metalwire's inspections read none)."""
+    """No inspection stored an inventory for the node."""
 
     def __init__(self, node: str) -> None:
         super().__init__(f"Node inventory record for node {node} could not be found.")

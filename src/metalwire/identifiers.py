@@ -1,10 +1,11 @@
-"""The one test of whether a text is a UUID, and of whether a switch_id is a switch's
-address, shared by every layer and the command line."""
+"""The one test of whether a text is a UUID, of whether a switch_id is a switch's address,
+and the one reading of a MAC address, shared by every layer and the command line."""
 
 from __future__ import annotations
 
 import re
 import uuid
+from typing import Any
 
 _MAC = re.compile(r"^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$", re.IGNORECASE)
 _DATAPATH_ID = re.compile(r"^[0-9a-f]{16}$", re.IGNORECASE)
@@ -32,3 +33,11 @@ def is_switch_address(value: str) -> bool:
     """Whether a ``local_link_connection.switch_id`` is a MAC address (``:`` or ``-``
     separated) or a 16-digit OpenFlow datapath ID, the switch identities Ironic takes."""
     return bool(_MAC.match(value) or _DATAPATH_ID.match(value))
+
+
+def normalized_mac(value: Any) -> str | None:
+    """A MAC address (``:`` or ``-`` separated, either case) as metalwire stores one: lower
+    case, ``:`` separated; None for anything else."""
+    if not isinstance(value, str) or not _MAC.match(value):
+        return None
+    return value.lower().replace("-", ":")

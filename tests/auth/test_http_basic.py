@@ -442,3 +442,13 @@ def test_the_client_raises_unauthorized_and_forbidden(personas: BasicPersonas) -
     assert type(denied.value).__name__ == "Forbidden"
     assert denied.value.status_code == 403
     assert "baremetal:node:update_extra" in denied.value.faultstring
+
+
+def test_an_inspection_report_needs_no_credentials(basic_client: TestClient) -> None:
+    """As Ironic's: the inspection ramdisk posts without any (no node matches here: 404)."""
+    body = {"inventory": {"interfaces": [{"mac_address": "52:54:00:30:00:01"}]}}
+
+    resp = basic_client.post("/v1/continue_inspection", json=body)
+
+    assert resp.status_code == 404, resp.text
+    assert fault(resp) == "Resource could not be found."

@@ -46,7 +46,7 @@ ALLOWED: tuple[Allowed, ...] = (
     ),
     *(
         Allowed(("root and versions",), f"v1: body.{resource}", NOT_SERVED, NEWER)
-        for resource in ("continue_inspection", "inspection_rules")
+        for resource in ("inspection_rules",)
     ),
     *(
         Allowed(

@@ -610,3 +610,43 @@ NETWORK_EVENTS: Schema = {
     "required": ["events"],
     "additionalProperties": False,
 }
+
+
+_ADDRESS_OR_NULL: Schema = {"type": ["string", "null"]}
+CONTINUE_INSPECTION: Schema = {
+    "type": "object",
+    "description": "What the inspection ramdisk reports: its inventory, and any other member "
+    "(error, logs, ...) as the plugin data.",
+    "properties": {
+        "inventory": {
+            "type": "object",
+            "properties": {
+                "interfaces": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "mac_address": {"type": "string"},
+                            "lldp": {
+                                "type": ["array", "null"],
+                                "description": "The LLDP TLVs received: [type, hex value] pairs.",
+                            },
+                        },
+                        "required": ["mac_address"],
+                    },
+                },
+                "bmc_address": _ADDRESS_OR_NULL,
+                "bmc_v6address": _ADDRESS_OR_NULL,
+            },
+            "required": ["interfaces"],
+        },
+        "error": {"type": ["string", "null"], "description": "What failed in the ramdisk."},
+    },
+    "required": ["inventory"],
+}
+NODE_UUID_OF_RAMDISK = query(
+    "node_uuid",
+    {"type": "string", "format": "uuid"},
+    "The node the ramdisk was booted for, if it knows (from 1.84).",
+)

@@ -15,9 +15,8 @@ from sqlalchemy import FromClause, String
 from metalwire.api.fields import Access, Field, by_name
 from metalwire.api.microversion import Version
 from metalwire.errors import InvalidParameterValue, MissingParameterValue, NotAcceptable
-from metalwire.identifiers import is_switch_address, is_uuid
+from metalwire.identifiers import is_switch_address, is_uuid, normalized_mac
 
-_MAC = re.compile(r"^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$", re.IGNORECASE)
 _UNRESERVED = re.compile(r"^[A-Za-z0-9\-._~]+$")
 _HOSTNAME_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$", re.IGNORECASE)
 _CONDUCTOR_GROUP = re.compile(r"^[A-Za-z0-9_.\-]*$")
@@ -31,9 +30,10 @@ OVN_VTEP_VERSIONS = range(90, 105)
 
 
 def mac_address(value: Any, field: str = "address") -> str:
-    if not isinstance(value, str) or not _MAC.match(value):
+    normalized = normalized_mac(value)
+    if normalized is None:
         raise InvalidParameterValue(f"Expected a MAC address but received {value!r} for {field}.")
-    return value.lower().replace("-", ":")
+    return normalized
 
 
 def uuid_value(value: Any, field: str) -> str:

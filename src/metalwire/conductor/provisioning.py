@@ -35,9 +35,11 @@ up, a manual cleaning in ``clean wait`` once its cleaning network is. An inspect
 network (``add_inspection_network``); as Ironic's default (``[inspector]
 require_managed_boot``) it needs a boot interface that can boot the inspection ramdisk, and a
 network interface that can put the node on that network (``validate_inspection``); leaving
-the wait removes it. No agent comes here: the node stays until ``abort`` (see :data:`ABORTS`)
-or until ``[conductor] deploy_callback_timeout`` / ``clean_callback_timeout`` /
-``inspect_wait_timeout`` fail it (``callback_timeouts.py``). The other inspect interfaces
+the wait removes it. The inspection ramdisk's report ends an inspection's wait
+(``conductor/inspection.py``, :func:`end_inspect_wait`); no deploy or cleaning agent comes
+here: the node stays until ``abort`` (see :data:`ABORTS`) or until ``[conductor]
+deploy_callback_timeout`` / ``clean_callback_timeout`` / ``inspect_wait_timeout`` fail it
+(``callback_timeouts.py``). The other inspect interfaces
 (``fake``, and ``redfish`` / ``idrac-redfish``, which have no BMC to read here) finish the
 inspection at once, reading nothing, as Ironic's ``fake`` does.
 """
@@ -1009,6 +1011,29 @@ def _abort_after_held_step(conductor: Conductor, task: Task) -> None:
         "step ends (unhold)"
     )
     conductor.record_history(task, HistoryEntry("provisioning", event))
+
+
+def end_inspect_wait(conductor: Conductor, task: Task, error: str | None) -> str:
+    """End an ``agent`` inspection whose ramdisk reported (``conductor/inspection.py``), as
+    Ironic's: the inspection network removed and the node powered off (rebooted, left on, if
+    its ``disable_power_off`` is set), then ``manageable``, or ``inspect failed`` with
+    ``error`` when processing the report failed. A network that could not be removed fails
+    the inspection too, its reason added to ``last_error``. Returns the state reached."""
+    wait = ABORTS[INSPECT_WAIT]
+    try:
+        _undo_wait_network(conductor, task, wait)
+    except NodeLockLost:
+        raise
+    except MetalwireError as exc:
+        clean_up = f"Inspection clean up failed: unable to remove inspection ports: {exc}"
+        error = clean_up if error is None else f"{error}. Also {clean_up}"
+    _set_state(task, **_power_after_abort(task, wait))
+    if error is not None:
+        return _failed(conductor, task, "inspect", wait.failed, error)
+    target = TRANSITIONS["inspect"].target
+    _set_state(task, provision_state=target, target_provision_state=None, last_error=None)
+    conductor.record_history(task, HistoryEntry("provisioning", f"inspect done: {target}"))
+    return target
 
 
 def _undo_wait_network(conductor: Conductor, task: Task, abort: Abort) -> None:

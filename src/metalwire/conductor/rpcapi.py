@@ -34,6 +34,7 @@ from metalwire.conductor import (
     chassis,
     dry_run,
     indicators,
+    inspection,
     inventory,
     legacy_vifs,
     management,
@@ -52,6 +53,7 @@ from metalwire.conductor.audit import AuditReport
 from metalwire.conductor.audit_repair import RepairReport
 from metalwire.conductor.background import BackgroundOperations
 from metalwire.conductor.dry_run import DryRunAttach
+from metalwire.conductor.inspection import LookupKeys
 from metalwire.conductor.locks import WouldWait
 from metalwire.conductor.network_events import NetworkEvent
 from metalwire.conductor.provisioning import ProvisionOptions
@@ -417,6 +419,19 @@ class ConductorAPI(abc.ABC):
     def audit_repair(self, context: RequestContext, nodes: list[str]) -> RepairReport:
         """Audit the nodes, fix the safe findings under each node's lock (each fix in its
         history) and audit them again; raises as :meth:`audit`."""
+
+    @abc.abstractmethod
+    def continue_inspection(
+        self,
+        context: RequestContext,
+        keys: LookupKeys,
+        inventory: dict[str, Any],
+        plugin_data: dict[str, Any],
+    ) -> Node:
+        """Take an inspection ramdisk's report (``POST /v1/continue_inspection``): find its
+        node by ``keys`` (NotFound, naming no reason, when no node in ``inspect wait``
+        matches), then process it, which ends the node's inspection (``manageable``, or
+        ``inspect failed`` when processing fails). Returns the node as it was found."""
 
     @abc.abstractmethod
     def network_events(self, context: RequestContext, events: list[NetworkEvent]) -> None:
@@ -789,6 +804,17 @@ class LocalConductorAPI(ConductorAPI):
 
     def audit_repair(self, context: RequestContext, nodes: list[str]) -> RepairReport:
         return self._retried(audit_repair.repair, context, nodes)
+
+    def continue_inspection(
+        self,
+        context: RequestContext,
+        keys: LookupKeys,
+        inventory: dict[str, Any],
+        plugin_data: dict[str, Any],
+    ) -> Node:
+        node = inspection.lookup(self.conductor, keys)
+        self._retried(inspection.continue_inspection, context, node.uuid, inventory, plugin_data)
+        return node
 
     def network_events(self, context: RequestContext, events: list[NetworkEvent]) -> None:
         network_events.receive(self.conductor, context, events)

@@ -316,6 +316,21 @@ class NodeHistory(Base):
     __table_args__ = (Index("ix_node_history_node_created", "node_id", "created_at"),)
 
 
+class InspectionData(Base):
+    """What a node's last inspection stored (Ironic's node inventory): the hardware
+    ``inventory`` its ramdisk reported and the ``plugin_data`` the inspection hooks kept,
+    one row per node, replaced by the next inspection and deleted with the node."""
+
+    __tablename__ = "inspection_data"
+
+    node_id: Mapped[int] = mapped_column(
+        ForeignKey("nodes.id", ondelete="CASCADE"), primary_key=True
+    )
+    inventory: Mapped[dict[str, Any]] = mapped_column(JSON)
+    plugin_data: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class _VolumeRow:
     """The columns volume connectors and targets share: identity, node, extra, times."""
 

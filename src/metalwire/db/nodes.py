@@ -297,6 +297,12 @@ class Nodes(Repository):
             query = select(Node.uuid).where(or_(stuck, expired))
             return list(session.scalars(query.order_by(Node.id)))
 
+    def in_state(self, state: str) -> list[Node]:
+        """The nodes in provision ``state``, oldest first."""
+        with self._session() as session:
+            query = select(Node).where(Node.provision_state == state)
+            return list(session.scalars(query.order_by(Node.id)))
+
     def in_state_before(self, state: str, updated_before: datetime) -> list[str]:
         """The UUIDs of the nodes in provision ``state`` since before ``updated_before``
         and not in maintenance (a wait's timeout leaves those alone, as Ironic's)."""

@@ -25,6 +25,7 @@ from metalwire.db.chassis import ChassisRows
 from metalwire.db.conductors import Conductors
 from metalwire.db.deploy_templates import DeployTemplates
 from metalwire.db.history import History
+from metalwire.db.inspection_data import InspectionRecords
 from metalwire.db.models import VolumeConnector, VolumeTarget
 from metalwire.db.node_inventory import NodeInventories
 from metalwire.db.node_locks import NodeLockRows
@@ -71,6 +72,10 @@ class Work:
     @functools.cached_property
     def node_inventories(self) -> NodeInventories:
         return NodeInventories(self._sql, self._session)
+
+    @functools.cached_property
+    def inspection_data(self) -> InspectionRecords:
+        return InspectionRecords(self._sql, self._session)
 
     @functools.cached_property
     def node_locks(self) -> NodeLockRows:

@@ -16,8 +16,9 @@ from metalwire.errors import Invalid, MetalwireError
 
 LOG = logging.getLogger(__name__)
 
-# As in Ironic, the version documents stay public whatever the strategy.
-PUBLIC_PATHS = frozenset({"/", "/v1", "/v1/", "/openapi.json"})
+# As in Ironic, the version documents stay public whatever the strategy, and so does the
+# inspection ramdisk's report, which comes without credentials.
+PUBLIC_PATHS = frozenset({"/", "/v1", "/v1/", "/openapi.json", "/v1/continue_inspection"})
 # Headers that carry credentials: sent twice, a proxy that checked one copy and the server
 # that took the other would disagree on who is asking, so the request is refused.
 CREDENTIAL_HEADERS = {

@@ -789,6 +789,12 @@ EVENT_RULES = [
 _DRIVER = "/drivers/{driver_name}"
 DRIVER_RULES = [
     _rule(
+        "baremetal:driver:ipa_continue_inspection",
+        "",  # anyone: the ramdisk has no credentials (as Ironic's)
+        "Post an inspection ramdisk's report (a public route, checked for an anonymous caller).",
+        [("POST", "/continue_inspection")],
+    ),
+    _rule(
         "baremetal:driver:get",
         SYSTEM_READER,
         "List the enabled hardware types (drivers), or see one.",

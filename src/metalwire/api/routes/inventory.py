@@ -1,9 +1,8 @@
-"""``/v1/nodes/{node}/inventory``: the hardware inventory an inspection stored (from API
-version 1.81).
+"""``/v1/nodes/{node}/inventory``: what a node's last ``agent`` inspection stored (from API
+version 1.81), as Ironic's: ``{"inventory": ..., "plugin_data": ...}``.
 
-metalwire's inspections read no hardware (the ``fake`` inspect interface's, and the
-``redfish`` ones', finish at once; an ``agent`` one ends before any ramdisk reports): no
-node has an inventory, and each answers 404 as Ironic does for a node without one.
+The ``fake`` and ``redfish`` inspections read no hardware and store nothing; a node no
+``agent`` inspection finished answers 404 as Ironic does for a node without an inventory.
 """
 
 from __future__ import annotations
@@ -26,8 +25,8 @@ router = APIRouter(prefix="/v1/nodes/{ident}/inventory")
     "",
     openapi_extra=doc(
         "getNodeInventory",
-        "The hardware inventory a node's inspection stored; none is stored by metalwire, "
-        "so the answer is 404.",
+        "The hardware inventory the node's last agent inspection stored, and the plugin "
+        "data; 404 when none did.",
         "nodes",
         ok="The inventory and the plugin data.",
         since=mv.NODE_INVENTORY,
@@ -39,4 +38,8 @@ def get_inventory(request: Request, ident: str) -> dict[str, Any]:
     with c.services.db.read() as session:
         node = node_db.get(session, ident)
         authz.node(c, "baremetal:node:inventory:get", node, ident)
-    raise NodeInventoryNotFound(node.uuid)
+    with c.services.db.reading() as work:
+        stored = work.inspection_data.of_node(node.id)
+    if stored is None:
+        raise NodeInventoryNotFound(node.uuid)
+    return {"inventory": stored.inventory, "plugin_data": stored.plugin_data}

@@ -102,6 +102,8 @@ def discover_v1(request: Request) -> dict[str, Any]:
         body["events"] = resource("events")
     if c.version.at_least(mv.NODE_SHARD):
         body["shards"] = resource("shards")
+    if c.version.at_least(mv.CONTINUE_INSPECTION):
+        body["continue_inspection"] = resource("continue_inspection")
     if c.version.at_least(mv.RUNBOOKS):
         body["runbooks"] = resource("runbooks")
     return body
