@@ -730,6 +730,68 @@ class AgentOptions:
     )
 
 
+#: ``[inspector] add_ports``: which interfaces of an inventory become ports.
+ADD_PORTS = ("all", "active", "pxe", "disabled")
+#: ``[inspector] keep_ports``: which ports of an inspected node stay.
+KEEP_PORTS = ("all", "present", "added")
+DEFAULT_INSPECTION_HOOKS = "ramdisk-error,validate-interfaces,ports,architecture"
+
+
+@dataclass
+class InspectorOptions:
+    """The options of Ironic's ``[inspector]`` that metalwire uses: what an ``agent``
+    inspection does with the ramdisk's report (``POST /v1/continue_inspection``)."""
+
+    default_hooks: str = _opt(
+        DEFAULT_INSPECTION_HOOKS,
+        "The inspection hooks run by default, in order (Ironic's option): ramdisk-error "
+        "fails the inspection with the error the ramdisk reported, validate-interfaces "
+        "picks the inventory's interfaces add_ports names, ports creates their ports, "
+        "architecture sets the node's properties/cpu_arch.",
+    )
+    hooks: str = _opt(
+        "$default_hooks",
+        "The inspection hooks run, in order (Ironic's option); $default_hooks stands for "
+        "default_hooks, so that others are added before or after them "
+        '("$default_hooks,parse-lldp,local-link-connection"). metalwire has those of '
+        "default_hooks and parse-lldp (the LLDP TLVs of each interface read into the "
+        "plugin data), local-link-connection (each port's local_link_connection from them) "
+        "and physical-network (each port's physical_network from "
+        "physical_network_cidr_map); an unknown hook, or one listed before a hook it "
+        "needs, stops the start.",
+    )
+    add_ports: str = _opt(
+        "pxe",
+        "Which interfaces of the inventory the ports hook creates ports for (Ironic's "
+        "option): all; active, those with an IP address; pxe, the one the ramdisk booted "
+        "from (all of them with an IP address if the inventory does not say which); "
+        "disabled, none.",
+    )
+    keep_ports: str = _opt(
+        "all",
+        "Which ports of the node the ports hook keeps (Ironic's option): all; present, "
+        "those whose MAC address is an interface of the inventory; added, those of the "
+        "interfaces add_ports picks. A port another rule keeps (a VIF on it) fails the "
+        "inspection.",
+    )
+    update_pxe_enabled: bool = _opt(
+        True,
+        "Whether the ports hook sets each port's pxe_enabled to whether the ramdisk booted "
+        "from it (Ironic's option).",
+    )
+    power_off: bool = _opt(
+        True,
+        "Whether the node is powered off when its inspection ends (Ironic's option; "
+        "rebooted instead if its disable_power_off is set).",
+    )
+    physical_network_cidr_map: list[str] = _opt(
+        [],
+        "CIDR:PHYSNET pairs (Ironic's option, such as 10.10.10.0/24:physnet_a): the "
+        "physical-network hook sets a port's physical_network to the physical network of "
+        "the subnet holding its interface's IP address.",
+    )
+
+
 @dataclass
 class MetricsOptions:
     enabled: bool = _opt(
@@ -777,6 +839,7 @@ SECTIONS: dict[str, type[Any]] = {
     "neutron": NeutronOptions,
     "deploy": DeployOptions,
     "agent": AgentOptions,
+    "inspector": InspectorOptions,
     "keystone_authtoken": KeystoneAuthtokenOptions,
     "oslo_policy": OsloPolicyOptions,
     "metrics": MetricsOptions,
@@ -795,6 +858,7 @@ class Config:
     neutron: NeutronOptions = field(default_factory=NeutronOptions)
     deploy: DeployOptions = field(default_factory=DeployOptions)
     agent: AgentOptions = field(default_factory=AgentOptions)
+    inspector: InspectorOptions = field(default_factory=InspectorOptions)
     keystone_authtoken: KeystoneAuthtokenOptions = field(default_factory=KeystoneAuthtokenOptions)
     oslo_policy: OsloPolicyOptions = field(default_factory=OsloPolicyOptions)
     metrics: MetricsOptions = field(default_factory=MetricsOptions)
@@ -914,6 +978,7 @@ def load_config(
             setattr(conf.section(section), name, value)
     _check_bounds(conf)
     _check_urls(conf)
+    _check_inspector(conf.inspector)
     return conf
 
 
@@ -1046,6 +1111,17 @@ def _check_bounds(conf: Config) -> None:
                     f"configuration option [{section}] {fld.name}: {value!r} is above the "
                     f"maximum {maximum}"
                 )
+
+
+def _check_inspector(options: InspectorOptions) -> None:
+    """Raise Invalid for an [inspector] choice that is not one of its values."""
+    for name, allowed in (("add_ports", ADD_PORTS), ("keep_ports", KEEP_PORTS)):
+        value = getattr(options, name)
+        if value not in allowed:
+            raise Invalid(
+                f"configuration option [inspector] {name}: {value!r} is not one of "
+                f"{', '.join(allowed)}"
+            )
 
 
 def _check_urls(conf: Config) -> None:

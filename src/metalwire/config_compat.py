@@ -91,6 +91,18 @@ _IRONIC_DEPLOY = (
     "iso_cache_ttl"
 )
 
+_IRONIC_INSPECTOR = (
+    "built_in_rules callback_endpoint_override cpu_capabilities dhcp_hostsdir "
+    "disk_partitioning_spacing driver enabled extra_hardware_strict force_dhcp "
+    "inspection_scope known_accelerators mask_secrets pci_device_alias pre_create_ports "
+    "require_managed_boot status_check_period supported_inspect_interfaces sync_period "
+    # keystoneauth options of ironic-inspector's client
+    "auth_type auth_url auth_section cafile certfile keyfile insecure timeout "
+    "collect_timing split_loggers username password user_domain_name project_name "
+    "project_domain_name region_name service_type valid_interfaces endpoint_override "
+    "status_code_retries status_code_retry_delay connect_retries connect_retry_delay"
+)
+
 IRONIC_UNUSED: dict[str, frozenset[str]] = {
     "DEFAULT": frozenset(f"{_LOGGING} {_MESSAGING_AND_SERVICE} {_IRONIC_DEFAULT}".split()),
     "neutron": frozenset(_IRONIC_NEUTRON.split()),
@@ -109,6 +121,8 @@ IRONIC_UNUSED: dict[str, frozenset[str]] = {
     "deploy": frozenset(_IRONIC_DEPLOY.split()),
     # metalwire calls the switch drivers in-process and writes no driver files
     "ironic_networking": frozenset({"rpc_transport", "driver_config_dir"}),
+    # Ironic's [inspector] options but those of the agent inspection's report
+    "inspector": frozenset(_IRONIC_INSPECTOR.split()),
 }
 
 
@@ -117,7 +131,7 @@ IRONIC_UNUSED: dict[str, frozenset[str]] = {
 _IRONIC_SECTIONS = (
     "agent agent_containers anaconda ansible audit auto_discovery cifs cinder console "
     "dhcp disk_utils dnsmasq drac errors fake glance inspection_rules "
-    "inspector inventory ipmi ironic_lib ironic_networking_json_rpc "
+    "inventory ipmi ironic_lib ironic_networking_json_rpc "
     "json_rpc mdns metrics_statsd nfs nova oci pxe pxe_filter redfish sensor_data "
     "service_catalog swift vnc "
     "cors oslo_concurrency oslo_messaging_amqp oslo_messaging_kafka "

@@ -526,3 +526,10 @@ class PortgroupPhysnetInconsistent(InventoryInconsistent):
     metalwire kept them on one); a 500, as in Ironic."""
 
     safe = True
+
+
+class InvalidNodeInventory(Invalid):
+    """An inspection's inventory that cannot be used (Ironic's message)."""
+
+    def __init__(self, node: str, reason: str) -> None:
+        super().__init__(f"Inventory for node {node} is invalid: {reason}")

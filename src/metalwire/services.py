@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from metalwire import hardware_types, metrics
+from metalwire.conductor import inspection_hooks
 from metalwire.conductor.audit import AuditReport
 from metalwire.conductor.audit_runner import LatestAudit
 from metalwire.conductor.boot import warn_about_unpaired_ramdisks
@@ -138,6 +139,7 @@ def build_services(
     """
     hardware_types.check_configuration(config.default)  # as Ironic's conductor refuses
     warn_about_unpaired_ramdisks(config)
+    inspection_hooks.enabled_hooks(config.inspector)  # as Ironic's conductor refuses
     tbn = RulesInForce(configured_rules(config.conductor))  # an invalid file stops the start
     db = Database(
         config.database_url(),

@@ -117,7 +117,8 @@ def test_a_report_needs_api_1_84_and_node_uuid_too(api: Api) -> None:
 
 def test_a_report_naming_its_node_finds_it(api: Api) -> None:
     node = _inspected(api)
-    body = report(interfaces=[{"name": "eth9", "mac_address": "52:54:00:99:99:99"}])
+    mac = "52:54:00:99:99:99"  # no port has it
+    body = report(interfaces=[{"name": "eth9", "mac_address": mac}], boot={"pxe_interface": mac})
 
     resp = _continue(api, body, query=f"?node_uuid={node['uuid']}")
 
@@ -226,3 +227,156 @@ def test_the_v1_root_links_continue_inspection_from_1_84(api: Api) -> None:
     assert "continue_inspection" not in api.get("/v1/", version="1.83").json()
     links = api.get("/v1/", version="1.84").json()["continue_inspection"]
     assert [link["rel"] for link in links] == ["self", "bookmark"]
+
+
+# -- the default hooks -------------------------------------------------------------------------
+
+OTHER_MAC = "52:54:00:30:00:99"
+
+
+def _ports(api: Api) -> dict[str, dict[str, Any]]:
+    listed = api.get("/v1/nodes/life/ports?detail=true").json()["ports"]
+    return {port["address"]: port for port in listed}
+
+
+def _found_by_bmc(api: Api) -> dict[str, Any]:
+    """A node whose only port is none of the report's interfaces: found by its BMC."""
+    return _inspected(api, mac=OTHER_MAC, driver_info={"ipmi_address": "192.0.2.200"})
+
+
+def test_the_port_the_ramdisk_booted_from_is_created_and_the_others_lose_pxe(api: Api) -> None:
+    """Ironic's defaults: add_ports pxe, keep_ports all, update_pxe_enabled."""
+    _found_by_bmc(api)
+
+    assert _continue(api, report()).status_code == 202
+
+    found = _ports(api)
+    assert set(found) == {PXE_MAC, OTHER_MAC}
+    assert found[PXE_MAC]["pxe_enabled"] is True
+    assert found[OTHER_MAC]["pxe_enabled"] is False
+    assert f"port {found[PXE_MAC]['uuid']} created for {PXE_MAC}" in _events(api)
+    shown = _shown(api)
+    assert shown["provision_state"] == "manageable"
+    assert shown["properties"]["cpu_arch"] == "x86_64"
+    plugin_data = api.get("/v1/nodes/life/inventory").json()["plugin_data"]
+    assert plugin_data["macs"] == [PXE_MAC]
+    assert set(plugin_data["all_interfaces"]) == {"eth0", "eth1"}
+
+
+@pytest.mark.parametrize(
+    ("add_ports", "created"),
+    [
+        ("all", {PXE_MAC, SECOND_MAC}),
+        ("active", {PXE_MAC}),  # the only one with an IP address
+        ("disabled", set()),
+    ],
+)
+def test_add_ports_picks_the_interfaces_given_ports(
+    api: Api, config: Config, add_ports: str, created: set[str]
+) -> None:
+    config.inspector.add_ports = add_ports
+    _found_by_bmc(api)
+
+    assert _continue(api, report()).status_code == 202
+
+    assert set(_ports(api)) == {OTHER_MAC, *created}
+
+
+def test_without_a_boot_interface_in_the_inventory_pxe_adds_every_port(
+    api: Api, config: Config
+) -> None:
+    """As Ironic's: nothing booted from is known, so none is pxe_enabled either."""
+    _found_by_bmc(api)
+
+    assert _continue(api, report(boot={"current_boot_mode": "bios"})).status_code == 202
+
+    found = _ports(api)
+    assert set(found) == {PXE_MAC, SECOND_MAC, OTHER_MAC}
+    assert not any(port["pxe_enabled"] for port in found.values())
+
+
+@pytest.mark.parametrize(
+    ("keep_ports", "kept"),
+    [("all", {OTHER_MAC, PXE_MAC}), ("present", {PXE_MAC}), ("added", {PXE_MAC})],
+)
+def test_keep_ports_deletes_the_ports_it_does_not_keep(
+    api: Api, config: Config, keep_ports: str, kept: set[str]
+) -> None:
+    config.inspector.keep_ports = keep_ports
+    _found_by_bmc(api)
+
+    assert _continue(api, report()).status_code == 202
+
+    assert set(_ports(api)) == kept
+    assert _shown(api)["provision_state"] == "manageable"
+
+
+def test_keep_ports_present_keeps_an_interface_add_ports_skipped(api: Api, config: Config) -> None:
+    config.inspector.keep_ports = "present"
+    _inspected(api, mac=SECOND_MAC)
+
+    assert _continue(api, report()).status_code == 202
+
+    assert set(_ports(api)) == {PXE_MAC, SECOND_MAC}
+
+
+def test_update_pxe_enabled_off_leaves_the_ports_as_they_were(api: Api, config: Config) -> None:
+    config.inspector.update_pxe_enabled = False
+    _found_by_bmc(api)
+
+    assert _continue(api, report()).status_code == 202
+
+    assert _ports(api)[OTHER_MAC]["pxe_enabled"] is True
+
+
+def test_a_ramdisk_error_fails_the_inspection_as_ironic_does(api: Api) -> None:
+    node = _found_by_bmc(api)
+
+    resp = _continue(api, report(error="The disk controller did not answer"))
+
+    assert resp.status_code == 202, resp.text  # Ironic processes the report after answering
+    shown = _shown(api)
+    assert (shown["provision_state"], shown["target_provision_state"]) == (
+        "inspect failed",
+        "manageable",
+    )
+    assert shown["last_error"] == (
+        "Failed to finish inspection: Failed to inspect hardware. Reason: failed to run "
+        "inspection hooks: Failed to inspect hardware. Reason: The following failures "
+        f"happened while running preprocess hooks for node {node['uuid']}:\n"
+        "Error in preprocess hook ramdisk-error: Failed to inspect hardware. Reason: "
+        "Ramdisk reported error: The disk controller did not answer"
+    )
+    assert shown["power_state"] == "power off"
+    assert "noop.remove_inspection_network done" in _events(api)
+    assert set(_ports(api)) == {OTHER_MAC}
+    assert "cpu_arch" not in shown["properties"]
+    assert api.get("/v1/nodes/life/inventory").status_code == 404
+
+
+def test_an_inventory_without_a_usable_interface_fails_the_inspection(api: Api) -> None:
+    node = _found_by_bmc(api)
+    body = report(interfaces=[{"name": "eth0", "mac_address": "not-a-mac"}])
+
+    assert _continue(api, body).status_code == 202
+
+    shown = _shown(api)
+    assert shown["provision_state"] == "inspect failed"
+    assert shown["last_error"].endswith(
+        "Unexpected exception InvalidNodeInventory during preprocess hook "
+        f"validate-interfaces: Inventory for node {node['uuid']} is invalid: no valid "
+        "network interfaces"
+    )
+
+
+def test_an_inventory_without_the_cpu_architecture_fails_the_inspection(api: Api) -> None:
+    _found_by_bmc(api)
+
+    assert _continue(api, report(cpu={"count": 4})).status_code == 202
+
+    shown = _shown(api)
+    assert shown["provision_state"] == "inspect failed"
+    assert (
+        "Inventory has malformed or missing CPU architecture information" in (shown["last_error"])
+    )
+    assert set(_ports(api)) == {OTHER_MAC}  # the port the ports hook created is undone

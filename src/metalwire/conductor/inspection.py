@@ -6,9 +6,11 @@ report alone (:func:`lookup`): by the MAC addresses of the inventory's interface
 must all be ports of one node, then by the BMC address the ramdisk read, which must be the
 address of one node's ``driver_info``; only a node in ``inspect wait`` is found, and every
 failure to find one is the same bare 404, which tells the caller nothing about the nodes.
-The report is then processed under the node's lock (:func:`continue_inspection`): the node
-leaves its inspection network, is powered off, and lands in ``manageable`` with the
-inventory and plugin data stored (``GET /v1/nodes/{node}/inventory``).
+The report is then processed under the node's lock (:func:`continue_inspection`): the
+inspection hooks run (``conductor/inspection_hooks.py``), the node leaves its inspection
+network, is powered off, and lands in ``manageable`` with the inventory and plugin data
+stored (``GET /v1/nodes/{node}/inventory``); a hook that fails leaves it in ``inspect
+failed`` with Ironic's ``last_error``, nothing the hooks did kept.
 """
 
 from __future__ import annotations
@@ -19,13 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
-from metalwire.conductor import provisioning
+from metalwire.conductor import inspection_hooks, provisioning
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db.history import HistoryEntry
 from metalwire.db.models import Node
 from metalwire.db.work import Work
-from metalwire.errors import NotFound
+from metalwire.errors import HardwareInspectionFailure, MetalwireError, NodeLockLost, NotFound
 
 LOG = logging.getLogger(__name__)
 
@@ -165,7 +167,20 @@ def continue_inspection(
             raise _not_found("node %s left inspect wait before its report was processed", node_uuid)
         event = "inspection data received from the ramdisk"
         conductor.record_history(task, HistoryEntry("provisioning", event))
-        kept = {key: value for key, value in plugin_data.items() if key != "logs"}
+        report = inspection_hooks.Report(conductor, task, inventory, dict(plugin_data))
+        try:
+            with task.savepoint():
+                inspection_hooks.run(report)
+        except NodeLockLost:
+            raise
+        except MetalwireError as exc:
+            LOG.error("node %s: processing its inspection data failed: %s", node_uuid, exc)
+            # Ironic's message, the hooks' failure wrapped by each layer it went through
+            failed = HardwareInspectionFailure(f"failed to run inspection hooks: {exc}")
+            return provisioning.end_inspect_wait(
+                conductor, task, f"Failed to finish inspection: {failed}"
+            )
+        kept = {key: value for key, value in report.plugin_data.items() if key != "logs"}
         state = provisioning.end_inspect_wait(conductor, task, None)
         if state == provisioning.TRANSITIONS["inspect"].target:
             with task.writing() as work:

@@ -431,36 +431,45 @@ def create_port(conductor: Conductor, context: RequestContext, values: dict[str,
     with conductor.db.reading() as work:
         node = _existing_node(work, values.pop("node_uuid"))
         portgroup = _existing_portgroup(work, values.pop("portgroup_uuid", None))
-    new_vif = legacy_vif(values.get("extra"))
-    clear_interrupted_elsewhere(conductor, context, new_vif, node.id)
+    clear_interrupted_elsewhere(conductor, context, legacy_vif(values.get("extra")), node.id)
     with conductor.exclusive_task(node.id, context) as task:
-        values["node_id"] = task.node.id
-        values["portgroup_id"] = portgroup.id if portgroup else None
-        values.setdefault("uuid", str(uuidlib.uuid4()))
-        inventory = Inventory.of([task])
-        pxe_given = "pxe_enabled" in values
-        if not pxe_given:
-            values["pxe_enabled"] = _default_pxe_enabled(
-                conductor.enabled_interface(task.node), inventory, values["portgroup_id"]
-            )
-        proposed = Port(**values)  # the row as it will be stored
-        check_port(
-            proposed, None, inventory, portgroup, legacy_vif=new_vif, refuse_pxe_member=pxe_given
+        return add_port(conductor, task, values, portgroup)
+
+
+def add_port(
+    conductor: Conductor, task: Task, values: dict[str, Any], portgroup: Portgroup | None = None
+) -> Port:
+    """Create a port on the task's node, whose lock the caller holds, with every rule a
+    create through the API checks (and its network interface told)."""
+    values = dict(values)
+    new_vif = legacy_vif(values.get("extra"))
+    values["node_id"] = task.node.id
+    values["portgroup_id"] = portgroup.id if portgroup else None
+    values.setdefault("uuid", str(uuidlib.uuid4()))
+    inventory = Inventory.of([task])
+    pxe_given = "pxe_enabled" in values
+    if not pxe_given:
+        values["pxe_enabled"] = _default_pxe_enabled(
+            conductor.enabled_interface(task.node), inventory, values["portgroup_id"]
         )
-        refuse_switch_name(conductor.enabled_interface(task.node), task.node, proposed)
-        conductor.network_interface(task.node).port_created(task, proposed)
-        follow = _adopted_physnet(task, proposed, None, inventory)
+    proposed = Port(**values)  # the row as it will be stored
+    check_port(
+        proposed, None, inventory, portgroup, legacy_vif=new_vif, refuse_pxe_member=pxe_given
+    )
+    refuse_switch_name(conductor.enabled_interface(task.node), task.node, proposed)
+    conductor.network_interface(task.node).port_created(task, proposed)
+    follow = _adopted_physnet(task, proposed, None, inventory)
 
-        def write() -> Port:
-            port = task.inventory.create_port(values)
-            follow.do()
-            return port
+    def write() -> Port:
+        port = task.inventory.create_port(values)
+        follow.do()
+        return port
 
-        def undo(port: Port) -> None:
-            follow.undo()
-            task.inventory.delete_port(port.uuid)
+    def undo(port: Port) -> None:
+        follow.undo()
+        task.inventory.delete_port(port.uuid)
 
-        return store_with_legacy_vif(conductor, (task, task), None, write, undo, new_vif)
+    return store_with_legacy_vif(conductor, (task, task), None, write, undo, new_vif)
 
 
 def _default_pxe_enabled(
@@ -529,6 +538,39 @@ def _refuses_pxe_member(iface: NetworkInterface | None, changed: Collection[str]
     return touched and _keeps_pxe_off_bonded_ports(iface)
 
 
+def _check_port_change(
+    conductor: Conductor, change: _Change[Port], portgroup: Portgroup | None
+) -> _Follow:
+    """The rules of a port change, and its network interface's say; what follows it."""
+    current, proposed = change.current, change.proposed
+    old_vif, new_vif = legacy_vif(current.extra), legacy_vif(proposed.extra)
+    check_port(
+        proposed,
+        current,
+        change.inventory,
+        portgroup,
+        legacy_vif=new_vif if new_vif != old_vif else None,
+        refuse_pxe_member=_refuses_pxe_member(
+            conductor.enabled_interface(change.owner.node), change.changed
+        ),
+    )
+    for node in {
+        change.task.node.id: change.task.node,
+        change.owner.node.id: change.owner.node,
+    }.values():
+        refuse_address_change_in_use(node, current.uuid, change.changed)
+    owner = change.owner.node
+    refuse_rewiring_deployed_port(
+        owner, conductor.enabled_interface(owner), current.uuid, change.changed
+    )
+    _check_address_free(change.task, current.uuid, change.changes)
+    if {"local_link_connection", "node_id"} & change.changed:
+        refuse_switch_name(conductor.enabled_interface(owner), owner, proposed)
+    iface = conductor.network_interface(change.owner.node)
+    iface.port_changed(change.owner, proposed, change.changed)
+    return _adopted_physnet(change.owner, proposed, current, change.inventory)
+
+
 def update_port(
     conductor: Conductor,
     context: RequestContext,
@@ -545,33 +587,7 @@ def update_port(
             changes["portgroup_id"] = portgroup.id if portgroup else None
 
     def check(change: _Change[Port]) -> _Follow:
-        current, proposed = change.current, change.proposed
-        old_vif, new_vif = legacy_vif(current.extra), legacy_vif(proposed.extra)
-        check_port(
-            proposed,
-            current,
-            change.inventory,
-            portgroup,
-            legacy_vif=new_vif if new_vif != old_vif else None,
-            refuse_pxe_member=_refuses_pxe_member(
-                conductor.enabled_interface(change.owner.node), change.changed
-            ),
-        )
-        for node in {
-            change.task.node.id: change.task.node,
-            change.owner.node.id: change.owner.node,
-        }.values():
-            refuse_address_change_in_use(node, uuid, change.changed)
-        owner = change.owner.node
-        refuse_rewiring_deployed_port(
-            owner, conductor.enabled_interface(owner), uuid, change.changed
-        )
-        _check_address_free(change.task, uuid, change.changes)
-        if {"local_link_connection", "node_id"} & change.changed:
-            refuse_switch_name(conductor.enabled_interface(owner), owner, proposed)
-        iface = conductor.network_interface(change.owner.node)
-        iface.port_changed(change.owner, proposed, change.changed)
-        return _adopted_physnet(change.owner, proposed, current, change.inventory)
+        return _check_port_change(conductor, change, portgroup)
 
     def leave(change: _Change[Port], store: Callable[[], Port]) -> Port:
         """A port moving to another node: its old node's interface undoes what it
@@ -679,36 +695,69 @@ def _update_member(
     if "extra" in changes:
         clear_interrupted_elsewhere(conductor, context, legacy_vif(changes["extra"]), node_id)
     with _tasks_for(conductor, context, {row.node_id, node_id}) as tasks:
-        task = tasks[row.node_id]
-        current = _under_lock(conductor, members.on_node(task), row)
-        check_unchanged(members.kind, ident, current, expected)
-        changed = {k for k, v in changes.items() if getattr(current, k) != v}
-        if not changed:
-            return current
-        proposed = _proposed(current, changes, changed)
-        owner = tasks[proposed.node_id]
-        inventory = Inventory.of(tasks.values())
-        change = _Change(current, proposed, changes, changed, inventory, task, owner)
-        follow = check(change)
-        before = {k: getattr(current, k) for k in changed}
+        return _change_member(
+            conductor, members, tasks, row, ident, changes, expected, check, leave
+        )
 
-        def write() -> R:
-            row = members.store(task, current, {k: changes[k] for k in changed})
-            follow.do()
-            return row
 
-        def undo(_: R) -> None:
-            follow.undo()
-            members.store(task, current, before)
+def _change_member(
+    conductor: Conductor,
+    members: _Members[R],
+    tasks: dict[int, Task],
+    row: R,
+    ident: str,
+    changes: dict[str, Any],
+    expected: dict[str, Any] | None,
+    check: Callable[[_Change[R]], _Follow],
+    leave: Callable[[_Change[R], Callable[[], R]], R] | None = None,
+) -> R:
+    """:func:`_update_member`'s change, once the ``tasks`` of the nodes it touches hold
+    their locks."""
+    task = tasks[row.node_id]
+    current = _under_lock(conductor, members.on_node(task), row)
+    check_unchanged(members.kind, ident, current, expected)
+    changed = {k for k, v in changes.items() if getattr(current, k) != v}
+    if not changed:
+        return current
+    proposed = _proposed(current, changes, changed)
+    owner = tasks[proposed.node_id]
+    inventory = Inventory.of(tasks.values())
+    change = _Change(current, proposed, changes, changed, inventory, task, owner)
+    follow = check(change)
+    before = {k: getattr(current, k) for k in changed}
 
-        def store() -> R:
-            return store_with_legacy_vif(
-                conductor, (task, owner), current, write, undo, legacy_vif(proposed.extra)
-            )
+    def write() -> R:
+        row = members.store(task, current, {k: changes[k] for k in changed})
+        follow.do()
+        return row
 
-        if leave is None or owner is task:
-            return store()
-        return leave(change, store)
+    def undo(_: R) -> None:
+        follow.undo()
+        members.store(task, current, before)
+
+    def store() -> R:
+        return store_with_legacy_vif(
+            conductor, (task, owner), current, write, undo, legacy_vif(proposed.extra)
+        )
+
+    if leave is None or owner is task:
+        return store()
+    return leave(change, store)
+
+
+def change_port(conductor: Conductor, task: Task, port: Port, changes: dict[str, Any]) -> Port:
+    """Change a port of the task's node, whose lock the caller holds, with every rule a
+    PATCH of it checks (it stays on the node)."""
+    return _change_member(
+        conductor,
+        _PORTS,
+        {task.node.id: task},
+        port,
+        port.uuid,
+        changes,
+        None,
+        lambda change: _check_port_change(conductor, change, None),
+    )
 
 
 def _refuse_if_vif(task: Task, target: Port | Portgroup) -> None:
@@ -770,18 +819,23 @@ def delete_port(conductor: Conductor, context: RequestContext, uuid: str) -> Non
         with conductor.db.reading() as work:
             port = work.ports.get(uuid)
         with conductor.exclusive_task(port.node_id, context) as task:
-            current = _under_lock(conductor, task.ports, port)
-            refuse_dynamic_member_change(None, current, Inventory.of([task]))
-            _refuse_if_vif(task, current)
-            vif = task.vif_on(current)
-            _detach_before_delete(conductor, task, [vif] if vif else [])
-            iface = conductor.enabled_interface(task.node)
-            if iface is None:  # an interface no longer enabled cannot be told
-                task.inventory.delete_port(current.uuid)
-            else:
-                iface.remove_port(task, current)
+            remove_port(conductor, task, _under_lock(conductor, task.ports, port))
 
     until_still_there(attempt)
+
+
+def remove_port(conductor: Conductor, task: Task, port: Port) -> None:
+    """Delete a port of the task's node, whose lock the caller holds, with every rule a
+    DELETE of it checks (its network interface told)."""
+    refuse_dynamic_member_change(None, port, Inventory.of([task]))
+    _refuse_if_vif(task, port)
+    vif = task.vif_on(port)
+    _detach_before_delete(conductor, task, [vif] if vif else [])
+    iface = conductor.enabled_interface(task.node)
+    if iface is None:  # an interface no longer enabled cannot be told
+        task.inventory.delete_port(port.uuid)
+    else:
+        iface.remove_port(task, port)
 
 
 def create_portgroup(

@@ -1016,9 +1016,10 @@ def _abort_after_held_step(conductor: Conductor, task: Task) -> None:
 def end_inspect_wait(conductor: Conductor, task: Task, error: str | None) -> str:
     """End an ``agent`` inspection whose ramdisk reported (``conductor/inspection.py``), as
     Ironic's: the inspection network removed and the node powered off (rebooted, left on, if
-    its ``disable_power_off`` is set), then ``manageable``, or ``inspect failed`` with
-    ``error`` when processing the report failed. A network that could not be removed fails
-    the inspection too, its reason added to ``last_error``. Returns the state reached."""
+    its ``disable_power_off`` is set; left on with ``[inspector] power_off`` false), then
+    ``manageable``, or ``inspect failed`` with ``error`` when processing the report failed.
+    A network that could not be removed fails the inspection too, its reason added to
+    ``last_error``. Returns the state reached."""
     wait = ABORTS[INSPECT_WAIT]
     try:
         _undo_wait_network(conductor, task, wait)
@@ -1027,7 +1028,8 @@ def end_inspect_wait(conductor: Conductor, task: Task, error: str | None) -> str
     except MetalwireError as exc:
         clean_up = f"Inspection clean up failed: unable to remove inspection ports: {exc}"
         error = clean_up if error is None else f"{error}. Also {clean_up}"
-    _set_state(task, **_power_after_abort(task, wait))
+    if conductor.config.inspector.power_off:
+        _set_state(task, **_power_after_abort(task, wait))
     if error is not None:
         return _failed(conductor, task, "inspect", wait.failed, error)
     target = TRANSITIONS["inspect"].target
