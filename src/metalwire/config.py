@@ -13,6 +13,7 @@ from __future__ import annotations
 import configparser
 import dataclasses
 import difflib
+import ipaddress
 import logging
 import os
 import socket
@@ -1114,13 +1115,25 @@ def _check_bounds(conf: Config) -> None:
 
 
 def _check_inspector(options: InspectorOptions) -> None:
-    """Raise Invalid for an [inspector] choice that is not one of its values."""
+    """Raise Invalid for an [inspector] choice that is not one of its values, or a
+    physical_network_cidr_map entry that is not CIDR:PHYSNET."""
     for name, allowed in (("add_ports", ADD_PORTS), ("keep_ports", KEEP_PORTS)):
         value = getattr(options, name)
         if value not in allowed:
             raise Invalid(
                 f"configuration option [inspector] {name}: {value!r} is not one of "
                 f"{', '.join(allowed)}"
+            )
+    for item in options.physical_network_cidr_map:
+        cidr, _, physnet = item.rpartition(":")
+        try:
+            ipaddress.ip_network(cidr)
+        except ValueError:
+            physnet = ""
+        if not physnet:
+            raise Invalid(
+                f"configuration option [inspector] physical_network_cidr_map: {item!r} is not "
+                "CIDR:PHYSNET (such as 10.10.10.0/24:physnet_a)"
             )
 
 

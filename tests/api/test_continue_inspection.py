@@ -12,7 +12,15 @@ from metalwire.config import Config
 from tests.api.test_lifecycle import provision
 from tests.conftest import Api, fault
 from tests.support.helpers import AGENT_RAMDISK
-from tests.support.inspection import PXE_MAC, SECOND_MAC, report
+from tests.support.inspection import (
+    PXE_MAC,
+    SECOND_MAC,
+    SWITCH_MAC,
+    SWITCH_NAME,
+    SWITCH_PORT,
+    interface,
+    report,
+)
 
 NOT_FOUND = "Resource could not be found."
 
@@ -380,3 +388,92 @@ def test_an_inventory_without_the_cpu_architecture_fails_the_inspection(api: Api
         "Inventory has malformed or missing CPU architecture information" in (shown["last_error"])
     )
     assert set(_ports(api)) == {OTHER_MAC}  # the port the ports hook created is undone
+
+
+# -- the LLDP hooks ----------------------------------------------------------------------------
+
+LLDP_HOOKS = "$default_hooks,parse-lldp,local-link-connection"
+
+
+def test_local_link_connection_is_filled_from_what_the_switch_advertised(
+    api: Api, config: Config
+) -> None:
+    config.inspector.hooks = LLDP_HOOKS
+    config.inspector.add_ports = "all"
+    _found_by_bmc(api)
+
+    assert _continue(api, report()).status_code == 202
+
+    found = _ports(api)
+    assert found[PXE_MAC]["local_link_connection"] == {
+        "switch_id": SWITCH_MAC,
+        "port_id": SWITCH_PORT,
+        "switch_info": SWITCH_NAME,
+    }
+    assert found[SECOND_MAC]["local_link_connection"] == {}  # it heard no switch
+    parsed = api.get("/v1/nodes/life/inventory").json()["plugin_data"]["parsed_lldp"]
+    assert parsed == {
+        "eth0": {
+            "switch_chassis_id": SWITCH_MAC,
+            "switch_port_id": SWITCH_PORT,
+            "switch_port_description": "to compute-7 eth0",
+            "switch_system_name": SWITCH_NAME,
+        }
+    }
+    assert f"port {found[PXE_MAC]['uuid']} ({PXE_MAC}) linked from LLDP: " in "\n".join(
+        _events(api)
+    )
+
+
+def test_what_a_port_link_already_says_is_kept(api: Api, config: Config) -> None:
+    config.inspector.hooks = LLDP_HOOKS
+    node = _inspected(api, mac=SECOND_MAC)
+    link = {"switch_id": "aa:bb:cc:dd:ee:ff", "port_id": "Ethernet1/1"}
+    api.port(node, PXE_MAC, local_link_connection=link)
+
+    assert _continue(api, report()).status_code == 202
+
+    assert _ports(api)[PXE_MAC]["local_link_connection"] == {**link, "switch_info": SWITCH_NAME}
+
+
+def test_a_port_whose_lldp_does_not_read_is_left_alone(api: Api, config: Config) -> None:
+    """As Ironic's hook: one malformed TLV and the port keeps its link; the inspection
+    goes on."""
+    config.inspector.hooks = LLDP_HOOKS
+    _inspected(api)
+    lldp = [[1, "04885a92ec5459"], [2, "06657468"]]  # port ID subtype 6: not one read
+    body = report(interfaces=[interface("eth0", PXE_MAC, "192.0.2.17", lldp)])
+
+    assert _continue(api, body).status_code == 202
+
+    assert _ports(api)[PXE_MAC]["local_link_connection"] == {}
+    assert _shown(api)["provision_state"] == "manageable"
+    assert any("left as it was: LLDP unknown subtype 06" in e for e in _events(api))
+
+
+def test_physical_network_comes_from_the_subnet_of_the_interface(api: Api, config: Config) -> None:
+    config.inspector.hooks = "$default_hooks,physical-network"
+    config.inspector.physical_network_cidr_map = ["198.51.100.0/24:other", "192.0.2.0/24:tenant"]
+    _inspected(api)
+
+    assert _continue(api, report()).status_code == 202
+
+    assert _ports(api)[PXE_MAC]["physical_network"] == "tenant"
+
+
+def test_a_vif_attach_uses_the_port_inspection_created(api: Api, config: Config) -> None:
+    """The point of it all: the port created, and linked, by the inspection carries the
+    VIF."""
+    config.inspector.hooks = LLDP_HOOKS
+    _inspected(
+        api, mac=OTHER_MAC, network_interface="flat", driver_info={"ipmi_address": "192.0.2.200"}
+    )
+    assert _continue(api, report()).status_code == 202
+    other = _ports(api)[OTHER_MAC]
+    assert api.delete(f"/v1/ports/{other['uuid']}").status_code == 204
+
+    assert api.post("/v1/nodes/life/vifs", {"id": "tenant-vif"}).status_code == 204
+
+    inspected = _ports(api)[PXE_MAC]
+    assert inspected["internal_info"]["tenant_vif_port_id"] == "tenant-vif"
+    assert inspected["local_link_connection"]["switch_id"] == SWITCH_MAC

@@ -66,3 +66,22 @@ def test_a_ports_choice_outside_ironics_values_is_refused(tmp_path: Path, option
 )
 def test_the_interface_booted_from_is_read_in_either_form(given: str, mac: str | None) -> None:
     assert pxe_mac({"boot": {"pxe_interface": given}}) == mac
+
+
+def test_the_lldp_hooks_follow_the_defaults() -> None:
+    assert _names("$default_hooks,parse-lldp,local-link-connection,physical-network")[-3:] == [
+        "parse-lldp",
+        "local-link-connection",
+        "physical-network",
+    ]
+    with pytest.raises(Invalid, match="local-link-connection needs validate-interfaces"):
+        _names("local-link-connection,$default_hooks")
+
+
+@pytest.mark.parametrize("entry", ["10.10.10.0/24", "10.10.10.0/33:physnet_a", ":physnet_a"])
+def test_a_cidr_map_entry_that_is_not_cidr_physnet_is_refused(tmp_path: Path, entry: str) -> None:
+    path = tmp_path / "metalwire.conf"
+    path.write_text(f"[inspector]\nphysical_network_cidr_map = {entry}\n")
+
+    with pytest.raises(Invalid, match="is not CIDR:PHYSNET"):
+        load_config(str(path), environ={})

@@ -8,7 +8,13 @@ inventory's interfaces (``[inspector] add_ports``) into the plugin data; ``ports
 their missing ports, deletes those ``[inspector] keep_ports`` does not keep and sets
 ``pxe_enabled`` (``[inspector] update_pxe_enabled``), each change through the conductor's
 port rules (``conductor/inventory.py``) and in the node's history; ``architecture`` sets
-``properties/cpu_arch``.
+``properties/cpu_arch``. Two more may be added, as in Ironic: ``parse-lldp`` reads each
+interface's LLDP TLVs (``conductor/lldp.py``) into the plugin data's ``parsed_lldp``;
+``local-link-connection`` fills each port's ``local_link_connection`` from them (the switch's
+chassis MAC address as ``switch_id``, the port ID as ``port_id``, the system name as
+``switch_info``), keeping what the port already has, through the port rules; and
+``physical-network`` sets a port's ``physical_network`` from the subnet its interface's
+address is in (``[inspector] physical_network_cidr_map``).
 """
 
 from __future__ import annotations
@@ -19,9 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from metalwire.conductor import inventory as ports
+from metalwire.conductor import lldp
 from metalwire.conductor.tasks import Conductor
 from metalwire.config import InspectorOptions
 from metalwire.db.history import HistoryEntry
+from metalwire.db.models import Port
 from metalwire.errors import (
     HardwareInspectionFailure,
     Invalid,
@@ -30,6 +38,8 @@ from metalwire.errors import (
 )
 from metalwire.identifiers import normalized_mac
 from metalwire.networking.task import Task
+
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 @dataclass
@@ -194,7 +204,7 @@ def _update_ports(report: Report) -> None:
         if changes:
             ports.change_port(conductor, task, port, changes)
             task.forget_inventory()
-            shown = ", ".join(f"{key} {value!r}" for key, value in sorted(changes.items()))
+            shown = ", ".join(f"{key} {value}" for key, value in sorted(changes.items()))
             _note(report, f"port {port.uuid} ({port.address}) changed: {shown}")
 
 
@@ -218,6 +228,97 @@ def _architecture(report: Report) -> None:
         task.reload()
 
 
+# -- parse-lldp and local-link-connection ----------------------------------------------------
+
+# As Ironic's: each advertisement comes in on one physical interface, which bounds them.
+_MAX_LLDP_INTERFACES = 64
+
+
+def _tlvs_of(report: Report, interface: dict[str, Any]) -> Any:
+    """An interface's TLVs: from the plugin data's ``lldp_raw``, else the inventory's."""
+    raw = report.plugin_data.get("lldp_raw")
+    given = raw.get(interface.get("name")) if isinstance(raw, dict) else None
+    return given or interface.get("lldp")
+
+
+def _parse_lldp(report: Report) -> None:
+    for interface in report.inventory["interfaces"][:_MAX_LLDP_INTERFACES]:
+        tlvs = _tlvs_of(report, interface)
+        if tlvs is None:
+            continue
+        found = lldp.parsed(tlvs)
+        if found:
+            report.plugin_data.setdefault("parsed_lldp", {})[interface.get("name")] = found
+
+
+def _with_ports(report: Report) -> list[tuple[dict[str, Any], Port]]:
+    """The inventory's interfaces validate-interfaces kept, each with its port on the node
+    (those without one left out)."""
+    named = report.plugin_data.get("all_interfaces") or {}
+    by_address = {port.address: port for port in report.task.ports}
+    found = []
+    for interface in report.inventory["interfaces"]:
+        port = by_address.get(normalized_mac(interface.get("mac_address")) or "")
+        if interface.get("name") in named and port is not None:
+            found.append((interface, port))
+    return found
+
+
+def _change(report: Report, port: Port, changes: dict[str, Any], why: str) -> None:
+    """Change a port through the port rules; a change they refuse is left, as Ironic's
+    hooks leave it (logged), in the history."""
+    try:
+        ports.change_port(report.conductor, report.task, port, changes)
+    except MetalwireError as exc:
+        _note(report, f"port {port.uuid} ({port.address}) left as it was: {exc}")
+        return
+    report.task.forget_inventory()
+    shown = ", ".join(f"{key} {value}" for key, value in sorted(changes.items()))
+    _note(report, f"port {port.uuid} ({port.address}) {why}: {shown}")
+
+
+def _local_link_connection(report: Report) -> None:
+    for interface, port in _with_ports(report):
+        tlvs = _tlvs_of(report, interface)
+        if tlvs is None:
+            continue
+        try:
+            link = lldp.local_link(tlvs)
+        except lldp.MalformedTlv as exc:
+            _note(report, f"port {port.uuid} ({port.address}) left as it was: LLDP {exc}")
+            continue
+        kept = port.local_link_connection
+        added = {key: value for key, value in link.items() if key not in kept}
+        if added:
+            _change(report, port, {"local_link_connection": {**kept, **added}}, "linked from LLDP")
+
+
+# -- physical-network ------------------------------------------------------------------------
+
+
+def cidr_map(options: InspectorOptions) -> list[tuple[IPNetwork, str]]:
+    """``[inspector] physical_network_cidr_map``: each subnet with its physical network."""
+    pairs = []
+    for item in options.physical_network_cidr_map:
+        cidr, _, physnet = item.rpartition(":")
+        pairs.append((ipaddress.ip_network(cidr), physnet))
+    return pairs
+
+
+def _physical_network(report: Report) -> None:
+    subnets = cidr_map(report.options)
+    for interface, port in _with_ports(report):
+        addresses = []
+        for key in ("ipv4_address", "ipv6_address"):
+            try:
+                addresses.append(ipaddress.ip_address(_without_scope(interface.get(key)) or ""))
+            except ValueError:
+                continue
+        physnet = next((name for ip in addresses for subnet, name in subnets if ip in subnet), None)
+        if physnet is not None and port.physical_network != physnet:
+            _change(report, port, {"physical_network": physnet}, "physical network set")
+
+
 HOOKS: dict[str, Hook] = {
     hook.name: hook
     for hook in (
@@ -225,6 +326,13 @@ HOOKS: dict[str, Hook] = {
         Hook("validate-interfaces", preprocess=_validate_interfaces),
         Hook("ports", process=_ports, needs=("validate-interfaces",)),
         Hook("architecture", process=_architecture),
+        Hook("parse-lldp", process=_parse_lldp),
+        Hook(
+            "local-link-connection",
+            process=_local_link_connection,
+            needs=("validate-interfaces",),
+        ),
+        Hook("physical-network", process=_physical_network, needs=("validate-interfaces",)),
     )
 }
 
