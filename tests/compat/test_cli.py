@@ -9,6 +9,7 @@ commands of a scenario run at once.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -19,6 +20,7 @@ import httpx
 import pytest
 
 from tests.compat.clients import Cli, CliResult, random_mac, run_all, unique
+from tests.support import inspection
 from tests.support.helpers import AGENT_RAMDISK, settled_node
 from tests.support.server import MetalwireServer
 
@@ -546,5 +548,40 @@ def test_node_clean_and_service_hold_at_a_hold_step_until_node_unhold(
         assert cli.json("node", "show", node)["provision_state"] == "service hold"
         cli.ok("node", "unhold", node)
         assert cli.json("node", "show", node)["provision_state"] == "active"
+
+    for_each_program(clis, scenario)
+
+
+def test_node_inventory_save_shows_what_the_inspection_ramdisk_reported(
+    clis: list[Cli], http: httpx.Client
+) -> None:
+    """An ``agent`` inspection ended by the ramdisk's report (posted as IPA posts it);
+    ``node inventory save`` prints the inventory and plugin data stored, as from Ironic."""
+
+    def scenario(cli: Cli) -> None:
+        node = make_node(http)
+        port = make_port(http, node)
+        agent = ("--inspect-interface", "agent", "--boot-interface", "ipxe")
+        ramdisk = [("--driver-info", f"{key}={value}") for key, value in AGENT_RAMDISK.items()]
+        cli.ok("node", "set", node["uuid"], *agent, "--network-interface", "noop", *chain(*ramdisk))
+        cli.ok("node", "manage", "--wait", "60", node["uuid"])
+        cli.ok("node", "inspect", node["uuid"])
+        mac = port["address"]
+        body = inspection.report(
+            interfaces=[inspection.interface("eth0", mac, "192.0.2.17", inspection.SWITCH_LLDP)],
+            boot={"pxe_interface": mac},
+            bmc_address=None,
+            bmc_v6address=None,
+        )
+        answer = http.post("/v1/continue_inspection", json=body)
+        assert answer.status_code == 202, answer.text
+
+        saved = cli.ok("node", "inventory", "save", node["uuid"])
+
+        stored = json.loads(saved.stdout)
+        assert stored["inventory"] == body["inventory"]
+        assert stored["plugin_data"]["macs"] == [mac]
+        shown = cli.json("node", "show", node["uuid"])
+        assert (shown["provision_state"], shown["power_state"]) == ("manageable", "power off")
 
     for_each_program(clis, scenario)
