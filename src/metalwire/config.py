@@ -586,8 +586,8 @@ class NeutronOptions:
         "driver_info/inspection_network overrides it). An agent inspection of a neutron node, "
         "or of a flat one when Neutron is configured, is refused while neither names a "
         "network Neutron knows; it creates a bound port on it for each PXE-enabled port, "
-        "deleted again when the inspection leaves 'inspect wait' (abort, "
-        "[conductor] inspect_wait_timeout).",
+        "deleted again when the inspection leaves 'inspect wait' (the ramdisk's report, "
+        "abort, [conductor] inspect_wait_timeout).",
     )
     inspection_network_security_groups: list[str] = _opt(
         [],
@@ -765,8 +765,7 @@ class InspectorOptions:
         "pxe",
         "Which interfaces of the inventory the ports hook creates ports for (Ironic's "
         "option): all; active, those with an IP address; pxe, the one the ramdisk booted "
-        "from (all of them with an IP address if the inventory does not say which); "
-        "disabled, none.",
+        "from (every one if the inventory does not say which); disabled, none.",
     )
     keep_ports: str = _opt(
         "all",

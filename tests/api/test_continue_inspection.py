@@ -477,3 +477,13 @@ def test_a_vif_attach_uses_the_port_inspection_created(api: Api, config: Config)
     inspected = _ports(api)[PXE_MAC]
     assert inspected["internal_info"]["tenant_vif_port_id"] == "tenant-vif"
     assert inspected["local_link_connection"]["switch_id"] == SWITCH_MAC
+
+
+def test_a_report_leaves_the_node_on_without_inspector_power_off(api: Api, config: Config) -> None:
+    config.inspector.power_off = False
+    _inspected(api)
+
+    assert _continue(api, report()).status_code == 202
+
+    shown = _shown(api)
+    assert (shown["provision_state"], shown["power_state"]) == ("manageable", "power on")

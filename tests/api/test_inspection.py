@@ -373,3 +373,17 @@ def test_inventory_needs_api_1_81_and_a_node(api: Api) -> None:
     missing = api.get("/v1/nodes/nothing-here/inventory")
     assert missing.status_code == 404
     assert fault(missing) == "Node nothing-here could not be found."
+
+
+def test_an_aborted_inspection_leaves_the_node_on_without_inspector_power_off(
+    api: Api, config: Config
+) -> None:
+    """As Ironic's: [inspector] power_off false leaves the node as its ramdisk left it."""
+    config.inspector.power_off = False
+    _agent_node(api)
+    assert provision(api, "inspect").status_code == 202
+
+    assert provision(api, "abort").status_code == 202
+
+    shown = _shown(api)
+    assert (shown["provision_state"], shown["power_state"]) == ("inspect failed", "power on")

@@ -989,7 +989,7 @@ def abort_wait(
             provision_state=abort.failed,
             target_provision_state=target_after_failure(abort.failed, node.target_provision_state),
             last_error=error,
-            **_power_after_abort(task, abort),
+            **_power_after_abort(conductor, task, abort),
             **failure,
         )
     if reason is None and conductor.config.metrics.enabled:
@@ -1028,8 +1028,7 @@ def end_inspect_wait(conductor: Conductor, task: Task, error: str | None) -> str
     except MetalwireError as exc:
         clean_up = f"Inspection clean up failed: unable to remove inspection ports: {exc}"
         error = clean_up if error is None else f"{error}. Also {clean_up}"
-    if conductor.config.inspector.power_off:
-        _set_state(task, **_power_after_abort(task, wait))
+    _set_state(task, **_power_after_abort(conductor, task, wait))
     if error is not None:
         return _failed(conductor, task, "inspect", wait.failed, error)
     target = TRANSITIONS["inspect"].target
@@ -1045,9 +1044,11 @@ def _undo_wait_network(conductor: Conductor, task: Task, abort: Abort) -> None:
         _run_hook(conductor, task, abort.hook)
 
 
-def _power_after_abort(task: Task, abort: Abort) -> dict[str, Any]:
+def _power_after_abort(conductor: Conductor, task: Task, abort: Abort) -> dict[str, Any]:
     """As Ironic's end of an inspection: the node is powered off, or rebooted (left on) if
-    its ``disable_power_off`` is set."""
-    if not abort.powers_off or node_db.field_value(task.node, "disable_power_off"):
+    its ``disable_power_off`` is set, or left on if ``[inspector] power_off`` is false."""
+    if not abort.powers_off or not conductor.config.inspector.power_off:
+        return {}
+    if node_db.field_value(task.node, "disable_power_off"):
         return {}
     return {"power_state": hardware.POWER_OFF}
