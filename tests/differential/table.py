@@ -456,6 +456,35 @@ def _agent_inspection_checks() -> tuple[Step, ...]:
     )
 
 
+def _continue_inspection_checks() -> tuple[Step, ...]:
+    """The inspection ramdisk's report where no agent inspection waits (the compared Ironic
+    boots no ramdisk): the lookup that finds no node in inspect wait, the version gates and
+    the bodies refused."""
+    path = "/v1/continue_inspection"
+    report = {"inventory": {"interfaces": [{"name": "eth0", "mac_address": "52:54:00:3e:00:01"}]}}
+    unknown = {"inventory": {"interfaces": [{"name": "eth0", "mac_address": "52:54:00:3e:00:09"}]}}
+    return (
+        node("dt-report", "n1"),
+        port("p1", "n1", "52:54:00:3e:00:01"),
+        Step("node not in inspect wait", "POST", path, report),
+        Step("node not in inspect wait at 1.1", "POST", path, report, version="1.1"),
+        Step("no node has the MAC", "POST", path, unknown),
+        Step("below 1.84", "POST", path, report, version="1.83"),
+        Step("node_uuid at 1.1", "POST", f"{path}?node_uuid={{n1}}", report, version="1.1"),
+        Step("node_uuid of a node not waiting", "POST", f"{path}?node_uuid={{n1}}", report),
+        Step("no inventory", "POST", path, {"error": None}),
+        Step("no interfaces", "POST", path, {"inventory": {"interfaces": []}}),
+        Step("interface without a MAC", "POST", path, {"inventory": {"interfaces": [{}]}}),
+        Step(
+            "no lookup information",
+            "POST",
+            path,
+            {"inventory": {"interfaces": [{"mac_address": "not-a-mac"}]}},
+        ),
+        Step("inventory of the node", "GET", "/v1/nodes/{n1}/inventory", version="1.81"),
+    )
+
+
 def _raid_checks() -> tuple[Step, ...]:
     """PUT /states/raid, what 'baremetal node set|unset --target-raid-config' sends."""
     raid, no_raid = "/v1/nodes/{n1}/states/raid", "/v1/nodes/{n2}/states/raid"
@@ -1696,6 +1725,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("target RAID configuration", _raid_checks()),
     Scenario("inspection", _inspection_checks()),
     Scenario("agent inspection", _agent_inspection_checks()),
+    Scenario("continue inspection", _continue_inspection_checks()),
     Scenario("manual cleaning steps", _clean_step_checks()),
     Scenario("deploy steps", _deploy_step_checks()),
     Scenario("steps the node offers", _offered_step_checks()),

@@ -42,6 +42,8 @@ def fixture_server(
         "METALWIRE_NEUTRON_PROVISIONING_NETWORK": "mw-provision",
         "METALWIRE_NEUTRON_CLEANING_NETWORK": neutron.networks["mw-clean"]["id"],
         "METALWIRE_CONDUCTOR_AUTOMATED_CLEAN": "false",
+        # an inspection learns its ports' links from LLDP (only a ramdisk's report runs them)
+        "METALWIRE_INSPECTOR_HOOKS": "$default_hooks,parse-lldp,local-link-connection",
     }
     with MetalwireServer(tmp_path_factory.mktemp("neutron-iface"), env=env) as running:
         yield running

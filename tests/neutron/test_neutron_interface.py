@@ -28,6 +28,7 @@ from tests.neutron.interface_fixtures import (  # noqa: F401  (the shared module
     fixture_neutron,
     fixture_server,
 )
+from tests.support import inspection
 from tests.support.helpers import (
     AGENT_RAMDISK,
     DIRECT_IMAGE,
@@ -521,6 +522,56 @@ def test_an_agent_inspection_boots_on_the_inspection_network_until_aborted(
         f"{interface}.add_inspection_network done",
         f"{interface}.remove_inspection_network done",
     ]
+
+
+def test_the_ramdisks_report_ends_the_inspection_and_a_vif_binds_with_the_link_it_learned(
+    api: Metalwire, neutron: Neutron
+) -> None:
+    """The report deletes the inspection port; the port the inspection created for the
+    interface the ramdisk booted from, with the switch's LLDP advertisement as its link,
+    is the one a deploy binds the VIF with."""
+    booted, learned = "52:54:00:3c:00:21", link("Ethernet44/21")
+    _inspected_node(
+        api,
+        "reported",
+        "neutron",
+        ("52:54:00:3c:00:20", link("Ethernet44/20")),
+        inspection_network="mw-tenant-p2",
+    )
+    api.provision("reported", "inspect")
+    assert neutron.ports_on("mw-tenant-p2", "52:54:00:3c:00:20") != []
+    tlvs = [
+        [1, "04" + learned["switch_id"].replace(":", "")],
+        [2, "05" + learned["port_id"].encode().hex()],
+        [5, learned["switch_info"].encode().hex()],
+    ]
+    body = inspection.report(
+        interfaces=[
+            inspection.interface("eth0", "52:54:00:3c:00:20"),
+            inspection.interface("eth1", booted, "192.0.2.31", tlvs),
+        ],
+        boot={"pxe_interface": booted},
+    )
+
+    latest = {"X-OpenStack-Ironic-API-Version": "latest"}
+    response = api.http.post("/v1/continue_inspection", json=body, headers=latest)
+
+    assert response.status_code == 202, response.text
+    shown = api.get("/v1/nodes/reported")
+    assert (shown["provision_state"], shown["last_error"]) == ("manageable", None)
+    assert neutron.ports_on("mw-tenant-p2", "52:54:00:3c:00:20") == []
+    created = ports_of(api, "reported")[booted]
+    assert (created["pxe_enabled"], created["local_link_connection"]) == (True, learned)
+
+    old = ports_of(api, "reported")["52:54:00:3c:00:20"]
+    assert api.http.delete(f"/v1/ports/{old['uuid']}").status_code == 204
+    vif = neutron.vif("mw-tenant-p1")
+    assert api.attach("reported", vif["id"]).status_code == 204
+    assert api.provision("reported", "provide", "active")["provision_state"] == "active"
+
+    port = neutron.wait_status(vif["id"], "ACTIVE")
+    assert port["mac_address"] == booted
+    assert port["binding:profile"] == {"local_link_information": [learned]}
 
 
 def test_an_inspection_neutron_cannot_bind_fails_and_leaves_no_inspection_port(
