@@ -22,7 +22,7 @@ from metalwire.api.auth.identity import ADMIN
 from metalwire.client import AuthenticationError, Client, HTTPError, patch
 from metalwire.errors import Invalid
 from tests.api.test_metrics import scrape, vif_count
-from tests.auth.conftest import htpasswd_line, make_config
+from tests.auth.conftest import htpasswd_line, make_config, open_client
 from tests.conftest import LATEST, fault
 from tests.support.server import MetalwireServer, free_port
 
@@ -452,3 +452,28 @@ def test_an_inspection_report_needs_no_credentials(basic_client: TestClient) -> 
 
     assert resp.status_code == 404, resp.text
     assert fault(resp) == "Resource could not be found."
+
+
+def test_a_policy_file_may_close_the_inspection_report_to_anonymous_callers(
+    tmp_path: Path, migrated_template: Path, user_file: Path
+) -> None:
+    """The route stays public; the rule, checked for an anonymous caller, refuses it."""
+    policy_file = tmp_path / "policy.yaml"
+    policy_file.write_text('"baremetal:driver:ipa_continue_inspection": "role:admin"\n')
+    personas_file = tmp_path / "personas.yaml"
+    # the rules are enforced with personas only
+    personas_file.write_text("alice:\n  roles: [admin]\n  system_scope: all\n")
+    config = make_config(
+        tmp_path,
+        migrated_template,
+        DEFAULT__auth_strategy="http_basic",
+        DEFAULT__http_basic_auth_user_file=str(user_file),
+        DEFAULT__http_basic_auth_personas_file=str(personas_file),
+        oslo_policy__policy_file=str(policy_file),
+    )
+    body = {"inventory": {"interfaces": [{"mac_address": "52:54:00:30:00:01"}]}}
+    for client in open_client(config):
+        resp = client.post("/v1/continue_inspection", json=body)
+
+        assert resp.status_code == 403, resp.text
+        assert "baremetal:driver:ipa_continue_inspection" in fault(resp)
