@@ -188,6 +188,11 @@ class ApiOptions:
         "", "Base URL used in links; empty means the URL the request came in on."
     )
     max_limit: int = _opt(1000, "Largest page a list request may ask for.", minimum=1)
+    enable_ramdisk_endpoints: bool = _opt(
+        True,
+        "Take the inspection ramdisk's report, POST /v1/continue_inspection (Ironic's "
+        "option); false answers it 403, for an API the ramdisks should not reach.",
+    )
     allow_insecure_noauth: bool = _opt(
         False,
         "Serve with auth_strategy noauth on a non-loopback address (anyone who reaches the "

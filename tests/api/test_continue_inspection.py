@@ -487,3 +487,14 @@ def test_a_report_leaves_the_node_on_without_inspector_power_off(api: Api, confi
 
     shown = _shown(api)
     assert (shown["provision_state"], shown["power_state"]) == ("manageable", "power on")
+
+
+def test_a_report_is_refused_where_ramdisk_endpoints_are_disabled(api: Api, config: Config) -> None:
+    config.api.enable_ramdisk_endpoints = False
+    _inspected(api)
+
+    resp = _continue(api, report())
+
+    assert resp.status_code == 403, resp.text
+    assert fault(resp) == "Access was denied to the following resource: /v1/continue_inspection"
+    assert _shown(api)["provision_state"] == "inspect wait"

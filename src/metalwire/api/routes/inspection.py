@@ -26,7 +26,7 @@ from metalwire.api.routes import authz
 from metalwire.api.routes.common import JsonBody, call
 from metalwire.api.validation import uuid_value
 from metalwire.conductor.inspection import LookupKeys
-from metalwire.errors import InvalidParameterValue, MissingParameterValue, NotFound
+from metalwire.errors import Forbidden, InvalidParameterValue, MissingParameterValue, NotFound
 from metalwire.identifiers import normalized_mac
 
 router = APIRouter(prefix="/v1/continue_inspection")
@@ -139,6 +139,8 @@ def continue_inspection(
 ) -> JSONResponse:
     c = call(request)
     inventory, plugin_data = checked_report(body)
+    if not c.services.config.api.enable_ramdisk_endpoints:
+        raise Forbidden(f"Access was denied to the following resource: {request.url.path}")
     node = uuid_value(node_uuid, "node_uuid") if node_uuid is not None else None
     current = c.version.at_least(mv.CONTINUE_INSPECTION)
     if not (current or c.version == mv.MIN_VERSION) or (node is not None and not current):
