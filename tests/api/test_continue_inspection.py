@@ -498,3 +498,20 @@ def test_a_report_is_refused_where_ramdisk_endpoints_are_disabled(api: Api, conf
     assert resp.status_code == 403, resp.text
     assert fault(resp) == "Access was denied to the following resource: /v1/continue_inspection"
     assert _shown(api)["provision_state"] == "inspect wait"
+
+
+def test_interfaces_without_a_usable_name_are_skipped_not_a_server_error(
+    api: Api, config: Config
+) -> None:
+    config.inspector.hooks = LLDP_HOOKS
+    _inspected(api)
+    body = report()
+    body["inventory"]["interfaces"].append({"name": ["eth", 2], "mac_address": OTHER_MAC})
+    body["lldp_raw"] = {"eth0": "not TLVs"}
+
+    resp = _continue(api, body)
+
+    assert resp.status_code == 202, resp.text
+    assert _shown(api)["provision_state"] == "manageable"
+    plugin_data = api.get("/v1/nodes/life/inventory").json()["plugin_data"]
+    assert set(plugin_data["all_interfaces"]) == {"eth0", "eth1"}

@@ -20,6 +20,7 @@ address is in (``[inspector] physical_network_cidr_map``).
 from __future__ import annotations
 
 import ipaddress
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -35,11 +36,13 @@ from metalwire.errors import (
     Invalid,
     InvalidNodeInventory,
     MetalwireError,
+    NodeLockLost,
 )
 from metalwire.identifiers import normalized_mac
 from metalwire.networking.task import Task
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+LOG = logging.getLogger(__name__)
 
 
 @dataclass
@@ -120,7 +123,7 @@ def all_interfaces(report: Report) -> dict[str, dict[str, Any]]:
     found = {}
     for interface in report.inventory["interfaces"]:
         name, mac = interface.get("name"), normalized_mac(interface.get("mac_address"))
-        if not name or mac is None:
+        if not isinstance(name, str) or not name or mac is None:
             continue
         found[name] = {
             **interface,
@@ -236,8 +239,8 @@ _MAX_LLDP_INTERFACES = 64
 
 def _tlvs_of(report: Report, interface: dict[str, Any]) -> Any:
     """An interface's TLVs: from the plugin data's ``lldp_raw``, else the inventory's."""
-    raw = report.plugin_data.get("lldp_raw")
-    given = raw.get(interface.get("name")) if isinstance(raw, dict) else None
+    raw, name = report.plugin_data.get("lldp_raw"), interface.get("name")
+    given = raw.get(name) if isinstance(raw, dict) and isinstance(name, str) else None
     return given or interface.get("lldp")
 
 
@@ -247,8 +250,8 @@ def _parse_lldp(report: Report) -> None:
         if tlvs is None:
             continue
         found = lldp.parsed(tlvs)
-        if found:
-            report.plugin_data.setdefault("parsed_lldp", {})[interface.get("name")] = found
+        if found and isinstance(interface.get("name"), str):
+            report.plugin_data.setdefault("parsed_lldp", {})[interface["name"]] = found
 
 
 def _with_ports(report: Report) -> list[tuple[dict[str, Any], Port]]:
@@ -259,7 +262,8 @@ def _with_ports(report: Report) -> list[tuple[dict[str, Any], Port]]:
     found = []
     for interface in report.inventory["interfaces"]:
         port = by_address.get(normalized_mac(interface.get("mac_address")) or "")
-        if interface.get("name") in named and port is not None:
+        name = interface.get("name")
+        if isinstance(name, str) and name in named and port is not None:
             found.append((interface, port))
     return found
 
@@ -373,7 +377,11 @@ def run(report: Report) -> None:
             hook.preprocess(report)
         except HardwareInspectionFailure as exc:
             failures.append(f"Error in preprocess hook {hook.name}: {exc}")
-        except MetalwireError as exc:
+        except NodeLockLost:
+            raise
+        except Exception as exc:  # as Ironic's: any failure of a hook fails the inspection
+            if not isinstance(exc, MetalwireError):
+                LOG.exception("node %s: preprocess hook %s failed", node, hook.name)
             failures.append(
                 f"Unexpected exception {type(exc).__name__} during preprocess hook "
                 f"{hook.name}: {exc}"
@@ -386,9 +394,11 @@ def run(report: Report) -> None:
     for hook in hooks:
         try:
             hook.process(report)
-        except HardwareInspectionFailure:
+        except (HardwareInspectionFailure, NodeLockLost):
             raise
-        except MetalwireError as exc:
+        except Exception as exc:  # as Ironic's: any failure of a hook fails the inspection
+            if not isinstance(exc, MetalwireError):
+                LOG.exception("node %s: inspection hook %s failed", node, hook.name)
             raise HardwareInspectionFailure(
                 f"Unexpected exception {type(exc).__name__} during processing for node: "
                 f"{node}. Error: {exc}"
