@@ -58,6 +58,7 @@ class Load:
         self.statuses: dict[int, int] = {}
         self.retry_after: set[str] = set()
         self.faults: set[str] = set()
+        self.errors: list[str] = []  # what ended a worker early: the test reports it
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._threads = [threading.Thread(target=self._run, args=(i,)) for i in range(workers)]
@@ -80,6 +81,13 @@ class Load:
                 self.faults.add(json.loads(resp.json()["error_message"])["faultstring"])
 
     def _run(self, worker: int) -> None:
+        try:
+            self._send(worker)
+        except Exception as exc:
+            with self._lock:
+                self.errors.append(f"worker {worker}: {type(exc).__name__}: {exc}")
+
+    def _send(self, worker: int) -> None:
         node = self.nodes[worker % len(self.nodes)]
         sequence = 0
         with httpx.Client(base_url=self.url, timeout=30, headers=HEADERS) as client:
@@ -148,6 +156,7 @@ def test_database_outage_answers_503_logs_little_and_loses_nothing(
     assert (health.status_code, health.text) == (503, "The database is unavailable")
     assert health.headers["content-type"].startswith("text/plain")
 
+    assert load.errors == [], load.errors
     assert set(load.statuses) <= {201, 204, 503}, load.statuses
     assert load.statuses.get(503, 0) > 0, load.statuses
     assert load.retry_after <= {"2", "1"}
