@@ -86,11 +86,8 @@ def _not_found(reason: str, *args: Any) -> NotFoundForInspection:
 def _by_macs(work: Work, macs: Iterable[str], known: Node | None) -> Node | None:
     """The one node whose ports have these addresses (``known`` when none has); two nodes,
     or another node than ``known``, are a conflict."""
-    owners = set()
-    for mac in macs:
-        port = work.ports.find_by_address(mac)
-        if port is not None:
-            owners.add(port.node_id)
+    macs = list(macs)
+    owners = work.ports.node_ids_with_addresses(macs)
     if not owners:
         return known
     if len(owners) > 1:

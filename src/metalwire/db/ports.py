@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from sqlalchemy import String, cast, or_, select
@@ -64,6 +64,14 @@ def find_by_address(session: Session, address: str) -> Port | None:
     return session.scalars(select(Port).where(Port.address == address)).one_or_none()
 
 
+def node_ids_with_addresses(session: Session, addresses: Collection[str]) -> set[int]:
+    """The nodes that have a port with one of these MAC addresses, in one statement."""
+    if not addresses:
+        return set()
+    query = select(Port.node_id).where(Port.address.in_(sorted(set(addresses)))).distinct()
+    return set(session.scalars(query))
+
+
 def mentioning_switch_port(session: Session, port_id: str) -> list[Port]:
     """The ports whose ``local_link_connection`` holds ``port_id`` somewhere (a text match
     that needs no JSON operator; the caller checks the link itself)."""
@@ -111,6 +119,10 @@ class Ports(Repository):
     def find_by_address(self, address: str) -> Port | None:
         with self._session() as session:
             return find_by_address(session, address)
+
+    def node_ids_with_addresses(self, addresses: Collection[str]) -> set[int]:
+        with self._session() as session:
+            return node_ids_with_addresses(session, addresses)
 
     def mentioning_switch_port(self, port_id: str) -> list[Port]:
         with self._session() as session:
