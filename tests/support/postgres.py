@@ -475,12 +475,18 @@ class PostgresServer:
     #: What :meth:`activity` counts: the database's transactions, its tables' row writes.
     ACTIVITY = ("xact_commit", "xact_rollback", "tup_inserted", "tup_updated", "tup_deleted")
 
-    def activity(self, database: str) -> dict[str, int]:
+    def activity(self, database: str, *, end_connections: bool = False) -> dict[str, int]:
         """Transactions of ``database`` and rows written to its tables, as PostgreSQL counts
-        them, once every backend has published its counters (an idle one does within 10 s:
-        this waits 11). Rows are counted per table, leaving out autovacuum's catalog updates
-        the database-wide figures include. The read itself is one commit of ``database``."""
-        time.sleep(11)
+        them, once every backend has published its counters. A backend publishes them when it
+        ends, or within 10 s of going idle: with ``end_connections`` the database's other
+        connections are ended (their clients must be ready to open new ones) and the read
+        waits for them only; otherwise it waits 11 s. Rows are counted per table, leaving out
+        autovacuum's catalog updates the database-wide figures include. The read itself is
+        one commit of ``database``."""
+        if end_connections:
+            self.end_connections(database)
+        else:
+            time.sleep(11)
         conn = self.connect(database)
         try:
             with conn.cursor() as cur:
@@ -495,6 +501,29 @@ class PostgresServer:
         finally:
             conn.close()
         return dict(zip(self.ACTIVITY, (int(v) for v in row), strict=True))
+
+    def end_connections(self, database: str, timeout: float = 30.0) -> None:
+        """End every connection to ``database`` and wait until their backends are gone."""
+        conn = self.connect()
+        try:
+            with conn.cursor() as cur:
+                cur.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                    (database,),
+                )
+                deadline = time.monotonic() + timeout
+                while True:
+                    cur.execute(
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (database,)
+                    )
+                    row = cur.fetchone()
+                    if row is not None and row[0] == 0:
+                        return
+                    if time.monotonic() > deadline:
+                        raise PostgresError(f"connections to {database} did not end")
+                    time.sleep(0.05)
+        finally:
+            conn.close()
 
     def create_database(self, name: str, driver: str = "psycopg") -> str:
         """Create database ``name`` (UTF8, owned by the superuser); return its URL."""

@@ -244,14 +244,28 @@ def _ping_after_rest(engine: Engine) -> None:
         since = record.info.pop("rests_since", None)
         if since is None or time.monotonic() - since < PING_AFTER_REST:
             return  # new, or back in use at once
-        try:
-            alive = engine.dialect.do_ping(dbapi_connection)
-        except engine.dialect.loaded_dbapi.Error as exc:
-            if engine.dialect.is_disconnect(exc, dbapi_connection, None):
-                raise DisconnectionError(str(exc)) from exc
-            raise
-        if not alive:
-            raise DisconnectionError("the database did not answer a ping")
+        _check_alive(engine, dbapi_connection)
+
+
+def _check_alive(engine: Engine, dbapi_connection: Any) -> None:
+    """Ping the connection; raises DisconnectionError if the database dropped it."""
+    try:
+        alive = engine.dialect.do_ping(dbapi_connection)
+    except engine.dialect.loaded_dbapi.Error as exc:
+        if engine.dialect.is_disconnect(exc, dbapi_connection, None):
+            raise DisconnectionError(str(exc)) from exc
+        raise
+    if not alive:
+        raise DisconnectionError("the database did not answer a ping")
+
+
+def _lost(connection: Connection) -> bool:
+    """Whether the driver saw the database drop the connection (psycopg marks it broken).
+
+    The VIF path's statements go through libpq itself (db/pg_exchange.py), where SQLAlchemy
+    does not see the failure and so does not invalidate the connection."""
+    raw = connection.connection.dbapi_connection
+    return raw is None or bool(getattr(raw, "broken", False) or getattr(raw, "closed", False))
 
 
 def _quiet_pool_errors(logger: Any) -> None:
@@ -324,26 +338,48 @@ def _begin_immediate(connection: Connection, wait: float, configured_ms: int) ->
 
 
 class _KeptConnection:
-    """A connection kept open for whichever thread takes ``free`` without waiting."""
+    """A connection kept open for whichever thread takes ``free`` without waiting.
+
+    It is checked as the pool's are (``_ping_after_rest``): after a rest of PING_AFTER_REST
+    it is pinged before it is used, and a new one replaces it if the database dropped it (a
+    restart, a failover, an idle timeout). One dropped while in use fails that use only: it
+    is replaced when given back.
+    """
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.free = threading.Lock()
         self._connection: Connection | None = None
+        self._rests_since = 0.0
+        # SQLite's file does not drop its connections.
+        self._checked = engine.dialect.name != "sqlite"
 
     def open(self) -> Connection:
         """The connection (made anew if it was closed or lost); hold ``free`` to call."""
         kept = self._connection
+        if kept is not None and self._rested() and not (kept.closed or kept.invalidated):
+            try:
+                _check_alive(self.engine, kept.connection.dbapi_connection)
+            except DisconnectionError:
+                kept.invalidate()
         if kept is None or kept.closed or kept.invalidated:
             kept = self._connection = self.engine.connect()
         return kept
 
+    def _rested(self) -> bool:
+        return self._checked and time.monotonic() - self._rests_since >= PING_AFTER_REST
+
     def give_back(self) -> None:
         """End what the holder left open, and let the next thread take it."""
         try:
-            if self._connection is not None and self._connection.in_transaction():
-                self._connection.rollback()
+            kept = self._connection
+            if kept is not None and not (kept.closed or kept.invalidated):
+                if self._checked and _lost(kept):
+                    kept.invalidate()
+                elif kept.in_transaction():
+                    kept.rollback()
         finally:
+            self._rests_since = time.monotonic()
             self.free.release()
 
     def close(self) -> None:
