@@ -16,7 +16,7 @@ from prometheus_client import REGISTRY
 
 from metalwire.conductor import stuck_states
 from metalwire.conductor.locks import NodeLocks
-from metalwire.conductor.provisioning import ProvisionOptions
+from metalwire.conductor.provision_states import ProvisionOptions
 from metalwire.conductor.rpcapi import LocalConductorAPI
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext

@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
-from metalwire.conductor import inspection_hooks, provisioning
+from metalwire.conductor import inspection_hooks
+from metalwire.conductor.aborts import end_inspect_wait
+from metalwire.conductor.provision_states import INSPECT_WAIT, TRANSITIONS
 from metalwire.conductor.tasks import Conductor
 from metalwire.context import RequestContext
 from metalwire.db.history import HistoryEntry
@@ -60,7 +62,7 @@ def lookup(conductor: Conductor, keys: LookupKeys) -> Node:
                 raise _not_found("no node %s", keys.node_uuid)
         if keys.macs:
             known = _by_macs(work, keys.macs, known)
-        if known is not None and known.provision_state != provisioning.INSPECT_WAIT:
+        if known is not None and known.provision_state != INSPECT_WAIT:
             raise _not_found(
                 "node %s has MAC addresses %s but is in %s",
                 known.uuid,
@@ -123,11 +125,7 @@ def _by_bmc(work: Work, keys: LookupKeys, known: Node | None) -> Node | None:
     node found by its MAC addresses must be among them, and several without one is a
     conflict."""
     wanted = set(keys.bmc_addresses)
-    matching = [
-        node
-        for node in work.nodes.in_state(provisioning.INSPECT_WAIT)
-        if bmc_addresses(node) & wanted
-    ]
+    matching = [node for node in work.nodes.in_state(INSPECT_WAIT) if bmc_addresses(node) & wanted]
     if not matching:
         return known
     uuids = {node.uuid for node in matching}
@@ -160,7 +158,7 @@ def continue_inspection(
     state the node lands in. Raises NotFoundForInspection if the node left ``inspect wait``
     meanwhile; a report that cannot be processed fails the inspection instead."""
     with conductor.exclusive_task(node_uuid, context) as task:
-        if task.node.provision_state != provisioning.INSPECT_WAIT:
+        if task.node.provision_state != INSPECT_WAIT:
             raise _not_found("node %s left inspect wait before its report was processed", node_uuid)
         event = "inspection data received from the ramdisk"
         conductor.record_history(task, HistoryEntry("provisioning", event))
@@ -174,12 +172,10 @@ def continue_inspection(
             LOG.error("node %s: processing its inspection data failed: %s", node_uuid, exc)
             # Ironic's message, the hooks' failure wrapped by each layer it went through
             failed = HardwareInspectionFailure(f"failed to run inspection hooks: {exc}")
-            return provisioning.end_inspect_wait(
-                conductor, task, f"Failed to finish inspection: {failed}"
-            )
+            return end_inspect_wait(conductor, task, f"Failed to finish inspection: {failed}")
         kept = {key: value for key, value in report.plugin_data.items() if key != "logs"}
-        state = provisioning.end_inspect_wait(conductor, task, None)
-        if state == provisioning.TRANSITIONS["inspect"].target:
+        state = end_inspect_wait(conductor, task, None)
+        if state == TRANSITIONS["inspect"].target:
             with task.writing() as work:
                 work.inspection_data.store(task.node.id, inventory, kept)
         return state

@@ -15,9 +15,9 @@ from metalwire.conductor.boot import (
 from metalwire.conductor.deploy_templates import checked_template_steps
 from metalwire.conductor.hardware import interface_name
 from metalwire.conductor.power import store
-from metalwire.conductor.provisioning import check_managed_inspection
 from metalwire.conductor.storage import check_storage
 from metalwire.conductor.tasks import Conductor
+from metalwire.conductor.verb_checks import check_managed_inspection
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
 from metalwire.db.history import HistoryEntry

@@ -56,7 +56,7 @@ from metalwire.conductor.dry_run import DryRunAttach
 from metalwire.conductor.inspection import LookupKeys
 from metalwire.conductor.locks import WouldWait
 from metalwire.conductor.network_events import NetworkEvent
-from metalwire.conductor.provisioning import ProvisionOptions
+from metalwire.conductor.provision_states import ProvisionOptions
 from metalwire.conductor.tasks import Conductor
 from metalwire.conductor.volumes import Resource
 from metalwire.context import RequestContext

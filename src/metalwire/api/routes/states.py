@@ -16,7 +16,7 @@ from metalwire.api.routes.runbooks import with_runbook_steps
 from metalwire.api.steps import DEPLOY_STEPS_SINCE, check_steps, own_steps
 from metalwire.api.validation import boolean
 from metalwire.api.views import as_json, shown_provision_state
-from metalwire.conductor.provisioning import DEPLOY_WAIT, INSPECT_WAIT, ProvisionOptions
+from metalwire.conductor.provision_states import DEPLOY_WAIT, INSPECT_WAIT, ProvisionOptions
 from metalwire.conductor.steps import STEP_INTERFACES
 from metalwire.db import nodes as node_db
 from metalwire.errors import InvalidParameterValue, NotAcceptable
