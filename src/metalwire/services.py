@@ -26,6 +26,7 @@ from metalwire.context import RequestContext
 from metalwire.db import migrations
 from metalwire.db import nodes as node_db
 from metalwire.db.engine import Database
+from metalwire.errors import MetalwireError
 from metalwire.networking.loader import NetworkInterfaces
 from metalwire.networking.tbn.settings import RulesInForce, configured_rules
 
@@ -122,9 +123,21 @@ class Services:
         self.registry.register()
         return self.registry.periodic_heartbeat()
 
+    def resume_timed_waits(self) -> None:
+        """At start, in the process that runs the provision check: go on with the timed
+        ``wait`` steps this conductor's earlier process (or a conductor no longer alive)
+        left waiting."""
+        if not self.runs_periodic_tasks:
+            return
+        try:
+            self.rpcapi.resume_timed_waits(RequestContext(), at_start=True)
+        except MetalwireError as exc:  # the database is away: the provision check tries again
+            LOG.warning("The timed wait steps left waiting do not go on now: %s", exc)
+
     def _check_provision_states(self) -> None:
         context = RequestContext()
         self.rpcapi.fail_expired_waits(context)
+        self.rpcapi.resume_timed_waits(context, at_start=False)
         self.rpcapi.fail_stuck_nodes(context)
 
 

@@ -53,6 +53,7 @@ def create_app(
         periodics = [periodic for periodic in candidates if periodic is not None]
         for periodic in periodics:
             periodic.start()
+        await anyio.to_thread.run_sync(services.resume_timed_waits)
         reloader.start()
         yield
         reloader.stop()

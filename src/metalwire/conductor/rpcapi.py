@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import abc
 import functools
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -44,6 +45,7 @@ from metalwire.conductor import (
     raid,
     step_sets,
     stuck_states,
+    timed_waits,
     vifs,
     vmedia,
     volumes,
@@ -57,6 +59,7 @@ from metalwire.conductor.inspection import LookupKeys
 from metalwire.conductor.locks import WouldWait
 from metalwire.conductor.network_events import NetworkEvent
 from metalwire.conductor.provision_states import ProvisionOptions
+from metalwire.conductor.step_runner import Stopped
 from metalwire.conductor.tasks import Conductor
 from metalwire.conductor.volumes import Resource
 from metalwire.context import RequestContext
@@ -72,9 +75,10 @@ from metalwire.db.models import (
     VolumeConnector,
     VolumeTarget,
 )
-from metalwire.errors import MetalwireError, TransactionConflict
+from metalwire.errors import MetalwireError, NoFreeConductorWorker, TransactionConflict
 from metalwire.networking.base import VifInfo
 
+LOG = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
@@ -133,6 +137,13 @@ class ConductorAPI(abc.ABC):
     def fail_expired_waits(self, context: RequestContext) -> list[str]:
         """Fail the nodes whose wait for an agent's call-back outlived its timeout; their
         UUIDs."""
+
+    @abc.abstractmethod
+    def resume_timed_waits(self, context: RequestContext, at_start: bool) -> list[str]:
+        """Go on, in the background, with the timed ``wait`` steps no running conductor
+        goes on with: a conductor's no longer alive, and ``at_start`` this one's, left by
+        its earlier process; the UUIDs of their nodes. Each node ends its wait when it would
+        have, and its steps go on."""
 
     @abc.abstractmethod
     def fail_stuck_nodes(self, context: RequestContext) -> list[str]:
@@ -564,6 +575,28 @@ class LocalConductorAPI(ConductorAPI):
 
     def fail_expired_waits(self, context: RequestContext) -> list[str]:
         return callback_timeouts.fail_expired_waits(self.conductor, context)
+
+    def resume_timed_waits(self, context: RequestContext, at_start: bool) -> list[str]:
+        resumed = []
+        running = set(self._background.running())
+        for node_id, waited in timed_waits.interrupted(self.conductor, at_start):
+            name = f"timed wait of node {node_id}"
+            if name in running:  # taken over at an earlier check, still waiting
+                continue
+
+            def operation(
+                accepted: Callable[[], None], node_id: str = node_id, waited: Stopped = waited
+            ) -> None:
+                go_on = timed_waits.wait_and_go_on
+                self._retried(go_on, context, node_id, waited, accepted, self._background.pause)
+
+            try:
+                self._background.start(name, operation)
+            except NoFreeConductorWorker as exc:  # the next check tries again
+                LOG.warning("Node %s: its wait step does not go on now: %s", node_id, exc)
+                break
+            resumed.append(node_id)
+        return resumed
 
     def fail_stuck_nodes(self, context: RequestContext) -> list[str]:
         return stuck_states.fail_stuck_nodes(self.conductor, context)

@@ -11,8 +11,8 @@ The steps the conductor runs itself (``steps.CONDUCTOR_STEPS``) do what their na
   of a step that cannot be aborted).
 - ``wait`` with ``args.seconds`` pauses that long, at most ``[conductor]
   max_conductor_wait_step_seconds`` (a longer one is cut to it, noted in the history), in
-  ``clean wait`` / ``service wait``, then the steps go on; without ``seconds`` the node
-  stays in that wait state until ``abort`` or the call-back timeout.
+  ``clean wait`` / ``service wait``, then the steps go on (``timed_waits.py``); without
+  ``seconds`` the node stays in that wait state until ``abort`` or the call-back timeout.
 
 The interfaces' steps drive no hardware (metalwire has none to drive, whatever the
 implementation): they end at once.
@@ -20,13 +20,18 @@ implementation): they end at once.
 While the steps run, ``clean_step`` / ``service_step`` show the current one, and the node's
 ``driver_internal_info`` keeps the whole list (``clean_steps`` / ``service_steps``), the
 current step's index (``clean_step_index`` / ``service_step_index``) and whether the verb
-booted no ramdisk (``cleaning_disable_ramdisk`` / ``service_disable_ramdisk``), Ironic's keys:
-each written with the state it goes with, so a node held or waiting across a restart is
-resumed (or aborted) from what is stored. Once the steps end, or fail, all of it is cleared.
+booted no ramdisk (``cleaning_disable_ramdisk`` / ``service_disable_ramdisk``), Ironic's keys,
+and, while a timed ``wait`` step waits, metalwire's own ``metalwire_clean_wait`` /
+``metalwire_service_wait``: its length in seconds, when it ends and the conductor (``[DEFAULT]
+host``) waiting. Each is written with the state it goes with, so a node held or waiting across
+a restart is resumed (or aborted) from what is stored. The wait's record goes when its step
+ends; once the steps end, or fail, all of it is cleared.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -36,6 +41,7 @@ from metalwire.conductor.steps import wait_seconds
 from metalwire.conductor.tasks import Conductor
 from metalwire.db import nodes as node_db
 from metalwire.db.history import HistoryEntry
+from metalwire.db.models import Node
 from metalwire.errors import MetalwireError
 from metalwire.networking.task import Task
 
@@ -48,6 +54,11 @@ WAIT: dict[StepKind, str] = {"clean": "clean wait", "service": "service wait"}
 _NO_RAMDISK: dict[StepKind, str] = {
     "clean": "cleaning_disable_ramdisk",
     "service": "service_disable_ramdisk",
+}
+#: The ``driver_internal_info`` key of a timed ``wait`` step under way (metalwire's own).
+WAIT_RECORD: dict[StepKind, str] = {
+    "clean": "metalwire_clean_wait",
+    "service": "metalwire_service_wait",
 }
 _POWER_STEPS = {
     "power_on": hardware.POWER_ON,
@@ -67,11 +78,31 @@ def kind_of(state: str) -> StepKind | None:
 @dataclass(frozen=True)
 class Stopped:
     """The steps stopped before their end: the node stays in ``state``; a timed wait goes on
-    after ``resume_after`` seconds from step ``index``."""
+    after ``resume_after`` seconds from step ``index``, at ``ends_at`` (ISO 8601, UTC), which
+    tells it from any other wait at that step, in the thread of the ``conductor`` (host)
+    recorded."""
 
     state: str
     index: int
     resume_after: float | None = None
+    ends_at: str | None = None
+    conductor: str | None = None
+
+
+def waiting_at(node: Node) -> Stopped | None:
+    """The timed ``wait`` step a node waits at, as its record keeps it; None if it waits at
+    none (or at a ``wait`` without seconds)."""
+    kind = kind_of(node.provision_state)
+    if kind is None or node.provision_state != WAIT[kind]:
+        return None
+    internal = node.driver_internal_info
+    record = internal.get(WAIT_RECORD[kind])
+    index = internal.get(f"{kind}_step_index")
+    if not isinstance(record, dict) or index is None:
+        return None
+    return Stopped(
+        WAIT[kind], int(index), record["seconds"], record["ends_at"], record["conductor"]
+    )
 
 
 class StepFailed(MetalwireError):
@@ -118,7 +149,7 @@ def run(conductor: Conductor, task: Task, kind: StepKind, first: int = 0) -> Sto
     steps: list[dict[str, Any]] = list(task.node.driver_internal_info.get(f"{kind}_steps") or [])
     for index in range(first, len(steps)):
         step = steps[index]
-        internal = {**task.node.driver_internal_info, f"{kind}_step_index": index}
+        internal = {**_without(task, {WAIT_RECORD[kind]}), f"{kind}_step_index": index}
         power.store(task, {f"{kind}_step": step, "driver_internal_info": internal})
         try:
             stopped = _run_one(conductor, task, kind, step, index)
@@ -128,9 +159,29 @@ def run(conductor: Conductor, task: Task, kind: StepKind, first: int = 0) -> Sto
             raise StepFailed(
                 f"Node {task.node.uuid} failed {kind} step {step_name(step)}: {exc}"
             ) from None
+        if stopped is not None and stopped.resume_after is not None:
+            return _keep_wait(conductor, task, kind, stopped)
         if stopped is not None:
             return stopped
     return None
+
+
+def _keep_wait(conductor: Conductor, task: Task, kind: StepKind, stopped: Stopped) -> Stopped:
+    """Record a timed wait with its step (:data:`WAIT_RECORD`): a conductor started after
+    this one stopped goes on from it."""
+    assert stopped.resume_after is not None
+    ends = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=stopped.resume_after)
+    waiting = dataclasses.replace(
+        stopped, ends_at=ends.isoformat(), conductor=conductor.config.default.host
+    )
+    record = {
+        "seconds": waiting.resume_after,
+        "ends_at": waiting.ends_at,
+        "conductor": waiting.conductor,
+    }
+    internal = {**task.node.driver_internal_info, WAIT_RECORD[kind]: record}
+    power.store(task, {"driver_internal_info": internal})
+    return waiting
 
 
 def _run_one(
@@ -172,5 +223,9 @@ def finish(task: Task, kind: StepKind) -> None:
 
 
 def _without_steps(task: Task, kind: StepKind) -> dict[str, Any]:
-    keys = {f"{kind}_steps", f"{kind}_step_index", _NO_RAMDISK[kind]}
+    kept = {f"{kind}_steps", f"{kind}_step_index", _NO_RAMDISK[kind], WAIT_RECORD[kind]}
+    return _without(task, kept)
+
+
+def _without(task: Task, keys: set[str]) -> dict[str, Any]:
     return {k: v for k, v in task.node.driver_internal_info.items() if k not in keys}

@@ -120,6 +120,11 @@ class Conductors:
             row.updated_at = now
             return previous
 
+    def alive(self, now: dt.datetime, timeout: float) -> set[str]:
+        """The host names of the conductors alive at ``now`` (:func:`is_alive`)."""
+        with self._session() as session:
+            return {row.hostname for row in all_conductors(session) if is_alive(row, now, timeout)}
+
     def touch(self, hostname: str, now: dt.datetime) -> bool:
         """The heartbeat: ``hostname`` runs at ``now``. False if it has no row."""
         with self._session() as session:
