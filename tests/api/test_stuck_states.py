@@ -110,6 +110,35 @@ def test_a_manual_cleaning_cut_short_keeps_heading_for_manageable(api: Api, db: 
     assert shown["target_provision_state"] == "manageable"
 
 
+@pytest.mark.parametrize(
+    ("kind", "state", "target", "failed"),
+    [
+        ("clean", "cleaning", "manageable", "clean failed"),
+        ("service", "servicing", "active", "service failed"),
+    ],
+)
+def test_a_cleaning_or_servicing_cut_short_at_a_step_keeps_no_stale_step(
+    api: Api, db: Database, kind: str, state: str, target: str, failed: str
+) -> None:
+    """As Ironic's cleaning and servicing error handlers: the failed node shows no current
+    step, and keeps none of the steps it was running, until its next verb."""
+    step = {"interface": "power", "step": "power_off"}
+    kept = {
+        f"{kind}_steps": [step, {"interface": "power", "step": "power_on"}],
+        f"{kind}_step_index": 0,
+        "cleaning_disable_ramdisk" if kind == "clean" else "service_disable_ramdisk": True,
+        "is_whole_disk_image": True,  # not the steps': kept
+    }
+    api.node(name="stuck")
+    _left_in(db, "stuck", state, target, **{f"{kind}_step": step, "driver_internal_info": kept})
+
+    shown = _wait_for_state(api, "stuck", failed)
+
+    assert shown["provision_state"] == failed
+    assert shown[f"{kind}_step"] == {}
+    assert shown["driver_internal_info"] == {"is_whole_disk_image": True}
+
+
 def test_the_provision_check_leaves_steady_and_wait_states_alone(api: Api, db: Database) -> None:
     for name, state in (("waiting", "wait call-back"), ("deployed", "active")):
         api.node(name=name)

@@ -16,6 +16,7 @@ cleaning and servicing error handlers leave it.
 from __future__ import annotations
 
 from metalwire.conductor import power, step_runner
+from metalwire.conductor.kept_steps import StepKind
 from metalwire.conductor.node_moves import (
     FailedAfterwards,
     Waiting,
@@ -32,7 +33,6 @@ from metalwire.conductor.provision_states import (
     ProvisionOptions,
     during,
 )
-from metalwire.conductor.step_runner import StepKind
 from metalwire.conductor.steps import check_clean_or_service_steps, needs_ramdisk
 from metalwire.conductor.tasks import Conductor
 from metalwire.errors import MetalwireError, NodeLockLost

@@ -12,8 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 from metalwire.conductor import hardware
+from metalwire.conductor.kept_steps import StepKind
 from metalwire.conductor.provision_states import AGENT_DEPLOY, INSPECT_WAIT
-from metalwire.conductor.step_runner import StepKind, Stopped
+from metalwire.conductor.step_runner import Stopped
 from metalwire.conductor.stuck_states import target_after_failure
 from metalwire.conductor.tasks import Conductor
 from metalwire.db import nodes as node_db

@@ -27,6 +27,7 @@ from typing import Any
 from metalwire import metrics
 from metalwire.conductor import hardware, step_runner
 from metalwire.conductor.aborts import abort_wait
+from metalwire.conductor.kept_steps import RUNNING
 from metalwire.conductor.node_moves import set_state
 from metalwire.conductor.provision_states import HOLDS, TRANSITIONS, ProvisionOptions
 from metalwire.conductor.step_runner import Stopped
@@ -160,7 +161,7 @@ def _unhold(
             )
         source = node.provision_state
         conductor.record_history(task, HistoryEntry("provisioning", f"unhold: {kind} resumes"))
-        set_state(task, provision_state=step_runner.RUNNING[kind], last_error=None)
+        set_state(task, provision_state=RUNNING[kind], last_error=None)
         if not task.in_one_transaction:
             accepted()
         begun = time.monotonic()

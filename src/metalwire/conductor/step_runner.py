@@ -34,9 +34,10 @@ import dataclasses
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from metalwire.conductor import hardware, power
+from metalwire.conductor.kept_steps import NO_RAMDISK, RUNNING, WAIT_RECORD, StepKind, cleared
 from metalwire.conductor.steps import wait_seconds
 from metalwire.conductor.tasks import Conductor
 from metalwire.db import nodes as node_db
@@ -45,21 +46,9 @@ from metalwire.db.models import Node
 from metalwire.errors import MetalwireError
 from metalwire.networking.task import Task
 
-StepKind = Literal["clean", "service"]
-
-#: The state each kind shows while its steps run, while held, while waiting.
-RUNNING: dict[StepKind, str] = {"clean": "cleaning", "service": "servicing"}
+#: The state each kind shows while held, while waiting (while running: ``RUNNING``).
 HOLD: dict[StepKind, str] = {"clean": "clean hold", "service": "service hold"}
 WAIT: dict[StepKind, str] = {"clean": "clean wait", "service": "service wait"}
-_NO_RAMDISK: dict[StepKind, str] = {
-    "clean": "cleaning_disable_ramdisk",
-    "service": "service_disable_ramdisk",
-}
-#: The ``driver_internal_info`` key of a timed ``wait`` step under way (metalwire's own).
-WAIT_RECORD: dict[StepKind, str] = {
-    "clean": "metalwire_clean_wait",
-    "service": "metalwire_service_wait",
-}
 _POWER_STEPS = {
     "power_on": hardware.POWER_ON,
     "power_off": hardware.POWER_OFF,
@@ -115,19 +104,19 @@ def step_name(step: Mapping[str, Any]) -> str:
 
 def start(task: Task, kind: StepKind, steps: Sequence[Mapping[str, Any]], no_ramdisk: bool) -> None:
     """Keep the verb's steps on the node before the first runs."""
-    internal = _without_steps(task, kind)
-    internal |= {
+    fields = cleared(kind, task.node.driver_internal_info)
+    fields["driver_internal_info"] |= {
         f"{kind}_steps": [dict(step) for step in steps],
         f"{kind}_step_index": None,
-        _NO_RAMDISK[kind]: no_ramdisk,
+        NO_RAMDISK[kind]: no_ramdisk,
     }
-    power.store(task, {f"{kind}_step": {}, "driver_internal_info": internal})
+    power.store(task, fields)
 
 
 def booted_no_ramdisk(task: Task, kind: StepKind) -> bool:
     """Whether the steps kept on the node run without a ramdisk (and so with no cleaning
     network)."""
-    return bool(task.node.driver_internal_info.get(_NO_RAMDISK[kind]))
+    return bool(task.node.driver_internal_info.get(NO_RAMDISK[kind]))
 
 
 def current(task: Task, kind: StepKind) -> tuple[int, dict[str, Any]] | None:
@@ -149,7 +138,10 @@ def run(conductor: Conductor, task: Task, kind: StepKind, first: int = 0) -> Sto
     steps: list[dict[str, Any]] = list(task.node.driver_internal_info.get(f"{kind}_steps") or [])
     for index in range(first, len(steps)):
         step = steps[index]
-        internal = {**_without(task, {WAIT_RECORD[kind]}), f"{kind}_step_index": index}
+        internal = {
+            **{k: v for k, v in task.node.driver_internal_info.items() if k != WAIT_RECORD[kind]},
+            f"{kind}_step_index": index,
+        }
         power.store(task, {f"{kind}_step": step, "driver_internal_info": internal})
         try:
             stopped = _run_one(conductor, task, kind, step, index)
@@ -219,13 +211,4 @@ def _capped(conductor: Conductor, task: Task, kind: StepKind, seconds: int) -> i
 
 def finish(task: Task, kind: StepKind) -> None:
     """Clear the steps kept on the node: they ended, failed or were aborted."""
-    power.store(task, {f"{kind}_step": {}, "driver_internal_info": _without_steps(task, kind)})
-
-
-def _without_steps(task: Task, kind: StepKind) -> dict[str, Any]:
-    kept = {f"{kind}_steps", f"{kind}_step_index", _NO_RAMDISK[kind], WAIT_RECORD[kind]}
-    return _without(task, kept)
-
-
-def _without(task: Task, keys: set[str]) -> dict[str, Any]:
-    return {k: v for k, v in task.node.driver_internal_info.items() if k not in keys}
+    power.store(task, cleared(kind, task.node.driver_internal_info))

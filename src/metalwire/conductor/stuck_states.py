@@ -7,8 +7,10 @@ a process that dies between two steps leaves the node in the transient state, an
 leaves it from there. As Ironic does at a conductor's start and take-over, such a node is
 failed: it moves to the state the verb's own failure would have left (``deploying`` to
 ``deploy failed``, ``deleting`` to ``error``, ...), ``last_error`` says what happened and an
-ERROR history entry records it. From there the usual verbs apply (``rebuild``, ``deleted``,
-``manage``).
+ERROR history entry records it. A cleaning or a servicing cut short also loses the steps it
+kept (``clean_step`` / ``service_step`` and those of ``driver_internal_info``,
+``kept_steps.py``), as Ironic's cleaning and servicing error handlers clear them. From there
+the usual verbs apply (``rebuild``, ``deleted``, ``manage``).
 
 A power change cut short the same way (on such a node ``target_power_state`` is committed
 before the power state) leaves ``target_power_state`` set with nobody changing the power. As
@@ -29,6 +31,7 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
+from metalwire.conductor.kept_steps import cleared, running_kind
 from metalwire.context import RequestContext
 from metalwire.db import nodes as node_db
 from metalwire.db.models import utcnow
@@ -113,12 +116,16 @@ def _fail_if_stuck(task: Task) -> str | None:
         f"The operation in {node.provision_state!r} was cut short (its process stopped) and "
         f"cannot be resumed; the node was moved to {failed!r}."
     )
+    # As Ironic's cleaning and servicing error handlers: no stale step left on the node.
+    kind = running_kind(node.provision_state)
+    steps = {} if kind is None else cleared(kind, node.driver_internal_info)
     task.inventory.update_node(
         {
             "provision_state": failed,
             "target_provision_state": target_after_failure(failed, node.target_provision_state),
             "last_error": error,
             "provision_updated_at": utcnow(),
+            **steps,
         }
     )
     task.reload()

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 
 from metalwire.conductor import step_runner
+from metalwire.conductor.kept_steps import RUNNING
 from metalwire.conductor.node_moves import set_state
 from metalwire.conductor.provision_states import TRANSITIONS, ProvisionOptions
 from metalwire.conductor.step_runner import Stopped
@@ -109,7 +110,7 @@ def _after_timed_wait(
             return None
         event = f"{kind} goes on after its wait of {waited.resume_after:g} s"
         conductor.record_history(task, HistoryEntry("provisioning", event))
-        set_state(task, provision_state=step_runner.RUNNING[kind])
+        set_state(task, provision_state=RUNNING[kind])
         _state, timed = run_steps(
             conductor, task, kind, TRANSITIONS[kind], ProvisionOptions(), waited.state
         )
