@@ -25,7 +25,7 @@ and, while a timed ``wait`` step waits, metalwire's own ``metalwire_clean_wait``
 ``metalwire_service_wait``: its length in seconds, when it ends and the conductor (``[DEFAULT]
 host``) waiting. Each is written with the state it goes with, so a node held or waiting across
 a restart is resumed (or aborted) from what is stored. The wait's record goes when its step
-ends; once the steps end, or fail, all of it is cleared.
+ends; once the steps end, or fail, all of it is cleared (``kept_steps.py``).
 """
 
 from __future__ import annotations

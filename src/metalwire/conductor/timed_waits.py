@@ -2,7 +2,7 @@
 ``service wait`` and its lock is given back while this verb's background thread sleeps; the
 steps after it then go on under the lock, unless the node left that wait meanwhile.
 
-The wait's end is kept on the node with its step (``step_runner.WAIT_RECORD``: its length,
+The wait's end is kept on the node with its step (``kept_steps.WAIT_RECORD``: its length,
 when it ends, the conductor waiting). A conductor that stops during the pause (a clean stop
 cuts it short; SIGKILL or a lost host ends it) leaves the node in its wait state. A conductor
 that starts goes on with the waits its host recorded, and, then and at each provision check,
