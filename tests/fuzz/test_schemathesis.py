@@ -33,7 +33,8 @@ CHECKS = ",".join(
         "response_schema_conformance",
     )
 )
-# Examples per operation and phase: about 15,000 requests, one to two minutes per database here.
+# Examples per operation and phase: about 30,000 requests in all (most of them the coverage
+# phase's, which is not bounded by it), two to four minutes per database here.
 MAX_EXAMPLES = 25
 TIMEOUT = 600
 _ACCESS = re.compile(r"metalwire\.api\.access \S+ \S+ (\d{3}) ")
