@@ -58,11 +58,14 @@ class _Node:
         self.number = number
         self.dir = root / f"node{number}"
         self.dir.mkdir()
+        self.new_ports()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def new_ports(self) -> None:
         self.port = free_port()
         self.group_port = free_port()
         self.ist_port = free_port()
         self.sst_port = free_port()
-        self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def log_path(self) -> Path:
@@ -105,13 +108,35 @@ class GaleraCluster:
                 capture_output=True,
                 timeout=120,
             )
-            for node in self.nodes:
-                self._spawn(node, new_cluster=node is self.nodes[0])
-                self._wait_synced(node)
+            self._spawn(self.nodes[0], new_cluster=True)
+            self._wait_synced(self.nodes[0])
+            for node in self.nodes[1:]:
+                self._join(node)
         except BaseException:
             self.stop()
             raise
         return self
+
+    def _join(self, node: _Node, attempts: int = 3) -> None:
+        """Start a node that joins the cluster by a state transfer (rsync). A joiner whose
+        transfer fails at once (its ports are picked free, then bound by the transfer's own
+        processes: under load another process may take one between the two) starts again
+        with an empty data directory and new ports."""
+        for attempt in range(1, attempts + 1):
+            self._spawn(node, new_cluster=False)
+            try:
+                self._wait_synced(node)
+                return
+            except MariaDBError as exc:
+                if attempt == attempts or "exited early" not in str(exc):
+                    raise
+            failed = node.log_path.with_name(f"server-attempt{attempt}.log")
+            node.log_path.rename(failed)
+            shutil.rmtree(node.dir / "data")
+            (node.dir / "data").mkdir()
+            if os.geteuid() == 0:
+                shutil.chown(node.dir / "data", "mysql", "mysql")
+            node.new_ports()
 
     def _cluster_address(self, node: _Node, new_cluster: bool) -> str:
         if new_cluster:
