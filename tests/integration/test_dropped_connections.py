@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from metalwire.db.engine import PING_AFTER_REST
+from tests.conftest import require_postgres_binaries
 from tests.integration.invariants import HEADERS
 from tests.integration.test_concurrency import make_node
 from tests.support.postgres import PostgresServer
@@ -72,3 +73,27 @@ def test_connections_the_database_ended_are_replaced_without_a_restart(
             assert client.get(vifs).json()["vifs"] == [{"id": first}, {"id": second}]
         log = server.log()
     assert "Traceback" not in log, log[-3000:]
+
+
+def test_a_postgresql_restart_while_the_server_rests_fails_no_request(tmp_path: Path) -> None:
+    """A restart (fast shutdown: PostgreSQL ends every session) between two requests."""
+    require_postgres_binaries()
+    with PostgresServer() as own:
+        url = own.create_database("metalwire")
+        with (
+            MetalwireServer(tmp_path, database=url) as server,
+            httpx.Client(base_url=server.url, headers=HEADERS, timeout=30) as client,
+        ):
+            node = make_node(client, 2, prefix=0xD8)
+            vifs = f"/v1/nodes/{node}/vifs"
+            vif = str(uuid.uuid4())
+            assert client.post(vifs, json={"id": vif}).status_code == 204
+            assert client.get(vifs).status_code == 200
+            own.pause()
+            own.resume()
+            time.sleep(PING_AFTER_REST + 0.2)
+            # Before, the kept read connection was never replaced: 503 for every VIF list.
+            lists = [client.get(vifs) for _ in range(3)]
+            assert [r.status_code for r in lists] == [200] * 3, lists[0].text
+            assert lists[-1].json()["vifs"] == [{"id": vif}]
+            assert client.delete(f"{vifs}/{vif}").status_code == 204
