@@ -4,6 +4,8 @@ unrescue's, the power check of ``manage`` from ``enroll`` and an inspection's.""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from metalwire.conductor import deploy_templates, hardware
@@ -24,6 +26,7 @@ from metalwire.errors import (
     InstanceUnrescueFailure,
     Invalid,
     InvalidParameterValue,
+    MetalwireError,
 )
 from metalwire.networking.task import Task
 
@@ -68,27 +71,29 @@ def check_rescuable(conductor: Conductor, task: Task) -> None:
     ``agent`` rescue interface, cannot do, before anything changes: the network interface
     must serve the rescue (a rescuing network for ``neutron``), the boot interface boot the
     deploy and the rescue ramdisk (``boot.py``); in Ironic's order."""
-    try:
+    with _refused_as(InstanceRescueFailure, "rescue", task):
         hardware.check_interface(task.node, "power")
         if hardware.interface_name(task.node, "rescue") == AGENT_RESCUE:
             conductor.network_interface(task.node).validate_rescue(task)
         if rescue_checks_boot(task.node, conductor.config):
             check_rescue_boot(task, conductor.config)
-    except Invalid as exc:
-        raise InstanceRescueFailure(
-            f"Failed to rescue instance {task.node.instance_uuid} for node "
-            f"{task.node.uuid}: Validation failed: {exc}"
-        ) from None
 
 
 def check_unrescuable(task: Task) -> None:
     """Refuse (InstanceUnrescueFailure, 400) an unrescue the node's power interface cannot
     do, before anything changes: Ironic validates only the power interface for it."""
-    try:
+    with _refused_as(InstanceUnrescueFailure, "unrescue", task):
         hardware.check_interface(task.node, "power")
+
+
+@contextlib.contextmanager
+def _refused_as(failure: type[MetalwireError], verb: str, task: Task) -> Iterator[None]:
+    """A check's Invalid raised as ``failure``, in Ironic's words for a refused ``verb``."""
+    try:
+        yield
     except Invalid as exc:
-        raise InstanceUnrescueFailure(
-            f"Failed to unrescue instance {task.node.instance_uuid} for node "
+        raise failure(
+            f"Failed to {verb} instance {task.node.instance_uuid} for node "
             f"{task.node.uuid}: Validation failed: {exc}"
         ) from None
 
