@@ -230,3 +230,21 @@ def test_the_pools_tracebacks_about_dropped_connections_become_one_warning_line(
         ("ERROR", False),  # anything else keeps its traceback
     ]
     assert "Lost connection to server during query" in records[0].getMessage()
+
+
+def test_a_burst_of_one_database_error_does_not_hide_another(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """While the cluster's membership changes, a Galera node answers 1047 to every request
+    for a second or two, which are waited for; a lost connection meanwhile, answered 503,
+    still gets its own warning line."""
+    monkeypatch.setattr(outage, "_OUTAGE_LOG", outage._RateLimitedLog(60.0))
+    not_ready = pymysql.err.OperationalError(1047, "WSREP has not yet prepared node")
+    lost = pymysql.err.OperationalError(2013, "Lost connection to server during query")
+    for error in [not_ready, not_ready, lost, not_ready, lost]:
+        outage.translated(error)
+    lines = [r.getMessage() for r in caplog.records if r.name == "metalwire.db.outage"]
+    assert lines == [
+        "database unavailable: OperationalError: (1047, 'WSREP has not yet prepared node')",
+        "database unavailable: OperationalError: (2013, 'Lost connection to server during query')",
+    ]

@@ -6,8 +6,9 @@ exception itself: the hot statements run on the DBAPI cursor):
 * **unavailable**: the server cannot be reached, dropped the connection, is shutting down or
   starting up, or (Galera) is not ready to serve. :func:`translated` turns it into
   :class:`~metalwire.errors.DatabaseUnavailable` (503 with ``Retry-After``), logged as one
-  warning line, at most one per :data:`LOG_INTERVAL` (with how many were not logged), and
-  counted in ``metalwire_database_errors``. The pool reconnects by itself (``pool_pre_ping``).
+  warning line, at most one per :data:`LOG_INTERVAL` for each error number (with how many
+  were not logged), and counted in ``metalwire_database_errors``. The pool reconnects by
+  itself (``pool_pre_ping``).
 * **conflict**: a deadlock or serialization failure (PostgreSQL ``40001``/``40P01``, MariaDB
   ``1213``, which Galera also reports for a certification conflict, and ``1205``, a lock
   wait timeout, which Galera also reports for a causal read that timed out), and a PostgreSQL
@@ -53,7 +54,7 @@ from metalwire.errors import (
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")
 
-LOG_INTERVAL = 1.0  # seconds between two warning lines about the database
+LOG_INTERVAL = 1.0  # seconds between two warning lines about one kind of database error
 # Attempts after the first one. Writers on several Galera nodes colliding on a busy node
 # row can lose a few rounds in a row; 5 retries were measured to run out (1 in ~900).
 CONFLICT_RETRIES = 10
@@ -172,26 +173,29 @@ _LIBPQ_FAILURES = frozenset({"OperationalError", "InterfaceError"})
 
 
 class _RateLimitedLog:
-    """One warning line at most per interval; the next line says how many were skipped."""
+    """One warning line at most per interval for each kind of failure (``kind``: the error's
+    class and code), so that a burst of one error, such as Galera's 1047 while the cluster's
+    membership changes, hides no other; the next line of a kind says how many were skipped."""
 
     def __init__(self, interval: float) -> None:
         self.interval = interval
         self._lock = threading.Lock()
-        self._last = -interval
-        self._skipped = 0
+        self._last: dict[str, float] = {}
+        self._skipped: dict[str, int] = {}
 
-    def allow(self) -> str | None:
-        """None within the interval; otherwise the suffix of the line to write."""
+    def allow(self, kind: str = "") -> str | None:
+        """None within the interval of ``kind``; otherwise the suffix of the line to write."""
         now = time.monotonic()
         with self._lock:
-            if now - self._last < self.interval:
-                self._skipped += 1
+            if now - self._last.get(kind, -self.interval) < self.interval:
+                self._skipped[kind] = self._skipped.get(kind, 0) + 1
                 return None
-            skipped, self._skipped, self._last = self._skipped, 0, now
+            skipped = self._skipped.pop(kind, 0)
+            self._last[kind] = now
         return f" ({skipped} more since the last such line)" if skipped else ""
 
-    def warning(self, message: str, *args: object) -> None:
-        suffix = self.allow()
+    def warning(self, kind: str, message: str, *args: object) -> None:
+        suffix = self.allow(kind)
         if suffix is not None:
             LOG.warning(message + suffix, *args)
 
@@ -212,7 +216,7 @@ class QuietPoolErrors(logging.Filter):
         error = record.exc_info[1] if record.exc_info else None
         if error is None or classify(error) != "unavailable":
             return True
-        suffix = self._limit.allow()
+        suffix = self._limit.allow(_kind(error))
         if suffix is None:
             return False
         record.msg = f"{record.getMessage()}: {_reason(error)}{suffix}"
@@ -220,6 +224,14 @@ class QuietPoolErrors(logging.Filter):
         record.exc_info = record.exc_text = None
         record.levelno, record.levelname = logging.WARNING, "WARNING"
         return True
+
+
+def _kind(exc: BaseException) -> str:
+    """The driver's error class and code (MySQL error number or SQLSTATE), e.g.
+    ``OperationalError 1047``: what the warning lines are rate-limited by."""
+    error = _driver_error(exc)
+    code = _mysql_code(error) or _pg_code(error)
+    return f"{type(error).__name__} {code}" if code else type(error).__name__
 
 
 def _reason(exc: BaseException) -> str:
@@ -232,7 +244,7 @@ def busy(message: str) -> DatabaseBusy:
     """The 503 for SQLite's file kept locked by another process (or the write turn by this
     process's other writes), counted and logged as one rate-limited warning line."""
     metrics.DATABASE_ERRORS.labels("busy").inc()
-    _OUTAGE_LOG.warning("database busy: %s", message)
+    _OUTAGE_LOG.warning("busy", "database busy: %s", message)
     return DatabaseBusy(f"{message}; retry in {DatabaseBusy.retry_after} seconds.")
 
 
@@ -241,7 +253,7 @@ def translated(exc: BaseException) -> MetalwireError | None:
     kind = classify(exc)
     if kind == "unavailable":
         metrics.DATABASE_ERRORS.labels("unavailable").inc()
-        _OUTAGE_LOG.warning("database unavailable: %s", _reason(exc))
+        _OUTAGE_LOG.warning(_kind(exc), "database unavailable: %s", _reason(exc))
         return DatabaseUnavailable(
             "The database is unavailable (it cannot be reached or is not ready); "
             f"retry in {DatabaseUnavailable.retry_after} seconds.",
@@ -305,6 +317,7 @@ def retrying(call: Callable[[], T]) -> T:
             if committed or attempt == CONFLICT_RETRIES:
                 metrics.DATABASE_ERRORS.labels("conflict").inc()
                 _OUTAGE_LOG.warning(
+                    "conflict answered",
                     "transaction conflict answered 503 %s: %s",
                     "(the operation had committed a write)"
                     if committed
