@@ -55,6 +55,7 @@ Ironic's clients receive in a different error body from the errors of objects.
     +-- DatabaseFailure (503)          an expected failure of the database itself
     |   +-- DatabaseBusy               SQLite: no write turn (another process's lock) in time
     |   +-- DatabaseUnavailable        it cannot be reached or is failing over
+    |   |   +-- CommitOutcomeUnknown   a COMMIT failed that may have been made (Galera 1180)
     |   +-- TransactionConflict        deadlocks or serialization failures outlasted the retries
     +-- ConnectionLimitReached (503)   [api] max_connections are open; retry later
     +-- NoFreeConductorWorker (503)    [conductor] workers_pool_size operations are under way
@@ -481,6 +482,22 @@ class DatabaseUnavailable(DatabaseFailure):
         # The server answered, but is between states (Galera's 1047 while the cluster's
         # membership changes, PostgreSQL's 57P03 while it starts): usually gone in a second.
         self.not_ready = not_ready
+
+
+class CommitOutcomeUnknown(DatabaseUnavailable):
+    """The database failed a COMMIT that it may have made all the same: Galera's 1180, the
+    node out of the primary component while it replicated the transaction (cut off, or for
+    a moment as the cluster evicts a crashed member). Not run again; the client reads what
+    it wrote before writing again."""
+
+    what = (
+        "The database could not confirm the commit of this change (its cluster's membership "
+        "changed while the commit was being replicated): it may have been stored. Read "
+        "before writing again"
+    )
+
+    def __init__(self) -> None:
+        super().__init__(f"{self.what}; retry in {self.retry_after} seconds.")
 
 
 class DatabaseBusy(DatabaseFailure):

@@ -13,7 +13,7 @@ from prometheus_client import REGISTRY
 
 from metalwire.db import outage
 from metalwire.db.engine import Database
-from metalwire.errors import DatabaseUnavailable, TransactionConflict
+from metalwire.errors import CommitOutcomeUnknown, DatabaseUnavailable, TransactionConflict
 
 
 @pytest.fixture(
@@ -157,6 +157,25 @@ GALERA_COMMIT_CUT_OFF = (
     "Error while appending streaming replication fragment"
     "(provider status: Not connected to Primary Component)"
 )
+
+
+def test_a_commit_cut_off_by_a_membership_change_says_it_may_have_been_stored() -> None:
+    """A surviving Galera node answers 1180 to a COMMIT it was replicating as the cluster
+    evicted a crashed node; the client is told to read before writing again."""
+    error = outage.translated(pymysql.err.OperationalError(1180, GALERA_COMMIT_CUT_OFF))
+    assert isinstance(error, CommitOutcomeUnknown)
+    assert (error.code, error.retry_after, error.not_ready) == (503, 2, False)
+    assert error.message == (
+        "The database could not confirm the commit of this change (its cluster's "
+        "membership changed while the commit was being replicated): it may have been "
+        "stored. Read before writing again; retry in 2 seconds."
+    )
+
+
+def test_a_lost_connection_is_not_said_to_be_a_commit_of_unknown_outcome() -> None:
+    error = outage.translated(pymysql.err.OperationalError(2013, "Lost connection"))
+    assert isinstance(error, DatabaseUnavailable)
+    assert not isinstance(error, CommitOutcomeUnknown)
 
 
 def _failing(times: int, exc: BaseException, commit: bool = False) -> Callable[[], str]:

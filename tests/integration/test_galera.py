@@ -19,6 +19,7 @@ import pymysql
 import pytest
 
 from metalwire.db import outage
+from metalwire.errors import CommitOutcomeUnknown
 from tests.conftest import _unavailable
 from tests.integration.invariants import HEADERS, vif_placement
 from tests.integration.test_concurrency import make_node
@@ -158,6 +159,11 @@ def _explained(answers: list[httpx.Response], servers: list[MetalwireServer]) ->
     return "\n".join(lines)
 
 
+def _commit_unconfirmed(answer: httpx.Response) -> bool:
+    """Whether a 503 says that the change's commit may have been stored (Galera's 1180)."""
+    return CommitOutcomeUnknown.what in answer.text
+
+
 def test_a_killed_galera_node_makes_only_its_process_answer_503(
     servers: list[MetalwireServer], cluster: galera.GaleraCluster
 ) -> None:
@@ -228,18 +234,19 @@ def test_a_killed_galera_node_makes_only_its_process_answer_503(
     with httpx.Client(base_url=servers[0].url, timeout=30) as client:
         placement = vif_placement(client)
     print(f"\nGalera node 3 killed for {outage:.1f} s: (server, status) counts {statuses}")
-    fives = {key: n for key, n in statuses.items() if key[1] >= 500}
-    # No 500 anywhere; 503 only from node 3's process: the others ride out the membership
-    # changes (1047 "not ready" for a moment when node 3 leaves and when it rejoins).
+    # No 500 anywhere; 503 from node 3's process, and from the others only for a COMMIT
+    # that was being replicated as the cluster evicted node 3 (1180: its outcome is
+    # unknown, so the 503 says it may have been stored; the worker reads, as told). The
+    # others ride out the membership changes otherwise (1047 "not ready" for a moment when
+    # node 3 leaves and when it rejoins).
     unexpected = [
         answer
         for answer in answers_5xx
-        if answer.status_code != 503 or not str(answer.url).startswith(servers[2].url)
+        if answer.status_code != 503
+        or not (str(answer.url).startswith(servers[2].url) or _commit_unconfirmed(answer))
     ]
     # A message of text: pytest shows it whole, where it cuts other values' reprs short.
-    assert set(fives) <= {(2, 503)}, (
-        f"{statuses}\n{_explained(unexpected, servers)}\n{_failures(servers)}"
-    )
+    assert unexpected == [], f"{statuses}\n{_explained(unexpected, servers)}\n{_failures(servers)}"
     assert statuses.get((2, 204), 0) > 0 and statuses.get((0, 204), 0) > 0
     lost = [v for v, node in expected.items() if node and placement.get(v) != [node]]
     extra = [v for v, nodes in placement.items() if expected.get(v) is None or len(nodes) > 1]

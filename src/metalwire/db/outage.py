@@ -8,7 +8,9 @@ exception itself: the hot statements run on the DBAPI cursor):
   :class:`~metalwire.errors.DatabaseUnavailable` (503 with ``Retry-After``), logged as one
   warning line, at most one per :data:`LOG_INTERVAL` for each error number (with how many
   were not logged), and counted in ``metalwire_database_errors``. The pool reconnects by
-  itself (``pool_pre_ping``).
+  itself (``pool_pre_ping``). A COMMIT that Galera failed with 1180 becomes
+  :class:`~metalwire.errors.CommitOutcomeUnknown`, whose 503 tells the client that the
+  change may have been stored.
 * **conflict**: a deadlock or serialization failure (PostgreSQL ``40001``/``40P01``, MariaDB
   ``1213``, which Galera also reports for a certification conflict, and ``1205``, a lock
   wait timeout, which Galera also reports for a causal read that timed out), and a PostgreSQL
@@ -45,6 +47,7 @@ from typing import TypeVar
 
 from metalwire import metrics
 from metalwire.errors import (
+    CommitOutcomeUnknown,
     DatabaseBusy,
     DatabaseUnavailable,
     MetalwireError,
@@ -79,6 +82,7 @@ _PG_STALE_PLAN = ("0A000", "RevalidateCachedQuery", "cached plan must not change
 # cannot connect, 2006 gone away, 2013 lost during query.
 _MYSQL_UNAVAILABLE = frozenset({1047, 1053, 1180, 1927, 2002, 2003, 2006, 2013})
 _MYSQL_NOT_READY = frozenset({1047})
+_MYSQL_COMMIT_UNCONFIRMED = frozenset({1180})  # the client is told it may have been stored
 _PG_NOT_READY = frozenset({"57P03"})
 # 1213 deadlock (and Galera certification conflict); 1205 lock wait timeout, which Galera
 # also reports for a read that waited too long for causality (wsrep_sync_wait) while the
@@ -254,6 +258,8 @@ def translated(exc: BaseException) -> MetalwireError | None:
     if kind == "unavailable":
         metrics.DATABASE_ERRORS.labels("unavailable").inc()
         _OUTAGE_LOG.warning(_kind(exc), "database unavailable: %s", _reason(exc))
+        if _mysql_code(_driver_error(exc)) in _MYSQL_COMMIT_UNCONFIRMED:
+            return CommitOutcomeUnknown()
         return DatabaseUnavailable(
             "The database is unavailable (it cannot be reached or is not ready); "
             f"retry in {DatabaseUnavailable.retry_after} seconds.",
