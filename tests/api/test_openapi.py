@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 from fastapi.routing import APIRoute
@@ -105,3 +106,27 @@ def test_port_create_schema_takes_every_switch_id_the_api_takes(client: TestClie
         validator.validate(value)
     validator.validate({"switch_id": "leaf-1", "port_id": "Ethernet1/1"})
     assert not validator.is_valid({"switch_id": "leaf-1", "network_type": "bogus"})
+
+
+def _conforms(document: dict[str, Any], schema: str, value: Any) -> None:
+    """``value`` fits ``#/components/schemas/<schema>`` of ``document``."""
+    jsonschema.Draft202012Validator(
+        {**document, "$ref": f"#/components/schemas/{schema}"}
+    ).validate(value)
+
+
+def test_detailed_history_entries_fit_the_document_at_every_version(client: TestClient) -> None:
+    """A detailed entry shows its project from 1.113 and its states and duration from 1.115,
+    as Ironic 39's do: the document describes them."""
+    api = Api(client)
+    document = client.get("/openapi.json").json()
+    node = api.node()["uuid"]
+    assert api.put(f"/v1/nodes/{node}/states/provision", {"target": "manage"}).status_code == 202
+    for version in ("1.78", "1.113", "1.115"):
+        entries = api.get(f"/v1/nodes/{node}/history?detail=true", version=version).json()
+        assert entries["history"], version
+        for entry in entries["history"]:
+            _conforms(document, "HistoryEntry", entry)
+            one = api.get(f"/v1/nodes/{node}/history/{entry['uuid']}", version=version)
+            _conforms(document, "HistoryEntry", one.json())
+    assert {"project", "state", "target_provision_state", "duration_seconds"} <= set(entry)
