@@ -12,13 +12,41 @@ headers name every served microversion, and both become the one version every ga
 ``X-OpenStack-Ironic-API-Version``, and the generic ``OpenStack-API-Version`` with the lowest,
 the highest and a middle one, which covers its own parsing without sending each version a
 second time (about a third of the run's requests).
+
+Path parameters: a made-up ``{ident}`` names nothing, and the request stops at the 404. The
+test seeds resources before the run (``seed.py``) and names the file listing them in
+``METALWIRE_FUZZ_SEEDED``; ``name_seeded_resources`` points the generated requests of the
+examples, coverage and fuzzing phases at them:
+
+- a ``DELETE /v1/<collection>/{ident}`` names that phase's spare of the collection, which
+  nothing else names: its first accepted request deletes it (and checks the 204), the
+  others answer 404. The kept resources thus stay for every other operation, whatever
+  order the phases try them in.
+- every other path parameter names the kept resource of its kind (``seed.py``): a node's
+  sub-resources (its trait, VIF, indicator, history entry) under ``/v1/nodes/{ident}``,
+  the runbook's trait under ``/v1/runbooks/{ident}``. What a request changes on them (a
+  provision state, maintenance, a detached VIF, a removed trait) the next requests see: a
+  node that moves through its states reaches more of the handlers than one that stays.
+- 404 stays covered: the coverage phase's cases that vary a path parameter keep their
+  generated value, and so does one request in ``MISSING_SHARE`` of the others, chosen by a
+  checksum of the request so that the run stays deterministic. A parameter with nothing
+  seeded for it (a BIOS setting: fake hardware has none) keeps its generated value too.
+
+The stateful phase follows the document's links from the resources it created itself.
 """
 
 from __future__ import annotations
 
+import functools
+import json
+import os
+import zlib
+from pathlib import Path
 from typing import Any
 
 import schemathesis
+from schemathesis.core.parameters import ParameterLocation
+from schemathesis.generation.case import Case
 
 from metalwire.api.microversion import GENERIC_HEADER, MAX_VERSION, MIN_VERSION, SERVICE_TYPE
 from metalwire.config import DefaultOptions
@@ -47,3 +75,71 @@ def before_load_schema(context: Any, raw_schema: dict[str, Any]) -> None:
     generic = raw_schema["components"]["parameters"]["OpenStackApiVersion"]
     assert generic["name"] == GENERIC_HEADER and len(generic["schema"]["enum"]) > 3
     generic["schema"] = {"enum": GENERIC_VERSIONS}
+
+
+#: One generated request in this many keeps its made-up path parameters (and gets its 404).
+MISSING_SHARE = 10
+SEEDED_ENV = "METALWIRE_FUZZ_SEEDED"
+#: The kept resource a path's first parameter names, by the collection it follows.
+FIRST_PARAMETER = {
+    "nodes": "node",
+    "ports": "port",
+    "portgroups": "portgroup",
+    "chassis": "chassis",
+    "deploy_templates": "deploy_template",
+    "allocations": "allocation",
+    "runbooks": "runbook",
+    "volume/connectors": "volume_connector",
+    "volume/targets": "volume_target",
+    "conductors": "conductor",
+}
+#: The kept resource a second path parameter names, by the collection and its name.
+SECOND_PARAMETER = {
+    ("nodes", "uuid"): "history",
+    ("nodes", "trait"): "trait",
+    ("nodes", "vif"): "vif",
+    ("nodes", "indicator"): "indicator",
+    ("runbooks", "trait"): "runbook_trait",
+}
+
+
+@functools.cache
+def seeded() -> dict[str, Any]:
+    """What ``seed.py`` made, as the test wrote it (nothing when run without it)."""
+    path = os.environ.get(SEEDED_ENV)
+    return dict(json.loads(Path(path).read_text())) if path else {"kept": {}, "spares": {}}
+
+
+def seeded_names(method: str, path: str, phase: str) -> dict[str, str]:
+    """The seeded value of each path parameter of ``method path`` it has one for."""
+    collection, _, rest = path.removeprefix("/v1/").partition("/{")
+    parameters = [part.partition("}")[0] for part in ("{" + rest).split("{")[1:]]
+    if not parameters:
+        return {}
+    first, *others = parameters
+    if method == "DELETE" and rest == first + "}":
+        spare = seeded()["spares"].get(phase, {}).get(collection)
+        return {first: spare} if spare else {}
+    kept: dict[str, str] = seeded()["kept"]
+    keys = {first: FIRST_PARAMETER.get(collection)}
+    keys.update({name: SECOND_PARAMETER.get((collection, name)) for name in others})
+    return {name: kept[key] for name, key in keys.items() if key in kept}
+
+
+def keeps_generated_names(case: Case) -> bool:
+    """Whether ``case`` keeps its generated path parameters: when they are what it varies,
+    and for one case in ``MISSING_SHARE`` of the others."""
+    meta = case.meta
+    if meta is not None and meta.phase.data.parameter_location is ParameterLocation.PATH:
+        return True
+    request = repr((case.method, case.path, case.path_parameters, case.query, case.body))
+    return zlib.crc32(request.encode()) % MISSING_SHARE == 0
+
+
+@schemathesis.hook
+def map_case(context: Any, case: Case) -> Case:
+    phase = case.meta.phase.name.value if case.meta is not None else "stateful"
+    names = seeded_names(case.method.upper(), case.path, phase)
+    if phase != "stateful" and names and not keeps_generated_names(case):
+        case.path_parameters.update(names)
+    return case
