@@ -11,7 +11,8 @@ names, related as a deployment's are:
   history entry of it; a deploy template; a runbook with a trait; the server's conductor;
   the node's first indicator;
 - *spares*: for each phase that generates requests from the document (``examples``,
-  ``coverage``, ``fuzzing``), one more of each kind a ``DELETE /v1/<kind>/{ident}`` removes,
+  ``coverage``, ``fuzzing``), one more of each kind a ``DELETE`` removes (``SPARED_DELETES``:
+  ``/v1/<kind>/{ident}``, and a node with an allocation for ``/v1/nodes/{ident}/allocation``),
   which nothing else names (``hooks.py`` says which request names what).
 
 What the run adds, changes or removes beside them is its own business: the kept resources
@@ -35,24 +36,26 @@ from metalwire.api.microversion import MAX_VERSION
 PHASES = ("examples", "coverage", "fuzzing")
 RESOURCE_CLASS = "fuzz"
 STEP = {"interface": "raid", "step": "delete_configuration", "args": {}}
-#: The collections whose ``DELETE /v1/<collection>/{ident}`` removes a spare.
-SPARE_KINDS = (
-    "nodes",
-    "ports",
-    "portgroups",
-    "chassis",
-    "deploy_templates",
-    "runbooks",
-    "allocations",
-    "volume/connectors",
-    "volume/targets",
+#: The operations that delete what their path names (a node's allocation for the last one):
+#: each phase's requests to them name spares.
+SPARED_DELETES = (
+    "/v1/nodes/{ident}",
+    "/v1/ports/{uuid}",
+    "/v1/portgroups/{ident}",
+    "/v1/chassis/{ident}",
+    "/v1/deploy_templates/{ident}",
+    "/v1/runbooks/{ident}",
+    "/v1/allocations/{ident}",
+    "/v1/volume/connectors/{uuid}",
+    "/v1/volume/targets/{uuid}",
+    "/v1/nodes/{ident}/allocation",
 )
 
 
 @dataclass
 class Seeded:
     """What ``seed`` made: ``kept`` maps a name (``node``, ``port``...) to its identifier,
-    ``spares`` a phase to a collection to the identifier of its spare."""
+    ``spares`` a phase to a path of ``SPARED_DELETES`` to the identifier its DELETE names."""
 
     kept: dict[str, str] = field(default_factory=dict)
     spares: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -82,6 +85,12 @@ class _Api:
     def node(self, name: str, **fields: Any) -> str:
         return self.create("nodes", {"driver": "fake-hardware", "name": name, **fields})
 
+    def available(self, name: str, **fields: Any) -> str:
+        node = self.node(name, **fields)
+        self.provision(node, "manage", "manageable")
+        self.provision(node, "provide", "available")
+        return node
+
     def provision(self, node: str, target: str, reaches: str) -> None:
         self.call("PUT", f"/v1/nodes/{node}/states/provision", {"target": target}, expect=202)
         deadline = time.monotonic() + 30
@@ -98,9 +107,7 @@ def fixed_uuid(body: dict[str, Any]) -> str:
 
 def _kept(api: _Api) -> dict[str, str]:
     chassis = api.create("chassis", {"description": "the fuzz run's chassis"})
-    node = api.node("fuzz-node", chassis_uuid=chassis, resource_class=RESOURCE_CLASS)
-    api.provision(node, "manage", "manageable")
-    api.provision(node, "provide", "available")
+    node = api.available("fuzz-node", chassis_uuid=chassis, resource_class=RESOURCE_CLASS)
     portgroup = api.create("portgroups", {"node_uuid": node, "name": "fuzz-bond"})
     port = api.create(
         "ports",
@@ -155,28 +162,31 @@ def _first_indicator(answer: dict[str, Any]) -> str:
 
 def _spares(api: _Api, phase: str) -> dict[str, str]:
     node = api.node(f"fuzz-spare-{phase}")
+    allocated = api.available(f"fuzz-spare-allocated-{phase}", resource_class=f"spare-{phase}")
+    api.create("allocations", {"resource_class": f"spare-{phase}"})
     return {
-        "nodes": api.node(f"fuzz-spare-deleted-{phase}"),
-        "ports": api.create("ports", {"node_uuid": node, "address": _mac(phase)}),
-        "portgroups": api.create("portgroups", {"node_uuid": node}),
-        "chassis": api.create("chassis", {"description": f"spare of {phase}"}),
-        "deploy_templates": api.create(
+        "/v1/nodes/{ident}": api.node(f"fuzz-spare-deleted-{phase}"),
+        "/v1/ports/{uuid}": api.create("ports", {"node_uuid": node, "address": _mac(phase)}),
+        "/v1/portgroups/{ident}": api.create("portgroups", {"node_uuid": node}),
+        "/v1/chassis/{ident}": api.create("chassis", {"description": f"spare of {phase}"}),
+        "/v1/deploy_templates/{ident}": api.create(
             "deploy_templates",
             {"name": f"CUSTOM_SPARE_{phase.upper()}", "steps": [{**STEP, "priority": 10}]},
         ),
-        "runbooks": api.create(
+        "/v1/runbooks/{ident}": api.create(
             "runbooks", {"name": f"spare-{phase}", "steps": [{**STEP, "order": 1}]}
         ),
         # no node has its resource class: the allocation fails at once and stays, in error
-        "allocations": api.create("allocations", {"resource_class": f"spare-{phase}"}),
-        "volume/connectors": api.create(
+        "/v1/allocations/{ident}": api.create("allocations", {"resource_class": f"none-{phase}"}),
+        "/v1/volume/connectors/{uuid}": api.create(
             "volume/connectors",
             {"node_uuid": node, "type": "iqn", "connector_id": f"iqn.2026-12.org.example:{phase}"},
         ),
-        "volume/targets": api.create(
+        "/v1/volume/targets/{uuid}": api.create(
             "volume/targets",
             {"node_uuid": node, "volume_type": "iscsi", "boot_index": 0, "volume_id": phase},
         ),
+        "/v1/nodes/{ident}/allocation": allocated,
     }
 
 
@@ -191,7 +201,7 @@ def seed(url: str) -> Seeded:
         seeded = Seeded(kept=_kept(api))
         for phase in PHASES:
             seeded.spares[phase] = _spares(api, phase)
-        assert set(SPARE_KINDS) == {kind for spares in seeded.spares.values() for kind in spares}
+        assert all(set(spares) == set(SPARED_DELETES) for spares in seeded.spares.values())
         return seeded
     finally:
         api.client.close()
