@@ -227,3 +227,25 @@ def test_a_system_reader_may_read_conductors_and_a_project_member_may_not(
     refused = get("tenant", path.format(host=host))
     assert refused.status_code == 403
     assert "baremetal:conductor:get" in fault(refused)
+
+
+def test_a_marker_or_host_name_without_a_host_or_with_a_bad_port_is_400(api: Api) -> None:
+    """Ironic 39 reads a conductor's marker and host name as ``host[:port]`` before looking
+    it up: no host, or a port that is no number, is a bad request, not a missing conductor."""
+    for marker in ("", ":8080", "[]:1"):
+        refused = api.get(f"/v1/conductors?marker={marker}")
+        assert refused.status_code == 400, marker
+        assert fault(refused) == "Missing host in marker"
+    for marker in ("gone.example:http", "gone.example:", "[::1]:x", "[::1"):
+        refused = api.get("/v1/conductors", params={"marker": marker})
+        assert refused.status_code == 400, marker
+        assert fault(refused).startswith("marker: "), fault(refused)
+    unnamed = api.get("/v1/conductors/:8080")
+    assert unnamed.status_code == 400
+    assert fault(unnamed) == "Missing host in hostname"
+    bad_port = api.get("/v1/conductors/gone.example:http")
+    assert bad_port.status_code == 400
+    assert fault(bad_port) == "hostname: the port 'http' is not a number"
+    for missing in ("gone.example:8080", "[::1]:8080", "fe80::1"):
+        assert api.get(f"/v1/conductors/{missing}").status_code == 404, missing
+        assert api.get("/v1/conductors", params={"marker": missing}).status_code == 404

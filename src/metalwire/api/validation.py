@@ -55,6 +55,29 @@ def conductor_group(value: Any) -> str:
     return value.lower()
 
 
+def host_port(value: str, field: str) -> str:
+    """``value`` read as ``host[:port]`` (an IPv6 host in brackets when a port follows), as
+    Ironic 39 reads a conductor's host name and marker: a port that is no number, or no
+    host, is refused (400)."""
+    if value.startswith("["):
+        host, closed, rest = value[1:].partition("]")
+        if not closed:
+            raise InvalidParameterValue(f"{field}: the IPv6 address {value!r} has no ']'")
+        port = rest.partition(":")[2] if ":" in rest else None
+    elif value.count(":") == 1:
+        host, port = value.split(":")
+    else:
+        host, port = value, None
+    if port is not None:
+        try:
+            int(port)
+        except ValueError:
+            raise InvalidParameterValue(f"{field}: the port {port!r} is not a number") from None
+    if not host:
+        raise InvalidParameterValue(f"Missing host in {field}")  # Ironic's words
+    return value
+
+
 def is_logical_name(value: str) -> bool:
     """Ironic's logical name: 1 to 255 RFC 3986 unreserved characters."""
     return len(value) <= 255 and _UNRESERVED.match(value) is not None

@@ -29,6 +29,7 @@ from metalwire.api.routes.common import (
     page,
     refuse_unknown_parameters,
 )
+from metalwire.api.validation import host_port
 from metalwire.api.views import as_json, links, selected_fields
 from metalwire.conductor.registry import Serving
 from metalwire.db import conductors as conductor_db
@@ -85,6 +86,8 @@ def list_conductors(request: Request) -> dict[str, Any]:
     default = None if detail else CONDUCTOR_LIST_FIELDS
     fields = selected_fields(CONDUCTOR_FIELDS, c.version, wanted, default)
     p = page(c, uuid_marker=False)
+    if p.marker is not None:
+        host_port(p.marker, "marker")
     with c.services.db.read() as session:
         rows = conductor_db.list_conductors(session, p)
     views = [_view(c, row, fields) for row in rows]
@@ -111,6 +114,7 @@ def get_conductor(request: Request, hostname: str) -> dict[str, Any]:
     _authorize(c)
     refuse_unknown_parameters(c, frozenset({"fields"}))
     fields = selected_fields(CONDUCTOR_FIELDS, c.version, fields_param(c), None)
+    host_port(hostname, "hostname")
     with c.services.db.read() as session:
         row = conductor_db.get(session, hostname)
     return _view(c, row, fields)
