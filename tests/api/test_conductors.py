@@ -249,3 +249,19 @@ def test_a_marker_or_host_name_without_a_host_or_with_a_bad_port_is_400(api: Api
     for missing in ("gone.example:8080", "[::1]:8080", "fe80::1"):
         assert api.get(f"/v1/conductors/{missing}").status_code == 404, missing
         assert api.get("/v1/conductors", params={"marker": missing}).status_code == 404
+
+
+@pytest.mark.server
+def test_a_host_name_without_a_host_is_400_before_the_policy_is_asked(
+    personas: MetalwireServer,
+) -> None:
+    """As Ironic 39, which validates the host name among the arguments, before its policy
+    check: a project member who may not read conductors is told the name is malformed."""
+    refused = httpx.get(
+        personas.url + "/v1/conductors/:8080",
+        auth=("tenant", "tenant-pw"),
+        headers={"X-OpenStack-Ironic-API-Version": LATEST},
+        timeout=30,
+    )
+    assert refused.status_code == 400
+    assert fault(refused) == "Missing host in hostname"

@@ -55,10 +55,10 @@ def conductor_group(value: Any) -> str:
     return value.lower()
 
 
-def host_port(value: str, field: str) -> str:
-    """``value`` read as ``host[:port]`` (an IPv6 host in brackets when a port follows), as
-    Ironic 39 reads a conductor's host name and marker: a port that is no number, or no
-    host, is refused (400)."""
+def host_port(value: str, field: str) -> None:
+    """Refuse ``value`` (400) unless it reads as ``host[:port]``, an IPv6 host in brackets
+    when a port follows, as Ironic 39 reads a conductor's host name and marker: no host, or
+    a port that is no number, is refused."""
     if value.startswith("["):
         host, closed, rest = value[1:].partition("]")
         if not closed:
@@ -75,7 +75,6 @@ def host_port(value: str, field: str) -> str:
             raise InvalidParameterValue(f"{field}: the port {port!r} is not a number") from None
     if not host:
         raise InvalidParameterValue(f"Missing host in {field}")  # Ironic's words
-    return value
 
 
 def is_logical_name(value: str) -> bool:

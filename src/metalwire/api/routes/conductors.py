@@ -111,10 +111,10 @@ def list_conductors(request: Request) -> dict[str, Any]:
 )
 def get_conductor(request: Request, hostname: str) -> dict[str, Any]:
     c = call(request)
+    host_port(hostname, "hostname")  # before the policy, as Ironic 39 validates its arguments
     _authorize(c)
     refuse_unknown_parameters(c, frozenset({"fields"}))
     fields = selected_fields(CONDUCTOR_FIELDS, c.version, fields_param(c), None)
-    host_port(hostname, "hostname")
     with c.services.db.read() as session:
         row = conductor_db.get(session, hostname)
     return _view(c, row, fields)
