@@ -5,8 +5,14 @@ stack can go on this machine, so it serves as the upper bound the real service i
 measured against. The database is SQLite (a file in ``--data-dir``) or, with
 ``--postgres URL``, PostgreSQL through psycopg 3's asynchronous connection pool.
 
+``--work kept`` answers the VIF routes with the database work metalwire keeps instead
+(``bench/kept_work.py``: the node locked, its records read, the VIF record, the port and a
+history row written, one commit): the ceiling that work leaves any implementation;
+``--work kept-function`` the same in one PostgreSQL function call a write.
+
     python bench/baseline_app.py --port 8001 --data-dir /tmp/baseline
     python bench/baseline_app.py --port 8001 --postgres postgresql://u:pw@127.0.0.1:5432/db
+    python bench/baseline_app.py --port 8001 --data-dir /tmp/kept --work kept
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from typing import Any, Protocol
 
 import uvicorn
 from fastapi import FastAPI, Request, Response
+from fastapi.responses import JSONResponse
+from kept_work import PostgresKept, PostgresKeptFunction, Refused, SqliteKept
 
 SCHEMA = [
     "CREATE TABLE IF NOT EXISTS nodes (uuid TEXT PRIMARY KEY, name TEXT UNIQUE, net TEXT)",
@@ -102,12 +110,15 @@ class PostgresStore:
 
 
 store: Store
+kept: SqliteKept | PostgresKept | None = None  # --work kept
 
 
 @asynccontextmanager
 async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
     if isinstance(store, PostgresStore):
         await store.open()
+        if isinstance(kept, PostgresKept):
+            await kept.create_schema()
         try:
             yield
         finally:
@@ -117,6 +128,11 @@ async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
 
 
 app = FastAPI(lifespan=lifespan)
+
+
+@app.exception_handler(Refused)
+async def refused(_request: Request, exc: Refused) -> JSONResponse:
+    return JSONResponse({"error_message": str(exc)}, status_code=exc.status)
 
 
 def node_json(row: Sequence[Any]) -> dict[str, Any]:
@@ -189,11 +205,16 @@ async def ports_detail(node: str) -> dict[str, Any]:
 @app.post("/v1/nodes/{ident}/vifs", status_code=204)
 async def attach_vif(ident: str, request: Request) -> None:
     vif = (await request.json())["id"]
+    if kept is not None:
+        await kept.attach(ident, vif)
+        return
     await store.execute(ATTACH[store.kind], (vif, ident))
 
 
 @app.get("/v1/nodes/{ident}/vifs")
 async def list_vifs(ident: str) -> dict[str, Any]:
+    if kept is not None:
+        return {"vifs": [{"id": v} for v in await kept.vifs(ident)]}
     rows = await store.fetchall(
         "SELECT vif FROM ports WHERE node = ? AND vif IS NOT NULL", (ident,)
     )
@@ -202,23 +223,41 @@ async def list_vifs(ident: str) -> dict[str, Any]:
 
 @app.delete("/v1/nodes/{ident}/vifs/{vif}", status_code=204)
 async def detach_vif(ident: str, vif: str) -> None:
+    if kept is not None:
+        await kept.detach(ident, vif)
+        return
     await store.execute("UPDATE ports SET vif = NULL WHERE node = ? AND vif = ?", (ident, vif))
 
 
 def main() -> None:
-    global store
+    global store, kept
     parser = argparse.ArgumentParser(description="FastAPI + SQLite/PostgreSQL reference server")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8001)
     parser.add_argument("--data-dir", default=".bench/baseline-data")
     parser.add_argument("--postgres", metavar="URL", help="PostgreSQL (libpq URL) not SQLite")
     parser.add_argument("--pool-size", type=int, default=10, help="PostgreSQL connections")
+    parser.add_argument(
+        "--work",
+        choices=("minimal", "kept", "kept-function"),
+        default="minimal",
+        help="one statement per VIF request, or the database work metalwire keeps (in a"
+        " PostgreSQL function per write: kept-function)",
+    )
     args = parser.parse_args()
     if args.postgres:
         store = PostgresStore(args.postgres, args.pool_size)
+        if args.work == "kept":
+            kept = PostgresKept(store.pool)
+        elif args.work == "kept-function":
+            kept = PostgresKeptFunction(store.pool)
     else:
         os.makedirs(args.data_dir, exist_ok=True)
         store = SqliteStore(os.path.join(args.data_dir, "baseline.sqlite"))
+        if args.work == "kept-function":
+            parser.error("--work kept-function needs --postgres")
+        if args.work == "kept":
+            kept = SqliteKept(store.db)
     uvicorn.run(app, host=args.host, port=args.port, workers=1, log_level="warning")
 
 

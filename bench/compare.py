@@ -37,7 +37,7 @@ from upstream_ironic import DEFAULT_VENV, IRONIC_VERSION, IronicServer, ensure_i
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
-TARGETS = ("baseline", "ironic", "metalwire", "before")
+TARGETS = ("baseline", "kept", "kept-function", "ironic", "metalwire", "before")
 
 # (key, description, how to combine rounds)
 METRICS: list[tuple[str, str, str]] = [
@@ -203,11 +203,21 @@ class Runner:
 
     # -- servers --------------------------------------------------------------------
 
-    def start_baseline(self, tag: str) -> Started:
+    def start_kept(self, tag: str) -> Started:
+        """The reference server doing the database work metalwire keeps (bench/kept_work.py)."""
+        return self.start_baseline(tag, work="kept")
+
+    def start_kept_function(self, tag: str) -> Started:
+        """The same work in one PostgreSQL function call a write."""
+        if self.postgres is None:
+            raise Unavailable("kept-function needs --database postgresql")
+        return self.start_baseline(tag, work="kept-function")
+
+    def start_baseline(self, tag: str, work: str = "minimal") -> Started:
         port = free_port()
         data = self.outdir / f"{tag}-data"
         argv = [sys.executable, str(BENCH / "baseline_app.py"), "--host", LOOPBACK]
-        argv += ["--port", str(port), "--data-dir", str(data)]
+        argv += ["--port", str(port), "--data-dir", str(data), "--work", work]
         if self.postgres is not None:
             argv += ["--postgres", self.fresh_database(tag, driver="")]
             argv += ["--pool-size", str(self.args.baseline_pool_size)]
@@ -376,6 +386,8 @@ class Runner:
                 targets.remove("ironic")
         starters = {
             "baseline": self.start_baseline,
+            "kept": self.start_kept,
+            "kept-function": self.start_kept_function,
             "ironic": self.start_ironic,
             "metalwire": self.start_metalwire,
             "before": self.start_before,
@@ -442,6 +454,15 @@ class Runner:
             "metalwire/baseline": {k: ratio(mw.get(k), base.get(k)) for k in keys},
             "metalwire/ironic": {k: ratio(mw.get(k), iro.get(k)) for k in keys},
         }
+        if "kept" in combined:
+            kept = combined["kept"]
+            ratios["kept/baseline"] = {k: ratio(kept.get(k), base.get(k)) for k in keys}
+            ratios["metalwire/kept"] = {k: ratio(mw.get(k), kept.get(k)) for k in keys}
+        if "kept-function" in combined:
+            function = combined["kept-function"]
+            ratios["kept-function/baseline"] = {
+                k: ratio(function.get(k), base.get(k)) for k in keys
+            }
         if "before" in combined:
             before = combined["before"]
             ratios["before/baseline"] = {k: ratio(before.get(k), base.get(k)) for k in keys}
@@ -543,8 +564,9 @@ def main() -> int:
     p.add_argument(
         "--targets",
         type=lambda text: [t for t in text.split(",") if t],
-        default=list(TARGETS[:3]),
-        help="which servers, in turn order (default baseline,ironic,metalwire; also before)",
+        default=["baseline", "ironic", "metalwire"],
+        help="which servers, in turn order (default baseline,ironic,metalwire; also kept and"
+        " kept-function, the baseline doing the database work metalwire keeps, and before)",
     )
     p.add_argument("--skip-ironic", action="store_true")
     p.add_argument("--skip-metalwire", action="store_true")
