@@ -164,7 +164,7 @@ def _commit_unconfirmed(answer: httpx.Response) -> bool:
     return CommitOutcomeUnknown.what in answer.text
 
 
-def test_a_killed_galera_node_makes_only_its_process_answer_503(
+def test_a_killed_galera_node_makes_its_process_answer_503_and_survivors_only_for_cut_commits(
     servers: list[MetalwireServer], cluster: galera.GaleraCluster
 ) -> None:
     with httpx.Client(base_url=servers[0].url, timeout=30) as client:
