@@ -110,7 +110,7 @@ class PostgresStore:
 
 
 store: Store
-kept: SqliteKept | PostgresKept | None = None  # --work kept
+kept: SqliteKept | PostgresKept | None = None  # --work kept or kept-function
 
 
 @asynccontextmanager
