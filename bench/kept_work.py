@@ -72,13 +72,17 @@ def _now() -> datetime.datetime:
     return datetime.datetime.now(datetime.UTC)
 
 
+def _node_found(node: str, found: Sequence[Any]) -> None:
+    if not found:
+        raise Refused(404, f"node {node} not found")
+
+
 def choose_port(
     node: str, vif: str, found: Sequence[Any], held: Sequence[Sequence[Any]], ports: Sequence[Any]
 ) -> str:
     """The port an attach takes: the first free one, PXE ports first; refuses a VIF that is
     attached anywhere and a node that is missing or has no free port."""
-    if not found:
-        raise Refused(404, f"node {node} not found")
+    _node_found(node, found)
     for held_vif, held_node, _port in held:
         if held_vif == vif:
             raise Refused(409, f"VIF {vif} is already attached to node {held_node}")
@@ -89,13 +93,33 @@ def choose_port(
     raise Refused(400, f"node {node} has no free port for VIF {vif}")
 
 
-def listed(node: str, rows: Sequence[Sequence[Any]]) -> list[str]:
+def attached_port(node: str, vif: str, found: Sequence[Any], rows: Sequence[Any]) -> str:
+    """The port a detach frees; refuses a missing node and a VIF not attached to it."""
+    _node_found(node, found)
     if not rows:
-        raise Refused(404, f"node {node} not found")
+        raise Refused(404, f"VIF {vif} is not attached to node {node}")
+    return str(rows[0][0])
+
+
+def listed(node: str, rows: Sequence[Sequence[Any]]) -> list[str]:
+    _node_found(node, rows)
     return [vif for _node, vif in rows if vif is not None]
 
 
-class SqliteKept:
+class _Kept:
+    """Attach and detach are one write each (``_write``), a list one read (``vifs``)."""
+
+    async def _write(self, node: str, vif: str, attach: bool) -> None:
+        raise NotImplementedError
+
+    async def attach(self, node: str, vif: str) -> None:
+        await self._write(node, vif, attach=True)
+
+    async def detach(self, node: str, vif: str) -> None:
+        await self._write(node, vif, attach=False)
+
+
+class SqliteKept(_Kept):
     """The kept work on SQLite: a write transaction is the file's write lock."""
 
     def __init__(self, db: sqlite3.Connection) -> None:
@@ -103,7 +127,7 @@ class SqliteKept:
         for statement in SCHEMA["sqlite"] + INDEXES:
             db.execute(statement)
 
-    def _write(self, node: str, vif: str, attach: bool) -> None:
+    async def _write(self, node: str, vif: str, attach: bool) -> None:
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -115,7 +139,7 @@ class SqliteKept:
                 db.execute(INSERT, (vif, node, port, _now().isoformat()))
                 db.execute(MARK, (vif, port))
             else:
-                port = _attached_port(node, vif, found, db.execute(ONE, (node, vif)).fetchall())
+                port = attached_port(node, vif, found, db.execute(ONE, (node, vif)).fetchall())
                 db.execute(DELETE, (vif,))
                 db.execute(MARK, (None, port))
             db.execute(HISTORY, (node, "attach" if attach else "detach", _now().isoformat()))
@@ -124,40 +148,37 @@ class SqliteKept:
             db.execute("ROLLBACK")
             raise
 
-    async def attach(self, node: str, vif: str) -> None:
-        self._write(node, vif, attach=True)
-
-    async def detach(self, node: str, vif: str) -> None:
-        self._write(node, vif, attach=False)
-
     async def vifs(self, node: str) -> list[str]:
         return listed(node, self.db.execute(LIST, (node,)).fetchall())
-
-
-def _attached_port(node: str, vif: str, found: Sequence[Any], rows: Sequence[Any]) -> str:
-    if not found:
-        raise Refused(404, f"node {node} not found")
-    if not rows:
-        raise Refused(404, f"VIF {vif} is not attached to node {node}")
-    return str(rows[0][0])
 
 
 def _pg(sql: str) -> str:
     return sql.replace("?", "%s")
 
 
-FUNCTIONS = [
-    """CREATE OR REPLACE FUNCTION kept_attach(wanted_node text, wanted_vif text) RETURNS text
-    LANGUAGE plpgsql AS $$
+def _function(name: str, declared: str, body: str, event: str) -> str:
+    """A PL/pgSQL function of one write: the node's row locked (or a 404), ``body`` (which
+    returns a refusal, ``'STATUS message'``, or goes on), the history row; NULL when done."""
+    return f"""CREATE OR REPLACE FUNCTION {name}(wanted_node text, wanted_vif text)
+    RETURNS text LANGUAGE plpgsql AS $$
     DECLARE
-        holder text;
-        free_port text;
+        {declared}
     BEGIN
         PERFORM 1 FROM nodes WHERE uuid = wanted_node FOR UPDATE;
         IF NOT FOUND THEN
             RETURN '404 node ' || wanted_node || ' not found';
         END IF;
-        SELECT node INTO holder FROM vif_attachments WHERE vif = wanted_vif;
+        {body}
+        INSERT INTO node_history (node, event, created_at) VALUES (wanted_node, '{event}', now());
+        RETURN NULL;
+    END $$"""
+
+
+FUNCTIONS = [
+    _function(
+        "kept_attach",
+        "holder text; free_port text;",
+        """SELECT node INTO holder FROM vif_attachments WHERE vif = wanted_vif;
         IF FOUND THEN
             RETURN '409 VIF ' || wanted_vif || ' is already attached to node ' || holder;
         END IF;
@@ -168,32 +189,24 @@ FUNCTIONS = [
             RETURN '400 node ' || wanted_node || ' has no free port for VIF ' || wanted_vif;
         END IF;
         INSERT INTO vif_attachments VALUES (wanted_vif, wanted_node, free_port, now());
-        UPDATE ports SET vif = wanted_vif WHERE uuid = free_port;
-        INSERT INTO node_history (node, event, created_at) VALUES (wanted_node, 'attach', now());
-        RETURN NULL;
-    END $$""",
-    """CREATE OR REPLACE FUNCTION kept_detach(wanted_node text, wanted_vif text) RETURNS text
-    LANGUAGE plpgsql AS $$
-    DECLARE
-        held_port text;
-    BEGIN
-        PERFORM 1 FROM nodes WHERE uuid = wanted_node FOR UPDATE;
-        IF NOT FOUND THEN
-            RETURN '404 node ' || wanted_node || ' not found';
-        END IF;
-        DELETE FROM vif_attachments WHERE vif = wanted_vif AND node = wanted_node
+        UPDATE ports SET vif = wanted_vif WHERE uuid = free_port;""",
+        "attach",
+    ),
+    _function(
+        "kept_detach",
+        "held_port text;",
+        """DELETE FROM vif_attachments WHERE vif = wanted_vif AND node = wanted_node
             RETURNING port INTO held_port;
         IF held_port IS NULL THEN
             RETURN '404 VIF ' || wanted_vif || ' is not attached to node ' || wanted_node;
         END IF;
-        UPDATE ports SET vif = NULL WHERE uuid = held_port;
-        INSERT INTO node_history (node, event, created_at) VALUES (wanted_node, 'detach', now());
-        RETURN NULL;
-    END $$""",
+        UPDATE ports SET vif = NULL WHERE uuid = held_port;""",
+        "detach",
+    ),
 ]
 
 
-class PostgresKept:
+class PostgresKept(_Kept):
     """The kept work on PostgreSQL through psycopg 3's asynchronous pool, in two round trips
     a write (libpq's pipeline mode): the node's row locked with the reads, then the writes
     with the COMMIT."""
@@ -223,7 +236,7 @@ class PostgresKept:
                         node, vif, found, await held.fetchall(), await ports.fetchall()
                     )
                 else:
-                    port = _attached_port(node, vif, found, await one.fetchall())
+                    port = attached_port(node, vif, found, await one.fetchall())
             except Refused:
                 await conn.execute("ROLLBACK")
                 raise
@@ -236,12 +249,6 @@ class PostgresKept:
             event = "attach" if attach else "detach"
             await conn.execute(_pg(HISTORY), (node, event, _now()))
             await conn.execute("COMMIT")
-
-    async def attach(self, node: str, vif: str) -> None:
-        await self._write(node, vif, attach=True)
-
-    async def detach(self, node: str, vif: str) -> None:
-        await self._write(node, vif, attach=False)
 
     async def vifs(self, node: str) -> list[str]:
         async with self.pool.connection() as conn:

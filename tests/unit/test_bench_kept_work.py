@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import psycopg
 import pytest
 
@@ -22,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import baseline_app
 import kept_work
+from procs import LOOPBACK, Process, free_port
 
 NODE = "node-1"
 PORTS = ("port-a", "port-b")
@@ -130,3 +132,39 @@ def test_the_kept_work_on_postgresql(
     finally:
         loop.close()
         postgres_server.drop_database(name)
+
+
+def test_the_kept_server_answers_the_bench_over_http(tmp_path: Path) -> None:
+    """``baseline_app.py --work kept`` as compare.py starts it: the routes bench/run.py calls,
+    the refusals as their status codes with a message."""
+    port = free_port()
+    script = Path(baseline_app.__file__)
+    argv = [sys.executable, str(script), "--host", LOOPBACK, "--port", str(port)]
+    argv += ["--data-dir", str(tmp_path / "data"), "--work", "kept"]
+    server = Process(
+        name="kept", argv=argv, log_path=tmp_path / "kept.log", url=f"http://{LOOPBACK}:{port}"
+    )
+    server.start()
+    try:
+        server.wait_ready(timeout=30)
+        with httpx.Client(base_url=server.url, timeout=10) as http:
+            node = http.post("/v1/nodes", json={"name": "n1"}).json()["uuid"]
+            made = http.post("/v1/ports", json={"node_uuid": node, "address": "02:00:00:00:00:01"})
+            assert made.status_code == 201
+            vifs = f"/v1/nodes/{node}/vifs"
+            assert http.post(vifs, json={"id": "vif-1"}).status_code == 204
+            again = http.post(vifs, json={"id": "vif-1"})
+            assert again.status_code == 409
+            assert again.json() == {
+                "error_message": f"VIF vif-1 is already attached to node {node}"
+            }
+            assert http.post(vifs, json={"id": "vif-2"}).status_code == 400  # no free port
+            assert http.get(vifs).json() == {"vifs": [{"id": "vif-1"}]}
+            ports = http.get("/v1/ports/detail", params={"node": node}).json()["ports"]
+            assert [p["internal_info"] for p in ports] == [{"tenant_vif_port_id": "vif-1"}]
+            assert http.delete(f"{vifs}/vif-1").status_code == 204
+            assert http.delete(f"{vifs}/vif-1").status_code == 404
+            assert http.get("/v1/nodes/no-such-node/vifs").status_code == 404
+            assert http.get(vifs).json() == {"vifs": []}
+    finally:
+        server.stop()
