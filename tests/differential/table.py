@@ -1305,6 +1305,64 @@ SCENARIOS: tuple[Scenario, ...] = (
                 "/v1/ports",
                 {"node_uuid": "{n1}", "address": "52-54-00-aa-00-0b"},
             ),
+            Step(
+                "uuid null on create",
+                "POST",
+                "/v1/ports",
+                {"node_uuid": "{n1}", "address": "52:54:00:aa:00:0c", "uuid": None},
+            ),
+            *(
+                Step(
+                    f"smart NIC with {name}",
+                    "POST",
+                    "/v1/ports",
+                    {"node_uuid": "{n1}", "address": address, "is_smartnic": True, **link},
+                    version="1.64",
+                )
+                for name, address, link in (
+                    ("an empty link", "52:54:00:aa:00:0d", {"local_link_connection": {}}),
+                    (
+                        "an unmanaged link",
+                        "52:54:00:aa:00:0e",
+                        {"local_link_connection": {"network_type": "unmanaged"}},
+                    ),
+                    (
+                        "a switch's link",
+                        "52:54:00:aa:00:11",
+                        {
+                            "local_link_connection": {
+                                "port_id": "E1",
+                                "switch_id": "aa:bb:cc:dd:ee:01",
+                            }
+                        },
+                    ),
+                    ("a null link", "52:54:00:aa:00:0f", {"local_link_connection": None}),
+                    ("no link", "52:54:00:aa:00:10", {}),
+                )
+            ),
+            Step(
+                "network_type before its version",
+                "POST",
+                "/v1/ports",
+                {
+                    "node_uuid": "{n1}",
+                    "address": "52:54:00:aa:00:12",
+                    "local_link_connection": {"network_type": "unmanaged"},
+                },
+                version="1.63",
+            ),
+            patch(
+                "network_type added before its version",
+                "/v1/ports/{p1}",
+                op("add", "/local_link_connection/network_type", "unmanaged"),
+                version="1.63",
+            ),
+            patch(
+                "network_type added at its version",
+                "/v1/ports/{p1}",
+                op("add", "/local_link_connection/network_type", "unmanaged"),
+                version="1.64",
+            ),
         ),
     ),
     Scenario(
@@ -1349,6 +1407,18 @@ SCENARIOS: tuple[Scenario, ...] = (
                 {"node_uuid": "{n1}", "address": "52:54:00:bb:00:01"},
             ),
             Step("unknown field", "POST", "/v1/portgroups", {"node_uuid": "{n1}", "colour": "red"}),
+            Step(
+                "uuid null on create",
+                "POST",
+                "/v1/portgroups",
+                {"node_uuid": "{n1}", "name": "dt-bond-null-uuid", "uuid": None},
+            ),
+            Step(
+                "node uuid null on create",
+                "POST",
+                "/v1/nodes",
+                {**NODE, "name": "dt-node-null-uuid", "uuid": None},
+            ),
             Step(
                 "name that is a UUID",
                 "POST",

@@ -69,6 +69,7 @@ EVENTS = 54  # POST /v1/events: the network service's events about its ports
 ALLOCATION_UPDATE = 57  # PATCH of an allocation's name and extra
 ALLOCATION_BACKFILL = 58  # an allocation created for a deployed node (``node``)
 ALLOCATION_OWNER = 60  # an allocation's owner
+LINK_NETWORK_TYPE = 64  # a port's local_link_connection/network_type
 VIF_ATTACH_PORT = 67
 DRIVER_FIELDS = 77
 NODE_HISTORY = 78

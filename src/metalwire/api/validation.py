@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import FromClause, String
 
 from metalwire.api.fields import Access, Field, by_name
-from metalwire.api.microversion import Version
+from metalwire.api.microversion import LINK_NETWORK_TYPE, Version
 from metalwire.errors import InvalidParameterValue, MissingParameterValue, NotAcceptable
 from metalwire.identifiers import is_switch_address, is_uuid, normalized_mac
 
@@ -156,6 +156,34 @@ def _check_link_values(value: dict[str, Any]) -> None:
         )
 
 
+def smart_nic_link(value: Any) -> None:
+    """A Smart NIC port is created with a link naming its port and its host, or with no link
+    at all: an empty or unmanaged link is a 400 too, as Ironic checks it on create."""
+    if value is None:
+        return
+    missing = {"port_id", "hostname"} - set(value)
+    if missing:
+        raise InvalidParameterValue(
+            "A Smart NIC port (is_smartnic true) needs 'hostname' and 'port_id' in its "
+            f"local_link_connection; missing {sorted(missing)}."
+        )
+
+
+def link_network_type_allowed(link: Any, version: Version) -> None:
+    """local_link_connection/network_type exists from 1.64: a link given with it earlier is
+    a 406, as in Ironic."""
+    if isinstance(link, dict) and "network_type" in link:
+        refuse_link_network_type(version)
+
+
+def refuse_link_network_type(version: Version) -> None:
+    if not version.at_least(LINK_NETWORK_TYPE):
+        raise NotAcceptable(
+            f"Request not acceptable. local_link_connection/network_type requires API version "
+            f"1.{LINK_NETWORK_TYPE} or later; the request used {version}."
+        )
+
+
 def _check_link_keys(value: dict[str, Any], is_smartnic: bool) -> None:
     """As Ironic: a link names its port and either its switch or, as a Smart NIC's does, its
     host; a Smart NIC's link must name the host."""
@@ -218,7 +246,8 @@ def check_create_body(
     for name in required:
         if body.get(name) in (None, ""):
             raise MissingParameterValue(f"Mandatory field missing: {name}.")
-    values = booleans(body, fields)
+    # a null uuid is no uuid: one is made, as Ironic's create schemas allow
+    values = booleans({k: v for k, v in body.items() if k != "uuid" or v is not None}, fields)
     check_kinds(values, fields)
     return values
 

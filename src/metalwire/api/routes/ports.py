@@ -294,10 +294,13 @@ def create_port(request: Request, response: Response, body: JsonBody = None) -> 
     values = validation.check_create_body(
         body, PORT_FIELDS, c.version, required=("address", "node_uuid")
     )
+    validation.link_network_type_allowed(values.get("local_link_connection"), c.version)
     authz.create_on_node(c, "baremetal:port:create", values.get("node_uuid"))
     check_legacy_vif_id(values.get("extra"))
     # Ironic 39: a port may join a dynamic portgroup unless it is created saying otherwise
     values.setdefault("available_for_dynamic_portgroup", True)
+    if values.get("is_smartnic"):
+        validation.smart_nic_link(values.get("local_link_connection"))
     port = c.services.rpcapi.create_port(c.context, normalize(values, c.version))
     response.headers["Location"] = f"{c.base}/v1/ports/{port.uuid}"
     warn_if_legacy_vif(response, port.extra, "Port", port.uuid)
@@ -314,6 +317,10 @@ def patch_port(
 ) -> dict[str, Any]:
     c = call(request)
     refuse_null_dynamic_portgroup_in_patch(body)
+    if isinstance(body, list) and any(
+        isinstance(o, dict) and o.get("path") == "/local_link_connection/network_type" for o in body
+    ):
+        validation.refuse_link_network_type(c.version)
     updated, changes = PORTS.patch(c, uuid, body)
     if "extra" in changes:
         warn_if_legacy_vif(response, changes["extra"], "Port", uuid)
