@@ -20,6 +20,7 @@ moving into the database.
 
 from __future__ import annotations
 
+import abc
 import datetime
 import sqlite3
 from collections.abc import Sequence
@@ -106,11 +107,15 @@ def listed(node: str, rows: Sequence[Sequence[Any]]) -> list[str]:
     return [vif for _node, vif in rows if vif is not None]
 
 
-class _Kept:
-    """Attach and detach are one write each (``_write``), a list one read (``vifs``)."""
+class _Kept(abc.ABC):
+    """Attach and detach are one write each (``_write``), a list one read (``vifs``); each
+    store says how it does them."""
 
-    async def _write(self, node: str, vif: str, attach: bool) -> None:
-        raise NotImplementedError
+    @abc.abstractmethod
+    async def _write(self, node: str, vif: str, attach: bool) -> None: ...
+
+    @abc.abstractmethod
+    async def vifs(self, node: str) -> list[str]: ...
 
     async def attach(self, node: str, vif: str) -> None:
         await self._write(node, vif, attach=True)

@@ -24,6 +24,14 @@ _PART = re.compile(r"[\w-]+\n?")
 _INDEX = re.compile(r"0|[1-9][0-9]*")
 
 
+def operations_at(patch: Any, path: str) -> list[dict[str, Any]]:
+    """The operations of a client's patch at exactly ``path``, whatever their op, looked at
+    before the patch's own checks: a body that is not a list of objects has none."""
+    if not isinstance(patch, list):
+        return []
+    return [op for op in patch if isinstance(op, dict) and op.get("path") == path]
+
+
 def _show(value: Any) -> str:
     """A client's value in a message, cut short so a huge one cannot flood it."""
     text = repr(value)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from metalwire.api.jsonpatch import operations_at
 from metalwire.errors import InvalidParameterValue
 
 PHYSICAL_LINK_TYPES = (
@@ -73,15 +74,8 @@ def check_document(value: Any, *, empty_allowed: bool) -> None:
 
 def check_patch_values(patch: Any) -> None:
     """Each whole ``network_data`` a JSON Patch adds or replaces must be a whole document."""
-    if not isinstance(patch, list):
-        return  # the patch's own checks say what is wrong with it
-    for operation in patch:
-        if (
-            isinstance(operation, dict)
-            and operation.get("path") == "/network_data"
-            and operation.get("op") in ("add", "replace")
-            and "value" in operation
-        ):
+    for operation in operations_at(patch, "/network_data"):
+        if operation.get("op") in ("add", "replace") and "value" in operation:
             check_document(operation["value"], empty_allowed=False)
 
 

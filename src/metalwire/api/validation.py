@@ -159,14 +159,8 @@ def _check_link_values(value: dict[str, Any]) -> None:
 def smart_nic_link(value: Any) -> None:
     """A Smart NIC port is created with a link naming its port and its host, or with no link
     at all: an empty or unmanaged link is a 400 too, as Ironic checks it on create."""
-    if value is None:
-        return
-    missing = {"port_id", "hostname"} - set(value)
-    if missing:
-        raise InvalidParameterValue(
-            "A Smart NIC port (is_smartnic true) needs 'hostname' and 'port_id' in its "
-            f"local_link_connection; missing {sorted(missing)}."
-        )
+    if value is not None:
+        _check_link_keys(value, is_smartnic=True)
 
 
 def link_network_type_allowed(link: Any, version: Version) -> None:
@@ -195,7 +189,11 @@ def _check_link_keys(value: dict[str, Any], is_smartnic: bool) -> None:
         needed = {"port_id", "hostname"}
     missing = needed - set(value)
     if missing:
-        also = "" if is_smartnic else " (or 'port_id' and 'hostname', as a Smart NIC's link)"
+        also = (
+            " (the port is a Smart NIC: is_smartnic true)"
+            if is_smartnic
+            else " (or 'port_id' and 'hostname', as a Smart NIC's link)"
+        )
         raise InvalidParameterValue(
             f"local_link_connection must contain {sorted(needed)}{also}; missing {sorted(missing)}."
         )

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from metalwire.api.auth.identity import ADMIN, Identity, from_scope
 from metalwire.api.auth.policy import FieldMasks, Policy, node_target
+from metalwire.api.jsonpatch import operations_at
 from metalwire.api.routes.common import Call
 from metalwire.db import nodes as node_db
 from metalwire.db.models import Node, Port, Portgroup, VolumeConnector, VolumeTarget
@@ -77,11 +78,7 @@ def delete_node(c: Call, ident: str) -> None:
 def sets_owner(patch: Any) -> bool:
     """Whether a node's JSON patch sets a value at /owner (Ironic looks at the values set
     there; a removal is not one)."""
-    ops = patch if isinstance(patch, list) else ()
-    return any(
-        isinstance(op, dict) and op.get("path") == "/owner" and op.get("op") != "remove"
-        for op in ops
-    )
+    return any(op.get("op") != "remove" for op in operations_at(patch, "/owner"))
 
 
 def owner_change(c: Call, patch: Any, found: Node) -> None:

@@ -13,6 +13,7 @@ from metalwire.api import microversion as mv
 from metalwire.api import openapi_bodies as bodies
 from metalwire.api import validation
 from metalwire.api.fields import PORT_FIELDS, PORT_FILTERS, PORT_LIST_FIELDS, Field
+from metalwire.api.jsonpatch import operations_at
 from metalwire.api.route_docs import listing, object_docs
 from metalwire.api.routes import authz
 from metalwire.api.routes.before_body import patch_allowed
@@ -118,14 +119,16 @@ def refuse_member_physnet_change(c: Call, current: dict[str, Any], changes: dict
 def refuse_null_dynamic_portgroup_in_patch(patch: Any) -> None:
     """A PATCH giving available_for_dynamic_portgroup the value null is a 400, as Ironic's
     schema answers; a remove gives it its default (true)."""
-    for operation in patch if isinstance(patch, list) else ():
-        if (
-            isinstance(operation, dict)
-            and operation.get("op") in ("add", "replace")
-            and operation.get("path") == "/available_for_dynamic_portgroup"
-            and "value" in operation
-        ):
+    for operation in operations_at(patch, "/available_for_dynamic_portgroup"):
+        if operation.get("op") in ("add", "replace") and "value" in operation:
             refuse_null_dynamic_portgroup({"available_for_dynamic_portgroup": operation["value"]})
+
+
+def refuse_link_network_type_in_patch(patch: Any, version: mv.Version) -> None:
+    """A PATCH of /local_link_connection/network_type before 1.64 is a 406, as in Ironic
+    (which gates that path only, not a whole link given with the key)."""
+    if operations_at(patch, "/local_link_connection/network_type"):
+        validation.refuse_link_network_type(version)
 
 
 def check_legacy_vif_id(extra: Any, current: Any = None) -> None:
@@ -317,10 +320,7 @@ def patch_port(
 ) -> dict[str, Any]:
     c = call(request)
     refuse_null_dynamic_portgroup_in_patch(body)
-    if isinstance(body, list) and any(
-        isinstance(o, dict) and o.get("path") == "/local_link_connection/network_type" for o in body
-    ):
-        validation.refuse_link_network_type(c.version)
+    refuse_link_network_type_in_patch(body, c.version)
     updated, changes = PORTS.patch(c, uuid, body)
     if "extra" in changes:
         warn_if_legacy_vif(response, changes["extra"], "Port", uuid)

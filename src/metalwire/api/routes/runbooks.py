@@ -27,6 +27,7 @@ from metalwire.api import openapi_bodies as bodies
 from metalwire.api import steps as step_checks
 from metalwire.api import validation
 from metalwire.api.fields import RUNBOOK_FIELDS, RUNBOOK_LIST_FIELDS
+from metalwire.api.jsonpatch import operations_at
 from metalwire.api.openapi_operations import WRITE
 from metalwire.api.route_docs import FIELDS, doc, item_docs, listing, lists
 from metalwire.api.routes import authz
@@ -140,7 +141,7 @@ def _path_rule(path: str) -> str:
 
 
 def _values(patch: list[dict[str, Any]], path: str) -> list[Any]:
-    return [op.get("value") for op in patch if op.get("path") == path and "value" in op]
+    return [op["value"] for op in operations_at(patch, path) if "value" in op]
 
 
 def check_name(name: Any, version: mv.Version) -> str:
