@@ -41,21 +41,35 @@ def walk(api: Api, url: str, key: str, most: int) -> list[str]:
     raise AssertionError(f"{url}: more pages than objects ({seen})")
 
 
-def _sort_value(obj: dict[str, Any], sort_key: str) -> Any:
+# Sort keys that are an owner's row id, and the field that shows the owner (its UUID).
+_OWNER_KEYS = {"node_id": "node_uuid", "portgroup_id": "portgroup_uuid"}
+
+
+def _sort_value(obj: dict[str, Any], sort_key: str, owners: dict[str, int]) -> Any:
+    if sort_key in _OWNER_KEYS:
+        owner = obj[_OWNER_KEYS[sort_key]]
+        return None if owner is None else owners[owner]
     value = obj[sort_key]
     if value is not None and sort_key.endswith("_at"):
         return dt.datetime.fromisoformat(value)
     return value
 
 
-def expected_order(created: list[dict[str, Any]], sort_key: str, sort_dir: str) -> list[str]:
-    """NULLs first when ascending, last when descending; ties in creation (id) order."""
+def expected_order(
+    created: list[dict[str, Any]],
+    sort_key: str,
+    sort_dir: str,
+    owners: dict[str, int] | None = None,
+) -> list[str]:
+    """NULLs first when ascending, last when descending; ties in creation (id) order.
+    ``owners`` ranks the nodes and portgroups (by UUID) in their creation order, for the
+    sort keys that are an owner's id."""
 
     def rank(pair: tuple[int, dict[str, Any]]) -> tuple[Any, ...]:
         index, obj = pair
         if sort_key == "id":
             return (index,)
-        value = _sort_value(obj, sort_key)
+        value = _sort_value(obj, sort_key, owners or {})
         return (value is not None, value, index)
 
     ascending = [obj["uuid"] for _, obj in sorted(enumerate(created), key=rank)]
@@ -69,11 +83,12 @@ def check_every_walk(
     created: list[dict[str, Any]],
     sortable: set[str],
     limits: tuple[int, ...],
+    owners: dict[str, int],
 ) -> None:
     """Every sort key both ways, at each page size, sees each object once, in order."""
     for sort_key in sorted(sortable):
         for sort_dir in ("asc", "desc"):
-            want = expected_order(created, sort_key, sort_dir)
+            want = expected_order(created, sort_key, sort_dir, owners)
             for limit in limits:
                 url = f"/v1/{collection}?{query}&sort_key={sort_key}&sort_dir={sort_dir}"
                 got = walk(api, f"{url}&limit={limit}", collection, len(created))
@@ -222,12 +237,15 @@ def check_inventory(api: Api, inventory: Inventory, limits: tuple[int, ...]) -> 
     tag = f"walk-{uuid.uuid4().hex}"
     made = build(api, inventory, tag)
     holder = made["nodes"][0]["uuid"]
+    owners = {
+        o["uuid"]: rank for kind in ("nodes", "portgroups") for rank, o in enumerate(made[kind])
+    }
     for collection, query, sortable in (
         ("nodes", f"description_contains={tag}", node_db.SORTABLE),
         ("ports", f"node={holder}", port_db.SORTABLE),
         ("portgroups", f"node={holder}", portgroup_db.SORTABLE),
     ):
-        check_every_walk(api, collection, query, made[collection], sortable, limits)
+        check_every_walk(api, collection, query, made[collection], sortable, limits, owners)
 
 
 # -- reproductions ----------------------------------------------------------------------------

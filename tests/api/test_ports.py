@@ -221,3 +221,98 @@ def test_delete_port_in_maintenance_detaches_its_vif_first(api: Api) -> None:
     assert api.vifs("maint-del") == []
     events = [e["event"] for e in api.get("/v1/nodes/maint-del/history").json()["history"]]
     assert any("gone-with-port" in e and "maintenance" in e for e in events)
+
+
+def test_ports_sorted_by_their_owners(api: Api) -> None:
+    first, second = api.node(), api.node()
+    g1, g2 = api.portgroup(first), api.portgroup(second)
+    # made in turns, so the order of creation (id) is not the order by node
+    a = api.port(second, "52:54:00:00:06:01", portgroup_uuid=g2["uuid"])
+    b = api.port(first, "52:54:00:00:06:02", portgroup_uuid=g1["uuid"])
+    c = api.port(second, "52:54:00:00:06:03")
+    d = api.port(first, "52:54:00:00:06:04")
+    by_node = api.get("/v1/ports?sort_key=node_id").json()["ports"]
+    assert [p["uuid"] for p in by_node] == [b["uuid"], d["uuid"], a["uuid"], c["uuid"]]
+    by_group = api.get("/v1/ports?sort_key=portgroup_id&sort_dir=desc").json()["ports"]
+    # descending, the ports in no portgroup (null) last, as every nullable sort key
+    assert [p["uuid"] for p in by_group] == [a["uuid"], b["uuid"], d["uuid"], c["uuid"]]
+    groups = api.get("/v1/portgroups?sort_key=node_id&sort_dir=desc").json()["portgroups"]
+    assert [g["uuid"] for g in groups] == [g2["uuid"], g1["uuid"]]
+
+
+def test_nested_port_lists_take_the_parent_as_their_filter(api: Api) -> None:
+    node = api.node(name="nested-owner")
+    group = api.portgroup(node)
+    member = api.port(node, "52:54:00:00:07:01", portgroup_uuid=group["uuid"])
+    api.port(node, "52:54:00:00:07:02")
+    members = f"/v1/portgroups/{group['uuid']}/ports"
+    # the parent stands in for the filter of its kind: what the query says of it is not read
+    other = api.get(f"{members}?portgroup={uuid.uuid4()}")
+    assert [p["uuid"] for p in other.json()["ports"]] == [member["uuid"]], other.text
+    mine = api.get(f"/v1/nodes/nested-owner/ports?node={uuid.uuid4()}").json()["ports"]
+    assert len(mine) == 2
+    # and counts as it: one of node, portgroup and shard narrows a list
+    for path in (f"{members}?node={node['uuid']}", f"/v1/nodes/{node['uuid']}/ports?portgroup=x"):
+        refused = api.get(path)
+        assert refused.status_code == 403, (path, refused.text)
+        assert fault(refused) == "Operation not permitted."
+    # nodes are named from 1.5
+    assert api.get("/v1/ports?node=nested-owner", version="1.5").status_code == 200
+    early = api.get("/v1/ports?node=nested-owner", version="1.4")
+    assert early.status_code == 406
+    assert "'nested-owner'" in fault(early) and "1.5" in fault(early)
+    assert api.get(f"/v1/ports?node={node['uuid']}", version="1.4").status_code == 200
+
+
+def test_link_fields_are_taken_in_fields(api: Api) -> None:
+    node = api.node()
+    group = api.portgroup(node)
+    port = api.port(node, "52:54:00:00:08:01")
+    shown = api.get(f"/v1/ports/{port['uuid']}?fields=links").json()
+    assert set(shown) == {"links"}
+    assert shown["links"][0]["href"].endswith(f"/v1/ports/{port['uuid']}")
+    listed = api.get(f"/v1/ports?node={node['uuid']}&fields=uuid,links").json()["ports"]
+    assert [set(p) for p in listed] == [{"uuid", "links"}]
+    with_ports = api.get(f"/v1/portgroups/{group['uuid']}?fields=uuid,ports").json()
+    assert set(with_ports) == {"uuid", "links", "ports"}
+    assert with_ports["ports"][0]["href"].endswith(f"/v1/portgroups/{group['uuid']}/ports")
+    without = api.get(f"/v1/portgroups/{group['uuid']}?fields=uuid").json()
+    assert set(without) == {"uuid", "links"}
+    assert "ports" not in api.get(f"/v1/portgroups?node={node['uuid']}").json()["portgroups"][0]
+    assert "ports" in api.get(f"/v1/portgroups/{group['uuid']}").json()
+
+
+def test_dynamic_portgroup_flag_is_a_json_boolean(api: Api) -> None:
+    node = api.node()
+    body = {"node_uuid": node["uuid"], "address": "52:54:00:00:09:01"}
+    for value in ("true", 1, None):
+        for version in ("1.78", "1.111"):
+            resp = api.post(
+                "/v1/ports", {**body, "available_for_dynamic_portgroup": value}, version=version
+            )
+            assert resp.status_code == 400, (value, version, resp.text)
+            assert "available_for_dynamic_portgroup" in fault(resp)
+    port = api.port(node, body["address"])
+    op = {"op": "replace", "path": "/available_for_dynamic_portgroup", "value": "false"}
+    refused = api.patch(f"/v1/ports/{port['uuid']}", [op], version="1.111")
+    assert refused.status_code == 400, refused.text
+    assert fault(refused) == (
+        'Invalid value for field available_for_dynamic_portgroup: "false"; use true or false '
+        "(a JSON boolean)."
+    )
+    taken = api.patch(f"/v1/ports/{port['uuid']}", [{**op, "value": False}], version="1.111")
+    assert taken.json()["available_for_dynamic_portgroup"] is False
+
+
+def test_portgroup_mode_and_properties_below_1_26_are_refused_only_when_they_say_something(
+    api: Api,
+) -> None:
+    node = api.node()
+    for said in ({"mode": None}, {"mode": ""}, {"properties": {}}, {"properties": None}):
+        resp = api.post("/v1/portgroups", {"node_uuid": node["uuid"], **said}, version="1.25")
+        assert resp.status_code == 201, (said, resp.text)
+        shown = api.get(f"/v1/portgroups/{resp.json()['uuid']}", version="1.26").json()
+        assert (shown["mode"], shown["properties"]) == ("active-backup", {})
+    for said in ({"mode": "802.3ad"}, {"properties": {"miimon": "100"}}):
+        resp = api.post("/v1/portgroups", {"node_uuid": node["uuid"], **said}, version="1.25")
+        assert resp.status_code == 406, (said, resp.text)

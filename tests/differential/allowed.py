@@ -188,6 +188,51 @@ ALLOWED: tuple[Allowed, ...] = (
         "rest as the patch), and a 500 to such a DELETE of a port",
     ),
     Allowed(
+        ("portgroups",),
+        "a * below a *: status",
+        "Ironic 39 answers a port's or portgroup's path below a node's or portgroup's list "
+        "with a 400 (Malformed request URI.); metalwire serves no such path and answers 404, "
+        "as for any path it does not serve",
+    ),
+    Allowed(
+        ("portgroups",),
+        "ports by node_uuid: status",
+        "Ironic 39 answers sort_key=node_uuid on a port list with a 500 (its SQL has no such "
+        "column); metalwire with a 400 naming the sort key",
+    ),
+    Allowed(
+        ("portgroups",),
+        "a * by its name: status",
+        "Ironic 39 answers a node's ports or portgroups listed by the node's name with a 404 "
+        "('Portgroup None could not be found.'), and a portgroup's ports by the group's name "
+        "with a 404; metalwire lists them, as it does by UUID",
+    ),
+    Allowed(
+        ("portgroups",),
+        "a port* by a malformed name: status",
+        "Ironic 39 answers a port or portgroup named by something that cannot be a name "
+        "(a space, a '!') with a 400; metalwire with the 404 of any name that names nothing, "
+        "which openstacksdk's find_port and find_port_group take as 'look it up by listing'",
+    ),
+    Allowed(
+        ("portgroups",),
+        "a port deleted by a name: status",
+        "Ironic 39 deletes a port by its UUID only (400 for a name); metalwire by its name too "
+        "(1.88), as it shows and patches one: a name that names no port is a 404",
+    ),
+    Allowed(
+        ("portgroups",),
+        "empty name: status",
+        "Ironic 39 stores a portgroup named '' (201); metalwire refuses it (400): a name is 1 "
+        "to 255 characters, and '' would name nothing, yet read as a name",
+    ),
+    Allowed(
+        ("portgroups",),
+        "node_uuid removed: status",
+        "Ironic 39 answers a PATCH removing a portgroup's node_uuid with a 200 and changes "
+        "nothing; metalwire refuses it (400): a portgroup always belongs to a node",
+    ),
+    Allowed(
         ("versions 1.102 to 1.107",),
         "member's unchanged physical_network: status",
         "from 1.102 Ironic 39 refuses (400) a member port's PATCH whose first operation "

@@ -936,6 +936,80 @@ def _network_events() -> tuple[Step, ...]:
     )
 
 
+def _member_lists() -> tuple[Step, ...]:
+    """Lists and shows of ports and portgroups: link fields, nested lists' filters, sort keys,
+    and identifiers; run in the portgroups scenario (node n1 named dt-groups, portgroups g1
+    named dt-bond1 and g2, ports p1 of g1 and p2 of g2)."""
+    return (
+        get("ports with their links", "/v1/ports?node={n1}&fields=uuid,links"),
+        get("a port's links", "/v1/ports/{p1}?fields=links"),
+        get("a portgroup's links", "/v1/portgroups/{g2}?fields=uuid,links"),
+        get("a portgroup's ports link", "/v1/portgroups/{g2}?fields=uuid,ports"),
+        get(
+            "portgroups with their ports link",
+            "/v1/portgroups?address=52:54:00:bb:00:01&fields=uuid,ports",
+        ),
+        get("a group's ports by node", "/v1/portgroups/{g2}/ports?node={n1}"),
+        get("a group's ports by another group", "/v1/portgroups/{g2}/ports?portgroup={g1}"),
+        get("a group's ports by shard", "/v1/portgroups/{g2}/ports?shard=s1", version="1.82"),
+        get("a node's ports by another node", "/v1/nodes/{n1}/ports?node={missing}"),
+        get("a node's ports by a group", "/v1/nodes/{n1}/ports?portgroup={g2}"),
+        get("a node's groups by another node", "/v1/nodes/{n1}/portgroups?node={missing}&limit=1"),
+        get("ports by node name before names", "/v1/ports?node=dt-groups", version="1.4"),
+        get("ports by node name", "/v1/ports?node=dt-groups", version="1.5"),
+        get("a port below a node", "/v1/nodes/{n1}/ports/{p2}"),
+        get("a port below a portgroup", "/v1/portgroups/{g2}/ports/{p2}"),
+        get("a portgroup below a node", "/v1/nodes/{n1}/portgroups/{g2}"),
+        get("ports by node_id", "/v1/ports?sort_key=node_id"),
+        get("ports by portgroup_id", "/v1/ports?sort_key=portgroup_id&sort_dir=desc"),
+        get("portgroups by node_id", "/v1/portgroups?sort_key=node_id&limit=1"),
+        get("ports by node_uuid", "/v1/ports?sort_key=node_uuid"),
+        get("ports in capitals' order", "/v1/ports?node={n1}&sort_dir=DESC"),
+        get("ports in detail, capitalised", "/v1/ports?node={n1}&detail=True"),
+        get("a node's ports by its name", "/v1/nodes/dt-groups/ports"),
+        get("a node's groups by its name", "/v1/nodes/dt-groups/portgroups"),
+        get("a group's ports by its name", "/v1/portgroups/dt-bond1/ports"),
+        get("a port by a malformed name", "/v1/ports/bad%20name!"),
+        get("a portgroup by a malformed name", "/v1/portgroups/bad%20name!"),
+        Step("a port deleted by a name", "DELETE", "/v1/ports/no-such-port"),
+    )
+
+
+def _portgroup_writes() -> tuple[Step, ...]:
+    """Creates and patches of portgroups and ports with values at their edges."""
+    group = {"node_uuid": "{n1}"}
+    return (
+        *(
+            Step(f"{name} before 1.26", "POST", "/v1/portgroups", {**group, **body}, version="1.25")
+            for name, body in (
+                ("null mode", {"mode": None}),
+                ("empty mode", {"mode": ""}),
+                ("empty properties", {"properties": {}}),
+                ("null properties", {"properties": None}),
+                ("a mode", {"mode": "802.3ad"}),
+                ("properties", {"properties": {"miimon": "100"}}),
+            )
+        ),
+        Step("empty name", "POST", "/v1/portgroups", {**group, "name": ""}),
+        patch("node_uuid removed", "/v1/portgroups/{g2}", op("remove", "/node_uuid")),
+        Step(
+            "available_for_dynamic_portgroup as a string",
+            "POST",
+            "/v1/ports",
+            {
+                "node_uuid": "{n1}",
+                "address": "52:54:00:bb:00:0a",
+                "available_for_dynamic_portgroup": "true",
+            },
+        ),
+        patch(
+            "available_for_dynamic_portgroup patched to a string",
+            "/v1/ports/{p1}",
+            op("replace", "/available_for_dynamic_portgroup", "false"),
+        ),
+    )
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "root and versions",
@@ -1453,6 +1527,8 @@ SCENARIOS: tuple[Scenario, ...] = (
                 op("replace", "/pxe_enabled", True),
             ),
             get("member after", "/v1/ports/{p2}"),
+            *_member_lists(),
+            *_portgroup_writes(),
         ),
     ),
     Scenario(

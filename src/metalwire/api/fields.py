@@ -264,6 +264,7 @@ PORT_FIELDS: tuple[Field, ...] = (
     Field("available_for_dynamic_portgroup", 111, W, "bool", patch_gated=False),
     Field("created_at", 1, RO),
     Field("updated_at", 1, RO),
+    Field("links", 1, RO),  # always shown; Ironic 39 takes it in ?fields=
 )
 PORT_LIST_FIELDS = ("uuid", "address")
 PORT_FILTERS: tuple[Filter, ...] = (
@@ -291,14 +292,18 @@ PORTGROUP_FIELDS: tuple[Field, ...] = (
     Field("standalone_ports_supported", 23, W, "bool"),
     Field("internal_info", 23, RO),
     Field("extra", 23, W, "dict"),
-    Field("mode", 26, W, "str"),
-    Field("properties", 26, W, "dict"),
+    Field("mode", mv.PORTGROUP_MODE, W, "str"),
+    Field("properties", mv.PORTGROUP_MODE, W, "dict"),
     Field("physical_network", 102, W, "str", gated=False),
     Field("category", 103, W, "str", gated=False),
     # set by the conductor's trait-based networking only: Ironic's schema has no place for it
     Field("dynamic_portgroup", 111, RO, "bool"),
     Field("created_at", 23, RO),
     Field("updated_at", 23, RO),
+    # Links Ironic 39 takes in ?fields= as fields: ``links`` is always shown, ``ports`` (the
+    # group's port list) when asked for and by a show or detailed list.
+    Field("links", 23, RO),
+    Field("ports", 23, RO),
 )
 PORTGROUP_LIST_FIELDS = ("uuid", "address", "name")
 PORTGROUP_FILTERS: tuple[Filter, ...] = (

@@ -50,6 +50,7 @@ MAX_VERSION = Version(MAX_MINOR)
 
 # Versions that gate behaviour in metalwire, named as in Ironic's version log.
 VIFS = 28
+NODE_NAME = 5  # a node named by its name (nodes have names from 1.5)
 FIELDS_PARAM = 8
 ENROLL_DEFAULT = 11
 RAID_CONFIG = 12
@@ -57,6 +58,7 @@ NODE_STATES_LINKS = 14
 PORTGROUPS = 23
 PORTGROUP_SUBCONTROLLERS = 24
 REMOVE_CHASSIS = 25  # a node may leave its chassis (chassis_uuid removed)
+PORTGROUP_MODE = 26  # a portgroup's mode and properties
 DYNAMIC_DRIVERS = 30
 DETAIL_QUERY = 43
 CONDUCTORS = 49  # /v1/conductors, a node's conductor field and filter

@@ -135,6 +135,8 @@ def port_views(
     for port in ports:
         body: dict[str, Any] = {}
         for name in fields:
+            if name == "links":
+                continue  # always shown, below
             if name == "node_uuid":
                 body[name] = node_uuids.get(port.node_id)
             elif name == "portgroup_uuid":
@@ -146,6 +148,9 @@ def port_views(
         body["links"] = links(base, "ports", port.uuid)
         views.append(body)
     return views
+
+
+_PORTGROUP_LINKS = ("links", "ports")
 
 
 def portgroup_views(
@@ -165,6 +170,8 @@ def portgroup_views(
     for portgroup in portgroups:
         body: dict[str, Any] = {}
         for name in fields:
+            if name in _PORTGROUP_LINKS:
+                continue  # below
             if name == "node_uuid":
                 body[name] = node_uuids.get(portgroup.node_id)
             elif name == "internal_info":
@@ -172,7 +179,7 @@ def portgroup_views(
             else:
                 body[name] = as_json(getattr(portgroup, name))
         body["links"] = links(base, "portgroups", portgroup.uuid)
-        if sublinks:
+        if sublinks or "ports" in fields:
             body["ports"] = links(base, "portgroups", f"{portgroup.uuid}/ports")
         views.append(body)
     return views

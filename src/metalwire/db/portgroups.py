@@ -17,9 +17,11 @@ from metalwire.db.statements import Read, Repository, Sql
 from metalwire.errors import Conflict, PortgroupNotFound
 from metalwire.identifiers import is_uuid
 
-# Ironic sorts by any column but the JSON ones; these are those a client sees.
+# As Ironic: any column but the JSON ones. node_id is the node's row id: sorting by it
+# groups the list by node in the order the nodes were made.
 SORTABLE = {
     "id",
+    "node_id",
     "uuid",
     "name",
     "address",

@@ -17,9 +17,12 @@ from metalwire.db.statements import Read, Repository
 from metalwire.errors import PortNotFound
 from metalwire.identifiers import is_uuid
 
-# Ironic sorts by any column but the JSON ones; these are those a client sees.
+# As Ironic: any column but the JSON ones. node_id and portgroup_id are the owners' row
+# ids: sorting by one groups the list by node (or portgroup) in the order they were made.
 SORTABLE = {
     "id",
+    "node_id",
+    "portgroup_id",
     "uuid",
     "address",
     "created_at",

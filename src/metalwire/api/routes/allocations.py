@@ -148,7 +148,7 @@ ALLOCATIONS = Resource[Allocation](
     read=_read,
     list_rows=_list_rows,
     views=_views,
-    filters=lambda c, _scoped: list_filters(c, ALLOCATION_FILTERS),
+    filters=lambda c, _parent: list_filters(c, ALLOCATION_FILTERS),
     authorize_get=lambda c, _session, row, ident: _authorize(
         c, "baremetal:allocation:get", row, ident
     ),

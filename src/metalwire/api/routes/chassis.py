@@ -97,7 +97,7 @@ CHASSIS = Resource[Chassis](
     read=_read,
     list_rows=lambda session, _filters, page: chassis_db.list_chassis(session, page),
     views=_views,
-    filters=lambda c, _scoped: list_filters(c, ()),
+    filters=lambda c, _parent: list_filters(c, ()),
     # decided before the row is read (authorize_before_read): they depend on no row
     authorize_get=lambda _c, _session, _row, _ident: None,
     authorize_patch=lambda _c, _session, _row, _ident, _patch: None,
@@ -175,7 +175,7 @@ def _nodes(request: Request, ident: str, detail_path: bool) -> dict[str, Any]:
     """The nodes in the chassis: the node list narrowed to it (404 for no such chassis)."""
     uuid = chassis_uuid(ident)
     return node_routes.NODES.list_view(
-        call(request), detail_path, lambda _session: {"chassis_uuid": uuid}
+        call(request), detail_path, lambda _session: {"chassis_uuid": uuid}, parent="chassis"
     )
 
 

@@ -155,7 +155,7 @@ DEPLOY_TEMPLATES = Resource[DeployTemplate](
     read=_read,
     list_rows=lambda session, _filters, page: template_db.list_templates(session, page),
     views=_views,
-    filters=lambda c, _scoped: list_filters(c, ()),
+    filters=lambda c, _parent: list_filters(c, ()),
     # decided before the row is read (authorize_before_read): they depend on no row
     authorize_get=lambda _c, _session, _row, _ident: None,
     authorize_patch=lambda _c, _session, _row, _ident, _patch: None,

@@ -121,7 +121,7 @@ def _parent_uuid(c: Call, value: Any, owner: str | None, child: str | None) -> s
     return parent.uuid
 
 
-def _filters(c: Call, _scoped: bool) -> dict[str, Any]:
+def _filters(c: Call, _parent: str | None) -> dict[str, Any]:
     filters = list_filters(c, NODE_FILTERS)
     for key in ("chassis_uuid", "instance_uuid"):
         if key in filters:
@@ -366,7 +366,7 @@ def _visible_node_id(request: Request, session: Session, ident: str) -> dict[str
 
 def _node_ports(request: Request, ident: str, detail_path: bool) -> dict[str, Any]:
     return port_routes.PORTS.list_view(
-        call(request), detail_path, lambda s: _visible_node_id(request, s, ident)
+        call(request), detail_path, lambda s: _visible_node_id(request, s, ident), parent="node"
     )
 
 
@@ -391,6 +391,7 @@ def _node_portgroups(request: Request, ident: str, detail_path: bool) -> dict[st
         portgroup_routes.portgroup_call(request),
         detail_path,
         lambda s: _visible_node_id(request, s, ident),
+        parent="node",
     )
 
 

@@ -54,10 +54,14 @@ def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _filters(c: Call, scoped: bool) -> dict[str, Any]:
+def _filters(c: Call, parent: str | None) -> dict[str, Any]:
+    """The list's filters; below a node (the only parent of a portgroup list) the node is
+    the parent's, whatever ``?node=`` says, as Ironic's."""
     given = list_filters(c, PORTGROUP_FILTERS)
+    if parent is not None:
+        given.pop("node", None)
     narrowing = (
-        bool(given.get("node")) or scoped,
+        bool(given.get("node")) or parent is not None,
         bool(given.get("address")),
         "shard" in given,
         "conductor_groups" in given,
@@ -130,11 +134,20 @@ def get_portgroup(request: Request, ident: str) -> dict[str, Any]:
     return PORTGROUPS.get(portgroup_call(request), ident)
 
 
+def _unset_before_mode(c: Call, body: Any) -> Any:
+    """Below 1.26, as Ironic: a mode or properties that say nothing (null, empty) are not
+    given; only ones that say something are refused (406)."""
+    if c.version.at_least(mv.PORTGROUP_MODE) or not isinstance(body, dict):
+        return body
+    empty = {"mode": (None, ""), "properties": (None, {})}
+    return {k: v for k, v in body.items() if k not in empty or v not in empty[k]}
+
+
 @router.post("", status_code=201, openapi_extra=_DOCS.create)
 def create_portgroup(request: Request, response: Response, body: JsonBody = None) -> dict[str, Any]:
     c = portgroup_call(request)
     values = validation.check_create_body(
-        body, PORTGROUP_FIELDS, c.version, required=("node_uuid",)
+        _unset_before_mode(c, body), PORTGROUP_FIELDS, c.version, required=("node_uuid",)
     )
     authz.create_on_node(c, "baremetal:portgroup:create", values.get("node_uuid"))
     values = {"mode": None, **values}
@@ -180,7 +193,7 @@ def _members(request: Request, ident: str, detail_path: bool) -> dict[str, Any]:
         authz.portgroup(call(request), "baremetal:node:get", session, found, ident)
         return {"portgroup_id": found.id}
 
-    return port_routes.PORTS.list_view(call(request), detail_path, members)
+    return port_routes.PORTS.list_view(call(request), detail_path, members, parent="portgroup")
 
 
 _PORTS, _PORTS_DETAIL = lists(

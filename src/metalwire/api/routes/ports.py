@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, TypeVar
@@ -26,6 +27,7 @@ from metalwire.db import portgroups as portgroup_db
 from metalwire.db import ports as port_db
 from metalwire.db.models import Port, Portgroup
 from metalwire.errors import Forbidden, InvalidParameterValue, NodeNotFound, NotAcceptable
+from metalwire.identifiers import is_uuid_like
 
 router = APIRouter(prefix="/v1/ports")
 LOG = logging.getLogger(__name__)
@@ -70,15 +72,17 @@ def normalize(values: dict[str, Any], version: mv.Version) -> dict[str, Any]:
     return out
 
 
-def refuse_null_dynamic_portgroup(values: Any) -> None:
-    """available_for_dynamic_portgroup is true or false, never null: a 400 at any version, as
-    Ironic's schema answers before its version checks."""
-    if isinstance(values, dict) and (
-        "available_for_dynamic_portgroup" in values
-        and values["available_for_dynamic_portgroup"] is None
-    ):
+def refuse_non_boolean_dynamic_portgroup(values: Any) -> None:
+    """available_for_dynamic_portgroup is a JSON true or false, never null nor a string (as
+    Ironic's schema has it, unlike pxe_enabled and is_smartnic, which take "true"): a 400 at
+    any version, as Ironic's schema answers before its version checks."""
+    if not isinstance(values, dict) or "available_for_dynamic_portgroup" not in values:
+        return
+    value = values["available_for_dynamic_portgroup"]
+    if not isinstance(value, bool):
         raise InvalidParameterValue(
-            "Invalid value for field available_for_dynamic_portgroup: null; use true or false."
+            "Invalid value for field available_for_dynamic_portgroup: "
+            f"{json.dumps(value)}; use true or false (a JSON boolean)."
         )
 
 
@@ -116,12 +120,14 @@ def refuse_member_physnet_change(c: Call, current: dict[str, Any], changes: dict
     )
 
 
-def refuse_null_dynamic_portgroup_in_patch(patch: Any) -> None:
-    """A PATCH giving available_for_dynamic_portgroup the value null is a 400, as Ironic's
-    schema answers; a remove gives it its default (true)."""
+def refuse_non_boolean_dynamic_portgroup_in_patch(patch: Any) -> None:
+    """A PATCH giving available_for_dynamic_portgroup a value that is not a JSON boolean is a
+    400, as Ironic's schema answers; a remove gives it its default (true)."""
     for operation in operations_at(patch, "/available_for_dynamic_portgroup"):
         if operation.get("op") in ("add", "replace") and "value" in operation:
-            refuse_null_dynamic_portgroup({"available_for_dynamic_portgroup": operation["value"]})
+            refuse_non_boolean_dynamic_portgroup(
+                {"available_for_dynamic_portgroup": operation["value"]}
+            )
 
 
 def refuse_link_network_type_in_patch(patch: Any, version: mv.Version) -> None:
@@ -155,13 +161,30 @@ def warn_if_legacy_vif(response: Response, extra: Any, kind: str, uuid: str) -> 
         response.headers["Warning"] = LEGACY_VIF_WARNING
 
 
-def _filters(c: Call, scoped: bool) -> dict[str, Any]:
+def _filters(c: Call, parent: str | None) -> dict[str, Any]:
+    """The list's filters. Below a node or a portgroup the parent stands in for the filter
+    of its kind (what ``?node=`` or ``?portgroup=`` says there is not read), and counts
+    among the filters only one of which may narrow a list, as Ironic's."""
     given = list_filters(c, PORT_FILTERS)
     if given.get("node_uuid"):
         # As Ironic: a UUID, not a name, and it wins over ``node``.
         validation.uuid_value(given["node_uuid"], "node_uuid")
+    if parent == "node":
+        given.pop("node", None)
+        given.pop("node_uuid", None)
+    elif parent == "portgroup":
+        given.pop("portgroup", None)
     node_ident = given.get("node_uuid") or given.get("node")
-    owners = [bool(node_ident) or scoped, bool(given.get("portgroup")), "shard" in given]
+    if node_ident and not c.version.at_least(mv.NODE_NAME) and not is_uuid_like(node_ident):
+        raise NotAcceptable(
+            f"Request not acceptable. A node named by its name ({node_ident!r}) requires API "
+            f"version 1.{mv.NODE_NAME} or later; the request used {c.version}."
+        )
+    owners = [
+        bool(node_ident) or parent == "node",
+        bool(given.get("portgroup")) or parent == "portgroup",
+        "shard" in given,
+    ]
     if sum(owners) > 1:
         # Ironic's answer when more than one of node, portgroup and shard narrows the list.
         raise Forbidden("Operation not permitted.")
@@ -293,7 +316,7 @@ def node_ident_as_uuid(c: Call, body: Any) -> Any:
 def create_port(request: Request, response: Response, body: JsonBody = None) -> dict[str, Any]:
     c = call(request)
     body = node_ident_as_uuid(c, body)
-    refuse_null_dynamic_portgroup(body)
+    refuse_non_boolean_dynamic_portgroup(body)
     values = validation.check_create_body(
         body, PORT_FIELDS, c.version, required=("address", "node_uuid")
     )
@@ -319,7 +342,7 @@ def patch_port(
     body: JsonBody = None,
 ) -> dict[str, Any]:
     c = call(request)
-    refuse_null_dynamic_portgroup_in_patch(body)
+    refuse_non_boolean_dynamic_portgroup_in_patch(body)
     refuse_link_network_type_in_patch(body, c.version)
     updated, changes = PORTS.patch(c, uuid, body)
     if "extra" in changes:

@@ -85,8 +85,10 @@ class Resource(Generic[Row]):
     read: Callable[[Session, str], Row]  # by UUID or name; raises the resource's NotFound
     list_rows: Callable[[Session, dict[str, Any], Page], Sequence[Row]]
     views: Views[Row]
-    # The list's filters from the query; the flag says a scope narrows the list already.
-    filters: Callable[[Call, bool], dict[str, Any]]
+    # The list's filters from the query, given what a nested list is below: the filter its
+    # scope stands in for ("node" below a node, "portgroup" below a portgroup, "chassis"),
+    # None for a top-level list.
+    filters: Callable[[Call, str | None], dict[str, Any]]
     # The policy checks of a read and of a patch (call, session, row, ident[, patch]):
     # a row the requester cannot see is its NotFound (404), a rule refused a 403.
     authorize_get: Callable[[Call, Session, Row, str], None]
@@ -118,8 +120,15 @@ class Resource(Generic[Row]):
     # refused requester (403) learns nothing of which rows exist.
     authorize_before_read: Callable[[Call, str], None] = _no_rowless_checks
 
-    def list_view(self, c: Call, detail_path: bool, scope: Scope | None = None) -> Document:
-        """The body of a list: all of them, or those ``scope`` narrows to."""
+    def list_view(
+        self,
+        c: Call,
+        detail_path: bool,
+        scope: Scope | None = None,
+        parent: str | None = None,
+    ) -> Document:
+        """The body of a list: all of them, or those ``scope`` narrows to (the members of
+        one ``parent``: a node's, a portgroup's or a chassis's)."""
         detail = detail_requested(c, detail_path)
         wanted = fields_param(c)
         fields = selected_fields(
@@ -127,7 +136,7 @@ class Resource(Generic[Row]):
         )
         p = page(c)
         check_sort_key(self.fields, c.version, p.sort_key)
-        filters = self.filters(c, scope is not None)
+        filters = self.filters(c, parent)
         with c.services.db.read() as session:
             if scope is not None:
                 filters.update(scope(session))

@@ -290,7 +290,7 @@ RUNBOOKS = Resource[Runbook](
         session, filters.get("owner"), page
     ),
     views=_views,
-    filters=lambda c, _scoped: list_filters(c, ()),
+    filters=lambda c, _parent: list_filters(c, ()),
     authorize_get=lambda c, _session, row, _ident: _authorize_get(c, row),
     authorize_patch=lambda c, _session, row, _ident, patch: _authorize_patch(c, row, patch),
     patch_rules_read_body=True,
