@@ -1010,6 +1010,47 @@ def _portgroup_writes() -> tuple[Step, ...]:
     )
 
 
+def _vif_requests() -> tuple[Step, ...]:
+    """What POST and DELETE /vifs take, before any network interface sees it (node n1 on
+    the noop interface, port p1)."""
+    vifs = "/v1/nodes/{n1}/vifs"
+    both = {"id": "{vif2}", "port_uuid": "{p1}", "portgroup_uuid": "{missing}"}
+    return (
+        Step("both port and portgroup", "POST", vifs, both, version="1.67"),
+        Step("both before 1.67", "POST", vifs, both, version="1.66"),
+        Step("a port", "POST", vifs, {"id": "{vif2}", "port_uuid": "{p1}"}, version="1.67"),
+        Step(
+            "a missing port",
+            "POST",
+            vifs,
+            {"id": "{vif2}", "port_uuid": "{missing}"},
+            version="1.67",
+        ),
+        Step(
+            "a port before 1.67",
+            "POST",
+            vifs,
+            {"id": "{vif2}", "port_uuid": "{p1}"},
+            version="1.66",
+        ),
+        Step("an id no name", "POST", vifs, {"id": "bad id!"}),
+        Step("a number id", "POST", vifs, {"id": 5}),
+        Step("a name id", "POST", vifs, {"id": "vif-name_1"}),
+        Step("a list body", "POST", vifs, [{"id": "{vif2}"}]),
+        Step("null body", "POST", vifs, None),
+        Step("detach a bad id", "DELETE", vifs + "/bad%20id!"),
+        Step("detach a name", "DELETE", vifs + "/vif-name_1"),
+        get("list before 1.28", vifs, version="1.27"),
+        Step("attach before 1.28", "POST", vifs, {"id": "{vif2}"}, version="1.27"),
+        Step("detach before 1.28", "DELETE", vifs + "/{vif2}", version="1.27"),
+        Step("attach to a missing node", "POST", "/v1/nodes/{missing}/vifs", {"id": "{vif2}"}),
+        get("list of a missing node", "/v1/nodes/{missing}/vifs"),
+        Step("detach on a missing node", "DELETE", "/v1/nodes/{missing}/vifs/{vif2}"),
+        Step("attach by node name", "POST", "/v1/nodes/dt-vifs/vifs", {"id": "{vif2}"}),
+        Step("detach by node name", "DELETE", "/v1/nodes/dt-vifs/vifs/{vif2}"),
+    )
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "root and versions",
@@ -1548,6 +1589,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             Step("detach", "DELETE", "/v1/nodes/{n1}/vifs/{vif1}"),
             Step("detach again", "DELETE", "/v1/nodes/{n1}/vifs/{vif1}"),
             get("list after detach", "/v1/nodes/{n1}/vifs"),
+            *_vif_requests(),
         ),
     ),
     Scenario(
