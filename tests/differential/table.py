@@ -1478,6 +1478,25 @@ SCENARIOS: tuple[Scenario, ...] = (
                 op("add", "/local_link_connection/network_type", "unmanaged"),
                 version="1.64",
             ),
+            port(
+                "p9",
+                "n1",
+                "52:54:00:aa:00:13",
+                local_link_connection={"port_id": "E9", "switch_id": "aa:bb:cc:dd:ee:09"},
+            ),
+            patch(
+                "made a Smart NIC on a switch's link",
+                "/v1/ports/{p9}",
+                op("replace", "/is_smartnic", True),
+                version="1.64",
+            ),
+            patch(
+                "made a Smart NIC with its host's link",
+                "/v1/ports/{p9}",
+                op("replace", "/is_smartnic", True),
+                op("replace", "/local_link_connection", {"port_id": "rep0", "hostname": "h9"}),
+                version="1.64",
+            ),
         ),
     ),
     Scenario(
