@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from itertools import chain
@@ -194,20 +195,26 @@ def port_and_port_group_lifecycle(cli: Cli, http: httpx.Client) -> None:
 def vif_attach_list_detach(cli: Cli, http: httpx.Client) -> None:
     node = make_node(http)
     first, second = make_port(http, node), make_port(http, node)
-    group = http.post("/v1/portgroups", json={"node_uuid": node["uuid"]}).json()
+    group, bond = (
+        http.post("/v1/portgroups", json={"node_uuid": node["uuid"]}).json() for _ in range(2)
+    )
     make_port(http, node, portgroup_uuid=group["uuid"])
-    vif_port, vif_group = unique("vif-port"), unique("vif-group")
+    make_port(http, node, portgroup_uuid=bond["uuid"])
+    vif_port, vif_group, vif_bond = unique("vif-port"), unique("vif-group"), unique("vif-bond")
 
     cli.ok("node", "vif", "attach", node["name"], vif_port, "--port-uuid", second["uuid"],
            "--vif-info", "tag=blue")  # fmt: skip
     cli.ok("node", "vif", "attach", node["uuid"], vif_group,
            "--vif-info", f"portgroup_uuid={group['uuid']}")  # fmt: skip
+    cli.ok("node", "vif", "attach", node["uuid"], vif_bond, "--portgroup-uuid", bond["uuid"])
 
     listing, too_old = run_all(
         (cli, ["node", "vif", "list", node["uuid"], "-f", "json"]),
         (cli.at("1.27"), ["node", "vif", "list", node["uuid"]]),
     )
-    assert sorted(row["id"] for row in listing.json()) == sorted([vif_port, vif_group])
+    assert sorted(row["id"] for row in listing.json()) == sorted([vif_port, vif_group, vif_bond])
+    bond_info = http.get(f"/v1/portgroups/{bond['uuid']}").json()["internal_info"]
+    assert bond_info["tenant_vif_port_id"] == vif_bond
     failed_with(too_old, 404, "could not be found")
     assert too_old.stdout == ""
 
@@ -219,7 +226,30 @@ def vif_attach_list_detach(cli: Cli, http: httpx.Client) -> None:
     assert group_info["tenant_vif_port_id"] == vif_group
 
     cli.ok("node", "vif", "detach", node["uuid"], vif_port)
-    assert http.get(f"/v1/nodes/{node['uuid']}/vifs").json() == {"vifs": [{"id": vif_group}]}
+    left = http.get(f"/v1/nodes/{node['uuid']}/vifs").json()["vifs"]
+    assert sorted(v["id"] for v in left) == sorted([vif_group, vif_bond])
+
+
+def test_port_and_port_group_lists_page_from_a_marker(
+    baremetal_once: Cli, http: httpx.Client
+) -> None:
+    node = make_node(http)
+    ports = [make_port(http, node) for _ in range(3)]
+    groups = [
+        http.post("/v1/portgroups", json={"node_uuid": node["uuid"]}).json() for _ in range(3)
+    ]
+    after_first, last_group, past_the_end = baremetal_once.run_all(
+        ["port", "list", "--node", node["uuid"], "--marker", ports[0]["uuid"], "--limit", "1",
+         "-f", "json"],
+        ["port", "group", "list", "--node", node["uuid"], "--marker", groups[1]["uuid"],
+         "-f", "json"],
+        ["port", "list", "--node", node["uuid"], "--marker", ports[2]["uuid"], "-f", "json"],
+    )  # fmt: skip
+    assert [p["uuid"] for p in after_first.json()] == [ports[1]["uuid"]]
+    assert [g["uuid"] for g in last_group.json()] == [groups[2]["uuid"]]
+    assert past_the_end.json() == []
+    unknown = baremetal_once.run("port", "list", "--marker", str(uuid.uuid4()))
+    failed_with(unknown, 404, "could not be found")
 
 
 def test_conflicts_fail_with_409(baremetal_once: Cli, http: httpx.Client) -> None:
