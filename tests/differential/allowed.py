@@ -233,6 +233,15 @@ ALLOWED: tuple[Allowed, ...] = (
         "nothing; metalwire refuses it (400): a portgroup always belongs to a node",
     ),
     Allowed(
+        ("port connectivity by provision state",),
+        "validate on the flat interface: body.network.reason",
+        "Ironic 39's flat interface needs a cleaning network ([neutron] cleaning_network or "
+        "driver_info/cleaning_network), so without one a flat node's network validation "
+        "fails (and so does every change of its ports); metalwire's flat works without "
+        "Neutron and cleans on no network when none is set (docs/operators.md, [neutron] "
+        "cleaning_network)",
+    ),
+    Allowed(
         ("versions 1.102 to 1.107",),
         "member's unchanged physical_network: status",
         "from 1.102 Ironic 39 refuses (400) a member port's PATCH whose first operation "

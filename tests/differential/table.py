@@ -206,6 +206,8 @@ def _port_connectivity() -> tuple[Step, ...]:
         ("portgroup", op("add", "/portgroup_uuid", "{g1}")),
     )
     to_n1, to_n2 = (op("replace", "/node_uuid", f"{{{n}}}") for n in ("n1", "n2"))
+    flat, noop = (op("replace", "/network_interface", kind) for kind in ("flat", "noop"))
+    reset = op("remove", "/network_interface")
     return (
         node("dt-rewire", "n1"),
         *power("power off", "n1", "power off"),  # Ironic's manage sets no power state
@@ -213,19 +215,28 @@ def _port_connectivity() -> tuple[Step, ...]:
         port("p1", "n1", "52:54:00:ef:00:01"),
         port("p2", "n1", "52:54:00:ef:00:02"),
         patch("pxe_enabled in enroll", "/v1/ports/{p2}", op("replace", "/pxe_enabled", False)),
+        patch("network_interface in enroll", "/v1/nodes/{n1}", flat),
+        get("validate on the flat interface", "/v1/nodes/{n1}/validate"),
+        patch("network_interface back in enroll", "/v1/nodes/{n1}", noop),
         Step("manage", "PUT", "/v1/nodes/{n1}/states/provision", {"target": "manage"}),
         Step("after manage", "GET", "/v1/nodes/{n1}", settle=True),
         patch("pxe_enabled when manageable", "/v1/ports/{p2}", op("replace", "/pxe_enabled", True)),
+        patch("network_interface when manageable", "/v1/nodes/{n1}", flat),
+        patch("network_interface back when manageable", "/v1/nodes/{n1}", noop),
         Step("provide", "PUT", "/v1/nodes/{n1}/states/provision", {"target": "provide"}),
         Step("after provide", "GET", "/v1/nodes/{n1}", settle=True),
         *(patch(f"{name} when available", "/v1/ports/{p1}", change) for name, change in changes),
         patch("extra when available", "/v1/ports/{p1}", op("add", "/extra/a", 1)),
+        patch("network_interface when available", "/v1/nodes/{n1}", flat),
+        patch("network_interface reset when available", "/v1/nodes/{n1}", reset),
         get("port after the refused changes", "/v1/ports/{p1}"),
         node("dt-rewire-b", "n2"),
         Step("create portgroup g2", "POST", "/v1/portgroups", {"node_uuid": "{n2}"}, "g2"),
         patch("portgroup to an available node", "/v1/portgroups/{g2}", to_n1),
         patch("maintenance", "/v1/nodes/{n1}", op("replace", "/maintenance", True)),
         *(patch(f"{name} in maintenance", "/v1/ports/{p1}", change) for name, change in changes),
+        patch("network_interface in maintenance", "/v1/nodes/{n1}", flat),
+        get("node after the interface changes", "/v1/nodes/{n1}"),
         # (Ironic 39 answers a portgroup's move to a node in maintenance with a 500, a
         # UNIQUE constraint of nodes.uuid broken: tests/integration/test_deployed_port_rules.py)
         patch("portgroup with members to an enrolled node", "/v1/portgroups/{g1}", to_n2),
