@@ -252,10 +252,16 @@ def test_nested_port_lists_take_the_parent_as_their_filter(api: Api) -> None:
     mine = api.get(f"/v1/nodes/nested-owner/ports?node={uuid.uuid4()}").json()["ports"]
     assert len(mine) == 2
     # and counts as it: one of node, portgroup and shard narrows a list
-    for path in (f"{members}?node={node['uuid']}", f"/v1/nodes/{node['uuid']}/ports?portgroup=x"):
+    for path, named in (
+        (f"{members}?node={node['uuid']}", "node and portgroup (this path's)"),
+        (f"/v1/nodes/{node['uuid']}/ports?portgroup=x", "node (this path's) and portgroup"),
+    ):
         refused = api.get(path)
         assert refused.status_code == 403, (path, refused.text)
-        assert fault(refused) == "Operation not permitted."
+        assert fault(refused) == (
+            "Operation not permitted: a port list is narrowed by one of node, portgroup and "
+            f"shard at a time; this request gives {named}."
+        )
     # nodes are named from 1.5
     assert api.get("/v1/ports?node=nested-owner", version="1.5").status_code == 200
     early = api.get("/v1/ports?node=nested-owner", version="1.4")

@@ -121,6 +121,9 @@ def test_a_shard_filter_with_a_node_filter_is_refused_as_ironic_does(api: Api) -
     node = api.node(name="both", shard="rack7")
     resp: Any = api.get(f"/v1/ports?shard=rack7&node={node['uuid']}")
     assert resp.status_code == 403
-    assert fault(resp) == "Operation not permitted."
+    assert fault(resp) == (
+        "Operation not permitted: a port list is narrowed by one of node, portgroup and shard "
+        "at a time; this request gives node and shard."
+    )
     resp = api.get(f"/v1/nodes/{node['uuid']}/ports?shard=rack7")
     assert resp.status_code == 403

@@ -186,8 +186,16 @@ def _filters(c: Call, parent: str | None) -> dict[str, Any]:
         "shard" in given,
     ]
     if sum(owners) > 1:
-        # Ironic's answer when more than one of node, portgroup and shard narrows the list.
-        raise Forbidden("Operation not permitted.")
+        # Ironic's answer (403, its words first) when more than one of them narrows the list
+        named = [
+            f"{kind} (this path's)" if kind == parent else kind
+            for kind, given_here in zip(("node", "portgroup", "shard"), owners, strict=True)
+            if given_here
+        ]
+        raise Forbidden(
+            "Operation not permitted: a port list is narrowed by one of node, portgroup and "
+            f"shard at a time; this request gives {' and '.join(named)}."
+        )
     if "conductor_groups" in given and (owners[0] or owners[1] or given.get("address")):
         raise InvalidParameterValue(
             "Filtering by conductor_groups cannot be combined with node_ident, "
