@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from metalwire.api import fields as declared
+from metalwire.api import microversion as mv
 from metalwire.api_versions import MAX_MINOR
 from tests.conftest import Api, fault, routing_error
 
@@ -73,7 +74,9 @@ def test_every_newer_filter_is_refused_below_its_version_when_ironic_gates_it(
     below = api.get(url, version=f"1.{declared_filter.since - 1}")
     if declared_filter.gated:
         assert below.status_code == 406, below.text
-        assert fault(below) == declared_filter.refusal_message()
+        assert fault(below) == declared_filter.refusal_message(
+            mv.Version(declared_filter.since - 1)
+        )
     else:
         assert below.status_code == 200, below.text
     assert api.get(url, version=f"1.{declared_filter.since}").status_code == 200

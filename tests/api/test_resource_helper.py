@@ -158,10 +158,7 @@ def test_a_field_newer_than_the_version_is_refused_alike(api: Api, kind: str) ->
         assert fault(resp) == refusal
     resp = api.patch(url, [{"op": "add", "path": f"/{name}", "value": "x"}], version=older)
     assert resp.status_code == 406, resp.text
-    assert (
-        fault(resp)
-        == f"Field {name} requires API version 1.{since} or later; the request used {older}."
-    )
+    assert fault(resp) == refusal  # a PATCH says it alike
 
 
 @pytest.mark.parametrize("kind", KINDS)

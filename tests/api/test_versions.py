@@ -316,11 +316,19 @@ def test_traits_below_1_37_are_answered_as_ironic_does(
     if status == 405:
         assert routing_error(resp)["code"] == 405
     else:
-        assert fault(resp) in ("Request not acceptable.", "Resource could not be found.")
+        assert fault(resp) in (
+            "Request not acceptable. /v1/nodes/{node}/traits requires API version 1.37 or later; "
+            "the request used 1.36.",
+            "Resource could not be found.",
+        )
     assert api.get("/v1/nodes/n1/traits", version="1.37").status_code == 200
 
 
 def test_fields_below_1_8_is_406(api: Api) -> None:
     resp = api.get("/v1/nodes?fields=uuid", version="1.7")
-    assert resp.status_code == 406 and fault(resp) == "Request not acceptable."
+    assert resp.status_code == 406
+    assert fault(resp) == (
+        "Request not acceptable. The fields query parameter requires API version 1.8 or later; "
+        "the request used 1.7."
+    )
     assert api.get("/v1/nodes?fields=uuid", version="1.8").status_code == 200

@@ -66,7 +66,11 @@ class Filter:
     # list; otherwise it narrows nothing, as Ironic's port and portgroup lists.
     empty_lists_none: bool = False
 
-    def refusal_message(self) -> str:
+    def refusal_message(self, version: mv.Version) -> str:
+        """Ironic's words for the filter given below its version; its bare "Request not
+        acceptable." is followed by what needs which version."""
+        if self.refusal == _PLAIN_REFUSAL:
+            return mv.too_old_message(f"The {self.name} filter", self.since, version)
         if self.refusal is not None:
             return self.refusal
         return f"Request not acceptable. The minimal required API version should be 1.{self.since}"

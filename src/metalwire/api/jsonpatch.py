@@ -7,8 +7,8 @@ import re
 from typing import Any
 
 from metalwire.api.fields import Access, Field, by_name
-from metalwire.api.microversion import Version
-from metalwire.errors import NotAcceptable, PatchError
+from metalwire.api.microversion import Version, too_old
+from metalwire.errors import PatchError
 
 # Every operation RFC 6902 defines; Ironic's API takes the first three.
 RFC_OPS = ("add", "remove", "replace", "move", "copy", "test")
@@ -112,10 +112,7 @@ def apply_patch(
         if field.access not in (Access.WRITABLE, Access.PATCH_ONLY):
             raise PatchError(f"'/{top}' is an internal attribute and can not be updated.")
         if not field.patchable_at(version.minor):
-            raise NotAcceptable(
-                f"Field {top} requires API version 1.{field.since} or later; the request "
-                f"used {version}."
-            )
+            raise too_old(f"Field {top}", field.since, version)
         if op["op"] != "remove" and "value" not in op:
             raise PatchError(f"Patch operation {op['op']} on {op['path']} needs a 'value'.")
         _apply_one(doc, parts, op, mandatory, creatable=field.kind == "dict")

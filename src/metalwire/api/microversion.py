@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import total_ordering
 
 from metalwire.api_versions import MAX_MINOR
-from metalwire.errors import NotFound, RouteNotFound, VersionNotAcceptable
+from metalwire.errors import NotAcceptable, NotFound, RouteNotFound, VersionNotAcceptable
 
 IRONIC_HEADER = "X-OpenStack-Ironic-API-Version"
 GENERIC_HEADER = "OpenStack-API-Version"
@@ -153,6 +153,19 @@ def require(version: Version, minor: int, *, by_handler: bool = False) -> None:
     if version.minor < minor:
         why = f"The resource could not be found at API version {version}; it exists from 1.{minor}."
         raise NotFound(why) if by_handler else RouteNotFound(why)
+
+
+def too_old(what: str, minor: int, version: Version) -> NotAcceptable:
+    """The 406 of ``what`` asked for below the version that brings it (``minor``): Ironic's
+    words, then what needs which version and which the request used."""
+    return NotAcceptable(too_old_message(what, minor, version))
+
+
+def too_old_message(what: str, minor: int, version: Version) -> str:
+    return (
+        f"Request not acceptable. {what} requires API version 1.{minor} or later; the request "
+        f"used {version}."
+    )
 
 
 def response_headers(version: Version | None) -> dict[str, str]:

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import FromClause, String
 
 from metalwire.api.fields import Access, Field, by_name
-from metalwire.api.microversion import LINK_NETWORK_TYPE, Version
+from metalwire.api.microversion import LINK_NETWORK_TYPE, Version, too_old
 from metalwire.errors import InvalidParameterValue, MissingParameterValue, NotAcceptable
 from metalwire.identifiers import is_switch_address, is_uuid, normalized_mac
 
@@ -172,10 +172,7 @@ def link_network_type_allowed(link: Any, version: Version) -> None:
 
 def refuse_link_network_type(version: Version) -> None:
     if not version.at_least(LINK_NETWORK_TYPE):
-        raise NotAcceptable(
-            f"Request not acceptable. local_link_connection/network_type requires API version "
-            f"1.{LINK_NETWORK_TYPE} or later; the request used {version}."
-        )
+        raise too_old("local_link_connection/network_type", LINK_NETWORK_TYPE, version)
 
 
 def _check_link_keys(value: dict[str, Any], is_smartnic: bool) -> None:
@@ -233,10 +230,7 @@ def check_create_body(
                 f"1.{field.since} or later)."
             )
         if not field.settable_at(version.minor):
-            raise NotAcceptable(
-                f"Field {name} requires API version 1.{field.since} or later; the request "
-                f"used {version}."
-            )
+            raise too_old(f"Field {name}", field.since, version)
         if field.access is Access.PATCH_ONLY:
             raise InvalidParameterValue(
                 f"Field {name} cannot be set when creating; set it with PATCH afterwards."

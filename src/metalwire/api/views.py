@@ -20,7 +20,7 @@ from metalwire.db import lookups
 from metalwire.db import nodes as node_db
 from metalwire.db import vifs as vif_db
 from metalwire.db.models import Node, Port, Portgroup, VifAttachment
-from metalwire.errors import InvalidParameterValue, NotAcceptable
+from metalwire.errors import InvalidParameterValue
 
 TENANT_VIF_KEY = "tenant_vif_port_id"
 INSPECT_WAIT, INSPECT_WAIT_SINCE = "inspect wait", 39
@@ -62,10 +62,7 @@ def selected_fields(
     newer = {f.name: f for f in all_fields if f.name not in names and not f.unknown_below}
     for name in chosen:
         if name in newer and newer[name].gated:
-            raise NotAcceptable(
-                f"Request not acceptable. Field {name} requires API version "
-                f"1.{newer[name].since} or later; the request used {version}."
-            )
+            raise mv.too_old(f"Field {name}", newer[name].since, version)
     chosen = [n for n in chosen if n not in newer]
     unknown = [n for n in chosen if n not in names]
     if unknown:
@@ -82,10 +79,7 @@ def check_sort_key(all_fields: tuple[Field, ...], version: mv.Version, sort_key:
         f.name: f for f in all_fields if f.gated and not f.unknown_below and f.since > version.minor
     }
     if sort_key in newer:
-        raise NotAcceptable(
-            f"Request not acceptable. Field {sort_key} requires API version "
-            f"1.{newer[sort_key].since} or later; the request used {version}."
-        )
+        raise mv.too_old(f"Sorting by {sort_key}", newer[sort_key].since, version)
 
 
 def shown_provision_state(node: Node, version: mv.Version) -> str | None:

@@ -142,7 +142,7 @@ def list_filters(c: Call, declared: tuple[Filter, ...]) -> dict[str, Any]:
         if raw is None:
             continue
         if declared_filter.gated and not c.version.at_least(declared_filter.since):
-            raise NotAcceptable(declared_filter.refusal_message())
+            raise NotAcceptable(declared_filter.refusal_message(c.version))
         if declared_filter.kind == "bool":
             out[declared_filter.name] = flag(raw, declared_filter.name)
         elif declared_filter.kind == "list":
@@ -231,7 +231,7 @@ def detail_requested(c: Call, detail_path: bool) -> bool:
 def fields_param(c: Call) -> str | None:
     wanted = c.request.query_params.get("fields")
     if wanted is not None and not c.version.at_least(mv.FIELDS_PARAM):
-        raise NotAcceptable("Request not acceptable.")  # Ironic 39's answer below 1.8
+        raise mv.too_old("The fields query parameter", mv.FIELDS_PARAM, c.version)
     return wanted
 
 

@@ -55,7 +55,7 @@ def _fields(c: Call) -> list[str] | None:
     if raw is None:
         return None
     if not c.version.at_least(mv.DRIVER_FIELDS):
-        raise NotAcceptable("Request not acceptable.")
+        raise mv.too_old("The fields query parameter of drivers", mv.DRIVER_FIELDS, c.version)
     return [name.strip() for name in raw.split(",") if name.strip()]
 
 
@@ -207,6 +207,8 @@ def get_raid_logical_disk_properties(request: Request, driver_name: str) -> dict
     rule = "baremetal:driver:get_raid_logical_disk_properties"
     authz.policy(c).authorize(rule, authz.identity(c))
     if not c.version.at_least(mv.RAID_CONFIG):
-        raise NotAcceptable("Request not acceptable.")
+        raise mv.too_old(
+            "/v1/drivers/{driver}/raid/logical_disk_properties", mv.RAID_CONFIG, c.version
+        )
     name = _enabled_driver(c, driver_name)
     return driver_properties.logical_disk_properties(c.services.config.default, name)

@@ -34,7 +34,7 @@ from metalwire.conductor.registry import Serving
 from metalwire.db import allocations as allocation_db
 from metalwire.db import nodes as node_db
 from metalwire.db.models import Node
-from metalwire.errors import InvalidParameterValue, InvalidState, NodeNotFound, NotAcceptable
+from metalwire.errors import InvalidParameterValue, InvalidState, NodeNotFound
 
 router = APIRouter(prefix="/v1/nodes")
 
@@ -204,10 +204,7 @@ def _check_changes(c: Call, _node: Node, current: dict[str, Any], changes: dict[
     request of an older version is refused (406)."""
     leaves = "chassis_uuid" in changes and not changes["chassis_uuid"]
     if leaves and current.get("chassis_uuid") and not c.version.at_least(mv.REMOVE_CHASSIS):
-        raise NotAcceptable(
-            "Request not acceptable. Removing a node's chassis_uuid requires API version "
-            f"1.{mv.REMOVE_CHASSIS} or later; the request used {c.version}."
-        )
+        raise mv.too_old("Removing a node's chassis_uuid", mv.REMOVE_CHASSIS, c.version)
 
 
 NODES = Resource[Node](

@@ -26,7 +26,7 @@ from metalwire.db import nodes as node_db
 from metalwire.db import portgroups as portgroup_db
 from metalwire.db import ports as port_db
 from metalwire.db.models import Port, Portgroup
-from metalwire.errors import Forbidden, InvalidParameterValue, NodeNotFound, NotAcceptable
+from metalwire.errors import Forbidden, InvalidParameterValue, NodeNotFound
 from metalwire.identifiers import is_uuid_like
 
 router = APIRouter(prefix="/v1/ports")
@@ -176,10 +176,7 @@ def _filters(c: Call, parent: str | None) -> dict[str, Any]:
         given.pop("portgroup", None)
     node_ident = given.get("node_uuid") or given.get("node")
     if node_ident and not c.version.at_least(mv.NODE_NAME) and not is_uuid_like(node_ident):
-        raise NotAcceptable(
-            f"Request not acceptable. A node named by its name ({node_ident!r}) requires API "
-            f"version 1.{mv.NODE_NAME} or later; the request used {c.version}."
-        )
+        raise mv.too_old(f"A node named by its name ({node_ident!r})", mv.NODE_NAME, c.version)
     owners = [
         bool(node_ident) or parent == "node",
         bool(given.get("portgroup")) or parent == "portgroup",
@@ -305,7 +302,7 @@ def node_ident_as_uuid(c: Call, body: Any) -> Any:
     if not isinstance(body, dict) or "node_ident" not in body:
         return body
     if not c.version.at_least(mv.PORT_NODE_IDENT):
-        raise NotAcceptable("Request not acceptable.")
+        raise mv.too_old("A port's node given as node_ident", mv.PORT_NODE_IDENT, c.version)
     ident = body["node_ident"]
     if "node_uuid" in body:
         raise InvalidParameterValue("Give the port's node as node_ident or node_uuid, not both.")

@@ -51,7 +51,6 @@ from metalwire.errors import (
     Invalid,
     InvalidParameterValue,
     MissingParameterValue,
-    NotAcceptable,
     RouteNotFound,
 )
 from metalwire.redact import masked
@@ -394,7 +393,7 @@ def with_runbook_steps(c: Call, node_ident: str, verb: str, body: dict[str, Any]
             f"Invalid runbook: expected a runbook's UUID or name, got {ident!r}."
         )
     if not c.version.at_least(mv.RUNBOOKS):
-        raise NotAcceptable(f"A runbook requires API version 1.{mv.RUNBOOKS} or later.")
+        raise mv.too_old("A runbook", mv.RUNBOOKS, c.version)
     with c.services.db.read() as session:
         row = read(session, ident)
         node = node_db.get(session, node_ident)

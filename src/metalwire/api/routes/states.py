@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
+from metalwire.api import microversion as mv
 from metalwire.api import openapi_bodies as bodies
 from metalwire.api.fields import NODE_FIELDS
 from metalwire.api.openapi_operations import WRITE
@@ -29,7 +30,6 @@ _VERSIONED_STATES = {
     if f.name in ("raid_config", "target_raid_config", "boot_mode", "secure_boot")
 }
 
-RAID_CONFIG = 12  # PUT /states/raid
 CONFIGDRIVE_ON_REBUILD = 35
 CONFIGDRIVE_AS_JSON = 56
 # disable_ramdisk: taken by clean from 1.70 and by service from 1.108, by no other verb
@@ -140,17 +140,17 @@ def get_states(request: Request, ident: str) -> dict[str, Any]:
         errors=WRITE,
         body=bodies.ANYTHING,
         body_required=False,
-        since=RAID_CONFIG,
+        since=mv.RAID_CONFIG,
     ),
 )
 def set_target_raid_config(request: Request, ident: str, body: JsonBody = None) -> Response:
     """As Ironic: the node first (404), then the version (406), then the body (400)."""
     c = call(request)
     authz.node_by_ident(c, "baremetal:node:set_raid_state", ident)
-    if not c.version.at_least(RAID_CONFIG):
+    if not c.version.at_least(mv.RAID_CONFIG):
         with c.services.db.read() as session:
             node_db.get(session, ident)  # NodeNotFound before the version, as Ironic
-        raise NotAcceptable("Request not acceptable.")
+        raise mv.too_old("/v1/nodes/{node}/states/raid", mv.RAID_CONFIG, c.version)
     config = {} if body is None else body
     if not isinstance(config, dict):
         raise InvalidParameterValue(
@@ -184,7 +184,7 @@ def set_provision_state(request: Request, ident: str, body: JsonBody = None) -> 
         )
     verb, since = VERBS[target]
     if not c.version.at_least(since):
-        raise NotAcceptable(f"Provision verb {target!r} requires API version 1.{since}.")
+        raise mv.too_old(f"Provision verb {target!r}", since, c.version)
     disable_ramdisk_asked = body.get("disable_ramdisk")
     if body.get("runbook"):
         use = with_runbook_steps(c, ident, verb, body)
@@ -210,7 +210,7 @@ def _check_abort_version(c: Call, ident: str) -> None:
         return
     what, since = _ABORT_SINCE[state]
     if not c.version.at_least(since):
-        raise NotAcceptable(f"Aborting {what} in '{state}' requires API version 1.{since}.")
+        raise mv.too_old(f"Aborting {what} in '{state}'", since, c.version)
 
 
 def _configdrive(c: Call, verb: str, value: Any) -> str | dict[str, Any] | None:

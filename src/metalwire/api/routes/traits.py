@@ -9,13 +9,14 @@ from typing import Any
 import os_traits  # type: ignore[import-untyped]
 from fastapi import APIRouter, Request, Response
 
+from metalwire.api import microversion as mv
 from metalwire.api import openapi_bodies as bodies
 from metalwire.api.openapi_operations import WRITE
 from metalwire.api.route_docs import doc
 from metalwire.api.routes import authz
 from metalwire.api.routes.common import Call, JsonBody, call, until_unchanged
 from metalwire.db import nodes as node_db
-from metalwire.errors import InvalidParameterValue, MethodNotAllowed, NotAcceptable, NotFound
+from metalwire.errors import InvalidParameterValue, MethodNotAllowed, NotFound
 
 router = APIRouter(prefix="/v1/nodes/{ident}/traits")
 
@@ -45,18 +46,18 @@ def check_trait(value: Any) -> str:
 def _traits_call(request: Request) -> Call:
     c = call(request)
     if not c.version.at_least(TRAITS):
-        _refuse_below_traits(request.method)
+        _refuse_below_traits(request.method, c.version)
     return c
 
 
-def _refuse_below_traits(method: str) -> None:
+def _refuse_below_traits(method: str, version: mv.Version) -> None:
     """Below 1.37 Ironic 39 routes the path as the node's own: a GET is refused (406), a PUT
     is a method the node does not take (405), a DELETE names no resource (404)."""
     if method == "PUT":
         raise MethodNotAllowed(method, ("GET",))
     if method == "DELETE":
         raise NotFound("Resource could not be found.")
-    raise NotAcceptable("Request not acceptable.")
+    raise mv.too_old("/v1/nodes/{node}/traits", TRAITS, version)
 
 
 def _current(c: Call, ident: str) -> list[str]:
