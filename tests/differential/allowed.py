@@ -241,6 +241,17 @@ ALLOWED: tuple[Allowed, ...] = (
         "Neutron and cleans on no network when none is set (docs/operators.md, [neutron] "
         "cleaning_network)",
     ),
+    *(
+        Allowed(
+            ("node list filters",),
+            f"sorted by {key}: status",
+            "Ironic 39 sorts nodes by columns of its own schema (chassis_id, allocation_id, "
+            "conductor_affinity: row ids; version: its objects' version); metalwire keeps a "
+            "node's chassis and allocation by UUID and has none of them: a 400 naming the sort "
+            "key",
+        )
+        for key in ("chassis_id", "allocation_id", "conductor_affinity", "version")
+    ),
     Allowed(
         ("versions 1.102 to 1.107",),
         "member's unchanged physical_network: status",

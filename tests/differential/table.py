@@ -1239,6 +1239,21 @@ SCENARIOS: tuple[Scenario, ...] = (
             patch("owner of b", "/v1/nodes/{n2}", op("add", "/owner", "o2")),
             patch("maintenance on b", "/v1/nodes/{n2}", op("replace", "/maintenance", True)),
             get("maintenance=true", "/v1/nodes?maintenance=true"),
+            *(
+                get(f"sorted by {key}", f"/v1/nodes?sort_key={key}&limit=1")
+                for key in (
+                    *("name", "driver", "power_state", "provision_updated_at", "reservation"),
+                    *("owner", "lessee", "shard", "parent_node", "instance_uuid", "fault"),
+                    *("console_enabled", "maintenance_reason", "retired", "protected"),
+                    *("description", "boot_mode", "secure_boot", "network_interface"),
+                    *("last_error", "inspection_started_at", "instance_name"),
+                    *("disable_power_off", "automated_clean", "conductor_group"),
+                    # Ironic's JSON columns and list: not sort keys there either
+                    *("clean_step", "traits"),
+                    # Ironic's own columns, which metalwire has not
+                    *("chassis_id", "allocation_id", "conductor_affinity", "version"),
+                )
+            ),
             get("maintenance=false", "/v1/nodes?maintenance=false"),
             get("provision_state", "/v1/nodes?provision_state=enroll"),
             get("driver", "/v1/nodes?driver=fake-hardware"),
