@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from itertools import chain
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -583,7 +584,7 @@ def test_node_clean_and_service_hold_at_a_hold_step_until_node_unhold(
 
 
 def test_node_inventory_save_shows_what_the_inspection_ramdisk_reported(
-    clis: list[Cli], http: httpx.Client
+    clis: list[Cli], http: httpx.Client, tmp_path: Path
 ) -> None:
     """An ``agent`` inspection ended by the ramdisk's report (posted as IPA posts it);
     ``node inventory save`` prints the inventory and plugin data stored, as from Ironic."""
@@ -611,6 +612,9 @@ def test_node_inventory_save_shows_what_the_inspection_ramdisk_reported(
         stored = json.loads(saved.stdout)
         assert stored["inventory"] == body["inventory"]
         assert stored["plugin_data"]["macs"] == [mac]
+        to_file = tmp_path / f"{node['uuid']}.json"
+        cli.ok("node", "inventory", "save", node["uuid"], "--file", str(to_file))
+        assert json.loads(to_file.read_text()) == stored
         shown = cli.json("node", "show", node["uuid"])
         assert (shown["provision_state"], shown["power_state"]) == ("manageable", "power off")
 

@@ -253,6 +253,21 @@ ALLOWED: tuple[Allowed, ...] = (
         for key in ("chassis_id", "allocation_id", "conductor_affinity", "version")
     ),
     Allowed(
+        ("node patch",),
+        "conductor group: status",
+        "Ironic 39 refuses a conductor group no conductor has joined (400 'No valid host was "
+        "found'); metalwire has no conductor groups, every server serving every group's nodes "
+        "(docs/api-ref/conductors.md), and stores the group for clients that partition by it "
+        "(Nova's [ironic] conductor_group)",
+    ),
+    Allowed(
+        ("node patch",),
+        "conductor group removed: status",
+        "Ironic 39 answers the removal of a node's conductor_group (baremetal node unset "
+        "--conductor-group) with a 500 (KeyError); metalwire puts the node in no group (''), "
+        "as a create with a null conductor_group does in both",
+    ),
+    Allowed(
         ("versions 1.102 to 1.107",),
         "member's unchanged physical_network: status",
         "from 1.102 Ironic 39 refuses (400) a member port's PATCH whose first operation "

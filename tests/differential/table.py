@@ -1145,6 +1145,55 @@ SCENARIOS: tuple[Scenario, ...] = (
             patch("replace description", "/v1/nodes/{n1}", op("replace", "/description", "d")),
             patch("remove extra", "/v1/nodes/{n1}", op("remove", "/extra/foo")),
             patch("set properties", "/v1/nodes/{n1}", op("add", "/properties/cpus", 4)),
+            patch("conductor group", "/v1/nodes/{n1}", op("add", "/conductor_group", "Rack-A")),
+            patch("conductor group removed", "/v1/nodes/{n1}", op("remove", "/conductor_group")),
+            patch(
+                "conductor group emptied", "/v1/nodes/{n1}", op("replace", "/conductor_group", "")
+            ),
+            Step(
+                "conductor group null on create",
+                "POST",
+                "/v1/nodes",
+                {**NODE, "name": "dt-node-null-group", "conductor_group": None},
+            ),
+            patch(
+                "reset_interfaces without a driver",
+                "/v1/nodes/{n1}?reset_interfaces=true",
+                op("add", "/extra/r", 1),
+            ),
+            patch(
+                "reset_interfaces before 1.45",
+                "/v1/nodes/{n1}?reset_interfaces=true",
+                op("replace", "/driver", "fake-hardware"),
+                version="1.44",
+            ),
+            patch(
+                "reset_interfaces with the same driver",
+                "/v1/nodes/{n1}?reset_interfaces=true",
+                op("replace", "/driver", "fake-hardware"),
+            ),
+            patch(
+                "reset_interfaces false without a driver",
+                "/v1/nodes/{n1}?reset_interfaces=false",
+                op("add", "/extra/r", 2),
+            ),
+            patch(
+                "reset_interfaces not a boolean",
+                "/v1/nodes/{n1}?reset_interfaces=maybe",
+                op("replace", "/driver", "fake-hardware"),
+            ),
+            patch("lessee", "/v1/nodes/{n1}", op("add", "/lessee", "project-l")),
+            patch("lessee removed", "/v1/nodes/{n1}", op("remove", "/lessee")),
+            patch(
+                "instance_info from the program",
+                "/v1/nodes/{n1}",
+                op("add", "/instance_info/root_gb", 10),
+            ),
+            patch(
+                "instance_info key removed",
+                "/v1/nodes/{n1}",
+                op("remove", "/instance_info/root_gb"),
+            ),
             patch(
                 "description too long", "/v1/nodes/{n1}", op("replace", "/description", "d" * 4097)
             ),

@@ -61,6 +61,7 @@ REMOVE_CHASSIS = 25  # a node may leave its chassis (chassis_uuid removed)
 PORTGROUP_MODE = 26  # a portgroup's mode and properties
 DYNAMIC_DRIVERS = 30
 DETAIL_QUERY = 43
+RESET_INTERFACES = 45  # PATCH /v1/nodes/{node}?reset_interfaces
 CONDUCTORS = 49  # /v1/conductors, a node's conductor field and filter
 DEPLOY_TEMPLATES = 55  # /v1/deploy_templates
 RUNBOOKS = 92  # /v1/runbooks, and a clean or service by runbook

@@ -20,21 +20,22 @@ from metalwire.api.fields import (
     NODE_LIST_FIELDS,
     PROVISION_STATES,
 )
-from metalwire.api.openapi_operations import WRITE
+from metalwire.api.jsonpatch import operations_at
+from metalwire.api.openapi_operations import WRITE, query
 from metalwire.api.route_docs import FIELDS, doc, listing, lists, ref
 from metalwire.api.routes import authz
 from metalwire.api.routes import conductors as conductor_routes
 from metalwire.api.routes import portgroups as portgroup_routes
 from metalwire.api.routes import ports as port_routes
 from metalwire.api.routes.before_body import patch_allowed
-from metalwire.api.routes.common import Call, JsonBody, call, list_filters
+from metalwire.api.routes.common import Call, JsonBody, call, flag, list_filters
 from metalwire.api.routes.resource import Resource
 from metalwire.api.views import node_view
 from metalwire.conductor.registry import Serving
 from metalwire.db import allocations as allocation_db
 from metalwire.db import nodes as node_db
 from metalwire.db.models import Node
-from metalwire.errors import InvalidParameterValue, InvalidState, NodeNotFound
+from metalwire.errors import Invalid, InvalidParameterValue, InvalidState, NodeNotFound
 
 router = APIRouter(prefix="/v1/nodes")
 
@@ -63,6 +64,8 @@ def normalize(c: Call, values: dict[str, Any]) -> dict[str, Any]:
             out[key] = validation.uuid_value(out[key], key)
     if out.get("conductor_group") is not None:
         out["conductor_group"] = validation.conductor_group(out["conductor_group"])
+    elif "conductor_group" in out:
+        out["conductor_group"] = ""  # no group: a null on create (as Ironic), or a remove
     if "driver" in out and not out["driver"]:
         raise InvalidParameterValue("driver cannot be empty.")
     if out.get("instance_name") == "":
@@ -193,6 +196,9 @@ def _current(_c: Call, _session: Session, node: Node) -> dict[str, Any]:
 
 def _prepare(c: Call, node: Node, changes: dict[str, Any]) -> dict[str, Any]:
     changes = normalize(c, changes)
+    if "driver" in changes and _reset_asked(c) and "network_interface" not in changes:
+        # the other interfaces take the new driver's defaults anyway (hardware_types.on_update)
+        changes["network_interface"] = None
     if "parent_node" in changes:
         owner = changes.get("owner", node.owner)
         changes["parent_node"] = _parent_uuid(c, changes["parent_node"], owner, node.uuid)
@@ -296,6 +302,14 @@ def create_node(request: Request, response: Response, body: JsonBody = None) -> 
         ok="The changed node.",
         returns=ref("Node"),
         errors=WRITE,
+        query=[
+            query(
+                "reset_interfaces",
+                {"type": "boolean"},
+                "With a new driver, every interface the patch does not change takes its "
+                "default, the network interface too (1.45; only with a patch of /driver).",
+            )
+        ],
         body=ref("JsonPatch"),
     ),
 )
@@ -306,8 +320,29 @@ def patch_node(
     body: JsonBody = None,
 ) -> dict[str, Any]:
     c = call(request)
+    _check_reset_interfaces(c, body)
     updated, _changes = NODES.patch(c, ident, body)
     return NODES.show(c, updated)
+
+
+def _reset_asked(c: Call) -> bool:
+    return bool(flag(c.request.query_params.get("reset_interfaces"), "reset_interfaces"))
+
+
+def _check_reset_interfaces(c: Call, patch: Any) -> None:
+    """``?reset_interfaces=true`` (1.45, as Ironic's): with a driver change, every interface
+    the patch does not set takes the new driver's default, the network interface too
+    (without it, the hardware interfaces do and the network interface stays). It is for a
+    patch of /driver only (400 otherwise, as Ironic)."""
+    if c.request.query_params.get("reset_interfaces") is None:
+        return
+    if not c.version.at_least(mv.RESET_INTERFACES):
+        raise mv.too_old("The reset_interfaces query parameter", mv.RESET_INTERFACES, c.version)
+    if _reset_asked(c) and not operations_at(patch, "/driver"):
+        raise Invalid(
+            "The reset_interfaces parameter can only be used when changing the node's driver "
+            "(with a PATCH of /driver)."
+        )
 
 
 @router.delete(
