@@ -392,7 +392,22 @@ def test_removing_the_network_interface_gives_the_default_back(api: Api, op: str
     assert api.get(f"/v1/nodes/{node['uuid']}").json()["network_interface"] == "flat"
 
 
-@pytest.mark.parametrize("field", ["maintenance", "conductor_group"])
+@pytest.mark.parametrize("op", ["remove", "replace"])
+def test_removing_the_conductor_group_puts_the_node_in_none(api: Api, op: str) -> None:
+    """``baremetal node unset --conductor-group`` (a 500 in Ironic 39): no group, ``""``, as a
+    create with a null conductor_group gives in both."""
+    node = api.node(conductor_group="rack-a")
+    operation: dict[str, Any] = {"op": op, "path": "/conductor_group"}
+    if op == "replace":
+        operation["value"] = None
+    resp = api.patch(f"/v1/nodes/{node['uuid']}", [operation])
+    assert resp.status_code == 200, resp.text
+    assert api.get(f"/v1/nodes/{node['uuid']}").json()["conductor_group"] == ""
+    created = api.node(conductor_group=None)
+    assert created["conductor_group"] == ""
+
+
+@pytest.mark.parametrize("field", ["maintenance"])
 @pytest.mark.parametrize("op", ["remove", "replace"])
 def test_removing_a_field_that_cannot_be_null_is_400_naming_it(
     api: Api, field: str, op: str
