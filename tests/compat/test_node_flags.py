@@ -302,3 +302,24 @@ def test_a_runbook_made_public(baremetal: Cli) -> None:
     )
     assert private["public"] is False
     baremetal.ok("runbook", "delete", name, f"{name}_2")
+
+
+def test_traits_added_listed_removed_one_by_one_and_all(baremetal: Cli) -> None:
+    node = unique("traits")
+    baremetal.ok("node", "create", "--driver", "fake-hardware", "--name", node)
+    baremetal.ok("node", "add", "trait", node, "CUSTOM_A", "CUSTOM_B", "HW_CPU_X86_VMX")
+
+    def traits() -> list[str]:
+        return sorted(row["traits"] for row in baremetal.json("node", "trait", "list", node))
+
+    assert traits() == ["CUSTOM_A", "CUSTOM_B", "HW_CPU_X86_VMX"]
+    baremetal.ok("node", "remove", "trait", node, "CUSTOM_B")
+    assert traits() == ["CUSTOM_A", "HW_CPU_X86_VMX"]
+    missing = baremetal.run("node", "remove", "trait", node, "CUSTOM_B")
+    assert missing.returncode != 0 and "CUSTOM_B" in missing.stderr, missing.describe()
+    bad = baremetal.run("node", "add", "trait", node, "lower_case")
+    assert bad.returncode != 0 and "lower_case" in bad.stderr, bad.describe()
+    baremetal.ok("node", "remove", "trait", node, "--all")
+    assert traits() == []
+    assert _show(baremetal, node, "traits") == {"traits": []}
+    baremetal.ok("node", "delete", node)
