@@ -84,3 +84,46 @@ def test_a_switch_mac_is_kept_in_lower_case(baremetal: Cli) -> None:
 
     assert created["local_link_connection"]["switch_id"] == "aa:bb:cc:dd:ee:0f"
     baremetal.ok("node", "delete", node)
+
+
+def test_a_smart_nic_port_is_created_with_its_hosts_link_or_none(baremetal: Cli) -> None:
+    """``port create --is-smartnic`` with a link that does not name the host is refused, as
+    Ironic checks it on create; with the host's link, or no link, it is taken."""
+    node = unique("smartnic")
+    baremetal.ok("node", "create", "--driver", "fake-hardware", "--name", node)
+    uuid = baremetal.json("node", "show", node)["uuid"]
+    smartnic = ("--node", uuid, "--is-smartnic")
+
+    switch = ("--local-link-connection", "port_id=Eth1", "--local-link-connection",
+              "switch_id=aa:bb:cc:dd:ee:ff")  # fmt: skip
+    refused = baremetal.run("port", "create", random_mac(), *smartnic, *switch)
+    assert refused.returncode != 0, refused.describe()
+    assert "HTTP 400" in refused.stderr and "hostname" in refused.stderr, refused.describe()
+
+    host = ("--local-link-connection", "port_id=rep0", "--local-link-connection", "hostname=h1")
+    created = baremetal.json("port", "create", random_mac(), *smartnic, *host)
+    assert (created["is_smartnic"], created["local_link_connection"]) == (
+        True,
+        {"port_id": "rep0", "hostname": "h1"},
+    )
+    bare = baremetal.json("port", "create", random_mac(), *smartnic)
+    assert (bare["is_smartnic"], bare["local_link_connection"]) == (True, {})
+    baremetal.ok("node", "delete", node)
+
+
+def test_a_links_network_type_needs_1_64(baremetal: Cli) -> None:
+    node = unique("nettype")
+    baremetal.ok("node", "create", "--driver", "fake-hardware", "--name", node)
+    uuid = baremetal.json("node", "show", node)["uuid"]
+    link = ("--local-link-connection", "network_type=unmanaged")
+
+    early = baremetal.at("1.63").run("port", "create", random_mac(), "--node", uuid, *link)
+    assert early.returncode != 0, early.describe()
+    # the program words a 406 itself: the operation is not supported at that version
+    assert "not supported by the requested version" in early.stderr, early.describe()
+
+    taken = baremetal.at("1.64").json("port", "create", random_mac(), "--node", uuid, *link)
+    assert taken["local_link_connection"] == {"network_type": "unmanaged"}
+    listed = baremetal.json("port", "list", "--node", uuid)
+    assert [p["uuid"] for p in listed] == [taken["uuid"]]  # the refused one was not made
+    baremetal.ok("node", "delete", node)

@@ -328,6 +328,13 @@ def visible(fields: tuple[Field, ...], minor: int) -> list[Field]:
     return [f for f in fields if f.since <= minor]
 
 
+# Names Ironic 39 takes in ``?fields=`` that are links, not stored values: ``links`` (shown
+# with every choice of fields) and a resource's sub-resource links (a chassis's ``nodes``, a
+# portgroup's ``ports``). No resource has a stored field of these names: a view skips them
+# when it copies values and adds the links itself.
+LINK_FIELDS = frozenset({"links", "nodes", "ports"})
+
+
 def by_name(fields: tuple[Field, ...]) -> dict[str, Field]:
     return {f.name: f for f in fields}
 

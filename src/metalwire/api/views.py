@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from metalwire.api import microversion as mv
 from metalwire.api import secrets
 from metalwire.api.fields import (
+    LINK_FIELDS,
     NODE_DEFAULTS,
     NODE_SUBLINKS,
     Field,
@@ -129,7 +130,7 @@ def port_views(
     for port in ports:
         body: dict[str, Any] = {}
         for name in fields:
-            if name == "links":
+            if name in LINK_FIELDS:
                 continue  # always shown, below
             if name == "node_uuid":
                 body[name] = node_uuids.get(port.node_id)
@@ -142,9 +143,6 @@ def port_views(
         body["links"] = links(base, "ports", port.uuid)
         views.append(body)
     return views
-
-
-_PORTGROUP_LINKS = ("links", "ports")
 
 
 def portgroup_views(
@@ -164,7 +162,7 @@ def portgroup_views(
     for portgroup in portgroups:
         body: dict[str, Any] = {}
         for name in fields:
-            if name in _PORTGROUP_LINKS:
+            if name in LINK_FIELDS:
                 continue  # below
             if name == "node_uuid":
                 body[name] = node_uuids.get(portgroup.node_id)

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from metalwire.api import openapi_bodies as bodies
 from metalwire.api import validation
-from metalwire.api.fields import CHASSIS_FIELDS, CHASSIS_LIST_FIELDS
+from metalwire.api.fields import CHASSIS_FIELDS, CHASSIS_LIST_FIELDS, LINK_FIELDS
 from metalwire.api.route_docs import FIELDS, item_docs, listing, lists
 from metalwire.api.routes import authz
 from metalwire.api.routes import nodes as node_routes
@@ -63,12 +63,9 @@ def normalize(values: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-_LINK_FIELDS = ("nodes", "links")
-
-
 def _view(c: Call, row: Chassis, fields: list[str]) -> dict[str, Any]:
     body: dict[str, Any] = {
-        name: as_json(getattr(row, name)) for name in fields if name not in _LINK_FIELDS
+        name: as_json(getattr(row, name)) for name in fields if name not in LINK_FIELDS
     }
     body["links"] = links(c.base, "chassis", row.uuid)
     if "nodes" in fields:
@@ -84,7 +81,7 @@ def _views(
 
 
 def _current(_c: Call, _session: Session, row: Chassis) -> dict[str, Any]:
-    names = (f.name for f in CHASSIS_FIELDS if f.name not in _LINK_FIELDS)
+    names = (f.name for f in CHASSIS_FIELDS if f.name not in LINK_FIELDS)
     return {name: as_json(getattr(row, name)) for name in names}
 
 

@@ -21,7 +21,7 @@ from metalwire.api import microversion as mv
 from metalwire.api import openapi_bodies as bodies
 from metalwire.api import steps as step_checks
 from metalwire.api import validation
-from metalwire.api.fields import DEPLOY_TEMPLATE_FIELDS, DEPLOY_TEMPLATE_LIST_FIELDS
+from metalwire.api.fields import DEPLOY_TEMPLATE_FIELDS, DEPLOY_TEMPLATE_LIST_FIELDS, LINK_FIELDS
 from metalwire.api.route_docs import FIELDS, item_docs, listing, lists
 from metalwire.api.routes import authz
 from metalwire.api.routes.before_body import patch_allowed
@@ -50,7 +50,6 @@ _NOT_SERVED = "The API version does not allow deploy templates"
 _HOLDER = "deploy template"
 #: Taken by a create as Ironic 39 takes it, and not kept: its templates have no description.
 _IGNORED = "description"
-_LINK_FIELDS = ("links",)
 
 
 def _served(request: Request) -> Call:
@@ -131,7 +130,7 @@ def _view(c: Call, row: DeployTemplate, fields: list[str]) -> dict[str, Any]:
         "created_at": as_json(row.created_at),
         "updated_at": as_json(row.updated_at),
     }
-    body = {name: values[name] for name in fields if name not in _LINK_FIELDS}
+    body = {name: values[name] for name in fields if name not in LINK_FIELDS}
     body["links"] = links(c.base, "deploy_templates", row.uuid)
     return body
 

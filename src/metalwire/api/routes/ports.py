@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from metalwire.api import microversion as mv
 from metalwire.api import openapi_bodies as bodies
 from metalwire.api import validation
-from metalwire.api.fields import PORT_FIELDS, PORT_FILTERS, PORT_LIST_FIELDS, Field
+from metalwire.api.fields import LINK_FIELDS, PORT_FIELDS, PORT_FILTERS, PORT_LIST_FIELDS, Field
 from metalwire.api.jsonpatch import operations_at
 from metalwire.api.route_docs import listing, object_docs
 from metalwire.api.routes import authz
@@ -222,9 +222,9 @@ def member_document(
     views: Views[Member],
     fields: tuple[Field, ...],
 ) -> Callable[[Call, Session, Member], dict[str, Any]]:
-    """The document a port's or portgroup's patch applies to: every field as shown, but
-    ``internal_info`` as stored."""
-    names = [f.name for f in fields]
+    """The document a port's or portgroup's patch applies to: every field as shown (its
+    links as the view adds them), but ``internal_info`` as stored."""
+    names = [f.name for f in fields if f.name not in LINK_FIELDS]
 
     def current(c: Call, session: Session, member: Member) -> dict[str, Any]:
         document = views(c, session, [member], names, False)[0]

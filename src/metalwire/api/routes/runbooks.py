@@ -26,7 +26,7 @@ from metalwire.api import microversion as mv
 from metalwire.api import openapi_bodies as bodies
 from metalwire.api import steps as step_checks
 from metalwire.api import validation
-from metalwire.api.fields import RUNBOOK_FIELDS, RUNBOOK_LIST_FIELDS
+from metalwire.api.fields import LINK_FIELDS, RUNBOOK_FIELDS, RUNBOOK_LIST_FIELDS
 from metalwire.api.jsonpatch import operations_at
 from metalwire.api.openapi_operations import WRITE
 from metalwire.api.route_docs import FIELDS, doc, item_docs, listing, lists
@@ -59,7 +59,6 @@ router = APIRouter(prefix="/v1/runbooks")
 
 _NOT_SERVED = "The API version does not allow runbooks"
 _NO_TRAITS = "The API version does not allow runbook traits"
-_LINK_FIELDS = ("links",)
 #: What a PATCH may change, as Ironic 39 lists it (``description`` from 1.112).
 _PATCHABLE = ("disable_ramdisk", "extra", "name", "owner", "public", "steps")
 #: A runbook's name from 1.112 (and in any PATCH): RFC 3986 unreserved characters, so that a
@@ -254,7 +253,7 @@ def _view(c: Call, row: Runbook, fields: list[str]) -> dict[str, Any]:
         "created_at": as_json(row.created_at),
         "updated_at": as_json(row.updated_at),
     }
-    body = {name: values[name] for name in fields if name not in _LINK_FIELDS}
+    body = {name: values[name] for name in fields if name not in LINK_FIELDS}
     body["links"] = links(c.base, "runbooks", row.uuid)
     return body
 
