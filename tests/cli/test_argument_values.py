@@ -43,9 +43,17 @@ EMPTY_IDENTIFIERS = [
     (["port", "show", ""], "PORT"),
     (["port", "delete", ""], "PORT"),
     (["port", "create", "52:54:00:00:00:01", "--node", ""], "--node"),
+    (["port", "create", "52:54:00:00:00:01", "--node", "n1", "--port-group", ""], "--port-group"),
+    (["port", "set", "", "--name", "x"], "PORT"),
+    (["port", "set", "PORTNAME", "--node", ""], "--node"),
+    (["port", "set", "PORTNAME", "--port-group", ""], "--port-group"),
+    (["port", "unset", "", "--name"], "PORT"),
     (["portgroup", "show", ""], "PORTGROUP"),
     (["portgroup", "delete", ""], "PORTGROUP"),
     (["portgroup", "create", "--node", ""], "--node"),
+    (["portgroup", "set", "", "--name", "x"], "PORTGROUP"),
+    (["portgroup", "set", "GROUPNAME", "--node", ""], "--node"),
+    (["portgroup", "unset", "", "--name"], "PORTGROUP"),
     (["audit", "--node", ""], "--node"),
 ]
 

@@ -44,6 +44,10 @@ class Resource(Mapping[str, Any]):
         value = self._data.get(key)
         return None if value is None else str(value)
 
+    def _bool(self, key: str) -> bool | None:
+        value = self._data.get(key)
+        return None if value is None else bool(value)
+
     def _dict(self, key: str) -> dict[str, Any]:
         value = self._data.get(key)
         return dict(value) if isinstance(value, dict) else {}
@@ -147,12 +151,35 @@ class Port(Resource):
 
     @property
     def pxe_enabled(self) -> bool | None:
-        value = self._data.get("pxe_enabled")
-        return None if value is None else bool(value)
+        return self._bool("pxe_enabled")
 
     @property
     def physical_network(self) -> str | None:
         return self._str("physical_network")
+
+    @property
+    def name(self) -> str | None:
+        return self._str("name")
+
+    @property
+    def description(self) -> str | None:
+        return self._str("description")
+
+    @property
+    def vendor(self) -> str | None:
+        return self._str("vendor")
+
+    @property
+    def category(self) -> str | None:
+        return self._str("category")
+
+    @property
+    def is_smartnic(self) -> bool | None:
+        return self._bool("is_smartnic")
+
+    @property
+    def available_for_dynamic_portgroup(self) -> bool | None:
+        return self._bool("available_for_dynamic_portgroup")
 
     @property
     def local_link_connection(self) -> dict[str, Any]:
@@ -194,8 +221,15 @@ class Portgroup(Resource):
 
     @property
     def standalone_ports_supported(self) -> bool | None:
-        value = self._data.get("standalone_ports_supported")
-        return None if value is None else bool(value)
+        return self._bool("standalone_ports_supported")
+
+    @property
+    def physical_network(self) -> str | None:
+        return self._str("physical_network")
+
+    @property
+    def category(self) -> str | None:
+        return self._str("category")
 
     @property
     def properties(self) -> dict[str, Any]:

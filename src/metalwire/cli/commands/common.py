@@ -16,7 +16,7 @@ import logging
 import math
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from metalwire.cli.login import (
@@ -35,8 +35,9 @@ from metalwire.cli.output import (
     print_record,
     settle_output_options,
 )
-from metalwire.client import Client, MetalwireClientError, Resource, RetryPolicy
+from metalwire.client import Client, MetalwireClientError, Resource, RetryPolicy, patch
 from metalwire.client.client import DEFAULT_URL
+from metalwire.client.patch import PatchOp
 from metalwire.identifiers import is_uuid
 
 Handler = Callable[[Client, argparse.Namespace], int | None]
@@ -101,6 +102,36 @@ def sort_order(text: str) -> tuple[str, str | None]:
 
 def dict_values(pairs: Sequence[tuple[str, Any]] | None) -> dict[str, Any]:
     return dict(pairs or [])
+
+
+def dict_additions(args: argparse.Namespace, fields: Mapping[str, str]) -> list[PatchOp]:
+    """The patch setting each ``KEY=VALUE`` given to the dictionary options ``fields`` names
+    (option destination -> the resource's field)."""
+    return [
+        patch.add(patch.pointer(field, key), value)
+        for option, field in fields.items()
+        for key, value in getattr(args, option) or []
+    ]
+
+
+def send_patch(
+    update: Callable[[str, list[PatchOp]], object], ident: str, ops: list[PatchOp], verb: str
+) -> int:
+    """Send the patch a ``set`` or ``unset`` command built (``verb``); an empty one is a usage
+    error, found before anything is sent."""
+    if not ops:
+        raise UsageError(f"nothing to {verb}; give at least one option")
+    update(ident, ops)
+    return 0
+
+
+def dict_removals(args: argparse.Namespace, fields: Mapping[str, str]) -> list[PatchOp]:
+    """The patch removing each ``KEY`` given to the dictionary options ``fields`` names."""
+    return [
+        patch.remove(patch.pointer(field, key))
+        for option, field in fields.items()
+        for key in getattr(args, option) or []
+    ]
 
 
 def _add_endpoint_argument(group: Any, default: Any) -> None:
@@ -203,6 +234,28 @@ def add_command(
         add_format_arguments(parser)
     parser.set_defaults(handler=_with_client(handler), client_command=True)
     return parser
+
+
+def add_unset_arguments(
+    parser: argparse.ArgumentParser, noun: str, fields: Sequence[str], dicts: Mapping[str, str]
+) -> None:
+    """The options of an ``unset`` command: ``--FIELD`` for each of ``fields``, and
+    ``--OPTION KEY`` (repeatable) for each dictionary of ``dicts`` (option -> field)."""
+    for name in fields:
+        parser.add_argument(
+            "--" + name.replace("_", "-"),
+            dest=name,
+            action="store_true",
+            help=f"unset the {noun}'s {name.replace('_', ' ')}",
+        )
+    for option, field in dicts.items():
+        parser.add_argument(
+            "--" + option.replace("_", "-"),
+            dest=option,
+            action="append",
+            metavar="KEY",
+            help=f"remove KEY from {field} (repeat for more)",
+        )
 
 
 def add_list_arguments(parser: argparse.ArgumentParser) -> None:

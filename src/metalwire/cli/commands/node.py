@@ -14,7 +14,10 @@ from metalwire.cli.commands.common import (
     Handler,
     add_command,
     add_list_arguments,
+    add_unset_arguments,
     delete_each,
+    dict_additions,
+    dict_removals,
     dict_values,
     fail,
     identifier,
@@ -23,8 +26,8 @@ from metalwire.cli.commands.common import (
     print_created,
     print_resource,
     print_resources,
+    send_patch,
 )
-from metalwire.cli.output import UsageError
 from metalwire.client import Client, MetalwireClientError, patch
 from metalwire.client.client import ProvisionTarget, verb_over
 from metalwire.client.patch import PatchOp
@@ -103,16 +106,11 @@ def _node_set(client: Client, args: argparse.Namespace) -> int:
         value = getattr(args, name)
         if value is not None:
             ops.append(patch.add(name, value))
-    for option, field in NODE_DICTS.items():
-        for key, value in getattr(args, option) or []:
-            ops.append(patch.add(patch.pointer(field, key), value))
+    ops.extend(dict_additions(args, NODE_DICTS))
     for name in ("automated_clean", "protected"):
         if getattr(args, name) is not None:
             ops.append(patch.add(name, getattr(args, name)))
-    if not ops:
-        raise UsageError("nothing to set; give at least one option")
-    client.update_node(args.node, ops)
-    return 0
+    return send_patch(client.update_node, args.node, ops, "set")
 
 
 def _node_unset(client: Client, args: argparse.Namespace) -> int:
@@ -120,13 +118,8 @@ def _node_unset(client: Client, args: argparse.Namespace) -> int:
     for name in ("instance_uuid", *NODE_SCALARS, "automated_clean", "protected_reason"):
         if getattr(args, name):
             ops.append(patch.remove(name))
-    for option, field in NODE_DICTS.items():
-        for key in getattr(args, option) or []:
-            ops.append(patch.remove(patch.pointer(field, key)))
-    if not ops:
-        raise UsageError("nothing to unset; give at least one option")
-    client.update_node(args.node, ops)
-    return 0
+    ops.extend(dict_removals(args, NODE_DICTS))
+    return send_patch(client.update_node, args.node, ops, "unset")
 
 
 def _node_delete(client: Client, args: argparse.Namespace) -> int:
@@ -285,21 +278,8 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
     unset = add_command(actions, "unset", common, "Unset node fields", _node_unset)
     unset.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
-    for name in ("instance_uuid", *NODE_SCALARS, "automated_clean", "protected_reason"):
-        unset.add_argument(
-            "--" + name.replace("_", "-"),
-            dest=name,
-            action="store_true",
-            help=f"unset the node's {name}",
-        )
-    for option, field in NODE_DICTS.items():
-        unset.add_argument(
-            "--" + option.replace("_", "-"),
-            dest=option,
-            action="append",
-            metavar="KEY",
-            help=f"remove KEY from {field} (repeat for more)",
-        )
+    unset_fields = ("instance_uuid", *NODE_SCALARS, "automated_clean", "protected_reason")
+    add_unset_arguments(unset, "node", unset_fields, NODE_DICTS)
 
     delete = add_command(actions, "delete", common, "Delete nodes", _node_delete)
     delete.add_argument(

@@ -1,4 +1,4 @@
-"""``metalwire port create|list|show|delete``."""
+"""``metalwire port create|list|show|set|unset|delete``."""
 
 from __future__ import annotations
 
@@ -8,8 +8,11 @@ from typing import Any
 from metalwire.cli.commands.common import (
     add_command,
     add_list_arguments,
+    add_unset_arguments,
     boolean,
     delete_each,
+    dict_additions,
+    dict_removals,
     dict_values,
     identifier,
     key_value,
@@ -18,34 +21,60 @@ from metalwire.cli.commands.common import (
     portgroup_uuid,
     print_created,
     print_resources,
+    send_patch,
     show_by_id_or_address,
 )
-from metalwire.client import Client
+from metalwire.client import Client, patch
+from metalwire.client.patch import PatchOp
 
 PORT_COLUMNS = ("uuid", "address")
+# Text fields set with --OPTION VALUE (create, set) and unset with --OPTION.
+PORT_TEXTS = ("physical_network", "name", "description", "vendor", "category")
+# Dictionary fields set with --OPTION KEY=VALUE and unset with --OPTION KEY (option -> field).
+PORT_DICTS = {"extra": "extra", "local_link_connection": "local_link_connection"}
+# Flags set with --OPTION BOOLEAN.
+PORT_FLAGS = ("pxe_enabled", "available_for_dynamic_portgroup")
 
 
 def _port_create(client: Client, args: argparse.Namespace) -> int:
     fields: dict[str, Any] = {}
     if args.uuid:
         fields["uuid"] = args.uuid
-    if args.extra:
-        fields["extra"] = dict_values(args.extra)
-    if args.local_link_connection:
-        fields["local_link_connection"] = dict_values(args.local_link_connection)
-    if args.pxe_enabled is not None:
-        fields["pxe_enabled"] = args.pxe_enabled
-    for name in ("physical_network", "name", "description", "vendor", "category"):
+    for name in PORT_DICTS:
+        if getattr(args, name):
+            fields[name] = dict_values(getattr(args, name))
+    for name in (*PORT_TEXTS, *PORT_FLAGS):
         if getattr(args, name) is not None:
             fields[name] = getattr(args, name)
-    if args.available_for_dynamic_portgroup is not None:
-        fields["available_for_dynamic_portgroup"] = args.available_for_dynamic_portgroup
     if args.is_smartnic:
         fields["is_smartnic"] = True
     if args.port_group:
         fields["portgroup_uuid"] = portgroup_uuid(client, args.port_group)
     port = client.create_port(node_uuid(client, args.node), args.address, **fields)
     return print_created(port, args)
+
+
+def _port_set(client: Client, args: argparse.Namespace) -> int:
+    ops: list[PatchOp] = []
+    if args.node is not None:
+        ops.append(patch.add("node_uuid", node_uuid(client, args.node)))
+    if args.port_group is not None:
+        ops.append(patch.add("portgroup_uuid", portgroup_uuid(client, args.port_group)))
+    for name in ("address", *PORT_TEXTS, *PORT_FLAGS):
+        if getattr(args, name) is not None:
+            ops.append(patch.add(name, getattr(args, name)))
+    if args.is_smartnic:
+        ops.append(patch.add("is_smartnic", True))
+    ops.extend(dict_additions(args, PORT_DICTS))
+    return send_patch(client.update_port, args.port, ops, "set")
+
+
+def _port_unset(client: Client, args: argparse.Namespace) -> int:
+    ops = [patch.remove(name) for name in (*PORT_TEXTS, "is_smartnic") if getattr(args, name)]
+    if args.port_group:
+        ops.append(patch.remove("portgroup_uuid"))
+    ops.extend(dict_removals(args, PORT_DICTS))
+    return send_patch(client.update_port, args.port, ops, "unset")
 
 
 def _port_list(client: Client, args: argparse.Namespace) -> int:
@@ -69,6 +98,66 @@ def _port_delete(client: Client, args: argparse.Namespace) -> int:
     return delete_each(args.ports, "port", client.delete_port)
 
 
+def _add_port_field_options(parser: argparse.ArgumentParser, creating: bool) -> None:
+    """The options of ``port create`` and ``port set``: what a port is given."""
+    verb = "" if creating else " (replaces the current one)"
+    parser.add_argument(
+        "--extra",
+        type=key_value,
+        action="append",
+        metavar="KEY=VALUE",
+        help="a key of extra (repeat for more)",
+    )
+    parser.add_argument(
+        "--local-link-connection",
+        dest="local_link_connection",
+        type=key_value,
+        action="append",
+        metavar="KEY=VALUE",
+        help="switch_id, port_id or switch_info (repeat for more)",
+    )
+    parser.add_argument(
+        "--pxe-enabled",
+        dest="pxe_enabled",
+        type=boolean,
+        metavar="BOOLEAN",
+        help="whether the node may PXE boot from this port",
+    )
+    parser.add_argument(
+        "--port-group",
+        dest="port_group",
+        type=identifier,
+        metavar="PORTGROUP",
+        help=f"name or UUID of the portgroup the port belongs to{verb}",
+    )
+    parser.add_argument(
+        "--physical-network",
+        dest="physical_network",
+        metavar="NETWORK",
+        help="the physical network the port is connected to",
+    )
+    parser.add_argument(
+        "--is-smartnic", dest="is_smartnic", action="store_true", help="the port is a Smart NIC"
+    )
+    parser.add_argument("--name", help="name of the port (API 1.88)")
+    parser.add_argument("--description", help="free text about the port (API 1.97)")
+    parser.add_argument("--vendor", help="the NIC's vendor (API 1.100)")
+    parser.add_argument("--category", help="a label trait-based networking filters on (API 1.101)")
+    parser.add_argument(
+        "--available-for-dynamic-portgroup",
+        dest="available_for_dynamic_portgroup",
+        type=boolean,
+        metavar="BOOLEAN",
+        help="whether trait-based networking may bond the port (API 1.111; default true)",
+    )
+
+
+def _add_port_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "port", type=identifier, metavar="PORT", help="UUID or name (API 1.88) of the port"
+    )
+
+
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
     port = commands.add_parser("port", help="manage ports", description="Manage ports.")
     actions = port.add_subparsers(dest="port_command", metavar="ACTION", required=True)
@@ -79,54 +168,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "--node", type=identifier, required=True, help="name or UUID of the port's node"
     )
     create.add_argument("--uuid", help="the port's UUID (default: a new one)")
-    create.add_argument(
-        "--extra",
-        type=key_value,
-        action="append",
-        metavar="KEY=VALUE",
-        help="a key of extra (repeat for more)",
-    )
-    create.add_argument(
-        "--local-link-connection",
-        dest="local_link_connection",
-        type=key_value,
-        action="append",
-        metavar="KEY=VALUE",
-        help="switch_id, port_id or switch_info (repeat for more)",
-    )
-    create.add_argument(
-        "--pxe-enabled",
-        dest="pxe_enabled",
-        type=boolean,
-        metavar="BOOLEAN",
-        help="whether the node may PXE boot from this port",
-    )
-    create.add_argument(
-        "--port-group",
-        dest="port_group",
-        metavar="PORTGROUP",
-        help="name or UUID of the portgroup the port belongs to",
-    )
-    create.add_argument(
-        "--physical-network",
-        dest="physical_network",
-        metavar="NETWORK",
-        help="the physical network the port is connected to",
-    )
-    create.add_argument(
-        "--is-smartnic", dest="is_smartnic", action="store_true", help="the port is a Smart NIC"
-    )
-    create.add_argument("--name", help="name of the port (API 1.88)")
-    create.add_argument("--description", help="free text about the port (API 1.97)")
-    create.add_argument("--vendor", help="the NIC's vendor (API 1.100)")
-    create.add_argument("--category", help="a label trait-based networking filters on (API 1.101)")
-    create.add_argument(
-        "--available-for-dynamic-portgroup",
-        dest="available_for_dynamic_portgroup",
-        type=boolean,
-        metavar="BOOLEAN",
-        help="whether trait-based networking may bond the port (API 1.111; default true)",
-    )
+    _add_port_field_options(create, creating=True)
 
     listing = add_command(actions, "list", common, "List ports", _port_list, True)
     add_list_arguments(listing)
@@ -149,6 +191,25 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     show.add_argument("--address", action="store_true", help="PORT is a MAC address")
     show.add_argument("--fields", nargs="+", metavar="FIELD", help="show only these fields")
+
+    set_ = add_command(actions, "set", common, "Set port fields", _port_set)
+    _add_port_argument(set_)
+    set_.add_argument("--address", metavar="ADDRESS", help="the port's new MAC address")
+    set_.add_argument("--node", type=identifier, help="name or UUID of the node the port moves to")
+    _add_port_field_options(set_, creating=False)
+
+    unset = add_command(actions, "unset", common, "Unset port fields", _port_unset)
+    _add_port_argument(unset)
+    unset.add_argument(
+        "--port-group",
+        dest="port_group",
+        action="store_true",
+        help="take the port out of its portgroup",
+    )
+    unset.add_argument(
+        "--is-smartnic", dest="is_smartnic", action="store_true", help="the port is no Smart NIC"
+    )
+    add_unset_arguments(unset, "port", PORT_TEXTS, PORT_DICTS)
 
     delete = add_command(actions, "delete", common, "Delete ports", _port_delete)
     delete.add_argument(
