@@ -323,3 +323,29 @@ def test_traits_added_listed_removed_one_by_one_and_all(baremetal: Cli) -> None:
     assert traits() == []
     assert _show(baremetal, node, "traits") == {"traits": []}
     baremetal.ok("node", "delete", node)
+
+
+def test_passthru_commands_say_vendor_passthru_is_not_served_not_that_the_node_is_missing(
+    baremetal: Cli,
+) -> None:
+    """``baremetal node passthru list|call`` and ``driver passthru list|call`` reach a part of
+    Ironic's API metalwire does not serve: the 404 says so rather than "could not be found"."""
+    node = unique("passthru")
+    baremetal.ok("node", "create", "--driver", "fake-hardware", "--name", node)
+    listed, called, driver_listed, driver_called = baremetal.run_all(
+        ("node", "passthru", "list", node),
+        ("node", "passthru", "call", node, "first_method", "--arg", "x=1"),
+        ("driver", "passthru", "list", "fake-hardware"),
+        ("driver", "passthru", "call", "fake-hardware", "driver_method"),
+    )
+    for result, whose in (
+        (listed, "node"),
+        (called, "node"),
+        (driver_listed, "driver"),
+        (driver_called, "driver"),
+    ):
+        assert result.returncode == 1, result.describe()
+        assert f"A {whose}'s vendor passthru is not served by metalwire" in result.stderr, (
+            result.describe()
+        )
+        assert "HTTP 404" in result.stderr and "could not be found" not in result.stderr

@@ -28,6 +28,7 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Match
 from starlette.types import Send
 
+from metalwire.api import not_served
 from metalwire.errors import (
     DatabaseFailure,
     Invalid,
@@ -148,7 +149,8 @@ async def on_http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     error: MetalwireError
     if exc.status_code == 404:
-        error = RouteNotFound("The resource could not be found.")
+        why = not_served.message_for(request.url.path)
+        error = RouteNotFound(why or "The resource could not be found.")
     elif exc.status_code == 405:
         error = MethodNotAllowed(request.method, allowed_methods(request))
     else:
