@@ -194,7 +194,7 @@ def load_file(path: str | Path) -> Description:
     list.
     """
     path = Path(path)
-    data = _parsed(path)
+    data = load_document(path)
     name = str(path)
     if not isinstance(data, dict):
         raise EnrolFileError(f"File {name!r} must hold an object with a 'chassis' or 'nodes' list.")
@@ -214,7 +214,10 @@ def load_file(path: str | Path) -> Description:
     )
 
 
-def _parsed(path: Path) -> Any:
+def load_document(path: str | Path) -> Any:
+    """What a ``.json``, ``.yaml`` or ``.yml`` file holds (an unquoted MAC address in YAML is
+    text); EnrolFileError when it cannot be read or parsed, or has another extension."""
+    path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".yaml", ".yml", ".json"):
         raise EnrolFileError(f"Cannot process file {str(path)!r}: it must be .json or .yaml.")

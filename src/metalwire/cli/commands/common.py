@@ -35,7 +35,7 @@ from metalwire.cli.output import (
     print_record,
     settle_output_options,
 )
-from metalwire.client import Client, MetalwireClientError, Resource, RetryPolicy, patch
+from metalwire.client import Client, MetalwireClientError, Resource, RetryPolicy, enrol, patch
 from metalwire.client.client import DEFAULT_URL
 from metalwire.client.patch import PatchOp
 from metalwire.identifiers import is_uuid
@@ -62,6 +62,25 @@ def key_value(text: str) -> tuple[str, Any]:
         return key, json.loads(value)
     except ValueError:
         return key, value
+
+
+def json_document(text: str) -> Any:
+    """Argument type of a whole document, as the baremetal program takes ``--network-data``:
+    ``-`` for standard input (JSON), the name of a ``.json`` or ``.yaml`` file, or the JSON
+    text itself."""
+    if text == "-":
+        text = sys.stdin.read()
+    elif os.path.isfile(text):
+        try:
+            return enrol.load_document(text)
+        except enrol.EnrolFileError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(
+            f"expected JSON, the name of a .json or .yaml file, or '-', got {text!r} ({error})"
+        ) from None
 
 
 def boolean(text: str) -> bool:

@@ -21,6 +21,7 @@ from metalwire.cli.commands.common import (
     dict_values,
     fail,
     identifier,
+    json_document,
     key_value,
     list_query,
     print_created,
@@ -52,6 +53,14 @@ NODE_SCALARS = (
     "description",
     "conductor_group",
 )
+# Node fields unset with --OPTION (their default back).
+NODE_UNSETS = (
+    "instance_uuid",
+    *NODE_SCALARS,
+    "automated_clean",
+    "protected_reason",
+    "network_data",
+)
 # Dictionary node fields set with --OPTION KEY=VALUE and unset with --OPTION KEY.
 NODE_DICTS = {
     "property": "properties",
@@ -73,6 +82,8 @@ def _node_create(client: Client, args: argparse.Namespace) -> int:
             fields[field] = dict_values(getattr(args, option))
     if args.automated_clean is not None:
         fields["automated_clean"] = args.automated_clean
+    if args.network_data is not None:
+        fields["network_data"] = args.network_data
     return print_created(client.create_node(args.driver, **fields), args)
 
 
@@ -107,7 +118,7 @@ def _node_set(client: Client, args: argparse.Namespace) -> int:
         if value is not None:
             ops.append(patch.add(name, value))
     ops.extend(dict_additions(args, NODE_DICTS))
-    for name in ("automated_clean", "protected"):
+    for name in ("automated_clean", "protected", "network_data"):
         if getattr(args, name) is not None:
             ops.append(patch.add(name, getattr(args, name)))
     return send_patch(client.update_node, args.node, ops, "set")
@@ -115,7 +126,7 @@ def _node_set(client: Client, args: argparse.Namespace) -> int:
 
 def _node_unset(client: Client, args: argparse.Namespace) -> int:
     ops: list[PatchOp] = []
-    for name in ("instance_uuid", *NODE_SCALARS, "automated_clean", "protected_reason"):
+    for name in NODE_UNSETS:
         if getattr(args, name):
             ops.append(patch.remove(name))
     ops.extend(dict_removals(args, NODE_DICTS))
@@ -163,6 +174,14 @@ def _each_node(nodes: Sequence[str], what: str, action: Callable[[str], None]) -
 
 
 def _add_node_field_options(parser: argparse.ArgumentParser, creating: bool) -> None:
+    parser.add_argument(
+        "--network-data",
+        dest="network_data",
+        type=json_document,
+        metavar="DOCUMENT",
+        help="the node's static network configuration for its config drive (API 1.66): "
+        "JSON, a .json or .yaml file, or - to read it from standard input",
+    )
     for name in NODE_SCALARS:
         option = "--" + name.replace("_", "-")
         parser.add_argument(option, dest=name, metavar=name.upper(), help=f"the node's {name}")
@@ -278,8 +297,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
     unset = add_command(actions, "unset", common, "Unset node fields", _node_unset)
     unset.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
-    unset_fields = ("instance_uuid", *NODE_SCALARS, "automated_clean", "protected_reason")
-    add_unset_arguments(unset, "node", unset_fields, NODE_DICTS)
+    add_unset_arguments(unset, "node", NODE_UNSETS, NODE_DICTS)
 
     delete = add_command(actions, "delete", common, "Delete nodes", _node_delete)
     delete.add_argument(
