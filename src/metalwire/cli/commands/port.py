@@ -100,7 +100,7 @@ def _port_delete(client: Client, args: argparse.Namespace) -> int:
 
 def _add_port_field_options(parser: argparse.ArgumentParser, creating: bool) -> None:
     """The options of ``port create`` and ``port set``: what a port is given."""
-    verb = "" if creating else " (replaces the current one)"
+    replacing = "" if creating else " (in place of its current one)"
     parser.add_argument(
         "--extra",
         type=key_value,
@@ -114,7 +114,7 @@ def _add_port_field_options(parser: argparse.ArgumentParser, creating: bool) -> 
         type=key_value,
         action="append",
         metavar="KEY=VALUE",
-        help="switch_id, port_id or switch_info (repeat for more)",
+        help="switch_id, port_id, switch_info, hostname or network_type (repeat for more)",
     )
     parser.add_argument(
         "--pxe-enabled",
@@ -128,7 +128,7 @@ def _add_port_field_options(parser: argparse.ArgumentParser, creating: bool) -> 
         dest="port_group",
         type=identifier,
         metavar="PORTGROUP",
-        help=f"name or UUID of the portgroup the port belongs to{verb}",
+        help=f"name or UUID of the portgroup the port belongs to{replacing}",
     )
     parser.add_argument(
         "--physical-network",
