@@ -94,6 +94,8 @@ class NodeQuery(ListQuery, total=False):
     description_contains: str
     instance_uuid: str
     chassis_uuid: str
+    shard: str
+    sharded: bool
 
 
 class PortQuery(ListQuery, total=False):
@@ -479,9 +481,10 @@ class Client:
         ``maintenance``, ``associated``, ``provision_state``, ``driver``, ``resource_class``,
         ``conductor_group``, ``owner``, ``lessee``, ``description_contains``,
         ``instance_uuid``, ``chassis_uuid`` (the nodes in that chassis; NotFound for no such
-        chassis). Raises BadRequest for a filter the microversion does not know,
-        ValueError for ``detail`` with ``fields`` or a negative ``limit``, TypeError for an
-        unknown option.
+        chassis), ``shard`` (one shard, or several separated by commas; API 1.82) and
+        ``sharded`` (whether the node is in a shard). Raises BadRequest for a filter the
+        microversion does not know, ValueError for ``detail`` with ``fields`` or a negative
+        ``limit``, TypeError for an unknown option.
         """
         return self._list(Node, "/v1/nodes", "nodes", query)
 

@@ -15,6 +15,7 @@ from metalwire.cli.commands.common import (
     add_command,
     add_list_arguments,
     add_unset_arguments,
+    boolean,
     delete_each,
     dict_additions,
     dict_removals,
@@ -52,6 +53,7 @@ NODE_SCALARS = (
     "lessee",
     "description",
     "conductor_group",
+    "shard",
 )
 # Node fields unset with --OPTION (their default back).
 NODE_UNSETS = (
@@ -99,6 +101,8 @@ def _node_list(client: Client, args: argparse.Namespace) -> int:
         "owner",
         "lessee",
         "description_contains",
+        "shard",
+        "sharded",
     ):
         if getattr(args, name) is not None:
             query[name] = getattr(args, name)
@@ -269,6 +273,18 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
             metavar=name.upper(),
             help=f"only nodes with this {name.replace('_', ' ')}",
         )
+    sharding = listing.add_mutually_exclusive_group()
+    sharding.add_argument(
+        "--shard",
+        metavar="SHARD",
+        help="only nodes in this shard, or in one of several separated by commas (API 1.82)",
+    )
+    sharding.add_argument(
+        "--sharded",
+        type=boolean,
+        metavar="BOOLEAN",
+        help="only nodes in a shard (true) or in none (false) (API 1.82)",
+    )
 
     show = add_command(actions, "show", common, "Show a node", _node_show, True)
     show.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
