@@ -103,6 +103,8 @@ def _node_list(client: Client, args: argparse.Namespace) -> int:
         "description_contains",
         "shard",
         "sharded",
+        "instance_uuid",
+        "chassis_uuid",
     ):
         if getattr(args, name) is not None:
             query[name] = getattr(args, name)
@@ -273,6 +275,20 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
             metavar=name.upper(),
             help=f"only nodes with this {name.replace('_', ' ')}",
         )
+    listing.add_argument(
+        "--instance-uuid",
+        dest="instance_uuid",
+        type=identifier,
+        metavar="UUID",
+        help="only the node with this instance",
+    )
+    listing.add_argument(
+        "--chassis-uuid",
+        dest="chassis_uuid",
+        type=identifier,
+        metavar="UUID",
+        help="only nodes in this chassis",
+    )
     sharding = listing.add_mutually_exclusive_group()
     sharding.add_argument(
         "--shard",

@@ -83,6 +83,7 @@ def _port_list(client: Client, args: argparse.Namespace) -> int:
         ("node", args.node),
         ("address", args.address),
         ("portgroup", args.port_group),
+        ("physical_network", args.physical_network),
     ):
         if value is not None:
             query[name] = value
@@ -180,6 +181,13 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         type=identifier,
         metavar="PORTGROUP",
         help="only ports of this portgroup",
+    )
+    listing.add_argument(
+        "--physical-network",
+        dest="physical_network",
+        type=identifier,
+        metavar="NETWORK",
+        help="only ports on this physical network",
     )
 
     show = add_command(actions, "show", common, "Show a port", _port_show, True)
