@@ -62,6 +62,14 @@ def test_port_set_gives_every_field_create_does_and_unset_takes_them_back(
         "available_for_dynamic_portgroup": False,
         "is_smartnic": True,
     }
+    shown = mw.get_port(port.uuid)  # the client's typed view of the same fields
+    assert (shown.name, shown.description, shown.vendor, shown.category) == (
+        name,
+        "left NIC",
+        "acme",
+        "storage",
+    )
+    assert (shown.is_smartnic, shown.available_for_dynamic_portgroup) == (True, False)
 
     undone = cli(
         "port", "unset", port.uuid, "--port-group", "--physical-network", "--extra", "rack",

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import re
 
-_NODE = r"/v1/nodes/[^/]+"
 _NOT_SERVED: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern + r"(?:/.*)?"), message)
     for pattern, message in (
         (
-            _NODE + "/vendor_passthru",
+            r"/v1/nodes/[^/]+/vendor_passthru",
             "A node's vendor passthru is not served by metalwire: its hardware interfaces "
             "have no vendor methods.",
         ),

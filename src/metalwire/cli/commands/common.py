@@ -133,6 +133,15 @@ def dict_additions(args: argparse.Namespace, fields: Mapping[str, str]) -> list[
     ]
 
 
+def dict_removals(args: argparse.Namespace, fields: Mapping[str, str]) -> list[PatchOp]:
+    """The patch removing each ``KEY`` given to the dictionary options ``fields`` names."""
+    return [
+        patch.remove(patch.pointer(field, key))
+        for option, field in fields.items()
+        for key in getattr(args, option) or []
+    ]
+
+
 def send_patch(
     update: Callable[[str, list[PatchOp]], object], ident: str, ops: list[PatchOp], verb: str
 ) -> int:
@@ -142,15 +151,6 @@ def send_patch(
         raise UsageError(f"nothing to {verb}; give at least one option")
     update(ident, ops)
     return 0
-
-
-def dict_removals(args: argparse.Namespace, fields: Mapping[str, str]) -> list[PatchOp]:
-    """The patch removing each ``KEY`` given to the dictionary options ``fields`` names."""
-    return [
-        patch.remove(patch.pointer(field, key))
-        for option, field in fields.items()
-        for key in getattr(args, option) or []
-    ]
 
 
 def _add_endpoint_argument(group: Any, default: Any) -> None:

@@ -63,6 +63,26 @@ NODE_UNSETS = (
     "protected_reason",
     "network_data",
 )
+# Filters of node list given as --OPTION VALUE; the UUIDs must not be empty.
+NODE_LIST_TEXTS = (
+    "provision_state",
+    "driver",
+    "resource_class",
+    "conductor_group",
+    "owner",
+    "lessee",
+    "description_contains",
+)
+NODE_LIST_UUIDS = ("instance_uuid", "chassis_uuid")
+# Every filter of node list, by its destination (the client's filter of that name).
+NODE_LIST_FILTERS = (
+    "maintenance",
+    "associated",
+    *NODE_LIST_TEXTS,
+    *NODE_LIST_UUIDS,
+    "shard",
+    "sharded",
+)
 # Dictionary node fields set with --OPTION KEY=VALUE and unset with --OPTION KEY.
 NODE_DICTS = {
     "property": "properties",
@@ -91,21 +111,7 @@ def _node_create(client: Client, args: argparse.Namespace) -> int:
 
 def _node_list(client: Client, args: argparse.Namespace) -> int:
     query = list_query(args)
-    for name in (
-        "maintenance",
-        "associated",
-        "provision_state",
-        "driver",
-        "resource_class",
-        "conductor_group",
-        "owner",
-        "lessee",
-        "description_contains",
-        "shard",
-        "sharded",
-        "instance_uuid",
-        "chassis_uuid",
-    ):
+    for name in NODE_LIST_FILTERS:
         if getattr(args, name) is not None:
             query[name] = getattr(args, name)
     print_resources(client.list_nodes(**query), NODE_COLUMNS, args)
@@ -260,35 +266,15 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         const=False,
         help="only nodes without an instance",
     )
-    for name in (
-        "provision_state",
-        "driver",
-        "resource_class",
-        "conductor_group",
-        "owner",
-        "lessee",
-        "description_contains",
-    ):
+    for name in (*NODE_LIST_TEXTS, *NODE_LIST_UUIDS):
+        uuid = name in NODE_LIST_UUIDS
         listing.add_argument(
             "--" + name.replace("_", "-"),
             dest=name,
-            metavar=name.upper(),
+            type=identifier if uuid else str,
+            metavar="UUID" if uuid else name.upper(),
             help=f"only nodes with this {name.replace('_', ' ')}",
         )
-    listing.add_argument(
-        "--instance-uuid",
-        dest="instance_uuid",
-        type=identifier,
-        metavar="UUID",
-        help="only the node with this instance",
-    )
-    listing.add_argument(
-        "--chassis-uuid",
-        dest="chassis_uuid",
-        type=identifier,
-        metavar="UUID",
-        help="only nodes in this chassis",
-    )
     sharding = listing.add_mutually_exclusive_group()
     sharding.add_argument(
         "--shard",

@@ -40,9 +40,9 @@ def _port_create(client: Client, args: argparse.Namespace) -> int:
     fields: dict[str, Any] = {}
     if args.uuid:
         fields["uuid"] = args.uuid
-    for name in PORT_DICTS:
-        if getattr(args, name):
-            fields[name] = dict_values(getattr(args, name))
+    for option, field in PORT_DICTS.items():
+        if getattr(args, option):
+            fields[field] = dict_values(getattr(args, option))
     for name in (*PORT_TEXTS, *PORT_FLAGS):
         if getattr(args, name) is not None:
             fields[name] = getattr(args, name)
