@@ -303,7 +303,11 @@ class ConductorOptions:
         "Seconds a node lock stays valid without renewal; a lock whose holder died is free "
         "again after this.",
     )
-    automated_clean: bool = _opt(True, "Run cleaning when a node is provided or undeployed.")
+    automated_clean: bool = _opt(
+        True,
+        "Run cleaning when a node is provided or undeployed, unless the node's own "
+        "automated_clean (true or false) says otherwise.",
+    )
     heartbeat_interval: float = _opt(
         10.0,
         "Seconds between two heartbeats of this server in the conductor registry "

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from metalwire.config import Config
 from tests.conftest import Api, fault
 
 
@@ -276,3 +277,71 @@ def test_an_available_node_is_not_retired_and_the_reason_goes_with_it(
     assert _shown(api, "retired", "retired_reason") == (True, "end of life")
     assert _set(api, retired=False).status_code == 200
     assert _shown(api, "retired", "retired_reason") == (False, None)
+
+
+def _cleaning_hooks(api: Api) -> int:
+    return sum(event.endswith("cleaning_network done") for event in hook_events(api))
+
+
+def _patch(api: Api, path: str, value: Any) -> None:
+    resp = api.patch("/v1/nodes/life", [{"op": "add", "path": path, "value": value}])
+    assert resp.status_code == 200, resp.text
+
+
+@pytest.mark.parametrize(("configured", "own"), [(True, False), (False, True)])
+def test_a_node_s_automated_clean_wins_over_the_option(
+    api: Api, config: Config, node: dict[str, Any], configured: bool, own: bool
+) -> None:
+    """As Ironic's: a node's automated_clean, when set, decides whether providing and
+    tearing it down clean it; ``[conductor] automated_clean`` only when it is not set."""
+    config.conductor.automated_clean = configured
+    _patch(api, "/automated_clean", own)
+    for verb in ("manage", "provide", "active", "deleted"):
+        assert provision(api, verb).status_code == 202
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "available"
+    assert _cleaning_hooks(api) == (4 if own else 0)  # added and removed, twice
+
+    _patch(api, "/automated_clean", None)  # the option decides again
+    for verb in ("active", "deleted"):
+        assert provision(api, verb).status_code == 202
+    assert _cleaning_hooks(api) == (4 if own else 0) + (2 if configured else 0)
+
+
+def test_a_retired_node_is_cleaned_to_manageable_and_not_provided(
+    api: Api, node: dict[str, Any]
+) -> None:
+    """As Ironic's: a retired node's tear-down cleans it and leaves it in manageable, and
+    it cannot be provided until it is no longer retired."""
+    for verb in ("manage", "provide", "active"):
+        assert provision(api, verb).status_code == 202
+    _patch(api, "/retired", True)
+    _patch(api, "/retired_reason", "end of warranty")
+
+    assert provision(api, "deleted").status_code == 202
+    shown = api.get("/v1/nodes/life").json()
+    assert (shown["provision_state"], shown["target_provision_state"]) == ("manageable", None)
+    assert shown["retired"] is True
+    assert _cleaning_hooks(api) == 4  # provide's and the tear-down's
+    history = api.get("/v1/nodes/life/history?detail=true").json()["history"]
+    assert history[-1]["event"] == "deleted done: manageable"
+
+    refused = provision(api, "provide")
+    assert refused.status_code == 400
+    assert "retired" in fault(refused) and "provide" in fault(refused)
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "manageable"
+
+    _patch(api, "/retired", False)
+    assert provision(api, "provide").status_code == 202
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "available"
+
+
+def test_a_retired_node_not_cleaned_is_torn_down_to_available(
+    api: Api, node: dict[str, Any]
+) -> None:
+    """Ironic's skipped cleaning ends in available whether the node is retired or not."""
+    _patch(api, "/automated_clean", False)
+    for verb in ("manage", "provide", "active"):
+        assert provision(api, verb).status_code == 202
+    _patch(api, "/retired", True)
+    assert provision(api, "deleted").status_code == 202
+    assert api.get("/v1/nodes/life").json()["provision_state"] == "available"

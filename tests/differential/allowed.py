@@ -87,6 +87,7 @@ ALLOWED: tuple[Allowed, ...] = (
             "deploy image checks",
             "network data",
             "chassis",
+            "retirement",
         ),
         "*: body.reservation",
         "Ironic answers a PATCH with the node as its conductor still holds the lock; "
@@ -310,18 +311,27 @@ ALLOWED: tuple[Allowed, ...] = (
             "port connectivity by provision state",
             "deploy image checks",
             "allocations",
+            "retirement",
         ),
         "*: body.driver_internal_info.*",
         "driver_internal_info is the driver's own record: Ironic's conductor keeps the clean "
         "and deploy steps it ran and the last power change there; metalwire's state machine "
         "runs no steps",
     ),
-    Allowed(
-        ("states and traits",),
-        "after manage: body.power_state",
-        "metalwire reads the fake power state when manage verifies a node that has none, so "
-        "that the node Nova sees available has one (docs/api-ref/states.md); Ironic 39 leaves "
-        "it null until its periodic power sync runs",
+    *(
+        Allowed(
+            (scenario,),
+            f"{step}: body.power_state",
+            "metalwire reads the fake power state when manage verifies a node that has none, "
+            "so that the node Nova sees available has one (docs/api-ref/states.md); Ironic 39 "
+            "leaves it null until its periodic power sync runs",
+        )
+        for scenario, step in (
+            ("states and traits", "after manage"),
+            ("retirement", "retire"),
+            ("retirement", "no longer retired"),
+            ("retirement", "retire unclean"),
+        )
     ),
     Allowed(
         ("versions 1.108 to 1.115",),

@@ -635,6 +635,42 @@ def _deploy_step_checks() -> tuple[Step, ...]:
     )
 
 
+def _retirement_checks() -> tuple[Step, ...]:
+    """A retired node: refused while available, torn down through its cleaning to
+    manageable, refused by provide until it is no longer retired; one whose own
+    automated_clean is false is provided and torn down without cleaning, to available even
+    when retired."""
+    fields = "uuid,provision_state,target_provision_state,last_error,retired,retired_reason"
+
+    def verb(name: str, label: str, target: str) -> tuple[Step, Step]:
+        return (
+            Step(name, "PUT", f"/v1/nodes/{{{label}}}/states/provision", {"target": target}),
+            Step(f"after {name}", "GET", f"/v1/nodes/{{{label}}}?fields={fields}", settle=True),
+        )
+
+    def retire(name: str, label: str, retired: bool, *more: dict[str, object]) -> Step:
+        return patch(name, f"/v1/nodes/{{{label}}}", op("replace", "/retired", retired), *more)
+
+    return (
+        node("dt-retire", "n1"),
+        *verb("manage", "n1", "manage"),
+        *verb("provide", "n1", "provide"),
+        retire("retire when available", "n1", True),
+        *verb("deploy", "n1", "active"),
+        retire("retire", "n1", True, op("add", "/retired_reason", "end of life")),
+        *verb("undeploy a retired node", "n1", "deleted"),
+        *verb("provide a retired node", "n1", "provide"),
+        retire("no longer retired", "n1", False),
+        *verb("provide again", "n1", "provide"),
+        node("dt-retire-unclean", "n2", automated_clean=False),
+        *verb("manage unclean", "n2", "manage"),
+        *verb("provide unclean", "n2", "provide"),
+        *verb("deploy unclean", "n2", "active"),
+        retire("retire unclean", "n2", True),
+        *verb("undeploy unclean", "n2", "deleted"),
+    )
+
+
 def _list_and_field_checks() -> tuple[Step, ...]:
     """?shard=, ?fields= on /detail lists and fields that are links, hardware interface names;
     then what metalwire records and Ironic refuses (allowed.py), last."""
@@ -1758,6 +1794,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             ),
         ),
     ),
+    Scenario("retirement", _retirement_checks()),
     Scenario(
         "version gates",
         (

@@ -25,6 +25,17 @@ def test_values_become_types_and_known_uuids_their_labels() -> None:
     }
 
 
+def test_provision_states_are_compared_by_value() -> None:
+    ironic = {"provision_state": "manageable", "target_provision_state": None, "name": "a"}
+    metalwire = {"provision_state": "available", "target_provision_state": None, "name": "b"}
+    found = differences("after undeploy", answer(200, ironic), answer(200, metalwire))
+    assert [str(d) for d in found] == [
+        "after undeploy: body.provision_state: ironic provision_state=manageable, "
+        "metalwire provision_state=available"
+    ]
+    assert differences("same", answer(200, ironic), answer(200, dict(ironic))) == []
+
+
 def test_an_error_message_is_compared_by_the_shape_of_its_json() -> None:
     fault = {"faultcode": "Client", "faultstring": "x", "debuginfo": None}
     routing = {"code": 404, "title": "Not Found", "description": "x"}

@@ -44,6 +44,7 @@ import logging
 from typing import Any, NamedTuple
 
 from metalwire.conductor.bmc import check_bmc_driver_info
+from metalwire.conductor.clean_and_service import cleans_automatically
 from metalwire.conductor.deploy import (
     RAMDISK_DEPLOY,
     check_capabilities,
@@ -55,7 +56,6 @@ from metalwire.conductor.deploy import (
 from metalwire.conductor.hardware import interface_name
 from metalwire.conductor.storage import boots_from_volume
 from metalwire.config import Config
-from metalwire.db import nodes as node_db
 from metalwire.db.models import Node
 from metalwire.errors import (
     InvalidParameterValue,
@@ -320,10 +320,7 @@ def _needs_agent_ramdisk(boot: _Boot, mode: str) -> bool:
     """A rescue and a deploy boot the agent; a ramdisk deploy only if cleaning follows it."""
     if mode != "deploy" or boot.option != "ramdisk":
         return True
-    automated_clean = node_db.field_value(boot.node, "automated_clean")
-    if automated_clean is None:
-        return boot.config.conductor.automated_clean
-    return bool(automated_clean)
+    return cleans_automatically(boot.config.conductor, boot.node)
 
 
 def _check_instance_images(task: Task, boot: _Boot) -> None:

@@ -35,8 +35,18 @@ from metalwire.conductor.provision_states import (
 )
 from metalwire.conductor.steps import check_clean_or_service_steps, needs_ramdisk
 from metalwire.conductor.tasks import Conductor
+from metalwire.config import ConductorOptions
+from metalwire.db import nodes as node_db
+from metalwire.db.models import Node
 from metalwire.errors import MetalwireError, NodeLockLost
 from metalwire.networking.task import Task
+
+
+def cleans_automatically(options: ConductorOptions, node: Node) -> bool:
+    """Whether providing or tearing down the node cleans it, as Ironic decides: the node's
+    ``automated_clean`` when set (true or false), else ``[conductor] automated_clean``."""
+    own = node_db.field_value(node, "automated_clean")
+    return options.automated_clean if own is None else bool(own)
 
 
 def clean(

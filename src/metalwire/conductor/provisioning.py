@@ -27,6 +27,7 @@ from typing import Any
 from metalwire import metrics
 from metalwire.conductor import hardware, step_runner
 from metalwire.conductor.aborts import abort_wait
+from metalwire.conductor.clean_and_service import cleans_automatically
 from metalwire.conductor.kept_steps import RUNNING
 from metalwire.conductor.node_moves import set_state
 from metalwire.conductor.provision_states import HOLDS, TRANSITIONS, ProvisionOptions
@@ -107,6 +108,10 @@ def do_provisioning_action(
             raise InvalidStateRequested(
                 f'Node {node.label} is in maintenance; "{verb}" is not allowed.'
             )
+        if verb == "provide" and node_db.field_value(node, "retired"):
+            raise InvalidStateRequested(
+                f'Node {node.label} is retired; "provide" is not allowed (unset retired first).'
+            )
         if verb in ("rebuild", "deleted") and node_db.field_value(node, "protected"):
             raise NodeProtected(
                 f"Node {node.label} is protected and cannot be "
@@ -129,7 +134,7 @@ def do_provisioning_action(
         conductor.record_history(task, HistoryEntry("provisioning", started))
         if plan is not None:
             conductor.record_history(task, plan_entry(plan))
-        clean = conductor.config.conductor.automated_clean
+        clean = cleans_automatically(conductor.config.conductor, node)
         transient = _TRANSIENT.get(verb) if verb != "provide" or clean else None
         shown = {} if transient is None else {"provision_state": transient}
         set_state(task, target_provision_state=transition.target, last_error=None, **shown)

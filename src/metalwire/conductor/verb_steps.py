@@ -106,11 +106,11 @@ def run_steps(
         conductor.record_history(task, HistoryEntry("provisioning", _stop_event(verb, waiting)))
         stopped = waiting.stopped
         return waiting.state, stopped if stopped and stopped.resume_after is not None else None
-    set_state(task, provision_state=transition.target, target_provision_state=None, **final)
-    conductor.record_history(
-        task, HistoryEntry("provisioning", f"{verb} done: {transition.target}")
-    )
-    return transition.target, None
+    # the steps may end elsewhere than the verb's target (a retired node's cleaning)
+    target = final.pop("provision_state", transition.target)
+    set_state(task, provision_state=target, target_provision_state=None, **final)
+    conductor.record_history(task, HistoryEntry("provisioning", f"{verb} done: {target}"))
+    return target, None
 
 
 def _stop_event(verb: str, waiting: Waiting) -> str:
@@ -131,7 +131,6 @@ def _steps(
 ) -> dict[str, Any]:
     """Run a verb's steps from the node's state ``source``; return the final field values
     to store."""
-    clean = conductor.config.conductor.automated_clean
     if verb == "manage":
         if source == "enroll":
             verify_power(task)
@@ -139,7 +138,7 @@ def _steps(
     if verb in ("rescue", "unrescue"):
         return rescue_steps(conductor, task, verb, options)
     if verb == "provide":
-        if clean:
+        if clean_and_service.cleans_automatically(conductor.config.conductor, task.node):
             clean_and_service.clean(conductor, task)
         return {}
     if verb == "clean":
@@ -186,8 +185,8 @@ def _undeploy(conductor: Conductor, task: Task, source: str) -> dict[str, Any]:
     if source == SERVICE_WAIT:  # the servicing's kept steps go with the instance
         step_runner.finish(task, "service")
     torn_down: dict[str, Any] = {"power_state": "power off", **_NO_INSTANCE}
-    if not conductor.config.conductor.automated_clean:
-        return torn_down
+    if not clean_and_service.cleans_automatically(conductor.config.conductor, task.node):
+        return torn_down  # available, retired or not, as Ironic's skipped cleaning ends
     # As Ironic's: once torn down the node has no instance; a cleaning that fails then
     # leaves it in "clean failed" without one, so the instance's deletion is done.
     set_state(task, **torn_down)
@@ -198,6 +197,8 @@ def _undeploy(conductor: Conductor, task: Task, source: str) -> dict[str, Any]:
         raise
     except MetalwireError as exc:
         raise FailedAfterwards("clean failed", str(exc)) from None
+    if node_db.field_value(task.node, "retired"):
+        return {**torn_down, "provision_state": "manageable"}  # not offered again, as Ironic
     return torn_down
 
 
