@@ -21,23 +21,10 @@ from typing import Any
 
 from metalwire.config import DefaultOptions
 from metalwire.errors import Invalid, InvalidParameterValue
+from metalwire.interface_kinds import FIELDS as FIELDS
+from metalwire.interface_kinds import KINDS as KINDS
+from metalwire.interface_kinds import NETWORK as NETWORK
 
-KINDS = (
-    "bios",
-    "boot",
-    "console",
-    "deploy",
-    "firmware",
-    "inspect",
-    "management",
-    "power",
-    "raid",
-    "rescue",
-    "storage",
-    "vendor",
-)
-FIELDS = tuple(f"{kind}_interface" for kind in KINDS)
-NETWORK = "network"
 #: Every kind, in the order Ironic's ``/v1/drivers`` documents them.
 ALL_KINDS = tuple(sorted((*KINDS, NETWORK)))
 FAKE_HARDWARE = "fake-hardware"

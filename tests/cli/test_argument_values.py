@@ -37,6 +37,7 @@ EMPTY_IDENTIFIERS = [
     (["node", "manage", ""], "NODE"),
     (["node", "maintenance", "set", ""], "NODE"),
     (["node", "vif", "list", ""], "NODE"),
+    (["node", "list", "--parent-node", ""], "--parent-node"),
     (["node", "vif", "attach", "", "vif-1"], "NODE"),
     (["node", "vif", "detach", "NODENAME", ""], "VIF"),
     (["node", "vif", "attach", "NODENAME", " "], "VIF"),
@@ -54,6 +55,9 @@ EMPTY_IDENTIFIERS = [
     (["portgroup", "set", "", "--name", "x"], "PORTGROUP"),
     (["portgroup", "set", "GROUPNAME", "--node", ""], "--node"),
     (["portgroup", "unset", "", "--name"], "PORTGROUP"),
+    (["chassis", "show", ""], "CHASSIS"),
+    (["chassis", "set", "", "--description", "x"], "CHASSIS"),
+    (["chassis", "delete", ""], "CHASSIS"),
     (["audit", "--node", ""], "--node"),
 ]
 

@@ -96,6 +96,12 @@ class NodeQuery(ListQuery, total=False):
     chassis_uuid: str
     shard: str
     sharded: bool
+    retired: bool
+    fault: str
+    conductor: str
+    include_children: bool
+    parent_node: str
+    instance_name: str
 
 
 class PortQuery(ListQuery, total=False):
@@ -393,8 +399,10 @@ class Client:
                 f"{method} {path} answered {response.status_code} with a body that is not JSON."
             ) from None
 
-    def _object(self, method: str, path: str, json: Any = None) -> dict[str, Any]:
-        body = self._request(method, path, json=json)
+    def _object(
+        self, method: str, path: str, json: Any = None, params: Mapping[str, str] | None = None
+    ) -> dict[str, Any]:
+        body = self._request(method, path, json=json, params=params)
         if not isinstance(body, dict):
             raise exc.InvalidResponse(f"{method} {path} did not answer with a JSON object.")
         return body
@@ -481,8 +489,11 @@ class Client:
         ``maintenance``, ``associated``, ``provision_state``, ``driver``, ``resource_class``,
         ``conductor_group``, ``owner``, ``lessee``, ``description_contains``,
         ``instance_uuid``, ``chassis_uuid`` (the nodes in that chassis; NotFound for no such
-        chassis), ``shard`` (one shard, or several separated by commas; API 1.82) and
-        ``sharded`` (whether the node is in a shard). Raises BadRequest for a filter the
+        chassis), ``shard`` (one shard, or several separated by commas; API 1.82),
+        ``sharded`` (whether the node is in a shard), ``retired`` (1.61), ``fault`` (1.42),
+        ``conductor`` (the nodes a conductor serves; 1.49), ``include_children`` (child nodes
+        are left out otherwise; 1.83), ``parent_node`` (a parent's UUID: its children; 1.83)
+        and ``instance_name`` (1.104). Raises BadRequest for a filter the
         microversion does not know, ValueError for ``detail`` with ``fields`` or a negative
         ``limit``, TypeError for an unknown option.
         """
@@ -492,14 +503,19 @@ class Client:
         """All nodes :meth:`iter_nodes` yields for the same options; raises as it does."""
         return list(self.iter_nodes(**query))
 
-    def update_node(self, node: str | Resource, patch: Sequence[PatchOp]) -> Node:
+    def update_node(
+        self, node: str | Resource, patch: Sequence[PatchOp], reset_interfaces: bool = False
+    ) -> Node:
         """Apply a JSON patch (see :mod:`metalwire.client.patch`); returns the updated node.
 
+        ``reset_interfaces`` (API 1.45, with a patch of ``/driver`` only): every interface
+        the patch does not set takes the new driver's default, the network interface too.
         Raises BadRequest for a bad patch or value, NotFound, Conflict (NodeLocked included)
         and NotAcceptable for a field newer than the microversion.
         """
         path = f"/v1/nodes/{_segment(_ident(node))}"
-        return Node(self._object("PATCH", path, list(patch)))
+        params = {"reset_interfaces": "true"} if reset_interfaces else None
+        return Node(self._object("PATCH", path, list(patch), params))
 
     def delete_node(self, node: str | Resource) -> None:
         """Delete the node with its ports and portgroups.

@@ -109,6 +109,26 @@ class Node(Resource):
         return self._str("resource_class")
 
     @property
+    def chassis_uuid(self) -> str | None:
+        return self._str("chassis_uuid")
+
+    @property
+    def parent_node(self) -> str | None:
+        return self._str("parent_node")
+
+    @property
+    def protected(self) -> bool:
+        return bool(self._data.get("protected"))
+
+    @property
+    def retired(self) -> bool:
+        return bool(self._data.get("retired"))
+
+    @property
+    def retired_reason(self) -> str | None:
+        return self._str("retired_reason")
+
+    @property
     def last_error(self) -> str | None:
         return self._str("last_error")
 

@@ -4,8 +4,9 @@
     metalwire node manage|provide|deploy|undeploy NODE    node.py
     metalwire node maintenance set|unset NODE...          node.py
     metalwire node vif list|attach|detach                 vif.py
-    metalwire port create|list|show|delete                port.py
-    metalwire portgroup create|list|show|delete           portgroup.py
+    metalwire port create|list|show|set|unset|delete      port.py
+    metalwire portgroup create|list|show|set|unset|delete portgroup.py
+    metalwire chassis create|list|show|set|unset|delete   chassis.py
     metalwire create FILE...                              create.py
     metalwire audit [--node N] [--repair] [--latest]      audit.py
 
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from metalwire.cli.commands import audit, create, node, port, portgroup
+from metalwire.cli.commands import audit, chassis, create, node, port, portgroup
 from metalwire.cli.commands.common import connection_parser
 
 
@@ -33,5 +34,6 @@ def register(commands: Any) -> None:
     node.register(commands, common)
     port.register(commands, common)
     portgroup.register(commands, common)
+    chassis.register(commands, common)
     create.register(commands, common)
     audit.register(commands, common)

@@ -277,6 +277,19 @@ def add_unset_arguments(
         )
 
 
+def add_flag_pair(
+    parser: argparse.ArgumentParser,
+    dest: str,
+    on: tuple[str, str],
+    off: tuple[str, str],
+) -> None:
+    """Two options that set ``dest`` to True (``on``: option, help) or to False (``off``),
+    not both in one command; ``dest`` stays None when neither is given."""
+    pair = parser.add_mutually_exclusive_group()
+    for (option, help_text), value in ((on, True), (off, False)):
+        pair.add_argument(option, dest=dest, action="store_const", const=value, help=help_text)
+
+
 def add_list_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--limit",

@@ -5,14 +5,17 @@ their provision states and in and out of maintenance (``node vif ...`` is in vif
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from metalwire import interface_kinds
 from metalwire.cli.commands import vif
 from metalwire.cli.commands.common import (
     Handler,
     add_command,
+    add_flag_pair,
     add_list_arguments,
     add_unset_arguments,
     boolean,
@@ -25,63 +28,88 @@ from metalwire.cli.commands.common import (
     json_document,
     key_value,
     list_query,
+    node_uuid,
     print_created,
     print_resource,
     print_resources,
     send_patch,
 )
+from metalwire.cli.output import UsageError
 from metalwire.client import Client, MetalwireClientError, patch
 from metalwire.client.client import ProvisionTarget, verb_over
 from metalwire.client.patch import PatchOp
 
 NODE_COLUMNS = ("uuid", "name", "instance_uuid", "power_state", "provision_state", "maintenance")
 
-# Provision verb of each command -> (API target, the state it ends in when done).
-PROVISION_COMMANDS: dict[str, tuple[ProvisionTarget, str, str]] = {
-    "manage": ("manage", "manageable", "Set provision state of a node to 'manage'"),
-    "provide": ("provide", "available", "Set provision state of a node to 'provide'"),
-    "deploy": ("active", "active", "Deploy a node (provision target 'active')"),
-    "undeploy": ("deleted", "available", "Tear a node down (provision target 'deleted')"),
+# Provision verb of each command -> (API target, the states it ends in when done, help): a
+# retired node's tear-down ends in manageable.
+PROVISION_COMMANDS: dict[str, tuple[ProvisionTarget, tuple[str, ...], str]] = {
+    "manage": ("manage", ("manageable",), "Set provision state of a node to 'manage'"),
+    "provide": ("provide", ("available",), "Set provision state of a node to 'provide'"),
+    "deploy": ("active", ("active",), "Deploy a node (provision target 'active')"),
+    "undeploy": (
+        "deleted",
+        ("available", "manageable"),
+        "Tear a node down (provision target 'deleted'; a retired node ends in manageable)",
+    ),
 }
 
-# Simple node fields settable with --OPTION VALUE in node create/set; unset with --OPTION.
+# Simple node fields settable with --OPTION VALUE in node create/set; unset with --OPTION
+# (an interface unset takes the default of the node's driver back).
 NODE_SCALARS = (
     "name",
     "resource_class",
     "network_interface",
+    *interface_kinds.FIELDS,
     "owner",
     "lessee",
     "description",
     "conductor_group",
     "shard",
+    "chassis_uuid",
+    "parent_node",
+    "instance_name",
 )
 # Node fields unset with --OPTION (their default back).
 NODE_UNSETS = (
     "instance_uuid",
     *NODE_SCALARS,
     "automated_clean",
+    "protected",
     "protected_reason",
+    "retired",
+    "retired_reason",
     "network_data",
 )
+# Node fields set only by node set with --OPTION VALUE, and its flags (True or False).
+NODE_SET_TEXTS = ("driver", "instance_uuid", "protected_reason", "retired_reason")
+NODE_FLAGS = ("automated_clean", "disable_power_off")
+NODE_SET_FLAGS = (*NODE_FLAGS, "protected", "retired")
 # Filters of node list given as --OPTION VALUE; the UUIDs must not be empty.
 NODE_LIST_TEXTS = (
     "provision_state",
     "driver",
     "resource_class",
     "conductor_group",
+    "conductor",
     "owner",
     "lessee",
     "description_contains",
+    "fault",
+    "instance_name",
 )
 NODE_LIST_UUIDS = ("instance_uuid", "chassis_uuid")
-# Every filter of node list, by its destination (the client's filter of that name).
+# Every filter of node list, by its destination (the client's filter of that name), but
+# parent_node (a name is read as its UUID first).
 NODE_LIST_FILTERS = (
     "maintenance",
     "associated",
+    "retired",
     *NODE_LIST_TEXTS,
     *NODE_LIST_UUIDS,
     "shard",
     "sharded",
+    "include_children",
 )
 # Dictionary node fields set with --OPTION KEY=VALUE and unset with --OPTION KEY.
 NODE_DICTS = {
@@ -102,10 +130,9 @@ def _node_create(client: Client, args: argparse.Namespace) -> int:
     for option, field in NODE_DICTS.items():
         if option != "instance_info" and getattr(args, option):
             fields[field] = dict_values(getattr(args, option))
-    if args.automated_clean is not None:
-        fields["automated_clean"] = args.automated_clean
-    if args.network_data is not None:
-        fields["network_data"] = args.network_data
+    for name in (*NODE_FLAGS, "network_data"):
+        if getattr(args, name) is not None:
+            fields[name] = getattr(args, name)
     return print_created(client.create_node(args.driver, **fields), args)
 
 
@@ -114,6 +141,8 @@ def _node_list(client: Client, args: argparse.Namespace) -> int:
     for name in NODE_LIST_FILTERS:
         if getattr(args, name) is not None:
             query[name] = getattr(args, name)
+    if args.parent_node is not None:
+        query["parent_node"] = node_uuid(client, args.parent_node)
     print_resources(client.list_nodes(**query), NODE_COLUMNS, args)
     return 0
 
@@ -124,16 +153,16 @@ def _node_show(client: Client, args: argparse.Namespace) -> int:
 
 
 def _node_set(client: Client, args: argparse.Namespace) -> int:
+    if args.reset_interfaces and args.driver is None:
+        raise UsageError("--reset-interfaces goes with --driver (the new driver's defaults)")
     ops: list[PatchOp] = []
-    for name in ("driver", "instance_uuid", *NODE_SCALARS, "protected_reason"):
+    for name in (*NODE_SET_TEXTS, *NODE_SCALARS, *NODE_SET_FLAGS, "network_data"):
         value = getattr(args, name)
         if value is not None:
             ops.append(patch.add(name, value))
     ops.extend(dict_additions(args, NODE_DICTS))
-    for name in ("automated_clean", "protected", "network_data"):
-        if getattr(args, name) is not None:
-            ops.append(patch.add(name, getattr(args, name)))
-    return send_patch(client.update_node, args.node, ops, "set")
+    update = functools.partial(client.update_node, reset_interfaces=args.reset_interfaces)
+    return send_patch(update, args.node, ops, "set")
 
 
 def _node_unset(client: Client, args: argparse.Namespace) -> int:
@@ -156,7 +185,7 @@ def _provision(command: str) -> Handler:
         client.set_provision_state(args.node, target)
         states = client.get_states(args.node)
         state = states.get("provision_state")
-        if verb_over(states) and state != expected:
+        if verb_over(states) and state not in expected:
             reason = states.get("last_error") or f"the node is in provision state {state!r}"
             return fail(f"{command} of node {args.node} failed: {reason}")
         return 0
@@ -208,20 +237,17 @@ def _add_node_field_options(parser: argparse.ArgumentParser, creating: bool) -> 
             metavar="KEY=VALUE",
             help=f"a key of {field} (repeat for more; VALUE is JSON or text)",
         )
-    clean = parser.add_mutually_exclusive_group()
-    clean.add_argument(
-        "--automated-clean",
-        dest="automated_clean",
-        action="store_const",
-        const=True,
-        help="enable automated cleaning of the node",
+    add_flag_pair(
+        parser,
+        "automated_clean",
+        ("--automated-clean", "enable automated cleaning of the node"),
+        ("--no-automated-clean", "disable automated cleaning of the node"),
     )
-    clean.add_argument(
-        "--no-automated-clean",
-        dest="automated_clean",
-        action="store_const",
-        const=False,
-        help="disable automated cleaning of the node",
+    add_flag_pair(
+        parser,
+        "disable_power_off",
+        ("--disable-power-off", "never power the node off (API 1.95)"),
+        ("--enable-power-off", "the node may be powered off again (API 1.95)"),
     )
 
 
@@ -236,35 +262,37 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
     listing = add_command(actions, "list", common, "List nodes", _node_list, True)
     add_list_arguments(listing)
-    maintenance = listing.add_mutually_exclusive_group()
-    maintenance.add_argument(
-        "--maintenance",
-        dest="maintenance",
+    add_flag_pair(
+        listing,
+        "maintenance",
+        ("--maintenance", "only nodes in maintenance mode"),
+        ("--no-maintenance", "only nodes not in maintenance mode"),
+    )
+    add_flag_pair(
+        listing,
+        "associated",
+        ("--associated", "only nodes with an instance"),
+        ("--unassociated", "only nodes without an instance"),
+    )
+    add_flag_pair(
+        listing,
+        "retired",
+        ("--retired", "only retired nodes (API 1.61)"),
+        ("--no-retired", "only nodes not retired (API 1.61)"),
+    )
+    listing.add_argument(
+        "--include-children",
+        dest="include_children",
         action="store_const",
         const=True,
-        help="only nodes in maintenance mode",
+        help="child nodes too (left out otherwise; API 1.83)",
     )
-    maintenance.add_argument(
-        "--no-maintenance",
-        dest="maintenance",
-        action="store_const",
-        const=False,
-        help="only nodes not in maintenance mode",
-    )
-    associated = listing.add_mutually_exclusive_group()
-    associated.add_argument(
-        "--associated",
-        dest="associated",
-        action="store_const",
-        const=True,
-        help="only nodes with an instance",
-    )
-    associated.add_argument(
-        "--unassociated",
-        dest="associated",
-        action="store_const",
-        const=False,
-        help="only nodes without an instance",
+    listing.add_argument(
+        "--parent-node",
+        dest="parent_node",
+        type=identifier,
+        metavar="NODE",
+        help="only the children of this node (name or UUID; API 1.83)",
     )
     for name in (*NODE_LIST_TEXTS, *NODE_LIST_UUIDS):
         uuid = name in NODE_LIST_UUIDS
@@ -298,18 +326,23 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     set_.add_argument(
         "--instance-uuid", dest="instance_uuid", metavar="UUID", help="the instance on the node"
     )
+    for flag, help_text in (
+        ("protected", "protect the node from undeploy and rebuild"),
+        ("retired", "retire the node: it is not deployed again once torn down (API 1.61)"),
+    ):
+        set_.add_argument(f"--{flag}", dest=flag, action="store_const", const=True, help=help_text)
+        set_.add_argument(
+            f"--{flag}-reason",
+            dest=f"{flag}_reason",
+            metavar="REASON",
+            help=f"why the node is {flag}",
+        )
     set_.add_argument(
-        "--protected",
-        dest="protected",
-        action="store_const",
-        const=True,
-        help="protect the node from undeploy and rebuild",
-    )
-    set_.add_argument(
-        "--protected-reason",
-        dest="protected_reason",
-        metavar="REASON",
-        help="why the node is protected",
+        "--reset-interfaces",
+        dest="reset_interfaces",
+        action="store_true",
+        help="with --driver: every interface not set here takes the new driver's default, "
+        "the network interface too (API 1.45)",
     )
     _add_node_field_options(set_, creating=False)
 

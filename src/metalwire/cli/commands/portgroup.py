@@ -7,6 +7,7 @@ from typing import Any
 
 from metalwire.cli.commands.common import (
     add_command,
+    add_flag_pair,
     add_list_arguments,
     add_unset_arguments,
     delete_each,
@@ -112,20 +113,11 @@ def _add_portgroup_field_options(parser: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="a bonding property (repeat for more)",
     )
-    standalone = parser.add_mutually_exclusive_group()
-    standalone.add_argument(
-        "--support-standalone-ports",
-        dest="standalone_ports",
-        action="store_const",
-        const=True,
-        help="member ports may be used on their own",
-    )
-    standalone.add_argument(
-        "--unsupport-standalone-ports",
-        dest="standalone_ports",
-        action="store_const",
-        const=False,
-        help="member ports may not be used on their own",
+    add_flag_pair(
+        parser,
+        "standalone_ports",
+        ("--support-standalone-ports", "member ports may be used on their own"),
+        ("--unsupport-standalone-ports", "member ports may not be used on their own"),
     )
 
 
