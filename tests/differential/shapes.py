@@ -1,11 +1,11 @@
 """What is compared of an answer: its status and the shape of its body.
 
-A body's shape keeps every key (recursively), the length of every list and the JSON type of
-every value, and the value itself of a node's provision states; a string that is the UUID of
-an object the scenario made becomes that object's label (``<node:a>``), so lists and filters
-are compared by which objects they return, while other UUIDs, timestamps, links and free text
-only have to be strings on both sides. An error body's ``error_message`` holds a JSON text;
-its parsed shape is compared.
+A body's shape keeps every key (recursively), the length of every list, the JSON type of
+every value, and the value itself of every number and boolean and of a node's provision
+states; a string that is the UUID of an object the scenario made becomes that object's label
+(``<node:a>``), so lists and filters are compared by which objects they return, while other
+UUIDs, timestamps, links and free text only have to be strings on both sides. An error
+body's ``error_message`` holds a JSON text; its parsed shape is compared.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ def shape_of(value: Any, labels: dict[str, str]) -> Shape:
     if value is None:
         return "null"
     if isinstance(value, bool):
-        return "bool"
-    return "number"
+        return f"bool={value}"
+    return f"number={value}"
 
 
 def _field_shape(key: str, value: Any, labels: dict[str, str]) -> Shape:

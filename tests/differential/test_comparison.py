@@ -15,12 +15,12 @@ def answer(status: int, body: Any, labels: dict[str, str] | None = None) -> Answ
     return Answer(status, json.dumps(body), shape_of(body, labels or {}))
 
 
-def test_values_become_types_and_known_uuids_their_labels() -> None:
+def test_texts_become_types_and_known_uuids_their_labels() -> None:
     body = {"uuid": NODE, "name": "a", "extra": {"n": 1, "ok": True}, "owner": None}
     assert shape_of(body, {NODE: "n1"}) == {
         "uuid": "<n1>",
         "name": "str",
-        "extra": {"n": "number", "ok": "bool"},
+        "extra": {"n": "number=1", "ok": "bool=True"},
         "owner": "null",
     }
 
