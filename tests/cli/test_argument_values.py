@@ -58,6 +58,13 @@ EMPTY_IDENTIFIERS = [
     (["chassis", "show", ""], "CHASSIS"),
     (["chassis", "set", "", "--description", "x"], "CHASSIS"),
     (["chassis", "delete", ""], "CHASSIS"),
+    (["allocation", "show", ""], "ALLOCATION"),
+    (["allocation", "delete", ""], "ALLOCATION"),
+    (["allocation", "create", "--resource-class", ""], "--resource-class"),
+    (
+        ["allocation", "create", "--resource-class", "RC", "--candidate-node", ""],
+        "--candidate-node",
+    ),
     (["audit", "--node", ""], "--node"),
 ]
 

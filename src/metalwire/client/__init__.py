@@ -16,6 +16,7 @@ in :mod:`metalwire.client.exceptions`.
 from metalwire.client import patch
 from metalwire.client.client import (
     DEFAULT_URL,
+    AllocationQuery,
     ChassisQuery,
     Client,
     ListQuery,
@@ -48,7 +49,7 @@ from metalwire.client.exceptions import (
     VersionNegotiationError,
     VifAlreadyAttached,
 )
-from metalwire.client.resources import Chassis, Node, Port, Portgroup, Resource
+from metalwire.client.resources import Allocation, Chassis, Node, Port, Portgroup, Resource
 from metalwire.client.retry import NO_RETRIES, RetryEvent, RetryPolicy
 from metalwire.client.versions import LATEST_VERSION, APIVersion
 
@@ -59,6 +60,8 @@ __all__ = [
     "APIConnectionError",
     "APITimeoutError",
     "APIVersion",
+    "Allocation",
+    "AllocationQuery",
     "AuthenticationError",
     "BadRequest",
     "Chassis",

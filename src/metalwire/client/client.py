@@ -17,7 +17,7 @@ from metalwire.client import exceptions as exc
 from metalwire.client import versions
 from metalwire.client.network import ClientCert, NetworkTransport
 from metalwire.client.patch import PatchOp
-from metalwire.client.resources import Chassis, Node, Port, Portgroup, Resource
+from metalwire.client.resources import Allocation, Chassis, Node, Port, Portgroup, Resource
 from metalwire.client.retry import RetryEvent, RetryPolicy, backoff_delay, retry_after
 from metalwire.client.session import KeystoneSessionTransport, endpoint_from_session
 from metalwire.client.versions import APIVersion
@@ -124,12 +124,22 @@ class ChassisQuery(ListQuery, total=False):
     """Options of :meth:`Client.iter_chassis` (a chassis list has no filters)."""
 
 
+class AllocationQuery(ListQuery, total=False):
+    """Options and filters of :meth:`Client.iter_allocations`."""
+
+    node: str
+    resource_class: str
+    state: str
+    owner: str
+
+
 _LIST_OPTIONS = frozenset(ListQuery.__annotations__)
 _FILTERS: dict[str, frozenset[str]] = {
     "nodes": frozenset(NodeQuery.__annotations__) - _LIST_OPTIONS,
     "ports": frozenset(PortQuery.__annotations__) - _LIST_OPTIONS,
     "portgroups": frozenset(PortgroupQuery.__annotations__) - _LIST_OPTIONS,
     "chassis": frozenset(ChassisQuery.__annotations__) - _LIST_OPTIONS,
+    "allocations": frozenset(AllocationQuery.__annotations__) - _LIST_OPTIONS,
 }
 
 
@@ -460,7 +470,9 @@ class Client:
         ):
             if query.get(option) is not None:
                 params[param] = str(query[option])
-        items = self._paginate(f"{path}/detail" if detail else path, key, params, limit)
+        if detail and key != "allocations":  # an allocation list shows every field anyway
+            path = f"{path}/detail"
+        items = self._paginate(path, key, params, limit)
         return (cls(item) for item in items)
 
     # -- nodes ---------------------------------------------------------------------------
@@ -476,10 +488,7 @@ class Client:
     def get_node(self, node: str | Resource, fields: Sequence[str] | None = None) -> Node:
         """The node by UUID or name. Raises NotFound when there is none."""
         params = {"fields": ",".join(fields)} if fields else None
-        body = self._request("GET", f"/v1/nodes/{_segment(_ident(node))}", params=params)
-        if not isinstance(body, dict):
-            raise exc.InvalidResponse("GET /v1/nodes/{node} did not answer with a JSON object.")
-        return Node(body)
+        return Node(self._object("GET", f"/v1/nodes/{_segment(_ident(node))}", params=params))
 
     def iter_nodes(self, **query: Unpack[NodeQuery]) -> Iterator[Node]:
         """Nodes matching the filters, fetched page by page (following ``next``) as consumed.
@@ -744,10 +753,7 @@ class Client:
     def get_port(self, port: str | Resource, fields: Sequence[str] | None = None) -> Port:
         """The port by UUID. Raises NotFound."""
         params = {"fields": ",".join(fields)} if fields else None
-        body = self._request("GET", f"/v1/ports/{_segment(_ident(port))}", params=params)
-        if not isinstance(body, dict):
-            raise exc.InvalidResponse("GET /v1/ports/{port} did not answer with a JSON object.")
-        return Port(body)
+        return Port(self._object("GET", f"/v1/ports/{_segment(_ident(port))}", params=params))
 
     def iter_ports(self, **query: Unpack[PortQuery]) -> Iterator[Port]:
         """Ports matching the filters, page by page; options as :meth:`iter_nodes`.
@@ -788,10 +794,7 @@ class Client:
         self.require(versions.PORTGROUPS, "portgroups")
         params = {"fields": ",".join(fields)} if fields else None
         path = f"/v1/portgroups/{_segment(_ident(portgroup))}"
-        body = self._request("GET", path, params=params)
-        if not isinstance(body, dict):
-            raise exc.InvalidResponse(f"GET {path} did not answer with a JSON object.")
-        return Portgroup(body)
+        return Portgroup(self._object("GET", path, params=params))
 
     def iter_portgroups(self, **query: Unpack[PortgroupQuery]) -> Iterator[Portgroup]:
         """Portgroups matching the filters, page by page; options as :meth:`iter_nodes`.
@@ -832,10 +835,7 @@ class Client:
         is not a UUID, NotFound."""
         params = {"fields": ",".join(fields)} if fields else None
         path = f"/v1/chassis/{_segment(_ident(chassis))}"
-        body = self._request("GET", path, params=params)
-        if not isinstance(body, dict):
-            raise exc.InvalidResponse(f"GET {path} did not answer with a JSON object.")
-        return Chassis(body)
+        return Chassis(self._object("GET", path, params=params))
 
     def iter_chassis(self, **query: Unpack[ChassisQuery]) -> Iterator[Chassis]:
         """Every chassis, page by page; options as :meth:`iter_nodes` (no filters).
@@ -858,6 +858,48 @@ class Client:
     def delete_chassis(self, chassis: str | Resource) -> None:
         """Delete the chassis. Raises NotFound, BadRequest when nodes are in it."""
         self._request("DELETE", f"/v1/chassis/{_segment(_ident(chassis))}")
+
+    # -- allocations ---------------------------------------------------------------------
+
+    def create_allocation(self, **fields: Any) -> Allocation:
+        """Ask for a node: ``resource_class``, ``traits``, ``candidate_nodes`` (names or
+        UUIDs), ``name``, ``uuid``, ``extra``, ``owner``; or ``node`` (name or UUID) to record
+        the allocation of a node already deployed (backfill, no resource class needed).
+        metalwire reserves the node within the request: the answer's ``state`` is ``active``
+        (``node_uuid`` set) or ``error`` (``last_error`` says why none fits).
+
+        Raises BadRequest for a bad or missing value, Conflict for a name or UUID in use.
+        """
+        self.require(versions.ALLOCATIONS, "allocations")
+        return Allocation(self._object("POST", "/v1/allocations", fields))
+
+    def get_allocation(
+        self, allocation: str | Resource, fields: Sequence[str] | None = None
+    ) -> Allocation:
+        """The allocation by UUID or name. Raises NotFound when there is none."""
+        params = {"fields": ",".join(fields)} if fields else None
+        path = f"/v1/allocations/{_segment(_ident(allocation))}"
+        return Allocation(self._object("GET", path, params=params))
+
+    def iter_allocations(self, **query: Unpack[AllocationQuery]) -> Iterator[Allocation]:
+        """Allocations, page by page; options as :meth:`iter_nodes` (every field is listed
+        with or without ``detail``); filters: ``node`` (name or UUID), ``resource_class``,
+        ``state``, ``owner``. Raises as :meth:`iter_nodes`."""
+        return self._list(Allocation, "/v1/allocations", "allocations", query)
+
+    def list_allocations(self, **query: Unpack[AllocationQuery]) -> list[Allocation]:
+        """All allocations :meth:`iter_allocations` yields; raises as it does."""
+        return list(self.iter_allocations(**query))
+
+    def update_allocation(self, allocation: str | Resource, patch: Sequence[PatchOp]) -> Allocation:
+        """Apply a JSON patch (``name``, ``extra``; API 1.57). Raises BadRequest, NotFound."""
+        path = f"/v1/allocations/{_segment(_ident(allocation))}"
+        return Allocation(self._object("PATCH", path, list(patch)))
+
+    def delete_allocation(self, allocation: str | Resource) -> None:
+        """Delete the allocation, freeing its node (its instance_uuid and traits cleared).
+        Raises NotFound, Conflict when its node is deployed or locked."""
+        self._request("DELETE", f"/v1/allocations/{_segment(_ident(allocation))}")
 
     # -- drift audit (metalwire only) -----------------------------------------------------
 

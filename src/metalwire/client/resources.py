@@ -282,3 +282,30 @@ class Chassis(Resource):
     @property
     def extra(self) -> dict[str, Any]:
         return self._dict("extra")
+
+
+class Allocation(Resource):
+    """A request for a node: the node found (``node_uuid``) by resource class, traits and
+    candidates, or the reason none was (``last_error``, state ``error``)."""
+
+    kind = "allocation"
+
+    @property
+    def name(self) -> str | None:
+        return self._str("name")
+
+    @property
+    def state(self) -> str | None:
+        return self._str("state")
+
+    @property
+    def node_uuid(self) -> str | None:
+        return self._str("node_uuid")
+
+    @property
+    def resource_class(self) -> str | None:
+        return self._str("resource_class")
+
+    @property
+    def last_error(self) -> str | None:
+        return self._str("last_error")

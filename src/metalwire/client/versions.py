@@ -51,6 +51,7 @@ VIF_ATTACH_TARGET = APIVersion(1, 67)
 PORTGROUPS = APIVersion(1, 23)
 MANAGE_PROVIDE = APIVersion(1, 4)
 TRAITS = APIVersion(1, 37)
+ALLOCATIONS = APIVersion(1, 52)
 
 
 def choose_version(

@@ -7,6 +7,7 @@
     metalwire port create|list|show|set|unset|delete      port.py
     metalwire portgroup create|list|show|set|unset|delete portgroup.py
     metalwire chassis create|list|show|set|unset|delete   chassis.py
+    metalwire allocation create|list|show|set|unset|delete allocation.py
     metalwire create FILE...                              create.py
     metalwire audit [--node N] [--repair] [--latest]      audit.py
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from metalwire.cli.commands import audit, chassis, create, node, port, portgroup
+from metalwire.cli.commands import allocation, audit, chassis, create, node, port, portgroup
 from metalwire.cli.commands.common import connection_parser
 
 
@@ -35,5 +36,6 @@ def register(commands: Any) -> None:
     port.register(commands, common)
     portgroup.register(commands, common)
     chassis.register(commands, common)
+    allocation.register(commands, common)
     create.register(commands, common)
     audit.register(commands, common)

@@ -8,22 +8,19 @@ from typing import Any
 
 from metalwire.cli.commands.common import (
     add_command,
+    add_extra_option,
     add_list_arguments,
     add_unset_arguments,
     delete_each,
-    dict_additions,
-    dict_removals,
     dict_values,
     identifier,
-    key_value,
     list_query,
     print_created,
     print_resource,
     print_resources,
-    send_patch,
+    set_and_unset,
 )
-from metalwire.client import Client, patch
-from metalwire.client.patch import PatchOp
+from metalwire.client import Client
 
 CHASSIS_COLUMNS = ("uuid", "description")
 # Dictionary fields set with --OPTION KEY=VALUE and unset with --OPTION KEY (option -> field).
@@ -50,18 +47,9 @@ def _chassis_show(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-def _chassis_set(client: Client, args: argparse.Namespace) -> int:
-    ops: list[PatchOp] = []
-    if args.description is not None:
-        ops.append(patch.add("description", args.description))
-    ops.extend(dict_additions(args, CHASSIS_DICTS))
-    return send_patch(client.update_chassis, args.chassis, ops, "set")
-
-
-def _chassis_unset(client: Client, args: argparse.Namespace) -> int:
-    ops = [patch.remove("description")] if args.description else []
-    ops.extend(dict_removals(args, CHASSIS_DICTS))
-    return send_patch(client.update_chassis, args.chassis, ops, "unset")
+_chassis_set, _chassis_unset = set_and_unset(
+    Client.update_chassis, "chassis", ("description",), CHASSIS_DICTS
+)
 
 
 def _chassis_delete(client: Client, args: argparse.Namespace) -> int:
@@ -71,13 +59,7 @@ def _chassis_delete(client: Client, args: argparse.Namespace) -> int:
 def _add_chassis_field_options(parser: argparse.ArgumentParser) -> None:
     """The options of ``chassis create`` and ``chassis set``."""
     parser.add_argument("--description", help="what the chassis is (e.g. rack 12, row B)")
-    parser.add_argument(
-        "--extra",
-        type=key_value,
-        action="append",
-        metavar="KEY=VALUE",
-        help="a key of extra (repeat for more; VALUE is JSON or text)",
-    )
+    add_extra_option(parser)
 
 
 def _add_chassis_argument(parser: argparse.ArgumentParser) -> None:

@@ -11,6 +11,7 @@ creates are known only afterwards: see :func:`print_created`).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import math
@@ -153,6 +154,30 @@ def send_patch(
     return 0
 
 
+def set_and_unset(
+    update: Callable[[Client, str, list[PatchOp]], object],
+    argument: str,
+    texts: Sequence[str],
+    dicts: Mapping[str, str],
+) -> tuple[Handler, Handler]:
+    """The handlers of a ``set`` and an ``unset`` command made only of text fields
+    (``--FIELD VALUE``, unset by ``--FIELD``) and dictionaries (``dicts``, as
+    :func:`dict_additions`): ``update`` is the client's method, ``argument`` the destination
+    of the command's resource argument."""
+
+    def set_(client: Client, args: argparse.Namespace) -> int:
+        ops = [patch.add(n, getattr(args, n)) for n in texts if getattr(args, n) is not None]
+        ops.extend(dict_additions(args, dicts))
+        return send_patch(functools.partial(update, client), getattr(args, argument), ops, "set")
+
+    def unset(client: Client, args: argparse.Namespace) -> int:
+        ops = [patch.remove(n) for n in texts if getattr(args, n)]
+        ops.extend(dict_removals(args, dicts))
+        return send_patch(functools.partial(update, client), getattr(args, argument), ops, "unset")
+
+    return set_, unset
+
+
 def _add_endpoint_argument(group: Any, default: Any) -> None:
     group.add_argument(
         "--url",
@@ -275,6 +300,17 @@ def add_unset_arguments(
             metavar="KEY",
             help=f"remove KEY from {field} (repeat for more)",
         )
+
+
+def add_extra_option(parser: argparse.ArgumentParser) -> None:
+    """``--extra KEY=VALUE`` (repeatable): a key of the resource's ``extra``."""
+    parser.add_argument(
+        "--extra",
+        type=key_value,
+        action="append",
+        metavar="KEY=VALUE",
+        help="a key of extra (repeat for more; VALUE is JSON or text)",
+    )
 
 
 def add_flag_pair(

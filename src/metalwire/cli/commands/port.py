@@ -7,6 +7,7 @@ from typing import Any
 
 from metalwire.cli.commands.common import (
     add_command,
+    add_extra_option,
     add_list_arguments,
     add_unset_arguments,
     boolean,
@@ -102,13 +103,7 @@ def _port_delete(client: Client, args: argparse.Namespace) -> int:
 def _add_port_field_options(parser: argparse.ArgumentParser, creating: bool) -> None:
     """The options of ``port create`` and ``port set``: what a port is given."""
     replacing = "" if creating else " (in place of its current one)"
-    parser.add_argument(
-        "--extra",
-        type=key_value,
-        action="append",
-        metavar="KEY=VALUE",
-        help="a key of extra (repeat for more)",
-    )
+    add_extra_option(parser)
     parser.add_argument(
         "--local-link-connection",
         dest="local_link_connection",

@@ -7,6 +7,7 @@ from typing import Any
 
 from metalwire.cli.commands.common import (
     add_command,
+    add_extra_option,
     add_flag_pair,
     add_list_arguments,
     add_unset_arguments,
@@ -99,13 +100,7 @@ def _add_portgroup_field_options(parser: argparse.ArgumentParser) -> None:
         help="the physical network of the portgroup and its members (API 1.102)",
     )
     parser.add_argument("--category", help="a label trait-based networking filters on (API 1.103)")
-    parser.add_argument(
-        "--extra",
-        type=key_value,
-        action="append",
-        metavar="KEY=VALUE",
-        help="a key of extra (repeat for more)",
-    )
+    add_extra_option(parser)
     parser.add_argument(
         "--property",
         type=key_value,
