@@ -1,11 +1,12 @@
 """What is compared of an answer: its status and the shape of its body.
 
 A body's shape keeps every key (recursively), the length of every list, the JSON type of
-every value, and the value itself of every number and boolean and of a node's provision
-states; a string that is the UUID of an object the scenario made becomes that object's label
-(``<node:a>``), so lists and filters are compared by which objects they return, while other
-UUIDs, timestamps, links and free text only have to be strings on both sides. An error
-body's ``error_message`` holds a JSON text; its parsed shape is compared.
+every value, and the value itself of every number and boolean (but a conductor's ``alive``)
+and of a node's provision states; a string that is the UUID of an object the scenario made
+becomes that object's label (``<node:a>``), so lists and filters are compared by which
+objects they return, while other UUIDs, timestamps, links and free text only have to be
+strings on both sides. An error body's ``error_message`` holds a JSON text; its parsed shape
+is compared.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ Shape = Any
 # Fields whose values are compared, not only their type: a node's provision states, which
 # are what a verb is for.
 COMPARED_VALUES = frozenset({"provision_state", "target_provision_state"})
+# Fields compared by type only although their values are booleans or numbers: a conductor's
+# ``alive`` depends on when its last heartbeat was, which a loaded machine delays.
+TYPE_ONLY = frozenset({"alive"})
 
 
 def shape_of(value: Any, labels: dict[str, str]) -> Shape:
@@ -37,6 +41,8 @@ def shape_of(value: Any, labels: dict[str, str]) -> Shape:
 def _field_shape(key: str, value: Any, labels: dict[str, str]) -> Shape:
     if key in COMPARED_VALUES and isinstance(value, str):
         return f"{key}={value}"
+    if key in TYPE_ONLY and value is not None:
+        return "bool" if isinstance(value, bool) else "number"
     if key == "error_message" and isinstance(value, str):
         try:
             return {"<json>": shape_of(json.loads(value), labels)}
