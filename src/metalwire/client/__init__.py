@@ -19,11 +19,13 @@ from metalwire.client.client import (
     AllocationQuery,
     ChassisQuery,
     Client,
+    DeployTemplateQuery,
     ListQuery,
     NodeQuery,
     PortgroupQuery,
     PortQuery,
     ProvisionTarget,
+    RunbookQuery,
 )
 from metalwire.client.exceptions import (
     APIConnectionError,
@@ -49,7 +51,16 @@ from metalwire.client.exceptions import (
     VersionNegotiationError,
     VifAlreadyAttached,
 )
-from metalwire.client.resources import Allocation, Chassis, Node, Port, Portgroup, Resource
+from metalwire.client.resources import (
+    Allocation,
+    Chassis,
+    DeployTemplate,
+    Node,
+    Port,
+    Portgroup,
+    Resource,
+    Runbook,
+)
 from metalwire.client.retry import NO_RETRIES, RetryEvent, RetryPolicy
 from metalwire.client.versions import LATEST_VERSION, APIVersion
 
@@ -68,6 +79,8 @@ __all__ = [
     "ChassisQuery",
     "Client",
     "Conflict",
+    "DeployTemplate",
+    "DeployTemplateQuery",
     "DryRunNotSupported",
     "EndpointNotFound",
     "FeatureNotSupported",
@@ -90,6 +103,8 @@ __all__ = [
     "Resource",
     "RetryEvent",
     "RetryPolicy",
+    "Runbook",
+    "RunbookQuery",
     "ServerError",
     "ServiceUnavailable",
     "Unauthorized",

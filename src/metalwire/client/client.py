@@ -17,7 +17,16 @@ from metalwire.client import exceptions as exc
 from metalwire.client import versions
 from metalwire.client.network import ClientCert, NetworkTransport
 from metalwire.client.patch import PatchOp
-from metalwire.client.resources import Allocation, Chassis, Node, Port, Portgroup, Resource
+from metalwire.client.resources import (
+    Allocation,
+    Chassis,
+    DeployTemplate,
+    Node,
+    Port,
+    Portgroup,
+    Resource,
+    Runbook,
+)
 from metalwire.client.retry import RetryEvent, RetryPolicy, backoff_delay, retry_after
 from metalwire.client.session import KeystoneSessionTransport, endpoint_from_session
 from metalwire.client.versions import APIVersion
@@ -133,6 +142,15 @@ class AllocationQuery(ListQuery, total=False):
     owner: str
 
 
+class DeployTemplateQuery(ListQuery, total=False):
+    """Options of :meth:`Client.iter_deploy_templates` (no filters)."""
+
+
+class RunbookQuery(ListQuery, total=False):
+    """Options of :meth:`Client.iter_runbooks` (no filters: a project sees its own runbooks
+    and the public ones)."""
+
+
 _LIST_OPTIONS = frozenset(ListQuery.__annotations__)
 _FILTERS: dict[str, frozenset[str]] = {
     "nodes": frozenset(NodeQuery.__annotations__) - _LIST_OPTIONS,
@@ -140,7 +158,13 @@ _FILTERS: dict[str, frozenset[str]] = {
     "portgroups": frozenset(PortgroupQuery.__annotations__) - _LIST_OPTIONS,
     "chassis": frozenset(ChassisQuery.__annotations__) - _LIST_OPTIONS,
     "allocations": frozenset(AllocationQuery.__annotations__) - _LIST_OPTIONS,
+    "deploy_templates": frozenset(DeployTemplateQuery.__annotations__) - _LIST_OPTIONS,
+    "runbooks": frozenset(RunbookQuery.__annotations__) - _LIST_OPTIONS,
 }
+# How a list shows every field (``detail``): by default its /detail path; these collections
+# take ?detail=true instead, and an allocation list shows every field anyway.
+_DETAIL_QUERY = frozenset({"deploy_templates", "runbooks"})
+_ALWAYS_DETAILED = frozenset({"allocations"})
 
 
 def _segment(ident: str) -> str:
@@ -151,6 +175,16 @@ def _segment(ident: str) -> str:
 
 def _ident(value: str | Resource) -> str:
     return value.uuid if isinstance(value, Resource) else value
+
+
+def _item(collection: str, ident: str | Resource) -> str:
+    """The path of one item of a collection: ``/v1/<collection>/<ident>``."""
+    return f"/v1/{collection}/{_segment(_ident(ident))}"
+
+
+def _fields(fields: Sequence[str] | None) -> dict[str, str] | None:
+    """The query of a show limited to ``fields``."""
+    return {"fields": ",".join(fields)} if fields else None
 
 
 class Client:
@@ -470,7 +504,9 @@ class Client:
         ):
             if query.get(option) is not None:
                 params[param] = str(query[option])
-        if detail and key != "allocations":  # an allocation list shows every field anyway
+        if detail and key in _DETAIL_QUERY:
+            params["detail"] = "true"
+        elif detail and key not in _ALWAYS_DETAILED:
             path = f"{path}/detail"
         items = self._paginate(path, key, params, limit)
         return (cls(item) for item in items)
@@ -487,8 +523,7 @@ class Client:
 
     def get_node(self, node: str | Resource, fields: Sequence[str] | None = None) -> Node:
         """The node by UUID or name. Raises NotFound when there is none."""
-        params = {"fields": ",".join(fields)} if fields else None
-        return Node(self._object("GET", f"/v1/nodes/{_segment(_ident(node))}", params=params))
+        return Node(self._object("GET", _item("nodes", node), params=_fields(fields)))
 
     def iter_nodes(self, **query: Unpack[NodeQuery]) -> Iterator[Node]:
         """Nodes matching the filters, fetched page by page (following ``next``) as consumed.
@@ -532,7 +567,7 @@ class Client:
         Raises NotFound, Conflict (associated with an instance, or locked) or BadRequest (a
         provision state that forbids deletion).
         """
-        self._request("DELETE", f"/v1/nodes/{_segment(_ident(node))}")
+        self._request("DELETE", _item("nodes", node))
 
     def set_node_traits(self, node: str | Resource, traits: Sequence[str]) -> None:
         """Replace the node's traits (API 1.37). Raises FeatureNotSupported, HTTPError."""
@@ -752,8 +787,7 @@ class Client:
 
     def get_port(self, port: str | Resource, fields: Sequence[str] | None = None) -> Port:
         """The port by UUID. Raises NotFound."""
-        params = {"fields": ",".join(fields)} if fields else None
-        return Port(self._object("GET", f"/v1/ports/{_segment(_ident(port))}", params=params))
+        return Port(self._object("GET", _item("ports", port), params=_fields(fields)))
 
     def iter_ports(self, **query: Unpack[PortQuery]) -> Iterator[Port]:
         """Ports matching the filters, page by page; options as :meth:`iter_nodes`.
@@ -770,11 +804,11 @@ class Client:
 
     def update_port(self, port: str | Resource, patch: Sequence[PatchOp]) -> Port:
         """Apply a JSON patch to the port. Raises BadRequest, NotFound, Conflict."""
-        return Port(self._object("PATCH", f"/v1/ports/{_segment(_ident(port))}", list(patch)))
+        return Port(self._object("PATCH", _item("ports", port), list(patch)))
 
     def delete_port(self, port: str | Resource) -> None:
         """Delete the port. Raises NotFound, Conflict/BadRequest when a VIF is on it."""
-        self._request("DELETE", f"/v1/ports/{_segment(_ident(port))}")
+        self._request("DELETE", _item("ports", port))
 
     # -- portgroups ----------------------------------------------------------------------
 
@@ -792,9 +826,9 @@ class Client:
     ) -> Portgroup:
         """The portgroup by UUID or name (API 1.23). Raises FeatureNotSupported, NotFound."""
         self.require(versions.PORTGROUPS, "portgroups")
-        params = {"fields": ",".join(fields)} if fields else None
-        path = f"/v1/portgroups/{_segment(_ident(portgroup))}"
-        return Portgroup(self._object("GET", path, params=params))
+        return Portgroup(
+            self._object("GET", _item("portgroups", portgroup), params=_fields(fields))
+        )
 
     def iter_portgroups(self, **query: Unpack[PortgroupQuery]) -> Iterator[Portgroup]:
         """Portgroups matching the filters, page by page; options as :meth:`iter_nodes`.
@@ -812,13 +846,12 @@ class Client:
     def update_portgroup(self, portgroup: str | Resource, patch: Sequence[PatchOp]) -> Portgroup:
         """Apply a JSON patch to the portgroup. Raises BadRequest, NotFound, Conflict."""
         self.require(versions.PORTGROUPS, "portgroups")
-        path = f"/v1/portgroups/{_segment(_ident(portgroup))}"
-        return Portgroup(self._object("PATCH", path, list(patch)))
+        return Portgroup(self._object("PATCH", _item("portgroups", portgroup), list(patch)))
 
     def delete_portgroup(self, portgroup: str | Resource) -> None:
         """Delete the portgroup. Raises NotFound, Conflict/BadRequest when in use."""
         self.require(versions.PORTGROUPS, "portgroups")
-        self._request("DELETE", f"/v1/portgroups/{_segment(_ident(portgroup))}")
+        self._request("DELETE", _item("portgroups", portgroup))
 
     # -- chassis --------------------------------------------------------------------------
 
@@ -833,9 +866,7 @@ class Client:
     def get_chassis(self, chassis: str | Resource, fields: Sequence[str] | None = None) -> Chassis:
         """The chassis by UUID (a chassis has no name). Raises BadRequest for a value that
         is not a UUID, NotFound."""
-        params = {"fields": ",".join(fields)} if fields else None
-        path = f"/v1/chassis/{_segment(_ident(chassis))}"
-        return Chassis(self._object("GET", path, params=params))
+        return Chassis(self._object("GET", _item("chassis", chassis), params=_fields(fields)))
 
     def iter_chassis(self, **query: Unpack[ChassisQuery]) -> Iterator[Chassis]:
         """Every chassis, page by page; options as :meth:`iter_nodes` (no filters).
@@ -852,12 +883,11 @@ class Client:
     def update_chassis(self, chassis: str | Resource, patch: Sequence[PatchOp]) -> Chassis:
         """Apply a JSON patch (``description``, ``extra``) to the chassis. Raises BadRequest,
         NotFound."""
-        path = f"/v1/chassis/{_segment(_ident(chassis))}"
-        return Chassis(self._object("PATCH", path, list(patch)))
+        return Chassis(self._object("PATCH", _item("chassis", chassis), list(patch)))
 
     def delete_chassis(self, chassis: str | Resource) -> None:
         """Delete the chassis. Raises NotFound, BadRequest when nodes are in it."""
-        self._request("DELETE", f"/v1/chassis/{_segment(_ident(chassis))}")
+        self._request("DELETE", _item("chassis", chassis))
 
     # -- allocations ---------------------------------------------------------------------
 
@@ -877,9 +907,9 @@ class Client:
         self, allocation: str | Resource, fields: Sequence[str] | None = None
     ) -> Allocation:
         """The allocation by UUID or name. Raises NotFound when there is none."""
-        params = {"fields": ",".join(fields)} if fields else None
-        path = f"/v1/allocations/{_segment(_ident(allocation))}"
-        return Allocation(self._object("GET", path, params=params))
+        return Allocation(
+            self._object("GET", _item("allocations", allocation), params=_fields(fields))
+        )
 
     def iter_allocations(self, **query: Unpack[AllocationQuery]) -> Iterator[Allocation]:
         """Allocations, page by page; options as :meth:`iter_nodes` (every field is listed
@@ -893,13 +923,85 @@ class Client:
 
     def update_allocation(self, allocation: str | Resource, patch: Sequence[PatchOp]) -> Allocation:
         """Apply a JSON patch (``name``, ``extra``; API 1.57). Raises BadRequest, NotFound."""
-        path = f"/v1/allocations/{_segment(_ident(allocation))}"
-        return Allocation(self._object("PATCH", path, list(patch)))
+        return Allocation(self._object("PATCH", _item("allocations", allocation), list(patch)))
 
     def delete_allocation(self, allocation: str | Resource) -> None:
         """Delete the allocation, freeing its node (its instance_uuid and traits cleared).
         Raises NotFound, Conflict when its node is deployed or locked."""
-        self._request("DELETE", f"/v1/allocations/{_segment(_ident(allocation))}")
+        self._request("DELETE", _item("allocations", allocation))
+
+    # -- deploy templates and runbooks ----------------------------------------------------
+
+    def create_deploy_template(
+        self, name: str, steps: Sequence[Mapping[str, Any]], **fields: Any
+    ) -> DeployTemplate:
+        """Create a deploy template (API 1.55): ``name`` a trait (``CUSTOM_...``), ``steps``
+        its deploy steps (``interface``, ``step``, ``args``, ``priority``); fields: ``uuid``,
+        ``extra``. Raises BadRequest for a bad name or step, Conflict for a name in use."""
+        self.require(versions.DEPLOY_TEMPLATES, "deploy templates")
+        body = {"name": name, "steps": list(steps), **fields}
+        return DeployTemplate(self._object("POST", "/v1/deploy_templates", body))
+
+    def get_deploy_template(
+        self, template: str | Resource, fields: Sequence[str] | None = None
+    ) -> DeployTemplate:
+        """The deploy template by UUID or name. Raises NotFound."""
+        path = _item("deploy_templates", template)
+        return DeployTemplate(self._object("GET", path, params=_fields(fields)))
+
+    def iter_deploy_templates(
+        self, **query: Unpack[DeployTemplateQuery]
+    ) -> Iterator[DeployTemplate]:
+        """Deploy templates, page by page; options as :meth:`iter_nodes` (no filters)."""
+        return self._list(DeployTemplate, "/v1/deploy_templates", "deploy_templates", query)
+
+    def list_deploy_templates(self, **query: Unpack[DeployTemplateQuery]) -> list[DeployTemplate]:
+        """All deploy templates :meth:`iter_deploy_templates` yields."""
+        return list(self.iter_deploy_templates(**query))
+
+    def update_deploy_template(
+        self, template: str | Resource, patch: Sequence[PatchOp]
+    ) -> DeployTemplate:
+        """Apply a JSON patch (``name``, ``steps``, ``extra``). Raises BadRequest, NotFound,
+        Conflict."""
+        path = _item("deploy_templates", template)
+        return DeployTemplate(self._object("PATCH", path, list(patch)))
+
+    def delete_deploy_template(self, template: str | Resource) -> None:
+        """Delete the deploy template. Raises NotFound."""
+        self._request("DELETE", _item("deploy_templates", template))
+
+    def create_runbook(
+        self, name: str, steps: Sequence[Mapping[str, Any]], **fields: Any
+    ) -> Runbook:
+        """Create a runbook (API 1.92): ``name`` a trait (``CUSTOM_...``), ``steps`` its clean
+        or service steps (``interface``, ``step``, ``args``, ``order``); fields: ``uuid``,
+        ``description``, ``disable_ramdisk``, ``public``, ``owner``, ``extra``. Raises
+        BadRequest for a bad name or step, Conflict for a name in use."""
+        self.require(versions.RUNBOOKS, "runbooks")
+        body = {"name": name, "steps": list(steps), **fields}
+        return Runbook(self._object("POST", "/v1/runbooks", body))
+
+    def get_runbook(self, runbook: str | Resource, fields: Sequence[str] | None = None) -> Runbook:
+        """The runbook by UUID or name. Raises NotFound."""
+        return Runbook(self._object("GET", _item("runbooks", runbook), params=_fields(fields)))
+
+    def iter_runbooks(self, **query: Unpack[RunbookQuery]) -> Iterator[Runbook]:
+        """Runbooks, page by page; options as :meth:`iter_nodes` (no filters)."""
+        return self._list(Runbook, "/v1/runbooks", "runbooks", query)
+
+    def list_runbooks(self, **query: Unpack[RunbookQuery]) -> list[Runbook]:
+        """All runbooks :meth:`iter_runbooks` yields."""
+        return list(self.iter_runbooks(**query))
+
+    def update_runbook(self, runbook: str | Resource, patch: Sequence[PatchOp]) -> Runbook:
+        """Apply a JSON patch (``name``, ``steps``, ``description``, ``disable_ramdisk``,
+        ``public``, ``owner``, ``extra``). Raises BadRequest, NotFound."""
+        return Runbook(self._object("PATCH", _item("runbooks", runbook), list(patch)))
+
+    def delete_runbook(self, runbook: str | Resource) -> None:
+        """Delete the runbook. Raises NotFound."""
+        self._request("DELETE", _item("runbooks", runbook))
 
     # -- drift audit (metalwire only) -----------------------------------------------------
 

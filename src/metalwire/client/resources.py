@@ -309,3 +309,29 @@ class Allocation(Resource):
     @property
     def last_error(self) -> str | None:
         return self._str("last_error")
+
+
+class _NamedSteps(Resource):
+    """A named list of steps: a deploy template or a runbook."""
+
+    @property
+    def name(self) -> str | None:
+        return self._str("name")
+
+    @property
+    def steps(self) -> list[dict[str, Any]]:
+        steps = self._data.get("steps")
+        return [dict(step) for step in steps] if isinstance(steps, list) else []
+
+
+class DeployTemplate(_NamedSteps):
+    """Deploy steps a node's instance runs when its ``instance_info/traits`` name the
+    template."""
+
+    kind = "deploy template"
+
+
+class Runbook(_NamedSteps):
+    """Clean or service steps a node runs by name (``runbook`` of a provision verb)."""
+
+    kind = "runbook"

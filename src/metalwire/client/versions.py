@@ -52,6 +52,8 @@ PORTGROUPS = APIVersion(1, 23)
 MANAGE_PROVIDE = APIVersion(1, 4)
 TRAITS = APIVersion(1, 37)
 ALLOCATIONS = APIVersion(1, 52)
+DEPLOY_TEMPLATES = APIVersion(1, 55)
+RUNBOOKS = APIVersion(1, 92)
 
 
 def choose_version(

@@ -8,6 +8,8 @@
     metalwire portgroup create|list|show|set|unset|delete portgroup.py
     metalwire chassis create|list|show|set|unset|delete   chassis.py
     metalwire allocation create|list|show|set|unset|delete allocation.py
+    metalwire deploy template create|list|show|set|unset|delete  named_steps.py
+    metalwire runbook create|list|show|set|unset|delete   named_steps.py
     metalwire create FILE...                              create.py
     metalwire audit [--node N] [--repair] [--latest]      audit.py
 
@@ -25,7 +27,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from metalwire.cli.commands import allocation, audit, chassis, create, node, port, portgroup
+from metalwire.cli.commands import (
+    allocation,
+    audit,
+    chassis,
+    create,
+    named_steps,
+    node,
+    port,
+    portgroup,
+)
 from metalwire.cli.commands.common import connection_parser
 
 
@@ -37,5 +48,6 @@ def register(commands: Any) -> None:
     portgroup.register(commands, common)
     chassis.register(commands, common)
     allocation.register(commands, common)
+    named_steps.register(commands, common)
     create.register(commands, common)
     audit.register(commands, common)

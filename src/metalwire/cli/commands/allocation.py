@@ -73,7 +73,7 @@ def _allocation_show(client: Client, args: argparse.Namespace) -> int:
 
 
 _allocation_set, _allocation_unset = set_and_unset(
-    Client.update_allocation, "allocation", ("name",), ALLOCATION_DICTS
+    Client.update_allocation, "allocation", ("name",), ("name",), ALLOCATION_DICTS
 )
 
 

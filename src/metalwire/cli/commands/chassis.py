@@ -48,7 +48,7 @@ def _chassis_show(client: Client, args: argparse.Namespace) -> int:
 
 
 _chassis_set, _chassis_unset = set_and_unset(
-    Client.update_chassis, "chassis", ("description",), CHASSIS_DICTS
+    Client.update_chassis, "chassis", ("description",), ("description",), CHASSIS_DICTS
 )
 
 

@@ -157,21 +157,22 @@ def send_patch(
 def set_and_unset(
     update: Callable[[Client, str, list[PatchOp]], object],
     argument: str,
-    texts: Sequence[str],
+    fields: Sequence[str],
+    removable: Sequence[str],
     dicts: Mapping[str, str],
 ) -> tuple[Handler, Handler]:
-    """The handlers of a ``set`` and an ``unset`` command made only of text fields
-    (``--FIELD VALUE``, unset by ``--FIELD``) and dictionaries (``dicts``, as
-    :func:`dict_additions`): ``update`` is the client's method, ``argument`` the destination
-    of the command's resource argument."""
+    """The handlers of a ``set`` and an ``unset`` command made of whole fields (``set
+    --FIELD VALUE``; those in ``removable`` unset by ``--FIELD``) and dictionaries
+    (``dicts``, as :func:`dict_additions`): ``update`` is the client's method, ``argument``
+    the destination of the command's resource argument."""
 
     def set_(client: Client, args: argparse.Namespace) -> int:
-        ops = [patch.add(n, getattr(args, n)) for n in texts if getattr(args, n) is not None]
+        ops = [patch.add(n, getattr(args, n)) for n in fields if getattr(args, n) is not None]
         ops.extend(dict_additions(args, dicts))
         return send_patch(functools.partial(update, client), getattr(args, argument), ops, "set")
 
     def unset(client: Client, args: argparse.Namespace) -> int:
-        ops = [patch.remove(n) for n in texts if getattr(args, n)]
+        ops = [patch.remove(n) for n in removable if getattr(args, n)]
         ops.extend(dict_removals(args, dicts))
         return send_patch(functools.partial(update, client), getattr(args, argument), ops, "unset")
 
