@@ -38,6 +38,8 @@ EMPTY_IDENTIFIERS = [
     (["node", "maintenance", "set", ""], "NODE"),
     (["node", "vif", "list", ""], "NODE"),
     (["node", "list", "--parent-node", ""], "--parent-node"),
+    (["node", "trait", "list", ""], "NODE"),
+    (["node", "trait", "add", "NODENAME", ""], "TRAIT"),
     (["node", "vif", "attach", "", "vif-1"], "NODE"),
     (["node", "vif", "detach", "NODENAME", ""], "VIF"),
     (["node", "vif", "attach", "NODENAME", " "], "VIF"),

@@ -572,8 +572,28 @@ class Client:
     def set_node_traits(self, node: str | Resource, traits: Sequence[str]) -> None:
         """Replace the node's traits (API 1.37). Raises FeatureNotSupported, HTTPError."""
         self.require(versions.TRAITS, "node traits")
-        path = f"/v1/nodes/{_segment(_ident(node))}/traits"
-        self._request("PUT", path, json={"traits": list(traits)})
+        self._request("PUT", f"{_item('nodes', node)}/traits", json={"traits": list(traits)})
+
+    def node_traits(self, node: str | Resource) -> list[str]:
+        """The node's traits, sorted (API 1.37). Raises FeatureNotSupported, NotFound."""
+        self.require(versions.TRAITS, "node traits")
+        traits = self._object("GET", f"{_item('nodes', node)}/traits").get("traits")
+        if not isinstance(traits, list):
+            raise exc.InvalidResponse("GET /v1/nodes/{node}/traits did not list traits.")
+        return sorted(str(trait) for trait in traits)
+
+    def add_node_trait(self, node: str | Resource, trait: str) -> None:
+        """Add one trait to the node's (API 1.37); one it has already is kept. Raises
+        BadRequest (not a standard or custom trait), NotFound, Conflict (locked)."""
+        self.require(versions.TRAITS, "node traits")
+        self._request("PUT", f"{_item('nodes', node)}/traits/{_segment(trait)}")
+
+    def remove_node_trait(self, node: str | Resource, trait: str | None = None) -> None:
+        """Remove one trait from the node, or every trait with ``trait`` None (API 1.37).
+        Raises NotFound (no such node, or the node has not that trait), Conflict."""
+        self.require(versions.TRAITS, "node traits")
+        path = f"{_item('nodes', node)}/traits"
+        self._request("DELETE", path if trait is None else f"{path}/{_segment(trait)}")
 
     # -- provision state and maintenance --------------------------------------------------
 

@@ -4,6 +4,7 @@
     metalwire node manage|provide|deploy|undeploy NODE    node.py
     metalwire node maintenance set|unset NODE...          node.py
     metalwire node vif list|attach|detach                 vif.py
+    metalwire node trait list|add|remove                  trait.py
     metalwire port create|list|show|set|unset|delete      port.py
     metalwire portgroup create|list|show|set|unset|delete portgroup.py
     metalwire chassis create|list|show|set|unset|delete   chassis.py

@@ -492,15 +492,26 @@ def _lookup_query(address: str, fields: Sequence[str] | None) -> dict[str, Any]:
     return query
 
 
-def delete_each(idents: Sequence[str], kind: str, delete: Callable[[str], None]) -> int:
-    """Delete every item, going on after a failure; 1 if any failed."""
+def run_each(
+    items: Sequence[str], action: Callable[[str], None], failure: Callable[[str], str]
+) -> int:
+    """Run ``action`` on every item, each its own request, going on after a failure
+    (``failure`` of the item, and the error, on stderr); 1 if any failed."""
     failures = 0
-    for ident in idents:
+    for item in items:
         try:
-            delete(ident)
+            action(item)
         except MetalwireClientError as error:
             failures += 1
-            print(f"Failed to delete {kind} {ident}: {error}", file=sys.stderr)
-            continue
-        print(f"Deleted {kind} {ident}")
+            print(f"{failure(item)}: {error}", file=sys.stderr)
     return 1 if failures else 0
+
+
+def delete_each(idents: Sequence[str], kind: str, delete: Callable[[str], None]) -> int:
+    """Delete every item, going on after a failure; 1 if any failed."""
+
+    def delete_one(ident: str) -> None:
+        delete(ident)
+        print(f"Deleted {kind} {ident}")
+
+    return run_each(idents, delete_one, lambda ident: f"Failed to delete {kind} {ident}")

@@ -1,17 +1,16 @@
 """``metalwire node ...``: create, list, show, set, unset and delete nodes, move them through
-their provision states and in and out of maintenance (``node vif ...`` is in vif.py).
+their provision states and in and out of maintenance (``node vif ...`` is in vif.py, ``node
+trait ...`` in trait.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
-import sys
-from collections.abc import Callable, Sequence
 from typing import Any
 
 from metalwire import interface_kinds
-from metalwire.cli.commands import vif
+from metalwire.cli.commands import trait, vif
 from metalwire.cli.commands.common import (
     Handler,
     add_command,
@@ -32,10 +31,11 @@ from metalwire.cli.commands.common import (
     print_created,
     print_resource,
     print_resources,
+    run_each,
     send_patch,
 )
 from metalwire.cli.output import UsageError
-from metalwire.client import Client, MetalwireClientError, patch
+from metalwire.client import Client, patch
 from metalwire.client.client import ProvisionTarget, verb_over
 from metalwire.client.patch import PatchOp
 
@@ -194,24 +194,17 @@ def _provision(command: str) -> Handler:
 
 
 def _maintenance_set(client: Client, args: argparse.Namespace) -> int:
-    return _each_node(
-        args.nodes, "set maintenance on", lambda n: client.set_maintenance(n, args.reason)
+    return run_each(
+        args.nodes,
+        lambda n: client.set_maintenance(n, args.reason),
+        lambda n: f"Failed to set maintenance on node {n}",
     )
 
 
 def _maintenance_unset(client: Client, args: argparse.Namespace) -> int:
-    return _each_node(args.nodes, "unset maintenance on", client.unset_maintenance)
-
-
-def _each_node(nodes: Sequence[str], what: str, action: Callable[[str], None]) -> int:
-    failures = 0
-    for node in nodes:
-        try:
-            action(node)
-        except MetalwireClientError as error:
-            failures += 1
-            print(f"Failed to {what} node {node}: {error}", file=sys.stderr)
-    return 1 if failures else 0
+    return run_each(
+        args.nodes, client.unset_maintenance, lambda n: f"Failed to unset maintenance on node {n}"
+    )
 
 
 def _add_node_field_options(parser: argparse.ArgumentParser, creating: bool) -> None:
@@ -378,3 +371,4 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
 
     vif.register(actions, common)
+    trait.register(actions, common)
