@@ -67,6 +67,23 @@ EMPTY_IDENTIFIERS = [
         ["allocation", "create", "--resource-class", "RC", "--candidate-node", ""],
         "--candidate-node",
     ),
+    (["volume", "connector", "show", ""], "UUID"),
+    (
+        [
+            "volume",
+            "target",
+            "create",
+            "--node",
+            "",
+            "--type",
+            "iscsi",
+            "--volume-id",
+            "v",
+            "--boot-index",
+            "0",
+        ],
+        "--node",
+    ),
     (["audit", "--node", ""], "--node"),
 ]
 

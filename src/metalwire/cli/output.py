@@ -55,12 +55,16 @@ class UsageError(Exception):
     """A command-line mistake found after parsing (e.g. an unknown column)."""
 
 
+# Words a label spells in capitals, as the baremetal command's ("Connector ID").
+_ACRONYMS = {"Uuid": "UUID", "Id": "ID"}
+
+
 def label(field: str) -> str:
     """The column label of a field: ``provision_state`` -> ``Provisioning State``."""
     if field in LABELS:
         return LABELS[field]
     words = field.replace("_", " ").title().split()
-    return " ".join("UUID" if w == "Uuid" else w for w in words)
+    return " ".join(_ACRONYMS.get(w, w) for w in words)
 
 
 def add_format_arguments(parser: argparse.ArgumentParser) -> None:

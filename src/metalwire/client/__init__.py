@@ -26,6 +26,7 @@ from metalwire.client.client import (
     PortQuery,
     ProvisionTarget,
     RunbookQuery,
+    VolumeQuery,
 )
 from metalwire.client.exceptions import (
     APIConnectionError,
@@ -60,6 +61,8 @@ from metalwire.client.resources import (
     Portgroup,
     Resource,
     Runbook,
+    VolumeConnector,
+    VolumeTarget,
 )
 from metalwire.client.retry import NO_RETRIES, RetryEvent, RetryPolicy
 from metalwire.client.versions import LATEST_VERSION, APIVersion
@@ -111,5 +114,8 @@ __all__ = [
     "VersionError",
     "VersionNegotiationError",
     "VifAlreadyAttached",
+    "VolumeConnector",
+    "VolumeQuery",
+    "VolumeTarget",
     "patch",
 ]

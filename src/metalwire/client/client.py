@@ -26,6 +26,8 @@ from metalwire.client.resources import (
     Portgroup,
     Resource,
     Runbook,
+    VolumeConnector,
+    VolumeTarget,
 )
 from metalwire.client.retry import RetryEvent, RetryPolicy, backoff_delay, retry_after
 from metalwire.client.session import KeystoneSessionTransport, endpoint_from_session
@@ -146,6 +148,13 @@ class DeployTemplateQuery(ListQuery, total=False):
     """Options of :meth:`Client.iter_deploy_templates` (no filters)."""
 
 
+class VolumeQuery(ListQuery, total=False):
+    """Options and filters of :meth:`Client.iter_volume_connectors` and
+    :meth:`Client.iter_volume_targets`."""
+
+    node: str
+
+
 class RunbookQuery(ListQuery, total=False):
     """Options of :meth:`Client.iter_runbooks` (no filters: a project sees its own runbooks
     and the public ones)."""
@@ -160,10 +169,12 @@ _FILTERS: dict[str, frozenset[str]] = {
     "allocations": frozenset(AllocationQuery.__annotations__) - _LIST_OPTIONS,
     "deploy_templates": frozenset(DeployTemplateQuery.__annotations__) - _LIST_OPTIONS,
     "runbooks": frozenset(RunbookQuery.__annotations__) - _LIST_OPTIONS,
+    "connectors": frozenset(VolumeQuery.__annotations__) - _LIST_OPTIONS,
+    "targets": frozenset(VolumeQuery.__annotations__) - _LIST_OPTIONS,
 }
 # How a list shows every field (``detail``): by default its /detail path; these collections
 # take ?detail=true instead, and an allocation list shows every field anyway.
-_DETAIL_QUERY = frozenset({"deploy_templates", "runbooks"})
+_DETAIL_QUERY = frozenset({"deploy_templates", "runbooks", "connectors", "targets"})
 _ALWAYS_DETAILED = frozenset({"allocations"})
 
 
@@ -1022,6 +1033,92 @@ class Client:
     def delete_runbook(self, runbook: str | Resource) -> None:
         """Delete the runbook. Raises NotFound."""
         self._request("DELETE", _item("runbooks", runbook))
+
+    # -- volume connectors and targets ---------------------------------------------------
+
+    def create_volume_connector(
+        self, node: str, connector_type: str, connector_id: str, **fields: Any
+    ) -> VolumeConnector:
+        """Record how the node connects to storage (API 1.32): ``node`` its UUID,
+        ``connector_type`` (the ``type``: ``iqn``, ``ip``, ``mac``, ``wwnn``, ``wwpn``, ``port``
+        or ``portal``), ``connector_id`` the value; fields: ``uuid``, ``extra``. Raises
+        BadRequest, Conflict (the same type and id recorded already), NotFound (no node)."""
+        self.require(versions.VOLUME, "volume connectors")
+        body = {"node_uuid": node, "type": connector_type, "connector_id": connector_id, **fields}
+        return VolumeConnector(self._object("POST", "/v1/volume/connectors", body))
+
+    def get_volume_connector(
+        self, connector: str | Resource, fields: Sequence[str] | None = None
+    ) -> VolumeConnector:
+        """The volume connector by UUID. Raises NotFound."""
+        path = _item("volume/connectors", connector)
+        return VolumeConnector(self._object("GET", path, params=_fields(fields)))
+
+    def iter_volume_connectors(self, **query: Unpack[VolumeQuery]) -> Iterator[VolumeConnector]:
+        """Volume connectors, page by page; options as :meth:`iter_nodes`; filter ``node``
+        (UUID or name)."""
+        return self._list(VolumeConnector, "/v1/volume/connectors", "connectors", query)
+
+    def list_volume_connectors(self, **query: Unpack[VolumeQuery]) -> list[VolumeConnector]:
+        """All volume connectors :meth:`iter_volume_connectors` yields."""
+        return list(self.iter_volume_connectors(**query))
+
+    def update_volume_connector(
+        self, connector: str | Resource, patch: Sequence[PatchOp]
+    ) -> VolumeConnector:
+        """Apply a JSON patch (``node_uuid``, ``type``, ``connector_id``, ``extra``; the
+        node powered off). Raises BadRequest, NotFound, Conflict."""
+        path = _item("volume/connectors", connector)
+        return VolumeConnector(self._object("PATCH", path, list(patch)))
+
+    def delete_volume_connector(self, connector: str | Resource) -> None:
+        """Delete the volume connector (its node powered off). Raises NotFound, Conflict."""
+        self._request("DELETE", _item("volume/connectors", connector))
+
+    def create_volume_target(
+        self, node: str, volume_type: str, volume_id: str, boot_index: int, **fields: Any
+    ) -> VolumeTarget:
+        """Record a volume the node uses (API 1.32): ``node`` its UUID, ``volume_type``
+        (``iscsi``, ``fibre_channel``, ...), ``volume_id`` (the volume service's), ``boot_index``
+        (0: the volume it boots from); fields: ``uuid``, ``properties``, ``extra``. Raises
+        BadRequest, Conflict (the boot index or volume taken on that node), NotFound."""
+        self.require(versions.VOLUME, "volume targets")
+        body = {
+            "node_uuid": node,
+            "volume_type": volume_type,
+            "volume_id": volume_id,
+            "boot_index": boot_index,
+            **fields,
+        }
+        return VolumeTarget(self._object("POST", "/v1/volume/targets", body))
+
+    def get_volume_target(
+        self, target: str | Resource, fields: Sequence[str] | None = None
+    ) -> VolumeTarget:
+        """The volume target by UUID. Raises NotFound."""
+        path = _item("volume/targets", target)
+        return VolumeTarget(self._object("GET", path, params=_fields(fields)))
+
+    def iter_volume_targets(self, **query: Unpack[VolumeQuery]) -> Iterator[VolumeTarget]:
+        """Volume targets, page by page; options as :meth:`iter_nodes`; filter ``node``."""
+        return self._list(VolumeTarget, "/v1/volume/targets", "targets", query)
+
+    def list_volume_targets(self, **query: Unpack[VolumeQuery]) -> list[VolumeTarget]:
+        """All volume targets :meth:`iter_volume_targets` yields."""
+        return list(self.iter_volume_targets(**query))
+
+    def update_volume_target(
+        self, target: str | Resource, patch: Sequence[PatchOp]
+    ) -> VolumeTarget:
+        """Apply a JSON patch (``node_uuid``, ``volume_type``, ``volume_id``, ``boot_index``,
+        ``properties``, ``extra``; the node powered off). Raises BadRequest, NotFound,
+        Conflict."""
+        path = _item("volume/targets", target)
+        return VolumeTarget(self._object("PATCH", path, list(patch)))
+
+    def delete_volume_target(self, target: str | Resource) -> None:
+        """Delete the volume target (its node powered off). Raises NotFound, Conflict."""
+        self._request("DELETE", _item("volume/targets", target))
 
     # -- drift audit (metalwire only) -----------------------------------------------------
 

@@ -335,3 +335,15 @@ class Runbook(_NamedSteps):
     """Clean or service steps a node runs by name (``runbook`` of a provision verb)."""
 
     kind = "runbook"
+
+
+class VolumeConnector(Resource):
+    """How a node connects to storage: ``type`` (iqn, wwpn, ...) and ``connector_id``."""
+
+    kind = "volume connector"
+
+
+class VolumeTarget(Resource):
+    """A volume a node uses, ``boot_index`` 0 the one it boots from."""
+
+    kind = "volume target"

@@ -54,6 +54,7 @@ TRAITS = APIVersion(1, 37)
 ALLOCATIONS = APIVersion(1, 52)
 DEPLOY_TEMPLATES = APIVersion(1, 55)
 RUNBOOKS = APIVersion(1, 92)
+VOLUME = APIVersion(1, 32)
 
 
 def choose_version(

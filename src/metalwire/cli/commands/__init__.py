@@ -11,6 +11,7 @@
     metalwire allocation create|list|show|set|unset|delete allocation.py
     metalwire deploy template create|list|show|set|unset|delete  named_steps.py
     metalwire runbook create|list|show|set|unset|delete   named_steps.py
+    metalwire volume connector|target create|list|show|set|unset|delete  volume.py
     metalwire create FILE...                              create.py
     metalwire audit [--node N] [--repair] [--latest]      audit.py
 
@@ -37,6 +38,7 @@ from metalwire.cli.commands import (
     node,
     port,
     portgroup,
+    volume,
 )
 from metalwire.cli.commands.common import connection_parser
 
@@ -50,5 +52,6 @@ def register(commands: Any) -> None:
     chassis.register(commands, common)
     allocation.register(commands, common)
     named_steps.register(commands, common)
+    volume.register(commands, common)
     create.register(commands, common)
     audit.register(commands, common)

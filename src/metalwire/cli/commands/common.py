@@ -507,6 +507,26 @@ def run_each(
     return 1 if failures else 0
 
 
+def show_handler(get: Callable[..., Resource], argument: str) -> Handler:
+    """The handler of a ``show`` command: ``get`` is the client's method, ``argument`` the
+    destination of the command's resource argument (it takes ``--fields``)."""
+
+    def run(client: Client, args: argparse.Namespace) -> int:
+        print_resource(get(client, getattr(args, argument), fields=args.fields), args)
+        return 0
+
+    return run
+
+
+def delete_handler(delete: Callable[[Client, str], None], noun: str) -> Handler:
+    """The handler of a ``delete`` command of several items (``args.items``)."""
+
+    def run(client: Client, args: argparse.Namespace) -> int:
+        return delete_each(args.items, noun, functools.partial(delete, client))
+
+    return run
+
+
 def delete_each(idents: Sequence[str], kind: str, delete: Callable[[str], None]) -> int:
     """Delete every item, going on after a failure; 1 if any failed."""
 

@@ -16,15 +16,15 @@ from metalwire.cli.commands.common import (
     add_list_arguments,
     add_unset_arguments,
     boolean,
-    delete_each,
+    delete_handler,
     dict_values,
     identifier,
     json_document,
     list_query,
     print_created,
-    print_resource,
     print_resources,
     set_and_unset,
+    show_handler,
 )
 from metalwire.client import Client, Resource
 
@@ -98,21 +98,6 @@ def _list(kind: StepsKind) -> Callable[[Client, argparse.Namespace], int]:
     return run
 
 
-def _show(kind: StepsKind) -> Callable[[Client, argparse.Namespace], int]:
-    def run(client: Client, args: argparse.Namespace) -> int:
-        print_resource(kind.get(client, getattr(args, kind.argument), fields=args.fields), args)
-        return 0
-
-    return run
-
-
-def _delete(kind: StepsKind) -> Callable[[Client, argparse.Namespace], int]:
-    def run(client: Client, args: argparse.Namespace) -> int:
-        return delete_each(args.items, kind.noun, lambda item: kind.delete(client, item))
-
-    return run
-
-
 def _add_field_options(parser: argparse.ArgumentParser, kind: StepsKind, creating: bool) -> None:
     parser.add_argument(
         "--steps",
@@ -156,7 +141,9 @@ def _register(actions: Any, common: argparse.ArgumentParser, kind: StepsKind) ->
     listing = add_command(actions, "list", common, f"List {plural}", _list(kind), True)
     add_list_arguments(listing)
 
-    show = add_command(actions, "show", common, f"Show a {kind.noun}", _show(kind), True)
+    show = add_command(
+        actions, "show", common, f"Show a {kind.noun}", show_handler(kind.get, kind.argument), True
+    )
     item_argument(show)
     show.add_argument("--fields", nargs="+", metavar="FIELD", help="show only these fields")
 
@@ -176,7 +163,9 @@ def _register(actions: Any, common: argparse.ArgumentParser, kind: StepsKind) ->
     item_argument(unset)
     add_unset_arguments(unset, kind.noun, kind.removable, STEPS_DICTS)
 
-    delete = add_command(actions, "delete", common, f"Delete {plural}", _delete(kind))
+    delete = add_command(
+        actions, "delete", common, f"Delete {plural}", delete_handler(kind.delete, kind.noun)
+    )
     delete.add_argument(
         "items", nargs="+", type=identifier, metavar=metavar, help=f"names or UUIDs of {plural}"
     )
