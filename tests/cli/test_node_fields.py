@@ -160,3 +160,14 @@ def test_retired_protected_and_power_off(cli: Run, mw: Client) -> None:
 
     both = cli("node", "set", name, "--disable-power-off", "--enable-power-off")
     assert both.code == 2 and "not allowed with argument" in both.stderr, both.stderr
+
+
+def test_list_by_fault_and_conductor(cli: Run, mw: Client) -> None:
+    name = unique("served")
+    mw.create_node("fake-hardware", name=name)
+    conductor = mw.get_node(name)["conductor"]
+    assert name in _listed(cli, "--conductor", conductor)
+    assert _listed(cli, "--conductor", unique("no-such-host")) == set()
+    assert name not in _listed(cli, "--fault", "power failure")
+    bogus = cli("node", "list", "--fault", "sneezing")
+    assert bogus.code == 1 and "Invalid fault 'sneezing'" in bogus.stderr, bogus.stderr

@@ -12,14 +12,14 @@ from metalwire.cli.commands.common import (
     add_extra_option,
     add_list_arguments,
     add_unset_arguments,
-    delete_each,
+    delete_handler,
     dict_values,
     identifier,
     list_query,
     print_created,
-    print_resource,
     print_resources,
     set_and_unset,
+    show_handler,
 )
 from metalwire.cli.output import UsageError
 from metalwire.client import Client
@@ -67,18 +67,9 @@ def _allocation_list(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-def _allocation_show(client: Client, args: argparse.Namespace) -> int:
-    print_resource(client.get_allocation(args.allocation, fields=args.fields), args)
-    return 0
-
-
 _allocation_set, _allocation_unset = set_and_unset(
     Client.update_allocation, "allocation", ("name",), ("name",), ALLOCATION_DICTS
 )
-
-
-def _allocation_delete(client: Client, args: argparse.Namespace) -> int:
-    return delete_each(args.allocations, "allocation", client.delete_allocation)
 
 
 def _add_allocation_argument(parser: argparse.ArgumentParser) -> None:
@@ -148,7 +139,14 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     listing.add_argument("--owner", type=identifier, help="only this project's allocations")
 
-    show = add_command(actions, "show", common, "Show an allocation", _allocation_show, True)
+    show = add_command(
+        actions,
+        "show",
+        common,
+        "Show an allocation",
+        show_handler(Client.get_allocation, "allocation"),
+        True,
+    )
     _add_allocation_argument(show)
     show.add_argument("--fields", nargs="+", metavar="FIELD", help="show only these fields")
 
@@ -162,10 +160,14 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     add_unset_arguments(unset, "allocation", ("name",), ALLOCATION_DICTS)
 
     delete = add_command(
-        actions, "delete", common, "Delete allocations, freeing their nodes", _allocation_delete
+        actions,
+        "delete",
+        common,
+        "Delete allocations, freeing their nodes",
+        delete_handler(Client.delete_allocation, "allocation"),
     )
     delete.add_argument(
-        "allocations",
+        "items",
         nargs="+",
         type=identifier,
         metavar="ALLOCATION",

@@ -11,14 +11,14 @@ from metalwire.cli.commands.common import (
     add_extra_option,
     add_list_arguments,
     add_unset_arguments,
-    delete_each,
+    delete_handler,
     dict_values,
     identifier,
     list_query,
     print_created,
-    print_resource,
     print_resources,
     set_and_unset,
+    show_handler,
 )
 from metalwire.client import Client
 
@@ -42,18 +42,9 @@ def _chassis_list(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-def _chassis_show(client: Client, args: argparse.Namespace) -> int:
-    print_resource(client.get_chassis(args.chassis, fields=args.fields), args)
-    return 0
-
-
 _chassis_set, _chassis_unset = set_and_unset(
     Client.update_chassis, "chassis", ("description",), ("description",), CHASSIS_DICTS
 )
-
-
-def _chassis_delete(client: Client, args: argparse.Namespace) -> int:
-    return delete_each(args.chassis, "chassis", client.delete_chassis)
 
 
 def _add_chassis_field_options(parser: argparse.ArgumentParser) -> None:
@@ -79,7 +70,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     listing = add_command(actions, "list", common, "List chassis", _chassis_list, True)
     add_list_arguments(listing)
 
-    show = add_command(actions, "show", common, "Show a chassis", _chassis_show, True)
+    show = add_command(
+        actions, "show", common, "Show a chassis", show_handler(Client.get_chassis, "chassis"), True
+    )
     _add_chassis_argument(show)
     show.add_argument("--fields", nargs="+", metavar="FIELD", help="show only these fields")
 
@@ -91,7 +84,13 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     _add_chassis_argument(unset)
     add_unset_arguments(unset, "chassis", ("description",), CHASSIS_DICTS)
 
-    delete = add_command(actions, "delete", common, "Delete chassis", _chassis_delete)
+    delete = add_command(
+        actions,
+        "delete",
+        common,
+        "Delete chassis",
+        delete_handler(Client.delete_chassis, "chassis"),
+    )
     delete.add_argument(
-        "chassis", nargs="+", type=identifier, metavar="CHASSIS", help="UUIDs of chassis"
+        "items", nargs="+", type=identifier, metavar="CHASSIS", help="UUIDs of chassis"
     )
