@@ -115,11 +115,12 @@ def test_the_steps_a_node_offers_clean_it_through_its_cleaning_network(api: Api)
         {"interface": "firmware", "step": "update", "args": SETTINGS, "order": 2},
         {"interface": "vendor", "step": "log_passthrough"},
         {"interface": "power", "step": "reboot"},  # run by the conductor itself
-        {"interface": "deploy", "step": "wait", "args": {"seconds": 1}},
+        # Long enough to be seen waiting on a loaded machine, short enough to wait out.
+        {"interface": "deploy", "step": "wait", "args": {"seconds": 3}},
     )
 
-    assert (shown["provision_state"], shown["last_error"]) == ("clean wait", None)  # 1 s
-    deadline = time.monotonic() + 15
+    assert (shown["provision_state"], shown["last_error"]) == ("clean wait", None)
+    deadline = time.monotonic() + 30
     while shown["provision_state"] == "clean wait" and time.monotonic() < deadline:
         time.sleep(0.05)
         shown = api.get("/v1/nodes/life").json()

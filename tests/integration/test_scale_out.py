@@ -24,7 +24,11 @@ pytestmark = [pytest.mark.server, pytest.mark.postgresql]
 
 
 def run_owned_vifs(
-    urls: list[str], nodes: list[str], seconds: float, workers: int
+    urls: list[str],
+    nodes: list[str],
+    seconds: float,
+    workers: int,
+    limits: httpx.Limits = IDLE_LIMITS,
 ) -> tuple[dict[str, str | None], dict[str, int]]:
     """Each worker owns three VIFs and moves them around at random, from random servers.
 
@@ -38,7 +42,7 @@ def run_owned_vifs(
     def worker(seed: int) -> None:
         rng = random.Random(seed)
         mine: dict[str, str | None] = {str(uuid.uuid4()): None for _ in range(3)}
-        clients = [httpx.Client(base_url=u, timeout=60, limits=IDLE_LIMITS) for u in urls]
+        clients = [httpx.Client(base_url=u, timeout=60, limits=limits) for u in urls]
         try:
             while time.monotonic() < deadline:
                 client = rng.choice(clients)

@@ -70,8 +70,11 @@ def test_workers_share_the_port_the_load_and_the_metrics_and_lose_nothing(
         nodes = [make_node(client, 4, prefix=0xD0 + i) for i in range(6)]
         counted_before = vif_requests_counted(client)
     cpu_before = {pid: cpu_seconds(pid) for pid in workers}
-    # 12 clients, each with its own connection: the kernel hands them to the workers.
-    expected, counts = run_owned_vifs([server.url], nodes, 8, workers=12)
+    # 12 clients, each request on a new connection: the kernel hands each to a worker waiting
+    # on the shared socket. (Twelve connections kept open from the start could all go to the
+    # one worker awake at that moment on a loaded machine.)
+    fresh = httpx.Limits(max_keepalive_connections=0)
+    expected, counts = run_owned_vifs([server.url], nodes, 8, workers=12, limits=fresh)
     busy = [pid for pid in workers if cpu_seconds(pid) - cpu_before[pid] > 0.2]
     assert len(busy) >= 2, f"only {busy} of {workers} answered: {counts}"
     with httpx.Client(base_url=server.url, timeout=30) as client:
