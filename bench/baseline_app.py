@@ -2,8 +2,10 @@
 
 One statement per attach or detach, no locking, no validation. It shows how fast this
 stack can go on this machine, so it serves as the upper bound the real service is
-measured against. The database is SQLite (a file in ``--data-dir``) or, with
-``--postgres URL``, PostgreSQL through psycopg 3's asynchronous connection pool.
+measured against. The database is SQLite (a file in ``--data-dir``), or, with
+``--postgres URL``, PostgreSQL through psycopg 3's asynchronous connection pool, or, with
+``--mariadb URL``, MariaDB through PyMySQL connections on worker threads (``bench/
+mariadb_pool.py``), the driver metalwire uses.
 
 ``--work kept`` answers the VIF routes with the database work metalwire keeps instead
 (``bench/kept_work.py``: the node locked, its records read, the VIF record, the port and a
@@ -12,6 +14,7 @@ history row written, one commit): the ceiling that work leaves any implementatio
 
     python bench/baseline_app.py --port 8001 --data-dir /tmp/baseline
     python bench/baseline_app.py --port 8001 --postgres postgresql://u:pw@127.0.0.1:5432/db
+    python bench/baseline_app.py --port 8001 --mariadb mysql://root@127.0.0.1:3306/db
     python bench/baseline_app.py --port 8001 --data-dir /tmp/kept --work kept
 """
 
@@ -28,12 +31,21 @@ from typing import Any, Protocol
 import uvicorn
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
-from kept_work import PostgresKept, PostgresKeptFunction, Refused, SqliteKept
+from kept_work import MariaDBKept, PostgresKept, PostgresKeptFunction, Refused, SqliteKept
+from mariadb_pool import MariaDBPool
 
 SCHEMA = [
     "CREATE TABLE IF NOT EXISTS nodes (uuid TEXT PRIMARY KEY, name TEXT UNIQUE, net TEXT)",
     "CREATE TABLE IF NOT EXISTS ports (uuid TEXT PRIMARY KEY, node TEXT, address TEXT UNIQUE,"
     " pxe INTEGER, vif TEXT)",
+    "CREATE INDEX IF NOT EXISTS ports_node ON ports (node)",
+]
+# MariaDB's keys and unique columns need a length; InnoDB's row locks, as PostgreSQL's.
+MARIADB_SCHEMA = [
+    "CREATE TABLE IF NOT EXISTS nodes (uuid VARCHAR(36) PRIMARY KEY, name VARCHAR(255) UNIQUE,"
+    " net VARCHAR(64)) ENGINE=InnoDB",
+    "CREATE TABLE IF NOT EXISTS ports (uuid VARCHAR(36) PRIMARY KEY, node VARCHAR(36),"
+    " address VARCHAR(18) UNIQUE, pxe INTEGER, vif VARCHAR(255)) ENGINE=InnoDB",
     "CREATE INDEX IF NOT EXISTS ports_node ON ports (node)",
 ]
 VERSION = {"id": "v1", "status": "CURRENT", "min_version": "1.1", "version": "1.100", "links": []}
@@ -44,6 +56,7 @@ ATTACH = {
     " (SELECT rowid FROM ports WHERE node = ? AND vif IS NULL LIMIT 1)",
     "postgresql": "UPDATE ports SET vif = ? WHERE uuid ="
     " (SELECT uuid FROM ports WHERE node = ? AND vif IS NULL LIMIT 1 FOR UPDATE SKIP LOCKED)",
+    "mariadb": "UPDATE ports SET vif = ? WHERE node = ? AND vif IS NULL LIMIT 1",
 }
 
 
@@ -109,8 +122,24 @@ class PostgresStore:
             return rows
 
 
+class MariaDBStore:
+    """PyMySQL connections on worker threads, autocommit: each statement its own transaction."""
+
+    kind = "mariadb"
+
+    def __init__(self, url: str, pool_size: int) -> None:
+        self.pool = MariaDBPool(url, pool_size)
+        self.pool.prepare(MARIADB_SCHEMA)
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        await self.pool.fetchall(sql, params)
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return await self.pool.fetchall(sql, params)
+
+
 store: Store
-kept: SqliteKept | PostgresKept | None = None  # --work kept or kept-function
+kept: SqliteKept | PostgresKept | MariaDBKept | None = None  # --work kept or kept-function
 
 
 @asynccontextmanager
@@ -236,7 +265,12 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8001)
     parser.add_argument("--data-dir", default=".bench/baseline-data")
     parser.add_argument("--postgres", metavar="URL", help="PostgreSQL (libpq URL) not SQLite")
-    parser.add_argument("--pool-size", type=int, default=10, help="PostgreSQL connections")
+    parser.add_argument(
+        "--mariadb", metavar="URL", help="MariaDB (mysql://user@host:port/db) not SQLite"
+    )
+    parser.add_argument(
+        "--pool-size", type=int, default=10, help="PostgreSQL or MariaDB connections"
+    )
     parser.add_argument(
         "--work",
         choices=("minimal", "kept", "kept-function"),
@@ -251,6 +285,13 @@ def main() -> None:
             kept = PostgresKept(store.pool)
         elif args.work == "kept-function":
             kept = PostgresKeptFunction(store.pool)
+    elif args.mariadb:
+        if args.work == "kept-function":
+            parser.error("--work kept-function needs --postgres")
+        mariadb = MariaDBStore(args.mariadb, args.pool_size)
+        store = mariadb
+        if args.work == "kept":
+            kept = MariaDBKept(mariadb.pool)
     else:
         os.makedirs(args.data_dir, exist_ok=True)
         store = SqliteStore(os.path.join(args.data_dir, "baseline.sqlite"))

@@ -10,10 +10,14 @@ to stdout; every run's full output and server log stay in .bench/compare-<time>/
     python bench/compare.py --skip-ironic
     python bench/compare.py --metalwire-url http://127.0.0.1:6385   # already running
     python bench/compare.py --database postgresql --targets baseline,metalwire
+    python bench/compare.py --database mariadb --targets baseline,kept,metalwire
 
 With ``--database postgresql`` one throwaway PostgreSQL cluster (durable: fsync and
 synchronous commit on) serves the whole run; each run gets a database of its own, the
 baseline reaching it through psycopg 3's asynchronous pool, metalwire through its own engine.
+``--database mariadb`` is the same with one throwaway MariaDB server (durable: InnoDB flushes
+its log at every commit), the baseline reaching it through PyMySQL connections on worker
+threads, the driver metalwire uses.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ METRICS: list[tuple[str, str, str]] = [
     # Where the machine's CPU went at 8 clients: the bench's server, PostgreSQL, and the load
     # generator, per cycle, and the cores left idle (none: the CPU set the pace).
     ("server_cpu_ms_c8", "server CPU ms per cycle (its workers too), 8 clients", "median"),
-    ("postgres_cpu_ms_c8", "PostgreSQL CPU ms per cycle, 8 clients", "median"),
+    ("database_cpu_ms_c8", "database server CPU ms per cycle, 8 clients", "median"),
     ("client_cpu_ms_c8", "load generator CPU ms per cycle, 8 clients", "median"),
     ("idle_cores_c8", "cores idle while 8 clients ran", "median"),
     ("server_cpu_ms_c1", "server CPU ms per cycle, 1 client", "median"),
@@ -100,7 +104,7 @@ def figures(result: dict[str, Any]) -> dict[str, Any]:
         "burst8_409": dig(result, "burst", "8", "seen_409"),
         "burst8_retries": dig(result, "burst", "8", "retries"),
         "server_cpu_ms_c8": dig(result, "cycles", "8", "server_cpu_ms_per_cycle"),
-        "postgres_cpu_ms_c8": dig(result, "cycles", "8", "postgres_cpu_ms_per_cycle"),
+        "database_cpu_ms_c8": dig(result, "cycles", "8", "database_cpu_ms_per_cycle"),
         "client_cpu_ms_c8": dig(result, "cycles", "8", "client_cpu_ms_per_cycle"),
         "idle_cores_c8": dig(result, "cycles", "8", "idle_cores"),
         "server_cpu_ms_c1": dig(result, "cycles", "1", "server_cpu_ms_per_cycle"),
@@ -178,28 +182,39 @@ class Runner:
         self.outdir = Path(args.workdir or default).resolve()
         self.outdir.mkdir(parents=True, exist_ok=True)
         self.notes: dict[str, str] = {}
-        self.postgres: Any = None  # tests.support.postgres.PostgresServer in PostgreSQL mode
+        # tests.support's PostgresServer or MariaDBServer; None on SQLite
+        self.database: Any = None
 
     # -- databases ------------------------------------------------------------------
 
-    def start_postgres(self) -> None:
+    def start_database(self) -> None:
         sys.path.insert(0, str(REPO))
-        from tests.support.postgres import PostgresServer
+        if self.args.database == "postgresql":
+            from tests.support.postgres import PostgresServer
 
-        durable = {"fsync": "on", "synchronous_commit": "on", "full_page_writes": "on"}
-        self.postgres = PostgresServer(settings=durable).start()
-        log(f"PostgreSQL (fsync on) on port {self.postgres.port}")
+            durable = {"fsync": "on", "synchronous_commit": "on", "full_page_writes": "on"}
+            self.database = PostgresServer(settings=durable).start()
+            log(f"PostgreSQL (fsync on) on port {self.database.port}")
+        elif self.args.database == "mariadb":
+            from tests.support.mariadb import MariaDBServer
 
-    def fresh_database(self, tag: str, driver: str) -> str:
-        """A new database for one run, its URL (``driver`` "" gives a libpq URL)."""
+            self.database = MariaDBServer(durable=True).start()
+            log(f"MariaDB (log flushed at every commit) on port {self.database.port}")
+
+    def fresh_database(self, tag: str, for_metalwire: bool) -> list[str]:
+        """A new database for one run, and the server's arguments naming it."""
         name = tag.replace("-", "_")
-        self.postgres.drop_database(name)
-        self.postgres.create_database(name)
-        return str(self.postgres.url(name, driver))
+        self.database.drop_database(name)
+        self.database.create_database(name)
+        if for_metalwire:  # the server's SQLAlchemy URL (psycopg, PyMySQL)
+            return ["--database", str(self.database.url(name))]
+        if self.args.database == "postgresql":
+            return ["--postgres", str(self.database.url(name, ""))]
+        return ["--mariadb", f"mysql://root@127.0.0.1:{self.database.port}/{name}"]
 
     def drop_database(self, tag: str) -> None:
-        if self.postgres is not None:
-            self.postgres.drop_database(tag.replace("-", "_"))
+        if self.database is not None:
+            self.database.drop_database(tag.replace("-", "_"))
 
     # -- servers --------------------------------------------------------------------
 
@@ -209,7 +224,7 @@ class Runner:
 
     def start_kept_function(self, tag: str) -> Started:
         """The same work in one PostgreSQL function call a write."""
-        if self.postgres is None:
+        if self.args.database != "postgresql":
             raise Unavailable("kept-function needs --database postgresql")
         return self.start_baseline(tag, work="kept-function")
 
@@ -218,8 +233,8 @@ class Runner:
         data = self.outdir / f"{tag}-data"
         argv = [sys.executable, str(BENCH / "baseline_app.py"), "--host", LOOPBACK]
         argv += ["--port", str(port), "--data-dir", str(data), "--work", work]
-        if self.postgres is not None:
-            argv += ["--postgres", self.fresh_database(tag, driver="")]
+        if self.database is not None:
+            argv += self.fresh_database(tag, for_metalwire=False)
             argv += ["--pool-size", str(self.args.baseline_pool_size)]
         proc = Process(
             name="baseline",
@@ -287,8 +302,8 @@ class Runner:
         data.mkdir(parents=True, exist_ok=True)
         argv = [*command, "serve", "--host", LOOPBACK, "--port", str(port)]
         argv += ["--data-dir", str(data), *self.args.metalwire_arg]
-        if self.postgres is not None:
-            argv += ["--database", self.fresh_database(tag, driver="psycopg")]
+        if self.database is not None:
+            argv += self.fresh_database(tag, for_metalwire=True)
         proc = Process(
             name="metalwire",
             argv=argv,
@@ -342,8 +357,8 @@ class Runner:
         ]
         if started.pid:
             argv += ["--server-pid", str(started.pid)]
-        if self.postgres is not None and self.postgres.pid:
-            argv += ["--postgres-pid", str(self.postgres.pid)]
+        if self.database is not None and self.database.pid:
+            argv += ["--database-pid", str(self.database.pid)]
         load = os.getloadavg()[0]
         began = time.monotonic()
         proc = subprocess.run(argv, stdout=subprocess.PIPE, text=True, check=False)
@@ -365,16 +380,16 @@ class Runner:
         if "before" in targets and not args.before_src:
             self.notes["before"] = "not run: --before-src not given"
             targets.remove("before")
-        if args.database == "postgresql":
+        if args.database != "sqlite":
             if "ironic" in targets:
-                self.notes["ironic"] = "not run on PostgreSQL (its bench server is SQLite's)"
+                self.notes["ironic"] = f"not run on {args.database} (its bench server is SQLite's)"
                 targets.remove("ironic")
-            self.start_postgres()
+            self.start_database()
         try:
             return self.run_rounds(targets)
         finally:
-            if self.postgres is not None:
-                self.postgres.stop()
+            if self.database is not None:
+                self.database.stop()
 
     def run_rounds(self, targets: list[str]) -> dict[str, Any]:
         args = self.args
@@ -518,7 +533,7 @@ class Runner:
             "needed": {"ms": 100.0, "seen_409": 0},
             "pass": burst_ok,
         }
-        if self.args.database == "postgresql":
+        if self.args.database != "sqlite":  # #24's targets, PostgreSQL's and MariaDB's
             return [
                 of_baseline("cycles_c1", 0.7, "cycles/s at c1"),
                 of_baseline("cycles_c8", 0.8, "cycles/s at c8"),
@@ -551,11 +566,13 @@ def main() -> int:
     p.add_argument("--network-interface", default="flat", help="for baseline and metalwire")
     p.add_argument(
         "--database",
-        choices=("sqlite", "postgresql"),
+        choices=("sqlite", "postgresql", "mariadb"),
         default="sqlite",
-        help="the baseline's and metalwire's database (postgresql: a throwaway cluster)",
+        help="the baseline's and metalwire's database (postgresql, mariadb: a throwaway server)",
     )
-    p.add_argument("--baseline-pool-size", type=int, default=10, help="PostgreSQL mode")
+    p.add_argument(
+        "--baseline-pool-size", type=int, default=10, help="PostgreSQL and MariaDB modes"
+    )
     p.add_argument(
         "--ironic-network-interface",
         default="noop",

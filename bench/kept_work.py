@@ -12,6 +12,9 @@ metalwire sends them. A list is one read of the node joined to its VIF records.
 The server's cycles against the minimal one's are the ceiling the database work leaves for
 any implementation on this stack; metalwire's against these are what its own code costs.
 
+On MariaDB the statements go one at a time, each a round trip, on a worker thread with a
+PyMySQL connection (``bench/mariadb_pool.py``), as metalwire sends them there.
+
 ``--work kept-function`` (PostgreSQL only) does the same work in one round trip a write: a
 PL/pgSQL function per operation, called as one autocommit statement. It is the least any
 client can ask of PostgreSQL for that work, at the price of the interface's choice of a port
@@ -40,6 +43,14 @@ SCHEMA = {
         " REFERENCES ports (uuid), created_at TIMESTAMPTZ NOT NULL)",
         "CREATE TABLE IF NOT EXISTS node_history (id BIGSERIAL PRIMARY KEY,"
         " node TEXT NOT NULL, event TEXT NOT NULL, created_at TIMESTAMPTZ NOT NULL)",
+    ],
+    "mariadb": [
+        "CREATE TABLE IF NOT EXISTS vif_attachments (vif VARCHAR(255) PRIMARY KEY,"
+        " node VARCHAR(36) NOT NULL REFERENCES nodes (uuid), port VARCHAR(36) NOT NULL UNIQUE"
+        " REFERENCES ports (uuid), created_at DATETIME(6) NOT NULL) ENGINE=InnoDB",
+        "CREATE TABLE IF NOT EXISTS node_history (id BIGINT AUTO_INCREMENT PRIMARY KEY,"
+        " node VARCHAR(36) NOT NULL, event VARCHAR(255) NOT NULL,"
+        " created_at DATETIME(6) NOT NULL) ENGINE=InnoDB",
     ],
 }
 INDEXES = [
@@ -157,7 +168,8 @@ class SqliteKept(_Kept):
         return listed(node, self.db.execute(LIST, (node,)).fetchall())
 
 
-def _pg(sql: str) -> str:
+def _percent(sql: str) -> str:
+    """``?`` placeholders as ``%s``, psycopg's and PyMySQL's."""
     return sql.replace("?", "%s")
 
 
@@ -227,12 +239,12 @@ class PostgresKept(_Kept):
     async def _write(self, node: str, vif: str, attach: bool) -> None:
         async with self.pool.connection() as conn, conn.pipeline() as pipeline:
             await conn.execute("BEGIN")
-            lock = await conn.execute(_pg(LOCK + " FOR UPDATE"), (node,))
+            lock = await conn.execute(_percent(LOCK + " FOR UPDATE"), (node,))
             if attach:
-                held = await conn.execute(_pg(HELD), (node, vif))
-                ports = await conn.execute(_pg(PORTS), (node,))
+                held = await conn.execute(_percent(HELD), (node, vif))
+                ports = await conn.execute(_percent(PORTS), (node,))
             else:
-                one = await conn.execute(_pg(ONE), (node, vif))
+                one = await conn.execute(_percent(ONE), (node, vif))
             await pipeline.sync()
             try:
                 found = await lock.fetchall()
@@ -246,18 +258,18 @@ class PostgresKept(_Kept):
                 await conn.execute("ROLLBACK")
                 raise
             if attach:
-                await conn.execute(_pg(INSERT), (vif, node, port, _now()))
-                await conn.execute(_pg(MARK), (vif, port))
+                await conn.execute(_percent(INSERT), (vif, node, port, _now()))
+                await conn.execute(_percent(MARK), (vif, port))
             else:
-                await conn.execute(_pg(DELETE), (vif,))
-                await conn.execute(_pg(MARK), (None, port))
+                await conn.execute(_percent(DELETE), (vif,))
+                await conn.execute(_percent(MARK), (None, port))
             event = "attach" if attach else "detach"
-            await conn.execute(_pg(HISTORY), (node, event, _now()))
+            await conn.execute(_percent(HISTORY), (node, event, _now()))
             await conn.execute("COMMIT")
 
     async def vifs(self, node: str) -> list[str]:
         async with self.pool.connection() as conn:
-            cursor = await conn.execute(_pg(LIST), (node,))
+            cursor = await conn.execute(_percent(LIST), (node,))
             return listed(node, await cursor.fetchall())
 
 
@@ -278,3 +290,48 @@ class PostgresKeptFunction(PostgresKept):
         if refusal is not None:
             status, message = refusal.split(" ", 1)
             raise Refused(int(status), message)
+
+
+class MariaDBKept(_Kept):
+    """The kept work on MariaDB: PyMySQL on a worker thread, the node's row locked by
+    ``SELECT ... FOR UPDATE``, each statement a round trip."""
+
+    def __init__(self, pool: Any) -> None:  # bench/mariadb_pool.py's MariaDBPool
+        self.pool = pool
+        pool.prepare(SCHEMA["mariadb"] + INDEXES)
+
+    async def _write(self, node: str, vif: str, attach: bool) -> None:
+        def transaction(conn: Any) -> None:
+            with conn.cursor() as cursor:
+                conn.begin()
+                try:
+                    cursor.execute(_percent(LOCK + " FOR UPDATE"), (node,))
+                    found = cursor.fetchall()
+                    if attach:
+                        cursor.execute(_percent(HELD), (node, vif))
+                        held = cursor.fetchall()
+                        cursor.execute(_percent(PORTS), (node,))
+                        port = choose_port(node, vif, found, held, cursor.fetchall())
+                        cursor.execute(_percent(INSERT), (vif, node, port, _naive_now()))
+                        cursor.execute(_percent(MARK), (vif, port))
+                    else:
+                        cursor.execute(_percent(ONE), (node, vif))
+                        port = attached_port(node, vif, found, cursor.fetchall())
+                        cursor.execute(_percent(DELETE), (vif,))
+                        cursor.execute(_percent(MARK), (None, port))
+                    event = "attach" if attach else "detach"
+                    cursor.execute(_percent(HISTORY), (node, event, _naive_now()))
+                    conn.commit()
+                except BaseException:
+                    conn.rollback()
+                    raise
+
+        await self.pool.run(transaction)
+
+    async def vifs(self, node: str) -> list[str]:
+        return listed(node, await self.pool.fetchall(LIST, (node,)))
+
+
+def _naive_now() -> datetime.datetime:
+    """UTC without its zone: MariaDB's DATETIME keeps none."""
+    return _now().replace(tzinfo=None)

@@ -135,7 +135,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "processes (workers) use per cycle",
     )
     p.add_argument(
-        "--postgres-pid",
+        "--database-pid",
         type=int,
         default=0,
         help="the PostgreSQL server's postmaster on this machine: report the CPU time it and "

@@ -31,7 +31,7 @@ class Measured:
     seconds: float
     client_cpu: float  # this process (the load generator)
     server_cpu: float | None  # the server's process and its workers, given its pid
-    postgres_cpu: float | None  # the PostgreSQL server and its backends, given its pid
+    database_cpu: float | None  # the PostgreSQL server and its backends, given its pid
     idle_cpu: float  # every core of the machine, idle
 
 
@@ -42,7 +42,7 @@ def run_measured(
     stop_at: list[float],
     duration: float,
     server_pid: int | None = None,
-    postgres_pid: int | None = None,
+    database_pid: int | None = None,
 ) -> Measured:
     """Run ``concurrency`` workers, measured from when all of them pass ``gate`` (after their
     warm-up) until the last ends (``stop_at`` is set ``duration`` seconds ahead)."""
@@ -51,7 +51,7 @@ def run_measured(
         t.start()
     gate.wait()
     server0 = tree_cpu_seconds(server_pid) if server_pid else 0.0
-    postgres0 = tree_cpu_seconds(postgres_pid) if postgres_pid else 0.0
+    postgres0 = tree_cpu_seconds(database_pid) if database_pid else 0.0
     idle0, cpu0, t0 = idle_cpu_seconds(), cpu_seconds(), time.perf_counter()
     stop_at[0] = t0 + duration
     for t in threads:
@@ -59,8 +59,8 @@ def run_measured(
     elapsed = time.perf_counter() - t0
     cpu, idle = cpu_seconds() - cpu0, idle_cpu_seconds() - idle0
     server_cpu = tree_cpu_seconds(server_pid) - server0 if server_pid else None
-    postgres_cpu = tree_cpu_seconds(postgres_pid) - postgres0 if postgres_pid else None
-    return Measured(elapsed, cpu, server_cpu, postgres_cpu, idle)
+    database_cpu = tree_cpu_seconds(database_pid) - postgres0 if database_pid else None
+    return Measured(elapsed, cpu, server_cpu, database_cpu, idle)
 
 
 def cycles(bench: Bench, concurrency: int) -> dict[str, Any]:
@@ -126,7 +126,7 @@ def cycles(bench: Bench, concurrency: int) -> dict[str, Any]:
                 left -= 1
 
     measured = run_measured(
-        worker, concurrency, gate, stop_at, args.duration, args.server_pid, args.postgres_pid
+        worker, concurrency, gate, stop_at, args.duration, args.server_pid, args.database_pid
     )
     elapsed, cpu = measured.seconds, measured.client_cpu
     for api in apis:
@@ -145,7 +145,7 @@ def cycles(bench: Bench, concurrency: int) -> dict[str, Any]:
     if done:  # where the machine's CPU went, per cycle
         per_cycle = {
             "server_cpu_ms_per_cycle": measured.server_cpu,
-            "postgres_cpu_ms_per_cycle": measured.postgres_cpu,
+            "database_cpu_ms_per_cycle": measured.database_cpu,
             "client_cpu_ms_per_cycle": cpu,
         }
         for key, seconds in per_cycle.items():

@@ -27,8 +27,7 @@ from typing import Any, BinaryIO, Self
 
 import pymysql
 
-from tests.support.helpers import stop_process_group
-from tests.support.server import free_port
+from tests.support.helpers import free_port, stop_process_group
 
 MARIADBD = "/usr/sbin/mariadbd"
 # The test servers offer no TLS. Unless told so, PyMySQL prepares a TLS context for every
@@ -64,7 +63,11 @@ def available() -> bool:
 
 
 class MariaDBServer:
-    def __init__(self, start_timeout: float = 60.0) -> None:
+    """``durable``: every commit flushed to disk (InnoDB's default), as a production server
+    runs; the tests' servers write the log once a second instead."""
+
+    def __init__(self, start_timeout: float = 60.0, durable: bool = False) -> None:
+        self.durable = durable
         self.port = 0
         self.root: Path | None = None
         self.process: subprocess.Popen[bytes] | None = None
@@ -125,7 +128,7 @@ class MariaDBServer:
                 f"--pid-file={self.root}/pid",
                 "--skip-log-bin",
                 "--innodb-buffer-pool-size=64M",
-                "--innodb-flush-log-at-trx-commit=0",
+                f"--innodb-flush-log-at-trx-commit={1 if self.durable else 0}",
                 "--max-connections=500",
                 "--character-set-server=utf8mb4",
                 "--collation-server=utf8mb4_general_ci",
@@ -134,6 +137,14 @@ class MariaDBServer:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process is not None else None
+
+    def drop_database(self, name: str) -> None:
+        with root_connection(self.port) as conn, conn.cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS `{name}`")
 
     def log(self) -> str:
         if self.root is None:

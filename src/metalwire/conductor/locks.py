@@ -176,18 +176,20 @@ class NodeLocks:
             # unless another process holds a lease on it.
             node = work.nodes.find(node_id)
             holder = None if node is None else node_locks.live_holder(node, now)
-        elif work.node_locks.try_acquire(node_id, self.holder, now, self.lease_seconds):
+        else:
             # MariaDB and MySQL: the lease, written and cleared in this transaction. On
             # Galera a row lock binds only the server that took it; a written row is
             # certified by all. Elsewhere the UPDATE also locks the row, so other
             # transactions for this node wait for this one to end and then see the lease
-            # already cleared.
-            node, holder = work.nodes.find(node_id), None
-        else:
-            node = work.nodes.find(node_id)
+            # already cleared. The node's row and the inventory's reads go with it, run
+            # once the UPDATE has its row.
+            reads = () if wanted is None else node_inventory.reads(node_id, wanted)
+            taken, node, results = work.node_locks.take_lease(
+                node_id, self.holder, now, self.lease_seconds, reads
+            )
             if node is None:  # deleted meanwhile: nothing to wait for; the caller looks again
                 return None, None, None
-            return node.reservation or "unknown", None, None
+            holder = None if taken else node.reservation or "unknown"
         if wanted is None or node is None or holder is not None:
             return holder, node, None
         if results is None:

@@ -189,6 +189,10 @@ def _make_engine(
     _quiet_pool_errors(engine.pool.logger)
     if engine.dialect.driver == "psycopg":
         _psycopg_settings(engine, prepared_statements)
+    elif engine.dialect.driver == "pymysql":
+        from metalwire.db import mysql_link
+
+        mysql_link.configure(engine)
     return engine
 
 

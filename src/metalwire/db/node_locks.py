@@ -16,17 +16,29 @@ from metalwire.db.busy import WriterBusy
 from metalwire.db.models import Node
 from metalwire.db.statements import Read, Repository
 
+_TAKE = (
+    "UPDATE nodes SET reservation = ?, lock_expires_at = ?"
+    " WHERE id = ? AND (reservation IS NULL OR lock_expires_at < ?)"
+)
+
 
 class NodeLockRows(Repository):
     """The lease in the node's own row."""
 
     def try_acquire(self, node_id: int, holder: str, now: float, lease: float) -> bool:
-        changed = self._sql.execute(
-            "UPDATE nodes SET reservation = ?, lock_expires_at = ?"
-            " WHERE id = ? AND (reservation IS NULL OR lock_expires_at < ?)",
-            (holder, now + lease, node_id, now),
+        return self._sql.execute(_TAKE, (holder, now + lease, node_id, now)) > 0
+
+    def take_lease(
+        self, node_id: int, holder: str, now: float, lease: float, then: Sequence[Read[Any]] = ()
+    ) -> tuple[bool, Node | None, list[list[Any]]]:
+        """Take the lease in the caller's transaction (as :meth:`try_acquire`), and read the
+        node's row and ``then`` once the lease's statement ran, all sent together: whether
+        the lease is the holder's, the row (None if there is none), the reads' results. The
+        row says who holds the node when the lease was not free."""
+        changed, (found, *results) = self._sql.write_then_load(
+            _TAKE, (holder, now + lease, node_id, now), [Read(Node, "id = ?", (node_id,)), *then]
         )
-        return changed > 0
+        return changed > 0, (found[0] if found else None), results
 
     def lock_row(
         self, node_id: int, then: Sequence[Read[Any]] = (), wait: bool = True
@@ -48,7 +60,8 @@ class NodeLockRows(Repository):
         return (found[0] if found else None), results
 
     def release(self, node_id: int, holder: str) -> None:
-        self._sql.execute(
+        """Clear the holder's lease, with the transaction's commit (or the next statement)."""
+        self._sql.defer(
             "UPDATE nodes SET reservation = NULL, lock_expires_at = NULL"
             " WHERE id = ? AND reservation = ?",
             (node_id, holder),

@@ -173,8 +173,9 @@ class Sql:
     Writes whose result nobody reads (:meth:`defer`, :meth:`insert`) are held back and sent
     with the next statement, or with the commit (:meth:`send_with_commit`); reads that do not
     depend on each other go out together (:meth:`batch`). With psycopg 3 such a group is one
-    round trip to the server (its pipeline mode); other drivers run the same statements one
-    after the other. Either way they run in the order they were given, in one transaction.
+    round trip to the server (its pipeline mode), with PyMySQL one multi-statement query
+    (``db/mysql_link.py``); SQLite runs the same statements one after the other. Either way
+    they run in the order they were given, in one transaction.
     """
 
     def __init__(self, connection: Connection) -> None:
@@ -184,6 +185,7 @@ class Sql:
         self._raw: Any = raw
         self._integrity_error = connection.dialect.loaded_dbapi.IntegrityError
         self._pipelines = connection.dialect.driver == "psycopg"
+        self._multi = connection.dialect.driver == "pymysql" and _multi_statements(raw)
         # pg_exchange numbers the ``?`` itself; other drivers take ``?`` or ``%s``
         self._keeps_marks = self._pipelines or self.dialect.paramstyle == "qmark"
         self._cursor = None if self._pipelines else raw.cursor()
@@ -221,7 +223,7 @@ class Sql:
     def send_with_commit(self) -> None:
         """Send the writes held back with the transaction's COMMIT, as one round trip, where
         the driver can; elsewhere send them, and the transaction commits as usual."""
-        if self._pipelines and self._writes:
+        if (self._pipelines or self._multi) and self._writes:
             self._run([], commit=True)
         else:
             self.flush()
@@ -246,6 +248,8 @@ class Sql:
         try:
             if self._pipelines:
                 results: list[Any] = _send_pipeline(self._raw, todo, commit, key)
+            elif self._multi and (commit or len(todo) > 1):
+                results = _send_multi(self._raw, todo, commit, key)
             elif len(todo) == 1:
                 results = _send_each([self._cursor], todo, key)
             else:
@@ -283,6 +287,18 @@ class Sql:
         return [
             self.instances(read.model, sql, cursor)
             for read, (sql, _), cursor in zip(reads, statements, cursors, strict=True)
+        ]
+
+    def write_then_load(
+        self, sql: str, params: Sequence[Any], reads: Sequence[Read[Any]]
+    ) -> tuple[int, list[list[Any]]]:
+        """A write and, made once it ran, the reads (sent together, see :meth:`batch`): the
+        number of rows the write changed, and a list per read."""
+        statements = [(self.select(read.model, read.where), read.params) for read in reads]
+        written, *cursors = self._run([(sql, params), *statements])
+        return int(written.rowcount), [
+            self.instances(read.model, text, cursor)
+            for read, (text, _), cursor in zip(reads, statements, cursors, strict=True)
         ]
 
     def instances(
@@ -377,6 +393,25 @@ def _send_pipeline(raw: Any, todo: Statements, commit: bool, key: type[Exception
     try:
         return pg_exchange.exchange(raw, todo, commit)
     except pg_exchange.StatementFailed as failed:
+        if isinstance(failed.error, key):
+            raise _Failed(failed.index, failed.error) from None
+        raise failed.error from None
+
+
+def _multi_statements(raw: Any) -> bool:
+    """Whether the PyMySQL connection is metalwire's, which sends groups as one query."""
+    from metalwire.db import mysql_link  # PyMySQL is installed only for MariaDB and MySQL
+
+    return isinstance(raw, mysql_link.Connection)
+
+
+def _send_multi(raw: Any, todo: Statements, commit: bool, key: type[Exception]) -> list[Any]:
+    """The statements (and the COMMIT) in one round trip to MariaDB or MySQL."""
+    from metalwire.db import mysql_link
+
+    try:
+        return list(mysql_link.exchange(raw, todo, commit))
+    except mysql_link.StatementFailed as failed:
         if isinstance(failed.error, key):
             raise _Failed(failed.index, failed.error) from None
         raise failed.error from None
