@@ -21,6 +21,7 @@ from metalwire.client.resources import (
     Allocation,
     Chassis,
     DeployTemplate,
+    HistoryEvent,
     Node,
     Port,
     Portgroup,
@@ -64,6 +65,7 @@ def verb_over(states: Mapping[str, Any]) -> bool:
     )
 
 
+PowerTarget = Literal["power on", "power off", "rebooting", "soft power off", "soft rebooting"]
 ProvisionTarget = Literal[
     "manage", "provide", "active", "deleted", "deploy", "undeploy", "rebuild", "clean"
 ]
@@ -171,10 +173,11 @@ _FILTERS: dict[str, frozenset[str]] = {
     "runbooks": frozenset(RunbookQuery.__annotations__) - _LIST_OPTIONS,
     "connectors": frozenset(VolumeQuery.__annotations__) - _LIST_OPTIONS,
     "targets": frozenset(VolumeQuery.__annotations__) - _LIST_OPTIONS,
+    "history": frozenset(),
 }
 # How a list shows every field (``detail``): by default its /detail path; these collections
 # take ?detail=true instead, and an allocation list shows every field anyway.
-_DETAIL_QUERY = frozenset({"deploy_templates", "runbooks", "connectors", "targets"})
+_DETAIL_QUERY = frozenset({"deploy_templates", "runbooks", "connectors", "targets", "history"})
 _ALWAYS_DETAILED = frozenset({"allocations"})
 
 
@@ -704,6 +707,74 @@ class Client:
     def unset_maintenance(self, node: str | Resource) -> None:
         """Take the node out of maintenance mode. Raises NotFound, NodeLocked."""
         self._request("DELETE", f"/v1/nodes/{_segment(_ident(node))}/maintenance")
+
+    # -- validation and history ------------------------------------------------------------
+
+    def validate_node(self, node: str | Resource) -> dict[str, dict[str, Any]]:
+        """Each of the node's interfaces checked (``GET /v1/nodes/{node}/validate``):
+        interface -> ``{"result": True, False or None (not offered), "reason": ...}``.
+        Raises NotFound."""
+        body = self._object("GET", f"{_item('nodes', node)}/validate")
+        return {str(k): dict(v) for k, v in body.items() if isinstance(v, dict)}
+
+    def iter_node_history(
+        self, node: str | Resource, **query: Unpack[ListQuery]
+    ) -> Iterator[HistoryEvent]:
+        """What happened to the node, oldest first, page by page (API 1.78); ``detail``
+        adds who did it, where and for which VIF. Raises FeatureNotSupported, NotFound."""
+        self.require(versions.HISTORY, "node history")
+        return self._list(HistoryEvent, f"{_item('nodes', node)}/history", "history", query)
+
+    def list_node_history(
+        self, node: str | Resource, **query: Unpack[ListQuery]
+    ) -> list[HistoryEvent]:
+        """All entries :meth:`iter_node_history` yields; raises as it does."""
+        return list(self.iter_node_history(node, **query))
+
+    def get_node_history_event(self, node: str | Resource, event: str) -> HistoryEvent:
+        """One entry of the node's history, every field. Raises NotFound."""
+        self.require(versions.HISTORY, "node history")
+        path = f"{_item('nodes', node)}/history/{_segment(event)}"
+        return HistoryEvent(self._object("GET", path))
+
+    # -- power and boot device ------------------------------------------------------------
+
+    def set_power_state(
+        self, node: str | Resource, target: PowerTarget, timeout: int | None = None
+    ) -> None:
+        """Power the node on or off, or reboot it (``PUT /v1/nodes/{node}/states/power``);
+        ``soft power off`` and ``soft rebooting`` ask the operating system first, within
+        ``timeout`` seconds (both API 1.27). Raises FeatureNotSupported, BadRequest (a
+        target the node's power interface does not offer, a timeout that is not a positive
+        number of seconds), NotFound, NodeLocked, Conflict (the node is in a state that
+        refuses it).
+        """
+        if target.startswith("soft ") or timeout is not None:
+            self.require(versions.SOFT_POWER, "soft power actions and power timeouts")
+        body: dict[str, Any] = {"target": target}
+        if timeout is not None:
+            body["timeout"] = timeout
+        self._request("PUT", f"{_item('nodes', node)}/states/power", json=body)
+
+    def set_boot_device(self, node: str | Resource, device: str, persistent: bool = False) -> None:
+        """Boot the node from ``device`` next time, or every time (``persistent``). Raises
+        BadRequest (a device the node's management interface does not offer), NotFound,
+        NodeLocked."""
+        body = {"boot_device": device, "persistent": persistent}
+        self._request("PUT", f"{_item('nodes', node)}/management/boot_device", json=body)
+
+    def get_boot_device(self, node: str | Resource) -> dict[str, Any]:
+        """``boot_device`` and ``persistent`` (None for both when not known). Raises
+        NotFound."""
+        return self._object("GET", f"{_item('nodes', node)}/management/boot_device")
+
+    def get_supported_boot_devices(self, node: str | Resource) -> list[str]:
+        """The devices the node's management interface can boot it from. Raises NotFound."""
+        path = f"{_item('nodes', node)}/management/boot_device/supported"
+        devices = self._object("GET", path).get("supported_boot_devices")
+        if not isinstance(devices, list):
+            raise exc.InvalidResponse(f"GET {path} did not answer a 'supported_boot_devices' list.")
+        return [str(device) for device in devices]
 
     # -- VIFs ----------------------------------------------------------------------------
 

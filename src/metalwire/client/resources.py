@@ -343,6 +343,13 @@ class VolumeConnector(Resource):
     kind = "volume connector"
 
 
+class HistoryEvent(Resource):
+    """One entry of a node's history: ``created_at``, ``severity`` (INFO, ERROR) and
+    ``event``; listed with ``detail``, also ``event_type``, ``user``, ``conductor``, ..."""
+
+    kind = "history event"
+
+
 class VolumeTarget(Resource):
     """A volume a node uses, ``boot_index`` 0 the one it boots from."""
 

@@ -55,6 +55,8 @@ ALLOCATIONS = APIVersion(1, 52)
 DEPLOY_TEMPLATES = APIVersion(1, 55)
 RUNBOOKS = APIVersion(1, 92)
 VOLUME = APIVersion(1, 32)
+HISTORY = APIVersion(1, 78)
+SOFT_POWER = APIVersion(1, 27)  # soft reboot and power off, and a power change's timeout
 
 
 def choose_version(

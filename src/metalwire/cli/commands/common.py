@@ -112,6 +112,11 @@ def identifier(text: str) -> str:
     return text
 
 
+def add_node_argument(parser: argparse.ArgumentParser) -> None:
+    """The ``NODE`` argument of a command on one node."""
+    parser.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
+
+
 def sort_order(text: str) -> tuple[str, str | None]:
     """Argument type of ``KEY[:asc|desc]``."""
     key, _, direction = text.partition(":")

@@ -1,6 +1,7 @@
 """``metalwire node ...``: create, list, show, set, unset and delete nodes, move them through
 their provision states and in and out of maintenance (``node vif ...`` is in vif.py, ``node
-trait ...`` in trait.py).
+trait ...`` in trait.py, ``node power ...``, ``reboot`` and ``boot device ...`` in power.py,
+``node validate`` and ``history ...`` in history.py).
 """
 
 from __future__ import annotations
@@ -10,12 +11,13 @@ import functools
 from typing import Any
 
 from metalwire import interface_kinds
-from metalwire.cli.commands import trait, vif
+from metalwire.cli.commands import history, power, trait, vif
 from metalwire.cli.commands.common import (
     Handler,
     add_command,
     add_flag_pair,
     add_list_arguments,
+    add_node_argument,
     add_unset_arguments,
     boolean,
     delete_each,
@@ -310,11 +312,11 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
 
     show = add_command(actions, "show", common, "Show a node", _node_show, True)
-    show.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
+    add_node_argument(show)
     show.add_argument("--fields", nargs="+", metavar="FIELD", help="show only these fields")
 
     set_ = add_command(actions, "set", common, "Set node fields", _node_set)
-    set_.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
+    add_node_argument(set_)
     set_.add_argument("--driver", help="hardware type")
     set_.add_argument(
         "--instance-uuid", dest="instance_uuid", metavar="UUID", help="the instance on the node"
@@ -340,7 +342,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     _add_node_field_options(set_, creating=False)
 
     unset = add_command(actions, "unset", common, "Unset node fields", _node_unset)
-    unset.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
+    add_node_argument(unset)
     add_unset_arguments(unset, "node", NODE_UNSETS, NODE_DICTS)
 
     delete = add_command(actions, "delete", common, "Delete nodes", _node_delete)
@@ -350,7 +352,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
     for command, (_, _, help_text) in PROVISION_COMMANDS.items():
         verb = add_command(actions, command, common, help_text, _provision(command))
-        verb.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
+        add_node_argument(verb)
 
     maint = actions.add_parser("maintenance", help="set or unset maintenance mode")
     maint_actions = maint.add_subparsers(
@@ -372,3 +374,5 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
     vif.register(actions, common)
     trait.register(actions, common)
+    power.register(actions, common)
+    history.register(actions, common)

@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from metalwire.cli.commands.common import add_command, identifier, run_each
+from metalwire.cli.commands.common import add_command, add_node_argument, identifier, run_each
 from metalwire.cli.output import UsageError, print_listing
 from metalwire.client import Client
 
@@ -48,9 +48,7 @@ def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
     add = add_command(actions, "add", common, "Add traits to a node", _trait_add)
     remove = add_command(actions, "remove", common, "Remove traits from a node", _trait_remove)
     for parser in (listing, add, remove):
-        parser.add_argument(
-            "node", type=identifier, metavar="NODE", help="name or UUID of the node"
-        )
+        add_node_argument(parser)
     add.add_argument(
         "traits",
         nargs="+",

@@ -6,7 +6,13 @@ import argparse
 import sys
 from typing import Any
 
-from metalwire.cli.commands.common import add_command, dict_values, identifier, key_value
+from metalwire.cli.commands.common import (
+    add_command,
+    add_node_argument,
+    dict_values,
+    identifier,
+    key_value,
+)
 from metalwire.cli.output import pick_columns, print_list, print_listing, print_record
 from metalwire.client import Client, HTTPError, Port, Portgroup, VersionError
 
@@ -195,9 +201,9 @@ def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
     vlist = add_command(
         vif_actions, "list", common, "List the VIFs attached to a node", _vif_list, True
     )
-    vlist.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
+    add_node_argument(vlist)
     attach = add_command(vif_actions, "attach", common, "Attach a VIF to a node", _vif_attach, True)
-    attach.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
+    add_node_argument(attach)
     attach.add_argument(
         "vif_id", type=identifier, metavar="VIF", help="the VIF (e.g. a Neutron port UUID)"
     )
@@ -229,5 +235,5 @@ def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
     detach = add_command(
         vif_actions, "detach", common, "Detach a VIF from a node", _vif_detach, True
     )
-    detach.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
+    add_node_argument(detach)
     detach.add_argument("vif_id", type=identifier, metavar="VIF", help="the VIF to detach")

@@ -1,0 +1,107 @@
+"""``metalwire node power on|off``, ``node reboot`` and ``node boot device set|show``: a node's
+power and the device it boots from, through its power and management interfaces."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from metalwire.cli.commands.common import Handler, add_command, add_node_argument
+from metalwire.cli.output import print_record
+from metalwire.client import Client
+from metalwire.client.client import PowerTarget
+
+
+def seconds(text: str) -> int:
+    """Argument type of a power change's timeout: a whole number of seconds, at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected whole seconds, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1 second, got {value}")
+    return value
+
+
+def _power(hard: PowerTarget, soft: PowerTarget | None) -> Handler:
+    def run(client: Client, args: argparse.Namespace) -> int:
+        target = soft if soft is not None and args.soft else hard
+        client.set_power_state(args.node, target, args.power_timeout)
+        return 0
+
+    return run
+
+
+def _boot_device_set(client: Client, args: argparse.Namespace) -> int:
+    client.set_boot_device(args.node, args.device, args.persistent)
+    return 0
+
+
+def _boot_device_show(client: Client, args: argparse.Namespace) -> int:
+    if args.supported:
+        record = {"supported_boot_devices": client.get_supported_boot_devices(args.node)}
+    else:
+        record = client.get_boot_device(args.node)
+    print_record(record, args.format, sys.stdout, args.columns)
+    return 0
+
+
+def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
+    """Add ``power on|off``, ``reboot`` and ``boot device set|show`` to ``metalwire node``."""
+    power = node_actions.add_parser("power", help="power a node on or off")
+    power_actions = power.add_subparsers(dest="power_command", metavar="ACTION", required=True)
+    commands = [
+        add_command(power_actions, "on", common, "Power a node on", _power("power on", None)),
+        add_command(
+            power_actions,
+            "off",
+            common,
+            "Power a node off",
+            _power("power off", "soft power off"),
+        ),
+        add_command(
+            node_actions, "reboot", common, "Reboot a node", _power("rebooting", "soft rebooting")
+        ),
+    ]
+    for parser in commands:
+        add_node_argument(parser)
+        parser.add_argument(
+            "--power-timeout",
+            dest="power_timeout",
+            type=seconds,
+            metavar="SECONDS",
+            help="seconds the power change may take before it fails (API 1.27)",
+        )
+    for parser in commands[1:]:
+        parser.add_argument(
+            "--soft",
+            action="store_true",
+            help="ask the operating system to shut down first (API 1.27)",
+        )
+
+    boot = node_actions.add_parser("boot", help="the device a node boots from")
+    boot_kinds = boot.add_subparsers(dest="boot_command", metavar="WHAT", required=True)
+    device = boot_kinds.add_parser("device", help="set or show a node's boot device")
+    device_actions = device.add_subparsers(
+        dest="boot_device_command", metavar="ACTION", required=True
+    )
+    set_ = add_command(
+        device_actions, "set", common, "Set the device a node boots from", _boot_device_set
+    )
+    add_node_argument(set_)
+    set_.add_argument("device", metavar="DEVICE", help="pxe, disk, cdrom, bios, safe, ...")
+    set_.add_argument(
+        "--persistent",
+        action="store_true",
+        help="boot from it every time, not only the next",
+    )
+    show = add_command(
+        device_actions, "show", common, "Show the device a node boots from", _boot_device_show, True
+    )
+    add_node_argument(show)
+    show.add_argument(
+        "--supported",
+        action="store_true",
+        help="the devices the node's management interface can boot it from",
+    )
