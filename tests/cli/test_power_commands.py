@@ -64,3 +64,24 @@ def test_boot_device_set_and_shown(cli: Run, mw: Client) -> None:
     refused = cli("node", "boot", "device", "set", node, "floppy")
     assert refused.code == 1 and "floppy" in refused.stderr, refused.stderr
     assert mw.get_boot_device(node) == {"boot_device": "pxe", "persistent": False}
+
+
+def test_console_enabled_shown_and_disabled(cli: Run, mw: Client) -> None:
+    node = mw.create_node("fake-hardware", name=unique("console")).name
+    assert node is not None
+
+    def shown() -> dict[str, object]:
+        result = cli("node", "console", "show", node, "-f", "json")
+        assert result.code == 0, result.stderr
+        return dict(json.loads(result.stdout))
+
+    assert shown() == {"console_enabled": False, "console_info": None}
+    assert cli("node", "console", "enable", node).code == 0
+    enabled = shown()
+    assert enabled["console_enabled"] is True and enabled == mw.get_console(node)
+    assert isinstance(enabled["console_info"], dict)  # fake: {}, as Ironic's fake console
+    assert cli("node", "console", "disable", node).code == 0
+    assert shown()["console_enabled"] is False
+
+    missing = cli("node", "console", "enable", unique("no-such-node"))
+    assert missing.code == 1 and "could not be found" in missing.stderr, missing.stderr

@@ -776,6 +776,17 @@ class Client:
             raise exc.InvalidResponse(f"GET {path} did not answer a 'supported_boot_devices' list.")
         return [str(device) for device in devices]
 
+    def set_console(self, node: str | Resource, enabled: bool) -> None:
+        """Start or stop the node's console (``PUT /v1/nodes/{node}/states/console``).
+        Raises BadRequest (the node's console interface cannot), NotFound, NodeLocked."""
+        body = {"enabled": enabled}
+        self._request("PUT", f"{_item('nodes', node)}/states/console", json=body)
+
+    def get_console(self, node: str | Resource) -> dict[str, Any]:
+        """``console_enabled`` and, when it is, ``console_info`` (its ``type`` and ``url``).
+        Raises NotFound."""
+        return self._object("GET", f"{_item('nodes', node)}/states/console")
+
     # -- VIFs ----------------------------------------------------------------------------
 
     def vif_list(self, node: str | Resource) -> list[str]:

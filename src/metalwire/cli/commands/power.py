@@ -1,5 +1,6 @@
-"""``metalwire node power on|off``, ``node reboot`` and ``node boot device set|show``: a node's
-power and the device it boots from, through its power and management interfaces."""
+"""``metalwire node power on|off``, ``node reboot``, ``node boot device set|show`` and ``node
+console show|enable|disable``: a node's power, the device it boots from and its console,
+through its power, management and console interfaces."""
 
 from __future__ import annotations
 
@@ -47,8 +48,22 @@ def _boot_device_show(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
+def _console_show(client: Client, args: argparse.Namespace) -> int:
+    print_record(client.get_console(args.node), args.format, sys.stdout, args.columns)
+    return 0
+
+
+def _console(enabled: bool) -> Handler:
+    def run(client: Client, args: argparse.Namespace) -> int:
+        client.set_console(args.node, enabled)
+        return 0
+
+    return run
+
+
 def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
-    """Add ``power on|off``, ``reboot`` and ``boot device set|show`` to ``metalwire node``."""
+    """Add ``power on|off``, ``reboot``, ``boot device set|show`` and ``console
+    show|enable|disable`` to ``metalwire node``."""
     power = node_actions.add_parser("power", help="power a node on or off")
     power_actions = power.add_subparsers(dest="power_command", metavar="ACTION", required=True)
     commands = [
@@ -105,3 +120,14 @@ def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
         action="store_true",
         help="the devices the node's management interface can boot it from",
     )
+
+    console = node_actions.add_parser("console", help="a node's serial console")
+    console_actions = console.add_subparsers(
+        dest="console_command", metavar="ACTION", required=True
+    )
+    for parser in (
+        add_command(console_actions, "show", common, "Show a node's console", _console_show, True),
+        add_command(console_actions, "enable", common, "Start a node's console", _console(True)),
+        add_command(console_actions, "disable", common, "Stop a node's console", _console(False)),
+    ):
+        add_node_argument(parser)
