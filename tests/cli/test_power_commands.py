@@ -85,3 +85,27 @@ def test_console_enabled_shown_and_disabled(cli: Run, mw: Client) -> None:
 
     missing = cli("node", "console", "enable", unique("no-such-node"))
     assert missing.code == 1 and "could not be found" in missing.stderr, missing.stderr
+
+
+def test_boot_mode_secure_boot_and_nmi_reach_the_management_interface(cli: Run, mw: Client) -> None:
+    node = mw.create_node("fake-hardware", name=unique("modes")).name
+    assert node is not None
+
+    # fake-hardware's management cannot change the boot mode: accepted, then refused in
+    # last_error, as Ironic's conductor does after answering
+    assert cli("node", "boot", "mode", "set", node, "uefi").code == 0
+    assert "uefi" in (mw.get_node(node).get("last_error") or ""), mw.get_node(node)
+    assert cli("node", "secure", "boot", "on", node).code == 0
+    assert "secure boot" in (mw.get_node(node).get("last_error") or "").lower()
+    bad = cli("node", "boot", "mode", "set", node, "legacy")
+    assert bad.code == 2 and "bios" in bad.stderr, bad.stderr
+
+    refused = cli("node", "inject", "nmi", node)
+    assert refused.code == 1 and "does not support inject_nmi" in refused.stderr, refused.stderr
+    ipmi = {"ipmi_address": "192.0.2.11"}
+    bmc = mw.create_node("ipmi", name=unique("nmi"), driver_info=ipmi).name
+    assert bmc is not None
+    sent = cli("node", "inject", "nmi", bmc)
+    assert sent.code == 0, sent.stderr
+    missing = cli("node", "inject", "nmi", unique("no-such-node"))
+    assert missing.code == 1 and "could not be found" in missing.stderr, missing.stderr

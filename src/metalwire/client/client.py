@@ -756,6 +756,28 @@ class Client:
             body["timeout"] = timeout
         self._request("PUT", f"{_item('nodes', node)}/states/power", json=body)
 
+    def inject_nmi(self, node: str | Resource) -> None:
+        """Send the node a non-maskable interrupt through its management interface (API
+        1.29). Raises FeatureNotSupported, BadRequest (the interface cannot), NotFound,
+        NodeLocked."""
+        self.require(versions.INJECT_NMI, "injecting an NMI")
+        self._request("PUT", f"{_item('nodes', node)}/management/inject_nmi", json={})
+
+    def set_boot_mode(self, node: str | Resource, mode: Literal["bios", "uefi"]) -> None:
+        """Ask for the node's boot mode to change (API 1.76). Accepted once checked: a
+        management interface that cannot change it says so in the node's ``last_error`` and
+        history, as Ironic's does. Raises FeatureNotSupported, BadRequest, NotFound,
+        NodeLocked."""
+        self.require(versions.BOOT_MODE, "changing the boot mode")
+        self._request("PUT", f"{_item('nodes', node)}/states/boot_mode", json={"target": mode})
+
+    def set_secure_boot(self, node: str | Resource, enabled: bool) -> None:
+        """Ask for the node's secure boot to be turned on or off (API 1.76); refusals as
+        for :meth:`set_boot_mode`."""
+        self.require(versions.BOOT_MODE, "changing secure boot")
+        path = f"{_item('nodes', node)}/states/secure_boot"
+        self._request("PUT", path, json={"target": enabled})
+
     def set_boot_device(self, node: str | Resource, device: str, persistent: bool = False) -> None:
         """Boot the node from ``device`` next time, or every time (``persistent``). Raises
         BadRequest (a device the node's management interface does not offer), NotFound,

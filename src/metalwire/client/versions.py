@@ -57,6 +57,8 @@ RUNBOOKS = APIVersion(1, 92)
 VOLUME = APIVersion(1, 32)
 HISTORY = APIVersion(1, 78)
 SOFT_POWER = APIVersion(1, 27)  # soft reboot and power off, and a power change's timeout
+INJECT_NMI = APIVersion(1, 29)
+BOOT_MODE = APIVersion(1, 76)  # changing the boot mode and secure boot
 
 
 def choose_version(

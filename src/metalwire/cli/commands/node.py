@@ -1,7 +1,8 @@
 """``metalwire node ...``: create, list, show, set, unset and delete nodes, move them through
 their provision states and in and out of maintenance (``node vif ...`` is in vif.py, ``node
-trait ...`` in trait.py, ``node power ...``, ``reboot``, ``boot device ...`` and ``console
-...`` in power.py, ``node validate`` and ``history ...`` in history.py).
+trait ...`` in trait.py; ``node power ...``, ``reboot``, ``boot ...``, ``secure boot ...``,
+``inject nmi`` and ``console ...`` in power.py; ``node validate`` and ``history ...`` in
+history.py).
 """
 
 from __future__ import annotations

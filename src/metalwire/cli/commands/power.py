@@ -48,6 +48,24 @@ def _boot_device_show(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
+def _boot_mode_set(client: Client, args: argparse.Namespace) -> int:
+    client.set_boot_mode(args.node, args.mode)
+    return 0
+
+
+def _secure_boot(enabled: bool) -> Handler:
+    def run(client: Client, args: argparse.Namespace) -> int:
+        client.set_secure_boot(args.node, enabled)
+        return 0
+
+    return run
+
+
+def _inject_nmi(client: Client, args: argparse.Namespace) -> int:
+    client.inject_nmi(args.node)
+    return 0
+
+
 def _console_show(client: Client, args: argparse.Namespace) -> int:
     print_record(client.get_console(args.node), args.format, sys.stdout, args.columns)
     return 0
@@ -120,6 +138,29 @@ def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
         action="store_true",
         help="the devices the node's management interface can boot it from",
     )
+
+    mode = boot_kinds.add_parser("mode", help="set a node's boot mode (API 1.76)")
+    mode_actions = mode.add_subparsers(dest="boot_mode_command", metavar="ACTION", required=True)
+    mode_set = add_command(
+        mode_actions, "set", common, "Change the mode a node boots in", _boot_mode_set
+    )
+    add_node_argument(mode_set)
+    mode_set.add_argument("mode", choices=("bios", "uefi"), metavar="MODE", help="bios or uefi")
+
+    secure = node_actions.add_parser("secure", help="a node's secure boot (API 1.76)")
+    secure_kinds = secure.add_subparsers(dest="secure_command", metavar="WHAT", required=True)
+    secure_boot = secure_kinds.add_parser("boot", help="turn a node's secure boot on or off")
+    secure_actions = secure_boot.add_subparsers(
+        dest="secure_boot_command", metavar="ACTION", required=True
+    )
+    nmi = node_actions.add_parser("inject", help="interrupt a node (API 1.29)")
+    nmi_kinds = nmi.add_subparsers(dest="inject_command", metavar="WHAT", required=True)
+    for parser in (
+        add_command(secure_actions, "on", common, "Turn secure boot on", _secure_boot(True)),
+        add_command(secure_actions, "off", common, "Turn secure boot off", _secure_boot(False)),
+        add_command(nmi_kinds, "nmi", common, "Send a node a non-maskable interrupt", _inject_nmi),
+    ):
+        add_node_argument(parser)
 
     console = node_actions.add_parser("console", help="a node's serial console")
     console_actions = console.add_subparsers(
