@@ -1,11 +1,13 @@
-"""``metalwire node power on|off``, ``node reboot``, ``node boot device set|show`` and ``node
-console show|enable|disable``: a node's power, the device it boots from and its console,
-through its power, management and console interfaces."""
+"""``metalwire node power on|off``, ``node reboot``, ``node boot device set|show``, ``node
+boot mode set``, ``node secure boot on|off``, ``node inject nmi`` and ``node console
+show|enable|disable``: a node's power, how it boots and its console, through its power,
+management and console interfaces."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from metalwire.cli.commands.common import Handler, add_command, add_node_argument
@@ -53,9 +55,12 @@ def _boot_mode_set(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-def _secure_boot(enabled: bool) -> Handler:
+def _switch(turn: Callable[[Client, str, bool], None], on: bool) -> Handler:
+    """The handler of a command that turns something of the node on or off: ``turn`` is the
+    client's method (``Client.set_console``, ``Client.set_secure_boot``)."""
+
     def run(client: Client, args: argparse.Namespace) -> int:
-        client.set_secure_boot(args.node, enabled)
+        turn(client, args.node, on)
         return 0
 
     return run
@@ -71,17 +76,10 @@ def _console_show(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-def _console(enabled: bool) -> Handler:
-    def run(client: Client, args: argparse.Namespace) -> int:
-        client.set_console(args.node, enabled)
-        return 0
-
-    return run
-
-
 def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
-    """Add ``power on|off``, ``reboot``, ``boot device set|show`` and ``console
-    show|enable|disable`` to ``metalwire node``."""
+    """Add ``power on|off``, ``reboot``, ``boot device set|show``, ``boot mode set``,
+    ``secure boot on|off``, ``inject nmi`` and ``console show|enable|disable`` to ``metalwire
+    node``."""
     power = node_actions.add_parser("power", help="power a node on or off")
     power_actions = power.add_subparsers(dest="power_command", metavar="ACTION", required=True)
     commands = [
@@ -156,8 +154,20 @@ def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
     nmi = node_actions.add_parser("inject", help="interrupt a node (API 1.29)")
     nmi_kinds = nmi.add_subparsers(dest="inject_command", metavar="WHAT", required=True)
     for parser in (
-        add_command(secure_actions, "on", common, "Turn secure boot on", _secure_boot(True)),
-        add_command(secure_actions, "off", common, "Turn secure boot off", _secure_boot(False)),
+        add_command(
+            secure_actions,
+            "on",
+            common,
+            "Turn secure boot on",
+            _switch(Client.set_secure_boot, True),
+        ),
+        add_command(
+            secure_actions,
+            "off",
+            common,
+            "Turn secure boot off",
+            _switch(Client.set_secure_boot, False),
+        ),
         add_command(nmi_kinds, "nmi", common, "Send a node a non-maskable interrupt", _inject_nmi),
     ):
         add_node_argument(parser)
@@ -168,7 +178,19 @@ def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
     )
     for parser in (
         add_command(console_actions, "show", common, "Show a node's console", _console_show, True),
-        add_command(console_actions, "enable", common, "Start a node's console", _console(True)),
-        add_command(console_actions, "disable", common, "Stop a node's console", _console(False)),
+        add_command(
+            console_actions,
+            "enable",
+            common,
+            "Start a node's console",
+            _switch(Client.set_console, True),
+        ),
+        add_command(
+            console_actions,
+            "disable",
+            common,
+            "Stop a node's console",
+            _switch(Client.set_console, False),
+        ),
     ):
         add_node_argument(parser)
