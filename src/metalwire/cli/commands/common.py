@@ -104,6 +104,14 @@ def seconds(text: str) -> float:
     return value
 
 
+def whole_seconds(text: str) -> int:
+    """Argument type of a duration the API takes as an integer: whole seconds, more than 0."""
+    value = seconds(text)
+    if not value.is_integer():
+        raise argparse.ArgumentTypeError(f"expected whole seconds, got {text!r}")
+    return int(value)
+
+
 def identifier(text: str) -> str:
     """Argument type of a name, UUID, MAC address or VIF id: never empty, so that an unset
     shell variable is refused instead of naming nothing (or, as a filter, everything)."""

@@ -10,21 +10,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from metalwire.cli.commands.common import Handler, add_command, add_node_argument
+from metalwire.cli.commands.common import Handler, add_command, add_node_argument, whole_seconds
 from metalwire.cli.output import print_record
 from metalwire.client import Client
 from metalwire.client.client import PowerTarget
-
-
-def seconds(text: str) -> int:
-    """Argument type of a power change's timeout: a whole number of seconds, at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected whole seconds, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1 second, got {value}")
-    return value
 
 
 def _power(hard: PowerTarget, soft: PowerTarget | None) -> Handler:
@@ -100,7 +89,7 @@ def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
         parser.add_argument(
             "--power-timeout",
             dest="power_timeout",
-            type=seconds,
+            type=whole_seconds,
             metavar="SECONDS",
             help="seconds the power change may take before it fails (API 1.27)",
         )
