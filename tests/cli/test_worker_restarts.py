@@ -48,7 +48,7 @@ def supervisor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: Any) -> 
         api=SimpleNamespace(api_workers=2),
         default=SimpleNamespace(graceful_shutdown_timeout=60.0),
     )
-    return workers.Supervisor(argparse.Namespace(), conf, [], tmp_path)  # type: ignore[arg-type]
+    return workers.Supervisor(argparse.Namespace(), conf, tmp_path)  # type: ignore[arg-type]
 
 
 def run_until(chosen: workers.Supervisor, done: Callable[[], bool], seconds: float) -> int | None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import http.client
 import os
 import signal
 import socket
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +18,7 @@ from tests.integration.invariants import HEADERS, vif_placement
 from tests.integration.test_concurrency import make_node
 from tests.integration.test_scale_out import run_owned_vifs
 from tests.support.server import MetalwireServer
-from tests.support.worker_processes import workers_of
+from tests.support.worker_processes import serving_pids, workers_of
 
 pytestmark = [pytest.mark.server]
 
@@ -70,9 +72,8 @@ def test_workers_share_the_port_the_load_and_the_metrics_and_lose_nothing(
         nodes = [make_node(client, 4, prefix=0xD0 + i) for i in range(6)]
         counted_before = vif_requests_counted(client)
     cpu_before = {pid: cpu_seconds(pid) for pid in workers}
-    # 12 clients, each request on a new connection: the kernel hands each to a worker waiting
-    # on the shared socket. (Twelve connections kept open from the start could all go to the
-    # one worker awake at that moment on a loaded machine.)
+    # 12 clients, each request on a new connection, which the kernel gives to one of the
+    # workers' sockets.
     fresh = httpx.Limits(max_keepalive_connections=0)
     expected, counts = run_owned_vifs([server.url], nodes, 8, workers=12, limits=fresh)
     busy = [pid for pid in workers if cpu_seconds(pid) - cpu_before[pid] > 0.2]
@@ -87,6 +88,38 @@ def test_workers_share_the_port_the_load_and_the_metrics_and_lose_nothing(
     assert counts.get("attach 204", 0) > 20, counts
 
 
+def test_connections_opened_together_are_spread_over_the_workers(tmp_path: Path) -> None:
+    # Clients keep their connections open: those opened in a burst stay where they landed.
+    with MetalwireServer(tmp_path / "data", args=["--workers", "2"]) as server:
+        assert server.process is not None
+        wait_for(lambda: server.log().count("serving (pid") == 2, 60, "2 workers serving")
+        workers = workers_of(server.process.pid)
+        opened = [http.client.HTTPConnection("127.0.0.1", server.port) for _ in range(64)]
+        try:
+            # A burst that arrives while one worker is busy: all 64 wait to be accepted, and
+            # the other worker comes round to them first.
+            for pid in workers:
+                os.kill(pid, signal.SIGSTOP)
+            try:
+                for connection in opened:
+                    connection.connect()
+                os.kill(workers[0], signal.SIGCONT)
+                time.sleep(0.5)
+            finally:
+                for pid in workers:
+                    os.kill(pid, signal.SIGCONT)
+            for connection in opened:
+                connection.request("GET", "/v1/nodes", headers=HEADERS)
+                assert connection.getresponse().read() and connection.sock is not None
+            ports = [c.sock.getsockname()[1] for c in opened]  # type: ignore[union-attr]
+            held = Counter(serving_pids(server.port, ports, workers).values())
+        finally:
+            for connection in opened:
+                connection.close()
+    # Spread by a hash of the client's port: below 16 of 64 one time in 50,000.
+    assert sum(held.values()) == 64 and min(held[pid] for pid in workers) >= 16, held
+
+
 def test_a_killed_worker_is_replaced_and_sigterm_stops_them_all(tmp_path: Path) -> None:
     with MetalwireServer(tmp_path / "data", args=["--workers", "2"]) as server:
         assert server.process is not None
@@ -94,7 +127,9 @@ def test_a_killed_worker_is_replaced_and_sigterm_stops_them_all(tmp_path: Path) 
         wait_for(lambda: len(workers_of(supervisor)) == 2, 30, "2 workers")
         victim, survivor = workers_of(supervisor)
         os.kill(victim, signal.SIGKILL)
-        # The other worker answers meanwhile, each request on a new connection.
+        # Once it has ended (its socket closed with it) the other worker answers meanwhile,
+        # each request on a new connection.
+        wait_for(lambda: _ended(victim), 10, f"worker {victim} ends")
         for _ in range(20):
             assert httpx.get(server.url + "/v1/nodes", headers=HEADERS).status_code == 200
         wait_for(lambda: len(workers_of(supervisor)) == 2, 60, "a new worker")
@@ -209,7 +244,7 @@ def test_an_empty_host_ip_serves_every_address_with_workers_as_without(
     tmp_path: Path, workers: int
 ) -> None:
     # host_ip "" is every IPv4 and every IPv6 address: asyncio binds one socket for each
-    # when one process serves, and the workers share the same sockets.
+    # when one process serves, and each worker binds its own two.
     if not socket.has_ipv6 or not _loopback_ipv6():
         pytest.skip("this machine has no IPv6 loopback address")
     env = {"METALWIRE_API_ALLOW_INSECURE_NOAUTH": "true"}
@@ -221,6 +256,14 @@ def test_an_empty_host_ip_serves_every_address_with_workers_as_without(
         for address in ("127.0.0.1", "[::1]"):
             url = f"http://{address}:{server.port}/v1/nodes"
             assert httpx.get(url, headers=HEADERS).status_code == 200, address
+
+
+def _ended(pid: int) -> bool:
+    """Whether the process has exited (a zombie until its parent reaps it, or gone)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
 
 
 def _loopback_ipv6() -> bool:

@@ -22,12 +22,16 @@ from metalwire.errors import Invalid
 LISTEN_BACKLOG = 2048
 
 
-def bound_sockets(host: str, port: int) -> list[socket.socket]:
+def bound_sockets(host: str, port: int, *, shared: bool = False) -> list[socket.socket]:
     """Sockets bound to ``host:port`` as asyncio binds a server's, not yet listening: one per
     address the host resolves to (an empty host: every IPv4 and IPv6 address), with address
     reuse (a port whose old connections linger in TIME_WAIT is free), an IPv6 socket taking
     IPv6 only. Raises Invalid naming the fix when one cannot be bound (in use, or an address
-    this machine does not have); then none is left open."""
+    this machine does not have); then none is left open.
+
+    ``shared``: the port is shared with the other workers of the server (``SO_REUSEPORT``,
+    which only sockets of the same user that set it too can share): each worker listens on
+    a socket of its own and the kernel spreads new connections over them."""
     try:
         found = socket.getaddrinfo(
             host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
@@ -41,7 +45,7 @@ def bound_sockets(host: str, port: int) -> list[socket.socket]:
             if (family, address) in seen:
                 continue
             seen.add((family, address))
-            sockets.append(_bound(family, kind, proto, address, host, port))
+            sockets.append(_bound(family, kind, proto, address, host, port, shared))
     except BaseException:
         for sock in sockets:
             sock.close()
@@ -49,9 +53,13 @@ def bound_sockets(host: str, port: int) -> list[socket.socket]:
     return sockets
 
 
-def _bound(family: int, kind: int, proto: int, address: Any, host: str, port: int) -> socket.socket:
+def _bound(
+    family: int, kind: int, proto: int, address: Any, host: str, port: int, shared: bool
+) -> socket.socket:
     sock = socket.socket(family, kind, proto)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if shared:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     if family == socket.AF_INET6:
         sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
     try:
@@ -70,7 +78,6 @@ def _bound(family: int, kind: int, proto: int, address: Any, host: str, port: in
                 "addresses, 127.0.0.1 or 0.0.0.0"
             ) from None
         raise
-    sock.set_inheritable(True)  # the worker processes of one server share it
     return sock
 
 

@@ -1,13 +1,21 @@
 """``metalwire serve`` with ``[api] api_workers`` above 1: one port, several server processes.
 
-The process started is the supervisor. It checks the setup and upgrades the schema as a
-single server does (``server.run_serve``), binds the port, then starts the workers: fresh
-interpreters (``spawn``) given the configuration it read, each a complete server (API,
-conductor, network interfaces) on its own event loop and database connections, accepting
-connections on the shared socket. The supervisor serves nothing itself.
+The process started is the supervisor. It checks the setup (the port free among it) and
+upgrades the schema as a single server does (``server.run_serve``), then starts the workers:
+fresh interpreters (``spawn``) given the configuration it read, each a complete server (API,
+conductor, network interfaces) on its own event loop and database connections. The
+supervisor serves nothing itself.
 
-- SIGTERM or SIGINT: the supervisor closes its copy of the listening socket, and each
-  worker stops accepting, finishes its requests and its background provision steps
+Each worker listens on a socket of its own, bound to the port with ``SO_REUSEPORT``, and the
+kernel spreads new connections over the workers listening (by a hash of the client's address
+and port). With one socket shared by all, the worker that woke first took every connection
+waiting, and clients keep theirs open: 32 connections opened together all went to one of two
+workers, which answered them from then on while the other idled. A worker that dies takes
+with it the connections waiting on its socket, not yet accepted, as well as its own; the
+next connections go to the others until it is started again.
+
+- SIGTERM or SIGINT: each worker stops accepting (its socket closed), finishes its requests
+  and its background provision steps
   (``[DEFAULT] graceful_shutdown_timeout``) and exits; one that has not within
   :data:`STOP_WAIT` seconds more is killed.
 - SIGHUP: each worker reloads its files (policy, logging configuration), as a single server
@@ -38,7 +46,6 @@ import multiprocessing
 import os
 import shutil
 import signal
-import socket
 import tempfile
 import threading
 import time
@@ -100,12 +107,10 @@ class Supervisor:
         self,
         args: argparse.Namespace,
         conf: config_module.Config,
-        sockets: list[socket.socket],
         shared_dir: Path,
     ) -> None:
         self.args = args
         self.conf = conf
-        self.sockets = sockets
         self.shared_dir = shared_dir
         self.context = multiprocessing.get_context("spawn")
         self.workers = [_Worker(index) for index in range(conf.api.api_workers)]
@@ -120,7 +125,6 @@ class Supervisor:
                 self.args,
                 self.conf,
                 worker.index,
-                self.sockets,
                 self.shared_dir,
                 os.getpid(),
                 tell_ready,
@@ -219,9 +223,6 @@ class Supervisor:
         """Each worker finishes its requests and background steps; one still running
         after STOP_WAIT plus ``graceful_shutdown_timeout`` (none if that is 0) is killed."""
         self.stopping = True
-        for sock in self.sockets:  # new connections are refused, not left to wait
-            sock.close()
-        self.sockets = []
         started = [w for w in self.workers if w.process is not None]
         for worker in started:
             _signal(worker.process, signal.SIGTERM)  # type: ignore[arg-type]
@@ -250,18 +251,13 @@ def warn_on_sqlite(workers: int) -> None:
 def supervise(args: argparse.Namespace, conf: config_module.Config) -> int:
     """Run ``[api] api_workers`` workers on ``[api] host_ip``:``port`` until stopped."""
     from metalwire.api.metrics import MULTIPROCESS_DIR_VARIABLE
-    from metalwire.cli.listening import bound_sockets
 
-    with contextlib.ExitStack() as stack:
-        sockets = bound_sockets(conf.api.host_ip, conf.api.port)
-        for sock in sockets:
-            stack.enter_context(sock)
-        shared_dir = stack.enter_context(shared_directory())
+    with shared_directory() as shared_dir:
         metrics_dir = shared_dir / "metrics"
         metrics_dir.mkdir()
         # Read by prometheus_client when each worker imports it.
         os.environ[MULTIPROCESS_DIR_VARIABLE] = str(metrics_dir)
-        supervisor = Supervisor(args, conf, sockets, shared_dir)
+        supervisor = Supervisor(args, conf, shared_dir)
         signal.signal(signal.SIGTERM, supervisor.ask_to_stop)
         signal.signal(signal.SIGINT, supervisor.ask_to_stop)
         signal.signal(signal.SIGHUP, supervisor.reload)
@@ -316,19 +312,18 @@ def run_worker(
     args: argparse.Namespace,
     conf: config_module.Config,
     index: int,
-    sockets: list[socket.socket],
     shared_dir: Path,
     supervisor_pid: int,
     tell_ready: Connection,
 ) -> None:
-    """One worker: the server of ``metalwire serve`` on the supervisor's socket, with the
+    """One worker: the server of ``metalwire serve`` on a socket of its own on the port, with the
     configuration the supervisor read (a file changed since is read on the next restart of
     the whole server, as with one process)."""
     import sys
 
     from metalwire.api import app as _app  # noqa: F401  (before logging: see run_serve)
     from metalwire.cli import server
-    from metalwire.cli.listening import LISTEN_BACKLOG
+    from metalwire.cli.listening import LISTEN_BACKLOG, bound_sockets
     from metalwire.errors import MetalwireError
     from metalwire.services import WorkerPlace
 
@@ -338,12 +333,14 @@ def run_worker(
         server.configure_logging(conf, args.log_level)
         tls = server.tls_files(conf)
         app = server.serving_app(conf, args, WorkerPlace(index, shared_dir))
+        # Bound last: another process can have taken the port since the supervisor checked.
+        sockets = bound_sockets(conf.api.host_ip, conf.api.port, shared=True)
     except MetalwireError as exc:
         LOG.error("worker %d cannot start: %s", index, exc)
         sys.exit(2)
     _stop_with(supervisor_pid)
-    # Connections are queued from now on (the sockets are shared: the first worker here
-    # makes them listen for all), and answered once the server below accepts them.
+    # From now on the kernel gives this worker its share of new connections, queued until the
+    # server below accepts them.
     for sock in sockets:
         sock.listen(LISTEN_BACKLOG)
     LOG.info("worker %d serving (pid %d)", index, os.getpid())
