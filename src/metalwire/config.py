@@ -282,6 +282,13 @@ class DatabaseOptions:
         "prepared statements from one server connection to another (PgBouncer before 1.21, "
         "or with max_prepared_statements = 0).",
     )
+    multi_statement_queries: bool = _opt(
+        True,
+        "On MariaDB and MySQL, send the statements of an operation that go together (a VIF "
+        "operation's reads; its writes with the COMMIT) as one multi-statement query, one "
+        "round trip. Set false for a proxy in front of the database that does not pass "
+        "multi-statement queries: each statement then goes on its own.",
+    )
     sqlite_write_wait: float = _opt(
         30.0,
         "On SQLite, seconds a write waits for its turn, behind the other writes of this "

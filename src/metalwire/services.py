@@ -159,6 +159,7 @@ def build_services(
         config.database.pool_size,
         prepared_statements=config.database.prepared_statements,
         sqlite_write_wait=config.database.sqlite_write_wait,
+        multi_statements=config.database.multi_statement_queries,
     )
     try:
         return _services_on(db, config, tbn, upgrade_schema, worker)

@@ -60,7 +60,9 @@ def _with_database(
                 )
                 return 1
             db = Database(
-                config.database_url(), sqlite_write_wait=config.database.sqlite_write_wait
+                config.database_url(),
+                sqlite_write_wait=config.database.sqlite_write_wait,
+                multi_statements=config.database.multi_statement_queries,
             )
         except MetalwireError as exc:
             print(f"metalwire: {exc}", file=sys.stderr)

@@ -114,6 +114,7 @@ def make_engine(
     autocommit: bool = False,
     prepared_statements: bool = True,
     sqlite_wait: float = WRITE_TURN_TIMEOUT,
+    multi_statements: bool = True,
 ) -> Engine:
     """An engine for ``url``; raises Invalid for a malformed URL or a missing driver.
 
@@ -121,9 +122,13 @@ def make_engine(
     ``prepared_statements`` (PostgreSQL): whether a connection prepares the statements it runs
     again (``[database] prepared_statements``). ``sqlite_wait`` (SQLite): seconds a statement
     waits for another process's lock on the file (SQLite's busy timeout).
+    ``multi_statements`` (MariaDB, MySQL): whether statements sent together go as one query
+    (``[database] multi_statement_queries``).
     """
     try:
-        return _make_engine(url, pool_size, autocommit, prepared_statements, sqlite_wait)
+        return _make_engine(
+            url, pool_size, autocommit, prepared_statements, sqlite_wait, multi_statements
+        )
     except (ArgumentError, ValueError) as exc:  # ValueError: a port that is no number
         shown = redact.without_userinfo(url)
         advice = _SCHEME_ADVICE.get(url.partition("://")[0])
@@ -150,7 +155,12 @@ def _make_directory(directory: Path) -> None:
 
 
 def _make_engine(
-    url: str, pool_size: int, autocommit: bool, prepared_statements: bool, sqlite_wait: float
+    url: str,
+    pool_size: int,
+    autocommit: bool,
+    prepared_statements: bool,
+    sqlite_wait: float,
+    multi_statements: bool,
 ) -> Engine:
     if _is_sqlite(url):
         if make_url(url).database in (None, "", ":memory:"):
@@ -192,7 +202,7 @@ def _make_engine(
     elif engine.dialect.driver == "pymysql":
         from metalwire.db import mysql_link
 
-        mysql_link.configure(engine)
+        mysql_link.configure(engine, multi_statements)
     return engine
 
 
@@ -402,10 +412,15 @@ class Database:
         pool_size: int = 10,
         prepared_statements: bool = True,
         sqlite_write_wait: float = WRITE_TURN_TIMEOUT,
+        multi_statements: bool = True,
     ) -> None:
         self.url = url
         self.engine = make_engine(
-            url, pool_size, prepared_statements=prepared_statements, sqlite_wait=sqlite_write_wait
+            url,
+            pool_size,
+            prepared_statements=prepared_statements,
+            sqlite_wait=sqlite_write_wait,
+            multi_statements=multi_statements,
         )
         self.is_sqlite = _is_sqlite(url)
         # SQLite: seconds a write waits for its turn, in this process and then for another
@@ -420,7 +435,11 @@ class Database:
             self.engine
             if self.is_sqlite
             else make_engine(
-                url, pool_size, autocommit=True, prepared_statements=prepared_statements
+                url,
+                pool_size,
+                autocommit=True,
+                prepared_statements=prepared_statements,
+                multi_statements=multi_statements,
             )
         )
         # sqlite, postgresql or mysql (MariaDB and Galera included): where the engines

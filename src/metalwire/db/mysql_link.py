@@ -14,7 +14,9 @@ Two things psycopg does for PostgreSQL and PyMySQL does not:
   stops at the first that fails, so nothing after a failed statement runs, its COMMIT
   included.
 
-Multi-statement queries are allowed on metalwire's connections (``CLIENT.MULTI_STATEMENTS``).
+Multi-statement queries are allowed on metalwire's connections (``CLIENT.MULTI_STATEMENTS``)
+unless ``[database] multi_statement_queries`` is false (for a proxy that does not pass them):
+the groups then go one statement a round trip, as on SQLite.
 Every statement metalwire sends takes its values as parameters, which PyMySQL escapes; no
 statement's text is made from a request.
 """
@@ -40,6 +42,10 @@ class Connection(PyMySQLConnection):  # type: ignore[misc]  # PyMySQL has no typ
     """
 
     _unsure = False
+
+    def sends_groups(self) -> bool:
+        """Whether the connection may send several statements in one query."""
+        return bool(self.client_flag & CLIENT.MULTI_STATEMENTS)
 
     def in_transaction(self) -> bool:
         """Whether a transaction may be open on the server."""
@@ -70,12 +76,14 @@ class Connection(PyMySQLConnection):  # type: ignore[misc]  # PyMySQL has no typ
             self._unsure = False
 
 
-def configure(engine: Engine) -> None:
-    """Make the engine's connections :class:`Connection`, with multi-statement queries."""
+def configure(engine: Engine, multi_statements: bool = True) -> None:
+    """Make the engine's connections :class:`Connection`, with multi-statement queries
+    unless ``multi_statements`` is false."""
 
     @event.listens_for(engine, "do_connect")
     def _connect(_dialect: Any, _record: Any, cargs: Any, cparams: dict[str, Any]) -> Any:
-        cparams["client_flag"] = cparams.get("client_flag", 0) | CLIENT.MULTI_STATEMENTS
+        if multi_statements:
+            cparams["client_flag"] = cparams.get("client_flag", 0) | CLIENT.MULTI_STATEMENTS
         return Connection(*cargs, **cparams)
 
 

@@ -399,10 +399,10 @@ def _send_pipeline(raw: Any, todo: Statements, commit: bool, key: type[Exception
 
 
 def _multi_statements(raw: Any) -> bool:
-    """Whether the PyMySQL connection is metalwire's, which sends groups as one query."""
+    """Whether the PyMySQL connection is metalwire's and sends groups as one query."""
     from metalwire.db import mysql_link  # PyMySQL is installed only for MariaDB and MySQL
 
-    return isinstance(raw, mysql_link.Connection)
+    return isinstance(raw, mysql_link.Connection) and raw.sends_groups()
 
 
 def _send_multi(raw: Any, todo: Statements, commit: bool, key: type[Exception]) -> list[Any]:
