@@ -87,7 +87,7 @@ class MariaDBServer:
         if owner is not None:
             os.chown(self.root, *owner)
         user_args = ["--user=mysql"] if owner is not None else []
-        subprocess.run(
+        installed = subprocess.run(
             [
                 "mariadb-install-db",
                 "--no-defaults",
@@ -96,10 +96,13 @@ class MariaDBServer:
                 "--auth-root-authentication-method=normal",
                 "--skip-test-db",
             ],
-            check=True,
             capture_output=True,
             timeout=120,
         )
+        if installed.returncode != 0:  # what it said, not only its status
+            said = (installed.stdout + installed.stderr).decode(errors="replace")
+            shutil.rmtree(self.root, ignore_errors=True)
+            raise MariaDBError(f"mariadb-install-db exited {installed.returncode}:\n{said}")
         self.port = free_port()
         with (self.root / "server.log").open("ab") as log:
             self.process = self._spawn(log, user_args)
