@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from typing import Any
 
 import pymysql
 import pytest
@@ -19,32 +18,9 @@ from metalwire.db import mysql_link
 from metalwire.db.engine import Database
 from metalwire.db.statements import Sql
 from tests.conftest import Api
+from tests.db.conftest import Sent
 
 pytestmark = pytest.mark.mariadb
-
-
-class Sent:
-    """Every query metalwire's MariaDB connections send, in order (one per round trip)."""
-
-    def __init__(self) -> None:
-        self.queries: list[str] = []
-
-    def take(self) -> list[str]:
-        queries, self.queries = self.queries, []
-        return queries
-
-
-@pytest.fixture
-def sent(monkeypatch: pytest.MonkeyPatch) -> Sent:
-    seen = Sent()
-    query = mysql_link.Connection.query
-
-    def counted(self: mysql_link.Connection, sql: Any, unbuffered: bool = False) -> int:
-        seen.queries.append(sql if isinstance(sql, str) else sql.decode())
-        return query(self, sql, unbuffered)
-
-    monkeypatch.setattr(mysql_link.Connection, "query", counted)
-    return seen
 
 
 @pytest.mark.parametrize("database", [pytest.param("mariadb", marks=pytest.mark.mariadb)])

@@ -5,7 +5,6 @@ work as with them (a real MariaDB)."""
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 import pymysql
 import pytest
@@ -14,6 +13,7 @@ from metalwire.config import Config
 from metalwire.db import mysql_link
 from metalwire.db.engine import Database
 from tests.conftest import Api
+from tests.db.conftest import Sent
 
 pytestmark = pytest.mark.mariadb
 
@@ -24,30 +24,17 @@ def config(config: Config, database: str) -> Config:
     return config
 
 
-@pytest.fixture
-def sent(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    seen: list[str] = []
-    query = mysql_link.Connection.query
-
-    def counted(self: mysql_link.Connection, sql: Any, unbuffered: bool = False) -> int:
-        seen.append(sql if isinstance(sql, str) else sql.decode())
-        return query(self, sql, unbuffered)
-
-    monkeypatch.setattr(mysql_link.Connection, "query", counted)
-    return seen
-
-
 @pytest.mark.parametrize("database", [pytest.param("mariadb", marks=pytest.mark.mariadb)])
-def test_each_statement_of_a_vif_attach_goes_on_its_own(api: Api, sent: list[str]) -> None:
+def test_each_statement_of_a_vif_attach_goes_on_its_own(api: Api, sent: Sent) -> None:
     node = api.post("/v1/nodes", {"driver": "fake-hardware", "name": "single"}).json()
     port = {"node_uuid": node["uuid"], "address": "52:54:00:00:0b:01"}
     assert api.post("/v1/ports", port).status_code == 201
     path = f"/v1/nodes/{node['uuid']}/vifs"
     vif = str(uuid.uuid4())
 
-    sent.clear()
+    sent.take()
     assert api.post(path, {"id": vif}).status_code == 204
-    attach = list(sent)
+    attach = sent.take()
     assert api.get(path).json()["vifs"] == [{"id": vif}]
     assert api.delete(f"{path}/{vif}").status_code == 204
     assert api.get(path).json()["vifs"] == []

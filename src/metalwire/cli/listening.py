@@ -83,7 +83,7 @@ def _bound(
 
 def check_port_free(host: str, port: int) -> None:
     """Raise Invalid naming the fix when ``host:port`` cannot be bound; the server binds it
-    right after."""
+    right after (with several workers, each binds its own once its application is built)."""
     for sock in bound_sockets(host, port):
         sock.close()
 

@@ -120,9 +120,18 @@ def identifier(text: str) -> str:
     return text
 
 
-def add_node_argument(parser: argparse.ArgumentParser) -> None:
-    """The ``NODE`` argument of a command on one node."""
+def add_node_command(
+    commands: Any,
+    name: str,
+    common: argparse.ArgumentParser,
+    help: str,
+    handler: Handler,
+    formatted: bool = False,
+) -> argparse.ArgumentParser:
+    """A command on one node (:func:`add_command`), its first argument ``NODE``."""
+    parser = add_command(commands, name, common, help, handler, formatted)
     parser.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
+    return parser
 
 
 def sort_order(text: str) -> tuple[str, str | None]:

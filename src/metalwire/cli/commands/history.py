@@ -8,9 +8,8 @@ import sys
 from typing import Any
 
 from metalwire.cli.commands.common import (
-    add_command,
     add_list_arguments,
-    add_node_argument,
+    add_node_command,
     identifier,
     list_query,
     print_resource,
@@ -44,20 +43,17 @@ def _history_show(client: Client, args: argparse.Namespace) -> int:
 
 def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
     """Add ``validate`` and ``history list|show`` to the actions of ``metalwire node``."""
-    validate = add_command(
+    add_node_command(
         node_actions, "validate", common, "Check each of a node's interfaces", _validate, True
     )
-    add_node_argument(validate)
 
     history = node_actions.add_parser("history", help="what happened to a node (API 1.78)")
     actions = history.add_subparsers(dest="history_command", metavar="ACTION", required=True)
-    listing = add_command(
+    listing = add_node_command(
         actions, "list", common, "List a node's history, oldest first", _history_list, True
     )
-    add_node_argument(listing)
     add_list_arguments(listing)
-    show = add_command(
+    show = add_node_command(
         actions, "show", common, "Show one event of a node's history", _history_show, True
     )
-    add_node_argument(show)
     show.add_argument("event", type=identifier, metavar="EVENT", help="UUID of the event")

@@ -18,7 +18,7 @@ from metalwire.cli.commands.common import (
     add_command,
     add_flag_pair,
     add_list_arguments,
-    add_node_argument,
+    add_node_command,
     add_unset_arguments,
     boolean,
     delete_each,
@@ -312,12 +312,10 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         help="only nodes in a shard (true) or in none (false) (API 1.82)",
     )
 
-    show = add_command(actions, "show", common, "Show a node", _node_show, True)
-    add_node_argument(show)
+    show = add_node_command(actions, "show", common, "Show a node", _node_show, True)
     show.add_argument("--fields", nargs="+", metavar="FIELD", help="show only these fields")
 
-    set_ = add_command(actions, "set", common, "Set node fields", _node_set)
-    add_node_argument(set_)
+    set_ = add_node_command(actions, "set", common, "Set node fields", _node_set)
     set_.add_argument("--driver", help="hardware type")
     set_.add_argument(
         "--instance-uuid", dest="instance_uuid", metavar="UUID", help="the instance on the node"
@@ -342,8 +340,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     _add_node_field_options(set_, creating=False)
 
-    unset = add_command(actions, "unset", common, "Unset node fields", _node_unset)
-    add_node_argument(unset)
+    unset = add_node_command(actions, "unset", common, "Unset node fields", _node_unset)
     add_unset_arguments(unset, "node", NODE_UNSETS, NODE_DICTS)
 
     delete = add_command(actions, "delete", common, "Delete nodes", _node_delete)
@@ -352,8 +349,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
 
     for command, (_, _, help_text) in PROVISION_COMMANDS.items():
-        verb = add_command(actions, command, common, help_text, _provision(command))
-        add_node_argument(verb)
+        add_node_command(actions, command, common, help_text, _provision(command))
 
     maint = actions.add_parser("maintenance", help="set or unset maintenance mode")
     maint_actions = maint.add_subparsers(

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from metalwire.cli.commands.common import Handler, add_command, add_node_argument, whole_seconds
+from metalwire.cli.commands.common import Handler, add_node_command, whole_seconds
 from metalwire.cli.output import print_record
 from metalwire.client import Client
 from metalwire.client.client import PowerTarget
@@ -65,27 +65,29 @@ def _console_show(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
+def _actions(parent: Any, name: str, help: str, dest: str, metavar: str = "ACTION") -> Any:
+    """``parent``'s command ``name``, whose own commands (``metavar``) follow it."""
+    group = parent.add_parser(name, help=help)
+    return group.add_subparsers(dest=dest, metavar=metavar, required=True)
+
+
 def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
     """Add ``power on|off``, ``reboot``, ``boot device set|show``, ``boot mode set``,
     ``secure boot on|off``, ``inject nmi`` and ``console show|enable|disable`` to ``metalwire
     node``."""
-    power = node_actions.add_parser("power", help="power a node on or off")
-    power_actions = power.add_subparsers(dest="power_command", metavar="ACTION", required=True)
-    commands = [
-        add_command(power_actions, "on", common, "Power a node on", _power("power on", None)),
-        add_command(
-            power_actions,
-            "off",
-            common,
-            "Power a node off",
-            _power("power off", "soft power off"),
+    power_actions = _actions(node_actions, "power", "power a node on or off", "power_command")
+    hard = add_node_command(
+        power_actions, "on", common, "Power a node on", _power("power on", None)
+    )
+    soft = [
+        add_node_command(
+            power_actions, "off", common, "Power a node off", _power("power off", "soft power off")
         ),
-        add_command(
+        add_node_command(
             node_actions, "reboot", common, "Reboot a node", _power("rebooting", "soft rebooting")
         ),
     ]
-    for parser in commands:
-        add_node_argument(parser)
+    for parser in (hard, *soft):
         parser.add_argument(
             "--power-timeout",
             dest="power_timeout",
@@ -93,93 +95,79 @@ def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
             metavar="SECONDS",
             help="seconds the power change may take before it fails (API 1.27)",
         )
-    for parser in commands[1:]:
+    for parser in soft:
         parser.add_argument(
             "--soft",
             action="store_true",
             help="ask the operating system to shut down first (API 1.27)",
         )
 
-    boot = node_actions.add_parser("boot", help="the device a node boots from")
-    boot_kinds = boot.add_subparsers(dest="boot_command", metavar="WHAT", required=True)
-    device = boot_kinds.add_parser("device", help="set or show a node's boot device")
-    device_actions = device.add_subparsers(
-        dest="boot_device_command", metavar="ACTION", required=True
+    boot_kinds = _actions(
+        node_actions, "boot", "the device a node boots from", "boot_command", "WHAT"
     )
-    set_ = add_command(
+    device_actions = _actions(
+        boot_kinds, "device", "set or show a node's boot device", "boot_device_command"
+    )
+    set_ = add_node_command(
         device_actions, "set", common, "Set the device a node boots from", _boot_device_set
     )
-    add_node_argument(set_)
     set_.add_argument("device", metavar="DEVICE", help="pxe, disk, cdrom, bios, safe, ...")
     set_.add_argument(
-        "--persistent",
-        action="store_true",
-        help="boot from it every time, not only the next",
+        "--persistent", action="store_true", help="boot from it every time, not only the next"
     )
-    show = add_command(
+    show = add_node_command(
         device_actions, "show", common, "Show the device a node boots from", _boot_device_show, True
     )
-    add_node_argument(show)
     show.add_argument(
         "--supported",
         action="store_true",
         help="the devices the node's management interface can boot it from",
     )
 
-    mode = boot_kinds.add_parser("mode", help="set a node's boot mode (API 1.76)")
-    mode_actions = mode.add_subparsers(dest="boot_mode_command", metavar="ACTION", required=True)
-    mode_set = add_command(
+    mode_actions = _actions(
+        boot_kinds, "mode", "set a node's boot mode (API 1.76)", "boot_mode_command"
+    )
+    mode_set = add_node_command(
         mode_actions, "set", common, "Change the mode a node boots in", _boot_mode_set
     )
-    add_node_argument(mode_set)
     mode_set.add_argument("mode", choices=("bios", "uefi"), metavar="MODE", help="bios or uefi")
 
-    secure = node_actions.add_parser("secure", help="a node's secure boot (API 1.76)")
-    secure_kinds = secure.add_subparsers(dest="secure_command", metavar="WHAT", required=True)
-    secure_boot = secure_kinds.add_parser("boot", help="turn a node's secure boot on or off")
-    secure_actions = secure_boot.add_subparsers(
-        dest="secure_boot_command", metavar="ACTION", required=True
+    secure_kinds = _actions(
+        node_actions, "secure", "a node's secure boot (API 1.76)", "secure_command", "WHAT"
     )
-    nmi = node_actions.add_parser("inject", help="interrupt a node (API 1.29)")
-    nmi_kinds = nmi.add_subparsers(dest="inject_command", metavar="WHAT", required=True)
-    for parser in (
-        add_command(
-            secure_actions,
-            "on",
-            common,
-            "Turn secure boot on",
-            _switch(Client.set_secure_boot, True),
-        ),
-        add_command(
-            secure_actions,
-            "off",
-            common,
-            "Turn secure boot off",
-            _switch(Client.set_secure_boot, False),
-        ),
-        add_command(nmi_kinds, "nmi", common, "Send a node a non-maskable interrupt", _inject_nmi),
-    ):
-        add_node_argument(parser)
+    secure_actions = _actions(
+        secure_kinds, "boot", "turn a node's secure boot on or off", "secure_boot_command"
+    )
+    add_node_command(
+        secure_actions, "on", common, "Turn secure boot on", _switch(Client.set_secure_boot, True)
+    )
+    add_node_command(
+        secure_actions,
+        "off",
+        common,
+        "Turn secure boot off",
+        _switch(Client.set_secure_boot, False),
+    )
+    nmi_kinds = _actions(
+        node_actions, "inject", "interrupt a node (API 1.29)", "inject_command", "WHAT"
+    )
+    add_node_command(nmi_kinds, "nmi", common, "Send a node a non-maskable interrupt", _inject_nmi)
 
-    console = node_actions.add_parser("console", help="a node's serial console")
-    console_actions = console.add_subparsers(
-        dest="console_command", metavar="ACTION", required=True
+    console_actions = _actions(
+        node_actions, "console", "a node's serial console", "console_command"
     )
-    for parser in (
-        add_command(console_actions, "show", common, "Show a node's console", _console_show, True),
-        add_command(
-            console_actions,
-            "enable",
-            common,
-            "Start a node's console",
-            _switch(Client.set_console, True),
-        ),
-        add_command(
-            console_actions,
-            "disable",
-            common,
-            "Stop a node's console",
-            _switch(Client.set_console, False),
-        ),
-    ):
-        add_node_argument(parser)
+    add_node_command(console_actions, "show", common, "Show a node's console", _console_show, True)
+    add_node_command(
+        console_actions,
+        "enable",
+        common,
+        "Start a node's console",
+        _switch(Client.set_console, True),
+    )
+    add_node_command(
+        console_actions,
+        "disable",
+        common,
+        "Stop a node's console",
+        _switch(Client.set_console, False),
+    )

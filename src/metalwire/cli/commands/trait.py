@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from metalwire.cli.commands.common import add_command, add_node_argument, identifier, run_each
+from metalwire.cli.commands.common import add_node_command, identifier, run_each
 from metalwire.cli.output import UsageError, print_listing
 from metalwire.client import Client
 
@@ -44,11 +44,9 @@ def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
     """Add ``trait list|add|remove`` to the actions of ``metalwire node``."""
     trait = node_actions.add_parser("trait", help="list, add and remove a node's traits")
     actions = trait.add_subparsers(dest="trait_command", metavar="ACTION", required=True)
-    listing = add_command(actions, "list", common, "List a node's traits", _trait_list, True)
-    add = add_command(actions, "add", common, "Add traits to a node", _trait_add)
-    remove = add_command(actions, "remove", common, "Remove traits from a node", _trait_remove)
-    for parser in (listing, add, remove):
-        add_node_argument(parser)
+    add_node_command(actions, "list", common, "List a node's traits", _trait_list, True)
+    add = add_node_command(actions, "add", common, "Add traits to a node", _trait_add)
+    remove = add_node_command(actions, "remove", common, "Remove traits from a node", _trait_remove)
     add.add_argument(
         "traits",
         nargs="+",

@@ -7,8 +7,7 @@ import sys
 from typing import Any
 
 from metalwire.cli.commands.common import (
-    add_command,
-    add_node_argument,
+    add_node_command,
     dict_values,
     identifier,
     key_value,
@@ -198,12 +197,12 @@ def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
     """Add ``vif list|attach|detach`` to the actions of ``metalwire node``."""
     vif = node_actions.add_parser("vif", help="list, attach and detach VIFs")
     vif_actions = vif.add_subparsers(dest="vif_command", metavar="ACTION", required=True)
-    vlist = add_command(
+    add_node_command(
         vif_actions, "list", common, "List the VIFs attached to a node", _vif_list, True
     )
-    add_node_argument(vlist)
-    attach = add_command(vif_actions, "attach", common, "Attach a VIF to a node", _vif_attach, True)
-    add_node_argument(attach)
+    attach = add_node_command(
+        vif_actions, "attach", common, "Attach a VIF to a node", _vif_attach, True
+    )
     attach.add_argument(
         "vif_id", type=identifier, metavar="VIF", help="the VIF (e.g. a Neutron port UUID)"
     )
@@ -232,8 +231,7 @@ def register(node_actions: Any, common: argparse.ArgumentParser) -> None:
         help="attach nothing: show the port or portgroup the VIF would get and why every "
         "other one would not (metalwire only); exit status 1 if the attach would fail",
     )
-    detach = add_command(
+    detach = add_node_command(
         vif_actions, "detach", common, "Detach a VIF from a node", _vif_detach, True
     )
-    add_node_argument(detach)
     detach.add_argument("vif_id", type=identifier, metavar="VIF", help="the VIF to detach")
