@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
+from sqlalchemy.orm import Session
 
 from metalwire.api import microversion as mv
 from metalwire.api import openapi_bodies as bodies
@@ -38,11 +39,13 @@ from metalwire.db.models import Conductor
 router = APIRouter(prefix="/v1/conductors")
 
 
-def serving(c: Call) -> Serving:
-    """Which alive conductor serves which hardware type, as this server sees it."""
-    with c.services.db.read() as session:
-        rows = conductor_db.all_conductors(session)
-    return c.services.registry.serving(rows)
+def serving(c: Call, session: Session | None = None) -> Serving:
+    """Which alive conductor serves which hardware type, as this server sees it; read in
+    ``session`` when the request has one open."""
+    if session is None:
+        with c.services.db.read() as own:
+            return serving(c, own)
+    return c.services.registry.serving(conductor_db.all_conductors(session))
 
 
 def _authorize(c: Call) -> None:

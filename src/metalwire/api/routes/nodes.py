@@ -165,10 +165,10 @@ def _view(
 
 
 def _views(
-    c: Call, _session: Session, nodes: Sequence[Node], fields: list[str], sublinks: bool
+    c: Call, session: Session, nodes: Sequence[Node], fields: list[str], sublinks: bool
 ) -> list[dict[str, Any]]:
     masks = authz.field_masks(c)  # once per list
-    served = conductor_routes.serving(c) if "conductor" in fields else None  # once per list
+    served = conductor_routes.serving(c, session) if "conductor" in fields else None
     return [_view(c, n, fields, sublinks, masks, served) for n in nodes]
 
 

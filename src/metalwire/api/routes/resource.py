@@ -153,17 +153,20 @@ class Resource(Generic[Row]):
 
     def show(self, c: Call, row: Row) -> Document:
         """One row as the request's version and ``?fields=`` show it."""
+        with c.services.db.read() as session:
+            return self._shown(c, session, row)
+
+    def _shown(self, c: Call, session: Session, row: Row) -> Document:
         wanted = fields_param(c)
         fields = selected_fields(self.fields, c.version, wanted, None)
-        with c.services.db.read() as session:
-            return self.views(c, session, [row], fields, wanted is None)[0]
+        return self.views(c, session, [row], fields, wanted is None)[0]
 
     def get(self, c: Call, ident: str) -> Document:
         self.authorize_before_read(c, "get")
-        with c.services.db.read() as session:
+        with c.services.db.read() as session:  # the row and what its view reads: one read
             row = self.read(session, ident)
             self.authorize_get(c, session, row, ident)
-        return self.show(c, row)
+            return self._shown(c, session, row)
 
     def authorize_before_body(self, c: Call, ident: str) -> None:
         """What a patch of ``ident`` is refused for before its body is read: the row must be
