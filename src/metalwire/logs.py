@@ -52,6 +52,16 @@ def _request_fields() -> tuple[str, str, str]:
 
 
 _base_factory = logging.getLogRecordFactory()
+_CALLER_LOOKUP = logging._srcfile  # the file logging leaves out when it looks for the caller
+
+
+def _gather(everything: bool) -> None:
+    """Whether each record looks up the code that logged it (a walk up the stack), its
+    thread and its process. The text lines name none of them, so they are left out there, as
+    logging's documentation suggests for speed; JSON lines name them, and the formats of a
+    log_config_append file may."""
+    logging._srcfile = _CALLER_LOOKUP if everything else None
+    logging.logThreads = logging.logProcesses = logging.logMultiprocessing = everything
 
 
 def _record_with_request(*args: Any, **kwargs: Any) -> logging.LogRecord:
@@ -114,6 +124,7 @@ def configure(use_json: bool, debug: bool, log_config_append: str, level: str | 
 
     Raises :class:`Invalid` naming the file when ``log_config_append`` cannot be used."""
     logging.setLogRecordFactory(_record_with_request)
+    _gather(use_json or bool(log_config_append))
     if log_config_append:
         path = log_config_append
         if not Path(path).is_file():
