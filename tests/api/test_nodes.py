@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -34,6 +36,28 @@ def test_get_by_uuid_or_name(api: Api) -> None:
     node = api.node(name="by-name")
     assert api.get("/v1/nodes/by-name").json()["uuid"] == node["uuid"]
     assert api.get(f"/v1/nodes/{node['uuid']}").json()["name"] == "by-name"
+
+
+def test_a_node_is_shown_from_one_read_transaction(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The row, who may see it and its view (the conductor serving it included) are read
+    together, not in a transaction each."""
+    node = api.node(name="read-once")
+    db = api.client.app.state.services.db
+    reads = []
+    read = db.read
+
+    @contextlib.contextmanager
+    def counted() -> Iterator[Any]:
+        reads.append("read")
+        with read() as session:
+            yield session
+
+    monkeypatch.setattr(db, "read", counted)
+    shown = api.get("/v1/nodes/read-once").json()
+    assert shown["uuid"] == node["uuid"] and "conductor" in shown
+    assert reads == ["read"]
 
 
 def test_unknown_node_is_404_naming_it(api: Api) -> None:
