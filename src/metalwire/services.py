@@ -154,13 +154,7 @@ def build_services(
     warn_about_unpaired_ramdisks(config)
     inspection_hooks.enabled_hooks(config.inspector)  # as Ironic's conductor refuses
     tbn = RulesInForce(configured_rules(config.conductor))  # an invalid file stops the start
-    db = Database(
-        config.database_url(),
-        config.database.pool_size,
-        prepared_statements=config.database.prepared_statements,
-        sqlite_write_wait=config.database.sqlite_write_wait,
-        multi_statements=config.database.multi_statement_queries,
-    )
+    db = Database.configured(config.database_url(), config.database)
     try:
         return _services_on(db, config, tbn, upgrade_schema, worker)
     except BaseException:

@@ -16,7 +16,12 @@ def records() -> Iterator[list[logging.LogRecord]]:
     it was."""
     root = logging.getLogger()
     kept = (root.handlers[:], root.level, logging.getLogRecordFactory())
-    kept_flags = (logging._srcfile, logging.logThreads, logging.logProcesses)
+    kept_flags = (
+        logging._srcfile,
+        logging.logThreads,
+        logging.logProcesses,
+        logging.logMultiprocessing,
+    )
     seen: list[logging.LogRecord] = []
     handler = logging.Handler()
     handler.emit = seen.append  # type: ignore[method-assign]
@@ -26,8 +31,12 @@ def records() -> Iterator[list[logging.LogRecord]]:
     logger.removeHandler(handler)
     root.handlers[:], root.level = kept[0], kept[1]
     logging.setLogRecordFactory(kept[2])
-    logging._srcfile, logging.logThreads, logging.logProcesses = kept_flags
-    logging.logMultiprocessing = kept_flags[1]
+    (
+        logging._srcfile,
+        logging.logThreads,
+        logging.logProcesses,
+        logging.logMultiprocessing,
+    ) = kept_flags
 
 
 def _log_one() -> None:

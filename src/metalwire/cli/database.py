@@ -59,11 +59,7 @@ def _with_database(
                     file=sys.stderr,
                 )
                 return 1
-            db = Database(
-                config.database_url(),
-                sqlite_write_wait=config.database.sqlite_write_wait,
-                multi_statements=config.database.multi_statement_queries,
-            )
+            db = Database.configured(config.database_url(), config.database)
         except MetalwireError as exc:
             print(f"metalwire: {exc}", file=sys.stderr)
             return 2

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import URL, Engine, create_engine, event, make_url
 from sqlalchemy.engine import Connection, RootTransaction
@@ -403,8 +403,33 @@ class _KeptConnection:
                 self._connection = None
 
 
+class DatabaseSettings(Protocol):
+    """The ``[database]`` options a served database is made with (``config.DatabaseOptions``)."""
+
+    @property
+    def pool_size(self) -> int: ...
+    @property
+    def prepared_statements(self) -> bool: ...
+    @property
+    def sqlite_write_wait(self) -> float: ...
+    @property
+    def multi_statement_queries(self) -> bool: ...
+
+
 class Database:
     """Hands out read and write transactions on one engine."""
+
+    @classmethod
+    def configured(cls, url: str, settings: DatabaseSettings) -> Database:
+        """The database at ``url`` as the ``[database]`` options say to use it: the one way
+        the server and the ``metalwire db`` commands open theirs."""
+        return cls(
+            url,
+            settings.pool_size,
+            prepared_statements=settings.prepared_statements,
+            sqlite_write_wait=settings.sqlite_write_wait,
+            multi_statements=settings.multi_statement_queries,
+        )
 
     def __init__(
         self,
