@@ -221,7 +221,8 @@ def record_ports(r: Recorder) -> None:
         expect=406,
         version="1.33",
     )
-    r.call("port-show-missing", "GET", "/v1/ports/52:54:00:12:34:56", expect=404)
+    r.call("port-show-missing", "GET", "/v1/ports/a1b2c3d4-00ff-4000-8000-0000000000ff", expect=404)
+    r.call("port-show-by-mac", "GET", "/v1/ports/52:54:00:12:34:56", expect=400)
 
 
 def record_portgroups(r: Recorder) -> None:

@@ -9,6 +9,7 @@ ever deals with HTTP.
     |   +-- InvalidParameterValue      a named field has a bad value
     |   +-- MissingParameterValue      a required field is absent
     |   +-- PatchError                 a JSON patch cannot be applied
+    |   +-- BadRouteParameter          the path names a resource by neither UUID nor name
     |   +-- NoFreePhysicalPort         no port or portgroup can take the VIF
     |   +-- VifNotAttached             detach of a VIF the node does not have
     |   +-- InvalidStateRequested      provision verb not allowed from this state
@@ -323,6 +324,13 @@ class RouteNotFound(NotFound):
     routing = True
 
 
+class BadRouteParameter(Invalid):
+    """The path names a resource by something that cannot name one, refused as Ironic's
+    router refuses it, before any handler runs."""
+
+    routing = True
+
+
 class MethodNotServed(MetalwireError):
     """A resource newer than the request's version refuses a method other than GET (405),
     as Ironic's router refuses it there, naming the resource; no method is allowed."""
@@ -347,9 +355,11 @@ class MethodNotAllowed(MetalwireError):
     safe = True
     routing = True
 
-    def __init__(self, method: str, allowed: Sequence[str]) -> None:
+    def __init__(self, method: str, allowed: Sequence[str], why: str | None = None) -> None:
         super().__init__(
-            f"The method {method} is not allowed for this resource; it allows {', '.join(allowed)}."
+            why
+            or f"The method {method} is not allowed for this resource; it allows "
+            f"{', '.join(allowed)}."
         )
         self.allowed = tuple(allowed)
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Api, fault
+from tests.support.helpers import error_text
 
 JSON = {"Content-Type": "application/json"}
 
@@ -272,7 +273,7 @@ def test_odd_node_ident_in_the_path_is_404_or_400_never_500(api: Api, ident: str
     ):
         resp = api.get(url)
         assert resp.status_code in (400, 404), (url, resp.status_code, resp.text)
-        assert fault(resp)
+        assert error_text(resp)
     assert node_names(api) == ["present"]
 
 

@@ -88,6 +88,7 @@ ALLOWED: tuple[Allowed, ...] = (
             "network data",
             "chassis",
             "retirement",
+            "how a path names what it asks for",
         ),
         "*: body.reservation",
         "Ironic answers a PATCH with the node as its conductor still holds the lock; "
@@ -207,13 +208,6 @@ ALLOWED: tuple[Allowed, ...] = (
         "Ironic 39 answers a node's ports or portgroups listed by the node's name with a 404 "
         "('Portgroup None could not be found.'), and a portgroup's ports by the group's name "
         "with a 404; metalwire lists them, as it does by UUID",
-    ),
-    Allowed(
-        ("portgroups",),
-        "a port* by a malformed name: status",
-        "Ironic 39 answers a port or portgroup named by something that cannot be a name "
-        "(a space, a '!') with a 400; metalwire with the 404 of any name that names nothing, "
-        "which openstacksdk's find_port and find_port_group take as 'look it up by listing'",
     ),
     Allowed(
         ("portgroups",),

@@ -17,6 +17,7 @@ from tests.differential.scenarios import Scenario, run_scenario
 from tests.differential.shapes import differences
 from tests.differential.table import SCENARIOS
 from tests.differential.table_newer import NEWER_SCENARIOS
+from tests.differential.table_paths import PATH_SCENARIOS
 from tests.support.ironic import IronicServer
 from tests.support.server import MetalwireServer
 
@@ -35,7 +36,7 @@ def cases() -> list[Any]:
                     raises=AssertionError, strict=True, reason=NOT_SERVED_YET[version]
                 )
             )
-        for scenario in SCENARIOS + NEWER_SCENARIOS:
+        for scenario in SCENARIOS + NEWER_SCENARIOS + PATH_SCENARIOS:
             found.append(
                 pytest.param(version, scenario, id=f"{version}-{scenario.name}", marks=marks)
             )

@@ -85,6 +85,13 @@ def fault(resp: Any) -> str:
     return str(json.loads(resp.json()["error_message"])["faultstring"])
 
 
+def error_text(resp: Any) -> str:
+    """What an Ironic error body says, in either of its shapes: a handler's ``faultstring``
+    or the router's ``description``."""
+    error = json.loads(resp.json()["error_message"])
+    return str(error["faultstring"] if "faultstring" in error else error["description"])
+
+
 def in_ci() -> bool:
     """Whether the environment variable ``CI`` is set to something true."""
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")

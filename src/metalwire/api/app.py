@@ -16,12 +16,12 @@ from metalwire.api import errors
 from metalwire.api.auth.middleware import AuthMiddleware
 from metalwire.api.auth.policy import Policy
 from metalwire.api.auth.startup import build_strategy
-from metalwire.api.bookmarks import BookmarkPaths
 from metalwire.api.cross_site import CrossSiteGuard
 from metalwire.api.healthcheck import Healthcheck
 from metalwire.api.log_context import LogContext
 from metalwire.api.metrics import MetricsEndpoint, RequestMetrics, RouteRecorder
 from metalwire.api.middleware import ApiMiddleware, RequestLimits
+from metalwire.api.paths import IronicPaths
 from metalwire.api.reloads import api_files
 from metalwire.api.retry_after import RetryAfterForIronicclient
 from metalwire.api.route_table import api_routes
@@ -92,7 +92,7 @@ def create_app(
     if measured:
         app.add_middleware(RouteRecorder)  # innermost: sees the route the router matched
     app.add_middleware(VifEndpoints)
-    app.add_middleware(BookmarkPaths)
+    app.add_middleware(IronicPaths)  # the path the routes answer; malformed idents refused
     if measured and not config.metrics.public:
         app.add_middleware(MetricsEndpoint, db=services.db, audit=services.audit)
     app.add_middleware(CrossSiteGuard)  # metalwire's own writes, once the requester is known

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
@@ -136,6 +137,10 @@ def allowed_methods(request: Request) -> list[str]:
     return sorted(methods)
 
 
+# A path below a node's states or management that no route answers.
+_NODE_ACTION = re.compile(r"/v1/nodes/[^/]+/(states|management)/([^/]+)")
+
+
 class _HttpError(MetalwireError):
     safe = True
 
@@ -149,8 +154,18 @@ async def on_http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     error: MetalwireError
     if exc.status_code == 404:
-        why = not_served.message_for(request.url.path)
-        error = RouteNotFound(why or "The resource could not be found.")
+        path = request.url.path
+        action = _NODE_ACTION.fullmatch(path)
+        if action is not None:  # Ironic's router: a 405 below a node's states or management
+            error = MethodNotAllowed(
+                request.method,
+                (),
+                f"There is no {action[2]!r} below a node's {action[1]}: no method is allowed "
+                "at this path.",
+            )
+        else:
+            why = not_served.message_for(path)
+            error = RouteNotFound(why or "The resource could not be found.")
     elif exc.status_code == 405:
         error = MethodNotAllowed(request.method, allowed_methods(request))
     else:

@@ -38,8 +38,8 @@ from metalwire import metrics
 from metalwire.api import errors
 from metalwire.api.auth.identity import from_scope
 from metalwire.api.auth.policy import Policy
-from metalwire.api.bookmarks import versioned
 from metalwire.api.middleware import CLIENT_GONE, CLIENT_GONE_STATUS
+from metalwire.api.paths import routed
 from metalwire.api.routes.vifs import vif_route
 from metalwire.conductor.audit import KINDS
 from metalwire.conductor.audit_runner import LatestAudit
@@ -188,7 +188,7 @@ def route_template(scope: Scope) -> str:
     vif = vif_route(path)
     if vif is not None:
         return vif
-    probe = {**scope, "path": versioned(path) or path, "method": scope["method"]}
+    probe = {**scope, "path": routed(path), "method": scope["method"]}
     app = scope.get("app")
     partial = None
     for route in getattr(getattr(app, "router", None), "routes", ()):

@@ -50,6 +50,7 @@ MAX_VERSION = Version(MAX_MINOR)
 
 # Versions that gate behaviour in metalwire, named as in Ironic's version log.
 VIFS = 28
+BIOS = 40  # /v1/nodes/{node}/bios
 NODE_NAME = 5  # a node named by its name (nodes have names from 1.5)
 FIELDS_PARAM = 8
 ENROLL_DEFAULT = 11
@@ -83,6 +84,7 @@ PARENT_CHILD_NODES = 83
 FIRMWARE_COMPONENTS = 86
 PORT_NAME = 88
 VMEDIA = 89  # attach and detach
+NO_JSON_SUFFIX = 91  # a path's .json suffix is part of its last segment
 VMEDIA_GET = 93
 PORT_NODE_IDENT = 94
 PORTGROUP_PHYSNET = 102

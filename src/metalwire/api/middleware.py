@@ -12,8 +12,9 @@ counted as status 499, not as a server error), the version headers
 of the response, one access log line and a 500 for anything unexpected. Errors are rendered by
 :func:`metalwire.api.errors.render`, whoever raises them.
 
-Also the two things every route shares: a NUL character in the URL (which PostgreSQL cannot
-compare) is a 400 before any route runs, and ``HEAD`` is answered as ``GET`` without a body.
+Also what every route shares: a NUL character in the URL (which PostgreSQL cannot compare)
+is a 400 before any route runs, ``HEAD`` is answered as ``GET`` without a body, and below
+1.91 a path's ``.json`` suffix is stripped (:func:`without_json_suffix`).
 """
 
 from __future__ import annotations
@@ -208,6 +209,8 @@ class ApiMiddleware:
                 version = mv.from_headers(ironic_header, generic_header)
                 state["api_version"] = version
                 check_url(scope)
+                if ironic_header is not None and 0 < version.minor < mv.NO_JSON_SUFFIX:
+                    scope = without_json_suffix(scope, state)
                 # Who asked is not known yet: the auth layer puts the verified identity in.
                 state["context"] = RequestContext(request_id=request_id)
                 limit = self.limits.max_body_size
@@ -249,6 +252,26 @@ class ApiMiddleware:
                 printable(getattr(who, "user_id", None) or "-"),
                 printable(getattr(who, "project_id", None) or "-"),
             )
+
+
+# The request-state key set when a path's ``.json`` suffix was stripped (see below).
+JSON_SUFFIX = "json_suffix"
+_SUFFIX = ".json"
+
+
+def without_json_suffix(scope: Scope, state: dict[str, Any]) -> Scope:
+    """Before 1.91, a path ending in ``.json`` (a trailing slash aside) is answered without it,
+    as Ironic did for clients that asked for JSON that way; only when the client named the
+    version in Ironic's own header, as Ironic checks. A node, portgroup, allocation or deploy
+    template named by what is left is then also looked for with the suffix
+    (:data:`JSON_SUFFIX`): its name may end in ``.json``."""
+    path = scope["path"].rstrip("/")
+    if not path.endswith(_SUFFIX):
+        return scope
+    state[JSON_SUFFIX] = True
+    path = path.removesuffix(_SUFFIX)
+    raw = (scope.get("raw_path") or scope["path"].encode()).rstrip(b"/").removesuffix(b".json")
+    return {**scope, "path": path, "raw_path": raw}
 
 
 def check_url(scope: Scope) -> None:

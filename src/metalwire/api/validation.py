@@ -15,7 +15,7 @@ from sqlalchemy import FromClause, String
 from metalwire.api.fields import Access, Field, by_name
 from metalwire.api.microversion import LINK_NETWORK_TYPE, Version, too_old
 from metalwire.errors import InvalidParameterValue, MissingParameterValue, NotAcceptable
-from metalwire.identifiers import is_switch_address, is_uuid, normalized_mac
+from metalwire.identifiers import is_switch_address, is_uuid, is_uuid_like, normalized_mac
 
 _UNRESERVED = re.compile(r"^[A-Za-z0-9\-._~]+$")
 _HOSTNAME_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$", re.IGNORECASE)
@@ -80,6 +80,14 @@ def host_port(value: str, field: str) -> None:
 def is_logical_name(value: str) -> bool:
     """Ironic's logical name: 1 to 255 RFC 3986 unreserved characters."""
     return len(value) <= 255 and _UNRESERVED.match(value) is not None
+
+
+def uuid_or_name(value: str, name: str) -> str:
+    """A query or path value naming a resource by its UUID (any spelling) or logical name; a
+    400 in Ironic's words for anything else."""
+    if not (is_uuid_like(value) or is_logical_name(value)):
+        raise InvalidParameterValue(f"Expected UUID or name for {name}: {value}")
+    return value
 
 
 def logical_name(value: Any, field: str, version: Version) -> str:

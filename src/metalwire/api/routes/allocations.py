@@ -24,7 +24,7 @@ from metalwire.api.openapi_operations import WRITE
 from metalwire.api.route_docs import FIELDS, doc, item_docs, listing
 from metalwire.api.routes import authz
 from metalwire.api.routes.before_body import patch_allowed
-from metalwire.api.routes.common import Call, JsonBody, call, list_filters
+from metalwire.api.routes.common import Call, JsonBody, call, list_filters, named
 from metalwire.api.routes.resource import Resource
 from metalwire.api.routes.traits import check_trait
 from metalwire.api.views import as_json, links
@@ -140,6 +140,7 @@ def _name(value: Any, action: str) -> str:
 
 
 ALLOCATIONS = Resource[Allocation](
+    json_suffix=True,
     kind="allocation",
     collection="allocations",
     fields=ALLOCATION_FIELDS,
@@ -312,6 +313,7 @@ def patch_allocation(
 def delete_allocation(request: Request, ident: str) -> Response:
     c = call(request)
     _require(c, method="DELETE")
+    ident = named(c, ident, _read)
     with c.services.db.read() as session:
         row = _read(session, ident)
         _authorize(c, "baremetal:allocation:delete", row, ident)

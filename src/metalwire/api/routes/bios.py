@@ -15,6 +15,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from metalwire.api import microversion as mv
 from metalwire.api.openapi_operations import query
 from metalwire.api.route_docs import doc, ref
 from metalwire.api.routes import authz
@@ -23,7 +24,6 @@ from metalwire.errors import InvalidParameterValue, NotFound
 
 router = APIRouter(prefix="/v1/nodes/{ident}/bios")
 
-BIOS = 40
 BIOS_REGISTRY = 74  # fields and detail, and the registry's fields of a setting
 
 #: The fields a setting shows, and those ``?fields=`` may name (1.74).
@@ -81,12 +81,12 @@ def check_list_query(c: Call) -> None:
             ),
             query("detail", {"type": "boolean"}, "Show every field (1.74)."),
         ),
-        since=BIOS,
+        since=mv.BIOS,
     ),
 )
 def list_bios_settings(request: Request, ident: str) -> dict[str, Any]:
     c = call(request)
-    c.require(BIOS)
+    c.require(mv.BIOS)
     check_list_query(c)
     authz.node_found(c, "baremetal:node:bios:get", ident)
     return {"bios": []}
@@ -100,12 +100,12 @@ def list_bios_settings(request: Request, ident: str) -> dict[str, Any]:
         "nodes",
         ok="The setting, by its name.",
         returns=ref("BiosSettingByName"),
-        since=BIOS,
+        since=mv.BIOS,
     ),
 )
 def get_bios_setting(request: Request, ident: str, setting: str) -> dict[str, Any]:
     c = call(request)
-    c.require(BIOS)
+    c.require(mv.BIOS)
     if not _SETTING_NAME.match(setting):
         raise InvalidParameterValue(
             f"Invalid BIOS setting name {setting!r}: letters, digits and . _ ~ - only, at most 255."

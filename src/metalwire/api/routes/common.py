@@ -6,7 +6,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from urllib.parse import urlencode
 
 from fastapi import Depends, Request, Response
@@ -14,6 +14,7 @@ from fastapi import Depends, Request, Response
 from metalwire.api import json_body as json_body_parser
 from metalwire.api import microversion as mv
 from metalwire.api.fields import Filter
+from metalwire.api.middleware import JSON_SUFFIX
 from metalwire.api.validation import uuid_value
 from metalwire.context import RequestContext
 from metalwire.db.pagination import Page
@@ -22,10 +23,14 @@ from metalwire.errors import (
     MethodNotServed,
     MissingParameterValue,
     NotAcceptable,
+    NotFound,
     RouteNotFound,
     StaleUpdate,
 )
 from metalwire.services import Services
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 T = TypeVar("T")
 
@@ -43,6 +48,24 @@ class Call:
         by Ironic's router or, ``by_handler``, by the resource's handler
         (:func:`~metalwire.api.microversion.require`)."""
         mv.require(self.version, minor, by_handler=by_handler)
+
+
+def named(c: Call, ident: str, read: Callable[[Session, str], Any]) -> str:
+    """The ident a resource is looked up by: ``ident``, or ``ident`` with the ``.json`` suffix
+    an older client's path ended in (stripped by the request pipeline) when only that names
+    one, as Ironic looks for a node, portgroup, allocation or deploy template."""
+    if not c.request.scope["state"].get(JSON_SUFFIX):
+        return ident
+    with c.services.db.read() as session:
+        try:
+            read(session, ident)
+        except NotFound:
+            try:
+                read(session, ident + ".json")
+            except NotFound:
+                return ident
+            return ident + ".json"
+    return ident
 
 
 def call(request: Request) -> Call:

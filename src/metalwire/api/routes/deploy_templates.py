@@ -30,6 +30,7 @@ from metalwire.api.routes.common import (
     JsonBody,
     call,
     list_filters,
+    named,
     require_resource,
 )
 from metalwire.api.routes.resource import Resource
@@ -146,6 +147,7 @@ def _current(_c: Call, _session: Session, row: DeployTemplate) -> dict[str, Any]
 
 
 DEPLOY_TEMPLATES = Resource[DeployTemplate](
+    json_suffix=True,
     kind="deploy_template",
     collection="deploy_templates",
     fields=DEPLOY_TEMPLATE_FIELDS,
@@ -242,6 +244,6 @@ def delete_deploy_template(request: Request, ident: str) -> Response:
     c = _served(request)
     _authorize(c, "delete")
     with c.services.db.read() as session:
-        uuid = _read(session, ident).uuid
+        uuid = _read(session, named(c, ident, _read)).uuid
     c.services.rpcapi.delete_deploy_template(c.context, uuid)
     return Response(status_code=204)

@@ -28,7 +28,7 @@ from metalwire.api.routes import conductors as conductor_routes
 from metalwire.api.routes import portgroups as portgroup_routes
 from metalwire.api.routes import ports as port_routes
 from metalwire.api.routes.before_body import patch_allowed
-from metalwire.api.routes.common import Call, JsonBody, call, flag, list_filters
+from metalwire.api.routes.common import Call, JsonBody, call, flag, list_filters, named
 from metalwire.api.routes.resource import Resource
 from metalwire.api.views import node_view
 from metalwire.conductor.registry import Serving
@@ -214,6 +214,7 @@ def _check_changes(c: Call, _node: Node, current: dict[str, Any], changes: dict[
 
 
 NODES = Resource[Node](
+    json_suffix=True,
     kind="node",
     collection="nodes",
     fields=NODE_FIELDS,
@@ -358,6 +359,7 @@ def _check_reset_interfaces(c: Call, patch: Any) -> None:
 )
 def delete_node(request: Request, ident: str) -> Response:
     c = call(request)
+    ident = named(c, ident, NODES.read)
     authz.delete_node(c, ident)
     c.services.rpcapi.delete_node(c.context, ident)
     return Response(status_code=204)

@@ -58,6 +58,15 @@ def _filters(c: Call, parent: str | None) -> dict[str, Any]:
     """The list's filters; below a node (the only parent of a portgroup list) the node is
     the parent's, whatever ``?node=`` says, as Ironic's."""
     given = list_filters(c, PORTGROUP_FILTERS)
+    node = given.get("node")
+    if node:
+        try:
+            validation.uuid_or_name(node, "node")
+        except InvalidParameterValue:  # in Ironic's words, its query schema's
+            raise InvalidParameterValue(
+                f"Schema error: {node!r} is not valid under any of the given schemas. Possible "
+                f"root cause: {node!r} is not a 'uuid'"
+            ) from None
     if parent is not None:
         given.pop("node", None)
     narrowing = (
@@ -89,6 +98,7 @@ def _views(
 
 
 PORTGROUPS = Resource[Portgroup](
+    json_suffix=True,
     kind="portgroup",
     collection="portgroups",
     fields=PORTGROUP_FIELDS,

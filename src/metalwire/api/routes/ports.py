@@ -166,6 +166,9 @@ def _filters(c: Call, parent: str | None) -> dict[str, Any]:
     of its kind (what ``?node=`` or ``?portgroup=`` says there is not read), and counts
     among the filters only one of which may narrow a list, as Ironic's."""
     given = list_filters(c, PORT_FILTERS)
+    for name in ("node", "portgroup"):  # as Ironic's, before any other check
+        if given.get(name):
+            validation.uuid_or_name(given[name], name)
     if given.get("node_uuid"):
         # As Ironic: a UUID, not a name, and it wins over ``node``.
         validation.uuid_value(given["node_uuid"], "node_uuid")

@@ -26,6 +26,7 @@ from metalwire.api.routes.common import (
     collection,
     detail_requested,
     fields_param,
+    named,
     page,
     until_unchanged,
 )
@@ -119,6 +120,8 @@ class Resource(Generic[Row]):
     # are system-wide (chassis) decides them before the row is read, as Ironic does, so a
     # refused requester (403) learns nothing of which rows exist.
     authorize_before_read: Callable[[Call, str], None] = _no_rowless_checks
+    # Whether a stripped ``.json`` suffix may be part of the ident (:func:`common.named`).
+    json_suffix: bool = False
 
     def list_view(
         self,
@@ -161,8 +164,12 @@ class Resource(Generic[Row]):
         fields = selected_fields(self.fields, c.version, wanted, None)
         return self.views(c, session, [row], fields, wanted is None)[0]
 
+    def _named(self, c: Call, ident: str) -> str:
+        return named(c, ident, self.read) if self.json_suffix else ident
+
     def get(self, c: Call, ident: str) -> Document:
         self.authorize_before_read(c, "get")
+        ident = self._named(c, ident)
         with c.services.db.read() as session:  # the row and what its view reads: one read
             row = self.read(session, ident)
             self.authorize_get(c, session, row, ident)
@@ -175,6 +182,7 @@ class Resource(Generic[Row]):
         if not authz.policy(c).enabled:
             return
         self.authorize_before_read(c, "update")
+        ident = self._named(c, ident)
         with c.services.db.read() as session:
             row = self.read(session, ident)
             if self.patch_rules_read_body:
@@ -186,6 +194,7 @@ class Resource(Generic[Row]):
         """Apply a JSON patch with compare-and-swap, again while another writer gets in
         between; returns the stored row and the changes the patch made."""
         self.authorize_before_read(c, "update")
+        ident = self._named(c, ident)
 
         def attempt() -> tuple[Row, Document]:
             with c.services.db.read() as session:

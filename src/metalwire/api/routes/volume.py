@@ -211,14 +211,14 @@ def _root(c: Call, collection: str, prefix: str) -> dict[str, Any]:
     return body
 
 
-def _root_doc(op_id: str, summary: str) -> dict[str, Any]:
+def _root_doc(op_id: str, summary: str, errors: tuple[int, ...] = (406, 404)) -> dict[str, Any]:
     return doc(
         op_id,
         summary,
         "volume",
         ok="Links.",
         returns=bodies.VOLUME_ROOT,
-        errors=(406, 404),
+        errors=errors,
         since=VOLUME,
     )
 
@@ -236,7 +236,11 @@ def volume_root(request: Request) -> dict[str, Any]:
     return _root(c, "volume", "")
 
 
-_NODE_ROOT = _root_doc("getNodeVolume", "A node's volume resources: its connectors and targets.")
+_NODE_ROOT = _root_doc(
+    "getNodeVolume",
+    "A node's volume resources: its connectors and targets.",
+    (400, 406, 404),  # 400: the node named by neither a UUID nor a name
+)
 
 
 @router.get("/v1/nodes/{ident}/volume", openapi_extra=_NODE_ROOT)
