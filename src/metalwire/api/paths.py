@@ -29,6 +29,7 @@ The ``.json`` suffix of an older client (before 1.91) is the request pipeline's
 
 from __future__ import annotations
 
+import re
 from urllib.parse import quote
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -46,6 +47,10 @@ _NODE_WORDS = frozenset(("detail", "validate", "states", "management", "maintena
 _NODE_HANDLED = frozenset(("states", "management", "maintenance", "vendor_passthru"))
 _STATE_ACTIONS = frozenset(("console", "power", "provision", "raid", "boot_mode", "secure_boot"))
 _MANAGEMENT_ACTIONS = frozenset(("boot_device", "inject_nmi"))
+_ACTION_FIRST = frozenset(("states", "management", "maintenance"))
+# A path of RFC 3986 unreserved characters only, no segment over 255 of them: every ident in it
+# is a logical name (a UUID in its usual spelling is one too), so none needs a closer look.
+_PLAIN = re.compile(r"(?:/[A-Za-z0-9\-._~]{0,255})*")
 # The sub-resources of a node that do not exist below a version, whatever the method: Ironic's
 # router refuses them (404) before it looks at the method. (The VIF endpoints refuse theirs
 # the same way themselves, and count the refusal: routes/vifs.py.)
@@ -69,9 +74,10 @@ def versioned(path: str) -> str | None:
 def routed(path: str) -> str:
     """The path the routes answer for ``path``: the bookmark's ``/v1`` path, the node first in
     an action-first path; else ``path`` itself."""
-    path = versioned(path) or path
-    if not path.startswith("/v1/nodes/"):
-        return path
+    if not path.startswith("/v1/"):
+        path = versioned(path) or path
+    if not path.startswith("/v1/nodes/") or path[10:].split("/", 1)[0] not in _ACTION_FIRST:
+        return path  # most paths, the VIF endpoints' among them, end here
     parts = path.split("/")  # "", "v1", "nodes", word, ...
     word, rest = parts[3], parts[4:]
     if word == "states" and len(rest) == 1 and rest[0]:
@@ -98,6 +104,12 @@ def check_path(path: str, version: mv.Version) -> None:
     """Refuse (400) a node, portgroup or port in ``path`` named by neither a UUID nor a
     logical name, as Ironic does before looking any up; then (404) a node's sub-resource newer
     than ``version``, whatever the method."""
+    if _PLAIN.fullmatch(path) is not None:  # most paths: only a node's version gates apply
+        if path.startswith("/v1/nodes/"):
+            below = path.split("/", 5)[4:5]
+            if below and below[0] in _NODE_SUBRESOURCE_SINCE:
+                mv.require(version, _NODE_SUBRESOURCE_SINCE[below[0]])
+        return
     parts = path.split("/")
     if len(parts) < 4 or parts[1] != "v1" or not parts[3]:
         return

@@ -85,7 +85,7 @@ def is_logical_name(value: str) -> bool:
 def uuid_or_name(value: str, name: str) -> str:
     """A query or path value naming a resource by its UUID (any spelling) or logical name; a
     400 in Ironic's words for anything else."""
-    if not (is_uuid_like(value) or is_logical_name(value)):
+    if not (is_logical_name(value) or is_uuid_like(value)):  # the cheaper test first
         raise InvalidParameterValue(f"Expected UUID or name for {name}: {value}")
     return value
 
