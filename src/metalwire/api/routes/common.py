@@ -50,21 +50,35 @@ class Call:
         mv.require(self.version, minor, by_handler=by_handler)
 
 
+def read_suffixed(c: Call, session: Session, ident: str, read: Callable[[Session, str], T]) -> T:
+    """``read(session, ident)``; when that names nothing and the request's path lost a
+    ``.json`` suffix (stripped by the request pipeline below 1.91), ``ident`` with the suffix,
+    as Ironic looks for a node, portgroup, allocation or deploy template. Raises the first
+    NotFound when neither names one."""
+    try:
+        return read(session, ident)
+    except NotFound:
+        if not c.request.scope["state"].get(JSON_SUFFIX):
+            raise
+        try:
+            return read(session, ident + ".json")
+        except NotFound:
+            pass
+        raise
+
+
 def named(c: Call, ident: str, read: Callable[[Session, str], Any]) -> str:
-    """The ident a resource is looked up by: ``ident``, or ``ident`` with the ``.json`` suffix
-    an older client's path ended in (stripped by the request pipeline) when only that names
-    one, as Ironic looks for a node, portgroup, allocation or deploy template."""
+    """The ident to hand on (to a delete) for ``ident``: with its stripped ``.json`` suffix
+    when only that names one (:func:`read_suffixed`)."""
     if not c.request.scope["state"].get(JSON_SUFFIX):
         return ident
     with c.services.db.read() as session:
-        try:
-            read(session, ident)
-        except NotFound:
+        for candidate in (ident, ident + ".json"):
             try:
-                read(session, ident + ".json")
+                read(session, candidate)
             except NotFound:
-                return ident
-            return ident + ".json"
+                continue
+            return candidate
     return ident
 
 

@@ -26,8 +26,8 @@ from metalwire.api.routes.common import (
     collection,
     detail_requested,
     fields_param,
-    named,
     page,
+    read_suffixed,
     until_unchanged,
 )
 from metalwire.api.views import check_sort_key, selected_fields
@@ -120,7 +120,7 @@ class Resource(Generic[Row]):
     # are system-wide (chassis) decides them before the row is read, as Ironic does, so a
     # refused requester (403) learns nothing of which rows exist.
     authorize_before_read: Callable[[Call, str], None] = _no_rowless_checks
-    # Whether a stripped ``.json`` suffix may be part of the ident (:func:`common.named`).
+    # Whether a stripped ``.json`` suffix may be part of the ident (:func:`common.read_suffixed`).
     json_suffix: bool = False
 
     def list_view(
@@ -164,14 +164,15 @@ class Resource(Generic[Row]):
         fields = selected_fields(self.fields, c.version, wanted, None)
         return self.views(c, session, [row], fields, wanted is None)[0]
 
-    def _named(self, c: Call, ident: str) -> str:
-        return named(c, ident, self.read) if self.json_suffix else ident
+    def _read(self, c: Call, session: Session, ident: str) -> Row:
+        if self.json_suffix:
+            return read_suffixed(c, session, ident, self.read)
+        return self.read(session, ident)
 
     def get(self, c: Call, ident: str) -> Document:
         self.authorize_before_read(c, "get")
-        ident = self._named(c, ident)
         with c.services.db.read() as session:  # the row and what its view reads: one read
-            row = self.read(session, ident)
+            row = self._read(c, session, ident)
             self.authorize_get(c, session, row, ident)
             return self._shown(c, session, row)
 
@@ -182,9 +183,8 @@ class Resource(Generic[Row]):
         if not authz.policy(c).enabled:
             return
         self.authorize_before_read(c, "update")
-        ident = self._named(c, ident)
         with c.services.db.read() as session:
-            row = self.read(session, ident)
+            row = self._read(c, session, ident)
             if self.patch_rules_read_body:
                 self.authorize_get(c, session, row, ident)  # who may see it
             else:
@@ -194,11 +194,10 @@ class Resource(Generic[Row]):
         """Apply a JSON patch with compare-and-swap, again while another writer gets in
         between; returns the stored row and the changes the patch made."""
         self.authorize_before_read(c, "update")
-        ident = self._named(c, ident)
 
         def attempt() -> tuple[Row, Document]:
             with c.services.db.read() as session:
-                row = self.read(session, ident)
+                row = self._read(c, session, ident)
                 # Who may see it (404) and change it (403) before what the patch says (400, 406).
                 self.authorize_patch(c, session, row, ident, body)
                 current = self.current(c, session, row)
