@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import shutil
 from collections.abc import Iterator
@@ -80,6 +81,19 @@ class Api:
         resp = self.get(f"/v1/nodes/{node}/vifs")
         assert resp.status_code == 200, resp.text
         return [v["id"] for v in resp.json()["vifs"]]
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Keep the cycle collector off what collection built, and let it run less often.
+
+    What is alive once the tests are collected (modules, items, fixtures' definitions) stays
+    alive to the end; ``gc.freeze`` takes it out of every collection's walk. A collection then
+    runs after 10,000 net allocations instead of 700. In-process tests spent about a sixth of
+    their CPU in the collector before (1.44 s of 8.6 s for tests/api/test_deploy_validate.py and
+    test_hostile_input.py on SQLite), 0.5 s after.
+    """
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 10)
 
 
 @pytest.hookimpl(tryfirst=True)
