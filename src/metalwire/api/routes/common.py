@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -50,28 +51,37 @@ class Call:
         mv.require(self.version, minor, by_handler=by_handler)
 
 
+def _suffixed(c: Call, ident: str) -> tuple[str, ...]:
+    """``ident`` with the ``.json`` suffix the request's path lost (stripped by the request
+    pipeline below 1.91), or nothing when it lost none: the second name Ironic looks a node,
+    portgroup, allocation or deploy template up by."""
+    return (ident + ".json",) if c.request.scope["state"].get(JSON_SUFFIX) else ()
+
+
 def read_suffixed(c: Call, session: Session, ident: str, read: Callable[[Session, str], T]) -> T:
-    """``read(session, ident)``; when that names nothing and the request's path lost a
-    ``.json`` suffix (stripped by the request pipeline below 1.91), ``ident`` with the suffix,
-    as Ironic looks for a node, portgroup, allocation or deploy template. Raises the first
-    NotFound when neither names one."""
+    """``read(session, ident)``, or the row ``ident`` names with its stripped ``.json`` suffix
+    when only that names one (:func:`_suffixed`). Raises the first NotFound when neither does."""
     try:
         return read(session, ident)
     except NotFound:
-        if not c.request.scope["state"].get(JSON_SUFFIX):
-            raise
-        try:
-            return read(session, ident + ".json")
-        except NotFound:
-            pass
+        for candidate in _suffixed(c, ident):
+            with contextlib.suppress(NotFound):
+                return read(session, candidate)
         raise
 
 
 def named(c: Call, ident: str, read: Callable[[Session, str], Any]) -> str:
     """The ident to hand on (to a delete) for ``ident``: with its stripped ``.json`` suffix
-    when only that names one (:func:`read_suffixed`)."""
-    if not c.request.scope["state"].get(JSON_SUFFIX):
+    when only that names one (:func:`_suffixed`)."""
+    others = _suffixed(c, ident)
+    if not others:
         return ident
+    with c.services.db.read() as session:
+        for candidate in (ident, *others):
+            with contextlib.suppress(NotFound):
+                read(session, candidate)
+                return candidate
+    return ident
     with c.services.db.read() as session:
         for candidate in (ident, ident + ".json"):
             try:
