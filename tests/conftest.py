@@ -18,7 +18,7 @@ from metalwire.config import SQLITE_FILE, Config, load_config
 from metalwire.db import migrations
 from metalwire.db.engine import Database
 from metalwire.services import build_services
-from tests.support import mariadb
+from tests.support import mariadb, shared_statements
 from tests.support.app_client import AppClient
 from tests.support.distribution import assign_groups, order_for_workers
 from tests.support.helpers import HTTP_SERVER, fault
@@ -81,6 +81,12 @@ class Api:
         resp = self.get(f"/v1/nodes/{node}/vifs")
         assert resp.status_code == 200, resp.text
         return [v["id"] for v in resp.json()["vifs"]]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The engines in-process tests open compile each statement once per process
+    (tests/support/shared_statements.py)."""
+    shared_statements.install()
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
