@@ -85,6 +85,9 @@ def test_a_forked_program_prints_and_exits_as_a_new_interpreter_does(
         ("port", "create", "not-a-mac", "--node", node["uuid"]),  # 400, on stderr
         ("node", "show", "no-such-node"),  # 404
         ("port", "list", "--no-such-option"),  # refused by the program itself
+        # last, once the prefork server has imported cliff: the epilog naming the plugin comes
+        # from the package map it worked out before the fork (prefork_server._fill_cliff)
+        ("node", "list", "--help"),
     ]
     for cli in [*clis, baremetal_once]:
         for command in commands:

@@ -17,7 +17,6 @@ made and configured as a server's are. Only an engine whose dialect has read its
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from sqlalchemy import Engine, event
@@ -25,7 +24,6 @@ from sqlalchemy import Engine, event
 from metalwire.db import engine as db_engine
 
 _shared: dict[tuple[Any, ...], tuple[Any, Any]] = {}  # key -> (dialect, compiled cache)
-_lock = threading.Lock()
 
 
 def _key(engine: Engine, autocommit: bool) -> tuple[Any, ...]:
@@ -39,17 +37,16 @@ def _key(engine: Engine, autocommit: bool) -> tuple[Any, ...]:
 
 def _sharing(engine: Engine, autocommit: bool) -> Engine:
     key = _key(engine, autocommit)
-    with _lock:
-        found = _shared.get(key)
+    found = _shared.get(key)
     if found is not None:
         engine.dialect, engine._compiled_cache = found
         return engine
     own = (engine.dialect, engine._compiled_cache)
 
     def _read_its_server(_dbapi_connection: Any, _record: Any) -> None:
-        # "connect" runs after the first connect's dialect.initialize has returned
-        with _lock:
-            _shared.setdefault(key, own)
+        # "connect" runs after the first connect's dialect.initialize has returned; the
+        # first engine of its key to get there wins (setdefault is one step under the GIL)
+        _shared.setdefault(key, own)
 
     event.listen(engine, "connect", _read_its_server, once=True)
     return engine

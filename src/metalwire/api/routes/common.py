@@ -82,14 +82,6 @@ def named(c: Call, ident: str, read: Callable[[Session, str], Any]) -> str:
                 read(session, candidate)
                 return candidate
     return ident
-    with c.services.db.read() as session:
-        for candidate in (ident, ident + ".json"):
-            try:
-                read(session, candidate)
-            except NotFound:
-                continue
-            return candidate
-    return ident
 
 
 def call(request: Request) -> Call:
