@@ -240,8 +240,7 @@ def serve(listed: Path, program: list[str]) -> None:
             pick_up_new_installs()
             preload(listed, program)  # what the children that ended imported
             fill_install_caches()
-            # Out of the collector's sight before the fork: a child's full collection would
-            # otherwise visit every object inherited, copying each page that holds one.
+            # what the child inherits, out of its collections' walk (the docstring says why)
             gc.freeze()
             with _children_changed, _write_lock:  # no answer half-written in a child's stdout
                 pid = os.fork()
