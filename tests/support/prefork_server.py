@@ -116,7 +116,7 @@ def pick_up_new_installs() -> None:
     dropped, and the new ``.pth`` files (editable installs) read."""
     importlib.invalidate_caches()
     for directory, name in sorted(pth_files() - _read_pth_files):
-        site.addpackage(directory, name, None)  # type: ignore[attr-defined]
+        site.addpackage(directory, name, None)
         _read_pth_files.add((directory, name))
 
 
@@ -185,7 +185,8 @@ def become_child(request: dict[str, Any], program: list[str], listed: Path) -> N
     for descriptor in {stdin, stdout, stderr}:
         os.close(descriptor)
     # This process read its requests through sys.stdin: the child's starts unread.
-    sys.stdin = sys.__stdin__ = open(0, closefd=False)  # noqa: SIM115
+    sys.stdin = open(0, closefd=False)  # noqa: SIM115
+    sys.__stdin__ = sys.stdin  # type: ignore[misc]  # Final in typeshed; some programs read it
     sys.argv = list(request["argv"])
     inherited = set(sys.modules)
     listing = _ImportLister(listed, inherited)
