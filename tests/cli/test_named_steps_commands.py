@@ -112,3 +112,43 @@ def test_runbooks_made_listed_changed_and_deleted(cli: Run, mw: Client) -> None:
 
     deleted = cli("runbook", "delete", name)
     assert (deleted.code, deleted.stdout) == (0, f"Deleted runbook {name}\n"), deleted.stderr
+
+
+def test_runbook_traits_added_listed_and_removed(cli: Run, mw: Client) -> None:
+    name = _trait("RBT")
+    mw.create_runbook(name, [{"interface": "bios", "step": "apply_configuration", "order": 1}])
+
+    def traits() -> list[str]:
+        return [row["Trait"] for row in _json(cli, "runbook", "trait", "list", name)]
+
+    assert traits() == []
+    added = cli("runbook", "trait", "add", name, "CUSTOM_GOLD", "HW_CPU_X86_AVX2", "CUSTOM_GOLD")
+    assert added.code == 0, added.stderr
+    assert traits() == ["CUSTOM_GOLD", "HW_CPU_X86_AVX2"]
+    assert mw.runbook_traits(name) == mw.get_runbook(name)["traits"] == traits()
+
+    some_bad = cli("runbook", "trait", "add", name, "lower-case", "CUSTOM_SILVER")
+    assert some_bad.code == 1
+    assert f"Failed to add trait lower-case to runbook {name}: " in some_bad.stderr
+    assert "HTTP 400" in some_bad.stderr, some_bad.stderr
+    assert traits() == ["CUSTOM_GOLD", "CUSTOM_SILVER", "HW_CPU_X86_AVX2"]
+
+    # A trait the runbook has not is no error, as in Ironic.
+    removed = cli("runbook", "trait", "remove", name, "CUSTOM_GOLD", "CUSTOM_NEVER")
+    assert removed.code == 0, removed.stderr
+    assert traits() == ["CUSTOM_SILVER", "HW_CPU_X86_AVX2"]
+
+    neither = cli("runbook", "trait", "remove", name)
+    assert neither.code == 2 and "--all" in neither.stderr, neither.stderr
+    both = cli("runbook", "trait", "remove", name, "CUSTOM_SILVER", "--all")
+    assert both.code == 2 and "--all" in both.stderr, both.stderr
+    assert cli("runbook", "trait", "remove", name, "--all").code == 0
+    assert traits() == []
+
+    mw.set_runbook_traits(name, ["CUSTOM_B", "CUSTOM_A"])
+    assert traits() == ["CUSTOM_A", "CUSTOM_B"]
+    older = cli("--api-version", "1.111", "runbook", "trait", "list", name)
+    assert older.code == 1 and "runbook traits" in older.stderr, older.stderr
+    assert "1.112" in older.stderr, older.stderr
+    missing = cli("runbook", "trait", "add", unique("no-such-runbook"), "CUSTOM_A")
+    assert missing.code == 1 and "could not be found" in missing.stderr, missing.stderr

@@ -1,7 +1,7 @@
-"""The endpoint, login and TLS options go before the command, as the openstack command takes
-them (``metalwire --os-cloud C node list``), or after it; given both ways, the one after the
-command wins. The output options go either way too, with the same meaning; given both ways,
-with the same value. The real program against the session's real server."""
+"""The endpoint, connection, login and TLS options go before the command, as the openstack
+command takes them (``metalwire --os-cloud C node list``), or after it; given both ways, the one
+after the command wins. The output options go either way too, with the same meaning; given both
+ways, with the same value. The real program against the session's real server."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import pytest
 from metalwire.client import Client
 from tests.cli.conftest import Run, clean_env, run_metalwire
 from tests.client.util import mac, unique, vif_namer
-from tests.support.server import MetalwireServer, free_port
+from tests.support.helpers import free_port
+from tests.support.server import MetalwireServer
 
 v = vif_namer()
 
@@ -73,19 +74,59 @@ def test_an_option_after_the_command_wins_over_the_same_before_it(
     assert "Cloud nowhere was not found" in cloud_before.stderr
 
 
+def test_the_connection_options_may_come_before_the_command(cli: Run, mw: Client) -> None:
+    node = mw.create_node("fake-hardware", name=unique("connection")).uuid
+    # the version: below node traits' 1.37 the client refuses to ask, naming both versions
+    for option in ("--os-baremetal-api-version", "--api-version"):
+        old = cli(option, "1.36", "node", "trait", "list", node)
+        assert old.code == 1 and "1.37" in old.stderr and "1.36" in old.stderr, old.stderr
+    after_wins = cli(
+        "--api-version", "1.36", "node", "trait", "list", node, "--api-version", "1.37"
+    )
+    assert after_wins.code == 0, after_wins.stderr
+    from_env = cli("node", "trait", "list", node, OS_BAREMETAL_API_VERSION="1.36")
+    assert from_env.code == 1 and "1.37" in from_env.stderr, from_env.stderr
+    over_env = cli(
+        "--api-version", "1.37", "node", "trait", "list", node, OS_BAREMETAL_API_VERSION="1.36"
+    )
+    assert over_env.code == 0, over_env.stderr
+    # --debug logs the requests; --max-retries 0 gives up at the first refused connection
+    debug = cli("--debug", "node", "show", node)
+    assert debug.code == 0 and f"/v1/nodes/{node}" in debug.stderr, debug.stderr
+    quiet = cli("node", "show", node)
+    assert quiet.code == 0 and quiet.stderr == "", quiet.stderr
+    dead = f"http://127.0.0.1:{free_port()}"  # nothing listens
+    no_retry = cli("--debug", "--max-retries", "0", "--url", dead, "node", "list")
+    retried = cli(
+        *("--debug", "--max-retries", "0", "--url", dead, "node", "list", "--max-retries", "1")
+    )
+    assert no_retry.code == retried.code == 1, (no_retry.stderr, retried.stderr)
+    assert "retry 1 in" not in no_retry.stderr and "retry 1 in" in retried.stderr, retried.stderr
+    timeout = cli("--timeout", "5", "node", "show", node)
+    assert timeout.code == 0, timeout.stderr
+    bad = cli("--timeout", "soon", "node", "show", node)
+    assert bad.code == 2 and "--timeout" in bad.stderr, bad.stderr
+
+
 @pytest.mark.parametrize(
     "argv",
     [
         ["--os-cloud", "lab", "serve"],
         ["--insecure", "version"],
         ["--os-endpoint", "http://127.0.0.1:6385", "db", "current"],
+        ["--os-baremetal-api-version", "1.50", "serve"],
+        ["--debug", "version"],
+        ["--max-retries", "0", "db", "current"],
     ],
     ids=" ".join,
 )
 def test_the_options_before_a_command_that_is_not_a_client_are_refused(argv: list[str]) -> None:
     run = run_metalwire(*argv, env=clean_env())
     assert run.code == 2, run.stderr
-    option = "--url/--os-endpoint" if argv[0] == "--os-endpoint" else argv[0]
+    option = {
+        "--os-endpoint": "--url/--os-endpoint",
+        "--os-baremetal-api-version": "--api-version/--os-baremetal-api-version",
+    }.get(argv[0], argv[0])
     assert run.stderr.endswith(
         f"metalwire: error: {option} is an option of the client commands only\n"
     )
@@ -96,11 +137,13 @@ def test_help_lists_the_options_once_and_the_commands_still_list_them() -> None:
     top = run_metalwire("--help", env=clean_env())
     assert top.code == 0, top.stderr
     assert top.stdout.startswith(
-        "usage: metalwire [-h] [--version] [ENDPOINT AND LOGIN OPTIONS] [-f FORMAT] [-c COLUMN] "
-        "COMMAND ...\n"
+        "usage: metalwire [-h] [--version] [CLIENT OPTIONS] [-f FORMAT] [-c COLUMN] COMMAND ...\n"
     )
-    assert "endpoint and login of the client commands:" in top.stdout
-    for option in ("--os-endpoint", "--os-cloud", "--os-cacert", "--os-cert", "--insecure"):
+    assert "endpoint, connection and login of the client commands:" in top.stdout
+    for option in (
+        *("--os-endpoint", "--os-cloud", "--os-cacert", "--os-cert", "--insecure"),
+        *("--os-baremetal-api-version", "--timeout", "--max-retries", "--debug"),
+    ):
         assert top.stdout.count(f"{option} ") == 1, option
     command = run_metalwire("node", "list", "--help", env=clean_env())
     assert command.code == 0, command.stderr

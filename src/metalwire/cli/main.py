@@ -17,10 +17,7 @@ from metalwire.cli.output import add_output_options_everywhere
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="metalwire",
-        usage=(
-            "%(prog)s [-h] [--version] [ENDPOINT AND LOGIN OPTIONS] [-f FORMAT] [-c COLUMN] "
-            "COMMAND ..."
-        ),
+        usage="%(prog)s [-h] [--version] [CLIENT OPTIONS] [-f FORMAT] [-c COLUMN] COMMAND ...",
         description="Wires bare-metal machines to networks (Ironic-compatible API).",
     )
     parser.add_argument("--version", action="version", version=f"metalwire {__version__}")

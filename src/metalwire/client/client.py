@@ -585,28 +585,41 @@ class Client:
 
     def set_node_traits(self, node: str | Resource, traits: Sequence[str]) -> None:
         """Replace the node's traits (API 1.37). Raises FeatureNotSupported, HTTPError."""
-        self.require(versions.TRAITS, "node traits")
-        self._request("PUT", f"{_item('nodes', node)}/traits", json={"traits": list(traits)})
+        self._set_traits(self._node_traits(node), traits)
 
     def node_traits(self, node: str | Resource) -> list[str]:
         """The node's traits, sorted (API 1.37). Raises FeatureNotSupported, NotFound."""
-        self.require(versions.TRAITS, "node traits")
-        traits = self._object("GET", f"{_item('nodes', node)}/traits").get("traits")
-        if not isinstance(traits, list):
-            raise exc.InvalidResponse("GET /v1/nodes/{node}/traits did not list traits.")
-        return sorted(str(trait) for trait in traits)
+        return self._traits(self._node_traits(node))
 
     def add_node_trait(self, node: str | Resource, trait: str) -> None:
         """Add one trait to the node's (API 1.37); one it has already is kept. Raises
         BadRequest (not a standard or custom trait), NotFound, Conflict (locked)."""
-        self.require(versions.TRAITS, "node traits")
-        self._request("PUT", f"{_item('nodes', node)}/traits/{_segment(trait)}")
+        self._add_trait(self._node_traits(node), trait)
 
     def remove_node_trait(self, node: str | Resource, trait: str | None = None) -> None:
         """Remove one trait from the node, or every trait with ``trait`` None (API 1.37).
         Raises NotFound (no such node, or the node has not that trait), Conflict."""
+        self._remove_trait(self._node_traits(node), trait)
+
+    def _node_traits(self, node: str | Resource) -> str:
         self.require(versions.TRAITS, "node traits")
-        path = f"{_item('nodes', node)}/traits"
+        return f"{_item('nodes', node)}/traits"
+
+    # -- traits of a node or a runbook: the same sub-resource ----------------------------
+
+    def _traits(self, path: str) -> list[str]:
+        traits = self._object("GET", path).get("traits")
+        if not isinstance(traits, list):
+            raise exc.InvalidResponse(f"GET {path} did not list traits.")
+        return sorted(str(trait) for trait in traits)
+
+    def _set_traits(self, path: str, traits: Sequence[str]) -> None:
+        self._request("PUT", path, json={"traits": list(traits)})
+
+    def _add_trait(self, path: str, trait: str) -> None:
+        self._request("PUT", f"{path}/{_segment(trait)}")
+
+    def _remove_trait(self, path: str, trait: str | None) -> None:
         self._request("DELETE", path if trait is None else f"{path}/{_segment(trait)}")
 
     # -- provision state and maintenance --------------------------------------------------
@@ -1137,6 +1150,29 @@ class Client:
     def delete_runbook(self, runbook: str | Resource) -> None:
         """Delete the runbook. Raises NotFound."""
         self._request("DELETE", _item("runbooks", runbook))
+
+    def runbook_traits(self, runbook: str | Resource) -> list[str]:
+        """The node traits that approve the runbook, sorted (API 1.112). Raises
+        FeatureNotSupported, NotFound."""
+        return self._traits(self._runbook_traits(runbook))
+
+    def set_runbook_traits(self, runbook: str | Resource, traits: Sequence[str]) -> None:
+        """Replace the runbook's traits (API 1.112). Raises BadRequest, NotFound."""
+        self._set_traits(self._runbook_traits(runbook), traits)
+
+    def add_runbook_trait(self, runbook: str | Resource, trait: str) -> None:
+        """Add one trait to the runbook's (API 1.112); one it has already is kept. Raises
+        BadRequest (not a standard or custom trait), NotFound."""
+        self._add_trait(self._runbook_traits(runbook), trait)
+
+    def remove_runbook_trait(self, runbook: str | Resource, trait: str | None = None) -> None:
+        """Remove one trait from the runbook (one it has not is no error), or every trait with
+        ``trait`` None (API 1.112). Raises NotFound."""
+        self._remove_trait(self._runbook_traits(runbook), trait)
+
+    def _runbook_traits(self, runbook: str | Resource) -> str:
+        self.require(versions.RUNBOOK_TRAITS, "runbook traits")
+        return f"{_item('runbooks', runbook)}/traits"
 
     # -- volume connectors and targets ---------------------------------------------------
 

@@ -54,6 +54,7 @@ TRAITS = APIVersion(1, 37)
 ALLOCATIONS = APIVersion(1, 52)
 DEPLOY_TEMPLATES = APIVersion(1, 55)
 RUNBOOKS = APIVersion(1, 92)
+RUNBOOK_TRAITS = APIVersion(1, 112)
 VOLUME = APIVersion(1, 32)
 HISTORY = APIVersion(1, 78)
 SOFT_POWER = APIVersion(1, 27)  # soft reboot and power off, and a power change's timeout

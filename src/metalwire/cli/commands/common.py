@@ -129,8 +129,24 @@ def add_node_command(
     formatted: bool = False,
 ) -> argparse.ArgumentParser:
     """A command on one node (:func:`add_command`), its first argument ``NODE``."""
+    return add_item_command(commands, name, common, help, handler, "node", formatted)
+
+
+def add_item_command(
+    commands: Any,
+    name: str,
+    common: argparse.ArgumentParser,
+    help: str,
+    handler: Handler,
+    noun: str,
+    formatted: bool = False,
+) -> argparse.ArgumentParser:
+    """A command on one ``noun`` (:func:`add_command`), its first argument the name or UUID of
+    that item (``args.<noun>``)."""
     parser = add_command(commands, name, common, help, handler, formatted)
-    parser.add_argument("node", type=identifier, metavar="NODE", help="name or UUID of the node")
+    parser.add_argument(
+        noun, type=identifier, metavar=noun.upper(), help=f"name or UUID of the {noun}"
+    )
     return parser
 
 
@@ -216,20 +232,22 @@ def _add_endpoint_argument(group: Any, default: Any) -> None:
 
 
 def add_program_arguments(parser: argparse.ArgumentParser) -> None:
-    """The endpoint, login and TLS options on the program's own parser, before the command,
-    as the openstack command takes them: ``metalwire --os-cloud C node list``; and the
-    output options (``metalwire -f yaml node list``).
+    """The endpoint, connection, login and TLS options on the program's own parser, before the
+    command, as the openstack command takes them: ``metalwire --os-cloud C node list``,
+    ``metalwire --os-baremetal-api-version 1.50 node list``; and the output options
+    (``metalwire -f yaml node list``).
 
     They default to None here, while a command's parser (:func:`connection_parser`) sets
     them only when given after the command: so one given before the command is kept, and
     one given after it wins over the same option given before.
     """
     group = parser.add_argument_group(
-        "endpoint and login of the client commands",
+        "endpoint, connection and login of the client commands",
         "as the openstack command: options, OS_* variables or clouds.yaml; also accepted "
         "after the command, where they win",
     )
     _add_endpoint_argument(group, None)
+    _add_connection_arguments(group, None)
     add_login_arguments(group, default=None)
     add_program_format_arguments(parser)
 
@@ -238,46 +256,75 @@ def check_program_arguments(parser: argparse.ArgumentParser, args: argparse.Name
     """Exit with a usage error when an option of :func:`add_program_arguments` was given
     before a command that does not take it (it would be ignored), or an output option was
     given before and after the command with different values; otherwise put the output
-    options given before the command where the command reads them."""
+    options given before the command where the command reads them, and the connection
+    options given nowhere at their defaults."""
     try:
         settle_output_options(args)
     except UsageError as error:
         parser.error(str(error))
     if getattr(args, "client_command", False):
+        for dest, default in _connection_defaults().items():
+            if getattr(args, dest, None) is None:
+                setattr(args, dest, default)
         return
-    for option, dest in [("--url/--os-endpoint", "url"), *login_options()]:
+    for option, dest in [("--url/--os-endpoint", "url"), *_CONNECTION_OPTIONS, *login_options()]:
         if getattr(args, dest, None) is not None:
             parser.error(f"{option} is an option of the client commands only")
 
 
-def connection_parser() -> argparse.ArgumentParser:
-    """The parent parser of every client command: where the API is and how to talk to it.
+# (option, destination) of each connection option, and their values when given nowhere.
+_CONNECTION_OPTIONS = [
+    ("--api-version/--os-baremetal-api-version", "api_version"),
+    ("--timeout", "timeout"),
+    ("--max-retries", "max_retries"),
+    ("--debug", "debug"),
+]
 
-    The endpoint, login and TLS options are set only when given after the command: given
-    before it, the program's parser has set them (:func:`add_program_arguments`).
-    """
-    common = argparse.ArgumentParser(add_help=False)
-    group = common.add_argument_group("connection")
-    _add_endpoint_argument(group, argparse.SUPPRESS)
+
+def _connection_defaults() -> dict[str, Any]:
+    return {
+        "api_version": os.environ.get("OS_BAREMETAL_API_VERSION"),
+        "timeout": 60.0,
+        "max_retries": 3,
+        "debug": False,
+    }
+
+
+def _add_connection_arguments(group: Any, default: Any) -> None:
     group.add_argument(
         "--api-version",
         "--os-baremetal-api-version",
         dest="api_version",
         metavar="VERSION",
-        default=os.environ.get("OS_BAREMETAL_API_VERSION"),
-        help="API microversion to use, 1.N or latest (default: negotiate the highest)",
+        default=default,
+        help="API microversion to use, 1.N or latest (default: $OS_BAREMETAL_API_VERSION, "
+        "else negotiate the highest)",
     )
     group.add_argument(
-        "--timeout", type=seconds, default=60.0, help="seconds per request (default 60)"
+        "--timeout", type=seconds, default=default, help="seconds per request (default 60)"
     )
     group.add_argument(
         "--max-retries",
         type=int,
-        default=3,
+        default=default,
         metavar="N",
         help="retries of a connection refused, 503 or locked node (default 3)",
     )
-    group.add_argument("--debug", action="store_true", help="log every request to stderr")
+    group.add_argument(
+        "--debug", action="store_true", default=default, help="log every request to stderr"
+    )
+
+
+def connection_parser() -> argparse.ArgumentParser:
+    """The parent parser of every client command: where the API is and how to talk to it.
+
+    The endpoint, connection, login and TLS options are set only when given after the
+    command: given before it, the program's parser has set them (:func:`add_program_arguments`).
+    """
+    common = argparse.ArgumentParser(add_help=False)
+    group = common.add_argument_group("connection")
+    _add_endpoint_argument(group, argparse.SUPPRESS)
+    _add_connection_arguments(group, argparse.SUPPRESS)
     login = common.add_argument_group(
         "login", "as the openstack command: options, OS_* variables or clouds.yaml"
     )

@@ -1,7 +1,8 @@
 """``metalwire deploy template ...`` and ``metalwire runbook ...``: named lists of steps, a
 deploy template's run when a node's instance asks for its trait, a runbook's by a cleaning
 or a servicing that names it. Both are created, listed, shown, set, unset and deleted the
-same way; their steps are given as a document (JSON, a .json or .yaml file, or ``-``)."""
+same way; their steps are given as a document (JSON, a .json or .yaml file, or ``-``). A
+runbook also has traits, the node traits that approve it (``runbook trait ...``, trait.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from metalwire.cli.commands import trait
 from metalwire.cli.commands.common import (
     add_command,
     add_extra_option,
@@ -192,8 +194,8 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         help="manage runbooks",
         description="Manage runbooks: clean or service steps a node runs by name.",
     )
-    _register(
-        runbook.add_subparsers(dest="runbook_command", metavar="ACTION", required=True),
-        common,
-        RUNBOOK,
+    runbook_actions = runbook.add_subparsers(
+        dest="runbook_command", metavar="ACTION", required=True
     )
+    _register(runbook_actions, common, RUNBOOK)
+    trait.register(runbook_actions, common, trait.RUNBOOK)

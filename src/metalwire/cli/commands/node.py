@@ -370,6 +370,6 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
 
     vif.register(actions, common)
-    trait.register(actions, common)
+    trait.register(actions, common, trait.NODE)
     power.register(actions, common)
     history.register(actions, common)
