@@ -67,15 +67,34 @@ def verb_over(states: Mapping[str, Any]) -> bool:
 
 PowerTarget = Literal["power on", "power off", "rebooting", "soft power off", "soft rebooting"]
 ProvisionTarget = Literal[
-    "manage", "provide", "active", "deleted", "deploy", "undeploy", "rebuild", "clean"
+    "manage",
+    "provide",
+    "active",
+    "deleted",
+    "deploy",
+    "undeploy",
+    "rebuild",
+    "clean",
+    "service",
+    "inspect",
+    "rescue",
+    "unrescue",
+    "abort",
+    "unhold",
 ]
 # The microversion that introduced each provision target.
 _TARGET_SINCE: dict[str, APIVersion] = {
     "manage": versions.MANAGE_PROVIDE,
     "provide": versions.MANAGE_PROVIDE,
+    "inspect": APIVersion(1, 6),
+    "abort": APIVersion(1, 13),
     "clean": APIVersion(1, 15),
+    "rescue": APIVersion(1, 38),
+    "unrescue": APIVersion(1, 38),
     "deploy": APIVersion(1, 73),
     "undeploy": APIVersion(1, 73),
+    "unhold": APIVersion(1, 85),
+    "service": APIVersion(1, 87),
 }
 
 R = TypeVar("R", bound=Resource)
@@ -629,24 +648,50 @@ class Client:
         node: str | Resource,
         target: ProvisionTarget,
         clean_steps: Sequence[Mapping[str, Any]] | None = None,
+        *,
+        service_steps: Sequence[Mapping[str, Any]] | None = None,
+        deploy_steps: Sequence[Mapping[str, Any]] | None = None,
+        runbook: str | None = None,
+        disable_ramdisk: bool | None = None,
+        configdrive: str | Mapping[str, Any] | None = None,
+        rescue_password: str | None = None,
     ) -> None:
         """Ask for a provision state change (``PUT /v1/nodes/{node}/states/provision``).
 
-        ``target`` is a verb: manage, provide, active (deploy), deleted (undeploy), rebuild or
-        clean, which needs its ``clean_steps`` (``{"interface": ..., "step": ...}`` each).
-        Returns once the verb is accepted: on a node whose network interface calls
-        an external service its steps go on (:meth:`wait_for_provision_state` waits for
-        them). Raises FeatureNotSupported for a verb newer than the microversion, BadRequest
-        when the node's state does not allow it or the steps are missing or malformed,
-        NotFound, NodeLocked.
+        ``target`` is a verb: manage, provide, active (deploy), deleted (undeploy), rebuild,
+        clean (with its ``clean_steps``, ``{"interface": ..., "step": ...}`` each, or a
+        ``runbook``), service (``service_steps`` or a ``runbook``), inspect, rescue (with a
+        ``rescue_password``), unrescue, abort or unhold. A deploy or a rebuild may take
+        ``deploy_steps`` and a ``configdrive`` (a URL, a gzipped and base64-encoded image, or
+        ``meta_data``, ``user_data``, ``network_data``, ``vendor_data`` as a dictionary), a
+        clean or a service ``disable_ramdisk``; what is None is not sent. Returns once the verb
+        is accepted: on a node whose network interface calls an external service its steps go
+        on (:meth:`wait_for_provision_state` waits for them). Raises FeatureNotSupported for
+        a verb newer than the microversion, BadRequest when the node's state does not allow it
+        or the steps are missing or malformed, NotFound, NodeLocked.
         """
         since = _TARGET_SINCE.get(target)
         if since is not None:
             self.require(since, f"provision target {target!r}")
+        if runbook is not None:
+            self.require(versions.RUNBOOKS, "a clean or service by runbook")
         path = f"/v1/nodes/{_segment(_ident(node))}/states/provision"
         body: dict[str, Any] = {"target": target}
-        if clean_steps is not None:
-            body["clean_steps"] = [dict(step) for step in clean_steps]
+        for field, steps in (
+            ("clean_steps", clean_steps),
+            ("service_steps", service_steps),
+            ("deploy_steps", deploy_steps),
+        ):
+            if steps is not None:
+                body[field] = [dict(step) for step in steps]
+        for field, value in (
+            ("runbook", runbook),
+            ("disable_ramdisk", disable_ramdisk),
+            ("configdrive", configdrive),
+            ("rescue_password", rescue_password),
+        ):
+            if value is not None:
+                body[field] = dict(value) if isinstance(value, Mapping) else value
         self._request("PUT", path, json=body)
 
     def manage(self, node: str | Resource) -> None:

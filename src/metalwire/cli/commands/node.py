@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
+from dataclasses import dataclass
 from typing import Any
 
 from metalwire import interface_kinds
@@ -39,22 +41,104 @@ from metalwire.cli.commands.common import (
 )
 from metalwire.cli.output import UsageError
 from metalwire.client import Client, patch
-from metalwire.client.client import ProvisionTarget, verb_over
+from metalwire.client.client import FAILURE_STATES, ProvisionTarget, verb_over
 from metalwire.client.patch import PatchOp
 
 NODE_COLUMNS = ("uuid", "name", "instance_uuid", "power_state", "provision_state", "maintenance")
 
-# Provision verb of each command -> (API target, the states it ends in when done, help): a
-# retired node's tear-down ends in manageable.
-PROVISION_COMMANDS: dict[str, tuple[ProvisionTarget, tuple[str, ...], str]] = {
-    "manage": ("manage", ("manageable",), "Set provision state of a node to 'manage'"),
-    "provide": ("provide", ("available",), "Set provision state of a node to 'provide'"),
-    "deploy": ("active", ("active",), "Deploy a node (provision target 'active')"),
-    "undeploy": (
+
+@dataclass(frozen=True)
+class ProvisionCommand:
+    """A command that asks for a provision verb (``node deploy``, ``node clean`` ...)."""
+
+    target: ProvisionTarget
+    # The states the node is in once the verb is done, or None: wherever it leads (a failure
+    # state is a failure all the same).
+    ends_in: tuple[str, ...] | None
+    help: str
+    options: tuple[str, ...] = ()  # what it takes of _PROVISION_OPTIONS
+
+
+PROVISION_COMMANDS: dict[str, ProvisionCommand] = {
+    "manage": ProvisionCommand(
+        "manage", ("manageable",), "Set provision state of a node to 'manage'"
+    ),
+    "provide": ProvisionCommand(
+        "provide", ("available",), "Set provision state of a node to 'provide'"
+    ),
+    "deploy": ProvisionCommand(
+        "active",
+        ("active",),
+        "Deploy a node (provision target 'active')",
+        ("deploy_steps", "configdrive"),
+    ),
+    "undeploy": ProvisionCommand(
         "deleted",
-        ("available", "manageable"),
+        ("available", "manageable"),  # a retired node's tear-down ends in manageable
         "Tear a node down (provision target 'deleted'; a retired node ends in manageable)",
     ),
+    "rebuild": ProvisionCommand(
+        "rebuild",
+        ("active",),
+        "Deploy a deployed node again (provision target 'rebuild')",
+        ("deploy_steps", "configdrive"),
+    ),
+    "clean": ProvisionCommand(
+        "clean",
+        ("manageable",),
+        "Run clean steps on a manageable node, given or a runbook's",
+        ("clean_steps", "runbook", "disable_ramdisk"),
+    ),
+    "service": ProvisionCommand(
+        "service",
+        ("active",),
+        "Run service steps on a deployed node, given or a runbook's (API 1.87)",
+        ("service_steps", "runbook", "disable_ramdisk"),
+    ),
+    "inspect": ProvisionCommand(
+        "inspect", ("manageable",), "Inspect a manageable node (provision target 'inspect')"
+    ),
+    "rescue": ProvisionCommand(
+        "rescue",
+        ("rescue",),
+        "Boot a deployed node into its rescue ramdisk (API 1.38)",
+        ("rescue_password",),
+    ),
+    "unrescue": ProvisionCommand(
+        "unrescue", ("active",), "Bring a rescued node back to its instance (API 1.38)"
+    ),
+    "abort": ProvisionCommand(
+        "abort",
+        tuple(sorted(FAILURE_STATES)),  # what an aborted verb leaves, as Ironic
+        "Abort what a node waits on (cleaning, inspection, rescue, a deploy or servicing)",
+    ),
+    "unhold": ProvisionCommand(
+        "unhold", None, "Let a node held by a hold step go on with its steps (API 1.85)"
+    ),
+}
+
+# How each provision option is given: option, its argument type, help.
+_STEPS_HELP = "JSON, a .json or .yaml file, or - to read it from standard input"
+_PROVISION_OPTIONS: dict[str, tuple[str, Any, str]] = {
+    "clean_steps": ("--clean-steps", json_document, f"the clean steps to run: {_STEPS_HELP}"),
+    "service_steps": (
+        "--service-steps",
+        json_document,
+        f"the service steps to run: {_STEPS_HELP}",
+    ),
+    "deploy_steps": (
+        "--deploy-steps",
+        json_document,
+        f"deploy steps to run besides the node's (API 1.69): {_STEPS_HELP}",
+    ),
+    "runbook": ("--runbook", identifier, "name or UUID of the runbook whose steps run (API 1.92)"),
+    "configdrive": (
+        "--config-drive",
+        None,
+        "the instance's config drive: a URL, a gzipped and base64-encoded image, or a JSON "
+        "object of meta_data, user_data, network_data and vendor_data (API 1.56)",
+    ),
+    "rescue_password": ("--rescue-password", None, "the password of the rescue ramdisk's user"),
 }
 
 # Simple node fields settable with --OPTION VALUE in node create/set; unset with --OPTION
@@ -182,18 +266,56 @@ def _node_delete(client: Client, args: argparse.Namespace) -> int:
 
 
 def _provision(command: str) -> Handler:
-    target, expected, _ = PROVISION_COMMANDS[command]
+    verb = PROVISION_COMMANDS[command]
 
     def run(client: Client, args: argparse.Namespace) -> int:
-        client.set_provision_state(args.node, target)
+        given = {name: getattr(args, name) for name in verb.options}
+        configdrive = given.get("configdrive")
+        if isinstance(configdrive, str) and configdrive.lstrip().startswith("{"):
+            try:
+                given["configdrive"] = json.loads(configdrive)
+            except ValueError as error:
+                raise UsageError(f"--config-drive: not a JSON object ({error})") from None
+        client.set_provision_state(args.node, verb.target, **given)
         states = client.get_states(args.node)
         state = states.get("provision_state")
-        if verb_over(states) and state not in expected:
+        done = state not in FAILURE_STATES if verb.ends_in is None else state in verb.ends_in
+        if verb_over(states) and not done:
             reason = states.get("last_error") or f"the node is in provision state {state!r}"
             return fail(f"{command} of node {args.node} failed: {reason}")
         return 0
 
     return run
+
+
+def _add_provision_command(
+    actions: Any, common: argparse.ArgumentParser, command: str, verb: ProvisionCommand
+) -> None:
+    parser = add_node_command(actions, command, common, verb.help, _provision(command))
+    steps_or_runbook = None
+    if "runbook" in verb.options:  # a clean or a service: its steps, or a runbook's
+        steps_or_runbook = parser.add_mutually_exclusive_group(required=True)
+    for name in verb.options:
+        if name == "disable_ramdisk":
+            parser.add_argument(
+                "--disable-ramdisk",
+                action="store_true",
+                default=None,
+                help="run the steps without booting the ramdisk",
+            )
+            continue
+        option, kind, help_text = _PROVISION_OPTIONS[name]
+        where = (
+            steps_or_runbook if steps_or_runbook and name.endswith(("steps", "runbook")) else parser
+        )
+        where.add_argument(
+            option,
+            dest=name,
+            type=kind,
+            required=name == "rescue_password",
+            metavar=name.upper() if kind is not json_document else "DOCUMENT",
+            help=help_text,
+        )
 
 
 def _maintenance_set(client: Client, args: argparse.Namespace) -> int:
@@ -348,8 +470,8 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "nodes", nargs="+", type=identifier, metavar="NODE", help="names or UUIDs of nodes"
     )
 
-    for command, (_, _, help_text) in PROVISION_COMMANDS.items():
-        add_node_command(actions, command, common, help_text, _provision(command))
+    for command, verb in PROVISION_COMMANDS.items():
+        _add_provision_command(actions, common, command, verb)
 
     maint = actions.add_parser("maintenance", help="set or unset maintenance mode")
     maint_actions = maint.add_subparsers(
