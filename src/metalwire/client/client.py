@@ -20,7 +20,9 @@ from metalwire.client.patch import PatchOp
 from metalwire.client.resources import (
     Allocation,
     Chassis,
+    Conductor,
     DeployTemplate,
+    Driver,
     HistoryEvent,
     Node,
     Port,
@@ -156,6 +158,10 @@ class ChassisQuery(ListQuery, total=False):
     """Options of :meth:`Client.iter_chassis` (a chassis list has no filters)."""
 
 
+class ConductorQuery(ListQuery, total=False):
+    """Options of :meth:`Client.iter_conductors` (no filters; ``marker`` is a host name)."""
+
+
 class AllocationQuery(ListQuery, total=False):
     """Options and filters of :meth:`Client.iter_allocations`."""
 
@@ -187,6 +193,7 @@ _FILTERS: dict[str, frozenset[str]] = {
     "ports": frozenset(PortQuery.__annotations__) - _LIST_OPTIONS,
     "portgroups": frozenset(PortgroupQuery.__annotations__) - _LIST_OPTIONS,
     "chassis": frozenset(ChassisQuery.__annotations__) - _LIST_OPTIONS,
+    "conductors": frozenset(ConductorQuery.__annotations__) - _LIST_OPTIONS,
     "allocations": frozenset(AllocationQuery.__annotations__) - _LIST_OPTIONS,
     "deploy_templates": frozenset(DeployTemplateQuery.__annotations__) - _LIST_OPTIONS,
     "runbooks": frozenset(RunbookQuery.__annotations__) - _LIST_OPTIONS,
@@ -196,7 +203,9 @@ _FILTERS: dict[str, frozenset[str]] = {
 }
 # How a list shows every field (``detail``): by default its /detail path; these collections
 # take ?detail=true instead, and an allocation list shows every field anyway.
-_DETAIL_QUERY = frozenset({"deploy_templates", "runbooks", "connectors", "targets", "history"})
+_DETAIL_QUERY = frozenset(
+    {"deploy_templates", "runbooks", "connectors", "targets", "history", "conductors"}
+)
 _ALWAYS_DETAILED = frozenset({"allocations"})
 
 
@@ -1218,6 +1227,49 @@ class Client:
     def _runbook_traits(self, runbook: str | Resource) -> str:
         self.require(versions.RUNBOOK_TRAITS, "runbook traits")
         return f"{_item('runbooks', runbook)}/traits"
+
+    # -- conductors and drivers ------------------------------------------------------------
+
+    def get_conductor(self, hostname: str, fields: Sequence[str] | None = None) -> Conductor:
+        """The conductor by host name (API 1.49). Raises FeatureNotSupported, NotFound."""
+        self.require(versions.CONDUCTORS, "conductors")
+        path = _item("conductors", hostname)
+        return Conductor(self._object("GET", path, params=_fields(fields)))
+
+    def iter_conductors(self, **query: Unpack[ConductorQuery]) -> Iterator[Conductor]:
+        """Conductors, alive or not, page by page (API 1.49); options as :meth:`iter_nodes`
+        (no filters; the ``marker`` is a host name)."""
+        self.require(versions.CONDUCTORS, "conductors")
+        return self._list(Conductor, "/v1/conductors", "conductors", query)
+
+    def list_conductors(self, **query: Unpack[ConductorQuery]) -> list[Conductor]:
+        """All conductors :meth:`iter_conductors` yields."""
+        return list(self.iter_conductors(**query))
+
+    def list_drivers(
+        self,
+        detail: bool = False,
+        driver_type: str | None = None,
+        fields: Sequence[str] | None = None,
+    ) -> list[Driver]:
+        """The enabled hardware types; with ``detail`` each kind's interfaces (API 1.30),
+        ``driver_type`` ``dynamic`` or ``classic`` (metalwire has no classic drivers, as Ironic
+        39), ``fields`` only these (API 1.77). Raises BadRequest, NotAcceptable."""
+        params = _fields(fields) or {}
+        if detail:
+            params["detail"] = "true"
+        if driver_type is not None:
+            params["type"] = driver_type
+        body = self._request("GET", "/v1/drivers", params=params or None)
+        drivers = body.get("drivers") if isinstance(body, dict) else None
+        if not isinstance(drivers, list):
+            raise exc.InvalidResponse("GET /v1/drivers did not answer with a 'drivers' list.")
+        return [Driver(driver) for driver in drivers]
+
+    def get_driver(self, name: str, fields: Sequence[str] | None = None) -> Driver:
+        """The enabled hardware type ``name``, with its interfaces; ``fields`` only these
+        (API 1.77). Raises NotFound."""
+        return Driver(self._object("GET", _item("drivers", name), params=_fields(fields)))
 
     # -- volume connectors and targets ---------------------------------------------------
 

@@ -16,6 +16,7 @@ class Resource(Mapping[str, Any]):
 
     __slots__ = ("_data",)
     kind = "resource"
+    named_by = "uuid"  # the field that names one (a conductor's hostname, a driver's name)
 
     def __init__(self, data: Mapping[str, Any]) -> None:
         self._data = dict(data)
@@ -30,7 +31,7 @@ class Resource(Mapping[str, Any]):
         return len(self._data)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self._data.get('uuid')!r})"
+        return f"{type(self).__name__}({self._data.get(self.named_by)!r})"
 
     def to_dict(self) -> dict[str, Any]:
         """A copy of every field, links included."""
@@ -354,3 +355,27 @@ class VolumeTarget(Resource):
     """A volume a node uses, ``boot_index`` 0 the one it boots from."""
 
     kind = "volume target"
+
+
+class Conductor(Resource):
+    """A server process that runs the nodes' operations, named by its ``hostname`` (API 1.49):
+    ``conductor_group``, ``alive`` and, listed with ``detail``, its ``drivers``."""
+
+    kind = "conductor"
+    named_by = "hostname"
+
+    @property
+    def hostname(self) -> str | None:
+        return self._str("hostname")
+
+
+class Driver(Resource):
+    """An enabled hardware type, named by its ``name``: the ``hosts`` that enable it and,
+    shown with ``detail`` (API 1.30), each kind's default and enabled interfaces."""
+
+    kind = "driver"
+    named_by = "name"
+
+    @property
+    def name(self) -> str | None:
+        return self._str("name")

@@ -1,7 +1,8 @@
 """Client commands of the ``metalwire`` program, following the ``baremetal`` command.
 
     metalwire node create|list|show|set|unset|delete      node.py
-    metalwire node manage|provide|deploy|undeploy NODE    node.py
+    metalwire node manage|provide|deploy|undeploy|rebuild|clean|service|inspect|rescue|
+                   unrescue|abort|unhold NODE             node.py
     metalwire node maintenance set|unset NODE...          node.py
     metalwire node vif list|attach|detach                 vif.py
     metalwire node trait list|add|remove                  trait.py
@@ -11,9 +12,11 @@
     metalwire allocation create|list|show|set|unset|delete allocation.py
     metalwire deploy template create|list|show|set|unset|delete  named_steps.py
     metalwire runbook create|list|show|set|unset|delete   named_steps.py
+    metalwire runbook trait list|add|remove               trait.py
     metalwire volume connector|target create|list|show|set|unset|delete  volume.py
     metalwire create FILE...                              create.py
     metalwire audit [--node N] [--repair] [--latest]      audit.py
+    metalwire conductor list|show, driver list|show       conductor.py
 
 What they share (connection options, argument types, printing) is in common.py; logging in
 (``--os-*``, ``OS_*``, clouds.yaml) is in ../login.py. The endpoint comes from ``--url``,
@@ -33,6 +36,7 @@ from metalwire.cli.commands import (
     allocation,
     audit,
     chassis,
+    conductor,
     create,
     named_steps,
     node,
@@ -55,3 +59,4 @@ def register(commands: Any) -> None:
     volume.register(commands, common)
     create.register(commands, common)
     audit.register(commands, common)
+    conductor.register(commands, common)

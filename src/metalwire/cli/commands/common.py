@@ -500,9 +500,13 @@ def portgroup_uuid(client: Client, ident: str) -> str:
 
 
 def print_resources(
-    items: Sequence[Resource], default: Sequence[str], args: argparse.Namespace
+    items: Sequence[Resource],
+    default: Sequence[str],
+    args: argparse.Namespace,
+    labels: Mapping[str, str] | None = None,
 ) -> None:
-    """A list command's output: ``default`` columns, every field (--long) or --fields."""
+    """A list command's output: ``default`` columns, every field (--long) or --fields;
+    ``labels`` names columns otherwise than :func:`label` (as the baremetal command's)."""
     if args.fields:
         fields = list(args.fields)
     elif args.long:
@@ -510,7 +514,8 @@ def print_resources(
     else:
         fields = list(default)
     rows = [[item.get(f) for f in fields] for item in items]
-    print_listing([label(f) for f in fields], rows, args.format, sys.stdout, args.columns)
+    named = [(labels or {}).get(f) or label(f) for f in fields]
+    print_listing(named, rows, args.format, sys.stdout, args.columns)
 
 
 def print_resource(resource: Resource, args: argparse.Namespace) -> None:
