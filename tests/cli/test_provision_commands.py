@@ -135,3 +135,38 @@ def test_rebuild_rescue_inspect_hold_and_abort(cli: Run, mw: Client) -> None:
     assert ended.code == 1, ended.stderr
     assert f"unhold of node {name} failed: By request, the cleaning" in ended.stderr
     assert mw.get_node(name).provision_state == "clean failed"
+
+
+def test_wait_returns_once_the_verb_is_done_or_fails_after_its_timeout(
+    cli: Run, mw: Client
+) -> None:
+    name = unique("wait")
+    mw.create_node("fake-hardware", name=name)
+    _ok(cli("node", "manage", name, "--wait"))
+    assert mw.get_node(name).provision_state == "manageable"
+
+    # a wait step of one second: without --wait the command answers while the node waits
+    pause = {"interface": "deploy", "step": "wait", "args": {"seconds": 1}}
+    _ok(cli("node", "clean", name, "--clean-steps", json.dumps([pause, POWER_OFF])))
+    assert mw.get_node(name).provision_state == "clean wait"
+    mw.wait_for_provision_state(name, "manageable", timeout=30, interval=0.2)
+    _ok(cli("node", "clean", name, "--clean-steps", json.dumps([pause, POWER_ON]), "--wait", "30"))
+    node = mw.get_node(name)
+    assert (node.provision_state, node.power_state) == ("manageable", "power on")
+
+    # an open wait outlasts --wait's timeout
+    hold = {"interface": "deploy", "step": "wait"}
+    late = cli("node", "clean", name, "--clean-steps", json.dumps([hold]), "--wait", "1")
+    assert late.code == 1, late.stderr
+    assert f"clean of node {name} failed: Node {name} is still 'clean wait' after 1 s, not " in (
+        late.stderr
+    )
+    _ok(cli("node", "abort", name))
+    bad = cli("node", "manage", name, "--wait", "soon")
+    assert bad.code == 2 and "--wait" in bad.stderr, bad.stderr
+
+    _ok(cli("node", "manage", name))
+    _ok(cli("node", "provide", name, "--wait", "0"))
+    _ok(cli("node", "deploy", name, "--wait", "60"))
+    _ok(cli("node", "undeploy", name, "--wait"))  # available, or manageable when retired
+    assert mw.get_node(name).provision_state == "available"

@@ -6,7 +6,7 @@ import logging
 import math
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any, Literal, TypedDict, TypeVar, Unpack
 from urllib.parse import parse_qsl, quote, urlsplit
 
@@ -145,6 +145,7 @@ class PortQuery(ListQuery, total=False):
     portgroup: str
     address: str
     physical_network: str
+    shard: str  # the ports of the nodes in one shard, or several separated by commas (1.82)
 
 
 class PortgroupQuery(ListQuery, total=False):
@@ -152,6 +153,7 @@ class PortgroupQuery(ListQuery, total=False):
 
     node: str
     address: str
+    shard: str  # the portgroups of the nodes in one shard, or several (1.82)
 
 
 class ChassisQuery(ListQuery, total=False):
@@ -567,6 +569,18 @@ class Client:
         """The node by UUID or name. Raises NotFound when there is none."""
         return Node(self._object("GET", _item("nodes", node), params=_fields(fields)))
 
+    def get_node_by_instance(self, instance_uuid: str, fields: Sequence[str] | None = None) -> Node:
+        """The node the instance ``instance_uuid`` is on. Raises NotFound when there is none."""
+        shape: dict[str, Any] = {"fields": list(fields)} if fields else {"detail": True}
+        for node in self.iter_nodes(instance_uuid=instance_uuid, limit=1, **shape):
+            return node
+        raise exc.NotFound(
+            f"No node has the instance {instance_uuid}.",
+            status_code=404,
+            method="GET",
+            url=f"/v1/nodes?instance_uuid={quote(instance_uuid)}",
+        )
+
     def iter_nodes(self, **query: Unpack[NodeQuery]) -> Iterator[Node]:
         """Nodes matching the filters, fetched page by page (following ``next``) as consumed.
 
@@ -722,12 +736,12 @@ class Client:
     def wait_for_provision_state(
         self,
         node: str | Resource,
-        expected: str,
+        expected: str | Collection[str],
         timeout: float = 1800.0,
         interval: float = 2.0,
     ) -> dict[str, Any]:
-        """After a provision verb, wait until the node's provision state is ``expected``;
-        its states then (as :meth:`get_states`).
+        """After a provision verb, wait until the node's provision state is ``expected`` (or
+        one of several); its states then (as :meth:`get_states`).
 
         On a node whose network interface calls an external service (``neutron``,
         ``ironic-networking``) a verb is answered once accepted and its steps go on in the
@@ -737,15 +751,17 @@ class Client:
         seconds; NotFound.
         """
         deadline = time.monotonic() + timeout
+        wanted = (expected,) if isinstance(expected, str) else tuple(expected)
+        expected = " or ".join(repr(state) for state in wanted)
         while True:
             states = self.get_states(node)
             state, error = states["provision_state"], states.get("last_error")
-            if state == expected:
+            if state in wanted:
                 return states
             label = _ident(node)
             if verb_over(states):
                 raise exc.ProvisionStateError(
-                    f"Node {label} ended in {state!r}, not {expected!r}"
+                    f"Node {label} ended in {state!r}, not {expected}"
                     + (f": {error}" if error else ""),
                     state=state,
                     last_error=error,
@@ -753,7 +769,7 @@ class Client:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise exc.ProvisionStateError(
-                    f"Node {label} is still {state!r} after {timeout:g} s, not {expected!r}",
+                    f"Node {label} is still {state!r} after {timeout:g} s, not {expected}",
                     state=state,
                     last_error=error,
                 )

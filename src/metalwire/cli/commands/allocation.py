@@ -20,6 +20,7 @@ from metalwire.cli.commands.common import (
     print_resources,
     set_and_unset,
     show_handler,
+    wait_timeout,
 )
 from metalwire.cli.output import UsageError
 from metalwire.client import Client
@@ -96,6 +97,15 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "Ask for a node; exit status 1 when none fits (the allocation is kept, in state error)",
         _allocation_create,
         True,
+    )
+    create.add_argument(
+        "--wait",
+        type=wait_timeout,
+        nargs="?",
+        const=0,
+        metavar="TIMEOUT",
+        help="taken as the baremetal command takes it; an allocation is active or failed "
+        "when created, so there is nothing to wait for",
     )
     create.add_argument(
         "--resource-class",

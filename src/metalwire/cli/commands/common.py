@@ -112,6 +112,46 @@ def whole_seconds(text: str) -> int:
     return int(value)
 
 
+def wait_timeout(text: str) -> int:
+    """Argument type of ``--wait``'s timeout: whole seconds, 0 for no limit."""
+    if text.strip() == "0":
+        return 0
+    return whole_seconds(text)
+
+
+class _JoinedShards(argparse.Action):
+    """``--shards A B`` as ``--shard A,B``: the API's filter takes shards separated by commas."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, ",".join(values))
+
+
+def add_shard_filters(parser: argparse.ArgumentParser, plural: str) -> Any:
+    """``--shard A,B`` and the baremetal command's ``--shards A B`` (API 1.82), one excluding
+    the other; the group, for more options that exclude them."""
+    sharding = parser.add_mutually_exclusive_group()
+    sharding.add_argument(
+        "--shard",
+        metavar="SHARD",
+        help=f"only {plural} in this shard, or in one of several separated by commas (API 1.82)",
+    )
+    sharding.add_argument(
+        "--shards",
+        dest="shard",
+        nargs="+",
+        action=_JoinedShards,
+        metavar="SHARD",
+        help=f"only {plural} in one of these shards (API 1.82)",
+    )
+    return sharding
+
+
 def identifier(text: str) -> str:
     """Argument type of a name, UUID, MAC address or VIF id: never empty, so that an unset
     shell variable is refused instead of naming nothing (or, as a filter, everything)."""

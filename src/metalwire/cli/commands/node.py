@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,7 @@ from metalwire.cli.commands.common import (
     add_flag_pair,
     add_list_arguments,
     add_node_command,
+    add_shard_filters,
     add_unset_arguments,
     boolean,
     delete_each,
@@ -38,9 +40,10 @@ from metalwire.cli.commands.common import (
     print_resources,
     run_each,
     send_patch,
+    wait_timeout,
 )
 from metalwire.cli.output import UsageError
-from metalwire.client import Client, patch
+from metalwire.client import Client, ProvisionStateError, patch
 from metalwire.client.client import FAILURE_STATES, ProvisionTarget, verb_over
 from metalwire.client.patch import PatchOp
 
@@ -235,7 +238,11 @@ def _node_list(client: Client, args: argparse.Namespace) -> int:
 
 
 def _node_show(client: Client, args: argparse.Namespace) -> int:
-    print_resource(client.get_node(args.node, fields=args.fields), args)
+    if args.instance:
+        node = client.get_node_by_instance(args.node, fields=args.fields)
+    else:
+        node = client.get_node(args.node, fields=args.fields)
+    print_resource(node, args)
     return 0
 
 
@@ -277,6 +284,13 @@ def _provision(command: str) -> Handler:
             except ValueError as error:
                 raise UsageError(f"--config-drive: not a JSON object ({error})") from None
         client.set_provision_state(args.node, verb.target, **given)
+        if getattr(args, "wait", None) is not None and verb.ends_in:
+            timeout = args.wait or math.inf  # --wait alone, or 0: no limit
+            try:
+                client.wait_for_provision_state(args.node, verb.ends_in, timeout=timeout)
+            except ProvisionStateError as error:
+                return fail(f"{command} of node {args.node} failed: {error}")
+            return 0
         states = client.get_states(args.node)
         state = states.get("provision_state")
         done = state not in FAILURE_STATES if verb.ends_in is None else state in verb.ends_in
@@ -292,6 +306,16 @@ def _add_provision_command(
     actions: Any, common: argparse.ArgumentParser, command: str, verb: ProvisionCommand
 ) -> None:
     parser = add_node_command(actions, command, common, verb.help, _provision(command))
+    if verb.target not in ("abort", "unhold"):  # as the baremetal command, which waits too
+        parser.add_argument(
+            "--wait",
+            type=wait_timeout,
+            nargs="?",
+            const=0,
+            metavar="TIMEOUT",
+            help=f"wait until the node is {' or '.join(verb.ends_in or ())}, at most TIMEOUT "
+            "seconds (none or 0: no limit); a verb that ends otherwise fails",
+        )
     steps_or_runbook = None
     if "runbook" in verb.options:  # a clean or a service: its steps, or a runbook's
         steps_or_runbook = parser.add_mutually_exclusive_group(required=True)
@@ -416,26 +440,32 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         uuid = name in NODE_LIST_UUIDS
         listing.add_argument(
             "--" + name.replace("_", "-"),
+            *(["--chassis"] if name == "chassis_uuid" else []),  # the baremetal command's
             dest=name,
             type=identifier if uuid else str,
             metavar="UUID" if uuid else name.upper(),
             help=f"only nodes with this {name.replace('_', ' ')}",
         )
-    sharding = listing.add_mutually_exclusive_group()
-    sharding.add_argument(
-        "--shard",
-        metavar="SHARD",
-        help="only nodes in this shard, or in one of several separated by commas (API 1.82)",
-    )
+    sharding = add_shard_filters(listing, "nodes")
     sharding.add_argument(
         "--sharded",
         type=boolean,
         metavar="BOOLEAN",
         help="only nodes in a shard (true) or in none (false) (API 1.82)",
     )
+    sharding.add_argument(
+        "--unsharded",
+        dest="sharded",
+        action="store_const",
+        const=False,
+        help="only nodes in no shard, as --sharded false (API 1.82)",
+    )
 
     show = add_node_command(actions, "show", common, "Show a node", _node_show, True)
     show.add_argument("--fields", nargs="+", metavar="FIELD", help="show only these fields")
+    show.add_argument(
+        "--instance", action="store_true", help="NODE is the UUID of the instance on the node"
+    )
 
     set_ = add_node_command(actions, "set", common, "Set node fields", _node_set)
     set_.add_argument("--driver", help="hardware type")

@@ -9,6 +9,7 @@ from metalwire.cli.commands.common import (
     add_command,
     add_extra_option,
     add_list_arguments,
+    add_shard_filters,
     add_unset_arguments,
     boolean,
     delete_each,
@@ -85,6 +86,7 @@ def _port_list(client: Client, args: argparse.Namespace) -> int:
         ("address", args.address),
         ("portgroup", args.port_group),
         ("physical_network", args.physical_network),
+        ("shard", args.shard),
     ):
         if value is not None:
             query[name] = value
@@ -112,12 +114,20 @@ def _add_port_field_options(parser: argparse.ArgumentParser, creating: bool) -> 
         metavar="KEY=VALUE",
         help="switch_id, port_id, switch_info, hostname or network_type (repeat for more)",
     )
-    parser.add_argument(
+    pxe = parser.add_mutually_exclusive_group()
+    pxe.add_argument(
         "--pxe-enabled",
         dest="pxe_enabled",
         type=boolean,
         metavar="BOOLEAN",
         help="whether the node may PXE boot from this port",
+    )
+    pxe.add_argument(
+        "--pxe-disabled",
+        dest="pxe_enabled",
+        action="store_const",
+        const=False,
+        help="the node may not PXE boot from this port (--pxe-enabled false)",
     )
     parser.add_argument(
         "--port-group",
@@ -184,6 +194,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         metavar="NETWORK",
         help="only ports on this physical network",
     )
+    add_shard_filters(listing, "the ports of nodes")
 
     show = add_command(actions, "show", common, "Show a port", _port_show, True)
     show.add_argument(

@@ -10,6 +10,7 @@ from metalwire.cli.commands.common import (
     add_extra_option,
     add_flag_pair,
     add_list_arguments,
+    add_shard_filters,
     add_unset_arguments,
     delete_each,
     dict_additions,
@@ -71,7 +72,7 @@ def _portgroup_unset(client: Client, args: argparse.Namespace) -> int:
 
 def _portgroup_list(client: Client, args: argparse.Namespace) -> int:
     query = list_query(args)
-    for name, value in (("node", args.node), ("address", args.address)):
+    for name, value in (("node", args.node), ("address", args.address), ("shard", args.shard)):
         if value is not None:
             query[name] = value
     print_resources(client.list_portgroups(**query), PORTGROUP_COLUMNS, args)
@@ -143,6 +144,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     listing.add_argument(
         "--address", type=identifier, help="only the portgroup with this MAC address"
     )
+    add_shard_filters(listing, "the portgroups of nodes")
 
     show = add_command(actions, "show", common, "Show a portgroup", _portgroup_show, True)
     show.add_argument(
