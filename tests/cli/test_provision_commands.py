@@ -5,11 +5,14 @@ server (fake-hardware nodes, whose steps run at once)."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 from metalwire.client import Client
+from metalwire.config import SQLITE_FILE
 from tests.cli.conftest import Result, Run
 from tests.client.util import unique
+from tests.support.server import MetalwireServer
 
 POWER_OFF = {"interface": "power", "step": "power_off"}
 POWER_ON = {"interface": "power", "step": "power_on"}
@@ -75,6 +78,25 @@ def test_cleaning_and_servicing_run_the_given_steps_or_an_approved_runbooks(
     assert early.code == 1 and "disable_ramdisk" in early.stderr, early.stderr
     older = cli("--api-version", "1.86", "node", "service", name, "--runbook", runbook)
     assert older.code == 1 and "1.87" in older.stderr, older.stderr
+
+
+def test_a_config_drive_file_is_read_and_a_directory_refused(
+    cli: Run, mw: Client, server: MetalwireServer, tmp_path: Path
+) -> None:
+    name = unique("drive")
+    node = mw.create_node("fake-hardware", name=name)
+    for verb in ("manage", "provide"):
+        _ok(cli("node", verb, name))
+    folder = tmp_path / "drive"
+    folder.mkdir()
+    refused = cli("node", "deploy", name, "--config-drive", str(folder))
+    assert refused.code == 2 and "is a directory" in refused.stderr, refused.stderr
+    image = tmp_path / "drive.b64"
+    image.write_text("H4sIAAAAAAAAA0tJTUvMKU0FAEVvRMcFAAAA\n")  # gzipped, base64-encoded
+    _ok(cli("node", "deploy", name, "--config-drive", str(image)))
+    with sqlite3.connect(f"file:{server.data_dir / SQLITE_FILE}?mode=ro", uri=True) as db:
+        (stored,) = db.execute("SELECT instance_info FROM nodes WHERE uuid = ?", (node.uuid,))
+    assert json.loads(stored[0])["configdrive"] == "H4sIAAAAAAAAA0tJTUvMKU0FAEVvRMcFAAAA"
 
 
 def test_rebuild_rescue_inspect_hold_and_abort(cli: Run, mw: Client) -> None:

@@ -11,6 +11,7 @@ import argparse
 import functools
 import json
 import math
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,8 +139,9 @@ _PROVISION_OPTIONS: dict[str, tuple[str, Any, str]] = {
     "configdrive": (
         "--config-drive",
         None,
-        "the instance's config drive: a URL, a gzipped and base64-encoded image, or a JSON "
-        "object of meta_data, user_data, network_data and vendor_data (API 1.56)",
+        "the instance's config drive: a URL, a gzipped and base64-encoded image or a file "
+        "holding one, or a JSON object of meta_data, user_data, network_data and vendor_data "
+        "(API 1.56)",
     ),
     "rescue_password": ("--rescue-password", None, "the password of the rescue ramdisk's user"),
 }
@@ -277,12 +279,8 @@ def _provision(command: str) -> Handler:
 
     def run(client: Client, args: argparse.Namespace) -> int:
         given = {name: getattr(args, name) for name in verb.options}
-        configdrive = given.get("configdrive")
-        if isinstance(configdrive, str) and configdrive.lstrip().startswith("{"):
-            try:
-                given["configdrive"] = json.loads(configdrive)
-            except ValueError as error:
-                raise UsageError(f"--config-drive: not a JSON object ({error})") from None
+        if given.get("configdrive") is not None:
+            given["configdrive"] = _config_drive(given["configdrive"])
         client.set_provision_state(args.node, verb.target, **given)
         if getattr(args, "wait", None) is not None and verb.ends_in:
             timeout = args.wait or math.inf  # --wait alone, or 0: no limit
@@ -302,11 +300,35 @@ def _provision(command: str) -> Handler:
     return run
 
 
+def _config_drive(value: str) -> str | dict[str, Any]:
+    """``--config-drive``: a JSON object, the name of a file holding the encoded image (read
+    as the baremetal command reads it), or the URL or encoded image itself."""
+    if value.lstrip().startswith("{"):
+        try:
+            drive = json.loads(value)
+        except ValueError as error:
+            raise UsageError(f"--config-drive: not a JSON object ({error})") from None
+        if isinstance(drive, dict):
+            return drive
+    if os.path.isdir(value):
+        raise UsageError(
+            f"--config-drive: {value} is a directory; give the image built from it (gzipped "
+            "and base64-encoded), its URL, or its contents as a JSON object"
+        )
+    if os.path.isfile(value):
+        try:
+            with open(value, encoding="utf-8") as image:
+                return image.read().strip()
+        except (OSError, UnicodeDecodeError) as error:
+            raise UsageError(f"--config-drive: cannot read {value}: {error}") from None
+    return value
+
+
 def _add_provision_command(
     actions: Any, common: argparse.ArgumentParser, command: str, verb: ProvisionCommand
 ) -> None:
     parser = add_node_command(actions, command, common, verb.help, _provision(command))
-    if verb.target not in ("abort", "unhold"):  # as the baremetal command, which waits too
+    if verb.target not in ("abort", "unhold"):  # nor does the baremetal command wait on these
         parser.add_argument(
             "--wait",
             type=wait_timeout,
