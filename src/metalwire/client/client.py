@@ -664,6 +664,29 @@ class Client:
     def _remove_trait(self, path: str, trait: str | None) -> None:
         self._request("DELETE", path if trait is None else f"{path}/{_segment(trait)}")
 
+    def node_children(self, node: str | Resource) -> list[str]:
+        """The UUIDs of the node's child nodes (API 1.83). Raises FeatureNotSupported,
+        NotFound."""
+        self.require(versions.PARENT_NODES, "child nodes")
+        children = self._object("GET", f"{_item('nodes', node)}/children").get("children")
+        if not isinstance(children, list):
+            raise exc.InvalidResponse("GET /v1/nodes/{node}/children did not list children.")
+        return [str(child) for child in children]
+
+    def node_inventory(self, node: str | Resource) -> dict[str, Any]:
+        """What the node's inspection found: ``inventory`` and ``plugin_data`` (API 1.81).
+        Raises FeatureNotSupported, NotFound (also for a node never inspected)."""
+        self.require(versions.INVENTORY, "node inventories")
+        return self._object("GET", f"{_item('nodes', node)}/inventory")
+
+    def list_shards(self) -> list[dict[str, Any]]:
+        """The shards nodes are in, each ``{"name", "count"}``, largest first (API 1.82)."""
+        self.require(versions.SHARDS, "shards")
+        shards = self._object("GET", "/v1/shards").get("shards")
+        if not isinstance(shards, list):
+            raise exc.InvalidResponse("GET /v1/shards did not list shards.")
+        return [dict(shard) for shard in shards]
+
     # -- provision state and maintenance --------------------------------------------------
 
     def set_provision_state(

@@ -17,6 +17,7 @@
     metalwire create FILE...                              create.py
     metalwire audit [--node N] [--repair] [--latest]      audit.py
     metalwire conductor list|show, driver list|show       conductor.py
+    metalwire node inventory save|children list, shard list  inventory.py
 
 What they share (connection options, argument types, printing) is in common.py; logging in
 (``--os-*``, ``OS_*``, clouds.yaml) is in ../login.py. The endpoint comes from ``--url``,
@@ -38,6 +39,7 @@ from metalwire.cli.commands import (
     chassis,
     conductor,
     create,
+    inventory,
     named_steps,
     node,
     port,
@@ -60,3 +62,4 @@ def register(commands: Any) -> None:
     create.register(commands, common)
     audit.register(commands, common)
     conductor.register(commands, common)
+    inventory.register(commands, common)

@@ -2,7 +2,7 @@
 their provision states and in and out of maintenance (``node vif ...`` is in vif.py, ``node
 trait ...`` in trait.py; ``node power ...``, ``reboot``, ``boot ...``, ``secure boot ...``,
 ``inject nmi`` and ``console ...`` in power.py; ``node validate`` and ``history ...`` in
-history.py).
+history.py; ``node inventory save`` and ``children list`` in inventory.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from metalwire import interface_kinds
-from metalwire.cli.commands import history, power, trait, vif
+from metalwire.cli.commands import history, inventory, power, trait, vif
 from metalwire.cli.commands.common import (
     Handler,
     add_command,
@@ -547,3 +547,4 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     trait.register(actions, common, trait.NODE)
     power.register(actions, common)
     history.register(actions, common)
+    inventory.register_node_actions(actions, common)
