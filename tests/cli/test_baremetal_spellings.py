@@ -1,6 +1,7 @@
 """The baremetal command's spellings of options that metalwire's commands take too
-(``node list --chassis``, ``--shards``, ``--unsharded``, ``node show --instance``, ``port set
---pxe-disabled``, ``allocation create --wait``), against the session's real server."""
+(``node list --chassis``, ``--shards``, ``--unsharded``, ``node show --instance``, ``node set
+--reset-KIND-interface``, ``port set --pxe-disabled``, ``allocation create --wait``), against
+the session's real server."""
 
 from __future__ import annotations
 
@@ -88,3 +89,24 @@ def test_port_set_pxe_disabled_and_allocation_create_wait(cli: Run, mw: Client) 
     assert (done["state"], done["node_uuid"]) == ("active", node.uuid)
     none_left = cli("allocation", "create", "--resource-class", resource_class, "--wait", "5")
     assert none_left.code == 1 and "failed" in none_left.stderr, none_left.stderr
+
+
+def test_node_set_reset_interface_gives_the_drivers_default_back(cli: Run, mw: Client) -> None:
+    driver = mw.get_driver("fake-hardware")
+    assert driver["default_network_interface"] != "noop"  # so that the reset shows
+    boot = next(
+        b for b in driver["enabled_boot_interfaces"] if b != driver["default_boot_interface"]
+    )
+    node = mw.create_node(
+        "fake-hardware", name=unique("reset"), network_interface="noop", boot_interface=boot
+    )
+    assert cli("node", "set", node.uuid, "--reset-boot-interface").code == 0
+    shown = mw.get_node(node.uuid)
+    assert (shown["boot_interface"], shown["network_interface"]) == (
+        driver["default_boot_interface"],
+        "noop",
+    )
+    assert cli("node", "set", node.uuid, "--reset-network-interface").code == 0
+    assert mw.get_node(node.uuid)["network_interface"] == driver["default_network_interface"]
+    both = cli("node", "set", node.uuid, "--network-interface", "noop", "--reset-network-interface")
+    assert both.code == 2 and "--reset-network-interface" in both.stderr, both.stderr

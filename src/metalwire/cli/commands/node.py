@@ -146,6 +146,9 @@ _PROVISION_OPTIONS: dict[str, tuple[str, Any, str]] = {
     "rescue_password": ("--rescue-password", None, "the password of the rescue ramdisk's user"),
 }
 
+# The interfaces node set --reset-KIND-interface gives their driver's default back.
+RESETTABLE_INTERFACES = tuple(sorted(("network_interface", *interface_kinds.FIELDS)))
+
 # Simple node fields settable with --OPTION VALUE in node create/set; unset with --OPTION
 # (an interface unset takes the default of the node's driver back).
 NODE_SCALARS = (
@@ -257,6 +260,12 @@ def _node_set(client: Client, args: argparse.Namespace) -> int:
         if value is not None:
             ops.append(patch.add(name, value))
     ops.extend(dict_additions(args, NODE_DICTS))
+    for field in RESETTABLE_INTERFACES:  # --reset-KIND-interface: the driver's default back
+        if getattr(args, f"reset_{field}"):
+            if getattr(args, field) is not None:
+                option = field.replace("_", "-")
+                raise UsageError(f"--{option} and --reset-{option} ask for different values")
+            ops.append(patch.remove(field))
     update = functools.partial(client.update_node, reset_interfaces=args.reset_interfaces)
     return send_patch(update, args.node, ops, "set")
 
@@ -513,6 +522,13 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "the network interface too (API 1.45)",
     )
     _add_node_field_options(set_, creating=False)
+    for field in RESETTABLE_INTERFACES:
+        set_.add_argument(
+            f"--reset-{field.replace('_', '-')}",
+            dest=f"reset_{field}",
+            action="store_true",
+            help=f"the driver's default {field.replace('_', ' ')} back (as unset does)",
+        )
 
     unset = add_node_command(actions, "unset", common, "Unset node fields", _node_unset)
     add_unset_arguments(unset, "node", NODE_UNSETS, NODE_DICTS)
