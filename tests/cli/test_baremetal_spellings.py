@@ -1,12 +1,13 @@
 """The baremetal command's spellings of options that metalwire's commands take too
 (``node list --chassis``, ``--shards``, ``--unsharded``, ``node show --instance``, ``node set
---reset-KIND-interface``, ``port set --pxe-disabled``, ``allocation create --wait``), against
-the session's real server."""
+--reset-KIND-interface`` and ``--target-raid-config``, ``port set --pxe-disabled``,
+``allocation create --wait``), against the session's real server."""
 
 from __future__ import annotations
 
 import json
 import uuid
+from pathlib import Path
 from typing import Any
 
 from metalwire.client import Client
@@ -110,3 +111,22 @@ def test_node_set_reset_interface_gives_the_drivers_default_back(cli: Run, mw: C
     assert mw.get_node(node.uuid)["network_interface"] == driver["default_network_interface"]
     both = cli("node", "set", node.uuid, "--network-interface", "noop", "--reset-network-interface")
     assert both.code == 2 and "--reset-network-interface" in both.stderr, both.stderr
+
+
+def test_node_set_and_unset_target_raid_config(cli: Run, mw: Client, tmp_path: Path) -> None:
+    node = mw.create_node("fake-hardware", name=unique("raid"))
+    config = {"logical_disks": [{"size_gb": 100, "raid_level": "1", "is_root_volume": True}]}
+    done = cli("node", "set", node.uuid, "--target-raid-config", json.dumps(config))
+    assert done.code == 0, done.stderr
+    assert mw.get_node(node.uuid)["target_raid_config"] == config
+    document = tmp_path / "raid.yaml"
+    document.write_text("logical_disks:\n  - size_gb: 50\n    raid_level: '0'\n")
+    done = cli("node", "set", node.uuid, "--target-raid-config", str(document), "--name", "r2")
+    assert done.code == 0, done.stderr
+    shown = mw.get_node(node.uuid)
+    assert shown["target_raid_config"] == {"logical_disks": [{"size_gb": 50, "raid_level": "0"}]}
+    assert shown.name == "r2"
+    listed = cli("node", "set", node.uuid, "--target-raid-config", "[1, 2]")
+    assert listed.code == 2 and "--target-raid-config" in listed.stderr, listed.stderr
+    assert cli("node", "unset", node.uuid, "--target-raid-config").code == 0
+    assert mw.get_node(node.uuid)["target_raid_config"] == {}

@@ -73,3 +73,15 @@ def test_drivers_listed_and_shown(cli: Run, server: MetalwireServer) -> None:
     assert some == {"name": "fake-hardware", "hosts": detailed["hosts"]}
     missing = cli("driver", "show", "no-such-driver")
     assert missing.code == 1 and "no-such-driver" in missing.stderr, missing.stderr
+
+
+def test_driver_properties_listed(cli: Run, server: MetalwireServer) -> None:
+    served = _api(server, "/v1/drivers/fake-hardware/properties")
+    listed = _json(cli, "driver", "property", "list", "fake-hardware")
+    assert listed == [{"Property": k, "Description": v} for k, v in sorted(served.items())]
+    raid = _api(server, "/v1/drivers/fake-hardware/raid/logical_disk_properties")
+    assert "raid_level" in raid  # fake-hardware's default RAID interface is fake
+    listed = _json(cli, "driver", "raid", "property", "list", "fake-hardware")
+    assert listed == [{"Property": k, "Description": v} for k, v in sorted(raid.items())]
+    missing = cli("driver", "property", "list", "no-such-driver")
+    assert missing.code == 1 and "no-such-driver" in missing.stderr, missing.stderr

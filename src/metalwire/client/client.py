@@ -664,6 +664,11 @@ class Client:
     def _remove_trait(self, path: str, trait: str | None) -> None:
         self._request("DELETE", path if trait is None else f"{path}/{_segment(trait)}")
 
+    def set_target_raid_config(self, node: str | Resource, config: Mapping[str, Any]) -> None:
+        """Set the node's target RAID configuration (``logical_disks``; API 1.12); an empty
+        one clears it. Raises BadRequest, NotFound, NotAcceptable."""
+        self._request("PUT", f"{_item('nodes', node)}/states/raid", json=dict(config))
+
     def node_children(self, node: str | Resource) -> list[str]:
         """The UUIDs of the node's child nodes (API 1.83). Raises FeatureNotSupported,
         NotFound."""
@@ -1304,6 +1309,21 @@ class Client:
         if not isinstance(drivers, list):
             raise exc.InvalidResponse("GET /v1/drivers did not answer with a 'drivers' list.")
         return [Driver(driver) for driver in drivers]
+
+    def driver_properties(self, name: str) -> dict[str, str]:
+        """What the driver's default interfaces read from a node's ``driver_info``: key ->
+        description. Raises NotFound."""
+        return {
+            str(k): str(v)
+            for k, v in self._object("GET", _item("drivers", name) + "/properties").items()
+        }
+
+    def driver_raid_properties(self, name: str) -> dict[str, str]:
+        """What a logical disk of a target RAID configuration takes with the driver's default
+        RAID interface: property -> description. Raises NotFound (also when that interface
+        is ``no-raid``)."""
+        path = _item("drivers", name) + "/raid/logical_disk_properties"
+        return {str(k): str(v) for k, v in self._object("GET", path).items()}
 
     def get_driver(self, name: str, fields: Sequence[str] | None = None) -> Driver:
         """The enabled hardware type ``name``, with its interfaces; ``fields`` only these

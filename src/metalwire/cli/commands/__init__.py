@@ -16,7 +16,8 @@
     metalwire volume connector|target create|list|show|set|unset|delete  volume.py
     metalwire create FILE...                              create.py
     metalwire audit [--node N] [--repair] [--latest]      audit.py
-    metalwire conductor list|show, driver list|show       conductor.py
+    metalwire conductor list|show, driver list|show|property list|raid property list
+                                                          conductor.py
     metalwire node inventory save|children list, shard list  inventory.py
 
 What they share (connection options, argument types, printing) is in common.py; logging in

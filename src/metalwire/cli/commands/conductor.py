@@ -5,9 +5,12 @@ scale-out deployment has several of) and the hardware types they enable."""
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
 from typing import Any
 
 from metalwire.cli.commands.common import (
+    Handler,
     add_command,
     add_list_arguments,
     identifier,
@@ -15,6 +18,7 @@ from metalwire.cli.commands.common import (
     print_resource,
     print_resources,
 )
+from metalwire.cli.output import print_listing
 from metalwire.client import Client
 
 CONDUCTOR_COLUMNS = ("hostname", "conductor_group", "alive")
@@ -42,6 +46,15 @@ def _driver_list(client: Client, args: argparse.Namespace) -> int:
 def _driver_show(client: Client, args: argparse.Namespace) -> int:
     print_resource(client.get_driver(args.driver, fields=args.fields), args)
     return 0
+
+
+def _properties(read: Callable[[Client, str], dict[str, str]]) -> Handler:
+    def run(client: Client, args: argparse.Namespace) -> int:
+        rows = [[key, text] for key, text in sorted(read(client, args.driver).items())]
+        print_listing(["Property", "Description"], rows, args.format, sys.stdout, args.columns)
+        return 0
+
+    return run
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -78,3 +91,29 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     show = add_command(actions, "show", common, "Show a driver", _driver_show, True)
     show.add_argument("driver", type=identifier, metavar="DRIVER", help="its name")
     show.add_argument("--fields", nargs="+", metavar="FIELD", help="show only these fields")
+    properties = actions.add_parser("property", help="what a driver reads from driver_info")
+    _add_properties_list(
+        properties,
+        common,
+        "List the driver_info keys the driver's default interfaces read",
+        Client.driver_properties,
+    )
+    raid = actions.add_parser("raid", help="what a driver's RAID interface takes")
+    raid_actions = raid.add_subparsers(dest="driver_raid_command", metavar="ACTION", required=True)
+    _add_properties_list(
+        raid_actions.add_parser("property", help="what a logical disk takes"),
+        common,
+        "List what a logical disk of a target RAID configuration takes",
+        Client.driver_raid_properties,
+    )
+
+
+def _add_properties_list(
+    group: argparse.ArgumentParser,
+    common: argparse.ArgumentParser,
+    help_text: str,
+    read: Callable[[Client, str], dict[str, str]],
+) -> None:
+    actions = group.add_subparsers(dest="properties_command", metavar="ACTION", required=True)
+    listing = add_command(actions, "list", common, help_text, _properties(read), True)
+    listing.add_argument("driver", type=identifier, metavar="DRIVER", help="its name")

@@ -254,6 +254,9 @@ def _node_show(client: Client, args: argparse.Namespace) -> int:
 def _node_set(client: Client, args: argparse.Namespace) -> int:
     if args.reset_interfaces and args.driver is None:
         raise UsageError("--reset-interfaces goes with --driver (the new driver's defaults)")
+    raid = args.target_raid_config
+    if raid is not None and not isinstance(raid, dict):
+        raise UsageError('--target-raid-config: expected a JSON object ({"logical_disks": ...})')
     ops: list[PatchOp] = []
     for name in (*NODE_SET_TEXTS, *NODE_SCALARS, *NODE_SET_FLAGS, "network_data"):
         value = getattr(args, name)
@@ -267,6 +270,10 @@ def _node_set(client: Client, args: argparse.Namespace) -> int:
                 raise UsageError(f"--{option} and --reset-{option} ask for different values")
             ops.append(patch.remove(field))
     update = functools.partial(client.update_node, reset_interfaces=args.reset_interfaces)
+    if raid is not None:  # its own request, first, as the baremetal command sends it
+        client.set_target_raid_config(args.node, raid)
+        if not ops:
+            return 0
     return send_patch(update, args.node, ops, "set")
 
 
@@ -276,6 +283,10 @@ def _node_unset(client: Client, args: argparse.Namespace) -> int:
         if getattr(args, name):
             ops.append(patch.remove(name))
     ops.extend(dict_removals(args, NODE_DICTS))
+    if args.target_raid_config:
+        client.set_target_raid_config(args.node, {})
+        if not ops:
+            return 0
     return send_patch(client.update_node, args.node, ops, "unset")
 
 
@@ -522,6 +533,14 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "the network interface too (API 1.45)",
     )
     _add_node_field_options(set_, creating=False)
+    set_.add_argument(
+        "--target-raid-config",
+        dest="target_raid_config",
+        type=json_document,
+        metavar="DOCUMENT",
+        help="the node's target RAID configuration (API 1.12): JSON, a .json or .yaml file, "
+        "or - to read it from standard input",
+    )
     for field in RESETTABLE_INTERFACES:
         set_.add_argument(
             f"--reset-{field.replace('_', '-')}",
@@ -532,6 +551,12 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
     unset = add_node_command(actions, "unset", common, "Unset node fields", _node_unset)
     add_unset_arguments(unset, "node", NODE_UNSETS, NODE_DICTS)
+    unset.add_argument(
+        "--target-raid-config",
+        dest="target_raid_config",
+        action="store_true",
+        help="clear the node's target RAID configuration",
+    )
 
     delete = add_command(actions, "delete", common, "Delete nodes", _node_delete)
     delete.add_argument(
