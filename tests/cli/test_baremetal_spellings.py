@@ -128,5 +128,7 @@ def test_node_set_and_unset_target_raid_config(cli: Run, mw: Client, tmp_path: P
     assert shown.name == "r2"
     listed = cli("node", "set", node.uuid, "--target-raid-config", "[1, 2]")
     assert listed.code == 2 and "--target-raid-config" in listed.stderr, listed.stderr
+    old = cli("--api-version", "1.11", "node", "unset", node.uuid, "--target-raid-config")
+    assert old.code == 1 and "1.12" in old.stderr, old.stderr
     assert cli("node", "unset", node.uuid, "--target-raid-config").code == 0
     assert mw.get_node(node.uuid)["target_raid_config"] == {}

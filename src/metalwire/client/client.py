@@ -666,7 +666,8 @@ class Client:
 
     def set_target_raid_config(self, node: str | Resource, config: Mapping[str, Any]) -> None:
         """Set the node's target RAID configuration (``logical_disks``; API 1.12); an empty
-        one clears it. Raises BadRequest, NotFound, NotAcceptable."""
+        one clears it. Raises FeatureNotSupported, BadRequest, NotFound."""
+        self.require(versions.RAID_CONFIG, "target RAID configurations")
         self._request("PUT", f"{_item('nodes', node)}/states/raid", json=dict(config))
 
     def node_children(self, node: str | Resource) -> list[str]:
@@ -780,7 +781,7 @@ class Client:
         """
         deadline = time.monotonic() + timeout
         wanted = (expected,) if isinstance(expected, str) else tuple(expected)
-        expected = " or ".join(repr(state) for state in wanted)
+        described = " or ".join(repr(state) for state in wanted)
         while True:
             states = self.get_states(node)
             state, error = states["provision_state"], states.get("last_error")
@@ -789,7 +790,7 @@ class Client:
             label = _ident(node)
             if verb_over(states):
                 raise exc.ProvisionStateError(
-                    f"Node {label} ended in {state!r}, not {expected}"
+                    f"Node {label} ended in {state!r}, not {described}"
                     + (f": {error}" if error else ""),
                     state=state,
                     last_error=error,
@@ -797,7 +798,7 @@ class Client:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise exc.ProvisionStateError(
-                    f"Node {label} is still {state!r} after {timeout:g} s, not {expected}",
+                    f"Node {label} is still {state!r} after {timeout:g} s, not {described}",
                     state=state,
                     last_error=error,
                 )
@@ -1313,10 +1314,8 @@ class Client:
     def driver_properties(self, name: str) -> dict[str, str]:
         """What the driver's default interfaces read from a node's ``driver_info``: key ->
         description. Raises NotFound."""
-        return {
-            str(k): str(v)
-            for k, v in self._object("GET", _item("drivers", name) + "/properties").items()
-        }
+        path = _item("drivers", name) + "/properties"
+        return {str(k): str(v) for k, v in self._object("GET", path).items()}
 
     def driver_raid_properties(self, name: str) -> dict[str, str]:
         """What a logical disk of a target RAID configuration takes with the driver's default
