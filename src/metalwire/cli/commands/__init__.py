@@ -6,6 +6,9 @@
     metalwire node maintenance set|unset NODE...          node.py
     metalwire node vif list|attach|detach                 vif.py
     metalwire node trait list|add|remove                  trait.py
+    metalwire node power on|off, reboot, boot device|mode, secure boot, inject nmi,
+                   console enable|disable|show            power.py
+    metalwire node validate, history list|show            history.py
     metalwire port create|list|show|set|unset|delete      port.py
     metalwire portgroup create|list|show|set|unset|delete portgroup.py
     metalwire chassis create|list|show|set|unset|delete   chassis.py
