@@ -358,9 +358,10 @@ def _add_provision_command(
             help=f"wait until the node is {' or '.join(verb.ends_in or ())}, at most TIMEOUT "
             "seconds (none or 0: no limit); a verb that ends otherwise fails",
         )
-    steps_or_runbook = None
-    if "runbook" in verb.options:  # a clean or a service: its steps, or a runbook's
-        steps_or_runbook = parser.add_mutually_exclusive_group(required=True)
+    # A clean or a service runs its own steps or a runbook's: one of the two is required.
+    given: Any = parser
+    if "runbook" in verb.options:
+        given = parser.add_mutually_exclusive_group(required=True)
     for name in verb.options:
         if name == "disable_ramdisk":
             parser.add_argument(
@@ -371,10 +372,7 @@ def _add_provision_command(
             )
             continue
         option, kind, help_text = _PROVISION_OPTIONS[name]
-        where = (
-            steps_or_runbook if steps_or_runbook and name.endswith(("steps", "runbook")) else parser
-        )
-        where.add_argument(
+        given.add_argument(
             option,
             dest=name,
             type=kind,
